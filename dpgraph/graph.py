@@ -1,0 +1,451 @@
+"""Canonical graph data and adapters to and from NetworkX, igraph, SciPy, NumPy and edge lists.
+
+Every dpgraph algorithm works on one internal form, :class:`GraphData`: a symmetric
+``scipy.sparse.csr_array`` of float64 edge weights with a zero diagonal and no stored zeros,
+plus the tuple of node labels (index ``i`` of the matrix is node ``labels[i]``).
+
+Input policy (documented here once; every adapter follows it, and nothing is dropped silently):
+
+* **Directed graphs** (``networkx.DiGraph``, directed ``igraph.Graph``, non-symmetric matrices)
+  are refused unless ``symmetrize=`` says how to make them undirected:
+  ``"max"`` (``W = max(A, A^T)``: an arc in either direction is an edge), ``"sum"``
+  (``W = A + A^T``) or ``"mean"`` (``W = (A + A^T) / 2``).
+* **Multigraphs** and repeated pairs in edge iterables: the weights of parallel edges are
+  summed (``duplicates="sum"``, the default, with a warning for edge iterables), or merged by
+  their maximum (``duplicates="max"``: the right choice for edge lists that list both
+  directions of each edge), or refused (``duplicates="error"``).
+* **Self-loops** are dropped with a :class:`GraphInputWarning` that counts them (none of the
+  cut-type objectives sees a self-loop).
+* **Weights**: non-finite weights are refused. Negative weights are kept (Max-Cut accepts
+  signed weights such as G-set's +-1); algorithms that need non-negative weights call
+  :func:`require_nonnegative`. Edges of weight exactly zero are not edges: they are removed
+  with a warning that counts them.
+* **Isolated nodes** are kept (they are rows of zeros). An **empty graph** (no nodes) raises.
+* Inputs are never modified.
+
+Example
+-------
+>>> import networkx as nx
+>>> from dpgraph.graph import as_graph_data, to_networkx
+>>> data = as_graph_data(nx.karate_club_graph())
+>>> data.n, data.m
+(34, 78)
+>>> H = to_networkx(data)
+>>> sorted(H.nodes) == sorted(nx.karate_club_graph().nodes)
+True
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "GraphData",
+    "GraphInputWarning",
+    "as_graph_data",
+    "from_edges",
+    "from_matrix",
+    "to_networkx",
+    "to_igraph",
+    "to_scipy",
+    "require_nonnegative",
+]
+
+_SYMMETRIZE = ("max", "sum", "mean")
+_DUPLICATES = ("sum", "max", "error")
+
+
+class GraphInputWarning(UserWarning):
+    """Issued when an adapter changes the input as its documented policy says (self-loops, zeros)."""
+
+
+@dataclass(frozen=True, eq=False)
+class GraphData:
+    """A weighted undirected graph in dpgraph's canonical form.
+
+    Attributes
+    ----------
+    weights : scipy.sparse.csr_array
+        Symmetric ``n x n`` float64 matrix, zero diagonal, no stored zeros, sorted indices.
+    labels : tuple
+        ``labels[i]`` is the caller's label of node ``i``.
+    """
+
+    weights: sp.csr_array
+    labels: tuple
+    _index: dict = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        n = self.weights.shape[0]
+        if self.weights.shape != (n, n):
+            raise ValueError(f"weights must be square, got shape {self.weights.shape}")
+        if len(self.labels) != n:
+            raise ValueError(f"{len(self.labels)} labels for {n} nodes")
+
+    @property
+    def n(self) -> int:
+        """Number of nodes."""
+        return self.weights.shape[0]
+
+    @property
+    def m(self) -> int:
+        """Number of undirected edges (stored off-diagonal pairs)."""
+        return self.weights.nnz // 2
+
+    @cached_property
+    def index(self) -> dict:
+        """Map from node label to row index."""
+        return {label: i for i, label in enumerate(self.labels)}
+
+    @cached_property
+    def degrees(self) -> np.ndarray:
+        """Weighted degrees ``sum_j W_ij`` (signed weights are summed as they are)."""
+        return np.asarray(self.weights.sum(axis=1)).ravel()
+
+    @property
+    def total_weight(self) -> float:
+        """Sum of edge weights, each undirected edge counted once."""
+        return float(self.weights.sum()) / 2.0
+
+    @property
+    def is_unweighted(self) -> bool:
+        """True when every edge has weight exactly 1."""
+        return bool(np.all(self.weights.data == 1.0))
+
+    def edges(self):
+        """Return ``(i, j, w)`` arrays of the edges with ``i < j`` (row indices, not labels)."""
+        upper = sp.triu(self.weights, k=1, format="coo")
+        return upper.row.astype(np.int64), upper.col.astype(np.int64), upper.data.copy()
+
+    def __repr__(self) -> str:
+        if self.m:
+            w = self.weights.data
+            wr = f", weights in [{w.min():g}, {w.max():g}]"
+        else:
+            wr = ""
+        return f"GraphData(n={self.n}, m={self.m}{wr})"
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _warn(msg: str) -> None:
+    warnings.warn(msg, GraphInputWarning, stacklevel=4)
+
+
+def _check_choice(name: str, value, choices) -> None:
+    if value is not None and value not in choices:
+        raise ValueError(f"{name}={value!r} is not one of {choices}")
+
+
+def _finalize(matrix, labels: Sequence[Hashable], *, source: str) -> GraphData:
+    """Drop self-loops and zeros (warning with counts), check finiteness, canonicalize CSR."""
+    W = sp.csr_array(matrix, dtype=np.float64)
+    n = W.shape[0]
+    if n == 0:
+        raise ValueError(f"{source} has no nodes: dpgraph needs a graph with at least one node")
+    if not np.all(np.isfinite(W.data)):
+        bad = int(np.count_nonzero(~np.isfinite(W.data)))
+        raise ValueError(f"{source} has {bad} non-finite edge weight(s) (NaN or inf)")
+    diag = W.diagonal()
+    loops = int(np.count_nonzero(diag))
+    if loops:
+        _warn(f"{source}: dropped {loops} self-loop(s); cut, bisection and CSP objectives ignore them")
+        W = W - sp.diags_array(diag, format="csr")
+    W.sum_duplicates()
+    explicit_zeros = int(np.count_nonzero(W.data == 0))
+    if explicit_zeros:
+        # a stored zero arises from a weight-0 edge or from a self-loop we just subtracted
+        W.eliminate_zeros()
+        zero_edges = explicit_zeros - loops
+        if zero_edges > 0:
+            _warn(f"{source}: removed {zero_edges // 2 or zero_edges} edge(s) of weight 0")
+    W.sort_indices()
+    return GraphData(weights=W, labels=tuple(labels))
+
+
+def _symmetrize(W: sp.csr_array, how: str | None, *, source: str) -> sp.csr_array:
+    asym = W - W.T
+    asym.eliminate_zeros()
+    if asym.nnz == 0:
+        return W
+    if how is None:
+        raise ValueError(
+            f"{source} is directed (its weight matrix is not symmetric); pass "
+            f"symmetrize='max', 'sum' or 'mean' to say how to make it undirected"
+        )
+    _check_choice("symmetrize", how, _SYMMETRIZE)
+    if how == "max":
+        return W.maximum(W.T).tocsr()
+    if how == "sum":
+        return (W + W.T).tocsr()
+    return ((W + W.T) * 0.5).tocsr()
+
+
+# ----------------------------------------------------------------------------- constructors
+
+
+def from_matrix(matrix, labels: Sequence[Hashable] | None = None, *, symmetrize: str | None = None,
+                source: str = "matrix") -> GraphData:
+    """Build :class:`GraphData` from a square SciPy sparse or dense NumPy weight matrix.
+
+    The matrix is read as a weighted adjacency matrix: entry ``(i, j)`` is the weight of edge
+    ``{i, j}``. A non-symmetric matrix is a directed graph and needs ``symmetrize``.
+    """
+    if sp.issparse(matrix):
+        W = sp.csr_array(matrix, dtype=np.float64, copy=True)
+    else:
+        arr = np.asarray(matrix)
+        if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+            raise TypeError(f"{source} must be numeric, got dtype {arr.dtype}")
+        W = sp.csr_array(arr.astype(np.float64))
+    if W.ndim != 2 or W.shape[0] != W.shape[1]:
+        raise ValueError(f"{source} must be a square matrix, got shape {W.shape}")
+    if labels is None:
+        labels = range(W.shape[0])
+    elif len(labels) != W.shape[0]:
+        raise ValueError(f"{len(labels)} labels for a {W.shape[0]}-node matrix")
+    if W.nnz and not np.all(np.isfinite(W.data)):
+        raise ValueError(f"{source} has non-finite entries (NaN or inf)")
+    W = _symmetrize(W, symmetrize, source=source)
+    return _finalize(W, labels, source=source)
+
+
+def from_edges(edges: Iterable, nodes: Iterable[Hashable] | None = None, *,
+               duplicates: str = "sum", directed: bool = False, symmetrize: str | None = None,
+               source: str = "edge list") -> GraphData:
+    """Build :class:`GraphData` from an iterable of ``(u, v)`` or ``(u, v, w)`` tuples.
+
+    Labels are kept as given (any hashable). ``nodes`` adds isolated nodes and fixes the order;
+    otherwise nodes are ordered by first appearance. With ``directed=True`` each tuple is an arc
+    and ``symmetrize`` must say how arcs become edges.
+    """
+    _check_choice("duplicates", duplicates, _DUPLICATES)
+    index: dict = {}
+    labels: list = []
+    if nodes is not None:
+        for node in nodes:
+            if node not in index:
+                index[node] = len(labels)
+                labels.append(node)
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    for k, edge in enumerate(edges):
+        if len(edge) == 2:
+            u, v = edge
+            w = 1.0
+        elif len(edge) == 3:
+            u, v, w = edge
+            try:
+                w = float(w)
+            except (TypeError, ValueError):
+                raise ValueError(f"{source}: edge #{k} {edge!r} has a non-numeric weight") from None
+        else:
+            raise ValueError(f"{source}: edge #{k} {edge!r} is not a (u, v) or (u, v, w) tuple")
+        for node in (u, v):
+            if node not in index:
+                index[node] = len(labels)
+                labels.append(node)
+        rows.append(index[u])
+        cols.append(index[v])
+        vals.append(w)
+    return _from_coo(np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
+                     np.asarray(vals, dtype=np.float64), labels, duplicates=duplicates,
+                     directed=directed, symmetrize=symmetrize, source=source)
+
+
+def _from_coo(rows, cols, vals, labels, *, duplicates="sum", directed=False, symmetrize=None,
+              source="edge list", warn_duplicates=True) -> GraphData:
+    """Assemble from index arrays; shared by :func:`from_edges` and the file readers."""
+    n = len(labels)
+    if n == 0:
+        raise ValueError(f"{source} has no nodes: dpgraph needs a graph with at least one node")
+    if vals.size and not np.all(np.isfinite(vals)):
+        raise ValueError(f"{source} has non-finite edge weight(s) (NaN or inf)")
+    if directed:
+        A = sp.coo_array((vals, (rows, cols)), shape=(n, n))
+        W = _merge(A, duplicates, source=source, warn=warn_duplicates, pair_key=(rows, cols))
+        W = _symmetrize(W, symmetrize, source=source)
+        return _finalize(W, labels, source=source)
+    lo = np.minimum(rows, cols)
+    hi = np.maximum(rows, cols)
+    A = sp.coo_array((vals, (lo, hi)), shape=(n, n))
+    U = _merge(A, duplicates, source=source, warn=warn_duplicates, pair_key=(lo, hi))
+    diag = U.diagonal()
+    W = U + U.T - sp.diags_array(diag)  # keep loops once so _finalize can count them
+    return _finalize(W, labels, source=source)
+
+
+def _merge(A: sp.coo_array, duplicates: str, *, source: str, warn: bool, pair_key) -> sp.csr_array:
+    n = A.shape[0]
+    key = pair_key[0] * n + pair_key[1]
+    n_unique = np.unique(key).size if key.size else 0
+    repeats = key.size - n_unique
+    if repeats == 0:
+        return A.tocsr()
+    if duplicates == "error":
+        raise ValueError(f"{source} lists {repeats} repeated edge(s); pass duplicates='sum' or 'max'")
+    if duplicates == "sum":
+        if warn:
+            _warn(f"{source}: summed the weights of {repeats} repeated edge(s) "
+                  f"(pass duplicates='max' to merge repeats instead)")
+        return A.tocsr()  # COO -> CSR sums duplicates
+    order = np.lexsort((-A.data, key))
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = key[order][1:] != key[order][:-1]
+    keep = order[first]
+    return sp.coo_array((A.data[keep], (A.row[keep], A.col[keep])), shape=A.shape).tocsr()
+
+
+def _from_networkx(G, *, weight: str, symmetrize, duplicates) -> GraphData:
+    import networkx as nx
+
+    labels = list(G.nodes)
+    source = f"networkx.{type(G).__name__}"
+    if G.is_multigraph():
+        if duplicates == "error":
+            raise ValueError(f"{source} is a multigraph; pass duplicates='sum' or 'max'")
+        H = nx.DiGraph() if G.is_directed() else nx.Graph()
+        H.add_nodes_from(labels)
+        for u, v, w in G.edges(data=weight, default=1.0):
+            if H.has_edge(u, v):
+                old = H[u][v]["w"]
+                H[u][v]["w"] = old + w if duplicates == "sum" else max(old, w)
+            else:
+                H.add_edge(u, v, w=w)
+        G, weight = H, "w"
+    A = nx.to_scipy_sparse_array(G, nodelist=labels, weight=weight, dtype=np.float64, format="csr")
+    if G.is_directed():
+        if symmetrize is None:
+            raise ValueError(f"{source} is directed; pass symmetrize='max', 'sum' or 'mean' "
+                             f"to say how to make it undirected")
+        _check_choice("symmetrize", symmetrize, _SYMMETRIZE)
+        A = _symmetrize(A, symmetrize, source=source)
+    zero_edges = sum(1 for *_, w in G.edges(data=weight, default=1.0) if w == 0)
+    if zero_edges:
+        _warn(f"{source}: removed {zero_edges} edge(s) of weight 0")
+    A = sp.csr_array(A)
+    A.eliminate_zeros()
+    # NetworkX stores an undirected self-loop once on the diagonal: _finalize counts and drops it
+    return _finalize(A, labels, source=source)
+
+
+def _from_igraph(G, *, weight: str, symmetrize, duplicates) -> GraphData:
+    n = G.vcount()
+    source = "igraph.Graph"
+    labels = G.vs["name"] if "name" in G.vs.attributes() else list(range(n))
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"{source}: vertex 'name' attribute has repeated values; labels must be unique")
+    edges = np.asarray(G.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+    if weight in G.es.attributes():
+        vals = np.asarray(G.es[weight], dtype=np.float64)
+    else:
+        vals = np.ones(len(edges))
+    zero = int(np.count_nonzero(vals == 0))
+    if zero:
+        _warn(f"{source}: removed {zero} edge(s) of weight 0")
+        keep = vals != 0
+        edges, vals = edges[keep], vals[keep]
+    return _from_coo(edges[:, 0], edges[:, 1], vals, labels, duplicates=duplicates,
+                     directed=G.is_directed(), symmetrize=symmetrize, source=source,
+                     warn_duplicates=False)
+
+
+def as_graph_data(G, *, weight: str = "weight", symmetrize: str | None = None,
+                  duplicates: str = "sum", labels: Sequence[Hashable] | None = None) -> GraphData:
+    """Convert any supported graph input to :class:`GraphData` (see the module policy).
+
+    Parameters
+    ----------
+    G : GraphData, networkx.Graph (any class), igraph.Graph, SciPy sparse array or matrix,
+        numpy.ndarray, or an iterable of ``(u, v)`` / ``(u, v, w)`` tuples.
+    weight : str
+        Edge attribute holding the weight (NetworkX and igraph); missing means 1.
+    symmetrize : {None, "max", "sum", "mean"}
+        How to make a directed input undirected; ``None`` refuses directed input.
+    duplicates : {"sum", "max", "error"}
+        How parallel edges (multigraphs, repeated pairs in edge iterables) combine.
+    labels : sequence, optional
+        Node labels for matrix input (default ``0..n-1``).
+
+    Returns
+    -------
+    GraphData
+
+    Raises
+    ------
+    ValueError
+        Directed input without ``symmetrize``, empty graph, non-finite weights, bad tuples.
+    TypeError
+        An input type dpgraph does not know.
+
+    Examples
+    --------
+    >>> as_graph_data([("a", "b"), ("b", "c", 2.5)])
+    GraphData(n=3, m=2, weights in [1, 2.5])
+    """
+    _check_choice("symmetrize", symmetrize, _SYMMETRIZE)
+    _check_choice("duplicates", duplicates, _DUPLICATES)
+    if isinstance(G, GraphData):
+        return G
+    module = type(G).__module__ or ""
+    if module.startswith("networkx"):
+        return _from_networkx(G, weight=weight, symmetrize=symmetrize, duplicates=duplicates)
+    if module.startswith("igraph"):
+        return _from_igraph(G, weight=weight, symmetrize=symmetrize, duplicates=duplicates)
+    if sp.issparse(G) or isinstance(G, np.ndarray):
+        return from_matrix(G, labels, symmetrize=symmetrize)
+    if isinstance(G, (str, bytes)):
+        raise TypeError("as_graph_data got a string; to read a file use dpgraph.read_graph(path)")
+    if isinstance(G, Iterable):
+        return from_edges(G, duplicates=duplicates, directed=symmetrize is not None,
+                          symmetrize=symmetrize)
+    raise TypeError(
+        f"cannot make a graph from {type(G).__name__}; pass a networkx or igraph graph, a SciPy "
+        f"sparse or NumPy matrix, or an iterable of (u, v[, w]) tuples"
+    )
+
+
+# ----------------------------------------------------------------------------- exports
+
+
+def to_networkx(data: GraphData, *, weight: str = "weight"):
+    """Return a ``networkx.Graph`` with the original labels and a ``weight`` on every edge."""
+    import networkx as nx
+
+    H = nx.Graph()
+    H.add_nodes_from(data.labels)
+    i, j, w = data.edges()
+    lab = data.labels
+    H.add_weighted_edges_from(((lab[a], lab[b], float(c)) for a, b, c in zip(i, j, w)), weight=weight)
+    return H
+
+
+def to_igraph(data: GraphData, *, weight: str = "weight"):
+    """Return an ``igraph.Graph`` with vertex attribute ``name`` (labels) and edge ``weight``."""
+    import igraph as ig
+
+    i, j, w = data.edges()
+    H = ig.Graph(n=data.n, edges=list(zip(i.tolist(), j.tolist())), directed=False)
+    H.vs["name"] = list(data.labels)
+    H.es[weight] = w.tolist()
+    return H
+
+
+def to_scipy(data: GraphData) -> sp.csr_array:
+    """Return a copy of the symmetric CSR weight matrix (row ``i`` is ``data.labels[i]``)."""
+    return data.weights.copy()
+
+
+def require_nonnegative(data: GraphData, *, what: str) -> None:
+    """Raise a ValueError naming ``what`` if ``data`` has a negative edge weight."""
+    if data.m and data.weights.data.min() < 0:
+        neg = int(np.count_nonzero(data.weights.data < 0)) // 2
+        raise ValueError(f"{what} needs non-negative edge weights; the graph has {neg} negative edge(s)")

@@ -1,0 +1,46 @@
+"""Privacy core: budget and ledger, noise calibration, and the one module that draws noise.
+
+See ``docs/privacy.md`` for every sensitivity bound and calibration formula used by dpgraph.
+"""
+
+from .calibration import (
+    analytic_gaussian_delta,
+    analytic_gaussian_sigma,
+    approx_dp_to_zcdp_rho,
+    classical_gaussian_sigma,
+    gaussian_zcdp_rho,
+    zcdp_sigma,
+    zcdp_to_approx_dp,
+)
+from .ledger import LedgerEntry, PrivacyBudgetError, PrivacyLedger
+from .noise import (
+    GaussianMatrixNoise,
+    SymmetricGaussianNoise,
+    ball_knorm_mechanism,
+    gaussian_mechanism,
+    gaussian_noise,
+    make_rng,
+    randomized_response,
+    symmetric_gaussian_noise,
+)
+
+__all__ = [
+    "PrivacyLedger",
+    "LedgerEntry",
+    "PrivacyBudgetError",
+    "analytic_gaussian_sigma",
+    "analytic_gaussian_delta",
+    "classical_gaussian_sigma",
+    "gaussian_zcdp_rho",
+    "zcdp_sigma",
+    "zcdp_to_approx_dp",
+    "approx_dp_to_zcdp_rho",
+    "make_rng",
+    "gaussian_mechanism",
+    "gaussian_noise",
+    "ball_knorm_mechanism",
+    "randomized_response",
+    "GaussianMatrixNoise",
+    "SymmetricGaussianNoise",
+    "symmetric_gaussian_noise",
+]

@@ -1,0 +1,251 @@
+"""The one module that draws privacy noise.
+
+Every public function here charges a :class:`~dpgraph.privacy.ledger.PrivacyLedger` *before*
+it draws, so the ledger is a complete record of the noise a result depends on.
+
+Floating-point caveat (Mironov, CCS 2012): sampling ``N(0, sigma^2)`` in IEEE doubles and
+adding it to a double is not exactly the continuous Gaussian mechanism, and the gaps in the
+floating-point grid can in principle leak information. dpgraph uses NumPy's
+``Generator.standard_normal`` (ziggurat) and ``Generator.gamma``; its guarantees are those of the
+idealised real-valued mechanisms. The noise path is kept to these few functions so that a
+discrete or vetted sampler (e.g. the discrete Gaussian of Canonne-Kamath-Steinke) can replace it.
+
+Randomness: ``rng=None`` means a generator seeded from the operating system's entropy; an int
+or a ``numpy.random.Generator`` gives reproducible runs (:func:`make_rng`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+
+from ._validate import check_delta, check_epsilon, check_sensitivity
+from .calibration import analytic_gaussian_sigma
+from .ledger import PrivacyLedger
+
+__all__ = [
+    "make_rng",
+    "gaussian_mechanism",
+    "gaussian_noise",
+    "ball_knorm_mechanism",
+    "SymmetricGaussianNoise",
+    "GaussianMatrixNoise",
+    "symmetric_gaussian_noise",
+    "randomized_response",
+]
+
+
+def make_rng(rng=None) -> np.random.Generator:
+    """Normalise ``rng``: None -> OS entropy, int/SeedSequence -> seeded, Generator -> itself."""
+    if rng is None:
+        return np.random.default_rng()
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (int, np.integer, np.random.SeedSequence)) and not isinstance(rng, bool):
+        return np.random.default_rng(rng)
+    raise TypeError(f"rng must be None, an int or a numpy.random.Generator, got {type(rng).__name__}")
+
+
+def _charge_gaussian(ledger, name, sensitivity, epsilon, delta, note) -> float:
+    if not isinstance(ledger, PrivacyLedger):
+        raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
+    epsilon = check_epsilon(epsilon, name=f"{name}: epsilon")
+    delta = check_delta(delta, name=f"{name}: delta", allow_zero=False)
+    sensitivity = check_sensitivity(sensitivity, name=f"{name}: sensitivity")
+    sigma = analytic_gaussian_sigma(epsilon, delta, sensitivity)
+    ledger.charge(name, mechanism="gaussian", epsilon=epsilon, delta=delta, sensitivity=sensitivity,
+                  sensitivity_norm="l2", noise_scale=sigma, note=note)
+    return sigma
+
+
+def gaussian_mechanism(value, *, sensitivity: float, epsilon: float, delta: float,
+                       ledger: PrivacyLedger, name: str, rng=None, note: str = ""):
+    """Release ``value + N(0, sigma^2 I)`` with sigma from the analytic Gaussian calibration.
+
+    ``sensitivity`` is the L2 sensitivity of ``value`` (a float or an array) under the
+    caller's adjacency; the caller states where it is derived (``note``).
+    Returns ``(noisy_value, sigma)``; the charge is recorded in ``ledger`` first.
+
+    Examples
+    --------
+    >>> from dpgraph.privacy import PrivacyLedger
+    >>> led = PrivacyLedger(epsilon=1, delta=1e-6)
+    >>> noisy, sigma = gaussian_mechanism(10.0, sensitivity=1.0, epsilon=1, delta=1e-6,
+    ...                                   ledger=led, name="count", rng=0)
+    >>> round(sigma, 3)
+    4.225
+    """
+    sigma = _charge_gaussian(ledger, name, sensitivity, epsilon, delta, note)
+    gen = make_rng(rng)
+    arr = np.asarray(value, dtype=np.float64)
+    noisy = arr + sigma * gen.standard_normal(arr.shape)
+    return (float(noisy) if noisy.ndim == 0 else noisy), sigma
+
+
+def gaussian_noise(shape, *, sigma: float, rng=None) -> np.ndarray:
+    """Raw ``N(0, sigma^2)`` draws for a mechanism whose charge was already recorded.
+
+    Prefer :func:`gaussian_mechanism`; use this only inside a mechanism that called
+    ``ledger.charge`` itself (e.g. composite mechanisms of :mod:`dpgraph.mechanisms`).
+    """
+    sigma = check_sensitivity(sigma, name="sigma")
+    return sigma * make_rng(rng).standard_normal(shape)
+
+
+def ball_knorm_mechanism(value, *, sensitivity: float, epsilon: float, ledger: PrivacyLedger,
+                         name: str, rng=None, note: str = ""):
+    """Pure epsilon-DP K-norm mechanism for the Euclidean ball (Nikolov, Lemma 4.2; Hardt-Talwar).
+
+    Noise has density proportional to ``exp(-epsilon ||z||_2 / sensitivity)``: a uniformly random
+    direction times a radius drawn from ``Gamma(d + 1, sensitivity / epsilon)``, where ``d`` is the
+    dimension. Returns ``(noisy_value, scale)`` with ``scale = sensitivity / epsilon``.
+    """
+    if not isinstance(ledger, PrivacyLedger):
+        raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
+    epsilon = check_epsilon(epsilon, name=f"{name}: epsilon")
+    sensitivity = check_sensitivity(sensitivity, name=f"{name}: sensitivity")
+    scale = sensitivity / epsilon
+    ledger.charge(name, mechanism="knorm-l2-ball", epsilon=epsilon, delta=0.0,
+                  sensitivity=sensitivity, sensitivity_norm="l2", noise_scale=scale, note=note)
+    gen = make_rng(rng)
+    arr = np.asarray(value, dtype=np.float64)
+    d = max(arr.size, 1)
+    direction = gen.standard_normal(arr.shape)
+    norm = np.linalg.norm(direction)
+    while norm == 0:  # probability zero; keeps the draw well defined
+        direction = gen.standard_normal(arr.shape)
+        norm = np.linalg.norm(direction)
+    radius = gen.gamma(shape=d + 1, scale=scale)
+    noisy = arr + radius * direction / norm
+    return (float(noisy) if noisy.ndim == 0 else noisy), scale
+
+
+def randomized_response(bits: np.ndarray, *, epsilon: float, ledger: PrivacyLedger, name: str,
+                        rng=None, note: str = "") -> np.ndarray:
+    """Flip each 0/1 entry independently with probability ``1 / (1 + e^epsilon)`` (pure epsilon-DP
+    when adjacent inputs differ in one entry; Warner 1965, Dwork & Roth Sec. 3.2)."""
+    if not isinstance(ledger, PrivacyLedger):
+        raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
+    epsilon = check_epsilon(epsilon, name=f"{name}: epsilon")
+    p = 1.0 / (1.0 + math.exp(epsilon))
+    ledger.charge(name, mechanism="randomized-response", epsilon=epsilon, delta=0.0,
+                  sensitivity=1.0, sensitivity_norm="l0", noise_scale=p, note=note)
+    b = np.asarray(bits)
+    flips = make_rng(rng).random(b.shape) < p
+    return np.where(flips, 1 - b, b)
+
+
+class GaussianMatrixNoise:
+    """An ``n_rows x n_cols`` matrix of i.i.d. ``N(0, sigma^2)`` entries, never held whole.
+
+    The matrix is a deterministic function of a 128-bit key drawn once from ``rng``: block
+    ``(bi, bj)`` (of ``block_size`` rows and columns) comes from its own generator seeded by
+    ``(key, bi, bj)``, so products can regenerate it in any order, as often as needed, with
+    ``O(block_size^2)`` extra memory. Build it through a charging function, not directly.
+    """
+
+    def __init__(self, n_rows: int, n_cols: int, sigma: float, *, rng=None, block_size: int = 2048):
+        self.shape = (int(n_rows), int(n_cols))
+        self.sigma = float(sigma)
+        self.block_size = int(block_size)
+        self._key = [int(x) for x in make_rng(rng).integers(0, 2**32, size=4, dtype=np.uint64)]
+
+    def _gen(self, bi: int, bj: int) -> np.random.Generator:
+        return np.random.default_rng(np.random.SeedSequence(self._key + [bi, bj]))
+
+    def _raw_block(self, bi: int, bj: int) -> np.ndarray:
+        bs = self.block_size
+        r = min(bs, self.shape[0] - bi * bs)
+        c = min(bs, self.shape[1] - bj * bs)
+        return self._gen(bi, bj).standard_normal((r, c))
+
+    def block(self, bi: int, bj: int) -> np.ndarray:
+        """Block ``(bi, bj)`` of the matrix (already scaled by sigma)."""
+        return self.sigma * self._raw_block(bi, bj)
+
+    @property
+    def n_blocks(self) -> tuple[int, int]:
+        bs = self.block_size
+        return (-(-self.shape[0] // bs), -(-self.shape[1] // bs))
+
+    def iter_row_blocks(self) -> Iterator[tuple[slice, np.ndarray]]:
+        """Yield ``(row_slice, rows)`` for consecutive row blocks (each ``block_size x n_cols``)."""
+        bs = self.block_size
+        nb_r, nb_c = self.n_blocks
+        for bi in range(nb_r):
+            rows = np.hstack([self.block(bi, bj) for bj in range(nb_c)])
+            yield slice(bi * bs, bi * bs + rows.shape[0]), rows
+
+    def matmul(self, V: np.ndarray) -> np.ndarray:
+        """``G @ V`` for a dense ``V`` with ``n_cols`` rows."""
+        V = np.asarray(V, dtype=np.float64)
+        bs = self.block_size
+        nb_r, nb_c = self.n_blocks
+        out = np.zeros((self.shape[0],) + V.shape[1:])
+        for bi in range(nb_r):
+            acc = out[bi * bs:(bi + 1) * bs]
+            for bj in range(nb_c):
+                acc += self.block(bi, bj) @ V[bj * bs:(bj + 1) * bs]
+        return out
+
+    def rmatmul(self, U: np.ndarray) -> np.ndarray:
+        """``G.T @ U`` for a dense ``U`` with ``n_rows`` rows."""
+        U = np.asarray(U, dtype=np.float64)
+        bs = self.block_size
+        nb_r, nb_c = self.n_blocks
+        out = np.zeros((self.shape[1],) + U.shape[1:])
+        for bi in range(nb_r):
+            for bj in range(nb_c):
+                out[bj * bs:(bj + 1) * bs] += self.block(bi, bj).T @ U[bi * bs:(bi + 1) * bs]
+        return out
+
+    def to_dense(self) -> np.ndarray:
+        out = np.empty(self.shape)
+        for rows, block in self.iter_row_blocks():
+            out[rows] = block
+        return out
+
+
+class SymmetricGaussianNoise(GaussianMatrixNoise):
+    """A symmetric ``n x n`` Gaussian matrix, never held whole.
+
+    Entries on and above the diagonal are i.i.d.: ``G_ij = G_ji ~ N(0, sigma^2)`` for ``i < j``,
+    and ``G_ii ~ N(0, (diagonal_scale * sigma)^2)``. This is the Gaussian mechanism applied to
+    the vector of upper-triangular entries of a symmetric matrix: its L2 sensitivity is
+    ``sqrt(sum_{i<j} E_ij^2 + diagonal_scale^-2 sum_i E_ii^2)`` for a symmetric change ``E``
+    (at ``diagonal_scale = 1/sqrt(2)`` this is exactly ``||E||_F / sqrt(2)``).
+    Block ``(bi, bj)`` with ``bi > bj`` is the transpose of block ``(bj, bi)``.
+    """
+
+    def __init__(self, n: int, sigma: float, *, rng=None, block_size: int = 2048,
+                 diagonal_scale: float = 1.0):
+        super().__init__(n, n, sigma, rng=rng, block_size=block_size)
+        self.diagonal_scale = float(diagonal_scale)
+
+    def block(self, bi: int, bj: int) -> np.ndarray:
+        if bi > bj:
+            return self.block(bj, bi).T
+        raw = self._raw_block(bi, bj)
+        if bi == bj:
+            upper = np.triu(raw, 1)
+            raw = upper + upper.T + np.diag(self.diagonal_scale * np.diag(raw))
+        return self.sigma * raw
+
+    rmatmul = GaussianMatrixNoise.matmul  # symmetric: G.T @ U == G @ U
+
+
+def symmetric_gaussian_noise(n: int, *, sensitivity: float, epsilon: float, delta: float,
+                             ledger: PrivacyLedger, name: str, rng=None, block_size: int = 2048,
+                             diagonal_scale: float = 1.0, note: str = "") -> SymmetricGaussianNoise:
+    """Charge the ledger, then return the symmetric noise matrix for a symmetric ``n x n`` release.
+
+    ``sensitivity`` bounds the L2 norm of the change of the upper-triangular entries (diagonal
+    entries weighted by ``1/diagonal_scale``) between adjacent inputs; see
+    :class:`SymmetricGaussianNoise`. Add the returned operator to the matrix (``.matmul``,
+    ``.to_dense()``).
+    """
+    sigma = _charge_gaussian(ledger, name, sensitivity, epsilon, delta, note)
+    return SymmetricGaussianNoise(n, sigma, rng=rng, block_size=block_size,
+                                  diagonal_scale=diagonal_scale)
