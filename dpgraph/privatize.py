@@ -1,0 +1,343 @@
+"""Privatize a graph: private degrees + private low-rank normalized adjacency -> PrivateGraph.
+
+This is the only place where the private pipeline touches the input graph. What leaves
+:func:`privatize` is a :class:`PrivateGraph`, which holds released (noisy) quantities and
+post-processing of them, and no reference to the input. Everything downstream (the CSP engine,
+the exports, :meth:`PrivateGraph.sample`) is post-processing.
+
+The mechanism (d'Orsi & Novikov, Alg. 6.2 and Alg. 7.13 steps 1-3, with the normalization
+made private first; derivation in docs/privacy.md, section 4):
+
+1. **Private degrees.** ``d^ = d + N(0, sigma_1^2 I)``; one edge changes two degrees by at most
+   1 each, so the L2 sensitivity is ``sqrt(2)``.
+2. **Regularized normalizer** (post-processing of ``d^``): ``d~_i = max(d^_i, 0) + tau`` with
+   ``tau > 0`` (by default the mean of ``max(d^, 0)``, the regularized-Laplacian choice of
+   Qin & Rohe 2013). Every ``d~_i >= tau``, so no vertex can have a tiny normalizer: this is
+   what lets sparse real graphs (minimum degree 1, where Alg. 6.2 would halt) be served.
+3. **Private low-rank estimate** of ``M = D~^-1/2 A D~^-1/2``. With ``d~`` fixed (it is
+   released), adding or removing edge ``{i, j}`` changes exactly the pair ``M_ij = M_ji`` by
+   ``1/sqrt(d~_i d~_j) <= w = 1/min_k d~_k``: the entry adjacency of
+   :class:`dpgraph.spectral.EntryAdjacency`, handled by :func:`dpgraph.spectral.private_low_rank`
+   (coherence-aware private PCA, Thm 5.1 / Alg. 5.10).
+4. **Private tail level.** ``s^ = sigma_{r+1}(M) + N(0, sigma_2^2)``; by Weyl's inequality the
+   sensitivity of any singular value is ``||E|| = w``. It sets the projection radius.
+5. **Projection** (post-processing): ``A^`` = the Euclidean projection of the rank-r estimate
+   ``A^'`` onto ``S = {X symmetric : X >= 0 entrywise, ||X - A^'|| <= rho}`` with
+   ``rho = max(s^, 0) + 2 sigma_2`` (Sec. 2.1 and (7.2)); the synthetic weighted graph is
+   ``D~^1/2 A^ D~^1/2`` with its diagonal removed.
+
+Budget: basic composition of steps 1, 3 and 4 (``degree_share``, ``tail_share`` of both
+epsilon and delta; the rest to step 3).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import linalg as spla
+
+from .graph import GraphData, as_graph_data, from_matrix, to_igraph, to_networkx
+from .privacy import PrivacyLedger, gaussian_mechanism, make_rng
+from .privacy._validate import check_delta, check_epsilon
+
+__all__ = ["PrivateGraph", "privatize", "check_private_graph_input", "DEFAULT_RANK"]
+
+DEFAULT_RANK = 8
+# Above this many nodes the dense n x n projection is replaced by its first step (entrywise
+# clipping), unless projection="dykstra" is asked for; see PrivateGraph.diagnostics.
+_DYKSTRA_MAX_N = 5000
+
+
+def check_private_graph_input(data: GraphData, *, what: str = "the private pipeline") -> None:
+    """Refuse graphs outside what edge-level privacy covers here (docs/privacy.md, section 4).
+
+    The protected adjacency: two graphs on the same public node set whose edge weights, all in
+    [0, 1], differ on one node pair (an unweighted edge added or removed is the main case).
+    """
+    if data.n < 3:
+        raise ValueError(f"{what} needs a graph with at least 3 nodes, got {data.n}")
+    if data.m:
+        lo, hi = data.weights.data.min(), data.weights.data.max()
+        if lo < 0 or hi > 1:
+            raise ValueError(
+                f"{what} protects graphs whose edge weights lie in [0, 1] (one edge's weight "
+                f"changing by at most 1 is the adjacency); this graph has weights in "
+                f"[{lo:g}, {hi:g}]. Rescale the weights into [0, 1] or use an unweighted graph.")
+
+
+def _check_rank(rank, n: int) -> int:
+    if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)):
+        raise ValueError(f"rank must be a positive integer, got {rank!r}")
+    if not 1 <= rank < n - 1:
+        raise ValueError(f"rank must satisfy 1 <= rank < n - 1 = {n - 1}, got {rank}")
+    return int(rank)
+
+
+def _check_share(name: str, value: float) -> float:
+    v = float(value)
+    if not 0 < v < 1:
+        raise ValueError(f"{name} must lie strictly between 0 and 1, got {value!r}")
+    return v
+
+
+def _regularizer(d_hat: np.ndarray, regularization) -> float:
+    if regularization == "mean":
+        return max(float(np.mean(np.maximum(d_hat, 0.0))), 1.0)
+    tau = float(regularization)
+    if not math.isfinite(tau) or tau <= 0:
+        raise ValueError(f"regularization must be 'mean' or a number > 0, got {regularization!r}")
+    return tau
+
+
+def normalized_adjacency(weights, d_tilde: np.ndarray) -> sp.csr_array:
+    """``D~^-1/2 W D~^-1/2`` for a public normalizer ``d~ > 0`` (sparse in, sparse out)."""
+    inv_sqrt = 1.0 / np.sqrt(np.asarray(d_tilde, dtype=np.float64))
+    return sp.csr_array(sp.diags_array(inv_sqrt) @ sp.csr_array(weights) @ sp.diags_array(inv_sqrt))
+
+
+def _tail_singular_value(M: sp.csr_array, rank: int, rng: np.random.Generator) -> float:
+    """sigma_{rank+1}(M) for symmetric M: the (rank+1)-th largest |eigenvalue| (non-private)."""
+    n = M.shape[0]
+    k = rank + 1
+    if n <= 400:
+        vals = np.linalg.eigvalsh(M.toarray())
+    else:
+        v0 = rng.standard_normal(n)  # starting vector only; not privacy noise
+        vals = spla.eigsh(M, k=k, which="LM", return_eigenvectors=False, v0=v0, tol=1e-10)
+    mags = np.sort(np.abs(vals))[::-1]
+    return float(mags[rank])
+
+
+def _project(basis: np.ndarray, core: np.ndarray, radius: float, method: str) -> tuple[np.ndarray, dict]:
+    """Projection of A' = basis core basis^T onto {X >= 0} ∩ {||X - A'|| <= radius}.
+
+    If clipping alone lands inside the spectral ball (||min(A', 0)|| <= radius), the clipped
+    matrix is the exact projection onto the intersection (the projection onto the larger set
+    {X >= 0} already lies in it). Otherwise Dykstra's algorithm gives the projection.
+    """
+    A = basis @ core @ basis.T
+    A = (A + A.T) * 0.5
+    info: dict = {"radius": radius}
+    neg = np.minimum(A, 0.0)
+    n = A.shape[0]
+    if n <= 400:
+        neg_norm = float(np.max(np.abs(np.linalg.eigvalsh(neg))))
+    else:
+        neg_norm = float(abs(spla.eigsh(neg, k=1, which="LM", return_eigenvectors=False,
+                                        tol=1e-6)[0]))
+    info["clip_spectral_change"] = neg_norm
+    np.maximum(A, 0.0, out=A)
+    del neg
+    if method == "clip" or neg_norm <= radius:
+        info["method"] = "clip (exact projection)" if neg_norm <= radius else "clip"
+        info["exact"] = neg_norm <= radius
+        return A, info
+    from .mechanisms import NonNegative, SpectralBall, dykstra  # only needed in this branch
+
+    res = dykstra(basis @ core @ basis.T, [NonNegative(), SpectralBall((basis, np.diag(core)
+                  if core.ndim == 2 else core), radius)])
+    info.update(method="dykstra", exact=bool(res.converged), iterations=res.iterations)
+    X = np.asarray(res.point)
+    return (X + X.T) * 0.5, info
+
+
+@dataclass(eq=False)
+class PrivateGraph:
+    """The private release of a graph: private degrees, the private low-rank normalized
+    adjacency and its projection, and the ledger. Holds no reference to the input graph.
+
+    Attributes
+    ----------
+    labels : tuple
+        Node labels (the node set is public under edge-level privacy).
+    degrees : ndarray
+        Private degree estimates ``d^`` (may be negative for low-degree nodes).
+    normalizer : ndarray
+        ``d~ = max(d^, 0) + tau``, the public normalizer.
+    basis, core : ndarray
+        The private rank-r estimate ``A^' = basis @ core @ basis.T`` of ``D~^-1/2 A D~^-1/2``.
+    projected : ndarray
+        ``A^``: the projection of ``A^'`` onto non-negative bounded-spectrum matrices (dense).
+    ledger : PrivacyLedger
+    diagnostics : dict
+        Private (released) quantities and method details: tau, w, the private tail estimate,
+        radius, whether the private PCA halted, timings.
+    """
+
+    labels: tuple
+    degrees: np.ndarray
+    normalizer: np.ndarray
+    basis: np.ndarray
+    core: np.ndarray
+    projected: np.ndarray
+    ledger: PrivacyLedger
+    diagnostics: dict = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.labels)
+
+    @property
+    def rank(self) -> int:
+        return self.basis.shape[1]
+
+    @property
+    def halted(self) -> bool:
+        """True when a private test in the PCA halted and a random subspace was released."""
+        return bool(self.diagnostics.get("pca_halted", False))
+
+    def weights(self) -> np.ndarray:
+        """Dense synthetic weight matrix ``D~^1/2 A^ D~^1/2`` (zero diagonal, entries >= 0)."""
+        s = np.sqrt(self.normalizer)
+        W = self.projected * s[:, None]
+        W *= s[None, :]
+        np.fill_diagonal(W, 0.0)
+        return W
+
+    def to_graph_data(self, *, min_weight: float = 0.0) -> GraphData:
+        """The synthetic weighted graph as :class:`GraphData`, keeping weights > ``min_weight``."""
+        W = self.weights()
+        if min_weight > 0:
+            W[W <= min_weight] = 0.0
+        return from_matrix(sp.csr_array(W), self.labels, source="synthetic graph")
+
+    def to_scipy(self, *, min_weight: float = 0.0) -> sp.csr_array:
+        """Synthetic weights as a CSR array (row ``i`` is ``labels[i]``)."""
+        return self.to_graph_data(min_weight=min_weight).weights
+
+    def to_networkx(self, *, min_weight: float = 0.0):
+        """Synthetic weighted graph as ``networkx.Graph`` (edge attribute ``weight``)."""
+        return to_networkx(self.to_graph_data(min_weight=min_weight))
+
+    def to_igraph(self, *, min_weight: float = 0.0):
+        """Synthetic weighted graph as ``igraph.Graph`` (vertex ``name``, edge ``weight``)."""
+        return to_igraph(self.to_graph_data(min_weight=min_weight))
+
+    def sample(self, rng=None) -> GraphData:
+        """An unweighted simple graph: pair ``{i, j}`` is an edge with probability
+        ``min(W_ij, 1)`` independently (post-processing: no privacy cost)."""
+        gen = make_rng(rng)
+        W = self.weights()
+        iu, ju = np.triu_indices(self.n, 1)
+        p = np.minimum(W[iu, ju], 1.0)
+        del W
+        keep = gen.random(p.shape[0]) < p
+        rows, cols = iu[keep], ju[keep]
+        A = sp.coo_array((np.ones(rows.size), (rows, cols)), shape=(self.n, self.n))
+        return from_matrix((A + A.T).tocsr(), self.labels, source="sampled synthetic graph")
+
+    def __repr__(self) -> str:
+        eps, dlt = self.ledger.spent
+        return (f"PrivateGraph(n={self.n}, rank={self.rank}, epsilon={eps:.4g}, delta={dlt:.3g}, "
+                f"halted={self.halted})")
+
+
+def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
+              degree_share: float = 0.1, tail_share: float = 0.05, regularization="mean",
+              projection: str = "auto", weight: str = "weight",
+              pca_options: dict | None = None) -> PrivateGraph:
+    """Release a private synthetic version of ``G`` under edge-level (epsilon, delta)-DP.
+
+    Parameters
+    ----------
+    G : graph
+        Anything :func:`dpgraph.graph.as_graph_data` accepts; edge weights must lie in [0, 1].
+    epsilon, delta : float
+        Total privacy budget (basic composition over the steps in the module docstring).
+    rank : int
+        Rank ``r`` of the private low-rank estimate (default 8).
+    rng : None, int or numpy.random.Generator
+    degree_share, tail_share : float
+        Fractions of (epsilon, delta) spent on the degrees and on the tail level; the rest goes
+        to the private PCA.
+    regularization : "mean" or float
+        ``tau`` of the normalizer ``d~ = max(d^, 0) + tau``.
+    projection : {"auto", "dykstra", "clip"}
+        How ``A^'`` is projected onto non-negative bounded-spectrum matrices. ``"auto"`` uses
+        the exact projection up to 5,000 nodes and entrywise clipping (its first step) above.
+    pca_options : dict, optional
+        Extra keyword arguments for :func:`dpgraph.spectral.private_low_rank`.
+
+    Returns
+    -------
+    PrivateGraph
+
+    Examples
+    --------
+    >>> import networkx as nx, dpgraph
+    >>> G = nx.les_miserables_graph()
+    >>> pg = dpgraph.privatize(nx.Graph(G.edges()), epsilon=2.0, delta=1e-6, rank=4, rng=0)
+    >>> pg.n, pg.rank
+    (77, 4)
+    """
+    from .spectral import EntryAdjacency, private_low_rank
+
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    degree_share = _check_share("degree_share", degree_share)
+    tail_share = _check_share("tail_share", tail_share)
+    if degree_share + tail_share >= 1:
+        raise ValueError("degree_share + tail_share must be < 1 (the rest goes to the private PCA)")
+    if projection not in ("auto", "dykstra", "clip"):
+        raise ValueError(f"projection={projection!r} is not 'auto', 'dykstra' or 'clip'")
+    data = as_graph_data(G, weight=weight)
+    check_private_graph_input(data)
+    rank = _check_rank(rank, data.n)
+    labels = data.labels
+    gen = make_rng(rng)
+    ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
+    timings: dict = {}
+    t0 = time.perf_counter()
+
+    # 1. private degrees (L2 sensitivity sqrt 2: docs/privacy.md 4.1)
+    d_hat, sigma_deg = gaussian_mechanism(
+        data.degrees, sensitivity=math.sqrt(2.0), epsilon=degree_share * epsilon,
+        delta=degree_share * delta, ledger=ledger, name="degrees", rng=gen,
+        note="one edge changes two degrees by <= 1 (docs/privacy.md 4.1)")
+    d_hat = np.atleast_1d(d_hat)
+    # 2. public normalizer
+    tau = _regularizer(d_hat, regularization)
+    d_tilde = np.maximum(d_hat, 0.0) + tau
+    w = 1.0 / float(d_tilde.min())
+    M = normalized_adjacency(data.weights, d_tilde)
+    timings["degrees"] = time.perf_counter() - t0
+
+    # 3. private low-rank estimate of M (entry adjacency, max change w: docs/privacy.md 4.2)
+    t0 = time.perf_counter()
+    pca_share = 1.0 - degree_share - tail_share
+    pca = private_low_rank(M, rank, epsilon=pca_share * epsilon, delta=pca_share * delta,
+                           adjacency=EntryAdjacency(max_abs=w, symmetric=True), rng=gen,
+                           ledger=ledger, **(pca_options or {}))
+    timings["private_pca"] = time.perf_counter() - t0
+
+    # 4. private tail level sigma_{r+1}(M) (Weyl: sensitivity ||E|| = w, docs/privacy.md 4.3)
+    t0 = time.perf_counter()
+    tail_true = _tail_singular_value(M, rank, gen)
+    tail_hat, sigma_tail = gaussian_mechanism(
+        tail_true, sensitivity=w + 1e-8, epsilon=tail_share * epsilon, delta=tail_share * delta,
+        ledger=ledger, name="tail singular value", rng=gen,
+        note="Weyl: |sigma_k(M') - sigma_k(M)| <= ||E|| = w (docs/privacy.md 4.3)")
+    del tail_true, M, data  # nothing below may see the input
+    radius = max(tail_hat, 0.0) + 2.0 * sigma_tail
+    timings["tail"] = time.perf_counter() - t0
+
+    # 5. projection onto non-negative bounded-spectrum matrices (post-processing)
+    t0 = time.perf_counter()
+    basis = np.asarray(pca.basis)
+    core = np.asarray(pca.core)
+    n = basis.shape[0]
+    method = projection if projection != "auto" else ("dykstra" if n <= _DYKSTRA_MAX_N else "clip")
+    projected, proj_info = _project(basis, core, radius, method)
+    timings["projection"] = time.perf_counter() - t0
+
+    diagnostics = {
+        "tau": tau, "w": w, "degree_sigma": sigma_deg, "tail_estimate": tail_hat,
+        "tail_sigma": sigma_tail, "projection": proj_info, "pca_halted": bool(pca.halted),
+        "pca": getattr(pca, "diagnostics", {}), "timings": timings,
+    }
+    return PrivateGraph(labels=labels, degrees=d_hat, normalizer=d_tilde, basis=basis,
+                        core=core, projected=projected, ledger=ledger, diagnostics=diagnostics)
