@@ -117,32 +117,38 @@ def _project(basis: np.ndarray, core: np.ndarray, radius: float, method: str) ->
 
     If clipping alone lands inside the spectral ball (||min(A', 0)|| <= radius), the clipped
     matrix is the exact projection onto the intersection (the projection onto the larger set
-    {X >= 0} already lies in it). Otherwise Dykstra's algorithm gives the projection.
+    {X >= 0} already lies in it). Otherwise Dykstra's algorithm (accelerated dual form, two
+    sets) gives the projection; ``method="clip"`` stops after the first step.
     """
-    A = basis @ core @ basis.T
-    A = (A + A.T) * 0.5
+    core = 0.5 * (core + core.T)
+    lam, Q = np.linalg.eigh(core)
+    U = basis @ Q  # A' = U diag(lam) U^T
+    A = (U * lam) @ U.T
     info: dict = {"radius": radius}
-    neg = np.minimum(A, 0.0)
     n = A.shape[0]
+    neg = np.minimum(A, 0.0)
     if n <= 400:
         neg_norm = float(np.max(np.abs(np.linalg.eigvalsh(neg))))
     else:
         neg_norm = float(abs(spla.eigsh(neg, k=1, which="LM", return_eigenvectors=False,
                                         tol=1e-6)[0]))
-    info["clip_spectral_change"] = neg_norm
-    np.maximum(A, 0.0, out=A)
     del neg
+    info["clip_spectral_change"] = neg_norm
     if method == "clip" or neg_norm <= radius:
-        info["method"] = "clip (exact projection)" if neg_norm <= radius else "clip"
-        info["exact"] = neg_norm <= radius
+        np.maximum(A, 0.0, out=A)
+        info["method"] = "clip"
+        info["exact_projection"] = bool(neg_norm <= radius)
         return A, info
     from .mechanisms import NonNegative, SpectralBall, dykstra  # only needed in this branch
 
-    res = dykstra(basis @ core @ basis.T, [NonNegative(), SpectralBall((basis, np.diag(core)
-                  if core.ndim == 2 else core), radius)])
-    info.update(method="dykstra", exact=bool(res.converged), iterations=res.iterations)
+    res = dykstra(A, [NonNegative(), SpectralBall((U, lam), radius)], accelerate=True,
+                  tol=1e-6, max_iter=500)
+    info.update(method="dykstra", exact_projection=bool(res.converged),
+                iterations=res.iterations, residual=res.residual)
     X = np.asarray(res.point)
-    return (X + X.T) * 0.5, info
+    X = 0.5 * (X + X.T)
+    np.maximum(X, 0.0, out=X)  # the last iterate may sit a hair outside the orthant
+    return X, info
 
 
 @dataclass(eq=False)

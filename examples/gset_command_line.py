@@ -1,0 +1,17 @@
+"""Private Max-Cut of a G-set format file from the command line (the `dpgraph` command).
+
+Run: python examples/gset_command_line.py
+Equivalent shell command: dpgraph maxcut datasets/planted_cut_n400_d40.txt --epsilon 1 --delta 1e-6
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+here = Path(__file__).resolve().parent.parent
+instance = here / "datasets" / "planted_cut_n400_d40.txt"
+cmd = [sys.executable, "-m", "dpgraph", "maxcut", str(instance), "--epsilon", "1",
+       "--delta", "1e-6", "--rank", "2", "--seed", "0"]
+print("$", " ".join(cmd[2:]))
+done = subprocess.run(cmd, check=True, capture_output=True, text=True)
+print(done.stdout)
