@@ -37,11 +37,6 @@ def _peek(path, comments, k):
     return found, seen_comments
 
 
-def _skip_lines(f, count):
-    for _ in range(count):
-        f.readline()
-
-
 def _parse_int(path, number, line, token, expected):
     try:
         return int(token)
@@ -100,9 +95,7 @@ def read_gset(path, *, duplicates: str = "sum") -> GraphData:
                                problem="impossible header counts")
     dtype = [("i", "i8"), ("j", "i8"), ("w", "f8")]
     try:
-        with open_text(path) as f:
-            _skip_lines(f, hnum)
-            table = load_table(f, dtype=dtype, comments=_GSET_COMMENTS)
+        table = load_table(path, skip=hnum, dtype=dtype, comments=_GSET_COMMENTS)
     except ValueError as exc:
         check_tokens(path, start=hnum + 1, comments=_GSET_COMMENTS, columns=(3,),
                      kinds=(int, int, float), expected=_GSET_LINE)
@@ -168,26 +161,37 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max") -
                 "as undirected", problem="the file declares a directed graph")
     names = [("u", "i8"), ("v", "i8")] + ([("w", "f8")] if ncols == 3 else [])
     try:
-        with open_text(path) as f:
-            table = load_table(f, dtype=names, comments=_SNAP_COMMENTS)
+        table = load_table(path, skip=0, dtype=names, comments=_SNAP_COMMENTS)
     except ValueError as exc:
         # a wrong field count or a bad weight is an error; non-integer ids are string labels
         check_tokens(path, start=1, comments=_SNAP_COMMENTS, columns=(ncols,),
                      kinds=(str, str, float)[:ncols], expected=expected)
         names = [("u", object), ("v", object)] + ([("w", "f8")] if ncols == 3 else [])
         try:
-            with open_text(path) as f:
-                table = load_table(f, dtype=names, comments=_SNAP_COMMENTS)
+            table = load_table(path, skip=0, dtype=names, comments=_SNAP_COMMENTS)
         except ValueError:
             raise GraphFormatError(path, None, None, expected, problem=str(exc)) from None
     u, v = table["u"], table["v"]
     w = table["w"] if ncols == 3 else np.ones(u.size)
-    ids, inverse = np.unique(np.concatenate([u, v]), return_inverse=True)
-    inverse = inverse.reshape(-1)
+    ids, inverse = _relabel(np.concatenate([u, v]))
     labels = ids.tolist()
     return _from_coo(inverse[: u.size], inverse[u.size:], np.asarray(w, dtype=np.float64), labels,
                      duplicates=duplicates, directed=directed, symmetrize=symmetrize,
                      source=str(path), warn_duplicates=directed)
+
+
+def _relabel(ids: np.ndarray):
+    """Sorted distinct ids and each id's position among them (``np.unique(..., return_inverse)``),
+    by a counting pass when the ids are integers in a compact range (no sort needed)."""
+    if ids.dtype.kind == "i" and ids.size:
+        lo, hi = int(ids.min()), int(ids.max())
+        if hi - lo <= 4 * ids.size + 1024:
+            present = np.zeros(hi - lo + 1, dtype=bool)
+            present[ids - lo] = True
+            position = np.cumsum(present) - 1
+            return np.flatnonzero(present) + lo, position[ids - lo]
+    distinct, inverse = np.unique(ids, return_inverse=True)
+    return distinct, inverse.reshape(-1)
 
 
 def _check_label_tokens(data: GraphData, fmt: str):
@@ -257,9 +261,7 @@ def read_dimacs(path, *, duplicates: str = "max") -> GraphData:
                                problem=f"{ncols} field(s) on the line")
     names = [("t", "U8"), ("u", "i8"), ("v", "i8")] + ([("w", "f8")] if ncols == 4 else [])
     try:
-        with open_text(path) as f:
-            _skip_lines(f, pnum)
-            table = load_table(f, dtype=names, comments=_DIMACS_COMMENTS)
+        table = load_table(path, skip=pnum, dtype=names, comments=_DIMACS_COMMENTS)
     except ValueError as exc:
         check_tokens(path, start=pnum + 1, comments=_DIMACS_COMMENTS, columns=(ncols,),
                      kinds=(str, int, int, float)[:ncols], expected=_DIMACS_EDGE)
