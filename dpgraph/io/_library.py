@@ -5,14 +5,15 @@
 from __future__ import annotations
 
 import gzip
-import io
+import re
+import warnings
 import xml.etree.ElementTree as ET
 
 import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-from ..graph import GraphData, as_graph_data, from_matrix, to_networkx
+from ..graph import GraphData, GraphInputWarning, as_graph_data, from_matrix, to_networkx
 from ._base import GraphFormatError, is_gzip, open_text, scan_lines
 
 
@@ -24,6 +25,10 @@ def _wrap(path, exc, expected) -> GraphFormatError:
     line = None
     if isinstance(exc, ET.ParseError) and getattr(exc, "position", None):
         line = exc.position[0]
+    else:  # scipy: "Line 3: ...", networkx GML: "... at (3, 1)"
+        found = re.search(r"\bline (\d+)|\bat \((\d+), \d+\)", str(exc), re.IGNORECASE)
+        if found:
+            line = int(found.group(1) or found.group(2))
     text = None
     if line is not None:
         for number, content in scan_lines(path, line):
@@ -179,4 +184,9 @@ def write_pajek(data, f):
 
 def write_nx_edgelist(data, f):
     import networkx as nx
+
+    isolated = int(np.count_nonzero(np.diff(data.weights.indptr) == 0))
+    if isolated:
+        warnings.warn(f"an edge list cannot store the {isolated} isolated node(s); they are not "
+                      f"written", GraphInputWarning, stacklevel=3)
     nx.write_edgelist(to_networkx(data), f, data=["weight"])
