@@ -12,7 +12,7 @@ from pathlib import Path
 from ..graph import GraphData, as_graph_data
 
 __all__ = ["DatasetEntry", "DatasetNotFoundError", "DatasetChecksumWarning", "REGISTRY",
-           "BUILTIN", "BUNDLED", "load", "available", "find", "data_dirs"]
+           "BUILTIN", "BUNDLED", "load", "load_planted", "available", "find", "data_dirs"]
 
 
 class DatasetNotFoundError(FileNotFoundError):
@@ -262,6 +262,31 @@ def load(name: str, *, verify: bool = True) -> GraphData:
         warnings.warn(f"{path}: read n={data.n}, m={data.m} but the registry says n={entry.n}, "
                       f"m={entry.m} for {name!r}", DatasetChecksumWarning, stacklevel=2)
     return data
+
+
+def load_planted(name: str):
+    """Load a bundled planted instance (:data:`BUNDLED`) as a
+    :class:`~dpgraph.datasets.PlantedInstance`: the graph (labels ``1..n`` as in the file), the
+    planted partition in node-index order and its recorded cut value.
+
+    Example
+    -------
+    >>> inst = load_planted("planted-cut-n200-d16")
+    >>> inst.graph.n, inst.planted_value
+    (200, 1270.0)
+    """
+    import numpy as np
+
+    from ..io import read_graph
+    from ._generators import PlantedInstance
+
+    if name not in BUNDLED:
+        raise KeyError(f"unknown planted instance {name!r}; bundled: {', '.join(sorted(BUNDLED))}")
+    rec = BUNDLED[name]
+    graph = read_graph(_PACKAGE_DATA / rec["file"], format="gset")
+    partition = np.loadtxt(_PACKAGE_DATA / rec["partition_file"], dtype=np.int8, ndmin=1)
+    params = dict(rec["params"], generator=rec["generator"], seed=rec["seed"])
+    return PlantedInstance(graph, partition, float(rec["planted_value"]), params)
 
 
 def available() -> list[str]:
