@@ -145,27 +145,28 @@ def _check_choice(name: str, value, choices) -> None:
 
 
 def _finalize(matrix, labels: Sequence[Hashable], *, source: str) -> GraphData:
-    """Drop self-loops and zeros (warning with counts), check finiteness, canonicalize CSR."""
+    """Drop self-loops and zero-weight edges (warning with counts), check finiteness,
+    canonicalize CSR (summed duplicates, sorted indices, no stored zeros)."""
     W = sp.csr_array(matrix, dtype=np.float64)
     n = W.shape[0]
     if n == 0:
         raise ValueError(f"{source} has no nodes: dpgraph needs a graph with at least one node")
+    W.sum_duplicates()
     if not np.all(np.isfinite(W.data)):
         bad = int(np.count_nonzero(~np.isfinite(W.data)))
         raise ValueError(f"{source} has {bad} non-finite edge weight(s) (NaN or inf)")
-    diag = W.diagonal()
-    loops = int(np.count_nonzero(diag))
+    C = W.tocoo()
+    on_diag = C.row == C.col
+    loops = int(np.count_nonzero(on_diag & (C.data != 0)))
+    zero_off = (C.data == 0) & ~on_diag
+    zero_edges = int(np.count_nonzero(zero_off & (C.row < C.col)))  # W is symmetric here
     if loops:
         _warn(f"{source}: dropped {loops} self-loop(s); cut, bisection and CSP objectives ignore them")
-        W = W - sp.diags_array(diag, format="csr")
-    W.sum_duplicates()
-    explicit_zeros = int(np.count_nonzero(W.data == 0))
-    if explicit_zeros:
-        # a stored zero arises from a weight-0 edge or from a self-loop we just subtracted
-        W.eliminate_zeros()
-        zero_edges = explicit_zeros - loops
-        if zero_edges > 0:
-            _warn(f"{source}: removed {zero_edges // 2 or zero_edges} edge(s) of weight 0")
+    if zero_edges:
+        _warn(f"{source}: removed {zero_edges} edge(s) of weight 0")
+    keep = ~on_diag & (C.data != 0)
+    if not keep.all():
+        W = sp.csr_array((C.data[keep], (C.row[keep], C.col[keep])), shape=(n, n))
     W.sort_indices()
     return GraphData(weights=W, labels=tuple(labels))
 
@@ -206,11 +207,17 @@ def from_matrix(matrix, labels: Sequence[Hashable] | None = None, *, symmetrize:
             raise TypeError(f"{source} must be numeric, got dtype {arr.dtype}")
         W = sp.csr_array(arr.astype(np.float64))
     if W.ndim != 2 or W.shape[0] != W.shape[1]:
-        raise ValueError(f"{source} must be a square matrix, got shape {W.shape}")
+        hint = ""
+        if W.ndim == 2 and W.shape[1] in (2, 3):
+            hint = ("; an array of edges (one (u, v[, w]) row per edge) goes through "
+                    "dpgraph.graph.from_edges(array.tolist())")
+        raise ValueError(f"{source} must be a square matrix, got shape {W.shape}{hint}")
     if labels is None:
         labels = range(W.shape[0])
     elif len(labels) != W.shape[0]:
         raise ValueError(f"{len(labels)} labels for a {W.shape[0]}-node matrix")
+    elif len(set(labels)) != len(labels):
+        raise ValueError("labels has repeated values; node labels must be unique")
     if W.nnz and not np.all(np.isfinite(W.data)):
         raise ValueError(f"{source} has non-finite entries (NaN or inf)")
     W = _symmetrize(W, symmetrize, source=source)
@@ -249,6 +256,10 @@ def from_edges(edges: Iterable, nodes: Iterable[Hashable] | None = None, *,
                 raise ValueError(f"{source}: edge #{k} {edge!r} has a non-numeric weight") from None
         else:
             raise ValueError(f"{source}: edge #{k} {edge!r} is not a (u, v) or (u, v, w) tuple")
+        if isinstance(u, np.generic):
+            u = u.item()
+        if isinstance(v, np.generic):
+            v = v.item()
         for node in (u, v):
             if node not in index:
                 index[node] = len(labels)
@@ -271,23 +282,48 @@ def _from_coo(rows, cols, vals, labels, *, duplicates="sum", directed=False, sym
         raise ValueError(f"{source} has non-finite edge weight(s) (NaN or inf)")
     if directed:
         A = sp.coo_array((vals, (rows, cols)), shape=(n, n))
-        W = _merge(A, duplicates, source=source, warn=warn_duplicates, pair_key=(rows, cols))
+        W = _drop_zero_pairs(_merge(A, duplicates, source=source, warn=warn_duplicates,
+                                    pair_key=(rows, cols)), source=source)
         W = _symmetrize(W, symmetrize, source=source)
         return _finalize(W, labels, source=source)
     lo = np.minimum(rows, cols)
     hi = np.maximum(rows, cols)
     A = sp.coo_array((vals, (lo, hi)), shape=(n, n))
-    U = _merge(A, duplicates, source=source, warn=warn_duplicates, pair_key=(lo, hi))
+    U = _drop_zero_pairs(_merge(A, duplicates, source=source, warn=warn_duplicates,
+                                pair_key=(lo, hi)), source=source)
     diag = U.diagonal()
     W = U + U.T - sp.diags_array(diag)  # keep loops once so _finalize can count them
     return _finalize(W, labels, source=source)
 
 
+def _drop_zero_pairs(M: sp.csr_array, *, source: str) -> sp.csr_array:
+    """Remove stored zeros (weight-0 lines, or repeats that cancel) with a warning that counts
+    the off-diagonal ones, before later sparse arithmetic would drop them unseen."""
+    zero = M.data == 0
+    if zero.any():
+        C = M.tocoo()
+        count = int(np.count_nonzero((C.data == 0) & (C.row != C.col)))
+        if count:
+            _warn(f"{source}: removed {count} edge(s) of weight 0")
+        M = M.copy()
+        M.eliminate_zeros()
+    return M
+
+
 def _merge(A: sp.coo_array, duplicates: str, *, source: str, warn: bool, pair_key) -> sp.csr_array:
+    """Combine repeated ``(row, col)`` entries of ``A`` as ``duplicates`` says (one sort)."""
     n = A.shape[0]
     key = pair_key[0] * n + pair_key[1]
-    n_unique = np.unique(key).size if key.size else 0
-    repeats = key.size - n_unique
+    if key.size < 2:
+        return A.tocsr()
+    if duplicates == "max":
+        order = np.lexsort((-A.data, key))  # by key, largest weight first within a key
+    else:
+        order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = sorted_key[1:] != sorted_key[:-1]
+    repeats = int(order.size - np.count_nonzero(first))
     if repeats == 0:
         return A.tocsr()
     if duplicates == "error":
@@ -297,9 +333,6 @@ def _merge(A: sp.coo_array, duplicates: str, *, source: str, warn: bool, pair_ke
             _warn(f"{source}: summed the weights of {repeats} repeated edge(s) "
                   f"(pass duplicates='max' to merge repeats instead)")
         return A.tocsr()  # COO -> CSR sums duplicates
-    order = np.lexsort((-A.data, key))
-    first = np.ones(order.size, dtype=bool)
-    first[1:] = key[order][1:] != key[order][:-1]
     keep = order[first]
     return sp.coo_array((A.data[keep], (A.row[keep], A.col[keep])), shape=A.shape).tocsr()
 
@@ -309,6 +342,8 @@ def _from_networkx(G, *, weight: str, symmetrize, duplicates) -> GraphData:
 
     labels = list(G.nodes)
     source = f"networkx.{type(G).__name__}"
+    if not labels:
+        raise ValueError(f"{source} has no nodes: dpgraph needs a graph with at least one node")
     if G.is_multigraph():
         if duplicates == "error":
             raise ValueError(f"{source} is a multigraph; pass duplicates='sum' or 'max'")
@@ -344,8 +379,12 @@ def _from_igraph(G, *, weight: str, symmetrize, duplicates) -> GraphData:
     if len(set(labels)) != len(labels):
         raise ValueError(f"{source}: vertex 'name' attribute has repeated values; labels must be unique")
     edges = np.asarray(G.get_edgelist(), dtype=np.int64).reshape(-1, 2)
+    if G.is_directed() and symmetrize is None:
+        raise ValueError(f"{source} is directed; pass symmetrize='max', 'sum' or 'mean' "
+                         f"to say how to make it undirected")
     if weight in G.es.attributes():
-        vals = np.asarray(G.es[weight], dtype=np.float64)
+        # an edge added without the attribute has None: missing means 1, as for NetworkX
+        vals = np.asarray([1.0 if x is None else x for x in G.es[weight]], dtype=np.float64)
     else:
         vals = np.ones(len(edges))
     zero = int(np.count_nonzero(vals == 0))

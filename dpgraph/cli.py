@@ -1,0 +1,160 @@
+"""The ``dpgraph`` command.
+
+Each subcommand is a pair ``_add_<name>_parser(subparsers) -> parser`` and
+``_cmd_<name>(args) -> int`` registered once in :data:`COMMANDS`; adding ``maxcut``,
+``bisection``, ``synth`` or ``bench`` means writing such a pair and appending it there.
+
+Expected errors (a malformed file, a missing data set, a bad option value) print one line
+``dpgraph: error: ...`` to stderr and exit with status 2, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+
+import numpy as np
+
+__all__ = ["main", "COMMANDS", "load_input"]
+
+
+def load_input(spec: str, *, format: str | None = None, symmetrize: str | None = None):
+    """Return ``(GraphData, description, format)`` for a file path or a data set name.
+
+    A path that exists is read with :func:`dpgraph.io.read_graph`; otherwise ``spec`` is looked
+    up in :mod:`dpgraph.datasets` (registry, built-ins, bundled instances). Shared by every
+    subcommand that takes a graph.
+    """
+    from . import datasets
+    from .io import detect_format, read_graph
+
+    if os.path.exists(spec):
+        fmt = format or detect_format(spec)
+        kw = {"symmetrize": symmetrize} if symmetrize else {}
+        return read_graph(spec, format=fmt, **kw), spec, fmt
+    known = set(datasets.REGISTRY) | set(datasets.BUILTIN) | set(datasets.BUNDLED)
+    if spec in known:
+        if spec in datasets.REGISTRY:
+            entry = datasets.REGISTRY[spec]
+            return datasets.load(spec), f"{spec} ({datasets.find(spec)})", entry.format
+        if spec in datasets.BUNDLED:
+            return datasets.load(spec), f"{spec} (bundled planted instance)", "gset"
+        return datasets.load(spec), f"{spec} (NetworkX built-in)", "networkx"
+    raise FileNotFoundError(f"{spec!r} is neither a file nor a data set name; data sets: "
+                            f"{', '.join(sorted(known))}")
+
+
+# ----------------------------------------------------------------------------- info
+
+
+def _add_info_parser(subparsers):
+    p = subparsers.add_parser(
+        "info", help="print size, weights, degrees and components of a graph",
+        description="Print n, m, the weight range, the degree summary (min/median/mean/max), "
+                    "the number of connected components and the detected format of a graph "
+                    "file or a named data set. Non-private: for inspecting your own data.")
+    p.add_argument("graph", metavar="PATH|NAME",
+                   help="a graph file (any format read_graph knows) or a data set name "
+                        "(e.g. karate, G3, facebook)")
+    p.add_argument("--format", choices=_formats(), default=None,
+                   help="file format (default: detected from the extension and content)")
+    p.add_argument("--symmetrize", choices=["max", "sum", "mean"], default=None,
+                   help="how to read a directed file as undirected")
+    return p
+
+
+def _formats():
+    from .io import FORMATS
+    return list(FORMATS)
+
+
+def _summary(values: np.ndarray) -> str:
+    return (f"min {values.min():g}, median {np.median(values):g}, mean {values.mean():.4g}, "
+            f"max {values.max():g}")
+
+
+def _cmd_info(args) -> int:
+    from scipy.sparse.csgraph import connected_components
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data, where, fmt = load_input(args.graph, format=args.format, symmetrize=args.symmetrize)
+    W = data.weights
+    degree = np.diff(W.indptr)
+    ncomp = connected_components(W, directed=False)[0]
+    lines = [
+        f"graph:       {where}",
+        f"format:      {fmt}",
+        f"nodes:       {data.n}",
+        f"edges:       {data.m}",
+    ]
+    if data.m:
+        w = W.data
+        kind = ("unweighted" if data.is_unweighted else
+                "signed" if w.min() < 0 < w.max() else "weighted")
+        lines.append(f"weights:     [{w.min():g}, {w.max():g}] ({kind}); total {data.total_weight:g}")
+    else:
+        lines.append("weights:     (no edges)")
+    lines.append(f"degree:      {_summary(degree)}")
+    if data.m and not data.is_unweighted:
+        lines.append(f"w. degree:   {_summary(data.degrees)}")
+    isolated = int(np.count_nonzero(degree == 0))
+    lines.append(f"components:  {ncomp}" + (f" ({isolated} isolated node(s))" if isolated else ""))
+    for w in caught:
+        lines.append(f"note:        {w.message}")
+    print("\n".join(lines))
+    return 0
+
+
+# ----------------------------------------------------------------------------- registry
+
+#: (name, add-parser function, command function); append new subcommands here.
+COMMANDS = [
+    ("info", _add_info_parser, _cmd_info),
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="dpgraph",
+        description="Edge-differentially private Max-Cut, Max-Bisection, 2-CSP and synthetic "
+                    "graphs.")
+    parser.add_argument("--version", action="version", version=f"dpgraph {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for name, add, run in COMMANDS:
+        sub = add(subparsers)
+        sub.set_defaults(_run=run)
+    return parser
+
+
+def _expected_errors():
+    from .datasets import DatasetNotFoundError
+    from .io import GraphFormatError
+
+    return (GraphFormatError, DatasetNotFoundError, FileNotFoundError, ValueError, KeyError,
+            OSError)
+
+
+def main(argv=None) -> int:
+    """Run the ``dpgraph`` command with ``argv`` (default ``sys.argv[1:]``); return the exit
+    status (0 success, 2 usage or input error)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args._run(args) or 0)
+    except _expected_errors() as exc:
+        message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+        print(f"dpgraph: error: {' '.join(message.split())}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("dpgraph: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

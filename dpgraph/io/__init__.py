@@ -1,0 +1,235 @@
+"""Reading and writing graph files: ``read_graph``, ``write_graph``, ``detect_format``.
+
+Formats (the ``format=`` names):
+
+========== ============================================ ==============================
+name       content                                      labels after reading
+========== ============================================ ==============================
+gset       G-set / rudy: ``n m`` (or ``n``), ``i j w``   ``1..n``
+snap       SNAP edge list ``u v`` / ``u v w``, ``#``     the ids (ints when all are ints)
+mtx        Matrix Market (through ``scipy.io``)          ``1..n``
+metis      METIS ``.graph`` (fmt weight flags)           ``1..n``
+dimacs     DIMACS ``.col``: ``p edge n m``, ``e u v``    ``1..n``
+graphml    GraphML (NetworkX)                           node ids (strings)
+gml        GML (NetworkX)                               node ``label`` attribute
+pajek      Pajek ``.net`` (NetworkX)                    vertex names (strings)
+edgelist   NetworkX edge list (``u v {dict}``)          strings (or ``nodetype=``)
+========== ============================================ ==============================
+
+The format comes from the extension (``.gz`` stripped: gzip is detected from the content and read
+transparently) and, for ambiguous or missing extensions (``.txt``, ``.dat``, ``.edges``, none),
+from the first lines of the file. Malformed input raises :class:`GraphFormatError`, naming the
+file, the line, the offending text and what was expected. All files are read as undirected;
+directed content (SNAP ``# Directed graph``, GraphML ``edgedefault="directed"``, Pajek
+``*Arcs``, a non-symmetric Matrix Market or METIS adjacency) needs ``symmetrize=`` (see
+:mod:`dpgraph.graph`). Writers store labels only where the format has them (SNAP, GraphML, GML,
+Pajek, NetworkX edge list); the 1-indexed formats write node index ``k`` as vertex ``k + 1``.
+
+Example
+-------
+>>> import os, tempfile, networkx as nx
+>>> from dpgraph.io import read_graph, write_graph
+>>> path = os.path.join(tempfile.mkdtemp(), "karate.txt")
+>>> write_graph(nx.karate_club_graph(), path, format="gset")
+>>> read_graph(path)
+GraphData(n=34, m=78, weights in [1, 7])
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from pathlib import Path
+
+from ..graph import GraphData, as_graph_data
+from . import _library as _lib
+from . import _text
+from ._base import GraphFormatError, is_gzip, open_text
+
+__all__ = ["read_graph", "write_graph", "detect_format", "GraphFormatError", "FORMATS"]
+
+# name -> (reader, writer, writer mode: "t" text stream or "b" binary stream)
+_REGISTRY = {
+    "gset": (_text.read_gset, _text.write_gset, "t"),
+    "snap": (_text.read_snap, _text.write_snap, "t"),
+    "mtx": (_lib.read_mtx, _lib.write_mtx, "t"),
+    "metis": (_text.read_metis, _text.write_metis, "t"),
+    "dimacs": (_text.read_dimacs, _text.write_dimacs, "t"),
+    "graphml": (_lib.read_graphml, _lib.write_graphml, "b"),
+    "gml": (_lib.read_gml, _lib.write_gml, "b"),
+    "pajek": (_lib.read_pajek, _lib.write_pajek, "b"),
+    "edgelist": (_lib.read_nx_edgelist, _lib.write_nx_edgelist, "b"),
+}
+
+#: The format names accepted by ``format=``.
+FORMATS = tuple(_REGISTRY)
+
+_EXTENSIONS = {
+    ".gset": "gset", ".rud": "gset", ".rudy": "gset",
+    ".snap": "snap",
+    ".mtx": "mtx", ".mm": "mtx",
+    ".graph": "metis", ".metis": "metis",
+    ".col": "dimacs", ".dimacs": "dimacs", ".clq": "dimacs",
+    ".graphml": "graphml", ".xml": "graphml",
+    ".gml": "gml",
+    ".net": "pajek", ".pajek": "pajek", ".paj": "pajek",
+    ".edgelist": "edgelist",
+}
+# extensions that say "text" but not which text format: decided from the content
+_SNIFFED = {"", ".txt", ".dat", ".edges", ".el", ".tsv", ".e", ".g"}
+
+
+def _suffix(path) -> str:
+    name = Path(path).name.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    suffix = Path(name).suffix
+    # "G3" or "G81": a G-set file with no extension; "graph.v2" style numeric tails too
+    return suffix
+
+
+def _sniff(path) -> str | None:
+    """Guess the format from the first lines (None when the content does not say)."""
+    with open_text(path) as f:
+        try:
+            head = f.read(65536)
+        except UnicodeDecodeError:
+            return None
+    stripped = head.lstrip()
+    low = stripped[:200].lower()
+    if low.startswith("%%matrixmarket"):
+        return "mtx"
+    if low.startswith("<?xml") or low.startswith("<graphml"):
+        return "graphml"
+    data = []
+    for line in head.splitlines()[:-1] if len(head) == 65536 else head.splitlines():
+        s = line.strip()
+        if not s:
+            continue
+        low = s.lower()
+        if low.startswith("*vertices") or low.startswith("*network"):
+            return "pajek"
+        if low.startswith(("graph [", "graph[")) or low == "graph":
+            return "gml"
+        if low.startswith("p ") and low.split()[1:2] in (["edge"], ["col"], ["edges"]):
+            return "dimacs"
+        if s.startswith(("#", "%")) or low.startswith("c ") or low == "c":
+            continue
+        data.append(s.split())
+        if len(data) >= 3:
+            break
+    if not data:
+        return None
+    if len(data[0]) >= 3 and data[0][2].startswith("{"):
+        return "edgelist"
+
+    def ints(tokens):
+        return all(t.lstrip("-").isdigit() for t in tokens)
+
+    if len(data) >= 2 and len(data[0]) in (1, 2) and ints(data[0]) and len(data[1]) == 3:
+        return "gset"
+    if len(data) == 1 and len(data[0]) in (1, 2) and ints(data[0]) and len(data[0]) == 1:
+        return "gset"  # a header 'n' alone: n isolated vertices
+    if all(len(t) == len(data[0]) for t in data) and len(data[0]) in (2, 3):
+        return "snap"
+    return None
+
+
+def detect_format(path) -> str:
+    """Return the format name of ``path`` from its extension and, where that is ambiguous
+    (``.txt``, ``.dat``, ``.edges``, none), from its first lines.
+
+    Raises
+    ------
+    GraphFormatError
+        Unknown extension, or content that matches no format; the message lists the formats.
+    FileNotFoundError
+        ``path`` does not exist.
+    """
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no such graph file: {path}")
+    suffix = _suffix(path)
+    known = ", ".join(FORMATS)
+    if suffix in _EXTENSIONS:
+        return _EXTENSIONS[suffix]
+    if suffix not in _SNIFFED and not suffix[1:].isdigit():
+        raise GraphFormatError(path, None, suffix, f"a known extension or format= one of {known}",
+                               problem="unknown file extension")
+    found = _sniff(path)
+    if found is None:
+        if os.path.getsize(path) == 0 or not _has_data(path):
+            raise GraphFormatError(path, None, None, f"graph data (or pass format= one of {known})",
+                                   problem="the file is empty")
+        raise GraphFormatError(path, None, None, f"format= one of {known}",
+                               problem="cannot tell the format from the content")
+    return found
+
+
+def _has_data(path) -> bool:
+    with open_text(path) as f:
+        return bool(f.read(4096).strip())
+
+
+def read_graph(path, format: str | None = None, **kw) -> GraphData:
+    """Read a graph file into :class:`~dpgraph.graph.GraphData`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file; gzip-compressed files are read transparently.
+    format : str, optional
+        One of :data:`FORMATS`; detected by :func:`detect_format` when omitted.
+    **kw
+        Options of the format's reader: ``symmetrize`` (snap, mtx, metis and the NetworkX
+        formats), ``duplicates`` (gset, snap, dimacs, NetworkX formats), ``weight`` (NetworkX
+        formats), ``label`` (gml), ``nodetype`` (edgelist).
+
+    Returns
+    -------
+    GraphData
+
+    Raises
+    ------
+    GraphFormatError
+        Malformed content, naming the file, the line, the text and what was expected.
+    FileNotFoundError
+        No such file.
+    """
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no such graph file: {path}")
+    fmt = detect_format(path) if format is None else _check_format(format)
+    reader = _REGISTRY[fmt][0]
+    return reader(path, **kw)
+
+
+def _check_format(format) -> str:
+    if format not in _REGISTRY:
+        raise ValueError(f"format={format!r} is not one of {', '.join(FORMATS)}")
+    return format
+
+
+def write_graph(graph, path, format: str | None = None) -> None:
+    """Write ``graph`` (anything :func:`~dpgraph.graph.as_graph_data` accepts) to ``path``.
+
+    The format comes from ``format=`` or the extension (``.gz`` compresses). Formats without
+    labels (gset, mtx, metis, dimacs) write node index ``k`` as vertex ``k + 1``.
+    """
+    path = os.fspath(path)
+    if format is None:
+        suffix = _suffix(path)
+        if suffix not in _EXTENSIONS:
+            raise ValueError(f"cannot tell the format of {path!r} from its extension; pass "
+                             f"format= one of {', '.join(FORMATS)}")
+        format = _EXTENSIONS[suffix]
+    _, writer, mode = _REGISTRY[_check_format(format)]
+    data = as_graph_data(graph)
+    compress = path.lower().endswith(".gz")
+    if mode == "t":
+        opener = (lambda: gzip.open(path, "wt", encoding="utf-8")) if compress else \
+            (lambda: open(path, "w", encoding="utf-8", newline="\n"))
+    else:
+        opener = (lambda: gzip.open(path, "wb")) if compress else (lambda: open(path, "wb"))
+    with opener() as f:
+        writer(data, f)

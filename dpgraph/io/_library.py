@@ -1,0 +1,192 @@
+"""Formats read through other libraries: Matrix Market (``scipy.io``) and the NetworkX formats
+(GraphML, GML, Pajek, NetworkX edge list). Their parse errors are re-raised as
+:class:`GraphFormatError` naming the file (and the line, where the library reports one)."""
+
+from __future__ import annotations
+
+import gzip
+import re
+import warnings
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import scipy.io
+import scipy.sparse as sp
+
+from ..graph import GraphData, GraphInputWarning, as_graph_data, from_matrix, to_networkx
+from ._base import GraphFormatError, is_gzip, open_text, scan_lines
+
+
+def _open_binary(path):
+    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+
+
+def _wrap(path, exc, expected) -> GraphFormatError:
+    line = None
+    if isinstance(exc, ET.ParseError) and getattr(exc, "position", None):
+        line = exc.position[0]
+    else:  # scipy: "Line 3: ...", networkx GML: "... at (3, 1)"
+        found = re.search(r"\bline (\d+)|\bat \((\d+), \d+\)", str(exc), re.IGNORECASE)
+        if found:
+            line = int(found.group(1) or found.group(2))
+    text = None
+    if line is not None:
+        for number, content in scan_lines(path, line):
+            text = content
+            break
+    return GraphFormatError(path, line, text, expected,
+                            problem=f"{type(exc).__name__}: {exc}".replace("\n", " "))
+
+
+# ----------------------------------------------------------------------------- Matrix Market
+
+_MTX = "a Matrix Market file ('%%MatrixMarket matrix coordinate|array ...' header)"
+
+
+def read_mtx(path, *, symmetrize: str | None = None) -> GraphData:
+    """Read a Matrix Market file with :func:`scipy.io.mmread` as a weighted adjacency matrix.
+
+    ``symmetric`` and ``pattern`` matrices are the usual graph case; a ``general`` matrix must be
+    symmetric unless ``symmetrize`` says how to combine ``A`` and ``A^T``. Labels are the row
+    numbers ``1..n`` of the file.
+    """
+    with open_text(path) as f:
+        first = f.readline()
+    if not first.strip():
+        raise GraphFormatError(path, None, None, _MTX, problem="the file is empty")
+    if not first.lower().startswith("%%matrixmarket"):
+        raise GraphFormatError(path, 1, first.rstrip("\r\n"), _MTX)
+    try:
+        with _open_binary(path) as f:
+            A = scipy.io.mmread(f)
+    except (ValueError, IndexError, TypeError, OSError) as exc:
+        raise _wrap(path, exc, _MTX) from None
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise GraphFormatError(path, 1, first.rstrip("\r\n"), "a square matrix (an adjacency)",
+                               problem=f"the matrix has shape {A.shape}")
+    if np.iscomplexobj(A):
+        raise GraphFormatError(path, 1, first.rstrip("\r\n"), "real or integer weights",
+                               problem="complex matrix")
+    try:
+        return from_matrix(A, range(1, A.shape[0] + 1), symmetrize=symmetrize, source=str(path))
+    except ValueError as exc:
+        raise GraphFormatError(path, 1, first.rstrip("\r\n"), "a symmetric matrix, or "
+                               "symmetrize='max', 'sum' or 'mean'", problem=str(exc)) from None
+
+
+def write_mtx(data: GraphData, f) -> None:
+    """Write a ``coordinate real symmetric`` Matrix Market file (``integer`` when every weight
+    is an integer). Labels are not stored."""
+    W = sp.coo_array(sp.tril(data.weights, k=-1))
+    integer = bool(np.all(W.data == np.round(W.data)))
+    field = "integer" if integer else "real"
+    f.write(f"%%MatrixMarket matrix coordinate {field} symmetric\n")
+    f.write("% written by dpgraph\n")
+    f.write(f"{data.n} {data.n} {W.nnz}\n")
+    if W.nnz:
+        fmt = "%d %d %d" if integer else "%d %d %.17g"
+        np.savetxt(f, np.column_stack([W.row + 1, W.col + 1, W.data]).astype(object), fmt=fmt)
+
+
+# ----------------------------------------------------------------------------- NetworkX formats
+
+
+def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, **kw):
+    import networkx as nx
+
+    with open_text(path) as f:
+        if not f.read(4096).strip():
+            raise GraphFormatError(path, None, None, expected, problem="the file is empty")
+    try:
+        with _open_binary(path) as f:
+            G = reader(f, **kw)
+    except (nx.NetworkXError, ValueError, ET.ParseError, SyntaxError, KeyError, TypeError,
+            IndexError, UnicodeDecodeError) as exc:
+        raise _wrap(path, exc, expected) from None
+    try:
+        return as_graph_data(G, weight=weight, symmetrize=symmetrize, duplicates=duplicates)
+    except ValueError as exc:
+        raise GraphFormatError(path, None, None, "an undirected graph, or symmetrize='max', "
+                               "'sum' or 'mean'" if "directed" in str(exc) else expected,
+                               problem=str(exc)) from None
+
+
+def read_graphml(path, *, symmetrize=None, duplicates="sum", weight="weight") -> GraphData:
+    """Read GraphML with :func:`networkx.read_graphml`; node ids (strings) become labels."""
+    import networkx as nx
+
+    return _nx_read(path, nx.read_graphml, "a GraphML document", symmetrize=symmetrize,
+                    duplicates=duplicates, weight=weight)
+
+
+def read_gml(path, *, symmetrize=None, duplicates="sum", weight="weight",
+             label="label") -> GraphData:
+    """Read GML with :func:`networkx.read_gml` (node attribute ``label`` gives the labels)."""
+    import networkx as nx
+
+    return _nx_read(path, nx.read_gml, "a GML document ('graph [ node [...] edge [...] ]')",
+                    symmetrize=symmetrize, duplicates=duplicates, weight=weight, label=label)
+
+
+def read_pajek(path, *, symmetrize=None, duplicates="sum", weight="weight") -> GraphData:
+    """Read Pajek ``.net`` with :func:`networkx.read_pajek` (``*Arcs`` make it directed)."""
+    import networkx as nx
+
+    def reader(f):
+        G = nx.read_pajek(f)
+        # NetworkX reads every Pajek file as a multigraph and directed when it has *Arcs
+        return G
+
+    return _nx_read(path, reader, "a Pajek network ('*Vertices n', '*Edges' / '*Arcs')",
+                    symmetrize=symmetrize, duplicates=duplicates, weight=weight)
+
+
+def read_nx_edgelist(path, *, symmetrize=None, duplicates="sum", weight="weight",
+                     nodetype=None) -> GraphData:
+    """Read NetworkX's edge-list format (``u v {'weight': 2.0}`` or ``u v 2.0`` lines) with
+    :func:`networkx.read_edgelist`. Labels are strings unless ``nodetype`` (e.g. ``int``) is
+    given. For plain numeric edge lists prefer the faster ``"snap"`` reader."""
+    import networkx as nx
+
+    sample = ""
+    for _, line in scan_lines(path):
+        if line.strip() and not line.lstrip().startswith("#"):
+            sample = line
+            break
+    tokens = sample.split(None, 2)
+    if len(tokens) == 3 and not tokens[2].lstrip().startswith("{"):
+        data = ((weight, float),)
+    else:
+        data = True
+
+    def reader(f):
+        return nx.read_edgelist(f, nodetype=nodetype, data=data,
+                                create_using=nx.DiGraph if symmetrize else nx.Graph)
+
+    return _nx_read(path, reader, "edge lines 'u v' or 'u v {attributes}'",
+                    symmetrize=symmetrize, duplicates=duplicates, weight=weight)
+
+
+def write_graphml(data, f):
+    import networkx as nx
+    nx.write_graphml(to_networkx(data), f)
+
+
+def write_gml(data, f):
+    import networkx as nx
+    nx.write_gml(to_networkx(data), f, stringizer=str)
+
+
+def write_pajek(data, f):
+    import networkx as nx
+    nx.write_pajek(to_networkx(data), f)
+
+
+def write_nx_edgelist(data, f):
+    import networkx as nx
+
+    isolated = int(np.count_nonzero(np.diff(data.weights.indptr) == 0))
+    if isolated:
+        warnings.warn(f"an edge list cannot store the {isolated} isolated node(s); they are not "
+                      f"written", GraphInputWarning, stacklevel=3)
+    nx.write_edgelist(to_networkx(data), f, data=["weight"])

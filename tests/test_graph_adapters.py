@@ -1,0 +1,291 @@
+"""Adapters of dpgraph.graph: property-based round trips and every branch of the input policy."""
+
+import warnings
+
+import igraph as ig
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpgraph.graph import (GraphData, GraphInputWarning, as_graph_data, from_edges, from_matrix,
+                           require_nonnegative, to_igraph, to_networkx, to_scipy)
+
+# ----------------------------------------------------------------------------- strategies
+
+_label = st.one_of(
+    st.integers(-1000, 1000),
+    st.text(min_size=1, max_size=6),
+    st.tuples(st.integers(0, 9), st.text(max_size=3)),
+)
+_weight = st.one_of(
+    st.integers(-5, 5).filter(lambda x: x != 0).map(float),
+    st.floats(min_value=-1e6, max_value=1e6, allow_nan=False).filter(lambda x: abs(x) > 1e-9),
+)
+
+
+@st.composite
+def weighted_graphs(draw):
+    """(labels, {frozenset(pair): weight}) with distinct labels, isolated nodes allowed."""
+    labels = draw(st.lists(_label, min_size=1, max_size=12, unique=True))
+    n = len(labels)
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    chosen = draw(st.lists(st.sampled_from(pairs), unique=True, max_size=len(pairs))) if pairs else []
+    edges = {}
+    for i, j in chosen:
+        edges[frozenset((labels[i], labels[j]))] = draw(_weight)
+    return labels, edges
+
+
+def _nx_graph(labels, edges):
+    G = nx.Graph()
+    G.add_nodes_from(labels)
+    for pair, w in edges.items():
+        u, v = tuple(pair)
+        G.add_edge(u, v, weight=w)
+    return G
+
+
+def _edge_dict(data: GraphData):
+    i, j, w = data.edges()
+    return {frozenset((data.labels[a], data.labels[b])): float(c) for a, b, c in zip(i, j, w)}
+
+
+# ----------------------------------------------------------------------------- round trips
+
+
+@settings(max_examples=60, deadline=None)
+@given(weighted_graphs())
+def test_networkx_round_trip(graph):
+    labels, edges = graph
+    G = _nx_graph(labels, edges)
+    before = nx.to_dict_of_dicts(G)
+    data = as_graph_data(G)
+    assert nx.to_dict_of_dicts(G) == before  # input not mutated
+    assert list(data.labels) == list(G.nodes)
+    assert (data.n, data.m) == (len(labels), len(edges))
+    assert _edge_dict(data) == edges
+    H = to_networkx(data)
+    assert list(H.nodes) == list(G.nodes)
+    assert {frozenset((u, v)): w for u, v, w in H.edges(data="weight")} == edges
+    W = data.weights
+    assert (W != W.T).nnz == 0 and np.all(W.diagonal() == 0) and np.all(W.data != 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(weighted_graphs())
+def test_igraph_round_trip(graph):
+    labels, edges = graph
+    index = {lab: k for k, lab in enumerate(labels)}
+    pairs = [tuple(sorted((index[u] for u in pair))) for pair in edges]
+    G = ig.Graph(n=len(labels), edges=pairs)
+    G.vs["name"] = labels
+    G.es["weight"] = list(edges.values())
+    data = as_graph_data(G)
+    assert list(data.labels) == labels
+    assert _edge_dict(data) == edges
+    H = to_igraph(data)
+    assert H.vs["name"] == labels and not H.is_directed()
+    back = {frozenset((H.vs[e.source]["name"], H.vs[e.target]["name"])): e["weight"] for e in H.es}
+    assert back == edges
+
+
+@settings(max_examples=40, deadline=None)
+@given(weighted_graphs())
+def test_scipy_and_edges_round_trip(graph):
+    labels, edges = graph
+    data = as_graph_data(_nx_graph(labels, edges))
+    again = from_matrix(to_scipy(data), labels=data.labels)
+    assert (again.weights != data.weights).nnz == 0 and again.labels == data.labels
+    dense = from_matrix(data.weights.toarray(), labels=data.labels)
+    assert _edge_dict(dense) == edges
+    triples = [(*tuple(p), w) for p, w in edges.items()]  # pairs have two distinct labels
+    listed = from_edges(triples, nodes=labels)
+    assert listed.labels == tuple(labels) and _edge_dict(listed) == edges
+
+
+def test_igraph_without_names_gets_index_labels():
+    G = ig.Graph(n=4, edges=[(0, 1), (2, 3)])
+    data = as_graph_data(G)
+    assert data.labels == (0, 1, 2, 3) and data.is_unweighted
+    assert to_igraph(data).vs["name"] == [0, 1, 2, 3]
+
+
+def test_igraph_missing_weight_means_one():
+    G = ig.Graph(n=3, edges=[(0, 1)])
+    G.es["weight"] = [2.0]
+    G.add_edge(1, 2)  # added without the attribute: None
+    assert _edge_dict(as_graph_data(G)) == {frozenset((0, 1)): 2.0, frozenset((1, 2)): 1.0}
+
+
+# ----------------------------------------------------------------------------- policy branches
+
+
+@pytest.mark.parametrize("how, both, single", [("max", 3.0, 2.0), ("sum", 4.0, 2.0),
+                                               ("mean", 2.0, 1.0)])
+def test_directed_symmetrize_branches(how, both, single):
+    D = nx.DiGraph()
+    D.add_weighted_edges_from([("a", "b", 1.0), ("b", "a", 3.0), ("b", "c", 2.0)])
+    with pytest.raises(ValueError, match="directed.*symmetrize"):
+        as_graph_data(D)
+    data = as_graph_data(D, symmetrize=how)
+    assert _edge_dict(data) == {frozenset("ab"): both, frozenset("bc"): single}
+    Gi = ig.Graph(n=3, edges=[(0, 1), (1, 0), (1, 2)], directed=True)
+    Gi.vs["name"] = ["a", "b", "c"]
+    Gi.es["weight"] = [1.0, 3.0, 2.0]
+    assert _edge_dict(as_graph_data(Gi, symmetrize=how)) == _edge_dict(data)
+    A = np.array([[0, 1, 0], [3, 0, 2], [0, 0, 0]], dtype=float)
+    assert _edge_dict(from_matrix(A, labels="abc", symmetrize=how)) == _edge_dict(data)
+    arcs = [("a", "b", 1.0), ("b", "a", 3.0), ("b", "c", 2.0)]
+    assert _edge_dict(as_graph_data(arcs, symmetrize=how)) == _edge_dict(data)
+
+
+def test_directed_refused_everywhere():
+    with pytest.raises(ValueError, match="symmetrize"):
+        as_graph_data(ig.Graph(n=2, edges=[(0, 1), (1, 0)], directed=True))  # even if symmetric
+    with pytest.raises(ValueError, match="symmetrize"):
+        from_matrix(np.array([[0, 1], [0, 0]]))
+    with pytest.raises(ValueError, match="symmetrize"):
+        from_edges([(0, 1, 1.0), (1, 0, 2.0)], directed=True)
+    with pytest.raises(ValueError, match="symmetrize="):
+        as_graph_data(nx.DiGraph([(0, 1)]), symmetrize="min")
+
+
+def test_multigraph_duplicates():
+    M = nx.MultiGraph()
+    M.add_edge(0, 1, weight=2.0)
+    M.add_edge(0, 1, weight=5.0)
+    M.add_edge(1, 2)
+    assert _edge_dict(as_graph_data(M)) == {frozenset((0, 1)): 7.0, frozenset((1, 2)): 1.0}
+    assert _edge_dict(as_graph_data(M, duplicates="max"))[frozenset((0, 1))] == 5.0
+    with pytest.raises(ValueError, match="multigraph"):
+        as_graph_data(M, duplicates="error")
+    Gi = ig.Graph(n=2, edges=[(0, 1), (1, 0)])
+    Gi.es["weight"] = [2.0, 5.0]
+    assert _edge_dict(as_graph_data(Gi))[frozenset((0, 1))] == 7.0
+    with pytest.warns(GraphInputWarning, match="summed the weights of 1 repeated"):
+        data = as_graph_data([(0, 1, 2.0), (1, 0, 5.0)])
+    assert _edge_dict(data)[frozenset((0, 1))] == 7.0
+    assert _edge_dict(as_graph_data([(0, 1, 2.0), (1, 0, 5.0)], duplicates="max"))[
+        frozenset((0, 1))] == 5.0
+    with pytest.raises(ValueError, match="1 repeated"):
+        as_graph_data([(0, 1), (0, 1)], duplicates="error")
+
+
+def test_self_loops_dropped_with_count_everywhere():
+    G = nx.Graph([(0, 1), (1, 1), (2, 2)])
+    Gi = ig.Graph(n=3, edges=[(0, 1), (1, 1), (2, 2)])
+    A = np.array([[0, 1, 0], [1, 4, 0], [0, 0, 1]], dtype=float)
+    E = [(0, 1), (1, 1), (2, 2)]
+    for source in (G, Gi, A, E):
+        with pytest.warns(GraphInputWarning, match="dropped 2 self-loop"):
+            data = as_graph_data(source)
+        assert (data.n, data.m) == (3, 1) and data.weights.diagonal().max() == 0
+
+
+def test_zero_weight_edges_removed_with_count():
+    G = nx.Graph()
+    G.add_weighted_edges_from([(0, 1, 0.0), (1, 2, 1.0), (2, 3, 0.0)])
+    with pytest.warns(GraphInputWarning, match="removed 2 edge"):
+        data = as_graph_data(G)
+    assert (data.n, data.m) == (4, 1)
+    with pytest.warns(GraphInputWarning, match="removed 1 edge"):
+        data = as_graph_data([(0, 1, 0.0), (1, 2, 1.0)])
+    assert data.m == 1
+    S = sp.csr_array((np.array([0.0, 0.0, 1.0, 1.0]), (np.array([0, 1, 1, 2]), np.array([1, 0, 2, 1]))),
+                     shape=(3, 3))
+    with pytest.warns(GraphInputWarning, match="removed 1 edge"):
+        assert as_graph_data(S).m == 1
+    Gi = ig.Graph(n=3, edges=[(0, 1), (1, 2)])
+    Gi.es["weight"] = [0.0, 1.0]
+    with pytest.warns(GraphInputWarning, match="removed 1 edge"):
+        assert as_graph_data(Gi).m == 1
+    # a repeated pair whose weights cancel is an edge of weight 0 too
+    with pytest.warns(GraphInputWarning, match="removed 1 edge"):
+        assert as_graph_data([(0, 1, 1.0), (1, 0, -1.0), (1, 2)]).m == 1
+
+
+def test_negative_weights_kept_and_require_nonnegative():
+    data = as_graph_data([(0, 1, -1.0), (1, 2, 1.0)])
+    assert sorted(data.weights.data.tolist()) == [-1.0, -1.0, 1.0, 1.0]
+    with pytest.raises(ValueError, match="Max-Bisection.*1 negative"):
+        require_nonnegative(data, what="Max-Bisection")
+    require_nonnegative(as_graph_data([(0, 1, 2.0)]), what="x")
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_refused(bad):
+    G = nx.Graph()
+    G.add_edge(0, 1, weight=bad)
+    Gi = ig.Graph(n=2, edges=[(0, 1)])
+    Gi.es["weight"] = [bad]
+    A = np.array([[0, bad], [bad, 0]])
+    for source in (G, Gi, A, [(0, 1, bad)], sp.csr_array(A)):
+        with pytest.raises(ValueError, match="non-finite"):
+            as_graph_data(source)
+
+
+def test_isolated_nodes_kept_and_empty_refused():
+    G = nx.Graph()
+    G.add_nodes_from(range(5))
+    G.add_edge(0, 1)
+    data = as_graph_data(G)
+    assert (data.n, data.m) == (5, 1)
+    assert as_graph_data(np.zeros((3, 3))).n == 3
+    for empty in (nx.Graph(), ig.Graph(), np.zeros((0, 0)), [], sp.csr_array((0, 0))):
+        with pytest.raises(ValueError, match="no nodes"):
+            as_graph_data(empty)
+
+
+def test_inputs_not_mutated():
+    A = np.array([[0, 1, 0], [1, 5, 2], [0, 2, 0]], dtype=float)
+    S = sp.csr_array(A)
+    A0, S0 = A.copy(), S.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GraphInputWarning)
+        as_graph_data(A)
+        as_graph_data(S)
+        M = nx.MultiGraph([(0, 1), (0, 1), (1, 1)])
+        as_graph_data(M)
+    assert np.array_equal(A, A0) and (S != S0).nnz == 0
+    assert M.number_of_edges() == 3
+
+
+def test_bad_inputs():
+    with pytest.raises(TypeError, match="read_graph"):
+        as_graph_data("graph.txt")
+    with pytest.raises(TypeError, match="cannot make a graph"):
+        as_graph_data(3.5)
+    with pytest.raises(ValueError, match="square.*from_edges"):
+        as_graph_data(np.array([[0, 1], [1, 2], [2, 3]]))
+    with pytest.raises(ValueError, match="not a \\(u, v\\)"):
+        as_graph_data([(0, 1, 2, 3)])
+    with pytest.raises(ValueError, match="non-numeric weight"):
+        as_graph_data([(0, 1, "heavy")])
+    with pytest.raises(ValueError, match="labels"):
+        from_matrix(np.eye(2), labels=["a"])
+    with pytest.raises(ValueError, match="unique"):
+        from_matrix(np.ones((2, 2)) - np.eye(2), labels=["a", "a"])
+    Gi = ig.Graph(n=2, edges=[(0, 1)])
+    Gi.vs["name"] = ["x", "x"]
+    with pytest.raises(ValueError, match="repeated"):
+        as_graph_data(Gi)
+
+
+def test_numpy_scalar_labels_become_python():
+    data = from_edges(np.array([[0, 1], [1, 2]]))
+    assert all(type(x) is int for x in data.labels)
+
+
+def test_graphdata_properties():
+    data = as_graph_data([("a", "b", 2.0), ("b", "c", -1.0), ("d", "d", 0.0)][:2] + [("d", "a", 1)])
+    assert data.index == {"a": 0, "b": 1, "c": 2, "d": 3}
+    assert np.allclose(data.degrees, [3.0, 1.0, -1.0, 1.0])
+    assert data.total_weight == 2.0
+    assert not data.is_unweighted
+    assert repr(data) == "GraphData(n=4, m=3, weights in [-1, 2])"
+    assert repr(as_graph_data(np.zeros((2, 2)))) == "GraphData(n=2, m=0)"
+    with pytest.raises(ValueError, match="labels"):
+        GraphData(weights=sp.csr_array((2, 2)), labels=(0,))

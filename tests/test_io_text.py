@@ -1,0 +1,166 @@
+"""Readers of the text formats (G-set, SNAP, DIMACS, METIS) on small files written here, their
+error paths, and the real benchmark files when DPGRAPH_DATA is set."""
+
+import gzip
+import warnings
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from dpgraph.graph import GraphInputWarning, as_graph_data
+from dpgraph.io import GraphFormatError, detect_format, read_graph, write_graph
+
+
+def _write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def _edge_set(data):
+    i, j, w = data.edges()
+    lab = data.labels
+    return {(frozenset((lab[a], lab[b])), float(c)) for a, b, c in zip(i, j, w)}
+
+
+# ----------------------------------------------------------------------------- G-set
+
+
+def test_gset_small_by_hand(tmp_path):
+    p = _write(tmp_path, "g.txt", "4 3\n1 2 1\n2 3 -1\n1 4 2.5\n")
+    assert detect_format(p) == "gset"
+    g = read_graph(p)
+    assert (g.n, g.m) == (4, 3)
+    assert g.labels == (1, 2, 3, 4)
+    assert _edge_set(g) == {(frozenset({1, 2}), 1.0), (frozenset({2, 3}), -1.0),
+                            (frozenset({1, 4}), 2.5)}
+
+
+def test_gset_n_only_header_keeps_isolated_nodes(tmp_path):
+    p = _write(tmp_path, "g.txt", "6\n1 2 1\n5 3 1\n")
+    g = read_graph(p, format="gset")
+    assert (g.n, g.m) == (6, 2)
+    assert np.count_nonzero(np.diff(g.weights.indptr) == 0) == 2  # nodes 4 and 6
+
+
+def test_gset_gzip_and_no_extension(tmp_path):
+    p = tmp_path / "G1"
+    with gzip.open(p, "wt") as f:
+        f.write("3 2\n1 2 1\n2 3 1\n")
+    assert detect_format(p) == "gset"
+    assert read_graph(p).m == 2
+
+
+@pytest.mark.parametrize("text, line, fragment", [
+    ("4 3\n1 2 1\n2 3 1\n", 1, "truncated"),            # fewer edge lines than announced
+    ("4 1\n1 2 1\n2 3 1\n", 1, "announces 1"),          # more
+    ("4 2\n1 2 1\n2 3\n", 3, "2 field(s)"),             # last line cut short
+    ("4 2\n1 2 1\n2 x 1\n", 3, "non-numeric"),
+    ("4 2\n1 2 1\n2 3 abc\n", 3, "non-numeric"),
+    ("4 2\n1 2 1\n0 3 1\n", 3, "out of range"),
+    ("4 2\n1 2 1\n\n# c\n2 5 1\n", 5, "out of range"),
+    ("4 2 7\n1 2 1\n", 1, "header"),
+    ("x 2\n1 2 1\n", 1, "non-numeric"),
+])
+def test_gset_bad_input_names_file_and_line(tmp_path, text, line, fragment):
+    p = _write(tmp_path, "bad.txt", text)
+    with pytest.raises(GraphFormatError) as info:
+        read_graph(p, format="gset")
+    err = info.value
+    assert err.line == line
+    assert err.path == str(p)
+    assert str(p) in str(err) and f"line {line}" in str(err) and "expected" in str(err)
+    assert fragment in str(err)
+
+
+def test_gset_empty_file(tmp_path):
+    p = _write(tmp_path, "empty.txt", "")
+    with pytest.raises(GraphFormatError, match="empty"):
+        read_graph(p, format="gset")
+    with pytest.raises(GraphFormatError, match="empty"):
+        read_graph(p)
+
+
+def test_gset_write_read_round_trip(tmp_path):
+    G = nx.gnm_random_graph(30, 60, seed=3)
+    for k, (u, v) in enumerate(G.edges):
+        G[u][v]["weight"] = (-1) ** k * (k % 5 + 1)
+    data = as_graph_data(G)
+    write_graph(data, tmp_path / "g.gset")
+    back = read_graph(tmp_path / "g.gset")
+    assert (back.weights != data.weights).nnz == 0
+
+
+# ----------------------------------------------------------------------------- SNAP
+
+
+def test_snap_both_directions_merged_int_labels(tmp_path):
+    p = _write(tmp_path, "e.txt", "# Undirected graph\n# Nodes: 4\n10\t20\n20\t10\n20 30\n# x\n40 10\n")
+    g = read_graph(p)
+    assert detect_format(p) == "snap"
+    assert g.labels == (10, 20, 30, 40) and all(type(x) is int for x in g.labels)
+    assert _edge_set(g) == {(frozenset({10, 20}), 1.0), (frozenset({20, 30}), 1.0),
+                            (frozenset({10, 40}), 1.0)}
+
+
+def test_snap_string_labels_and_weights(tmp_path):
+    p = _write(tmp_path, "e.edges", "a b 2\nb c 0.5\nc a 1\nb a 3\n")
+    g = read_graph(p, format="snap")
+    assert g.labels == ("a", "b", "c")
+    assert _edge_set(g) == {(frozenset("ab"), 3.0), (frozenset("bc"), 0.5), (frozenset("ac"), 1.0)}
+
+
+def test_snap_directed_declared_needs_symmetrize(tmp_path):
+    p = _write(tmp_path, "d.txt", "# Directed graph (each unordered pair of nodes is saved once)\n"
+                                   "1 2\n2 3\n")
+    with pytest.raises(GraphFormatError) as info:
+        read_graph(p)
+    assert info.value.line == 1 and "symmetrize" in str(info.value)
+    g = read_graph(p, symmetrize="max")
+    assert g.m == 2
+
+
+def test_snap_bad_lines(tmp_path):
+    p = _write(tmp_path, "b.txt", "1 2 1\n2 3 1\n3 4\n")
+    with pytest.raises(GraphFormatError) as info:
+        read_graph(p, format="snap")
+    assert info.value.line == 3
+    p = _write(tmp_path, "b2.txt", "1 2 1\n2 3 z\n")
+    with pytest.raises(GraphFormatError) as info:
+        read_graph(p, format="snap")
+    assert info.value.line == 2 and info.value.text == "z"
+
+
+def test_snap_write_read_round_trip_keeps_labels(tmp_path):
+    G = nx.Graph()
+    G.add_weighted_edges_from([("x", "y", 2.0), ("y", "z", 1.5), ("z", "w", 1.0)])
+    write_graph(G, tmp_path / "g.snap")
+    back = read_graph(tmp_path / "g.snap")
+    assert _edge_set(back) == _edge_set(as_graph_data(G))
+
+
+def test_unknown_extension_needs_format(tmp_path):
+    p = _write(tmp_path, "g.xyz", "3 2\n1 2 1\n2 3 1\n")
+    with pytest.raises(GraphFormatError, match="unknown file extension") as info:
+        read_graph(p)
+    assert str(p) in str(info.value)
+    assert read_graph(p, format="gset").m == 2
+
+
+# ----------------------------------------------------------------------------- real files
+
+
+@pytest.mark.parametrize("rel, n, m", [
+    ("gset/G3.txt", 800, 19176),
+    ("gset/G81.txt", 20000, 40000),
+    ("social/facebook.txt", 4039, 88234),
+    ("social/chameleon.txt", 2277, 31371),
+])
+def test_real_files(data_dir, rel, n, m):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GraphInputWarning)  # chameleon's 50 self-loops
+        g = read_graph(data_dir / rel)
+    assert (g.n, g.m) == (n, m)
+    if rel.endswith("G81.txt"):
+        assert set(np.unique(g.weights.data)) == {-1.0, 1.0}
