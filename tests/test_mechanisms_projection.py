@@ -111,15 +111,16 @@ CASES = {
 }
 
 
+@pytest.mark.parametrize("accelerate", [False, True])
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("n", [8, 20])
-def test_dykstra_matches_cvxpy(case, n):
+def test_dykstra_matches_cvxpy(case, n, accelerate):
     rng = np.random.default_rng(n)
     B = np.abs(rng.standard_normal((n, 2)))
     C = B @ B.T / n  # non-negative and PSD, so every intersection below is non-empty
     Z = C + _sym(rng, n, 1.0)
     ours, theirs = CASES[case]
-    res = dykstra(Z, ours(C), tol=1e-10, max_iter=20000)
+    res = dykstra(Z, ours(C), tol=1e-10, max_iter=20000, accelerate=accelerate)
     assert res.converged
     ref = _cvx_project(Z, lambda X: theirs(X, C))
     assert np.abs(res.point - ref).max() < 1e-5
@@ -128,7 +129,8 @@ def test_dykstra_matches_cvxpy(case, n):
 @pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
 def test_dykstra_matches_cvxpy_n50(case):
-    test_dykstra_matches_cvxpy(case, 50)
+    test_dykstra_matches_cvxpy(case, 50, False)
+    test_dykstra_matches_cvxpy(case, 50, True)
 
 
 def test_dykstra_fixes_points_of_the_set():
@@ -160,7 +162,7 @@ def test_averaged_projections_feasible_not_projection(method):
 
 def test_spectral_ball_partial_equals_eigh_and_keeps_input():
     rng = np.random.default_rng(4)
-    n = 700
+    n = 400
     U, s = _low_rank_center(rng, n, 4)
     X = (U * (s * 30)) @ U.T + _sym(rng, n, 1.0)
     X0 = X.copy()

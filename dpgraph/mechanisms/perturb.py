@@ -66,7 +66,7 @@ def perturb_and_project(value, convex_set, *, sensitivity: float, epsilon: float
                         ledger: PrivacyLedger | None = None, rng=None,
                         name: str = "perturb-and-project", symmetric: bool | None = None,
                         projection: str = "dykstra", tol: float = 1e-7, max_iter: int = 2000,
-                        note: str = "") -> PerturbAndProjectResult:
+                        accelerate: bool = True, note: str = "") -> PerturbAndProjectResult:
     r"""Perturb-and-Project (Alg. 1): Gaussian noise on the input, then the Euclidean projection
     onto a convex set containing every possible input.
 
@@ -98,6 +98,8 @@ def perturb_and_project(value, convex_set, *, sensitivity: float, epsilon: float
     rng : None, int or numpy.random.Generator
     projection : {"dykstra", "average", "alternating"}
         ``"dykstra"``: the exact projection (Alg. 1); the others: Alg. 2 (a point of ``K``).
+    tol, max_iter, accelerate
+        Passed to :func:`dykstra` (``accelerate`` applies to two sets: dual FISTA, same limit).
 
     Returns
     -------
@@ -143,7 +145,7 @@ def perturb_and_project(value, convex_set, *, sensitivity: float, epsilon: float
                                           note=note)
         noisy = np.asarray(noisy, dtype=np.float64)
     if projection == "dykstra":
-        proj = dykstra(noisy, sets, tol=tol, max_iter=max_iter)
+        proj = dykstra(noisy, sets, tol=tol, max_iter=max_iter, accelerate=accelerate)
     else:
         proj = averaged_projections(noisy, sets, tol=tol, max_iter=max_iter, method=projection)
     return PerturbAndProjectResult(proj.point, noisy, float(sigma), ledger, proj, bool(symmetric))

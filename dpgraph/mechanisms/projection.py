@@ -86,7 +86,7 @@ def _check_common(point, tol, max_iter):
     return x
 
 
-def dykstra(point, sets, *, tol: float = 1e-7, max_iter: int = 2000,
+def dykstra(point, sets, *, tol: float = 1e-7, max_iter: int = 2000, accelerate: bool = False,
             callback=None) -> ProjectionResult:
     r"""Euclidean projection of ``point`` onto the intersection of ``sets`` (Dykstra's algorithm).
 
@@ -105,6 +105,16 @@ def dykstra(point, sets, *, tol: float = 1e-7, max_iter: int = 2000,
 
     Memory: the iterate, one buffer and one increment per set (each the size of ``point``);
     projections write in place where the set supports it.
+
+    ``accelerate=True`` (two sets ``A, B`` only): the same projection by accelerated proximal
+    gradient on the dual. With ``f(X) = ||X - z||^2/2 + 1_A(X)``, the dual
+    ``min_Y f*(-Y) + sigma_B(Y)`` has a 1-Lipschitz gradient (``-P_A(z - Y)``) and the prox of the
+    support function ``sigma_B`` is ``W - P_B(W)`` (Moreau); FISTA with adaptive restart
+    (Beck & Teboulle 2009; O'Donoghue & Candes 2015) then gives the dual an ``O(1/k^2)`` rate,
+    where cyclic Dykstra (unaccelerated dual block-coordinate ascent) has ``O(1/k)``. The primal
+    point is ``X = P_A(z - Y)``, always in ``A``; the residual ``||Y_{k+1} - V_k|| / max(1, ||z||)``
+    equals ``||X - P_B(V_k + X)||``, an upper bound on ``dist(X, B)`` that vanishes exactly at
+    the projection. Memory: five arrays the size of ``point``.
 
     Parameters
     ----------
@@ -133,6 +143,8 @@ def dykstra(point, sets, *, tol: float = 1e-7, max_iter: int = 2000,
     if len(sets) == 1:
         sets[0].project(x, out=x)
         return ProjectionResult(x, 1, True, 0.0, "dykstra", [0.0])
+    if accelerate and len(sets) == 2:
+        return _dual_fista(x, sets[0], sets[1], tol, max_iter, callback, scale)
     m = len(sets)
     incs: list = [None] * m
     buf = np.empty_like(x)
@@ -163,6 +175,53 @@ def dykstra(point, sets, *, tol: float = 1e-7, max_iter: int = 2000,
             converged = True
             break
     return ProjectionResult(x, it, converged, history[-1], "dykstra", history)
+
+
+def _inner(a: np.ndarray, b: np.ndarray) -> float:
+    if a.ndim < 2 or a.shape[0] <= _CHUNK:
+        return float(np.vdot(a, b))
+    return float(sum(np.vdot(a[i:i + _CHUNK], b[i:i + _CHUNK]) for i in range(0, a.shape[0], _CHUNK)))
+
+
+def _dual_fista(x, A, B, tol, max_iter, callback, scale) -> ProjectionResult:
+    """Projection onto A cap B by accelerated proximal gradient on the dual (see dykstra)."""
+    Z = x
+    Y = np.zeros_like(Z)
+    V = np.zeros_like(Z)
+    buf = np.empty_like(Z)
+    buf2 = np.empty_like(Z)
+    t = 1.0
+    history = []
+    converged = False
+    it = 0
+    for it in range(1, int(max_iter) + 1):
+        np.subtract(Z, V, out=buf)
+        A.project(buf, out=buf)          # X = P_A(Z - V)
+        buf += V                         # W = V + X
+        B.project(buf, out=buf2)         # P_B(W)
+        buf -= buf2                      # Y+ = W - P_B(W)  (prox of the support function of B)
+        res = _diff_norm(buf, V) / scale  # = ||X - P_B(W)||, bounds dist(X, B)
+        history.append(res)
+        if callback is not None:
+            callback(it, buf2, res)
+        if res <= tol and it > 1:
+            converged = True
+            Y = buf
+            break
+        t_next = 0.5 * (1 + math.sqrt(1 + 4 * t * t))
+        # adaptive restart (O'Donoghue & Candes 2015): drop momentum when it points uphill
+        if _inner(V - buf, buf - Y) > 0:
+            t, t_next = 1.0, 1.0
+        beta = (t - 1) / t_next
+        np.subtract(buf, Y, out=V)
+        V *= beta
+        V += buf
+        Y, buf = buf, Y
+        t = t_next
+    del V, buf2
+    np.subtract(Z, Y, out=Z)
+    A.project(Z, out=Z)
+    return ProjectionResult(Z, it, converged, history[-1], "dykstra-dual-fista", history)
 
 
 def averaged_projections(point, sets, *, tol: float = 1e-7, max_iter: int = 5000,

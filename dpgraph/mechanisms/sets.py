@@ -530,7 +530,8 @@ class Intersection(ConvexSet):
     ``last_result`` keeps the :class:`~dpgraph.mechanisms.ProjectionResult` of the latest call.
     """
 
-    def __init__(self, sets, *, tol: float = 1e-7, max_iter: int = 2000):
+    def __init__(self, sets, *, tol: float = 1e-7, max_iter: int = 2000, accelerate: bool = True):
+        self.accelerate = bool(accelerate)
         self.sets = []
         for s in sets:
             if isinstance(s, Intersection):
@@ -548,7 +549,8 @@ class Intersection(ConvexSet):
     def project(self, X, out=None):
         from .projection import dykstra
 
-        res = dykstra(X, self.sets, tol=self.tol, max_iter=self.max_iter)
+        res = dykstra(X, self.sets, tol=self.tol, max_iter=self.max_iter,
+                      accelerate=self.accelerate)
         self.last_result = res
         return _finish(res.point, out)
 
