@@ -59,3 +59,25 @@ def test_symmetric_noise_blocks_are_consistent():
     off = D[np.triu_indices(700, 1)]
     # 244,650 draws: the sample sd is within 1% of 1.5 with overwhelming probability
     assert abs(off.std() - 1.5) < 0.015
+
+
+def test_symmetric_noise_sensitivity_formula():
+    """The vector the symmetric noise protects is (M_ij)_{i<j} ++ (M_ii / c); its change under a
+    symmetric E must equal ||E||_F / sqrt(2) at c = sqrt(2) (and exceed it at c = 1/sqrt(2))."""
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        E = rng.standard_normal((9, 9))
+        E = E + E.T
+        iu = np.triu_indices(9, 1)
+        for c, expect_equal in [(math.sqrt(2), True), (1 / math.sqrt(2), False)]:
+            vec = np.concatenate([E[iu], np.diag(E) / c])
+            target = np.linalg.norm(E) / math.sqrt(2)
+            if expect_equal:
+                assert np.linalg.norm(vec) == pytest.approx(target, rel=1e-12)
+            else:
+                assert np.linalg.norm(vec) > target
+    # and the generated diagonal really has standard deviation c * sigma
+    G = SymmetricGaussianNoise(400, 1.0, rng=1, block_size=100, diagonal_scale=math.sqrt(2)).to_dense()
+    d = np.diag(G)
+    # 400 draws of N(0, 2): sample variance within 5 standard errors (sd of s^2 ~ 2*sqrt(2/400))
+    assert abs(d.var() - 2.0) < 5 * 2 * math.sqrt(2 / 400)

@@ -215,7 +215,9 @@ class SymmetricGaussianNoise(GaussianMatrixNoise):
     and ``G_ii ~ N(0, (diagonal_scale * sigma)^2)``. This is the Gaussian mechanism applied to
     the vector of upper-triangular entries of a symmetric matrix: its L2 sensitivity is
     ``sqrt(sum_{i<j} E_ij^2 + diagonal_scale^-2 sum_i E_ii^2)`` for a symmetric change ``E``
-    (at ``diagonal_scale = 1/sqrt(2)`` this is exactly ``||E||_F / sqrt(2)``).
+    (at ``diagonal_scale = sqrt(2)`` this is exactly ``||E||_F / sqrt(2)``: the diagonal then
+    carries variance ``2 sigma^2``; with ``diagonal_scale = 1/sqrt(2)`` the sensitivity is
+    ``sqrt(sum_{i<j} E_ij^2 + 2 sum_i E_ii^2)``, up to ``||E||_F``, not ``||E||_F / sqrt(2)``).
     Block ``(bi, bj)`` with ``bi > bj`` is the transpose of block ``(bj, bi)``.
     """
 
