@@ -115,6 +115,15 @@ COMMANDS = [
     ("info", _add_info_parser, _cmd_info),
 ]
 
+from . import cli_private as _private  # noqa: E402  (the private subcommands; imports nothing heavy)
+
+COMMANDS += [
+    ("maxcut", _private._add_maxcut_parser, _private._cmd_maxcut),
+    ("bisection", _private._add_bisection_parser, _private._cmd_bisection),
+    ("synth", _private._add_synth_parser, _private._cmd_synth),
+    ("bench", _private._add_bench_parser, _private._cmd_bench),
+]
+
 
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
