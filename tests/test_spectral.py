@@ -222,8 +222,15 @@ def test_utility_strong_spike_symmetric_and_core():
     res = private_low_rank(M, 2, epsilon=1.0, delta=1e-6, adjacency=ADJ, rng=1)
     assert not res.halted
     assert subspace_distance(U, res.basis) < 0.25
-    truth = M @ U
-    assert np.linalg.norm(res.to_dense() - U @ (U.T @ truth) @ U.T, 2) < 0.1 * 600
+    # the core is B^T M B plus symmetric noise of the recorded scale (diagonal sd sqrt2 sigma)
+    B = res.basis
+    dev = res.core - B.T @ M @ B
+    assert np.allclose(dev, dev.T)
+    assert np.max(np.abs(dev)) < 6 * math.sqrt(2) * res.diagnostics.core_sigma
+    assert np.allclose(res.to_dense(), B @ res.core @ B.T)
+    # rank-2 estimate vs the spike: error <= 2 * 600 * dist + noise
+    err = np.linalg.norm(res.to_dense() - 600 * U @ U.T, 2)
+    assert err < 2 * 600 * subspace_distance(U, B) + 10 * res.diagnostics.core_sigma + 3
 
 
 def test_acceptance_spiked_wishart_rectangular():
