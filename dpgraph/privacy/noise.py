@@ -251,3 +251,33 @@ def symmetric_gaussian_noise(n: int, *, sensitivity: float, epsilon: float, delt
     sigma = _charge_gaussian(ledger, name, sensitivity, epsilon, delta, note)
     return SymmetricGaussianNoise(n, sigma, rng=rng, block_size=block_size,
                                   diagonal_scale=diagonal_scale)
+
+
+# --- appended by the spectral (private PCA) component -------------------------------------------
+def laplace_mechanism(value, *, sensitivity: float, epsilon: float, ledger: PrivacyLedger,
+                      name: str, rng=None, note: str = ""):
+    """Release ``value + Laplace(b)`` entrywise with ``b = sensitivity / epsilon`` (pure epsilon-DP).
+
+    ``sensitivity`` is the L1 sensitivity of ``value`` (Dwork & Roth, Thm 3.6). Used by the
+    propose-test-release steps of private PCA (``dpgraph.spectral``): a one-sided Laplace tail
+    ``P[Lap(b) > t] = exp(-t/b)/2`` gives a test margin ``b ln(1/(2 delta))``, smaller than the
+    Gaussian's ``sigma Phi^-1(1-delta)`` at the same epsilon. Returns ``(noisy_value, b)``.
+
+    Examples
+    --------
+    >>> from dpgraph.privacy import PrivacyLedger
+    >>> led = PrivacyLedger(epsilon=1, delta=0)
+    >>> noisy, b = laplace_mechanism(3.0, sensitivity=2.0, epsilon=0.5, ledger=led, name="x", rng=0)
+    >>> b
+    4.0
+    """
+    if not isinstance(ledger, PrivacyLedger):
+        raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
+    epsilon = check_epsilon(epsilon, name=f"{name}: epsilon")
+    sensitivity = check_sensitivity(sensitivity, name=f"{name}: sensitivity")
+    scale = sensitivity / epsilon
+    ledger.charge(name, mechanism="laplace", epsilon=epsilon, delta=0.0, sensitivity=sensitivity,
+                  sensitivity_norm="l1", noise_scale=scale, note=note)
+    arr = np.asarray(value, dtype=np.float64)
+    noisy = arr + make_rng(rng).laplace(0.0, scale, size=arr.shape)
+    return (float(noisy) if noisy.ndim == 0 else noisy), scale

@@ -1,0 +1,173 @@
+"""Linear algebra for private PCA: top-r singular structure of the input, and the top-r
+eigenvectors of ``P + G`` (projector plus block-generated symmetric noise) without forming G."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+# Below this size dense LAPACK is both exact and fast; above it we use ARPACK / block Krylov.
+DENSE_MAX_N = 2000
+
+
+@dataclass
+class TopSubspace:
+    U: np.ndarray          # n x r left singular vectors (symmetric: eigenvectors)
+    V: np.ndarray | None   # m x r right singular vectors (rectangular only)
+    sigma: np.ndarray      # the r + 1 largest singular values, descending
+
+
+def check_matrix(M, *, symmetrize: bool = False):
+    """Validate ``M``; return ``(M, kind)`` with kind ``"symmetric"`` or ``"rectangular"``."""
+    if sp.issparse(M):
+        M = sp.csr_matrix(M, dtype=np.float64)
+        data = M.data
+    else:
+        M = np.asarray(M, dtype=np.float64)
+        data = M
+    if M.ndim != 2:
+        raise ValueError(f"M must be a 2-d matrix, got shape {M.shape}")
+    if M.shape[0] < 2 or M.shape[1] < 2:
+        raise ValueError(f"M must be at least 2 x 2, got shape {M.shape}")
+    if not np.all(np.isfinite(data)):
+        raise ValueError("M contains NaN or infinite entries")
+    n, m = M.shape
+    if n != m:
+        return M, "rectangular"
+    if sp.issparse(M):
+        diff = abs(M - M.T)
+        asym = float(diff.max()) if diff.nnz else 0.0
+        scale = float(abs(M).max()) if M.nnz else 0.0
+    else:
+        asym = float(np.max(np.abs(M - M.T)))
+        scale = float(np.max(np.abs(M)))
+    if asym <= 1e-12 * max(scale, 1e-300):
+        return M, "symmetric"
+    if symmetrize:
+        return M, "rectangular"
+    raise ValueError(
+        f"M is square but not symmetric (max |M - M^T| = {asym:.3g}); pass symmetrize=True to "
+        f"estimate its left singular subspace, or symmetrize it yourself if it should be symmetric")
+
+
+def top_subspace(M, r: int, kind: str) -> TopSubspace:
+    """Top-r singular subspace(s) and the r + 1 largest singular values of ``M``.
+
+    Symmetric ``M``: singular values are ``|lambda|``; ``U`` spans the eigenvectors of the r
+    eigenvalues of largest magnitude. Sparse inputs stay sparse (ARPACK uses only products).
+    """
+    n, m = M.shape
+    k = r + 1
+    if kind == "symmetric":
+        if n <= DENSE_MAX_N:
+            A = M.toarray() if sp.issparse(M) else M
+            lam, W = np.linalg.eigh(A)
+        else:
+            lam, W = spla.eigsh(M, k=k, which="LM", tol=0)
+        order = np.argsort(-np.abs(lam))
+        lam, W = lam[order], W[:, order]
+        return TopSubspace(W[:, :r].copy(), None, np.abs(lam[:k]).copy())
+    p = min(n, m)
+    if p <= DENSE_MAX_N or k >= p:
+        A = M.toarray() if sp.issparse(M) else M
+        Uf, s, Vt = np.linalg.svd(A, full_matrices=False)
+    else:
+        Uf, s, Vt = spla.svds(M, k=k, tol=0)
+        order = np.argsort(-s)
+        Uf, s, Vt = Uf[:, order], s[order], Vt[order]
+    sig = np.zeros(k)
+    sig[:min(k, s.size)] = s[:k]
+    return TopSubspace(Uf[:, :r].copy(), Vt[:r].T.copy(), sig)
+
+
+def symmetric_noise_matmul(G, X: np.ndarray) -> np.ndarray:
+    """``G @ X`` for a :class:`~dpgraph.privacy.SymmetricGaussianNoise`, generating each block of
+    the upper triangle once and using it for both ``(bi, bj)`` and its transpose (half the
+    random-number work of ``G.matmul``)."""
+    X = np.asarray(X, dtype=np.float64)
+    bs = G.block_size
+    nb = G.n_blocks[0]
+    out = np.zeros_like(X)
+    for bi in range(nb):
+        si = slice(bi * bs, (bi + 1) * bs)
+        for bj in range(bi, nb):
+            sj = slice(bj * bs, (bj + 1) * bs)
+            B = G.block(bi, bj)
+            out[si] += B @ X[sj]
+            if bj != bi:
+                out[sj] += B.T @ X[si]
+    return out
+
+
+@dataclass
+class EigInfo:
+    method: str
+    products: int       # number of block products with G (each regenerates G once)
+    residual: float     # max residual norm ||A x - theta x|| of the returned Ritz vectors
+    eigenvalues: np.ndarray
+
+
+def top_eigvecs_projector_plus_noise(U: np.ndarray, G, r: int, rng: np.random.Generator, *,
+                                     tol: float = 1e-7, max_products: int = 60,
+                                     oversample: int = 8,
+                                     dense_max_n: int = DENSE_MAX_N) -> tuple[np.ndarray, EigInfo]:
+    """Top-r eigenvectors (largest algebraic eigenvalues) of ``A = U U^T + G``.
+
+    Small ``n``: dense ``eigh``. Large ``n``: block Krylov (block Lanczos with full
+    reorthogonalisation and Rayleigh-Ritz) on the operator ``X -> U (U^T X) + G X``, started from a
+    data-independent Gaussian block, stopping when every returned Ritz pair has residual
+    ``<= tol``. The result is a function of ``A`` and public randomness only, so it is
+    post-processing of the private release ``A``.
+    """
+    n = U.shape[0]
+    if n <= dense_max_n:
+        A = G.to_dense()
+        A += U @ U.T
+        theta, W = np.linalg.eigh(A)
+        idx = np.argsort(-theta)[:r]
+        X = W[:, idx]
+        res = float(np.max(np.linalg.norm(A @ X - X * theta[idx], axis=0)))
+        return X, EigInfo("dense-eigh", 1, res, theta[idx])
+
+    def op(X):
+        return U @ (U.T @ X) + symmetric_noise_matmul(G, X)
+
+    b = r + oversample
+    Q, _ = np.linalg.qr(rng.standard_normal((n, b)))
+    Qs, AQs = [Q], []
+    products = 0
+    best = None
+    while True:
+        Y = op(Qs[-1])
+        products += 1
+        AQs.append(Y)
+        Qall = np.hstack(Qs)
+        AQall = np.hstack(AQs)
+        T = Qall.T @ AQall
+        T = (T + T.T) / 2
+        theta, S = np.linalg.eigh(T)
+        idx = np.argsort(-theta)[:r]
+        X = Qall @ S[:, idx]
+        R = AQall @ S[:, idx] - X * theta[idx]
+        res = float(np.max(np.linalg.norm(R, axis=0)))
+        best = (X, theta[idx], res)
+        if res <= tol or products >= max_products or Qall.shape[1] + b > n:
+            break
+        W = Y - Qall @ (Qall.T @ Y)
+        W -= Qall @ (Qall.T @ W)
+        Qn, _ = sla.qr(W, mode="economic")
+        Qs.append(Qn)
+    X, th, res = best
+    X, _ = np.linalg.qr(X)
+    return X, EigInfo("block-krylov", products, res, th)
+
+
+def random_subspace(n: int, r: int, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random (Haar) r-dimensional subspace of R^n, as an orthonormal basis."""
+    Z = rng.standard_normal((n, r))
+    Q, R = np.linalg.qr(Z)
+    return Q * np.sign(np.diag(R))

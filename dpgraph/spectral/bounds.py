@@ -1,0 +1,169 @@
+"""Adjacency notions and the sensitivity bounds of private PCA, each with its constant.
+
+Every function here is a closed-form bound derived in ``docs/privacy.md``, section 3 (the
+numbers 3.x below refer to its subsections), and checked on adjacent inputs by
+``tests/test_spectral_bounds.py``.
+
+Notation: ``M`` and ``M' = M + E`` adjacent; ``sigma_1 >= sigma_2 >= ...`` singular values;
+``g = sigma_r - sigma_{r+1}`` the rank-r gap; ``U`` (``n x r``) and ``V`` (``m x r``) the top-r
+left and right singular vectors of ``M`` (for symmetric ``M``: eigenvectors of the r eigenvalues
+of largest absolute value); ``t`` the *row scale* of the top-r subspace,
+
+* symmetric ``M``:   ``t = max_i ||U_i||``                         (``mu_r = n t^2 / r``),
+* rectangular ``M``: ``t = sqrt(max_i ||U_i||^2 + max_j ||V_j||^2)``.
+
+An adjacency notion is summarised by two constants (3.1):
+
+* ``eta``  with ``||E|| <= eta``                                      (spectral norm),
+* ``c_E``  with ``||E U||_F <= c_E t`` (symmetric), or
+  ``sqrt(||E V||_F^2 + ||E^T U||_F^2) <= c_E t`` (rectangular), for every orthonormal U, V.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "EntryAdjacency",
+    "AdjacencyConstants",
+    "adjacency_constants",
+    "gap_sensitivity",
+    "log_row_scale_sensitivity",
+    "sin_theta_bound",
+    "projector_sensitivity",
+    "core_sensitivity",
+]
+
+SQRT2 = math.sqrt(2.0)
+
+
+@dataclass(frozen=True)
+class EntryAdjacency:
+    """Adjacent inputs differ in one entry (or one symmetric pair of entries) by at most ``max_abs``.
+
+    * ``symmetric=True`` (symmetric ``M``): ``E = w (e_i e_j^T + e_j e_i^T)`` for one pair
+      ``i != j``, or ``E = w e_i e_i^T``, with ``|w| <= max_abs``. This is edge-level adjacency
+      for a weighted graph, and for the normalized adjacency ``D~^-1/2 A D~^-1/2`` with a public
+      ``D~`` (``w = 1/sqrt(d~_i d~_j) <= 1 / min_i d~_i``).
+    * ``symmetric=False`` (rectangular ``M``): ``E = w e_i e_j^T`` with ``|w| <= max_abs``.
+    """
+
+    max_abs: float
+    symmetric: bool = True
+
+    def __post_init__(self):
+        try:
+            w = float(self.max_abs)
+        except (TypeError, ValueError):
+            raise ValueError(f"EntryAdjacency.max_abs must be a number, got {self.max_abs!r}") from None
+        if not math.isfinite(w) or w <= 0:
+            raise ValueError(f"EntryAdjacency.max_abs must be a finite number > 0, got {self.max_abs!r}")
+        object.__setattr__(self, "max_abs", w)
+        object.__setattr__(self, "symmetric", bool(self.symmetric))
+
+
+@dataclass(frozen=True)
+class AdjacencyConstants:
+    """``eta`` bounds ``||E||``; ``c_E`` bounds the residual of Wedin's theorem per unit row scale."""
+
+    eta: float
+    c_E: float
+    description: str
+
+
+def adjacency_constants(adjacency, *, symmetric: bool) -> AdjacencyConstants:
+    """The constants ``(eta, c_E)`` of an adjacency notion (docs/privacy.md 3.1).
+
+    ``adjacency`` is an :class:`EntryAdjacency` or a float ``Delta > 0`` meaning general
+    Delta-adjacency (Def. 4.2 with the *entrywise* l1 norm ``||X||_1 = sum_ab |X_ab|``):
+    ``||E E^T||_1 <= Delta^2`` (and, for rectangular ``M``, also ``||E^T E||_1 <= Delta^2``).
+
+    ============================  =======  ==============
+    adjacency                     eta      c_E
+    ============================  =======  ==============
+    EntryAdjacency(w, sym=True)   w        sqrt(2) w
+    EntryAdjacency(w, sym=False)  w        w
+    Delta (symmetric or not)      Delta    Delta
+    ============================  =======  ==============
+    """
+    if isinstance(adjacency, EntryAdjacency):
+        w = adjacency.max_abs
+        if adjacency.symmetric != symmetric:
+            kind = "symmetric" if symmetric else "rectangular (or non-symmetric)"
+            raise ValueError(
+                f"adjacency=EntryAdjacency(symmetric={adjacency.symmetric}) does not fit a {kind} "
+                f"M: use EntryAdjacency(max_abs, symmetric={symmetric})")
+        if symmetric:
+            return AdjacencyConstants(w, SQRT2 * w, f"one symmetric entry pair, |w| <= {w:g}")
+        return AdjacencyConstants(w, w, f"one entry, |w| <= {w:g}")
+    if isinstance(adjacency, (bool, np.bool_)):
+        raise ValueError(f"adjacency must be a float Delta > 0 or an EntryAdjacency, got {adjacency!r}")
+    try:
+        d = float(adjacency)
+    except (TypeError, ValueError):
+        raise ValueError(f"adjacency must be a float Delta > 0 or an EntryAdjacency, got "
+                         f"{adjacency!r}") from None
+    if not math.isfinite(d) or d <= 0:
+        raise ValueError(f"adjacency must be a finite Delta > 0, got {adjacency!r}")
+    return AdjacencyConstants(d, d, f"Delta-adjacency, sqrt(||E E^T||_1) <= {d:g} (entrywise l1)")
+
+
+def gap_sensitivity(eta: float) -> float:
+    """Sensitivity of ``g = sigma_r - sigma_{r+1}``: ``2 eta`` (Weyl's inequality, 3.2)."""
+    return 2.0 * eta
+
+
+def _kappa(c_E: float, eta: float, gap_lower: float) -> float:
+    if gap_lower <= eta:
+        raise ValueError(f"the bounds need gap_lower > eta (got {gap_lower:g} <= {eta:g})")
+    return c_E / (gap_lower - eta)
+
+
+def sin_theta_bound(c_E: float, eta: float, gap: float, row_scale: float) -> float:
+    """``||sin Theta(U, U')||_F <= c_E t / (g - eta)`` for ``g > eta`` (Wedin / Davis-Kahan, 3.3).
+
+    For rectangular ``M`` the same number bounds ``sqrt(||sin Theta_U||_F^2 + ||sin Theta_V||_F^2)``.
+    """
+    return _kappa(c_E, eta, gap) * row_scale
+
+
+def projector_sensitivity(c_E: float, eta: float, gap_lower: float, row_scale_upper: float) -> float:
+    """Upper-triangle L2 sensitivity of the projector ``P = U U^T`` (3.4).
+
+    With the diagonal weighted by ``1/sqrt(2)`` (noise ``diagonal_scale = sqrt(2)``) the
+    sensitivity is ``||P' - P||_F / sqrt(2) = ||sin Theta||_F <= c_E t / (g - eta)``, valid for
+    every adjacent pair with ``g(M) >= gap_lower > eta`` and ``t(M) <= row_scale_upper``.
+    """
+    return sin_theta_bound(c_E, eta, gap_lower, row_scale_upper)
+
+
+def log_row_scale_sensitivity(c_E: float, eta: float, gap_lower: float) -> float:
+    """Sensitivity of ``log t`` on pairs with ``g(M) >= gap_lower``: ``-log(1 - kappa)`` (3.5).
+
+    ``kappa = c_E / (gap_lower - eta)`` must be < 1 (otherwise the bound is infinite).
+    Doubling it gives the sensitivity of ``log mu_r`` (Lemma 5.4, explicit constant).
+    """
+    k = _kappa(c_E, eta, gap_lower)
+    if k >= 1:
+        return math.inf
+    return -math.log1p(-k)
+
+
+def core_sensitivity(adjacency, basis: np.ndarray) -> float:
+    """Upper-triangle sensitivity of ``C = B^T M B`` for a public orthonormal ``B`` (3.6).
+
+    Diagonal weighted by ``1/sqrt(2)`` (noise ``diagonal_scale = sqrt(2)``), so this bounds
+    ``||B^T E B||_F / sqrt(2)``. With ``b_1 >= b_2`` the two largest row norms of ``B``:
+    entry adjacency ``w max(sqrt(2) b_1 b_2, b_1^2 / sqrt(2))``; Delta-adjacency ``Delta b_1 / sqrt(2)``.
+    """
+    B = np.asarray(basis, dtype=np.float64)
+    norms = np.sqrt(np.einsum("ij,ij->i", B, B))
+    top = np.sort(norms)[-2:] if norms.size >= 2 else np.array([0.0, norms[0]])
+    b1, b2 = float(top[-1]), float(top[-2])
+    if isinstance(adjacency, EntryAdjacency):
+        w = adjacency.max_abs
+        return w * max(SQRT2 * b1 * b2, b1 * b1 / SQRT2)
+    return float(adjacency) * b1 / SQRT2

@@ -1,0 +1,249 @@
+"""Private PCA estimators: input checks, halting, ledger accounting, eigensolver, utility."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from dpgraph.privacy import PrivacyBudgetError, PrivacyLedger, analytic_gaussian_sigma
+from dpgraph.privacy.noise import SymmetricGaussianNoise
+from dpgraph.spectral import (
+    BudgetSplit,
+    EntryAdjacency,
+    basic_coherence,
+    coherence,
+    private_low_rank,
+    private_subspace,
+    subspace_distance,
+)
+from dpgraph.spectral import _linalg
+
+ADJ = EntryAdjacency(1.0)
+
+
+def _spiked_sym(n, r, strength, rng):
+    Q, _ = np.linalg.qr(rng.standard_normal((n, r)))
+    W = rng.standard_normal((n, n)) / math.sqrt(n)
+    return Q, strength * Q @ Q.T + (W + W.T) / math.sqrt(2)
+
+
+# ---------------------------------------------------------------- helpers (Defs 1.1, 1.2, 1.4)
+def test_coherence_helpers_against_definitions():
+    rng = np.random.default_rng(0)
+    n, r = 30, 3
+    U, _ = np.linalg.qr(rng.standard_normal((n, r)))
+    assert coherence(U) == pytest.approx(n / r * max(np.sum(U ** 2, axis=1)))
+    assert 1 <= coherence(U) <= n / r
+    assert coherence(np.eye(n)[:, :r]) == pytest.approx(n / r)
+    # 1 1^T + I/n: low rank-1 coherence, maximal basic coherence is not required but >= mu_1
+    M = np.ones((n, n)) + np.eye(n) / n
+    assert coherence(np.ones(n) / math.sqrt(n)) == pytest.approx(1.0)
+    assert basic_coherence(M) >= 1.0
+    V, _ = np.linalg.qr(rng.standard_normal((n, r)))
+    d = subspace_distance(U, V)
+    cosines = np.linalg.svd(U.T @ V, compute_uv=False)
+    assert d == pytest.approx(math.sqrt(1 - min(cosines) ** 2), abs=1e-9)
+    with pytest.raises(ValueError, match="orthonormal"):
+        coherence(2 * U)
+
+
+# ---------------------------------------------------------------- bad input
+@pytest.mark.parametrize("fn", [private_subspace, private_low_rank])
+def test_bad_input_raises_clear_errors(fn):
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((10, 10))
+    S = A + A.T
+    kw = dict(epsilon=1.0, delta=1e-6, adjacency=ADJ)
+    with pytest.raises(ValueError, match="not symmetric"):
+        fn(A, 2, **kw)
+    for bad_rank, msg in [(0, ">= 1"), (-1, ">= 1"), (10, "< min"), (12, "< min"), (1.5, "integer")]:
+        with pytest.raises(ValueError, match=msg):
+            fn(S, bad_rank, **kw)
+    Snan = S.copy()
+    Snan[0, 1] = Snan[1, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        fn(Snan, 2, **kw)
+    for bad_adj in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="adjacency"):
+            fn(S, 2, epsilon=1.0, delta=1e-6, adjacency=bad_adj)
+    with pytest.raises(ValueError, match="max_abs"):
+        fn(S, 2, epsilon=1.0, delta=1e-6, adjacency=EntryAdjacency(0.0))
+    with pytest.raises(ValueError, match="epsilon"):
+        fn(S, 2, epsilon=0.0, delta=1e-6, adjacency=ADJ)
+    with pytest.raises(ValueError, match="delta"):
+        fn(S, 2, epsilon=1.0, delta=0.0, adjacency=ADJ)
+
+
+def test_rectangular_and_symmetrize_rules():
+    rng = np.random.default_rng(2)
+    R = rng.standard_normal((8, 12))
+    with pytest.raises(ValueError, match="symmetric"):
+        private_subspace(R, 2, epsilon=1, delta=1e-6, adjacency=EntryAdjacency(1.0))
+    res = private_subspace(R, 2, epsilon=1, delta=1e-6, adjacency=EntryAdjacency(1.0, symmetric=False),
+                           rng=0)
+    assert res.basis.shape == (8, 2)
+    A = rng.standard_normal((8, 8))
+    res = private_subspace(A, 2, epsilon=1, delta=1e-6, symmetrize=True,
+                           adjacency=EntryAdjacency(1.0, symmetric=False), rng=0)
+    assert res.diagnostics.kind == "rectangular"
+    with pytest.raises(ValueError, match="symmetric M"):
+        private_low_rank(R, 2, epsilon=1, delta=1e-6, adjacency=EntryAdjacency(1.0, symmetric=False))
+
+
+# ---------------------------------------------------------------- halting (Alg. 5.8 ⊥)
+def test_halting_releases_random_subspace_and_charges_full_budget():
+    rng = np.random.default_rng(3)
+    n, r = 40, 2
+    W = rng.standard_normal((n, n))
+    M = (W + W.T) / 2          # gap ~ 0.1, far below the ~100 test margin at epsilon = 1
+    eps, dlt = 1.0, 1e-6
+    res = private_low_rank(M, r, epsilon=eps, delta=dlt, adjacency=ADJ, rng=4)
+    assert res.halted and res.diagnostics.halted_at == "gap"
+    assert np.allclose(res.basis.T @ res.basis, np.eye(r))
+    assert res.ledger.spent == (pytest.approx(eps), pytest.approx(dlt))
+    mechs = [e.mechanism for e in res.ledger.entries]
+    assert mechs.count("reserved") == 2 and "gaussian" in mechs  # core still released
+    # the halted basis is Haar: E ||B^T e_1||^2 = r / n; 400 draws, sd of the mean <= 0.0072
+    vals = []
+    for seed in range(400):
+        b = private_subspace(M, r, epsilon=eps, delta=dlt, adjacency=ADJ, rng=seed).basis
+        vals.append(np.sum(b[0] ** 2))
+    assert abs(np.mean(vals) - r / n) < 5 * math.sqrt(2 * r * (n - r) / (n ** 2 * (n + 2)) / 400) + 1e-3
+
+
+def test_halting_is_independent_of_the_data():
+    """Two different halting inputs with the same seed give the same basis."""
+    rng = np.random.default_rng(5)
+    A = rng.standard_normal((30, 30))
+    B = rng.standard_normal((30, 30))
+    r1 = private_subspace(A + A.T, 2, epsilon=1, delta=1e-6, adjacency=ADJ, rng=9)
+    r2 = private_subspace(B + B.T, 2, epsilon=1, delta=1e-6, adjacency=ADJ, rng=9)
+    assert r1.halted and r2.halted
+    # the Laplace draw of the gap differs only in the added value; the subspace draws coincide
+    assert np.allclose(r1.basis, r2.basis)
+
+
+# ---------------------------------------------------------------- ledger and calibration
+def test_ledger_records_calibrated_steps_and_respects_external_budget():
+    rng = np.random.default_rng(6)
+    U, M = _spiked_sym(300, 2, 800.0, rng)
+    eps, dlt = 2.0, 1e-6
+    res = private_low_rank(M, 2, epsilon=eps, delta=dlt, adjacency=ADJ, rng=0)
+    assert not res.halted
+    d = res.diagnostics
+    by_name = {e.name: e for e in res.ledger.entries}
+    proj = by_name["pca: projector (Alg. 5.8)"]
+    assert proj.noise_scale == pytest.approx(
+        analytic_gaussian_sigma(proj.epsilon, proj.delta, proj.sensitivity))
+    assert proj.sensitivity == pytest.approx(
+        math.sqrt(2) * d.row_scale_upper / (d.gap_lower - 1.0))
+    gap = by_name["pca: spectral gap (Alg. 5.2)"]
+    assert gap.sensitivity == 2.0 and gap.noise_scale == pytest.approx(2.0 / gap.epsilon)
+    assert res.ledger.spent == (pytest.approx(eps), pytest.approx(dlt))
+    # external ledger: charges land there; too small a budget raises before anything is drawn
+    led = PrivacyLedger(epsilon=3.0, delta=2e-6)
+    private_subspace(M, 2, epsilon=eps, delta=dlt, adjacency=ADJ, rng=0, ledger=led)
+    assert led.spent[0] == pytest.approx(eps)
+    with pytest.raises(PrivacyBudgetError):
+        private_subspace(M, 2, epsilon=eps, delta=dlt, adjacency=ADJ, rng=0, ledger=led)
+    assert led.spent[0] == pytest.approx(eps)
+
+
+def test_budget_split_validation():
+    with pytest.raises(ValueError, match="sum to 1"):
+        BudgetSplit(epsilon=(0.5, 0.5, 0.5, 0.0))
+    with pytest.raises(ValueError, match="core"):
+        private_subspace(np.eye(5), 1, epsilon=1, delta=1e-6, adjacency=ADJ,
+                         split=BudgetSplit(epsilon=(0.2, 0.1, 0.6, 0.1)))
+
+
+# ---------------------------------------------------------------- eigensolver for P + G
+def test_symmetric_noise_matmul_matches_dense():
+    G = SymmetricGaussianNoise(130, 0.7, rng=1, block_size=32, diagonal_scale=math.sqrt(2))
+    X = np.random.default_rng(2).standard_normal((130, 5))
+    assert np.allclose(_linalg.symmetric_noise_matmul(G, X), G.to_dense() @ X)
+
+
+def test_block_krylov_matches_dense_eigh():
+    rng = np.random.default_rng(7)
+    n, r = 600, 3
+    U, _ = np.linalg.qr(rng.standard_normal((n, r)))
+    G = SymmetricGaussianNoise(n, 0.01, rng=3, block_size=128, diagonal_scale=math.sqrt(2))
+    Xd, infod = _linalg.top_eigvecs_projector_plus_noise(U, G, r, rng)
+    Xk, infok = _linalg.top_eigvecs_projector_plus_noise(U, G, r, rng, dense_max_n=0, tol=1e-9)
+    assert infod.method == "dense-eigh" and infok.method == "block-krylov"
+    assert subspace_distance(Xd, Xk) < 1e-6
+    assert np.allclose(infod.eigenvalues, infok.eigenvalues, atol=1e-8)
+
+
+def test_diagonal_noise_variance_is_doubled():
+    """diagonal_scale sqrt2: diag ~ N(0, 2 sigma^2), off-diagonal N(0, sigma^2) (chi-square tolerances)."""
+    n, sigma = 600, 0.5
+    G = SymmetricGaussianNoise(n, sigma, rng=11, block_size=256, diagonal_scale=math.sqrt(2)).to_dense()
+    dvar = np.mean(np.diag(G) ** 2) / sigma ** 2
+    ovar = np.mean(G[np.triu_indices(n, 1)] ** 2) / sigma ** 2
+    assert abs(dvar - 2) < 5 * 2 * math.sqrt(2 / n)
+    assert abs(ovar - 1) < 5 * math.sqrt(2 / (n * (n - 1) / 2))
+
+
+def test_sparse_input_matches_dense_input():
+    rng = np.random.default_rng(8)
+    n = 200
+    A = sp.random(n, n, density=0.05, random_state=1, format="csr")
+    A = A + A.T
+    u = np.ones(n) / math.sqrt(n)
+    Md = A.toarray() + 400 * np.outer(u, u)
+    rs = private_subspace(sp.csr_matrix(Md), 1, epsilon=1, delta=1e-6, adjacency=ADJ, rng=3)
+    rd = private_subspace(Md, 1, epsilon=1, delta=1e-6, adjacency=ADJ, rng=3)
+    assert subspace_distance(rs.basis, rd.basis) < 1e-8
+
+
+def test_top_subspace_sparse_arpack_path(monkeypatch):
+    rng = np.random.default_rng(9)
+    n = 300
+    A = sp.random(n, n, density=0.05, random_state=2, format="csr")
+    A = (A + A.T).tocsr()
+    dense = _linalg.top_subspace(A, 3, "symmetric")
+    monkeypatch.setattr(_linalg, "DENSE_MAX_N", 10)
+    arp = _linalg.top_subspace(A, 3, "symmetric")
+    assert np.allclose(dense.sigma, arp.sigma, atol=1e-9)
+    assert subspace_distance(dense.U, arp.U) < 1e-7
+    R = sp.random(200, 260, density=0.05, random_state=3, format="csr")
+    d = _linalg.top_subspace(R, 2, "rectangular")
+    a = _linalg.top_subspace(R, 2, "rectangular")
+    assert np.allclose(d.sigma, a.sigma, atol=1e-9) and subspace_distance(d.U, a.U) < 1e-7
+
+
+# ---------------------------------------------------------------- utility
+def test_utility_strong_spike_symmetric_and_core():
+    rng = np.random.default_rng(10)
+    U, M = _spiked_sym(400, 2, 600.0, rng)
+    res = private_low_rank(M, 2, epsilon=1.0, delta=1e-6, adjacency=ADJ, rng=1)
+    assert not res.halted
+    assert subspace_distance(U, res.basis) < 0.25
+    # the core is B^T M B plus symmetric noise of the recorded scale (diagonal sd sqrt2 sigma)
+    B = res.basis
+    dev = res.core - B.T @ M @ B
+    assert np.allclose(dev, dev.T)
+    assert np.max(np.abs(dev)) < 6 * math.sqrt(2) * res.diagnostics.core_sigma
+    assert np.allclose(res.to_dense(), B @ res.core @ B.T)
+    # rank-2 estimate vs the spike: error <= 2 * 600 * dist + noise
+    err = np.linalg.norm(res.to_dense() - 600 * U @ U.T, 2)
+    assert err < 2 * 600 * subspace_distance(U, B) + 10 * res.diagnostics.core_sigma + 3
+
+
+def test_acceptance_spiked_wishart_rectangular():
+    """Issue 5 acceptance: n=400, m=4000, beta=80 sqrt(n/m), entry adjacency 1, eps=2, delta=1e-6."""
+    n, m = 400, 4000
+    beta = 80 * math.sqrt(n / m)
+    errs = []
+    for seed in range(3):
+        rng = np.random.default_rng(100 + seed)
+        u = rng.standard_normal(n)
+        u /= np.linalg.norm(u)
+        M = math.sqrt(beta) * np.outer(u, rng.standard_normal(m)) + rng.standard_normal((n, m))
+        res = private_subspace(M, 1, epsilon=2.0, delta=1e-6,
+                               adjacency=EntryAdjacency(1.0, symmetric=False), rng=seed)
+        errs.append(subspace_distance(u, res.basis))
+    assert np.median(errs) <= 0.3
