@@ -119,3 +119,21 @@ def test_large_sizes_needed_by_benchmarks():
     assert abs(2 * inst.graph.m / 2000 - 400) < 10
     g = erdos_renyi(10000, 50.0, rng=0)
     assert abs(2 * g.m / 10000 - 50) < 1
+
+
+def test_random_regular_small_d_is_uniform():
+    # 2-regular graphs on 6 labelled nodes: 60 hexagons and 10 pairs of triangles, so a uniform
+    # sampler gives two components with probability 1/7 (binomial z-test, 5 sigma)
+    from scipy.sparse.csgraph import connected_components
+
+    reps = 1500
+    two = sum(connected_components(random_regular(6, 2, rng=s).weights)[0] == 2
+              for s in range(reps))
+    assert _binomial_z(two, reps, 1 / 7) < 5
+
+
+def test_random_regular_repair_path_always_finishes():
+    # d = 4 uses the switching repair; tiny n makes nearly every pairing bad at first
+    for s in range(150):
+        g = random_regular(12, 4, rng=s, max_rounds=2000)
+        assert np.all(np.diff(g.weights.indptr) == 4) and np.all(g.weights.data == 1.0)

@@ -219,14 +219,18 @@ def planted_bisection(n: int, mean_degree: float, *, ratio: float = 0.25,
 def random_regular(n: int, d: int, *, rng=None, max_rounds: int = 10_000) -> GraphData:
     """Random simple ``d``-regular graph on ``n`` nodes (``n * d`` even, ``d < n``).
 
-    Configuration model (a uniform random pairing of ``n * d`` stubs) followed by repair: every
-    self-loop or repeated pair is switched with a uniformly chosen other edge
-    (``{a, b}, {c, e} -> {a, c}, {b, e}`` or ``{a, e}, {b, c}``) until none is left; switches keep
-    every degree. The pairing is uniform over multigraphs and the few switches (about ``d^2 / 4``
-    bad pairs) perturb it little, so the result is close to, not exactly, uniform over simple
-    d-regular graphs. For ``d > (n - 1) / 2`` the complement of a random ``(n - 1 - d)``-regular
-    graph is returned instead (dense, so it builds an ``n x n`` boolean mask). Returns
-    :class:`GraphData` (no planted structure).
+    Configuration model: a uniform random pairing of the ``n * d`` stubs. For ``d <= 3`` pairings
+    are redrawn until one is simple, which is exactly uniform over simple d-regular graphs. For
+    larger ``d`` (where a simple pairing is rare, probability about ``exp(-(d^2 - 1) / 4)``) every
+    self-loop or repeated pair is instead repaired by switching it with a uniformly chosen edge
+    (``{a, b}, {c, e} -> {a, c}, {b, e}`` or ``{a, e}, {b, c}``), which keeps every degree. The
+    repaired graph is only approximately uniform: the repair touches about ``d^2 / 4`` of the
+    ``n d / 2`` edges, a small fraction when ``d`` is much smaller than ``n``, but on tiny graphs
+    the bias is visible (use :func:`networkx.random_regular_graph` there if exact uniformity
+    matters). For ``d > (n - 1) / 2`` the complement of a random ``(n - 1 - d)``-regular graph is
+    returned (dense: it builds an ``n x n`` boolean mask). Time grows with the number of repairs:
+    n = 10,000, d = 50 takes about 0.15 s, n = 2,000, d = 400 about 0.5 s on the project machine.
+    Returns :class:`GraphData` (no planted structure).
 
     Example
     -------
@@ -249,31 +253,73 @@ def random_regular(n: int, d: int, *, rng=None, max_rounds: int = 10_000) -> Gra
         full[sparse.weights.nonzero()] = False
         i, j = np.nonzero(np.triu(full, k=1))
         return _from_pairs(n, i.astype(np.int64), j.astype(np.int64))
+    if d <= 3:
+        # exact: a uniform pairing conditioned on being simple is uniform over simple d-regular
+        # graphs, and a pairing is simple with probability about exp(-(d^2 - 1) / 4) >= 0.13
+        for _ in range(max_rounds):
+            stubs = rng.permutation(np.repeat(np.arange(n, dtype=np.int64), d))
+            u, v = stubs[0::2], stubs[1::2]
+            key = np.minimum(u, v) * n + np.maximum(u, v)
+            if not np.any(u == v) and np.unique(key).size == key.size:
+                return _from_pairs(n, u, v)
+        raise RuntimeError(f"random_regular(n={n}, d={d}): no simple pairing in {max_rounds} tries")
     stubs = rng.permutation(np.repeat(np.arange(n, dtype=np.int64), d))
     u, v = stubs[0::2].copy(), stubs[1::2].copy()
     m = u.size
-    for _ in range(max_rounds):
-        lo, hi = np.minimum(u, v), np.maximum(u, v)
-        key = lo * n + hi
+
+    def keys(e):
+        return np.minimum(u[e], v[e]) * n + np.maximum(u[e], v[e])
+
+    def full_check():
+        # one full sort finds the bad set: loops and every copy of a pair but the first
+        key = keys(slice(None))
         order = np.argsort(key, kind="stable")
-        dup = np.zeros(m, dtype=bool)
-        dup[order[1:]] = key[order[1:]] == key[order[:-1]]
-        bad = np.flatnonzero(dup | (u == v))
+        sorted_keys = key[order]
+        repeat = np.zeros(m, dtype=bool)
+        repeat[order[1:]] = sorted_keys[1:] == sorted_keys[:-1]
+        return sorted_keys, np.flatnonzero(repeat | (u == v))
+
+    sorted_keys, bad = full_check()
+    # afterwards only edges touched by a switch (or left bad) can be bad, so each round updates
+    # the sorted key array (delete old keys, insert new ones) instead of sorting all m again
+    for _ in range(max_rounds):
         if bad.size == 0:
-            break
+            sorted_keys, bad = full_check()  # confirm with a full sort (cheap insurance)
+            if bad.size == 0:
+                break
         partner = rng.integers(0, m, size=bad.size)
-        # keep swaps on disjoint edge pairs so that they can be applied at once
-        both = np.concatenate([bad, partner])
-        _, first, counts = np.unique(both, return_index=True, return_counts=True)
-        once = np.zeros(both.size, dtype=bool)
-        once[first[counts == 1]] = True
-        ok = once[: bad.size] & once[bad.size:]
+        # apply at once only switches on disjoint edge pairs: pair k goes ahead when it is the
+        # first pair to use both of its edges (pair 0 always does, so every round progresses;
+        # partners may themselves be bad, which matters when almost every edge is bad)
+        k = np.arange(bad.size)
+        first_user = np.full(m, bad.size)
+        np.minimum.at(first_user, np.concatenate([bad, partner]), np.concatenate([k, k]))
+        ok = (first_user[bad] == k) & (first_user[partner] == k) & (bad != partner)
         e, f = bad[ok], partner[ok]
+        changed = np.concatenate([e, f])
+        old = np.sort(keys(changed))
+        run_start = np.r_[0, np.flatnonzero(old[1:] != old[:-1]) + 1]
+        occurrence = np.arange(old.size) - np.repeat(run_start, np.diff(np.r_[run_start, old.size]))
+        sorted_keys = np.delete(sorted_keys, np.searchsorted(sorted_keys, old) + occurrence)
         flip = rng.random(e.size) < 0.5
         a, b = u[e], v[e]
         c = np.where(flip, v[f], u[f])
         g = np.where(flip, u[f], v[f])
         u[e], v[e], u[f], v[f] = a, c, b, g
+        new = np.sort(keys(changed))
+        sorted_keys = np.insert(sorted_keys, np.searchsorted(sorted_keys, new), new)
+        candidates = np.unique(np.concatenate([changed, bad[~ok]]))
+        ck = keys(candidates)
+        count = (np.searchsorted(sorted_keys, ck, side="right")
+                 - np.searchsorted(sorted_keys, ck, side="left"))
+        flagged = count > 1
+        # a repeated pair needs all copies but one switched: when every copy is a candidate
+        # (none is a settled edge outside the candidates), keep the first one
+        _, first_at, inverse, in_cand = np.unique(ck, return_index=True, return_inverse=True,
+                                                  return_counts=True)
+        all_cand = in_cand == count[first_at]
+        flagged[first_at[all_cand]] = False
+        bad = candidates[flagged | (u[candidates] == v[candidates])]
     else:
         raise RuntimeError(f"random_regular(n={n}, d={d}) did not reach a simple graph in "
                            f"{max_rounds} rounds of switches")

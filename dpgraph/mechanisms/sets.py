@@ -280,9 +280,10 @@ class SpectralBall(ConvexSet):
     ``[-radius, radius]``, i.e. ``P(X) = X - sum_{|l_i| > radius} (l_i - sign(l_i) radius) v_i v_i^T``.
     Only the eigenpairs outside the radius matter, so for large ``n`` (``method="partial"``, the
     default above ``n = 600``) they are found with ARPACK (``scipy.sparse.linalg.eigsh``) on the
-    operator ``v -> X v - U (s * (U^T v))``, asking for more pairs until the smallest one returned
-    lies inside the radius; ``X - C`` is never formed and at most one extra ``n x n`` array is
-    used. ``method="eigh"`` does a full dense eigendecomposition (the reference).
+    operator ``v -> X v - U (s * (U^T v))``, asking for more pairs (with the pairs already found
+    deflated) until the smallest one returned lies inside the radius; ``X - C`` is never formed
+    and no extra ``n x n`` array is used. If more than ``n/8`` pairs would be needed it falls back
+    to the dense eigendecomposition (two extra ``n x n`` arrays), which is then cheaper. ``method="eigh"`` does a full dense eigendecomposition (the reference).
 
     Parameters
     ----------
@@ -354,18 +355,40 @@ class SpectralBall(ConvexSet):
         n = self.n
         op = self._operator(S)
         v0 = np.random.default_rng(12345).standard_normal(n)  # fixed start: deterministic result
+        found_w, found_V = [], []
         k = min(self._k_hint, n - 2)
+        total = 0
         while True:
-            w, V = spla.eigsh(op, k=k, which="LM", v0=v0, tol=self.tol)
-            if np.abs(w).min() <= r or k >= n - 2:
-                break
-            if 2 * k > n // 3:  # most of the spectrum is outside: a dense solve is cheaper
+            if found_w:
+                Wf = np.concatenate(found_w)
+                Vf = np.hstack(found_V)
+
+                def mv(V, op=op, Wf=Wf, Vf=Vf):  # deflate the pairs already found
+                    return op.matmat(V) - Vf @ (Wf[:, None] * (Vf.T @ V)) if V.ndim == 2 else \
+                        op.matvec(V) - Vf @ (Wf * (Vf.T @ V))
+                cur = spla.LinearOperator((n, n), matvec=mv, matmat=mv, dtype=np.float64)
+            else:
+                cur = op
+            if total + k > n // 8:  # a large part of the spectrum is outside: dense is cheaper
                 w, V = sla.eigh(S - self._center_dense(), check_finite=False)
+                m = np.abs(w) > r
+                self._k_hint = max(6, int(m.sum()) + 4)
+                return w[m], V[:, m]
+            w, V = spla.eigsh(cur, k=k, which="LM", v0=v0, tol=self.tol,
+                              ncv=min(n - 1, max(2 * k + 1, k + 40)))
+            m = np.abs(w) > r
+            found_w.append(w[m])
+            found_V.append(V[:, m])
+            total += int(m.sum())
+            if not m.all():
                 break
-            k = min(2 * k, n - 2)
-        m = np.abs(w) > r
-        self._k_hint = max(6, int(m.sum()) + 4)
-        return w[m], V[:, m]
+            k = min(2 * k, n - 2 - total)
+            if k < 1:
+                break
+        w = np.concatenate(found_w)
+        V = np.hstack(found_V)
+        self._k_hint = max(6, total + 4)
+        return w, V
 
     def project(self, X, out=None):
         X = np.asarray(X, dtype=np.float64)

@@ -1,9 +1,17 @@
 """Privacy budget and ledger: every noise draw is recorded here before it happens.
 
-Accounting is basic (sequential) composition: running mechanisms that are
+Accounting is basic (sequential) composition by default: running mechanisms that are
 ``(eps_i, delta_i)``-DP on the same input is ``(sum eps_i, sum delta_i)``-DP
 (Dwork & Roth, Thm 3.16). Halting steps (propose-test-release) record their failure
 probability as a ``delta`` charge of their own, as the composition lemma requires.
+
+Optional zCDP accounting (``accounting="zcdp"``): charges that carry a ``rho`` (the Gaussian
+mechanism: ``rho = D^2 / (2 sigma^2)``, Bun & Steinke 2016 Prop. 1.6; pure epsilon-DP charges:
+``rho = epsilon^2 / 2``, Prop. 1.4) compose by adding rho (Lemma 1.7); the sum ``R`` is converted
+to ``(epsilon_R, delta_R)`` at ``delta_R`` = the sum of those charges' deltas (Canonne-Kamath-Steinke
+conversion, never looser than Bun-Steinke Prop. 1.3), and the smaller of that epsilon and their
+basic-composition sum is used (both guarantees hold). Charges without a rho add on top by basic
+composition.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ class LedgerEntry:
     sensitivity_norm: str | None = None
     noise_scale: float | None = None
     note: str = ""
+    rho: float | None = None  # zCDP parameter of this charge, when it has one
 
 
 class PrivacyLedger:
@@ -50,6 +59,10 @@ class PrivacyLedger:
     ----------
     epsilon, delta : float or None
         Total budget. ``None`` means unlimited (the ledger only records).
+    accounting : {"basic", "zcdp"}
+        How charges compose (see the module docstring). ``"zcdp"`` is never worse than basic.
+    conversion : {"cks", "standard"}
+        zCDP to (epsilon, delta) conversion used by ``accounting="zcdp"``.
 
     Examples
     --------
@@ -60,10 +73,36 @@ class PrivacyLedger:
     (0.75, 7.5e-07)
     """
 
-    def __init__(self, epsilon: float | None = None, delta: float | None = None):
+    def __init__(self, epsilon: float | None = None, delta: float | None = None, *,
+                 accounting: str = "basic", conversion: str = "cks"):
         self.epsilon = None if epsilon is None else check_epsilon(epsilon)
         self.delta = None if delta is None else check_delta(delta)
+        if accounting not in ("basic", "zcdp"):
+            raise ValueError(f"accounting must be 'basic' or 'zcdp', got {accounting!r}")
+        if conversion not in ("cks", "standard"):
+            raise ValueError(f"conversion must be 'cks' or 'standard', got {conversion!r}")
+        self.accounting = accounting
+        self.conversion = conversion
         self._entries: list[LedgerEntry] = []
+
+    def _spent_of(self, entries) -> tuple[float, float]:
+        if self.accounting == "basic":
+            return (math.fsum(e.epsilon for e in entries), math.fsum(e.delta for e in entries))
+        from .calibration import zcdp_to_approx_dp
+
+        z = [e for e in entries if e.rho is not None]
+        a = [e for e in entries if e.rho is None]
+        eps_z = math.fsum(e.epsilon for e in z)
+        dlt_z = math.fsum(e.delta for e in z)
+        rho = math.fsum(e.rho for e in z)
+        if rho > 0 and dlt_z > 0:
+            eps_z = min(eps_z, zcdp_to_approx_dp(rho, min(dlt_z, 0.5), conversion=self.conversion))
+        return (eps_z + math.fsum(e.epsilon for e in a), dlt_z + math.fsum(e.delta for e in a))
+
+    @property
+    def rho(self) -> float:
+        """Total zCDP rho of the charges that carry one."""
+        return math.fsum(e.rho for e in self._entries if e.rho is not None)
 
     # -- state
     @property
@@ -72,8 +111,8 @@ class PrivacyLedger:
 
     @property
     def spent(self) -> tuple[float, float]:
-        """(epsilon, delta) spent so far under basic composition."""
-        return (math.fsum(e.epsilon for e in self._entries), math.fsum(e.delta for e in self._entries))
+        """(epsilon, delta) spent so far under the ledger's accounting."""
+        return self._spent_of(self._entries)
 
     @property
     def remaining(self) -> tuple[float, float]:
@@ -83,47 +122,59 @@ class PrivacyLedger:
                 math.inf if self.delta is None else max(self.delta - dlt, 0.0))
 
     # -- charging
-    def check(self, epsilon: float, delta: float, *, name: str = "charge") -> None:
+    def check(self, epsilon: float, delta: float, *, name: str = "charge",
+              rho: float | None = None) -> None:
         """Raise :class:`PrivacyBudgetError` if spending (epsilon, delta) would exceed the budget."""
-        eps, dlt = self.spent
-        if self.epsilon is not None and eps + epsilon > self.epsilon * (1 + _REL_TOL):
+        self._check_entries([LedgerEntry(name=name, mechanism="?", epsilon=float(epsilon),
+                                         delta=float(delta), rho=rho)])
+
+    def _check_entries(self, new) -> None:
+        eps0, dlt0 = self.spent
+        eps, dlt = self._spent_of(self._entries + list(new))
+        name = new[-1].name if new else "charge"
+        if self.epsilon is not None and eps > self.epsilon * (1 + _REL_TOL):
             raise PrivacyBudgetError(
-                f"{name} needs epsilon={epsilon:g} but only {max(self.epsilon - eps, 0):g} of "
+                f"{name} needs epsilon={eps - eps0:g} but only {max(self.epsilon - eps0, 0):g} of "
                 f"{self.epsilon:g} is left")
-        if self.delta is not None and dlt + delta > self.delta * (1 + _REL_TOL) + 1e-300:
+        if self.delta is not None and dlt > self.delta * (1 + _REL_TOL) + 1e-300:
             raise PrivacyBudgetError(
-                f"{name} needs delta={delta:g} but only {max(self.delta - dlt, 0):g} of "
+                f"{name} needs delta={dlt - dlt0:g} but only {max(self.delta - dlt0, 0):g} of "
                 f"{self.delta:g} is left")
 
     def charge(self, name: str, *, mechanism: str, epsilon: float, delta: float = 0.0,
                sensitivity: float | None = None, sensitivity_norm: str | None = None,
-               noise_scale: float | None = None, note: str = "") -> LedgerEntry:
+               noise_scale: float | None = None, note: str = "",
+               rho: float | None = None) -> LedgerEntry:
         """Record a charge; raises :class:`PrivacyBudgetError` (recording nothing) if over budget.
 
-        Call this *before* drawing the noise it pays for.
+        Call this *before* drawing the noise it pays for. ``rho``: the charge's zCDP parameter,
+        if it has one (used by ``accounting="zcdp"``; recorded either way).
         """
         epsilon = check_epsilon(epsilon, name=f"{name}: epsilon", allow_zero=True)
         delta = check_delta(delta, name=f"{name}: delta")
-        self.check(epsilon, delta, name=name)
+        if rho is not None:
+            rho = check_epsilon(rho, name=f"{name}: rho", allow_zero=True)
         entry = LedgerEntry(name=name, mechanism=mechanism, epsilon=epsilon, delta=delta,
                             sensitivity=None if sensitivity is None else float(sensitivity),
                             sensitivity_norm=sensitivity_norm,
                             noise_scale=None if noise_scale is None else float(noise_scale),
-                            note=note)
+                            note=note, rho=rho)
+        self._check_entries([entry])
         self._entries.append(entry)
         return entry
 
     def extend(self, other: "PrivacyLedger") -> None:
-        """Record every charge of ``other`` here (checking this ledger's budget)."""
-        for e in other.entries:
-            self.check(e.epsilon, e.delta, name=e.name)
-            self._entries.append(e)
+        """Record every charge of ``other`` here (checking this ledger's budget first; all or
+        nothing)."""
+        self._check_entries(list(other.entries))
+        self._entries.extend(other.entries)
 
     # -- reporting
     def to_dict(self) -> dict:
         eps, dlt = self.spent
         return {"budget": {"epsilon": self.epsilon, "delta": self.delta},
-                "spent": {"epsilon": eps, "delta": dlt},
+                "accounting": self.accounting,
+                "spent": {"epsilon": eps, "delta": dlt, "rho": self.rho},
                 "entries": [asdict(e) for e in self._entries]}
 
     def report(self) -> str:
@@ -135,7 +186,9 @@ class PrivacyLedger:
             rows.append((e.name, e.mechanism, f"{e.epsilon:.4g}", f"{e.delta:.3g}", sens,
                          "" if e.noise_scale is None else f"{e.noise_scale:.4g}"))
         eps, dlt = self.spent
-        rows.append(("total", "basic composition", f"{eps:.4g}", f"{dlt:.3g}", "", ""))
+        how = ("basic composition" if self.accounting == "basic"
+               else f"zCDP (rho={self.rho:.4g}) + basic")
+        rows.append(("total", how, f"{eps:.4g}", f"{dlt:.3g}", "", ""))
         if self.epsilon is not None or self.delta is not None:
             rows.append(("budget", "", "inf" if self.epsilon is None else f"{self.epsilon:.4g}",
                          "inf" if self.delta is None else f"{self.delta:.3g}", "", ""))

@@ -56,7 +56,8 @@ def _charge_gaussian(ledger, name, sensitivity, epsilon, delta, note) -> float:
     sensitivity = check_sensitivity(sensitivity, name=f"{name}: sensitivity")
     sigma = analytic_gaussian_sigma(epsilon, delta, sensitivity)
     ledger.charge(name, mechanism="gaussian", epsilon=epsilon, delta=delta, sensitivity=sensitivity,
-                  sensitivity_norm="l2", noise_scale=sigma, note=note)
+                  sensitivity_norm="l2", noise_scale=sigma, note=note,
+                  rho=sensitivity**2 / (2 * sigma**2))
     return sigma
 
 
@@ -108,7 +109,8 @@ def ball_knorm_mechanism(value, *, sensitivity: float, epsilon: float, ledger: P
     sensitivity = check_sensitivity(sensitivity, name=f"{name}: sensitivity")
     scale = sensitivity / epsilon
     ledger.charge(name, mechanism="knorm-l2-ball", epsilon=epsilon, delta=0.0,
-                  sensitivity=sensitivity, sensitivity_norm="l2", noise_scale=scale, note=note)
+                  sensitivity=sensitivity, sensitivity_norm="l2", noise_scale=scale, note=note,
+                  rho=epsilon**2 / 2)
     gen = make_rng(rng)
     arr = np.asarray(value, dtype=np.float64)
     d = max(arr.size, 1)
@@ -131,7 +133,8 @@ def randomized_response(bits: np.ndarray, *, epsilon: float, ledger: PrivacyLedg
     epsilon = check_epsilon(epsilon, name=f"{name}: epsilon")
     p = 1.0 / (1.0 + math.exp(epsilon))
     ledger.charge(name, mechanism="randomized-response", epsilon=epsilon, delta=0.0,
-                  sensitivity=1.0, sensitivity_norm="l0", noise_scale=p, note=note)
+                  sensitivity=1.0, sensitivity_norm="l0", noise_scale=p, note=note,
+                  rho=epsilon**2 / 2)
     b = np.asarray(bits)
     flips = make_rng(rng).random(b.shape) < p
     return np.where(flips, 1 - b, b)
