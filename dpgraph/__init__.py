@@ -5,10 +5,24 @@ Coherence"): private degrees -> coherence-aware private PCA of the normalized ad
 projection onto non-negative bounded-spectrum matrices -> degree-2 sum-of-squares with global
 correlation rounding. Shared primitives follow Cohen-Addad et al., "Perturb-and-Project", and
 Nikolov, "Private Query Release via the Johnson-Lindenstrauss Transform".
+
+Examples
+--------
+>>> import networkx as nx, dpgraph
+>>> G = nx.Graph(nx.karate_club_graph().edges())
+>>> pg = dpgraph.privatize(G, epsilon=4.0, delta=1e-6, rank=2, rng=0)
+>>> pg.n
+34
 """
 
+from . import datasets, evaluate
 from .graph import GraphData, GraphInputWarning, as_graph_data
+from .io import GraphFormatError, read_graph, write_graph
+from .mechanisms import perturb_and_project
 from .privacy import PrivacyBudgetError, PrivacyLedger
+from .private_solvers import PrivateCutResult, max_bisection, max_cut
+from .privatize import PrivateGraph, privatize
+from .spectral import EntryAdjacency, private_low_rank, private_subspace
 
 __version__ = "0.1.0"
 
@@ -16,6 +30,20 @@ __all__ = [
     "GraphData",
     "GraphInputWarning",
     "as_graph_data",
+    "read_graph",
+    "write_graph",
+    "GraphFormatError",
+    "datasets",
+    "evaluate",
     "PrivacyLedger",
     "PrivacyBudgetError",
+    "privatize",
+    "PrivateGraph",
+    "max_cut",
+    "max_bisection",
+    "PrivateCutResult",
+    "private_subspace",
+    "private_low_rank",
+    "EntryAdjacency",
+    "perturb_and_project",
 ]
