@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,7 +42,7 @@ import scipy.sparse as sp
 from scipy.sparse import linalg as spla
 
 from .graph import GraphData, as_graph_data, from_matrix, to_igraph, to_networkx
-from .privacy import PrivacyLedger, gaussian_mechanism, make_rng
+from .privacy import PrivacyLedger, gaussian_mechanism, make_rng, randomized_response
 from .privacy._validate import check_delta, check_epsilon
 
 __all__ = ["PrivateGraph", "privatize", "check_private_graph_input", "DEFAULT_RANK"]
@@ -151,6 +152,36 @@ def _project(basis: np.ndarray, core: np.ndarray, radius: float, method: str) ->
     return X, info
 
 
+def _fallback_randomized_response(weights, d_tilde: np.ndarray, rank: int, *, epsilon: float,
+                                  ledger: PrivacyLedger, rng: np.random.Generator):
+    """Halting branch: randomized response on every pair indicator, de-biased, normalized by
+    the public ``d~``, truncated to the ``rank`` eigenpairs of largest magnitude.
+
+    Pure epsilon-DP for unweighted graphs (docs/privacy.md 4.5 and 4.7). Dense O(n^2) memory.
+    """
+    n = weights.shape[0]
+    iu, ju = np.triu_indices(n, 1)
+    bits = weights.toarray()[iu, ju].astype(np.int8)
+    flipped = randomized_response(bits, epsilon=epsilon, ledger=ledger,
+                                  name="fallback: randomized response", rng=rng,
+                                  note="PCA halted; exclusive branch (docs/privacy.md 4.7)")
+    del bits
+    p = 1.0 / (1.0 + math.exp(epsilon))
+    inv_sqrt = 1.0 / np.sqrt(d_tilde)
+    Mh = np.zeros((n, n))
+    Mh[iu, ju] = (flipped - p) / (1.0 - 2.0 * p)
+    del flipped, iu, ju
+    Mh += Mh.T
+    Mh *= inv_sqrt[:, None]
+    Mh *= inv_sqrt[None, :]
+    if n <= 400:
+        lam, vec = np.linalg.eigh(Mh)
+    else:
+        lam, vec = spla.eigsh(Mh, k=rank, which="LM", tol=1e-6)
+    order = np.argsort(-np.abs(lam))[:rank]
+    return vec[:, order], np.diag(lam[order]), p
+
+
 @dataclass(eq=False)
 class PrivateGraph:
     """The private release of a graph: private degrees, the private low-rank normalized
@@ -244,8 +275,8 @@ class PrivateGraph:
 
 def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
               degree_share: float = 0.1, tail_share: float = 0.05, regularization="mean",
-              projection: str = "auto", weight: str = "weight",
-              pca_options: dict | None = None) -> PrivateGraph:
+              projection: str = "auto", fallback: str = "randomized-response",
+              weight: str = "weight", pca_options: dict | None = None) -> PrivateGraph:
     """Release a private synthetic version of ``G`` under edge-level (epsilon, delta)-DP.
 
     Parameters
@@ -265,6 +296,12 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     projection : {"auto", "dykstra", "clip"}
         How ``A^'`` is projected onto non-negative bounded-spectrum matrices. ``"auto"`` uses
         the exact projection up to 5,000 nodes and entrywise clipping (its first step) above.
+    fallback : {"randomized-response", "none"}
+        What to do when a private test of the PCA halts (its spectral gap is too small for the
+        budget, which is the usual case on sparse real graphs): spend the budget the halted
+        steps did not use on randomized response over the pair indicators, de-biased and
+        truncated to rank ``r`` (unweighted graphs; docs/privacy.md 4.7), or ``"none"``: keep
+        the uniformly random subspace of Alg. 5.8 (a :class:`UserWarning` says so).
     pca_options : dict, optional
         Extra keyword arguments for :func:`dpgraph.spectral.private_low_rank`.
 
@@ -288,6 +325,8 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     tail_share = _check_share("tail_share", tail_share)
     if degree_share + tail_share >= 1:
         raise ValueError("degree_share + tail_share must be < 1 (the rest goes to the private PCA)")
+    if fallback not in ("randomized-response", "none"):
+        raise ValueError(f"fallback={fallback!r} is not 'randomized-response' or 'none'")
     if projection not in ("auto", "dykstra", "clip"):
         raise ValueError(f"projection={projection!r} is not 'auto', 'dykstra' or 'clip'")
     data = as_graph_data(G, weight=weight)
@@ -315,9 +354,34 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     # 3. private low-rank estimate of M (entry adjacency, max change w: docs/privacy.md 4.2)
     t0 = time.perf_counter()
     pca_share = 1.0 - degree_share - tail_share
-    pca = private_low_rank(M, rank, epsilon=pca_share * epsilon, delta=pca_share * delta,
+    eps_pca, dlt_pca = pca_share * epsilon, pca_share * delta
+    pca_ledger = PrivacyLedger(epsilon=eps_pca, delta=dlt_pca)
+    pca = private_low_rank(M, rank, epsilon=eps_pca, delta=dlt_pca,
                            adjacency=EntryAdjacency(max_abs=w, symmetric=True), rng=gen,
-                           ledger=ledger, **(pca_options or {}))
+                           ledger=pca_ledger, **(pca_options or {}))
+    basis, core = np.asarray(pca.basis), np.asarray(pca.core)
+    mechanism = "private PCA (Alg. 5.10)"
+    if pca.halted and fallback == "randomized-response" and data.is_unweighted:
+        # Exclusive branch (docs/privacy.md 4.7): the halted steps drew nothing, so their
+        # reserved budget is released to the fallback instead.
+        used = [e for e in pca_ledger.entries if e.mechanism != "reserved"]
+        eps_left = eps_pca - math.fsum(e.epsilon for e in used)
+        for e in used:
+            ledger.charge(e.name, mechanism=e.mechanism, epsilon=e.epsilon, delta=e.delta,
+                          sensitivity=e.sensitivity, sensitivity_norm=e.sensitivity_norm,
+                          noise_scale=e.noise_scale, note=e.note)
+        basis, core, _ = _fallback_randomized_response(data.weights, d_tilde, rank,
+                                                        epsilon=eps_left, ledger=ledger, rng=gen)
+        mechanism = "randomized response (PCA halted at the %s test)" % pca.diagnostics.halted_at
+    else:
+        ledger.extend(pca_ledger)
+        if pca.halted:
+            warnings.warn("the private PCA halted (its spectral-gap or coherence test failed at "
+                          "this budget) and released a uniformly random subspace; results carry "
+                          "no information about the graph. Use fallback='randomized-response' on "
+                          "an unweighted graph, a larger epsilon, or a smaller rank.", UserWarning,
+                          stacklevel=2)
+            mechanism = "random subspace (PCA halted, no fallback)"
     timings["private_pca"] = time.perf_counter() - t0
 
     # 4. private tail level sigma_{r+1}(M) (Weyl: sensitivity ||E|| = w, docs/privacy.md 4.3)
@@ -333,8 +397,6 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
 
     # 5. projection onto non-negative bounded-spectrum matrices (post-processing)
     t0 = time.perf_counter()
-    basis = np.asarray(pca.basis)
-    core = np.asarray(pca.core)
     n = basis.shape[0]
     method = projection if projection != "auto" else ("dykstra" if n <= _DYKSTRA_MAX_N else "clip")
     projected, proj_info = _project(basis, core, radius, method)
@@ -343,6 +405,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     diagnostics = {
         "tau": tau, "w": w, "degree_sigma": sigma_deg, "tail_estimate": tail_hat,
         "tail_sigma": sigma_tail, "projection": proj_info, "pca_halted": bool(pca.halted),
+        "low_rank_mechanism": mechanism,
         "pca": getattr(pca, "diagnostics", {}), "timings": timings,
     }
     return PrivateGraph(labels=labels, degrees=d_hat, normalizer=d_tilde, basis=basis,
