@@ -201,7 +201,14 @@ def read_graph(path, format: str | None = None, **kw) -> GraphData:
         raise FileNotFoundError(f"no such graph file: {path}")
     fmt = detect_format(path) if format is None else _check_format(format)
     reader = _REGISTRY[fmt][0]
-    return reader(path, **kw)
+    try:
+        return reader(path, **kw)
+    except UnicodeDecodeError as exc:
+        raise GraphFormatError(path, None, None, f"UTF-8 text in {fmt} format",
+                               problem=f"undecodable byte at offset {exc.start}") from None
+    except EOFError as exc:  # a gzip file cut short
+        raise GraphFormatError(path, None, None, "a complete gzip stream",
+                               problem=f"the compressed file is truncated ({exc})") from None
 
 
 def _check_format(format) -> str:
