@@ -44,7 +44,7 @@ from pathlib import Path
 from ..graph import GraphData, as_graph_data
 from . import _library as _lib
 from . import _text
-from ._base import GraphFormatError, is_gzip, open_text
+from ._base import GraphFormatError, open_text
 
 __all__ = ["read_graph", "write_graph", "detect_format", "GraphFormatError", "FORMATS"]
 

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import gzip
 import io
-import os
 import warnings
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import numpy as np
 
@@ -149,7 +147,3 @@ def load_table(path, *, skip: int, dtype, comments: tuple[str, ...], usecols=Non
             if k == len(tries) - 1:
                 raise
     raise AssertionError("unreachable")
-
-
-def display_path(path) -> str:
-    return os.fspath(path) if not isinstance(path, Path) else str(path)
