@@ -20,6 +20,7 @@ from ..graph import GraphData, GraphInputWarning, _from_coo
 from ._base import (GraphFormatError, check_tokens, is_skippable, load_table, open_text,
                     row_line, scan_lines, strip_comment)
 
+
 def _peek(path, comments, k):
     """First ``k`` data lines as ``(number, line)``, plus the comment lines seen before them."""
     found, seen_comments = [], []
