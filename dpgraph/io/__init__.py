@@ -139,6 +139,12 @@ def detect_format(path) -> str:
     """Return the format name of ``path`` from its extension and, where that is ambiguous
     (``.txt``, ``.dat``, ``.edges``, none), from its first lines.
 
+    Content rules: ``%%MatrixMarket`` -> mtx; ``<?xml``/``<graphml`` -> graphml; ``graph [`` ->
+    gml; ``*Vertices`` -> pajek; a ``p edge`` line -> dimacs; a third field starting with ``{``
+    -> edgelist; a header of one or two integers followed by three-field lines -> gset; lines of
+    two or three fields throughout -> snap. METIS is recognised by its extension only
+    (``.graph``, ``.metis``): its lines look like other formats.
+
     Raises
     ------
     GraphFormatError
