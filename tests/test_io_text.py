@@ -187,3 +187,10 @@ def test_error_attributes_and_pickling():
     assert str(err) == "f.txt, line 7: bad token: found '1 x 1': expected an integer"
     back = pickle.loads(pickle.dumps(err))
     assert str(back) == str(err) and back.line == 7 and isinstance(back, ValueError)
+
+
+def test_byte_order_mark_and_crlf(tmp_path):
+    p = tmp_path / "bom.txt"
+    p.write_bytes(b"\xef\xbb\xbf3 2\r\n1 2 1\r\n2 3 -1\r\n")
+    g = read_graph(p)
+    assert (g.n, g.m) == (3, 2) and sorted(g.weights.data.tolist()) == [-1, -1, 1, 1]

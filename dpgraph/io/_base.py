@@ -67,8 +67,8 @@ def is_gzip(path) -> bool:
 def open_text(path) -> io.TextIOBase:
     """Open ``path`` for reading text, decompressing gzip transparently (detected by content)."""
     if is_gzip(path):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="strict")
-    return open(path, encoding="utf-8", errors="strict")
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig", errors="strict")
+    return open(path, encoding="utf-8-sig", errors="strict")
 
 
 def scan_lines(path, start: int = 1) -> Iterator[tuple[int, str]]:
