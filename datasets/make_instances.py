@@ -107,6 +107,14 @@ maximum bisection). It is not the optimum.
 
 The files, not the seeds, are the reference: numpy does not promise identical random streams
 across versions, so regenerating with another numpy may produce different instances.
+
+## Public benchmark graphs (not stored here)
+
+`G3`, `G35`, `G48`, `G81` (G-set) and `facebook`, `chameleon`, `ca-hepph` (SNAP / MUSAE) are
+registered in `dpgraph.datasets.REGISTRY` with source URL, sha256, n, m and published values.
+Put them under a folder as `gset/G3.txt`, `social/facebook.txt`, ... and point
+`DPGRAPH_DATA` at it (or use `~/.cache/dpgraph`); `dpgraph info G3` then reads it, and prints
+exactly where to download it from and where to save it while it is missing.
 """)
 
 

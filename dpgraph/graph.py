@@ -238,6 +238,8 @@ def from_edges(edges: Iterable, nodes: Iterable[Hashable] | None = None, *,
     labels: list = []
     if nodes is not None:
         for node in nodes:
+            if isinstance(node, np.generic):
+                node = node.item()
             if node not in index:
                 index[node] = len(labels)
                 labels.append(node)

@@ -131,3 +131,17 @@ def test_load_real_files_without_warnings(data_dir, monkeypatch):
         g = datasets.load("chameleon")
     assert (g.n, g.m) == (2277, 31371)
     assert set(REGISTRY) <= set(datasets.available())
+
+
+def test_upstream_ca_hepph_with_directed_header_loads(data_dir, monkeypatch, tmp_path):
+    # SNAP's own ca-HepPh.txt.gz says "# Directed graph" but lists both directions
+    import gzip
+
+    header = ("# Directed graph (each unordered pair of nodes is saved once): CA-HepPh.txt\n"
+              "# Nodes: 12008 Edges: 237010\n# FromNodeId\tToNodeId\n")
+    (tmp_path / "social").mkdir()
+    with gzip.open(tmp_path / "social" / "ca-hepph.txt.gz", "wt") as f:
+        f.write(header + (data_dir / "social" / "ca-hepph.txt").read_text())
+    monkeypatch.setenv("DPGRAPH_DATA", str(tmp_path))
+    g = datasets.load("ca-hepph")
+    assert (g.n, g.m) == (12008, 118489)

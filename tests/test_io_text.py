@@ -164,3 +164,33 @@ def test_real_files(data_dir, rel, n, m):
     assert (g.n, g.m) == (n, m)
     if rel.endswith("G81.txt"):
         assert set(np.unique(g.weights.data)) == {-1.0, 1.0}
+
+
+def test_binary_and_cut_gzip_files(tmp_path):
+    p = tmp_path / "bin.txt"
+    p.write_bytes(b"3 2\n1 2 \xff\xfe\n")
+    with pytest.raises(GraphFormatError, match="undecodable") as info:
+        read_graph(p, format="gset")
+    assert str(p) in str(info.value)
+    full = gzip.compress(b"3 2\n" + b"1 2 1\n" * 2000)
+    cut = tmp_path / "cut.txt.gz"
+    cut.write_bytes(full[: len(full) // 2])
+    with pytest.raises(GraphFormatError, match="truncated"):
+        read_graph(cut, format="gset")
+
+
+def test_error_attributes_and_pickling():
+    import pickle
+
+    err = GraphFormatError("f.txt", 7, "1 x 1", "an integer", problem="bad token")
+    assert (err.path, err.line, err.text, err.expected) == ("f.txt", 7, "1 x 1", "an integer")
+    assert str(err) == "f.txt, line 7: bad token: found '1 x 1': expected an integer"
+    back = pickle.loads(pickle.dumps(err))
+    assert str(back) == str(err) and back.line == 7 and isinstance(back, ValueError)
+
+
+def test_byte_order_mark_and_crlf(tmp_path):
+    p = tmp_path / "bom.txt"
+    p.write_bytes(b"\xef\xbb\xbf3 2\r\n1 2 1\r\n2 3 -1\r\n")
+    g = read_graph(p)
+    assert (g.n, g.m) == (3, 2) and sorted(g.weights.data.tolist()) == [-1, -1, 1, 1]

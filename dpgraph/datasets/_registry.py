@@ -47,6 +47,9 @@ class DatasetEntry:
     published : dict
         Values from the literature (see ``references``), e.g. SDP optimum and best known cut.
     references : str
+    read_options : dict
+        Extra keyword arguments for :func:`dpgraph.io.read_graph` (e.g. ``symmetrize="max"`` for
+        a SNAP file whose header says "Directed graph" although it lists both directions).
     """
 
     name: str
@@ -60,6 +63,7 @@ class DatasetEntry:
     obtain: str
     published: dict = field(default_factory=dict)
     references: str = ""
+    read_options: dict = field(default_factory=dict)
 
 
 _GSET_URL = "https://web.stanford.edu/~yyye/yyye/Gset/{}"
@@ -127,10 +131,11 @@ REGISTRY: dict[str, DatasetEntry] = {
             "3b6c970505094479bf23eb0714e5b25ef01854d502d62bbece18f67a65bca2e5", 12008, 118489,
             "SNAP ca-HepPh collaboration network (both directions listed, 32 self-loops "
             "dropped on reading)",
-            "download {url}, gunzip it, delete its four '#' header lines (SNAP labels the file "
-            "'Directed graph' although it lists both directions of every collaboration) and "
-            "save it as {path}",
-            {"min_degree": 1, "mean_degree": 19.7}, _PRIVGRAPH_REF),
+            "download {url}, gunzip it, delete its four '#' header lines and save it as {path} "
+            "(the upstream file also loads as it is, saved as {path}.gz, but its checksum then "
+            "differs)",
+            {"min_degree": 1, "mean_degree": 19.7}, _PRIVGRAPH_REF,
+            read_options={"symmetrize": "max"}),
     ]
 }
 
@@ -257,7 +262,7 @@ def load(name: str, *, verify: bool = True) -> GraphData:
     with warnings.catch_warnings():
         # the registered files' self-loops are documented in the entry; do not warn each load
         warnings.filterwarnings("ignore", message=".*self-loop.*")
-        data = read_graph(path, format=entry.format)
+        data = read_graph(path, format=entry.format, **entry.read_options)
     if (data.n, data.m) != (entry.n, entry.m):
         warnings.warn(f"{path}: read n={data.n}, m={data.m} but the registry says n={entry.n}, "
                       f"m={entry.m} for {name!r}", DatasetChecksumWarning, stacklevel=2)

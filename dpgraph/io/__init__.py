@@ -44,7 +44,7 @@ from pathlib import Path
 from ..graph import GraphData, as_graph_data
 from . import _library as _lib
 from . import _text
-from ._base import GraphFormatError, is_gzip, open_text
+from ._base import GraphFormatError, open_text
 
 __all__ = ["read_graph", "write_graph", "detect_format", "GraphFormatError", "FORMATS"]
 
@@ -139,6 +139,12 @@ def detect_format(path) -> str:
     """Return the format name of ``path`` from its extension and, where that is ambiguous
     (``.txt``, ``.dat``, ``.edges``, none), from its first lines.
 
+    Content rules: ``%%MatrixMarket`` -> mtx; ``<?xml``/``<graphml`` -> graphml; ``graph [`` ->
+    gml; ``*Vertices`` -> pajek; a ``p edge`` line -> dimacs; a third field starting with ``{``
+    -> edgelist; a header of one or two integers followed by three-field lines -> gset; lines of
+    two or three fields throughout -> snap. METIS is recognised by its extension only
+    (``.graph``, ``.metis``): its lines look like other formats.
+
     Raises
     ------
     GraphFormatError
@@ -201,7 +207,14 @@ def read_graph(path, format: str | None = None, **kw) -> GraphData:
         raise FileNotFoundError(f"no such graph file: {path}")
     fmt = detect_format(path) if format is None else _check_format(format)
     reader = _REGISTRY[fmt][0]
-    return reader(path, **kw)
+    try:
+        return reader(path, **kw)
+    except UnicodeDecodeError as exc:
+        raise GraphFormatError(path, None, None, f"UTF-8 text in {fmt} format",
+                               problem=f"undecodable byte at offset {exc.start}") from None
+    except EOFError as exc:  # a gzip file cut short
+        raise GraphFormatError(path, None, None, "a complete gzip stream",
+                               problem=f"the compressed file is truncated ({exc})") from None
 
 
 def _check_format(format) -> str:

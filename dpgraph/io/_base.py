@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import gzip
 import io
-import os
 import warnings
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import numpy as np
 
@@ -69,8 +67,8 @@ def is_gzip(path) -> bool:
 def open_text(path) -> io.TextIOBase:
     """Open ``path`` for reading text, decompressing gzip transparently (detected by content)."""
     if is_gzip(path):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="strict")
-    return open(path, encoding="utf-8", errors="strict")
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig", errors="strict")
+    return open(path, encoding="utf-8-sig", errors="strict")
 
 
 def scan_lines(path, start: int = 1) -> Iterator[tuple[int, str]]:
@@ -149,7 +147,3 @@ def load_table(path, *, skip: int, dtype, comments: tuple[str, ...], usecols=Non
             if k == len(tries) - 1:
                 raise
     raise AssertionError("unreachable")
-
-
-def display_path(path) -> str:
-    return os.fspath(path) if not isinstance(path, Path) else str(path)

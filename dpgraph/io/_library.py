@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from ..graph import GraphData, GraphInputWarning, as_graph_data, from_matrix, to_networkx
 from ._base import GraphFormatError, is_gzip, open_text, scan_lines
+from ._text import weight_column, write_columns
 
 
 def _open_binary(path):
@@ -83,9 +84,7 @@ def write_mtx(data: GraphData, f) -> None:
     f.write(f"%%MatrixMarket matrix coordinate {field} symmetric\n")
     f.write("% written by dpgraph\n")
     f.write(f"{data.n} {data.n} {W.nnz}\n")
-    if W.nnz:
-        fmt = "%d %d %d" if integer else "%d %d %.17g"
-        np.savetxt(f, np.column_stack([W.row + 1, W.col + 1, W.data]).astype(object), fmt=fmt)
+    write_columns(f, [(W.row + 1).tolist(), (W.col + 1).tolist(), weight_column(W.data)])
 
 
 # ----------------------------------------------------------------------------- NetworkX formats
