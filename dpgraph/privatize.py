@@ -42,7 +42,8 @@ import scipy.sparse as sp
 from scipy.sparse import linalg as spla
 
 from .graph import GraphData, as_graph_data, from_matrix, to_igraph, to_networkx
-from .privacy import PrivacyLedger, gaussian_mechanism, make_rng, randomized_response
+from .privacy import (PrivacyLedger, gaussian_mechanism, make_rng, randomized_response,
+                      symmetric_gaussian_noise)
 from .privacy._validate import check_delta, check_epsilon
 
 __all__ = ["PrivateGraph", "privatize", "check_private_graph_input", "DEFAULT_RANK"]
@@ -125,6 +126,8 @@ def _project(basis: np.ndarray, core: np.ndarray, radius: float, method: str) ->
     lam, Q = np.linalg.eigh(core)
     U = basis @ Q  # A' = U diag(lam) U^T
     A = (U * lam) @ U.T
+    A += A.T  # exact symmetry (the product is symmetric only up to rounding)
+    A *= 0.5
     info: dict = {"radius": radius}
     n = A.shape[0]
     neg = np.minimum(A, 0.0)
@@ -230,8 +233,8 @@ class PrivateGraph:
     def weights(self) -> np.ndarray:
         """Dense synthetic weight matrix ``D~^1/2 A^ D~^1/2`` (zero diagonal, entries >= 0)."""
         s = np.sqrt(self.normalizer)
-        W = self.projected * s[:, None]
-        W *= s[None, :]
+        W = np.outer(s, s)  # exactly symmetric, so W is too
+        W *= self.projected
         np.fill_diagonal(W, 0.0)
         return W
 
@@ -274,7 +277,8 @@ class PrivateGraph:
 
 
 def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
-              degree_share: float = 0.1, tail_share: float = 0.05, regularization="mean",
+              degree_share: float = 0.05, tail_share: float = 0.05, core_share: float = 0.1,
+              regularization="mean",
               projection: str = "auto", fallback: str = "randomized-response",
               weight: str = "weight", pca_options: dict | None = None) -> PrivateGraph:
     """Release a private synthetic version of ``G`` under edge-level (epsilon, delta)-DP.
@@ -291,6 +295,9 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     degree_share, tail_share : float
         Fractions of (epsilon, delta) spent on the degrees and on the tail level; the rest goes
         to the private PCA.
+    core_share : float
+        Fraction of the PCA's share spent on the r x r core (Alg. 5.10); the rest goes to the
+        private subspace (gap test, coherence, projector: Algs. 5.2, 5.5, 5.8).
     regularization : "mean" or float
         ``tau`` of the normalizer ``d~ = max(d^, 0) + tau``.
     projection : {"auto", "dykstra", "clip"}
@@ -303,7 +310,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         truncated to rank ``r`` (unweighted graphs; docs/privacy.md 4.7), or ``"none"``: keep
         the uniformly random subspace of Alg. 5.8 (a :class:`UserWarning` says so).
     pca_options : dict, optional
-        Extra keyword arguments for :func:`dpgraph.spectral.private_low_rank`.
+        Extra keyword arguments for :func:`dpgraph.spectral.private_subspace` (e.g. ``split``).
 
     Returns
     -------
@@ -317,12 +324,14 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     >>> pg.n, pg.rank
     (77, 4)
     """
-    from .spectral import EntryAdjacency, private_low_rank
+    from .spectral import EntryAdjacency, private_subspace
+    from .spectral.bounds import core_sensitivity
 
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     degree_share = _check_share("degree_share", degree_share)
     tail_share = _check_share("tail_share", tail_share)
+    core_share = _check_share("core_share", core_share)
     if degree_share + tail_share >= 1:
         raise ValueError("degree_share + tail_share must be < 1 (the rest goes to the private PCA)")
     if fallback not in ("randomized-response", "none"):
@@ -351,37 +360,51 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     M = normalized_adjacency(data.weights, d_tilde)
     timings["degrees"] = time.perf_counter() - t0
 
-    # 3. private low-rank estimate of M (entry adjacency, max change w: docs/privacy.md 4.2)
+    # 3. private low-rank estimate of M (entry adjacency, max change w: docs/privacy.md 4.2):
+    #    private subspace B (Algs. 5.2, 5.5, 5.8), then the core B^T M B + N (Alg. 5.10) only on
+    #    the passing branch; on a halting branch the budget left goes to the fallback (4.7).
     t0 = time.perf_counter()
+    adjacency = EntryAdjacency(max_abs=w, symmetric=True)
     pca_share = 1.0 - degree_share - tail_share
-    eps_pca, dlt_pca = pca_share * epsilon, pca_share * delta
-    pca_ledger = PrivacyLedger(epsilon=eps_pca, delta=dlt_pca)
-    pca = private_low_rank(M, rank, epsilon=eps_pca, delta=dlt_pca,
-                           adjacency=EntryAdjacency(max_abs=w, symmetric=True), rng=gen,
-                           ledger=pca_ledger, **(pca_options or {}))
-    basis, core = np.asarray(pca.basis), np.asarray(pca.core)
-    mechanism = "private PCA (Alg. 5.10)"
-    if pca.halted and fallback == "randomized-response" and data.is_unweighted:
+    eps_sub, dlt_sub = pca_share * (1 - core_share) * epsilon, pca_share * (1 - core_share) * delta
+    eps_core, dlt_core = pca_share * core_share * epsilon, pca_share * core_share * delta
+    sub_ledger = PrivacyLedger(epsilon=eps_sub, delta=dlt_sub)
+    sub = private_subspace(M, rank, epsilon=eps_sub, delta=dlt_sub, adjacency=adjacency, rng=gen,
+                           ledger=sub_ledger, **(pca_options or {}))
+    basis = np.asarray(sub.basis)
+    if not sub.halted:
+        ledger.extend(sub_ledger)
+        s_core = core_sensitivity(adjacency, basis)
+        C = basis.T @ np.asarray(M @ basis)
+        noise = symmetric_gaussian_noise(rank, sensitivity=s_core, epsilon=eps_core,
+                                         delta=dlt_core, ledger=ledger, name="pca: core (Alg. 5.10)",
+                                         rng=gen, diagonal_scale=math.sqrt(2.0),
+                                         note="upper triangle of B^T M B, public B; "
+                                              "docs/privacy.md 3.6")
+        core = 0.5 * (C + C.T) + noise.to_dense()
+        mechanism = "private PCA (Alg. 5.10)"
+    elif fallback == "randomized-response" and data.is_unweighted:
         # Exclusive branch (docs/privacy.md 4.7): the halted steps drew nothing, so their
-        # reserved budget is released to the fallback instead.
-        used = [e for e in pca_ledger.entries if e.mechanism != "reserved"]
-        eps_left = eps_pca - math.fsum(e.epsilon for e in used)
+        # reserved budget and the core's are spent on the fallback instead.
+        used = [e for e in sub_ledger.entries if e.mechanism != "reserved"]
         for e in used:
             ledger.charge(e.name, mechanism=e.mechanism, epsilon=e.epsilon, delta=e.delta,
                           sensitivity=e.sensitivity, sensitivity_norm=e.sensitivity_norm,
                           noise_scale=e.noise_scale, note=e.note)
+        eps_left = eps_sub + eps_core - math.fsum(e.epsilon for e in used)
         basis, core, _ = _fallback_randomized_response(data.weights, d_tilde, rank,
                                                         epsilon=eps_left, ledger=ledger, rng=gen)
-        mechanism = "randomized response (PCA halted at the %s test)" % pca.diagnostics.halted_at
+        mechanism = "randomized response (PCA halted at the %s test)" % sub.diagnostics.halted_at
     else:
-        ledger.extend(pca_ledger)
-        if pca.halted:
-            warnings.warn("the private PCA halted (its spectral-gap or coherence test failed at "
-                          "this budget) and released a uniformly random subspace; results carry "
-                          "no information about the graph. Use fallback='randomized-response' on "
-                          "an unweighted graph, a larger epsilon, or a smaller rank.", UserWarning,
-                          stacklevel=2)
-            mechanism = "random subspace (PCA halted, no fallback)"
+        ledger.extend(sub_ledger)
+        warnings.warn("the private PCA halted (its spectral-gap or coherence test failed at this "
+                      "budget) and released a uniformly random subspace; results carry no "
+                      "information about the graph. Use fallback='randomized-response' on an "
+                      "unweighted graph, a larger epsilon, or a smaller rank.", UserWarning,
+                      stacklevel=2)
+        core = np.zeros((rank, rank))
+        mechanism = "random subspace (PCA halted, no fallback)"
+    pca = sub
     timings["private_pca"] = time.perf_counter() - t0
 
     # 4. private tail level sigma_{r+1}(M) (Weyl: sensitivity ||E|| = w, docs/privacy.md 4.3)

@@ -1,0 +1,117 @@
+"""The private pipeline's release: budget accounting, branches, exports, input policy."""
+
+import math
+import warnings
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import dpgraph
+from dpgraph.datasets import planted_cut
+from dpgraph.graph import GraphData
+from dpgraph.privatize import PrivateGraph, privatize
+
+
+@pytest.fixture(scope="module")
+def small_planted():
+    return planted_cut(300, 60, rng=3)
+
+
+def _labelled(inst):
+    """The planted graph as networkx with string labels (labels must come back unchanged)."""
+    G = dpgraph.graph.to_networkx(inst.graph)
+    G = nx.relabel_nodes(G, {v: f"v{v}" for v in G.nodes})
+    for _, _, d in G.edges(data=True):
+        d.pop("weight", None)
+    return G
+
+
+def test_ledger_total_is_the_budget_on_every_branch(small_planted):
+    G = _labelled(small_planted)
+    for eps in (0.5, 8.0, 60.0):  # halting branch, and (at large epsilon) the passing branch
+        pg = privatize(G, epsilon=eps, delta=1e-6, rank=2, rng=1)
+        spent_eps, spent_delta = pg.ledger.spent
+        assert spent_eps <= eps * (1 + 1e-9) and spent_delta <= 1e-6 * (1 + 1e-9)
+        assert not any(e.mechanism == "reserved" for e in pg.ledger.entries if pg.halted)
+    branches = {privatize(G, epsilon=e, delta=1e-6, rank=2, rng=1).diagnostics["low_rank_mechanism"]
+                for e in (0.5, 60.0)}
+    assert any("randomized response" in b for b in branches)
+    assert "private PCA (Alg. 5.10)" in branches
+
+
+def test_fallback_ledger_within_budget(small_planted):
+    pg = privatize(small_planted.graph, epsilon=1.0, delta=1e-6, rank=2, rng=0)
+    assert pg.halted and "randomized response" in pg.diagnostics["low_rank_mechanism"]
+    names = [e.name for e in pg.ledger.entries]
+    assert "pca: projector (Alg. 5.8)" not in names  # nothing was drawn for it
+    assert math.isclose(pg.ledger.spent[0], 1.0, rel_tol=1e-9)  # the unused share went to RR
+
+
+def test_private_graph_holds_no_input_and_keeps_labels(small_planted):
+    G = _labelled(small_planted)
+    pg = privatize(G, epsilon=2.0, delta=1e-6, rank=2, rng=0)
+    assert not any(isinstance(v, (GraphData, nx.Graph)) for v in vars(pg).values())
+    assert pg.labels == tuple(G.nodes)
+    W = pg.weights()
+    assert W.shape == (300, 300) and np.allclose(W, W.T) and W.min() >= 0
+    assert np.all(np.diag(W) == 0)
+    H = pg.to_networkx(min_weight=0.05)
+    assert set(H.nodes) == set(G.nodes)
+    ig = pg.to_igraph(min_weight=0.05)
+    assert ig.vs["name"] == list(G.nodes)
+
+
+def test_sample_follows_weights(small_planted):
+    pg = privatize(small_planted.graph, epsilon=2.0, delta=1e-6, rank=2, rng=0)
+    W = np.minimum(pg.weights(), 1.0)
+    expected = W[np.triu_indices(300, 1)].sum()
+    ms = [pg.sample(rng=s).m for s in range(5)]
+    var = (W * (1 - W))[np.triu_indices(300, 1)].sum()
+    # mean of 5 independent edge counts: within 5 standard deviations of the expectation
+    assert abs(np.mean(ms) - expected) <= 5 * math.sqrt(var / 5) + 1
+
+
+def test_input_is_not_modified(small_planted):
+    G = _labelled(small_planted)
+    before = nx.to_dict_of_dicts(G)
+    privatize(G, epsilon=1.0, delta=1e-6, rank=2, rng=0)
+    assert nx.to_dict_of_dicts(G) == before
+
+
+def test_seeded_runs_reproduce(small_planted):
+    a = privatize(small_planted.graph, epsilon=1.0, delta=1e-6, rank=2, rng=5)
+    b = privatize(small_planted.graph, epsilon=1.0, delta=1e-6, rank=2, rng=5)
+    assert np.array_equal(a.weights(), b.weights())
+
+
+def test_no_fallback_warns():
+    G = planted_cut(200, 30, rng=1).graph
+    with pytest.warns(UserWarning, match="uniformly random subspace"):
+        pg = privatize(G, epsilon=0.5, delta=1e-6, rank=2, rng=0, fallback="none")
+    assert pg.diagnostics["low_rank_mechanism"].startswith("random subspace")
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"epsilon": 0, "delta": 1e-6}, "epsilon"),
+    ({"epsilon": 1, "delta": 1.0}, "delta"),
+    ({"epsilon": 1, "delta": 0}, "delta"),
+    ({"epsilon": 1, "delta": 1e-6, "rank": 0}, "rank"),
+    ({"epsilon": 1, "delta": 1e-6, "rank": 40}, "rank"),
+    ({"epsilon": 1, "delta": 1e-6, "projection": "magic"}, "projection"),
+])
+def test_bad_arguments(kwargs, match):
+    G = nx.gnp_random_graph(40, 0.3, seed=1)
+    with pytest.raises(ValueError, match=match):
+        privatize(G, **kwargs)
+
+
+def test_refused_inputs():
+    with pytest.raises(ValueError, match="symmetrize"):
+        privatize(nx.DiGraph([(0, 1), (1, 2), (2, 0)]), epsilon=1, delta=1e-6, rank=1)
+    with pytest.raises(ValueError, match="at least 3 nodes"):
+        privatize(nx.Graph([(0, 1)]), epsilon=1, delta=1e-6, rank=1)
+    G = nx.Graph()
+    G.add_weighted_edges_from([(0, 1, 2.0), (1, 2, 1.0), (2, 3, 1.0)])
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        privatize(G, epsilon=1, delta=1e-6, rank=1)
