@@ -261,3 +261,23 @@ def test_acceptance_spiked_wishart_rectangular_median():
                                adjacency=EntryAdjacency(1.0, symmetric=False), rng=seed)
         errs.append(subspace_distance(u, res.basis))
     assert np.median(errs) <= 0.3
+
+
+def test_eigenspace_variant_picks_algebraic_top():
+    """which='largest' returns the positive spike even when a negative eigenvalue dominates."""
+    rng = np.random.default_rng(12)
+    n = 300
+    Q, _ = np.linalg.qr(rng.standard_normal((n, 2)))
+    M = 900 * np.outer(Q[:, 0], Q[:, 0]) - 3000 * np.outer(Q[:, 1], Q[:, 1])
+    kw = dict(epsilon=2.0, delta=1e-6, adjacency=ADJ, rng=0)
+    big = private_subspace(M, 1, which="largest", **kw)
+    mag = private_subspace(M, 1, **kw)
+    small = private_subspace(M, 1, which="smallest", **kw)
+    assert subspace_distance(Q[:, :1], big.basis) < 0.3
+    assert subspace_distance(Q[:, 1:], mag.basis) < 0.3
+    assert subspace_distance(Q[:, 1:], small.basis) < 0.3
+    with pytest.raises(ValueError, match="which"):
+        private_subspace(M, 1, which="LA", **kw)
+    with pytest.raises(ValueError, match="symmetric"):
+        private_subspace(rng.standard_normal((5, 7)), 1, which="largest", epsilon=1, delta=1e-6,
+                         adjacency=EntryAdjacency(1.0, symmetric=False))
