@@ -104,12 +104,12 @@ def test_halting_releases_random_subspace_and_charges_full_budget():
     assert res.ledger.spent == (pytest.approx(eps), pytest.approx(dlt))
     mechs = [e.mechanism for e in res.ledger.entries]
     assert mechs.count("reserved") == 2 and "gaussian" in mechs  # core still released
-    # the halted basis is Haar: E ||B^T e_1||^2 = r / n; 400 draws, sd of the mean <= 0.0072
+    # the halted basis is Haar: ||B^T e_1||^2 ~ Beta(r/2, (n-r)/2), mean r/n; 200 draws
     vals = []
-    for seed in range(400):
+    for seed in range(200):
         b = private_subspace(M, r, epsilon=eps, delta=dlt, adjacency=ADJ, rng=seed).basis
         vals.append(np.sum(b[0] ** 2))
-    assert abs(np.mean(vals) - r / n) < 5 * math.sqrt(2 * r * (n - r) / (n ** 2 * (n + 2)) / 400) + 1e-3
+    assert abs(np.mean(vals) - r / n) < 5 * math.sqrt(2 * r * (n - r) / (n ** 2 * (n + 2)) / 200)
 
 
 def test_halting_is_independent_of_the_data():
@@ -233,17 +233,51 @@ def test_utility_strong_spike_symmetric_and_core():
     assert err < 2 * 600 * subspace_distance(U, B) + 10 * res.diagnostics.core_sigma + 3
 
 
-def test_acceptance_spiked_wishart_rectangular():
-    """Issue 5 acceptance: n=400, m=4000, beta=80 sqrt(n/m), entry adjacency 1, eps=2, delta=1e-6."""
+def _wishart(n, m, beta, rng):
+    u = rng.standard_normal(n)
+    u /= np.linalg.norm(u)
+    return u, math.sqrt(beta) * np.outer(u, rng.standard_normal(m)) + rng.standard_normal((n, m))
+
+
+def test_acceptance_spiked_wishart_rectangular_one_seed():
+    """Issue 5 acceptance setting (one seed; all seeds in the slow test below)."""
     n, m = 400, 4000
-    beta = 80 * math.sqrt(n / m)
+    u, M = _wishart(n, m, 80 * math.sqrt(n / m), np.random.default_rng(100))
+    res = private_subspace(M, 1, epsilon=2.0, delta=1e-6,
+                           adjacency=EntryAdjacency(1.0, symmetric=False), rng=0)
+    assert not res.halted
+    assert subspace_distance(u, res.basis) <= 0.3
+
+
+@pytest.mark.slow
+def test_acceptance_spiked_wishart_rectangular_median():
+    """Issue 5 acceptance: n=400, m=4000, beta=80 sqrt(n/m), entry adjacency 1, eps=2, delta=1e-6:
+    median subspace error over 9 seeds <= 0.3."""
+    n, m = 400, 4000
     errs = []
-    for seed in range(3):
-        rng = np.random.default_rng(100 + seed)
-        u = rng.standard_normal(n)
-        u /= np.linalg.norm(u)
-        M = math.sqrt(beta) * np.outer(u, rng.standard_normal(m)) + rng.standard_normal((n, m))
+    for seed in range(9):
+        u, M = _wishart(n, m, 80 * math.sqrt(n / m), np.random.default_rng(200 + seed))
         res = private_subspace(M, 1, epsilon=2.0, delta=1e-6,
                                adjacency=EntryAdjacency(1.0, symmetric=False), rng=seed)
         errs.append(subspace_distance(u, res.basis))
     assert np.median(errs) <= 0.3
+
+
+def test_eigenspace_variant_picks_algebraic_top():
+    """which='largest' returns the positive spike even when a negative eigenvalue dominates."""
+    rng = np.random.default_rng(12)
+    n = 300
+    Q, _ = np.linalg.qr(rng.standard_normal((n, 2)))
+    M = 900 * np.outer(Q[:, 0], Q[:, 0]) - 3000 * np.outer(Q[:, 1], Q[:, 1])
+    kw = dict(epsilon=2.0, delta=1e-6, adjacency=ADJ, rng=0)
+    big = private_subspace(M, 1, which="largest", **kw)
+    mag = private_subspace(M, 1, **kw)
+    small = private_subspace(M, 1, which="smallest", **kw)
+    assert subspace_distance(Q[:, :1], big.basis) < 0.3
+    assert subspace_distance(Q[:, 1:], mag.basis) < 0.3
+    assert subspace_distance(Q[:, 1:], small.basis) < 0.3
+    with pytest.raises(ValueError, match="which"):
+        private_subspace(M, 1, which="LA", **kw)
+    with pytest.raises(ValueError, match="symmetric"):
+        private_subspace(rng.standard_normal((5, 7)), 1, which="largest", epsilon=1, delta=1e-6,
+                         adjacency=EntryAdjacency(1.0, symmetric=False))

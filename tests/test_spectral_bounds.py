@@ -295,3 +295,35 @@ def test_adjacency_constants_table_and_errors():
     assert B.log_row_scale_sensitivity(1.0, 1.0, 1.5) == math.inf
     with pytest.raises(ValueError, match="gap_lower"):
         B.projector_sensitivity(1.0, 1.0, 0.5, 1.0)
+
+
+@pytest.mark.parametrize("which", ["largest", "smallest"])
+def test_eigenspace_variant_bounds(which):
+    """Cor. 1.6 variant: algebraic order; gap lambda_r - lambda_(r+1) (3.9) obeys the same bounds."""
+    rng = np.random.default_rng(51 if which == "largest" else 52)
+    for trial in range(20):
+        n = int(rng.integers(6, 30))
+        r = int(rng.integers(1, 4))
+        Q = _orth(n, rng, bool(trial % 2))
+        lam = np.sort(rng.uniform(-6, 2, n))[::-1]          # large negative eigenvalues too
+        gap = float(rng.choice([0.1, 0.5, 2.0]))
+        lam[:r] += gap - (lam[r - 1] - lam[r])              # set the algebraic gap
+        if which == "smallest":
+            lam = -lam
+        M = (Q * lam) @ Q.T
+        top = top_subspace(M, r, "symmetric", which)
+        g = top.sigma[r - 1] - top.sigma[r]
+        assert g == pytest.approx(gap)
+        t = _row_scale(top, True)
+        U = top.U
+        for i, j in _sym_pairs(n, rng, U):
+            for w in (gap / 6, gap / 2.2, gap / 1.1):
+                E = _entry_E(n, i, j, w * rng.choice([-1, 1]))
+                top2 = top_subspace(M + E, r, "symmetric", which)
+                g2 = top2.sigma[r - 1] - top2.sigma[r]
+                assert abs(g - g2) <= 2 * w * (1 + 1e-9)
+                st = _sin_theta_F(U, top2.U)
+                assert st <= B.sin_theta_bound(SQ2 * w, w, g, t) * (1 + 1e-9) + 1e-12
+                s_log = B.log_row_scale_sensitivity(SQ2 * w, w, g)
+                if math.isfinite(s_log):
+                    assert abs(math.log(_row_scale(top2, True) / t)) <= s_log * (1 + 1e-9)

@@ -86,6 +86,7 @@ class PCADiagnostics:
     """Released (private) quantities and calibration of each step; nothing here is non-private."""
 
     kind: str
+    which: str
     n: int
     m: int
     rank: int
@@ -111,7 +112,7 @@ class PCADiagnostics:
     eig: object = None
 
     def __repr__(self):
-        keys = ("kind", "n", "m", "rank", "gap_estimate", "gap_lower", "row_scale_upper",
+        keys = ("kind", "which", "n", "m", "rank", "gap_estimate", "gap_lower", "row_scale_upper",
                 "coherence_upper", "projector_sensitivity", "projector_sigma", "halted_at")
         body = ", ".join(f"{k}={getattr(self, k):.4g}" if isinstance(getattr(self, k), float)
                          else f"{k}={getattr(self, k)!r}" for k in keys)
@@ -218,13 +219,13 @@ def _row_scale(top: _linalg.TopSubspace, kind: str) -> float:
 
 
 def _run_subspace(M, kind, rank, consts, eps_parts, dlt_parts, ledger, gen, diag,
-                  eig_options) -> tuple[np.ndarray, bool]:
+                  eig_options, which="magnitude") -> tuple[np.ndarray, bool]:
     """Steps 1-3 (Alg. 5.2, 5.5, 5.8). Returns (basis, halted)."""
     n, m = M.shape
     eta, c_E = consts.eta, consts.c_E
     eps_g, eps_c, eps_p = eps_parts["gap"], eps_parts["coherence"], eps_parts["projector"]
     dl_g, dl_c, dl_p = dlt_parts["gap"], dlt_parts["coherence"], dlt_parts["projector"]
-    top = _linalg.top_subspace(M, rank, kind)
+    top = _linalg.top_subspace(M, rank, kind, which)
     t_max = 1.0 if kind == "symmetric" else SQRT2
 
     # -- step 1: private gap (Alg. 5.2); Weyl: |g(M) - g(M')| <= 2 eta          [privacy.md 3.2]
@@ -276,8 +277,13 @@ def _run_subspace(M, kind, rank, consts, eps_parts, dlt_parts, ledger, gen, diag
     return basis, False
 
 
-def _prepare(M, rank, epsilon, delta, adjacency, ledger, symmetrize, split):
+def _prepare(M, rank, epsilon, delta, adjacency, ledger, symmetrize, split, which):
+    if which not in ("magnitude", "largest", "smallest"):
+        raise ValueError(f"which must be 'magnitude', 'largest' or 'smallest', got {which!r}")
     M, kind = _linalg.check_matrix(M, symmetrize=symmetrize)
+    if kind != "symmetric" and which != "magnitude":
+        raise ValueError(f"which={which!r} (an eigenspace) needs a symmetric M; singular "
+                         f"subspaces of rectangular M use which='magnitude'")
     n, m = M.shape
     rank = _check_rank(rank, n, m)
     consts = adjacency_constants(adjacency, symmetric=(kind == "symmetric"))
@@ -285,14 +291,15 @@ def _prepare(M, rank, epsilon, delta, adjacency, ledger, symmetrize, split):
     names = ("gap", "coherence", "projector", "core")
     eps_parts = {k: epsilon * f for k, f in zip(names, split.epsilon)}
     dlt_parts = {k: delta * f for k, f in zip(names, split.delta)}
-    diag = PCADiagnostics(kind=kind, n=n, m=m, rank=rank, adjacency=consts.description,
+    diag = PCADiagnostics(kind=kind, which=which, n=n, m=m, rank=rank,
+                          adjacency=consts.description,
                           eta=consts.eta, c_E=consts.c_E, epsilon_parts=eps_parts,
                           delta_parts=dlt_parts)
     return M, kind, rank, consts, ledger, eps_parts, dlt_parts, diag
 
 
 def private_subspace(M, rank, *, epsilon, delta, adjacency, rng=None, ledger=None,
-                     symmetrize=False, split: BudgetSplit | None = None,
+                     symmetrize=False, which: str = "magnitude", split: BudgetSplit | None = None,
                      eig_options: dict | None = None) -> PrivateSubspaceResult:
     """Private top-r singular subspace (d'Orsi & Novikov Thm 5.1; Algs. 5.2, 5.5, 5.8).
 
@@ -314,6 +321,13 @@ def private_subspace(M, rank, *, epsilon, delta, adjacency, rng=None, ledger=Non
         ``PrivacyLedger(epsilon, delta)``.
     symmetrize : bool
         Allow a square non-symmetric ``M`` (treated as rectangular: its left singular subspace).
+    which : {"magnitude", "largest", "smallest"}
+        Symmetric ``M`` only. ``"magnitude"``: the r eigenvalues of largest ``|lambda|`` (the
+        top singular subspace). ``"largest"`` / ``"smallest"``: the eigenspace of the r
+        algebraically largest / smallest eigenvalues (Cor. 1.6), with the gap
+        ``lambda_r - lambda_(r+1)`` (resp. ``lambda_(n-r) - lambda_(n-r+1)``). Cor. 1.6 shifts
+        ``M`` by a private multiple of the identity; the shift is needed only in the proof
+        (docs/privacy.md 3.9), so no budget is spent on it.
     split : BudgetSplit, optional
         Fractions of the budget per step (``core`` must be 0 here).
     eig_options : dict, optional
@@ -351,15 +365,15 @@ def private_subspace(M, rank, *, epsilon, delta, adjacency, rng=None, ledger=Non
     if split.epsilon[3] != 0 or split.delta[3] != 0:
         raise ValueError("split: private_subspace has no core step; set its fractions to 0")
     M, kind, rank, consts, ledger, eps_parts, dlt_parts, diag = _prepare(
-        M, rank, epsilon, delta, adjacency, ledger, symmetrize, split)
+        M, rank, epsilon, delta, adjacency, ledger, symmetrize, split, which)
     gen = make_rng(rng)
     basis, halted = _run_subspace(M, kind, rank, consts, eps_parts, dlt_parts, ledger, gen, diag,
-                                  dict(eig_options or {}))
+                                  dict(eig_options or {}), which)
     return PrivateSubspaceResult(basis=basis, halted=halted, ledger=ledger, diagnostics=diag)
 
 
 def private_low_rank(M, rank, *, epsilon, delta, adjacency, rng=None, ledger=None,
-                     split: BudgetSplit | None = None,
+                     which: str = "magnitude", split: BudgetSplit | None = None,
                      eig_options: dict | None = None) -> PrivateLowRankResult:
     """Private rank-r estimate ``B C B^T`` of a symmetric matrix (Alg. 5.10, Thm 5.1).
 
@@ -389,13 +403,13 @@ def private_low_rank(M, rank, *, epsilon, delta, adjacency, rng=None, ledger=Non
     if split.epsilon[3] <= 0 or split.delta[3] <= 0:
         raise ValueError("split: private_low_rank needs a core fraction > 0 of epsilon and delta")
     M, kind, rank, consts, ledger, eps_parts, dlt_parts, diag = _prepare(
-        M, rank, epsilon, delta, adjacency, ledger, False, split)
+        M, rank, epsilon, delta, adjacency, ledger, False, split, which)
     if kind != "symmetric":
         raise ValueError("private_low_rank needs a symmetric M; use private_subspace for the "
                          "left singular subspace of a rectangular matrix")
     gen = make_rng(rng)
     basis, halted = _run_subspace(M, kind, rank, consts, eps_parts, dlt_parts, ledger, gen, diag,
-                                  dict(eig_options or {}))
+                                  dict(eig_options or {}), which)
     # -- step 4: core B^T M B with B public (Alg. 5.10)                           [privacy.md 3.6]
     MB = M @ basis
     C = basis.T @ np.asarray(MB)
