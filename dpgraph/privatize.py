@@ -280,6 +280,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
               degree_share: float = 0.05, tail_share: float = 0.05, core_share: float = 0.1,
               regularization="mean",
               projection: str = "auto", fallback: str = "randomized-response",
+              max_projector_noise: float | None = 0.5,
               weight: str = "weight", pca_options: dict | None = None) -> PrivateGraph:
     """Release a private synthetic version of ``G`` under edge-level (epsilon, delta)-DP.
 
@@ -309,6 +310,10 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         steps did not use on randomized response over the pair indicators, de-biased and
         truncated to rank ``r`` (unweighted graphs; docs/privacy.md 4.7), or ``"none"``: keep
         the uniformly random subspace of Alg. 5.8 (a :class:`UserWarning` says so).
+    max_projector_noise : float or None
+        Take the halting branch before the projector step when the released gap and coherence
+        bounds predict projector noise of spectral norm above this (default 0.5; the
+        projector's eigengap is 1), since the projector would then carry no signal.
     pca_options : dict, optional
         Extra keyword arguments for :func:`dpgraph.spectral.private_subspace` (e.g. ``split``).
 
@@ -369,8 +374,9 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     eps_sub, dlt_sub = pca_share * (1 - core_share) * epsilon, pca_share * (1 - core_share) * delta
     eps_core, dlt_core = pca_share * core_share * epsilon, pca_share * core_share * delta
     sub_ledger = PrivacyLedger(epsilon=eps_sub, delta=dlt_sub)
+    options = {"max_projector_noise": max_projector_noise, **(pca_options or {})}
     sub = private_subspace(M, rank, epsilon=eps_sub, delta=dlt_sub, adjacency=adjacency, rng=gen,
-                           ledger=sub_ledger, **(pca_options or {}))
+                           ledger=sub_ledger, **options)
     basis = np.asarray(sub.basis)
     if not sub.halted:
         ledger.extend(sub_ledger)

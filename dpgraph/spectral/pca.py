@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..privacy import PrivacyLedger, make_rng
+from ..privacy import PrivacyLedger, analytic_gaussian_sigma, make_rng
 from ..privacy._validate import check_delta, check_epsilon
 from ..privacy.noise import laplace_mechanism, symmetric_gaussian_noise
 from . import _linalg
@@ -219,7 +219,8 @@ def _row_scale(top: _linalg.TopSubspace, kind: str) -> float:
 
 
 def _run_subspace(M, kind, rank, consts, eps_parts, dlt_parts, ledger, gen, diag,
-                  eig_options, which="magnitude") -> tuple[np.ndarray, bool]:
+                  eig_options, which="magnitude",
+                  max_projector_noise: float | None = None) -> tuple[np.ndarray, bool]:
     """Steps 1-3 (Alg. 5.2, 5.5, 5.8). Returns (basis, halted)."""
     n, m = M.shape
     eta, c_E = consts.eta, consts.c_E
@@ -266,6 +267,18 @@ def _run_subspace(M, kind, rank, consts, eps_parts, dlt_parts, ledger, gen, diag
 
     # -- step 3: Gaussian mechanism on the projector (Alg. 5.8)                  [privacy.md 3.4]
     s_p = projector_sensitivity(c_E, eta, L, T)
+    if max_projector_noise is not None:
+        # Decided from released values (L, T) and public parameters only: no privacy cost.
+        # 2 sigma sqrt(n) is the typical spectral norm of the n x n symmetric noise; above the
+        # projector's eigengap (1) by a margin, the noisy projector carries no signal.
+        sigma_p = analytic_gaussian_sigma(eps_p, dl_p, s_p)
+        diag.projector_sensitivity, diag.projector_sigma = s_p, sigma_p
+        if 2.0 * sigma_p * math.sqrt(n) > max_projector_noise:
+            diag.halted_at = "projector noise"
+            _reserve(ledger, "pca: projector (Alg. 5.8)", eps_p, dl_p,
+                     f"predicted noise norm 2 sigma sqrt(n) = {2 * sigma_p * math.sqrt(n):.3g} "
+                     f"> max_projector_noise = {max_projector_noise:g}")
+            return _linalg.random_subspace(n, rank, gen), True
     G = symmetric_gaussian_noise(n, sensitivity=s_p, epsilon=eps_p, delta=dl_p, ledger=ledger,
                                  name="pca: projector (Alg. 5.8)", rng=gen,
                                  diagonal_scale=SQRT2,
@@ -275,6 +288,15 @@ def _run_subspace(M, kind, rank, consts, eps_parts, dlt_parts, ledger, gen, diag
     basis, info = _linalg.top_eigvecs_projector_plus_noise(top.U, G, rank, gen, **eig_options)
     diag.eig = info
     return basis, False
+
+
+def _check_max_noise(value):
+    if value is None:
+        return None
+    v = float(value)
+    if not math.isfinite(v) or v <= 0:
+        raise ValueError(f"max_projector_noise must be a finite number > 0 or None, got {value!r}")
+    return v
 
 
 def _prepare(M, rank, epsilon, delta, adjacency, ledger, symmetrize, split, which):
@@ -300,7 +322,8 @@ def _prepare(M, rank, epsilon, delta, adjacency, ledger, symmetrize, split, whic
 
 def private_subspace(M, rank, *, epsilon, delta, adjacency, rng=None, ledger=None,
                      symmetrize=False, which: str = "magnitude", split: BudgetSplit | None = None,
-                     eig_options: dict | None = None) -> PrivateSubspaceResult:
+                     eig_options: dict | None = None,
+                     max_projector_noise: float | None = None) -> PrivateSubspaceResult:
     """Private top-r singular subspace (d'Orsi & Novikov Thm 5.1; Algs. 5.2, 5.5, 5.8).
 
     Parameters
@@ -330,6 +353,11 @@ def private_subspace(M, rank, *, epsilon, delta, adjacency, rng=None, ledger=Non
         (docs/privacy.md 3.9), so no budget is spent on it.
     split : BudgetSplit, optional
         Fractions of the budget per step (``core`` must be 0 here).
+    max_projector_noise : float, optional
+        Halt before the projector step (``halted_at="projector noise"``, its budget reserved,
+        nothing drawn) when the released gap and row-scale bounds imply a noise matrix of typical
+        spectral norm ``2 sigma sqrt(n)`` above this value (the projector's eigengap is 1). The
+        decision uses released values only. Default None: never.
     eig_options : dict, optional
         Options of the eigensolver for ``P + G`` (``tol``, ``max_products``, ``oversample``).
 
@@ -368,7 +396,8 @@ def private_subspace(M, rank, *, epsilon, delta, adjacency, rng=None, ledger=Non
         M, rank, epsilon, delta, adjacency, ledger, symmetrize, split, which)
     gen = make_rng(rng)
     basis, halted = _run_subspace(M, kind, rank, consts, eps_parts, dlt_parts, ledger, gen, diag,
-                                  dict(eig_options or {}), which)
+                                  dict(eig_options or {}), which,
+                                  max_projector_noise=_check_max_noise(max_projector_noise))
     return PrivateSubspaceResult(basis=basis, halted=halted, ledger=ledger, diagnostics=diag)
 
 
