@@ -1,0 +1,17 @@
+"""Run every script in examples/ so they never rot."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.py"))
+
+
+@pytest.mark.parametrize("script", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_example_runs(script, tmp_path):
+    done = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True,
+                          text=True, timeout=600, cwd=script.parent.parent)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip()
