@@ -1,0 +1,23 @@
+"""Degree-2 sum-of-squares CSP engine: Max-Cut, Max-Bisection, Max-2-CSP with certified bounds.
+
+Implements the non-private engine of d'Orsi and Novikov, "Tight Differentially Private PCA via
+Matrix Coherence", Sec. 7.1: the degree-2 SoS relaxation solved by low-rank (Burer-Monteiro)
+methods with a certified dual bound, Goemans-Williamson and global correlation rounding
+(Barak, Raghavendra, Steurer, FOCS 2011), rebalancing and local search.
+"""
+
+from .maxcut import CutResult, cut_value, solve_max_bisection, solve_max_cut
+from .sdp import certify_upper_bound, default_rank, solve_lowrank_sdp
+from ._operator import WeightOperator, as_weight_operator
+
+__all__ = [
+    "CutResult",
+    "cut_value",
+    "solve_max_cut",
+    "solve_max_bisection",
+    "certify_upper_bound",
+    "solve_lowrank_sdp",
+    "default_rank",
+    "WeightOperator",
+    "as_weight_operator",
+]

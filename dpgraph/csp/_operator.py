@@ -1,0 +1,155 @@
+"""Weight operators: one interface over a dense ndarray or a SciPy sparse matrix.
+
+The CSP engine needs only three things from the weight matrix ``W`` of an instance:
+blocked products ``W_off @ V`` (``V`` is ``n x k``), the row sums of ``W_off`` and, for the
+small-instance certificate, a dense copy. ``W_off`` is ``W`` with its diagonal removed (no cut
+objective sees a self-loop), applied as ``W @ V - diag(W)[:, None] * V`` so that a dense input
+of 10,000 x 10,000 is never copied or converted to CSR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..graph import GraphData, as_graph_data
+
+__all__ = ["WeightOperator", "as_weight_operator"]
+
+_BLOCK = 2048  # rows per block for dense symmetry / finiteness checks (bounded temporaries)
+
+
+class WeightOperator:
+    """A symmetric weight matrix with a zero-diagonal view, dense or sparse.
+
+    Parameters
+    ----------
+    W : numpy.ndarray or scipy sparse matrix/array
+        Symmetric ``n x n`` float64 weights (the diagonal is ignored).
+    labels : tuple
+        Node labels (``labels[i]`` is row ``i``).
+    """
+
+    def __init__(self, W, labels: tuple):
+        self.W = W
+        self.labels = tuple(labels)
+        self.n = W.shape[0]
+        self.is_dense = isinstance(W, np.ndarray)
+        diag = np.asarray(W.diagonal(), dtype=np.float64).copy()
+        self.diag = diag
+        self.has_diag = bool(np.any(diag != 0))
+        rs = np.asarray(W.sum(axis=1), dtype=np.float64).ravel()
+        self.degrees = rs - diag  # row sums of W_off
+        self.total = float(self.degrees.sum())  # sum of all entries of W_off (= 2 x edge weight)
+
+    @property
+    def nnz(self) -> int:
+        return self.n * self.n if self.is_dense else int(self.W.nnz)
+
+    def matmul(self, V: np.ndarray) -> np.ndarray:
+        """Return ``W_off @ V`` as one blocked product (plus a diagonal correction)."""
+        out = self.W @ V
+        out = np.asarray(out)
+        if self.has_diag:
+            if V.ndim == 1:
+                out = out - self.diag * V
+            else:
+                out = out - self.diag[:, None] * V
+        return out
+
+    def column(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Indices and values of the nonzeros of column ``i`` of ``W_off`` (= row ``i``)."""
+        if self.is_dense:
+            col = self.W[i].astype(np.float64, copy=True)  # row i == column i (symmetric), contiguous
+            col[i] = 0.0
+            idx = np.flatnonzero(col)
+            return idx, col[idx]
+        W = self.W
+        a, b = W.indptr[i], W.indptr[i + 1]
+        idx = W.indices[a:b]
+        val = W.data[a:b]
+        keep = idx != i
+        return idx[keep], val[keep].astype(np.float64)
+
+    def entry(self, i: int, j: int) -> float:
+        if i == j:
+            return 0.0
+        return float(self.W[i, j])
+
+    def to_dense(self) -> np.ndarray:
+        """A dense copy of ``W_off`` (used only by the small-instance certificate and references)."""
+        D = self.W.copy() if self.is_dense else self.W.toarray()
+        D = np.asarray(D, dtype=np.float64)
+        np.fill_diagonal(D, 0.0)
+        return D
+
+    def quad(self, X: np.ndarray) -> np.ndarray:
+        """``x^T W_off x`` for every column ``x`` of ``X`` (one blocked product)."""
+        return np.einsum("ij,ij->j", X, self.matmul(X)) if X.ndim == 2 else float(X @ self.matmul(X))
+
+    def __repr__(self) -> str:
+        kind = "dense" if self.is_dense else "sparse"
+        return f"WeightOperator(n={self.n}, {kind}, nnz={self.nnz})"
+
+
+def _check_dense(W: np.ndarray, *, name: str) -> None:
+    n = W.shape[0]
+    for a in range(0, n, _BLOCK):
+        b = min(n, a + _BLOCK)
+        blk = W[a:b]
+        if not np.all(np.isfinite(blk)):
+            raise ValueError(f"{name} has non-finite entries (NaN or inf) in rows {a}..{b - 1}")
+        scale = max(1.0, float(np.max(np.abs(blk))) if blk.size else 1.0)
+        if not np.allclose(blk, W[:, a:b].T, rtol=0, atol=1e-12 * scale):
+            raise ValueError(f"{name} is not symmetric (rows {a}..{b - 1} differ from the "
+                             f"matching columns); symmetrize it first, e.g. (W + W.T) / 2")
+
+
+def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None, weight: str = "weight",
+                       check: bool = True) -> WeightOperator:
+    """Make a :class:`WeightOperator` from any graph input without densifying or sparsifying.
+
+    A dense ``numpy.ndarray`` stays dense (it is checked for squareness, finiteness and symmetry
+    in row blocks, never copied); a SciPy sparse matrix is used as CSR; everything else
+    (GraphData, NetworkX, igraph, edge iterables) goes through :func:`dpgraph.graph.as_graph_data`.
+    """
+    if isinstance(G, np.ndarray):
+        if G.ndim != 2 or G.shape[0] != G.shape[1]:
+            raise ValueError(f"weight matrix must be square, got shape {G.shape}")
+        if G.shape[0] == 0:
+            raise ValueError("weight matrix has no nodes: need at least one node")
+        if not np.issubdtype(G.dtype, np.number) and G.dtype != bool:
+            raise TypeError(f"weight matrix must be numeric, got dtype {G.dtype}")
+        W = G if G.dtype == np.float64 else G.astype(np.float64)
+        if check:
+            _check_dense(W, name="weight matrix")
+        n = W.shape[0]
+        lab = tuple(range(n)) if labels is None else tuple(labels)
+        if len(lab) != n:
+            raise ValueError(f"labels has {len(lab)} entries for {n} nodes")
+        if len(set(lab)) != n:
+            raise ValueError("labels must be unique")
+        return WeightOperator(W, lab)
+    if sp.issparse(G):
+        W = sp.csr_array(G, dtype=np.float64)
+        if W.shape[0] != W.shape[1]:
+            raise ValueError(f"weight matrix must be square, got shape {W.shape}")
+        if W.shape[0] == 0:
+            raise ValueError("weight matrix has no nodes: need at least one node")
+        if W.nnz and not np.all(np.isfinite(W.data)):
+            raise ValueError("weight matrix has non-finite entries (NaN or inf)")
+        if check:
+            D = (W - W.T)
+            if D.nnz and np.max(np.abs(D.data)) > 1e-12 * max(1.0, float(np.max(np.abs(W.data)))):
+                raise ValueError("weight matrix is not symmetric; symmetrize it first, e.g. (W + W.T) / 2")
+        n = W.shape[0]
+        lab = tuple(range(n)) if labels is None else tuple(labels)
+        if len(lab) != n:
+            raise ValueError(f"labels has {len(lab)} entries for {n} nodes")
+        return WeightOperator(W, lab)
+    if labels is not None and not isinstance(G, GraphData):
+        raise ValueError("labels= is only for matrix input; graphs carry their own node labels")
+    data = as_graph_data(G, weight=weight)
+    return WeightOperator(data.weights, data.labels)

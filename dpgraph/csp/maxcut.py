@@ -1,0 +1,321 @@
+r"""Max-Cut and Max-Bisection by degree-2 sum-of-squares with certified bounds.
+
+The pipeline of d'Orsi and Novikov, Sec. 7.1 (degree-2 SoS relaxation, independent rounding
+Alg. 7.4, global correlation rounding in the sense of Barak, Raghavendra and Steurer, FOCS 2011,
+Lemma 7.6, Thms 7.8/7.10/7.11) specialised to cut problems:
+
+1. solve the SDP :math:`\max \tfrac14\langle L, X\rangle`, diag X = 1, X PSD (bisection: also
+   :math:`\langle J, X\rangle = n \bmod 2`) by a low-rank Burer-Monteiro method
+   (:mod:`dpgraph.csp.sdp`);
+2. certify an upper bound from the iterate by weak duality;
+3. round: Goemans-Williamson hyperplanes (best of many), and global correlation rounding
+   (seeds, conditioning, independent rounding); bisection is rebalanced to
+   :math:`|\,|L|-|R|\,| \le 1`;
+4. local search (single flips; swaps for bisection) on the same weights.
+
+Input: anything :func:`dpgraph.graph.as_graph_data` accepts, or a symmetric weight matrix
+(dense ``numpy.ndarray`` or SciPy sparse) with ``labels=``. A dense matrix is used as it is
+(one blocked product ``W @ V`` per iteration), never converted to sparse: this is the path the
+private pipeline takes for its dense synthetic graph :math:`\hat D^{1/2}\hat A\hat D^{1/2}`.
+Signed weights are allowed for Max-Cut and Max-Bisection.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..privacy.noise import make_rng
+from ._operator import WeightOperator, as_weight_operator
+from .rounding import (correlation_round, cut_values, flip_local_search, hyperplane_round,
+                       rebalance, swap_local_search)
+from .sdp import certify_upper_bound, default_rank, solve_lowrank_sdp
+
+__all__ = ["CutResult", "solve_max_cut", "solve_max_bisection", "cut_value"]
+
+
+@dataclass(repr=False)
+class CutResult:
+    r"""Result of :func:`solve_max_cut` / :func:`solve_max_bisection`.
+
+    Attributes
+    ----------
+    partition : tuple of two sets
+        Node labels with ``x = +1`` and with ``x = -1``.
+    assignment : dict
+        Node label -> side (1 for ``x = +1``, 0 for ``x = -1``).
+    x : ndarray
+        The ``±1`` vector in node-index order.
+    value : float
+        Objective of the returned cut on the given weights (sum of weights of cut edges).
+    sdp_value : float
+        Primal value :math:`\tfrac14\langle L, VV^T\rangle` of the low-rank SDP iterate.
+    upper_bound : float
+        Certified upper bound on the SDP value and hence on the optimum (see ``info['certificate']``).
+    gap : float
+        ``(upper_bound - value) / max(|upper_bound|, 1e-300)``: certified relative optimality gap
+        of the returned cut (0 when both are 0).
+    rounding : str
+        The rounding that produced the returned cut ("hyperplane", "correlation", ...), with
+        "+local search" when local search improved it.
+    timings : dict
+        Seconds per phase.
+    info : dict
+        Method details: rank, iterations, convergence, multiplier, certificate, ...
+    V : ndarray
+        The SDP factor (rows are the unit vectors of the relaxation); pass it back as ``warm_start``.
+    """
+
+    partition: tuple
+    assignment: dict
+    x: np.ndarray
+    value: float
+    sdp_value: float
+    upper_bound: float
+    gap: float
+    rounding: str
+    timings: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
+    V: np.ndarray | None = None
+
+    def __repr__(self) -> str:
+        n = len(self.x)
+        return (f"CutResult(n={n}, value={self.value:.6g}, sdp_value={self.sdp_value:.6g}, "
+                f"upper_bound={self.upper_bound:.6g}, gap={self.gap:.2e}, sides=({len(self.partition[0])}, "
+                f"{len(self.partition[1])}), rounding={self.rounding!r}, "
+                f"time={sum(self.timings.values()):.3g}s)")
+
+
+def cut_value(G, assignment, *, labels=None) -> float:
+    """Weight of the cut given by ``assignment`` (dict label -> side, or a ±1 / 0-1 array).
+
+    Example
+    -------
+    >>> cut_value([(0, 1), (1, 2), (0, 2)], {0: 0, 1: 1, 2: 1})
+    2.0
+    """
+    op = G if isinstance(G, WeightOperator) else as_weight_operator(G, labels=labels)
+    x = _as_pm1(op, assignment)
+    return float(cut_values(op, x))
+
+
+def _as_pm1(op: WeightOperator, assignment) -> np.ndarray:
+    if isinstance(assignment, dict):
+        missing = [lab for lab in op.labels if lab not in assignment]
+        if missing:
+            raise ValueError(f"assignment misses {len(missing)} node(s), e.g. {missing[0]!r}")
+        a = np.array([assignment[lab] for lab in op.labels], dtype=np.float64)
+    else:
+        a = np.asarray(assignment, dtype=np.float64).ravel()
+        if a.size != op.n:
+            raise ValueError(f"assignment has {a.size} entries for {op.n} nodes")
+    if np.all(np.isin(a, (0.0, 1.0))):
+        return 2.0 * a - 1.0
+    if np.all(np.isin(a, (-1.0, 1.0))):
+        return a
+    raise ValueError("assignment values must be 0/1 or -1/+1")
+
+
+def _check_int(name, v, lo):
+    if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < lo:
+        raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
+    return int(v)
+
+
+def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, seeds, samples,
+               local_search, time_limit, progress, certificate, warm_start, weight):
+    t_start = time.perf_counter()
+    timings = {}
+    n_hyperplanes = _check_int("n_hyperplanes", n_hyperplanes, 0)
+    seeds = _check_int("seeds", seeds, 0)
+    samples = _check_int("samples", samples, 1)
+    max_iter = _check_int("max_iter", max_iter, 0)
+    if not (tol > 0):
+        raise ValueError(f"tol must be > 0, got {tol!r}")
+    if rank is not None:
+        rank = _check_int("rank", rank, 1)
+    gen = make_rng(rng)
+    t = time.perf_counter()
+    op = G if isinstance(G, WeightOperator) else as_weight_operator(G, labels=labels, weight=weight)
+    timings["input"] = time.perf_counter() - t
+    n = op.n
+    if seeds > 12:
+        raise ValueError(f"seeds={seeds} would enumerate 2**{seeds} assignments; use at most 12")
+
+    def log(msg):
+        if progress:
+            print(f"[dpgraph.csp] {msg}", file=sys.stderr)
+
+    # 1. SDP
+    t = time.perf_counter()
+    remaining = None if time_limit is None else max(0.0, time_limit - (t - t_start))
+    sol = solve_lowrank_sdp(op, rank=rank, V0=warm_start, balance=balanced, tol=tol, max_iter=max_iter,
+                            rng=gen, time_limit=remaining, progress=progress)
+    timings["sdp"] = time.perf_counter() - t
+    log(f"SDP value {sol.value:.6f} after {sol.iterations} iterations ({timings['sdp']:.2f}s)")
+    # 2. certificate
+    t = time.perf_counter()
+    ub, cert = certify_upper_bound(op, sol.V, nu=sol.multiplier, balance=balanced, method=certificate,
+                                   rng=gen)
+    timings["certificate"] = time.perf_counter() - t
+    log(f"certified upper bound {ub:.6f} ({cert['certificate']}, {timings['certificate']:.2f}s)")
+    # 3. rounding
+    t = time.perf_counter()
+    cands = {}
+    if n_hyperplanes:
+        xh, vh, allv = hyperplane_round(op, sol.V, n_hyperplanes, gen, balanced=balanced)
+        if balanced:
+            xh, _ = rebalance(op, xh)
+            vh = float(cut_values(op, xh))
+        cands["hyperplane"] = (xh, vh)
+    timings["hyperplane"] = time.perf_counter() - t
+    t = time.perf_counter()
+    xc, vc, S = correlation_round(op, sol.V, seeds, gen, samples=samples, balanced=balanced)
+    if balanced:
+        xc, _ = rebalance(op, xc)
+        vc = float(cut_values(op, xc))
+    cands["correlation"] = (xc, vc)
+    timings["correlation"] = time.perf_counter() - t
+    # 4. local search on each candidate, keep the best
+    t = time.perf_counter()
+    best = None
+    ls_moves = {}
+    for name, (x0, v0) in cands.items():
+        if local_search:
+            if balanced:
+                x1, moves = swap_local_search(op, x0)
+            else:
+                x1, moves = flip_local_search(op, x0)
+            v1 = float(cut_values(op, x1))
+            ls_moves[name] = moves
+            label = name + ("+local search" if v1 > v0 else "")
+        else:
+            x1, v1, label = x0, v0, name
+        if best is None or v1 > best[1]:
+            best = (x1, v1, label)
+    timings["local_search"] = time.perf_counter() - t
+    x, value, winner = best
+    value = float(cut_values(op, x))  # recompute from scratch (no drift from incremental updates)
+    pos = {op.labels[i] for i in np.flatnonzero(x > 0)}
+    neg = {op.labels[i] for i in np.flatnonzero(x < 0)}
+    assignment = {lab: int(xi > 0) for lab, xi in zip(op.labels, x)}
+    denom = max(abs(ub), 1e-300)
+    gap = 0.0 if ub == value == 0 else (ub - value) / denom
+    info = dict(problem="max-bisection" if balanced else "max-cut", n=n, nnz=op.nnz,
+                dense_input=op.is_dense, rank=sol.V.shape[1], iterations=sol.iterations,
+                converged=sol.converged, products=sol.products, grad_norm=sol.grad_norm,
+                sdp_gap=(ub - sol.value) / denom if ub != 0 or sol.value != 0 else 0.0,
+                candidates={k: v for k, (_, v) in cands.items()}, local_search_moves=ls_moves,
+                seeds=S, **cert)
+    if balanced:
+        info.update(multiplier=sol.multiplier, imbalance=sol.imbalance)
+    return CutResult(partition=(pos, neg), assignment=assignment, x=x, value=value,
+                     sdp_value=float(sol.value), upper_bound=float(ub), gap=float(gap), rounding=winner,
+                     timings=timings, info=info, V=sol.V)
+
+
+_DOC_PARAMS = """
+    Parameters
+    ----------
+    G : graph or symmetric weight matrix
+        Anything :func:`dpgraph.graph.as_graph_data` accepts (GraphData, NetworkX, igraph, edge
+        iterable), or a symmetric ``numpy.ndarray`` / SciPy sparse weight matrix (the diagonal is
+        ignored). A dense ndarray is used in place, never converted to sparse.
+    labels : sequence, optional
+        Node labels for matrix input (default ``0..n-1``).
+    rank : int, optional
+        Burer-Monteiro rank (default ``min(ceil(sqrt(2n)) + 1, 32)``).
+    tol : float
+        Solver tolerance (relative objective change and scaled gradient norm).
+    max_iter : int
+        Maximum gradient iterations of the SDP solver.
+    rng : None, int or numpy.random.Generator
+        Randomness for the initial point, hyperplanes and seeds.
+    n_hyperplanes : int
+        Number of Goemans-Williamson hyperplanes (best kept); 0 disables.
+    seeds : int
+        Number of seed variables for global correlation rounding (2**seeds assignments enumerated).
+    samples : int
+        Independent roundings per seed assignment.
+    local_search : bool
+        Run local search on every rounding candidate.
+    time_limit : float, optional
+        Seconds for the SDP phase (the best iterate so far is used when exceeded).
+    progress : bool
+        Print progress to stderr.
+    certificate : {"auto", "factor", "lanczos"}
+        How the dual bound is certified (see :mod:`dpgraph.csp.sdp`).
+    warm_start : ndarray, optional
+        An ``n x k`` factor, e.g. ``previous_result.V``.
+    weight : str
+        Edge attribute holding the weight for NetworkX / igraph input.
+"""
+
+
+def solve_max_cut(G, *, labels=None, rank=None, tol=1e-6, max_iter=5000, rng=None, n_hyperplanes=128,
+                  seeds=4, samples=4, local_search=True, time_limit=None, progress=False,
+                  certificate="auto", warm_start=None, weight="weight") -> CutResult:
+    return _solve_cut(G, balanced=False, labels=labels, rank=rank, tol=tol, max_iter=max_iter, rng=rng,
+                      n_hyperplanes=n_hyperplanes, seeds=seeds, samples=samples, local_search=local_search,
+                      time_limit=time_limit, progress=progress, certificate=certificate,
+                      warm_start=warm_start, weight=weight)
+
+
+def solve_max_bisection(G, *, labels=None, rank=None, tol=1e-6, max_iter=10000, rng=None,
+                        n_hyperplanes=128, seeds=4, samples=4, local_search=True, time_limit=None,
+                        progress=False, certificate="auto", warm_start=None,
+                        weight="weight") -> CutResult:
+    return _solve_cut(G, balanced=True, labels=labels, rank=rank, tol=tol, max_iter=max_iter, rng=rng,
+                      n_hyperplanes=n_hyperplanes, seeds=seeds, samples=samples, local_search=local_search,
+                      time_limit=time_limit, progress=progress, certificate=certificate,
+                      warm_start=warm_start, weight=weight)
+
+
+solve_max_cut.__doc__ = r"""Max-Cut by degree-2 SoS: low-rank SDP, certified bound, rounding, local search.
+
+    Maximises :math:`\sum_{i<j} W_{ij}\,[x_i \ne x_j]` over :math:`x \in \{\pm 1\}^n` (signed
+    weights allowed). Follows d'Orsi-Novikov Sec. 7.1: the degree-2 SoS relaxation, independent
+    rounding (Alg. 7.4) after global correlation conditioning (Lemma 7.6, Barak-Raghavendra-
+    Steurer), alongside Goemans-Williamson hyperplane rounding, then single-flip local search.
+""" + _DOC_PARAMS + r"""
+    Returns
+    -------
+    CutResult
+        ``value <= upper_bound`` always; ``upper_bound`` is certified (``info['certificate']``).
+
+    Raises
+    ------
+    ValueError
+        Non-finite or non-symmetric weights, an empty graph, bad parameters.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> res = solve_max_cut(nx.cycle_graph(6), rng=0)
+    >>> res.value, round(res.upper_bound, 3)
+    (6.0, 6.0)
+"""
+
+solve_max_bisection.__doc__ = r"""Max-Bisection by degree-2 SoS with the balance constraint.
+
+    Maximises the cut over :math:`x \in \{\pm1\}^n` with :math:`|\sum_i x_i| \le 1`. The relaxation
+    adds :math:`\langle J, X\rangle = n \bmod 2` (augmented Lagrangian in the low-rank solver; its
+    multiplier enters the certified dual bound). Rounding: median-threshold hyperplanes and global
+    correlation rounding, each rebalanced, then swap local search (d'Orsi-Novikov Sec. 7.1,
+    Thm 7.19's bisection setting).
+""" + _DOC_PARAMS + r"""
+    Returns
+    -------
+    CutResult
+        The partition satisfies ``abs(len(L) - len(R)) <= 1``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> res = solve_max_bisection(nx.complete_bipartite_graph(3, 3), rng=0)
+    >>> res.value, sorted(map(len, res.partition))
+    (9.0, [3, 3])
+"""

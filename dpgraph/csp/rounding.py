@@ -1,0 +1,208 @@
+r"""Rounding and local search for the cut-type problems (Max-Cut, Max-Bisection).
+
+* :func:`hyperplane_round` -- Goemans-Williamson: ``x = sign(V g)`` for many Gaussian ``g``,
+  all evaluated by one blocked product ``W @ X`` per batch; the best is kept. For bisection the
+  threshold is the median of ``V g`` (balanced by construction).
+* :func:`correlation_round` -- independent rounding from degree-2 marginals (d'Orsi-Novikov
+  Alg. 7.4) after global-correlation conditioning (Barak-Raghavendra-Steurer; d'Orsi-Novikov
+  Lemma 7.6): seed variables S are drawn with probability proportional to their global
+  correlation :math:`\sum_j X_{sj}^2`, each assignment :math:`\sigma \in \{\pm1\}^S` is enumerated,
+  the degree-2 (Gaussian) conditional means :math:`E[x_i \mid x_S = \sigma] = X_{iS}X_{SS}^{+}\sigma`
+  (clipped to [-1, 1]) are used as marginals, and every variable is rounded independently.
+* :func:`rebalance` -- moves the cheapest vertices from the larger side until
+  :math:`|\,|L| - |R|\,| \le 1`.
+* :func:`flip_local_search`, :func:`swap_local_search` -- best-improvement single flips (cut) or
+  swaps across the sides (bisection). Gains :math:`c_i = x_i (Wx)_i` are kept for all vertices
+  and updated with one column of W per move (vectorised); no loop over all pairs.
+
+All functions see only the weights they are given: the objective of the instance being solved.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._operator import WeightOperator
+
+__all__ = ["cut_values", "hyperplane_round", "correlation_round", "rebalance",
+           "flip_local_search", "swap_local_search"]
+
+
+def cut_values(op: WeightOperator, X: np.ndarray) -> np.ndarray:
+    """Cut weight ``(sum W - x^T W x) / 4`` of each ``±1`` column of ``X`` (or of a vector)."""
+    return 0.25 * (op.total - op.quad(X))
+
+
+def _sign(Z):
+    return np.where(Z >= 0, 1.0, -1.0)
+
+
+def hyperplane_round(op: WeightOperator, V: np.ndarray, n_hyperplanes: int, gen, *,
+                     balanced: bool = False, batch: int = 64):
+    """Best of ``n_hyperplanes`` random-hyperplane roundings of the rows of ``V``.
+
+    Returns ``(x, value, all_values)``.
+    """
+    n, k = V.shape
+    best_x, best_v, vals = None, -np.inf, []
+    left = int(n_hyperplanes)
+    while left > 0:
+        h = min(batch, left)
+        left -= h
+        Z = V @ gen.standard_normal((k, h))
+        if balanced:
+            # the floor(n/2) largest projections go to +1 (ties broken by index): balanced
+            order = np.argsort(-Z, axis=0, kind="stable")
+            X = -np.ones((n, h))
+            np.put_along_axis(X, order[: n // 2], 1.0, axis=0)
+        else:
+            X = _sign(Z)
+        v = cut_values(op, X)
+        vals.append(v)
+        j = int(np.argmax(v))
+        if v[j] > best_v:
+            best_v, best_x = float(v[j]), X[:, j].copy()
+    return best_x, best_v, np.concatenate(vals)
+
+
+def _choose_seeds(V: np.ndarray, t: int, gen) -> list[int]:
+    """Draw t seeds with probability proportional to their global correlation, conditioning
+    (projecting out the seed's vector) after each draw, as in the BRS seed-selection step."""
+    R = V.copy()
+    seeds: list[int] = []
+    for _ in range(t):
+        G = R.T @ R
+        score = np.einsum("ij,jk,ik->i", R, G, R)  # sum_j (r_i . r_j)^2
+        score[seeds] = 0.0
+        score = np.maximum(score, 0.0)
+        tot = score.sum()
+        if tot <= 1e-300:
+            break
+        s = int(gen.choice(len(score), p=score / tot))
+        seeds.append(s)
+        vs = R[s]
+        nv = float(vs @ vs)
+        if nv > 1e-300:
+            R = R - np.outer(R @ vs, vs) / nv
+    return seeds
+
+
+def correlation_round(op: WeightOperator, V: np.ndarray, seeds: int, gen, *, samples: int = 4,
+                      balanced: bool = False):
+    """Global correlation rounding at degree 2 (see the module docstring).
+
+    Returns ``(x, value, seeds_used)``; with ``balanced`` each sample is rebalanced first.
+    """
+    n = V.shape[0]
+    S = _choose_seeds(V, min(int(seeds), n), gen)
+    XS = V @ V[S].T if S else np.zeros((n, 0))         # X_{iS}
+    if S:
+        P = np.linalg.pinv(XS[S])                       # X_SS^+
+        coef = XS @ P                                   # n x |S|
+    sigmas = np.array(np.meshgrid(*[[-1.0, 1.0]] * len(S), indexing="ij")).reshape(len(S), -1).T \
+        if S else np.zeros((1, 0))
+    cols = []
+    for sigma in sigmas:
+        m = np.clip(coef @ sigma, -1.0, 1.0) if S else np.zeros(n)
+        U = gen.random((n, samples))
+        X = np.where(U < (1.0 + m[:, None]) / 2.0, 1.0, -1.0)
+        if S:
+            X[S, :] = sigma[:, None]
+        cols.append(X)
+    X = np.hstack(cols)
+    if balanced:
+        X = np.column_stack([rebalance(op, X[:, j])[0] for j in range(X.shape[1])])
+    v = cut_values(op, X)
+    j = int(np.argmax(v))
+    return X[:, j].copy(), float(v[j]), S
+
+
+def _flip(op, x, Wx, gain, i):
+    """Flip x_i in place and update Wx and the gains of i and its neighbours."""
+    x[i] = -x[i]
+    idx, w = op.column(i)
+    Wx[idx] += 2.0 * x[i] * w
+    gain[idx] = x[idx] * Wx[idx]
+    gain[i] = x[i] * Wx[i]
+
+
+def rebalance(op: WeightOperator, x: np.ndarray, Wx=None):
+    """Move vertices of largest gain from the larger side until ``|sum(x)| <= 1``.
+
+    Returns ``(x, Wx)`` (new arrays).
+    """
+    x = np.array(x, dtype=np.float64)
+    Wx = op.matmul(x) if Wx is None else Wx.copy()
+    gain = x * Wx
+    s = int(round(x.sum()))
+    while abs(s) > 1:
+        side = 1.0 if s > 0 else -1.0
+        cand = np.where(x == side, gain, -np.inf)
+        i = int(np.argmax(cand))
+        _flip(op, x, Wx, gain, i)
+        s -= 2 * int(side)
+    return x, Wx
+
+
+def flip_local_search(op: WeightOperator, x: np.ndarray, *, max_moves: int | None = None,
+                      tol: float = 1e-12):
+    """Best-improvement single-flip local search for Max-Cut. Returns ``(x, moves)``."""
+    x = np.array(x, dtype=np.float64)
+    Wx = op.matmul(x)
+    gain = x * Wx
+    thr = tol * max(1.0, float(np.max(np.abs(op.degrees))) if op.n else 1.0)
+    moves = 0
+    limit = 20 * op.n + 100 if max_moves is None else int(max_moves)
+    while moves < limit:
+        i = int(np.argmax(gain))
+        if gain[i] <= thr:
+            break
+        _flip(op, x, Wx, gain, i)
+        moves += 1
+    return x, moves
+
+
+def swap_local_search(op: WeightOperator, x: np.ndarray, *, max_moves: int | None = None,
+                      tol: float = 1e-12, candidates: int = 8):
+    """Local search for Max-Bisection: swaps across the sides (and, for odd n, single moves from
+    the larger side, which keep ``|sum x| = 1``). Each step evaluates the ``candidates`` best
+    vertices of each side pairwise, ``gain_i + gain_j + 2 W_ij``, and applies the best positive
+    move. Returns ``(x, moves)``; ``x`` stays balanced."""
+    x = np.array(x, dtype=np.float64)
+    Wx = op.matmul(x)
+    gain = x * Wx
+    n = op.n
+    thr = tol * max(1.0, float(np.max(np.abs(op.degrees))) if n else 1.0)
+    moves = 0
+    limit = 20 * n + 100 if max_moves is None else int(max_moves)
+    K = int(candidates)
+    while moves < limit and n >= 2:
+        best = (thr, None)
+        s = int(round(x.sum()))
+        if s != 0:  # odd n: a single move from the larger side keeps balance
+            side = 1.0 if s > 0 else -1.0
+            cand = np.where(x == side, gain, -np.inf)
+            i = int(np.argmax(cand))
+            if cand[i] > best[0]:
+                best = (float(cand[i]), (i,))
+        gp = np.where(x > 0, gain, -np.inf)
+        gm = np.where(x < 0, gain, -np.inf)
+        kp = min(K, int(np.count_nonzero(x > 0)))
+        km = min(K, int(np.count_nonzero(x < 0)))
+        if kp and km:
+            P = np.argpartition(-gp, kp - 1)[:kp]
+            Q = np.argpartition(-gm, km - 1)[:km]
+            if op.is_dense:
+                Wpq = op.W[np.ix_(P, Q)]
+            else:
+                Wpq = op.W[P][:, Q].toarray()
+            D = gp[P][:, None] + gm[Q][None, :] + 2.0 * np.asarray(Wpq)
+            a, b = np.unravel_index(int(np.argmax(D)), D.shape)
+            if D[a, b] > best[0]:
+                best = (float(D[a, b]), (int(P[a]), int(Q[b])))
+        if best[1] is None:
+            break
+        for i in best[1]:
+            _flip(op, x, Wx, gain, i)
+        moves += 1
+    return x, moves

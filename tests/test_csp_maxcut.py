@@ -1,0 +1,109 @@
+"""Tests for dpgraph.csp Max-Cut / Max-Bisection: brute force, CVXPY+SCS, G-set, bad input."""
+
+import itertools
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from dpgraph.csp import as_weight_operator, certify_upper_bound, solve_lowrank_sdp, solve_max_cut, solve_max_bisection, cut_value
+
+
+def _random_weights(n, p, rng, signed=False):
+    A = (rng.random((n, n)) < p) * rng.uniform(0.5, 2.0, (n, n))
+    if signed:
+        A = A * rng.choice([-1.0, 1.0], (n, n))
+    A = np.triu(A, 1)
+    return A + A.T
+
+
+def _brute_force(W, balanced=False):
+    n = W.shape[0]
+    best = -np.inf
+    tot = W.sum()
+    for bits in itertools.product([-1.0, 1.0], repeat=n - 1):
+        x = np.array((1.0,) + bits)
+        if balanced and abs(x.sum()) > 1:
+            continue
+        best = max(best, 0.25 * (tot - x @ W @ x))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_max_cut_bound_vs_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    n = 12 + seed
+    W = _random_weights(n, 0.4, rng, signed=seed % 2 == 1)
+    opt = _brute_force(W)
+    res = solve_max_cut(W, rng=seed)
+    assert res.upper_bound >= opt - 1e-9
+    assert res.upper_bound >= res.sdp_value - 1e-9
+    assert res.value <= opt + 1e-9
+    # the returned value is the cut of the returned assignment
+    assert res.value == pytest.approx(cut_value(W, res.assignment), abs=1e-9)
+    assert res.value >= 0.9 * opt
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_max_bisection_bound_vs_brute_force(seed):
+    rng = np.random.default_rng(100 + seed)
+    n = 13 + seed  # odd and even n
+    W = _random_weights(n, 0.4, rng)
+    opt = _brute_force(W, balanced=True)
+    res = solve_max_bisection(W, rng=seed)
+    L, R = res.partition
+    assert abs(len(L) - len(R)) <= 1
+    assert res.upper_bound >= opt - 1e-9
+    assert res.value <= opt + 1e-9
+    assert res.value >= 0.9 * opt
+
+
+def test_dense_and_sparse_input_agree():
+    rng = np.random.default_rng(3)
+    W = _random_weights(60, 0.2, rng)
+    r1 = solve_max_cut(W, rng=1, labels=[f"v{i}" for i in range(60)])
+    r2 = solve_max_cut(sp.csr_array(W), rng=1)
+    assert r1.sdp_value == pytest.approx(r2.sdp_value, rel=1e-5)
+    assert set(r1.assignment) == {f"v{i}" for i in range(60)}
+    assert r1.info["dense_input"] and not r2.info["dense_input"]
+
+
+def test_certificate_from_any_iterate_is_an_upper_bound():
+    rng = np.random.default_rng(5)
+    W = _random_weights(14, 0.5, rng)
+    opt = _brute_force(W)
+    op = as_weight_operator(W)
+    for it in (0, 1, 3, 10):
+        sol = solve_lowrank_sdp(op, rank=3, max_iter=it, rng=0)
+        for method in ("factor", "lanczos"):
+            ub, _ = certify_upper_bound(op, sol.V, method=method)
+            assert ub >= opt - 1e-9
+
+
+def test_networkx_labels_and_cycle():
+    G = nx.cycle_graph(["a", "b", "c", "d", "e"])
+    res = solve_max_cut(G, rng=0)
+    assert res.value == 4.0
+    assert set().union(*res.partition) == set("abcde")
+    assert res.upper_bound >= 4.0
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="non-finite"):
+        solve_max_cut(np.array([[0, np.nan], [np.nan, 0]]))
+    with pytest.raises(ValueError, match="symmetric"):
+        solve_max_cut(np.array([[0, 1.0], [2.0, 0]]))
+    with pytest.raises(ValueError, match="seeds"):
+        solve_max_cut(np.ones((3, 3)), seeds=-1)
+
+
+def test_trivial_instances():
+    r = solve_max_cut(np.zeros((1, 1)), rng=0)
+    assert r.value == 0 and r.upper_bound == pytest.approx(0, abs=1e-9)
+    r = solve_max_cut(np.zeros((5, 5)), rng=0)
+    assert r.value == 0 and r.upper_bound == pytest.approx(0, abs=1e-9)
+    # disconnected: two triangles -> 2 + 2
+    G = nx.disjoint_union(nx.complete_graph(3), nx.complete_graph(3))
+    r = solve_max_cut(G, rng=0)
+    assert r.value == 4.0 and r.upper_bound >= 4.0 - 1e-9
