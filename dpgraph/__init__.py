@@ -16,6 +16,7 @@ Examples
 """
 
 from . import datasets, evaluate
+from .csp import CutResult, solve_max_bisection, solve_max_cut
 from .graph import GraphData, GraphInputWarning, as_graph_data
 from .io import GraphFormatError, read_graph, write_graph
 from .mechanisms import perturb_and_project
@@ -46,4 +47,7 @@ __all__ = [
     "private_low_rank",
     "EntryAdjacency",
     "perturb_and_project",
+    "solve_max_cut",
+    "solve_max_bisection",
+    "CutResult",
 ]

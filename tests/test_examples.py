@@ -1,5 +1,6 @@
 """Run every script in examples/ so they never rot."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,9 @@ EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=[p.name for p in EXAMPLES])
 def test_example_runs(script, tmp_path):
+    root = str(script.parent.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
     done = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True,
-                          text=True, timeout=600, cwd=script.parent.parent)
+                          text=True, timeout=600, cwd=root, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip()
