@@ -155,6 +155,57 @@ def _project(basis: np.ndarray, core: np.ndarray, radius: float, method: str) ->
     return X, info
 
 
+def release_low_rank(M, rank: int, adjacency, *, epsilon: float, delta: float, core_share: float,
+                     ledger: PrivacyLedger, rng: np.random.Generator, max_projector_noise=None,
+                     pca_options: dict | None = None, fallback=None,
+                     fallback_name: str = "fallback"):
+    """Private rank-r estimate ``basis @ core @ basis.T`` of a symmetric ``M`` (Alg. 5.10).
+
+    The private subspace (Algs. 5.2, 5.5, 5.8) gets ``1 - core_share`` of (epsilon, delta); on the
+    passing branch the core ``B^T M B + N`` gets the rest. On a halting branch nothing more is
+    drawn by the PCA and ``fallback(eps_left) -> (basis, core)`` (which must charge ``ledger``
+    itself) gets the epsilon the halted steps and the core did not use (docs/privacy.md 4.7);
+    with no fallback, the random subspace of Alg. 5.8 is kept and a warning says so.
+    Returns ``(basis, core, mechanism description, subspace result)``.
+    """
+    from .spectral import private_subspace
+    from .spectral.bounds import core_sensitivity
+
+    eps_sub, dlt_sub = (1 - core_share) * epsilon, (1 - core_share) * delta
+    eps_core, dlt_core = core_share * epsilon, core_share * delta
+    sub_ledger = PrivacyLedger(epsilon=eps_sub, delta=dlt_sub)
+    options = {"max_projector_noise": max_projector_noise, **(pca_options or {})}
+    sub = private_subspace(M, rank, epsilon=eps_sub, delta=dlt_sub, adjacency=adjacency, rng=rng,
+                           ledger=sub_ledger, **options)
+    basis = np.asarray(sub.basis)
+    if not sub.halted:
+        ledger.extend(sub_ledger)
+        s_core = core_sensitivity(adjacency, basis)
+        C = basis.T @ np.asarray(M @ basis)
+        noise = symmetric_gaussian_noise(rank, sensitivity=s_core, epsilon=eps_core,
+                                         delta=dlt_core, ledger=ledger, name="pca: core (Alg. 5.10)",
+                                         rng=rng, diagonal_scale=math.sqrt(2.0),
+                                         note="upper triangle of B^T M B, public B; "
+                                              "docs/privacy.md 3.6")
+        return basis, 0.5 * (C + C.T) + noise.to_dense(), "private PCA (Alg. 5.10)", sub
+    if fallback is not None:
+        used = [e for e in sub_ledger.entries if e.mechanism != "reserved"]
+        for e in used:
+            ledger.charge(e.name, mechanism=e.mechanism, epsilon=e.epsilon, delta=e.delta,
+                          sensitivity=e.sensitivity, sensitivity_norm=e.sensitivity_norm,
+                          noise_scale=e.noise_scale, note=e.note)
+        eps_left = eps_sub + eps_core - math.fsum(e.epsilon for e in used)
+        basis, core = fallback(eps_left)
+        return basis, core, f"{fallback_name} (PCA halted at the {sub.diagnostics.halted_at} test)", sub
+    ledger.extend(sub_ledger)
+    warnings.warn("the private PCA halted (its spectral-gap or coherence test failed at this "
+                  "budget) and released a uniformly random subspace; results carry no "
+                  "information about the graph. Use fallback='randomized-response' on an "
+                  "unweighted graph, a larger epsilon, or a smaller rank.", UserWarning,
+                  stacklevel=3)
+    return basis, np.zeros((rank, rank)), "random subspace (PCA halted, no fallback)", sub
+
+
 def _fallback_randomized_response(weights, d_tilde: np.ndarray, rank: int, *, epsilon: float,
                                   ledger: PrivacyLedger, rng: np.random.Generator):
     """Halting branch: randomized response on every pair indicator, de-biased, normalized by
@@ -329,8 +380,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     >>> pg.n, pg.rank
     (77, 4)
     """
-    from .spectral import EntryAdjacency, private_subspace
-    from .spectral.bounds import core_sensitivity
+    from .spectral import EntryAdjacency
 
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
@@ -365,52 +415,17 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     M = normalized_adjacency(data.weights, d_tilde)
     timings["degrees"] = time.perf_counter() - t0
 
-    # 3. private low-rank estimate of M (entry adjacency, max change w: docs/privacy.md 4.2):
-    #    private subspace B (Algs. 5.2, 5.5, 5.8), then the core B^T M B + N (Alg. 5.10) only on
-    #    the passing branch; on a halting branch the budget left goes to the fallback (4.7).
+    # 3. private low-rank estimate of M (entry adjacency, max change w: docs/privacy.md 4.2)
     t0 = time.perf_counter()
-    adjacency = EntryAdjacency(max_abs=w, symmetric=True)
     pca_share = 1.0 - degree_share - tail_share
-    eps_sub, dlt_sub = pca_share * (1 - core_share) * epsilon, pca_share * (1 - core_share) * delta
-    eps_core, dlt_core = pca_share * core_share * epsilon, pca_share * core_share * delta
-    sub_ledger = PrivacyLedger(epsilon=eps_sub, delta=dlt_sub)
-    options = {"max_projector_noise": max_projector_noise, **(pca_options or {})}
-    sub = private_subspace(M, rank, epsilon=eps_sub, delta=dlt_sub, adjacency=adjacency, rng=gen,
-                           ledger=sub_ledger, **options)
-    basis = np.asarray(sub.basis)
-    if not sub.halted:
-        ledger.extend(sub_ledger)
-        s_core = core_sensitivity(adjacency, basis)
-        C = basis.T @ np.asarray(M @ basis)
-        noise = symmetric_gaussian_noise(rank, sensitivity=s_core, epsilon=eps_core,
-                                         delta=dlt_core, ledger=ledger, name="pca: core (Alg. 5.10)",
-                                         rng=gen, diagonal_scale=math.sqrt(2.0),
-                                         note="upper triangle of B^T M B, public B; "
-                                              "docs/privacy.md 3.6")
-        core = 0.5 * (C + C.T) + noise.to_dense()
-        mechanism = "private PCA (Alg. 5.10)"
-    elif fallback == "randomized-response" and data.is_unweighted:
-        # Exclusive branch (docs/privacy.md 4.7): the halted steps drew nothing, so their
-        # reserved budget and the core's are spent on the fallback instead.
-        used = [e for e in sub_ledger.entries if e.mechanism != "reserved"]
-        for e in used:
-            ledger.charge(e.name, mechanism=e.mechanism, epsilon=e.epsilon, delta=e.delta,
-                          sensitivity=e.sensitivity, sensitivity_norm=e.sensitivity_norm,
-                          noise_scale=e.noise_scale, note=e.note)
-        eps_left = eps_sub + eps_core - math.fsum(e.epsilon for e in used)
-        basis, core, _ = _fallback_randomized_response(data.weights, d_tilde, rank,
-                                                        epsilon=eps_left, ledger=ledger, rng=gen)
-        mechanism = "randomized response (PCA halted at the %s test)" % sub.diagnostics.halted_at
-    else:
-        ledger.extend(sub_ledger)
-        warnings.warn("the private PCA halted (its spectral-gap or coherence test failed at this "
-                      "budget) and released a uniformly random subspace; results carry no "
-                      "information about the graph. Use fallback='randomized-response' on an "
-                      "unweighted graph, a larger epsilon, or a smaller rank.", UserWarning,
-                      stacklevel=2)
-        core = np.zeros((rank, rank))
-        mechanism = "random subspace (PCA halted, no fallback)"
-    pca = sub
+    use_fallback = fallback == "randomized-response" and data.is_unweighted
+    basis, core, mechanism, pca = release_low_rank(
+        M, rank, EntryAdjacency(max_abs=w, symmetric=True), epsilon=pca_share * epsilon,
+        delta=pca_share * delta, core_share=core_share, ledger=ledger, rng=gen,
+        max_projector_noise=max_projector_noise, pca_options=pca_options,
+        fallback=(lambda eps_left: _fallback_randomized_response(
+            data.weights, d_tilde, rank, epsilon=eps_left, ledger=ledger, rng=gen)[:2])
+        if use_fallback else None, fallback_name="randomized response")
     timings["private_pca"] = time.perf_counter() - t0
 
     # 4. private tail level sigma_{r+1}(M) (Weyl: sensitivity ||E|| = w, docs/privacy.md 4.3)
