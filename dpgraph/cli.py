@@ -115,13 +115,23 @@ COMMANDS = [
     ("info", _add_info_parser, _cmd_info),
 ]
 
-from . import cli_private as _private  # noqa: E402  (the private subcommands; imports nothing heavy)
+# The private subcommands live in cli_private (they import nothing heavy at module level).
+from .cli_private import (  # noqa: E402
+    _add_bench_parser,
+    _add_bisection_parser,
+    _add_maxcut_parser,
+    _add_synth_parser,
+    _cmd_bench,
+    _cmd_bisection,
+    _cmd_maxcut,
+    _cmd_synth,
+)
 
 COMMANDS += [
-    ("maxcut", _private._add_maxcut_parser, _private._cmd_maxcut),
-    ("bisection", _private._add_bisection_parser, _private._cmd_bisection),
-    ("synth", _private._add_synth_parser, _private._cmd_synth),
-    ("bench", _private._add_bench_parser, _private._cmd_bench),
+    ("maxcut", _add_maxcut_parser, _cmd_maxcut),
+    ("bisection", _add_bisection_parser, _cmd_bisection),
+    ("synth", _add_synth_parser, _cmd_synth),
+    ("bench", _add_bench_parser, _cmd_bench),
 ]
 
 
