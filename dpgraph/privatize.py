@@ -163,8 +163,8 @@ def release_low_rank(M, rank: int, adjacency, *, epsilon: float, delta: float, c
 
     The private subspace (Algs. 5.2, 5.5, 5.8) gets ``1 - core_share`` of (epsilon, delta); on the
     passing branch the core ``B^T M B + N`` gets the rest. On a halting branch nothing more is
-    drawn by the PCA and ``fallback(eps_left) -> (basis, core)`` (which must charge ``ledger``
-    itself) gets the epsilon the halted steps and the core did not use (docs/privacy.md 4.7);
+    drawn by the PCA and ``fallback(eps_left, delta_left) -> (basis, core)`` (which must charge
+    ``ledger`` itself) gets the budget the halted steps and the core did not use (4.7);
     with no fallback, the random subspace of Alg. 5.8 is kept and a warning says so.
     Returns ``(basis, core, mechanism description, subspace result)``.
     """
@@ -195,7 +195,8 @@ def release_low_rank(M, rank: int, adjacency, *, epsilon: float, delta: float, c
                           sensitivity=e.sensitivity, sensitivity_norm=e.sensitivity_norm,
                           noise_scale=e.noise_scale, note=e.note)
         eps_left = eps_sub + eps_core - math.fsum(e.epsilon for e in used)
-        basis, core = fallback(eps_left)
+        dlt_left = dlt_sub + dlt_core - math.fsum(e.delta for e in used)
+        basis, core = fallback(eps_left, dlt_left)
         return basis, core, f"{fallback_name} (PCA halted at the {sub.diagnostics.halted_at} test)", sub
     ledger.extend(sub_ledger)
     warnings.warn("the private PCA halted (its spectral-gap or coherence test failed at this "
@@ -423,7 +424,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         M, rank, EntryAdjacency(max_abs=w, symmetric=True), epsilon=pca_share * epsilon,
         delta=pca_share * delta, core_share=core_share, ledger=ledger, rng=gen,
         max_projector_noise=max_projector_noise, pca_options=pca_options,
-        fallback=(lambda eps_left: _fallback_randomized_response(
+        fallback=(lambda eps_left, _dlt_left: _fallback_randomized_response(
             data.weights, d_tilde, rank, epsilon=eps_left, ledger=ledger, rng=gen)[:2])
         if use_fallback else None, fallback_name="randomized response")
     timings["private_pca"] = time.perf_counter() - t0
