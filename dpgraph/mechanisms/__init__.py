@@ -2,6 +2,14 @@
 similarities, k-way marginals, the JL mechanism and covariance (see docs/privacy.md, section 2).
 """
 
+from .cosine import (
+    CosineSimilarityResult,
+    private_cosine_similarities,
+    replace_one_vector_sensitivity,
+)
+from .jl import JLResult, jl_second_moment, jl_two_way_marginals
+from .marginals import MarginalsResult, kway_marginals, tensor_sensitivity
+from .onehot import OneHotMarginalsResult, onehot_marginals
 from .perturb import PerturbAndProjectResult, perturb_and_project
 from .projection import ProjectionResult, averaged_projections, dykstra
 from .sets import (
@@ -41,4 +49,15 @@ __all__ = [
     "averaged_projections",
     "PerturbAndProjectResult",
     "perturb_and_project",
+    "CosineSimilarityResult",
+    "private_cosine_similarities",
+    "replace_one_vector_sensitivity",
+    "MarginalsResult",
+    "kway_marginals",
+    "tensor_sensitivity",
+    "OneHotMarginalsResult",
+    "onehot_marginals",
+    "JLResult",
+    "jl_second_moment",
+    "jl_two_way_marginals",
 ]
