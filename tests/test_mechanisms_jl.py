@@ -126,3 +126,22 @@ def test_jl_bad_input(kw):
         jl_second_moment(2 * X, epsilon=1.0, delta=1e-6, jl_dim=5)
     with pytest.raises(ValueError):
         jl_two_way_marginals(np.array([[0, 2]]), epsilon=1.0, delta=1e-6, jl_dim=3)
+
+
+def test_private_second_moment_projection_and_bad_input():
+    from dpgraph.mechanisms import private_second_moment
+    from dpgraph.privacy import analytic_gaussian_sigma
+
+    rng = np.random.default_rng(11)
+    m, d = 2000, 30
+    X = _rows(m, d, rng)
+    S = X.T @ X / m
+    res = private_second_moment(X, epsilon=1.0, delta=1e-6, rng=1)
+    assert res.sigma == pytest.approx(analytic_gaussian_sigma(1.0, 1e-6, 1 / m))
+    assert PSDTraceBall(1.0).contains(res.estimate, tol=1e-9)
+    # projection onto a convex set containing S never increases the error
+    assert np.linalg.norm(res.estimate - S) <= np.linalg.norm(res.noisy - S)
+    with pytest.raises(ValueError):
+        private_second_moment(2 * X, epsilon=1.0, delta=1e-6)
+    with pytest.raises(ValueError):
+        private_second_moment(X, epsilon=1.0, delta=0.0)

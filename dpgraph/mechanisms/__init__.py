@@ -7,6 +7,7 @@ from .cosine import (
     private_cosine_similarities,
     replace_one_vector_sensitivity,
 )
+from .covariance import SecondMomentResult, private_second_moment
 from .jl import JLResult, jl_second_moment, jl_two_way_marginals
 from .marginals import MarginalsResult, kway_marginals, tensor_sensitivity
 from .onehot import OneHotMarginalsResult, onehot_marginals
@@ -57,6 +58,8 @@ __all__ = [
     "tensor_sensitivity",
     "OneHotMarginalsResult",
     "onehot_marginals",
+    "SecondMomentResult",
+    "private_second_moment",
     "JLResult",
     "jl_second_moment",
     "jl_two_way_marginals",

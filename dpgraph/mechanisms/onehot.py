@@ -124,6 +124,49 @@ def _k2_sets(sizes, m):
     return [Box(0.0, upper), SymmetricAffine(A, np.array(rhs), n), PSDCone()]
 
 
+def _k2_sets_augmented(sizes, m):
+    """Sets for the augmented moment matrix ``[[m, d^T], [d, M]]`` (``d = diag M``, the 1-way
+    counts), which is ``sum_rows (1, x)(1, x)^T``: PSD (equivalently ``M - d d^T / m`` PSD, the
+    count covariance), entries in ``[0, m]`` with the structural zeros, corner ``= m``, first row
+    ``=`` diagonal, and the block consistency equations."""
+    n = sum(sizes)
+    N = n + 1
+    off = np.concatenate([[0], np.cumsum(sizes)]) + 1
+    attr = np.concatenate([[-1], np.repeat(np.arange(len(sizes)), sizes)])
+    upper = np.full((N, N), float(m))
+    lower = np.zeros((N, N))
+    same = (attr[:, None] == attr[None, :]) & (attr[:, None] >= 0)
+    upper[same & ~np.eye(N, dtype=bool)] = 0.0
+    lower[0, 0] = float(m)
+    rows, cols, vals, rhs = [], [], [], []
+    eq = 0
+    for a in range(len(sizes)):
+        for v in range(sizes[a]):
+            i = off[a] + v
+            for b in range(len(sizes)):
+                if b == a:
+                    continue
+                js = np.arange(off[b], off[b + 1])
+                rows += [eq] * (len(js) + 1)
+                cols += list(i * N + js) + [i * N + i]
+                vals += [1.0] * len(js) + [-1.0]
+                rhs.append(0.0)
+                eq += 1
+            rows += [eq, eq]
+            cols += [i, i * N + i]  # first row entry equals the diagonal entry
+            vals += [1.0, -1.0]
+            rhs.append(0.0)
+            eq += 1
+        di = np.arange(off[a], off[a + 1])
+        rows += [eq] * len(di)
+        cols += list(di)
+        vals += [1.0] * len(di)
+        rhs.append(float(m))
+        eq += 1
+    A = sp.csr_matrix((vals, (rows, cols)), shape=(eq, N * N))
+    return [Box(lower, upper), SymmetricAffine(A, np.array(rhs), N), PSDCone()]
+
+
 @dataclass(repr=False)
 class OneHotMarginalsResult:
     """Result of :func:`onehot_marginals`.
@@ -216,7 +259,8 @@ def _project_L3(tables, sizes, m, tol, max_iter):
 
 def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
                      ledger: PrivacyLedger | None = None, rng=None, tol: float = 1e-5,
-                     max_iter: int = 500, name: str = "onehot-marginals") -> OneHotMarginalsResult:
+                     max_iter: int = 500, augmented: bool = True,
+                     name: str = "onehot-marginals") -> OneHotMarginalsResult:
     """All ``k``-way marginals (``k`` in {2, 3}) of a categorical table; see the module docstring
     for the mechanism, its sensitivity and the convex set.
 
@@ -227,6 +271,12 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
         Domain size of each attribute (public).
     k : 2 or 3
     epsilon, delta, ledger, rng, tol, max_iter, name
+    augmented : bool (k = 2)
+        Project the augmented matrix ``[[m, diag(Y)^T], [diag(Y), Y]]`` (post-processing of the
+        noisy ``Y``) onto the augmented set (PSD of ``sum (1, x)(1, x)^T``, i.e. the count
+        covariance ``M - d d^T/m`` PSD, a much stronger constraint than ``M`` PSD) instead of
+        projecting ``Y`` onto ``K2``. Still a valid superset of the data; the result is then not
+        the Euclidean projection of ``Y`` itself.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
@@ -254,8 +304,17 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
                                      note="one-hot moment matrix, replace-one-row")
         Y = G.to_dense()
         Y += M
-        res = dykstra(Y, _k2_sets(sizes, m), tol=tol, max_iter=max_iter)
-        P = res.point
+        if augmented:
+            Ya = np.empty((n + 1, n + 1))
+            Ya[1:, 1:] = Y
+            Ya[0, 1:] = Ya[1:, 0] = np.diag(Y)
+            Ya[0, 0] = m
+            del Y
+            res = dykstra(Ya, _k2_sets_augmented(sizes, m), tol=tol, max_iter=max_iter)
+            P = res.point[1:, 1:]
+        else:
+            res = dykstra(Y, _k2_sets(sizes, m), tol=tol, max_iter=max_iter)
+            P = res.point
         tables = {(a, b): P[off[a]:off[a + 1], off[b]:off[b + 1]].copy()
                   for a, b in itertools.combinations(range(d), 2)}
         return OneHotMarginalsResult(tables, sizes, m, 2, G.sigma, sens, ledger, res, P)
