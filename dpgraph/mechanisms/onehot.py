@@ -94,14 +94,17 @@ class SymmetricAffine(ConvexSet):
 
 
 def _k2_sets(sizes, m):
+    """Sets for ``M``; ``m=None`` (add/remove adjacency: the row count is private) drops the
+    upper bound and asks the 1-way tables to have equal totals instead of total ``m``."""
     n = sum(sizes)
     off = np.concatenate([[0], np.cumsum(sizes)])
     attr = np.repeat(np.arange(len(sizes)), sizes)
-    upper = np.full((n, n), float(m))
+    upper = np.full((n, n), np.inf if m is None else float(m))
     same = attr[:, None] == attr[None, :]
     upper[same & ~np.eye(n, dtype=bool)] = 0.0
     rows, cols, vals, rhs = [], [], [], []
     eq = 0
+    d0 = np.arange(off[0], off[1])
     for a in range(len(sizes)):
         for v in range(sizes[a]):
             i = off[a] + v
@@ -115,11 +118,18 @@ def _k2_sets(sizes, m):
                 rhs.append(0.0)
                 eq += 1
         di = np.arange(off[a], off[a + 1])
-        rows += [eq] * len(di)
-        cols += list(di * n + di)
-        vals += [1.0] * len(di)
-        rhs.append(float(m))
-        eq += 1
+        if m is not None:
+            rows += [eq] * len(di)
+            cols += list(di * n + di)
+            vals += [1.0] * len(di)
+            rhs.append(float(m))
+            eq += 1
+        elif a > 0:
+            rows += [eq] * (len(di) + len(d0))
+            cols += list(di * n + di) + list(d0 * n + d0)
+            vals += [1.0] * len(di) + [-1.0] * len(d0)
+            rhs.append(0.0)
+            eq += 1
     A = sp.csr_matrix((vals, (rows, cols)), shape=(eq, n * n))
     return [Box(0.0, upper), SymmetricAffine(A, np.array(rhs), n), PSDCone()]
 
@@ -128,16 +138,18 @@ def _k2_sets_augmented(sizes, m):
     """Sets for the augmented moment matrix ``[[m, d^T], [d, M]]`` (``d = diag M``, the 1-way
     counts), which is ``sum_rows (1, x)(1, x)^T``: PSD (equivalently ``M - d d^T / m`` PSD, the
     count covariance), entries in ``[0, m]`` with the structural zeros, corner ``= m``, first row
-    ``=`` diagonal, and the block consistency equations."""
+    ``=`` diagonal, and the block consistency equations. ``m=None`` (add/remove adjacency):
+    no upper bound, and the corner equals every 1-way table's total instead of ``m``."""
     n = sum(sizes)
     N = n + 1
     off = np.concatenate([[0], np.cumsum(sizes)]) + 1
     attr = np.concatenate([[-1], np.repeat(np.arange(len(sizes)), sizes)])
-    upper = np.full((N, N), float(m))
+    upper = np.full((N, N), np.inf if m is None else float(m))
     lower = np.zeros((N, N))
     same = (attr[:, None] == attr[None, :]) & (attr[:, None] >= 0)
     upper[same & ~np.eye(N, dtype=bool)] = 0.0
-    lower[0, 0] = float(m)
+    if m is not None:
+        lower[0, 0] = float(m)
     rows, cols, vals, rhs = [], [], [], []
     eq = 0
     for a in range(len(sizes)):
@@ -161,7 +173,13 @@ def _k2_sets_augmented(sizes, m):
         rows += [eq] * len(di)
         cols += list(di)
         vals += [1.0] * len(di)
-        rhs.append(float(m))
+        if m is None:  # total of the 1-way table equals the corner
+            rows.append(eq)
+            cols.append(0)
+            vals.append(-1.0)
+            rhs.append(0.0)
+        else:
+            rhs.append(float(m))
         eq += 1
     A = sp.csr_matrix((vals, (rows, cols)), shape=(eq, N * N))
     return [Box(lower, upper), SymmetricAffine(A, np.array(rhs), N), PSDCone()]
@@ -179,7 +197,7 @@ class OneHotMarginalsResult:
 
     tables: dict
     sizes: list
-    m: int
+    m: float  # the row count (public for replace-one; the released total for add/remove)
     k: int
     sigma: float
     sensitivity: float
@@ -233,7 +251,8 @@ def _project_L3(tables, sizes, m, tol, max_iter):
         step = 0.0
         for S in keys:  # simplex step (with Dykstra increment)
             y = x[S] + inc[S]
-            new = project_simplex(y.ravel(), float(m)).reshape(y.shape)
+            new = (np.maximum(y, 0.0) if m is None
+                   else project_simplex(y.ravel(), float(m)).reshape(y.shape))
             inc[S] = y - new
             x[S] = new
         for R, members in pairs.items():  # pair-consistency steps (affine: no increment)
@@ -260,6 +279,7 @@ def _project_L3(tables, sizes, m, tol, max_iter):
 def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
                      ledger: PrivacyLedger | None = None, rng=None, tol: float = 1e-5,
                      max_iter: int = 500, augmented: bool = True,
+                     adjacency: str = "replace-one",
                      name: str = "onehot-marginals") -> OneHotMarginalsResult:
     """All ``k``-way marginals (``k`` in {2, 3}) of a categorical table; see the module docstring
     for the mechanism, its sensitivity and the convex set.
@@ -271,6 +291,12 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
         Domain size of each attribute (public).
     k : 2 or 3
     epsilon, delta, ledger, rng, tol, max_iter, name
+    adjacency : {"replace-one", "add-remove"}
+        ``"replace-one"`` (default): ``m`` is public, sensitivities as in the module docstring.
+        ``"add-remove"`` (one row added or removed; ``m`` private): sensitivities ``d`` (k=2,
+        ``||x x^T||_F = d``) and ``sqrt(C(d, 3))`` (k=3, one cell per table); the sets drop every
+        use of ``m`` (no upper bound; equal totals instead of total ``m``) and the released total
+        ``m`` of the result is read off the projected release.
     augmented : bool (k = 2)
         Project the augmented matrix ``[[m, diag(Y)^T], [diag(Y), Y]]`` (post-processing of the
         noisy ``Y``) onto the augmented set (PSD of ``sum (1, x)(1, x)^T``, i.e. the count
@@ -286,12 +312,16 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
         raise ValueError(f"onehot_marginals supports k = 2 or 3, got {k!r}")
     if k > d:
         raise ValueError(f"k={k} exceeds the number of attributes d={d}")
+    if adjacency not in ("replace-one", "add-remove"):
+        raise ValueError(f"adjacency must be 'replace-one' or 'add-remove', got {adjacency!r}")
+    addrem = adjacency == "add-remove"
+    mpub = None if addrem else m
     if ledger is None:
         ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     if k == 2:
         n = sum(sizes)
         c = sum(1 for s in sizes if s == 1)
-        sens = math.sqrt(2 * d * d - 2 * c * c)
+        sens = float(d) if addrem else math.sqrt(2 * d * d - 2 * c * c)
         off = np.concatenate([[0], np.cumsum(sizes)])
         cols = T + off[:-1][None, :]
         X = np.zeros((m, n))
@@ -308,20 +338,22 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
             Ya = np.empty((n + 1, n + 1))
             Ya[1:, 1:] = Y
             Ya[0, 1:] = Ya[1:, 0] = np.diag(Y)
-            Ya[0, 0] = m
+            # corner: m, or (add/remove) the mean of the noisy 1-way totals (post-processing)
+            Ya[0, 0] = m if not addrem else float(np.diag(Y).sum() / d)
             del Y
-            res = dykstra(Ya, _k2_sets_augmented(sizes, m), tol=tol, max_iter=max_iter)
+            res = dykstra(Ya, _k2_sets_augmented(sizes, mpub), tol=tol, max_iter=max_iter)
             P = res.point[1:, 1:]
         else:
-            res = dykstra(Y, _k2_sets(sizes, m), tol=tol, max_iter=max_iter)
+            res = dykstra(Y, _k2_sets(sizes, mpub), tol=tol, max_iter=max_iter)
             P = res.point
         tables = {(a, b): P[off[a]:off[a + 1], off[b]:off[b + 1]].copy()
                   for a, b in itertools.combinations(range(d), 2)}
-        return OneHotMarginalsResult(tables, sizes, m, 2, G.sigma, sens, ledger, res, P)
+        total = m if not addrem else max(float(np.trace(P)) / d, 1e-12)
+        return OneHotMarginalsResult(tables, sizes, total, 2, G.sigma, sens, ledger, res, P)
     # k == 3
     true = _tables_of(T, sizes, 3)
     keys = list(true)
-    sens = math.sqrt(2 * len(keys))
+    sens = math.sqrt((1 if addrem else 2) * len(keys))
     flat = np.concatenate([true[S].ravel() for S in keys])
     noisy, sigma = gaussian_mechanism(flat, sensitivity=sens, epsilon=epsilon, delta=delta,
                                       ledger=ledger, name=name, rng=rng,
@@ -333,5 +365,6 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
         tabs[S] = noisy[pos:pos + sz].reshape(true[S].shape)
         pos += sz
     del true, noisy
-    x, res = _project_L3(tabs, sizes, m, tol, max_iter)
-    return OneHotMarginalsResult(x, sizes, m, 3, float(sigma), sens, ledger, res, None)
+    x, res = _project_L3(tabs, sizes, mpub, tol, max_iter)
+    total = m if not addrem else max(float(np.mean([v.sum() for v in x.values()])), 1e-12)
+    return OneHotMarginalsResult(x, sizes, total, 3, float(sigma), sens, ledger, res, None)
