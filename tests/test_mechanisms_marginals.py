@@ -197,3 +197,32 @@ def test_onehot_bad_input(bad):
     args = dict(epsilon=1.0, delta=1e-6) | bad
     with pytest.raises(ValueError):
         onehot_marginals(args.pop("table"), SIZES, args.pop("k"), **args)
+
+
+def test_onehot_add_remove_adjacency():
+    """Add/remove one row: the moment matrix moves by ||x x^T||_F = d exactly and each 3-way
+    table by one cell; the sets do not use the (private) row count."""
+    from dpgraph.mechanisms.onehot import _k2_sets, _k2_sets_augmented
+
+    rng = np.random.default_rng(8)
+    d = len(SIZES)
+    T = _cat(400, rng)
+    X = _onehot(T)
+    for i in range(20):
+        assert np.linalg.norm(np.outer(X[i], X[i])) == pytest.approx(d)
+        t1 = _tables_of(T[i:i + 1], SIZES, 3)
+        assert math.sqrt(sum((v ** 2).sum() for v in t1.values())) == pytest.approx(
+            math.sqrt(math.comb(d, 3)))
+    M = X.T @ X
+    Xa = np.hstack([np.ones((400, 1)), X])
+    assert all(S.contains(M, tol=1e-6) for S in _k2_sets(SIZES, None))
+    assert all(S.contains(Xa.T @ Xa, tol=1e-6) for S in _k2_sets_augmented(SIZES, None))
+    r2 = onehot_marginals(T, SIZES, 2, epsilon=1.0, delta=1e-6, rng=1, adjacency="add-remove",
+                          tol=1e-7)
+    assert r2.sensitivity == pytest.approx(d) and r2.projection.converged
+    assert r2.marginal([0, 3]).sum() == pytest.approx(1.0, abs=1e-4)
+    r3 = onehot_marginals(T, SIZES, 3, epsilon=1.0, delta=1e-6, rng=1, adjacency="add-remove",
+                          tol=1e-7, max_iter=3000)
+    assert r3.sensitivity == pytest.approx(math.sqrt(math.comb(d, 3)))
+    with pytest.raises(ValueError):
+        onehot_marginals(T, SIZES, 2, epsilon=1.0, delta=1e-6, adjacency="swap")
