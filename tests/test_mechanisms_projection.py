@@ -111,8 +111,11 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("case", list(CASES))
-@pytest.mark.parametrize("n,accelerate", [(8, False), (8, True), (20, True)])
+_PARAMS = [pytest.param(c, n, a, marks=[pytest.mark.slow] if (c, a) == ("trace+box", False) else [])
+           for c in CASES for n, a in [(8, False), (8, True), (20, True)]]
+
+
+@pytest.mark.parametrize("case,n,accelerate", _PARAMS)
 def test_dykstra_matches_cvxpy(case, n, accelerate):
     rng = np.random.default_rng(n)
     B = np.abs(rng.standard_normal((n, 2)))
