@@ -219,10 +219,32 @@ def test_onehot_add_remove_adjacency():
     assert all(S.contains(Xa.T @ Xa, tol=1e-6) for S in _k2_sets_augmented(SIZES, None))
     r2 = onehot_marginals(T, SIZES, 2, epsilon=1.0, delta=1e-6, rng=1, adjacency="add-remove",
                           tol=1e-7)
-    assert r2.sensitivity == pytest.approx(d) and r2.projection.converged
+    assert r2.sensitivity == pytest.approx(math.sqrt(2 * math.comb(d, 2)))
+    assert r2.projection.converged
+    r2d = onehot_marginals(T, SIZES, 2, epsilon=1.0, delta=1e-6, rng=1, adjacency="add-remove",
+                           noise_diagonal=True, tol=1e-7)
+    assert r2d.sensitivity == pytest.approx(d)
     assert r2.marginal([0, 3]).sum() == pytest.approx(1.0, abs=1e-4)
     r3 = onehot_marginals(T, SIZES, 3, epsilon=1.0, delta=1e-6, rng=1, adjacency="add-remove",
                           tol=1e-7, max_iter=3000)
     assert r3.sensitivity == pytest.approx(math.sqrt(math.comb(d, 3)))
     with pytest.raises(ValueError):
         onehot_marginals(T, SIZES, 2, epsilon=1.0, delta=1e-6, adjacency="swap")
+
+
+def test_onehot_offdiagonal_sensitivity_by_brute_force():
+    """The off-diagonal part of x x^T - y y^T has Frobenius norm at most
+    sqrt(2 (2 C(d,2) - 2 C(c,2))) (replace-one) and exactly sqrt(2 C(d,2)) for one row."""
+    d = len(SIZES)
+    c = sum(1 for s in SIZES if s == 1)
+    allrows = np.array(list(itertools.product(*[range(s) for s in SIZES])))
+    rng = np.random.default_rng(1)
+    pick = allrows[rng.choice(len(allrows), 40, replace=False)]
+    X = _onehot(pick)
+    off = lambda A: A - np.diag(np.diag(A))  # noqa: E731
+    bound = math.sqrt(2 * (2 * math.comb(d, 2) - 2 * math.comb(c, 2)))
+    best = max(np.linalg.norm(off(np.outer(a, a) - np.outer(b, b))) for a in X for b in X)
+    assert best <= bound + 1e-12
+    a, b = _onehot(np.zeros((1, d), dtype=int)), _onehot(np.array([[1, 1, 1, 1, 0]]))
+    assert np.linalg.norm(off(np.outer(a, a) - np.outer(b, b))) == pytest.approx(bound)
+    assert np.linalg.norm(off(np.outer(a, a))) == pytest.approx(math.sqrt(2 * math.comb(d, 2)))

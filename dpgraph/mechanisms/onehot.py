@@ -279,7 +279,7 @@ def _project_L3(tables, sizes, m, tol, max_iter):
 def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
                      ledger: PrivacyLedger | None = None, rng=None, tol: float = 1e-5,
                      max_iter: int = 500, augmented: bool = True,
-                     adjacency: str = "replace-one",
+                     adjacency: str = "replace-one", noise_diagonal: bool = False,
                      name: str = "onehot-marginals") -> OneHotMarginalsResult:
     """All ``k``-way marginals (``k`` in {2, 3}) of a categorical table; see the module docstring
     for the mechanism, its sensitivity and the convex set.
@@ -297,6 +297,12 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
         ``||x x^T||_F = d``) and ``sqrt(C(d, 3))`` (k=3, one cell per table); the sets drop every
         use of ``m`` (no upper bound; equal totals instead of total ``m``) and the released total
         ``m`` of the result is read off the projected release.
+    noise_diagonal : bool (k = 2)
+        ``False`` (default): only the off-diagonal entries of ``M`` are released with noise
+        (Frobenius sensitivity ``sqrt(2 (2 C(d,2) - 2 C(c,2)))``, or ``sqrt(2 C(d,2))`` for
+        add/remove: the same noise as a Gaussian on every 2-way table); the 1-way counts on the
+        diagonal are rebuilt from the noisy blocks (post-processing). ``True``: the paper's
+        flattening with noise on all of ``M`` (sensitivity in the module docstring).
     augmented : bool (k = 2)
         Project the augmented matrix ``[[m, diag(Y)^T], [diag(Y), Y]]`` (post-processing of the
         noisy ``Y``) onto the augmented set (PSD of ``sum (1, x)(1, x)^T``, i.e. the count
@@ -321,19 +327,49 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
     if k == 2:
         n = sum(sizes)
         c = sum(1 for s in sizes if s == 1)
-        sens = float(d) if addrem else math.sqrt(2 * d * d - 2 * c * c)
         off = np.concatenate([[0], np.cumsum(sizes)])
         cols = T + off[:-1][None, :]
         X = np.zeros((m, n))
         X[np.arange(m)[:, None], cols] = 1.0
         M = X.T @ X
         del X
-        G = symmetric_gaussian_noise(n, sensitivity=sens / math.sqrt(2), epsilon=epsilon,
-                                     delta=delta, ledger=ledger, name=name, rng=rng,
-                                     diagonal_scale=math.sqrt(2),
-                                     note="one-hot moment matrix, replace-one-row")
-        Y = G.to_dense()
-        Y += M
+        if noise_diagonal:
+            # Frobenius sensitivity of M (docstring); symmetric noise on all of M
+            sens = float(d) if addrem else math.sqrt(2 * d * d - 2 * c * c)
+            G = symmetric_gaussian_noise(n, sensitivity=sens / math.sqrt(2), epsilon=epsilon,
+                                         delta=delta, ledger=ledger, name=name, rng=rng,
+                                         diagonal_scale=math.sqrt(2),
+                                         note=f"one-hot moment matrix, {adjacency}")
+            Y = G.to_dense()
+            Y += M
+        else:
+            # only the off-diagonal entries carry data into the release (the diagonal of M is
+            # zeroed before the noise and rebuilt from the noisy blocks afterwards); Frobenius
+            # sensitivity of the off-diagonal part: sqrt(2 |P_x sym-diff P_y|), P_x the
+            # C(d, 2) attribute pairs of row x: 2 (2 C(d,2) - 2 C(c,2)) or 2 C(d, 2)
+            pairs = math.comb(d, 2)
+            vec = math.sqrt(pairs if addrem else 2 * pairs - 2 * math.comb(c, 2))
+            sens = math.sqrt(2) * vec
+            np.fill_diagonal(M, 0.0)
+            G = symmetric_gaussian_noise(n, sensitivity=vec, epsilon=epsilon, delta=delta,
+                                         ledger=ledger, name=name, rng=rng,
+                                         note=f"one-hot moment matrix off the diagonal, "
+                                              f"{adjacency}")
+            Y = G.to_dense()
+            Y += M
+            # 1-way counts from the noisy 2-way blocks: the row sums of block (a, b) all
+            # estimate count(a, v), with noise variance sizes[b] sigma^2: inverse-variance mean
+            est = np.zeros(n)
+            for a in range(d):
+                rs = slice(off[a], off[a + 1])
+                num = np.zeros(sizes[a])
+                den = 0.0
+                for b in range(d):
+                    if b != a:
+                        num += Y[rs, off[b]:off[b + 1]].sum(axis=1) / sizes[b]
+                        den += 1.0 / sizes[b]
+                est[rs] = num / den if den > 0 else 0.0
+            np.fill_diagonal(Y, est)
         if augmented:
             Ya = np.empty((n + 1, n + 1))
             Ya[1:, 1:] = Y
