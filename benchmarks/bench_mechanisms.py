@@ -1,7 +1,8 @@
 """Benchmarks for dpgraph.privacy / dpgraph.mechanisms (figures in BENCHMARKS.md).
 
 Usage: python benchmarks/bench_mechanisms.py [section ...]
-sections: spectral, dykstra, cosine, marginals, covariance (default: all)
+sections: spectral, dykstra, cosine, marginals (marginals2 / marginals3: one k), covariance
+(default: spectral, dykstra, cosine, marginals, covariance)
 
 Timings on a shared machine are only meaningful as ratios against the baseline measured in
 the same run.
@@ -275,10 +276,12 @@ def bench_covariance(m=16000, ds=(50, 200, 800), epsilon=1.0, delta=1e-6, jl_max
 
 
 SECTIONS = {"spectral": bench_spectral, "dykstra": bench_dykstra, "cosine": bench_cosine,
-            "marginals": bench_marginals, "covariance": bench_covariance}
+            "marginals": bench_marginals, "covariance": bench_covariance,
+            "marginals2": lambda: bench_marginals(ks=(2,)),
+            "marginals3": lambda: bench_marginals(ks=(3,))}
 
 if __name__ == "__main__":
-    which = sys.argv[1:] or list(SECTIONS)
+    which = sys.argv[1:] or ["spectral", "dykstra", "cosine", "marginals", "covariance"]
     import numpy, scipy
     print(f"numpy {numpy.__version__}, scipy {scipy.__version__}")
     for w in which:
