@@ -278,7 +278,9 @@ def bench_covariance(m=16000, ds=(50, 200, 800), epsilon=1.0, delta=1e-6, jl_max
 SECTIONS = {"spectral": bench_spectral, "dykstra": bench_dykstra, "cosine": bench_cosine,
             "marginals": bench_marginals, "covariance": bench_covariance,
             "marginals2": lambda: bench_marginals(ks=(2,)),
-            "marginals3": lambda: bench_marginals(ks=(3,))}
+            "marginals3": lambda: bench_marginals(ks=(3,)),
+            "marginals2-seeds": lambda: [bench_marginals(ks=(2,), adjacencies=("add-remove",),
+                                                         seed=s) for s in (1, 2)]}
 
 if __name__ == "__main__":
     which = sys.argv[1:] or ["spectral", "dykstra", "cosine", "marginals", "covariance"]
