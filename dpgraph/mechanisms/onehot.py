@@ -84,7 +84,10 @@ class SymmetricAffine(ConvexSet):
         r = self.A @ x - self.b
         if not np.any(r):
             return _finish(X.copy() if out is None else X, out)
-        y, _ = spla.cg(self._AAt, r, rtol=self.cg_tol, atol=0.0, maxiter=self.cg_maxiter)
+        try:
+            y, _ = spla.cg(self._AAt, r, rtol=self.cg_tol, atol=0.0, maxiter=self.cg_maxiter)
+        except TypeError:  # scipy < 1.12 spells it ``tol``
+            y, _ = spla.cg(self._AAt, r, tol=self.cg_tol, atol=0.0, maxiter=self.cg_maxiter)
         R = (x - self.A.T @ y).reshape(X.shape)
         return _finish(R, out)
 
