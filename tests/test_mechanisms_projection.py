@@ -111,9 +111,11 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("accelerate", [False, True])
-@pytest.mark.parametrize("case", list(CASES))
-@pytest.mark.parametrize("n", [8, 20])
+_PARAMS = [pytest.param(c, n, a, marks=[pytest.mark.slow] if (c, a) == ("trace+box", False) else [])
+           for c in CASES for n, a in [(8, False), (8, True), (20, True)]]
+
+
+@pytest.mark.parametrize("case,n,accelerate", _PARAMS)
 def test_dykstra_matches_cvxpy(case, n, accelerate):
     rng = np.random.default_rng(n)
     B = np.abs(rng.standard_normal((n, 2)))
@@ -190,3 +192,18 @@ def test_intersection_object_and_errors():
         dykstra(np.array([np.nan]), [Box(0, 1), FrobeniusBall(1)])
     with pytest.raises(TypeError):
         dykstra(np.zeros(3), ["not a set"])
+
+
+@pytest.mark.parametrize("accelerate", [False, True])
+def test_chunked_paths_on_large_arrays(accelerate):
+    """Arrays with more rows than the 1024-row chunk go through the blockwise norms."""
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((1100, 40))
+    sets = [NonNegative(), FrobeniusBall(5.0)]
+    res = dykstra(Z, sets, tol=1e-9, accelerate=accelerate)
+    exact = np.maximum(Z, 0)
+    exact *= min(1.0, 5.0 / np.linalg.norm(exact))  # projection onto the intersection
+    assert res.converged and np.abs(res.point - exact).max() < 1e-6
+    avg = averaged_projections(Z, sets, tol=1e-9)
+    tol = 1e-9 * np.linalg.norm(Z)  # the residual is relative to ||Z||
+    assert avg.converged and sets[0].contains(avg.point, tol) and sets[1].contains(avg.point, tol)

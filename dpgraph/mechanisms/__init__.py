@@ -2,6 +2,15 @@
 similarities, k-way marginals, the JL mechanism and covariance (see docs/privacy.md, section 2).
 """
 
+from .cosine import (
+    CosineSimilarityResult,
+    private_cosine_similarities,
+    replace_one_vector_sensitivity,
+)
+from .covariance import SecondMomentResult, private_second_moment
+from .jl import JLResult, jl_second_moment, jl_two_way_marginals
+from .marginals import MarginalsResult, kway_marginals, tensor_sensitivity
+from .onehot import OneHotMarginalsResult, onehot_marginals
 from .perturb import PerturbAndProjectResult, perturb_and_project
 from .projection import ProjectionResult, averaged_projections, dykstra
 from .sets import (
@@ -41,4 +50,17 @@ __all__ = [
     "averaged_projections",
     "PerturbAndProjectResult",
     "perturb_and_project",
+    "CosineSimilarityResult",
+    "private_cosine_similarities",
+    "replace_one_vector_sensitivity",
+    "MarginalsResult",
+    "kway_marginals",
+    "tensor_sensitivity",
+    "OneHotMarginalsResult",
+    "onehot_marginals",
+    "SecondMomentResult",
+    "private_second_moment",
+    "JLResult",
+    "jl_second_moment",
+    "jl_two_way_marginals",
 ]

@@ -62,7 +62,7 @@ def _diff_norm(a: np.ndarray, b) -> float:
     s = 0.0
     for i in range(0, a.shape[0], _CHUNK):
         d = a[i:i + _CHUNK] - b[i:i + _CHUNK]
-        s += float(np.einsum("...,...->", d, d))
+        s += float(np.vdot(d, d))
     return math.sqrt(s)
 
 

@@ -1,0 +1,290 @@
+"""The JL mechanism (Nikolov, "Private Query Release via the Johnson-Lindenstrauss Transform",
+Alg. 1) for symmetric-matrix-valued statistics: second moments / covariance (Lemma 6.1,
+Thm 1.3) and 2-way marginals of binary data.
+
+Statistic: ``S = (1/m) sum_rows x x^T`` (``||x||_2 <= r``; for 0/1 rows with at most ``t`` ones,
+``r^2 = t``), in the orthonormal coordinates ``svec(A) = ((A_ii)_i, (sqrt 2 A_ij)_{i<j})`` of
+the symmetric matrices (``||svec A|| = ||A||_F``, dimension ``D = d(d+1)/2``).
+
+1. JL matrix ``Pi`` (``l x D``): Gaussian, entries ``N(0, 1/l)``, or Rademacher ``+-1/sqrt(l)``.
+   ``Pi`` is public randomness, independent of the data.
+2. Release ``y~ = Pi svec(S) + noise``: Gaussian (analytic calibration) or the pure-DP K-norm
+   mechanism for a Euclidean ball (Nikolov Lemma 4.2), calibrated to the L2 sensitivity of
+   ``Pi svec(S)`` under replace-one-row:
+   ``Delta = (1/m) sup ||Pi svec(x x^T - y y^T)|| <= (sqrt 2 r^2 / m) * L`` where ``L`` bounds
+   ``||Pi Z||`` over symmetric ``Z`` of rank <= 2 and unit Frobenius norm:
+
+   * ``sensitivity_bound="operator"``: ``L = ||Pi||_2`` (computed; deterministic);
+   * ``sensitivity_bound="gordon"`` (Gaussian ``Pi`` only): by Gordon's inequality,
+     ``E sup_{Z in T} ||G svec Z|| <= sqrt(l) + w(T)`` for ``G`` with i.i.d. N(0, 1) entries, and
+     ``w(T) = E sup_{Z in T} <S_g, Z> <= sqrt 2 E||S_g||_2 <= 2 sqrt(2 d)`` (``S_g`` the symmetric
+     Gaussian matrix with ``svec``-coordinates ``g``; ``||S_g|| <= ||G'||_2``, ``E||G'||_2 <= 2 sqrt d``);
+     the supremum is 1-Lipschitz in ``G``, so with probability ``>= 1 - beta``
+     ``L = 1 + (2 sqrt(2 d) + sqrt(2 ln(1/beta))) / sqrt(l)``. The failure probability ``beta`` is
+     charged to delta (so K-norm noise becomes (epsilon, beta)-DP, Gaussian (epsilon, delta)).
+3. Lift (post-processing): ``S^ = argmin_{Z in K} ||Pi svec(Z) - y~||^2`` over the sensitivity
+   body ``K = {A PSD, tr A <= r^2}`` (it contains every ``x x^T`` and so ``S``): accelerated
+   projected gradient with the exact projection (``lift="projection"``) or Frank-Wolfe with the
+   linear-optimisation oracle ``argmin_{Z in K} <G, Z> = r^2 v v^T`` (``v`` the bottom eigenvector
+   of ``G`` if its eigenvalue is negative, else 0), stopping on the Frank-Wolfe duality gap
+   (``lift="frank-wolfe"``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg as sla
+from scipy.sparse import linalg as spla
+
+from ..privacy import PrivacyLedger
+from ..privacy._validate import check_delta, check_epsilon
+from ..privacy.noise import ball_knorm_mechanism, gaussian_mechanism, make_rng
+from .sets import PSDTraceBall
+
+__all__ = ["JLResult", "jl_second_moment", "jl_two_way_marginals", "svec", "smat",
+           "gordon_factor", "second_moment_sensitivity"]
+
+
+def svec(A: np.ndarray) -> np.ndarray:
+    """Orthonormal coordinates of a symmetric matrix: diagonal, then sqrt(2) * upper triangle."""
+    A = np.asarray(A, dtype=np.float64)
+    iu = np.triu_indices(A.shape[0], 1)
+    return np.concatenate([np.diag(A), math.sqrt(2) * A[iu]])
+
+
+def smat(v: np.ndarray, d: int) -> np.ndarray:
+    """Inverse of :func:`svec`."""
+    A = np.zeros((d, d))
+    iu = np.triu_indices(d, 1)
+    A[iu] = v[d:] / math.sqrt(2)
+    A = A + A.T
+    A[np.diag_indices(d)] = v[:d]
+    return A
+
+
+def gordon_factor(d: int, jl_dim: int, beta: float) -> float:
+    """``1 + (2 sqrt(2 d) + sqrt(2 ln(1/beta))) / sqrt(l)``: with probability >= 1 - beta over a
+    Gaussian JL matrix, ``||Pi svec Z|| <= factor * ||Z||_F`` for every symmetric ``Z`` of rank
+    <= 2 (see the module docstring)."""
+    if not 0 < beta < 1:
+        raise ValueError(f"beta must lie in (0, 1), got {beta!r}")
+    return 1.0 + (2 * math.sqrt(2 * d) + math.sqrt(2 * math.log(1 / beta))) / math.sqrt(jl_dim)
+
+
+def second_moment_sensitivity(m: int, radius: float = 1.0) -> float:
+    """Frobenius sensitivity of ``(1/m) sum x x^T`` (``||x|| <= radius``) under replace-one-row:
+    ``||x x^T - y y^T||_F^2 = |x|^4 + |y|^4 - 2 (x.y)^2 <= 2 radius^4``, so ``sqrt 2 radius^2 / m``."""
+    return math.sqrt(2) * radius**2 / m
+
+
+@dataclass(repr=False)
+class JLResult:
+    """Result of the JL mechanism.
+
+    Attributes
+    ----------
+    estimate : ndarray (d, d)
+        The lifted release ``S^`` (a point of ``K = {A PSD, tr A <= r^2}``).
+    jl_dim : int
+    sigma_or_scale : float
+        Gaussian sigma or K-norm scale of the noise on ``Pi svec(S)``.
+    sensitivity : float
+        The L2 sensitivity used for the noise.
+    lift_iterations : int
+    lift_gap : float
+        Final Frank-Wolfe duality gap (FW) or relative step (projection).
+    ledger : PrivacyLedger
+    """
+
+    estimate: np.ndarray
+    jl_dim: int
+    sigma_or_scale: float
+    sensitivity: float
+    lift_iterations: int
+    lift_gap: float
+    ledger: PrivacyLedger
+    noise: str
+    lift: str
+
+    def __repr__(self) -> str:
+        return (f"JLResult(d={self.estimate.shape[0]}, jl_dim={self.jl_dim}, noise={self.noise!r}, "
+                f"lift={self.lift!r}, sensitivity={self.sensitivity:.4g}, "
+                f"scale={self.sigma_or_scale:.4g}, lift_iterations={self.lift_iterations}, "
+                f"lift_gap={self.lift_gap:.3g}, spent={self.ledger.spent})")
+
+
+def _lift_projection(Pi, y, d, body, max_iter, tol, L):
+    """FISTA on 0.5 ||Pi svec Z - y||^2 over the body (exact projection), step 1/L."""
+    Z = np.zeros((d, d))
+    V = Z.copy()
+    t = 1.0
+    it = 0
+    rel = math.inf
+    for it in range(1, max_iter + 1):
+        g = smat(Pi.T @ (Pi @ svec(V) - y), d)
+        Znew = body.project(V - g / L)
+        rel = np.linalg.norm(Znew - Z) / max(1.0, np.linalg.norm(Znew))
+        tn = 0.5 * (1 + math.sqrt(1 + 4 * t * t))
+        V = Znew + ((t - 1) / tn) * (Znew - Z)
+        Z, t = Znew, tn
+        if rel <= tol and it > 1:
+            break
+    return Z, it, rel
+
+
+def _lift_frank_wolfe(Pi, y, d, c, max_iter, tol):
+    """Frank-Wolfe with the LMO of {A PSD, tr A <= c} and exact line search; stops on the
+    duality gap ``<grad, Z - S> <= tol * max(1, f(0))`` (a certified optimality bound)."""
+    Z = np.zeros((d, d))
+    r = Pi @ svec(Z) - y
+    f0 = 0.5 * float(y @ y)
+    gap = math.inf
+    it = 0
+    for it in range(1, max_iter + 1):
+        G = smat(Pi.T @ r, d)
+        w, v = sla.eigh(G, subset_by_index=[0, 0])
+        S = c * np.outer(v[:, 0], v[:, 0]) if w[0] < 0 else np.zeros((d, d))
+        D = S - Z
+        gap = -float(np.sum(G * D))
+        if gap <= tol * max(1.0, f0):
+            break
+        PD = Pi @ svec(D)
+        denom = float(PD @ PD)
+        step = 1.0 if denom <= 0 else min(1.0, max(0.0, -float(r @ PD) / denom))
+        Z = Z + step * D
+        r = r + step * PD
+    return Z, it, gap
+
+
+def _jl_matrix(jl, jl_dim, D, gen):
+    if jl == "gaussian":
+        return gen.standard_normal((jl_dim, D)) / math.sqrt(jl_dim)
+    if jl == "rademacher":
+        return (gen.integers(0, 2, (jl_dim, D)) * 2.0 - 1.0) / math.sqrt(jl_dim)
+    raise ValueError(f"jl must be 'gaussian' or 'rademacher', got {jl!r}")
+
+
+def _jl_release(S, *, m, radius_sq, d, epsilon, delta, jl_dim, jl, noise, sensitivity_bound,
+                beta, lift, ledger, rng, max_iter, tol, name):
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=True)
+    if noise not in ("gaussian", "knorm"):
+        raise ValueError(f"noise must be 'gaussian' or 'knorm', got {noise!r}")
+    if noise == "gaussian" and delta == 0:
+        raise ValueError("Gaussian noise needs delta > 0; use noise='knorm' for pure DP")
+    if lift not in ("projection", "frank-wolfe"):
+        raise ValueError(f"lift must be 'projection' or 'frank-wolfe', got {lift!r}")
+    if sensitivity_bound not in ("gordon", "operator"):
+        raise ValueError(f"sensitivity_bound must be 'gordon' or 'operator', "
+                         f"got {sensitivity_bound!r}")
+    D = d * (d + 1) // 2
+    jl_dim = int(jl_dim)
+    if jl_dim < 1:
+        raise ValueError(f"jl_dim must be a positive integer, got {jl_dim!r}")
+    gen = make_rng(rng)
+    Pi = _jl_matrix(jl, jl_dim, D, gen)  # public randomness (data-independent)
+    beta_used = 0.0
+    if sensitivity_bound == "gordon":
+        if jl != "gaussian":
+            raise ValueError("sensitivity_bound='gordon' holds for a Gaussian JL matrix only; "
+                             "use sensitivity_bound='operator' with jl='rademacher'")
+        if beta is None:
+            beta = (delta / 10) if delta > 0 else None
+        if beta is None or not 0 < beta < 1:
+            raise ValueError("sensitivity_bound='gordon' needs 0 < beta < 1 (it is charged to "
+                             "delta); for pure DP use sensitivity_bound='operator'")
+        Lfac = gordon_factor(d, jl_dim, beta)
+        beta_used = float(beta)
+    else:
+        Lfac = float(spla.svds(Pi, k=1, return_singular_vectors=False,
+                               random_state=0)[0]) if min(Pi.shape) > 1 else \
+            float(np.linalg.norm(Pi))
+        Lfac *= 1 + 1e-9  # ARPACK accuracy margin
+    sens = math.sqrt(2) * radius_sq / m * Lfac
+    if ledger is None:
+        ledger = PrivacyLedger(epsilon=epsilon, delta=delta if delta > 0 else beta_used or 0.0)
+    if beta_used > 0:
+        if noise == "gaussian" and beta_used >= delta:
+            raise ValueError(f"beta={beta_used:g} must be below delta={delta:g}")
+        ledger.charge(f"{name}: JL sensitivity failure", mechanism="jl-gordon-failure",
+                      epsilon=0.0, delta=beta_used,
+                      note="P[Gordon bound on the JL matrix fails] (Nikolov Alg. 1)")
+    ys = Pi @ svec(S)
+    if noise == "gaussian":
+        yt, scale = gaussian_mechanism(ys, sensitivity=sens, epsilon=epsilon,
+                                       delta=delta - beta_used, ledger=ledger, name=name,
+                                       rng=gen, note=f"JL dim {jl_dim}, {jl}")
+    else:
+        yt, scale = ball_knorm_mechanism(ys, sensitivity=sens, epsilon=epsilon, ledger=ledger,
+                                         name=name, rng=gen, note=f"JL dim {jl_dim}, {jl}")
+    yt = np.asarray(yt, dtype=np.float64)
+    if lift == "projection":
+        body = PSDTraceBall(radius_sq)
+        Lf = float(spla.svds(Pi, k=1, return_singular_vectors=False, random_state=0)[0]) ** 2 \
+            if min(Pi.shape) > 1 else float(np.linalg.norm(Pi)) ** 2
+        Z, it, gap = _lift_projection(Pi, yt, d, body, max_iter, tol, Lf)
+    else:
+        Z, it, gap = _lift_frank_wolfe(Pi, yt, d, radius_sq, max_iter, tol)
+    return JLResult(Z, jl_dim, float(scale), sens, it, float(gap), ledger, noise, lift)
+
+
+def _rows(data):
+    X = np.asarray(data, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"data must be a non-empty 2-d array (rows x features), got {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("data must be finite")
+    return X
+
+
+def jl_second_moment(data, *, epsilon: float, delta: float = 0.0, radius: float = 1.0,
+                     jl_dim: int, jl: str = "gaussian", noise: str = "gaussian",
+                     sensitivity_bound: str = "gordon", beta: float | None = None,
+                     lift: str = "projection", ledger: PrivacyLedger | None = None, rng=None,
+                     max_iter: int = 500, tol: float = 1e-6,
+                     name: str = "jl-second-moment") -> JLResult:
+    """Second-moment matrix ``(1/m) sum x x^T`` of rows with ``||x|| <= radius`` by the JL
+    mechanism (Nikolov Alg. 1 with ``K = {A PSD, tr A <= radius^2}``, Lemma 6.1 / Thm 1.3).
+    Rows longer than ``radius`` are refused (clip them first, publicly). See the module
+    docstring for the sensitivity bound and the lift."""
+    X = _rows(data)
+    r = float(radius)
+    if not (math.isfinite(r) and r > 0):
+        raise ValueError(f"radius must be a finite number > 0, got {radius!r}")
+    if np.linalg.norm(X, axis=1).max() > r * (1 + 1e-12):
+        raise ValueError(f"every row must have norm <= radius={r:g}; clip rows first")
+    m, d = X.shape
+    S = X.T @ X / m
+    return _jl_release(S, m=m, radius_sq=r * r, d=d, epsilon=epsilon, delta=delta,
+                       jl_dim=jl_dim, jl=jl, noise=noise, sensitivity_bound=sensitivity_bound,
+                       beta=beta, lift=lift, ledger=ledger, rng=rng, max_iter=max_iter,
+                       tol=tol, name=name)
+
+
+def jl_two_way_marginals(data, *, epsilon: float, delta: float = 0.0,
+                         sparsity: int | None = None, jl_dim: int, jl: str = "gaussian",
+                         noise: str = "gaussian", sensitivity_bound: str = "gordon",
+                         beta: float | None = None, lift: str = "projection",
+                         ledger: PrivacyLedger | None = None, rng=None, max_iter: int = 500,
+                         tol: float = 1e-6, name: str = "jl-2way-marginals") -> JLResult:
+    """All 2-way (and 1-way) conjunction marginals ``(1/m) sum x x^T`` of 0/1 data by the JL
+    mechanism: entry ``(i, j)`` of the estimate is the fraction of rows with ``x_i = x_j = 1``
+    (diagonal: 1-way). Rows have ``|x| <= t`` ones (``t = sparsity`` or ``n``), so
+    ``||x||^2 <= t`` and ``K = {A PSD, tr A <= t}`` contains every ``x x^T`` (Nikolov Sec. 6)."""
+    from .marginals import _check_binary
+
+    X = _check_binary(data)
+    m, n = X.shape
+    t = n if sparsity is None else int(sparsity)
+    if not 1 <= t <= n:
+        raise ValueError(f"sparsity must lie in [1, n={n}], got {sparsity!r}")
+    if X.sum(axis=1).max() > t:
+        raise ValueError(f"sparsity={t} is violated by a row with {int(X.sum(axis=1).max())} ones")
+    S = X.T @ X / m
+    return _jl_release(S, m=m, radius_sq=float(t), d=n, epsilon=epsilon, delta=delta,
+                       jl_dim=jl_dim, jl=jl, noise=noise, sensitivity_bound=sensitivity_bound,
+                       beta=beta, lift=lift, ledger=ledger, rng=rng, max_iter=max_iter,
+                       tol=tol, name=name)
