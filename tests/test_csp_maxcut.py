@@ -107,3 +107,40 @@ def test_trivial_instances():
     G = nx.disjoint_union(nx.complete_graph(3), nx.complete_graph(3))
     r = solve_max_cut(G, rng=0)
     assert r.value == 4.0 and r.upper_bound >= 4.0 - 1e-9
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_lowrank_sdp_matches_cvxpy_scs(seed):
+    from dpgraph.csp import cvxpy_max_bisection_sdp, cvxpy_max_cut_sdp
+
+    rng = np.random.default_rng(20 + seed)
+    W = _random_weights(40, 0.25, rng, signed=seed == 1)
+    ref, *_ = cvxpy_max_cut_sdp(W, eps=1e-9)
+    res = solve_max_cut(W, rng=seed, tol=1e-9)
+    assert res.sdp_value == pytest.approx(ref, rel=1e-4)
+    assert res.upper_bound >= ref * (1 - 1e-6)
+    # bisection (SCS is slow on <J, X> = b, which leaves no strictly feasible X: keep n small)
+    W = np.abs(_random_weights(21 - seed, 0.3, rng))
+    ref, *_ = cvxpy_max_bisection_sdp(W, eps=1e-8)
+    res = solve_max_bisection(W, rng=seed, tol=1e-9)
+    assert res.sdp_value == pytest.approx(ref, rel=1e-4)
+    assert res.upper_bound >= ref * (1 - 1e-4)  # SCS is only "optimal_inaccurate" here
+    assert abs(res.x.sum()) <= 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,sdp,best", [("G3", 12084.33, 11622), ("G35", 8014.74, None),
+                                           ("G48", 6000.0, 6000)])
+def test_gset(data_dir, name, sdp, best):
+    # G-set parser: a few lines of numpy until dpgraph.io.read_graph lands (swap it in then)
+    path = data_dir / "gset" / f"{name}.txt"
+    n = int(path.read_text().split(None, 1)[0])
+    d = np.loadtxt(path, skiprows=1, ndmin=2)
+    i, j = d[:, 0].astype(int) - 1, d[:, 1].astype(int) - 1
+    W = sp.coo_array((np.r_[d[:, 2], d[:, 2]], (np.r_[i, j], np.r_[j, i])), shape=(n, n)).tocsr()
+    res = solve_max_cut(W, rng=0)
+    assert res.sdp_value == pytest.approx(sdp, rel=1e-4)
+    assert (res.upper_bound - res.sdp_value) / res.sdp_value <= 1e-3
+    assert res.upper_bound >= sdp * (1 - 1e-6)
+    if best is not None:
+        assert res.value >= 0.98 * best

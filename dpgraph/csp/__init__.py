@@ -9,9 +9,19 @@ methods with a certified dual bound, Goemans-Williamson and global correlation r
 from .maxcut import CutResult, cut_value, solve_max_bisection, solve_max_cut
 from .sdp import certify_upper_bound, default_rank, solve_lowrank_sdp
 from ._operator import WeightOperator, as_weight_operator
+from .reference import cvxpy_max_bisection_sdp, cvxpy_max_cut_sdp
+from .twocsp import CSPInstance, CSPResult, cvxpy_max_2csp_sdp, read_csp, solve_max_2csp, write_csp
 
 __all__ = [
     "CutResult",
+    "CSPInstance",
+    "CSPResult",
+    "solve_max_2csp",
+    "read_csp",
+    "write_csp",
+    "cvxpy_max_cut_sdp",
+    "cvxpy_max_bisection_sdp",
+    "cvxpy_max_2csp_sdp",
     "cut_value",
     "solve_max_cut",
     "solve_max_bisection",

@@ -185,7 +185,8 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
     it_total = 0
     converged = False
     history = []
-    outer_rounds = 30 if balance else 1
+    outer_rounds = 60 if balance else 1
+    h_prev = np.inf
     gnorm = np.inf
     fval = h = 0.0
     for outer in range(outer_rounds):
@@ -243,7 +244,9 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
             converged = True
             break
         obj.nu += obj.rho * h
-        obj.rho *= 2.0 if abs(h) > 1e-3 * n else 1.0
+        if abs(h) > 0.25 * h_prev:
+            obj.rho *= 5.0
+        h_prev = abs(h)
         if it_total >= max_iter or (time_limit is not None and time.perf_counter() - t0 > time_limit):
             break
     sigma = obj.nu + obj.rho * h if balance else 0.0
