@@ -90,6 +90,34 @@ def run_wishart(seeds):
               f"{halts:4d} {med(e_ip):7.3f} {med(e_hp):7.3f} | {t_o / seeds:6.2f} {t_hp / seeds:6.2f}")
 
 
+def run_dilation(seeds):
+    """Direct (n x n noise, t^2 = s_U^2 + s_V^2) vs the symmetrization of Sec. 2
+    (S = [[0, M], [M^T, 0]], rank 2r, (n+m) x (n+m) noise, symmetric pair adjacency)."""
+    n, m = 400, 4000
+    beta = 80 * math.sqrt(n / m)
+    print(f"\n(a') direct vs dilation, n={n}, m={m}, beta={beta:.2f}, entry adjacency 1, "
+          f"median over {seeds} seeds")
+    print(f"{'eps':>4} | {'mu_U':>6} {'mu_V':>6} {'mu_dil':>6} | {'direct':>6} {'dilation':>8}")
+    for eps in (2.0, 4.0):
+        mu_u, mu_v, mu_s, e_d, e_s = [], [], [], [], []
+        for s in range(seeds):
+            u, M = wishart(n, m, beta, np.random.default_rng(1000 + s))
+            top = top_subspace(M, 1, "rectangular")
+            mu_u.append(coherence(top.U))
+            mu_v.append(coherence(top.V))
+            S = sp.bmat([[None, sp.csr_matrix(M)], [sp.csr_matrix(M.T), None]]).tocsr()
+            mu_s.append(coherence(top_subspace(S, 2, "symmetric").U))
+            r = private_subspace(M, 1, epsilon=eps, delta=DELTA, rng=s,
+                                 adjacency=EntryAdjacency(1.0, symmetric=False))
+            e_d.append(subspace_distance(u, r.basis))
+            rs = private_subspace(S, 2, epsilon=eps, delta=DELTA, rng=s,
+                                  adjacency=EntryAdjacency(1.0))
+            left = np.linalg.svd(rs.basis[:n], full_matrices=False)[0][:, :1]
+            e_s.append(subspace_distance(u, left))
+        print(f"{eps:4.1f} | {med(mu_u):6.1f} {med(mu_v):6.1f} {med(mu_s):6.1f} | "
+              f"{med(e_d):6.3f} {med(e_s):8.3f}")
+
+
 def er_plus_clique(n, p, k, rng):
     A = sp.random(n, n, density=p, random_state=rng, data_rvs=lambda s: np.ones(s), format="csr")
     A = sp.triu(A, 1)
@@ -150,6 +178,20 @@ def two_block(n, d, rng, ratio=4.0):
     return (Dm @ A @ Dm).tocsr(), deg.min()
 
 
+def oracle_projector(top, w, eps, seed):
+    """NOT PRIVATE (benchmark reference only): the projector step with the TRUE gap and row
+    scale and the whole (eps, delta) on it, i.e. what the gap and coherence tests cost."""
+    from dpgraph.privacy import analytic_gaussian_sigma
+    from dpgraph.privacy.noise import SymmetricGaussianNoise
+    from dpgraph.spectral._linalg import top_eigvecs_projector_plus_noise
+    r = top.U.shape[1]
+    g = top.sigma[r - 1] - top.sigma[r]
+    t = math.sqrt(np.max(np.sum(top.U ** 2, axis=1)))
+    sigma = analytic_gaussian_sigma(eps, DELTA, math.sqrt(2) * w * t / (g - w))
+    G = SymmetricGaussianNoise(top.U.shape[0], sigma, rng=seed, diagonal_scale=math.sqrt(2))
+    return top_eigvecs_projector_plus_noise(top.U, G, r, np.random.default_rng(seed))[0]
+
+
 PAPER_SPLIT = BudgetSplit(epsilon=(0.25, 0.25, 0.25, 0.25), delta=(0.25, 0.25, 0.25, 0.25))
 
 
@@ -158,11 +200,12 @@ def run_graphs(seeds, n=2000, eps=1.0):
           f"(magnitude), eps={eps}, delta={DELTA:g}; median error vs the non-private top-2 "
           f"subspace over {seeds} seeds")
     print("    ours: private_low_rank, EntryAdjacency(1/d_min), default split; paper-like: general "
-          "Delta = 8/d_min, four equal budget parts (our Wedin constant; see BENCHMARKS.md)")
+          "Delta = 8/d_min, four equal budget parts (our Wedin constant; see BENCHMARKS.md); "
+          "oracle*: NOT private, true gap/coherence, all budget on the projector")
     print(f"{'deg':>5} {'d_min':>6} {'gap':>6} {'mu_2':>6} | {'ours':>6} {'halt':>4} "
-          f"{'paper':>6} {'halt':>4} {'inputGM':>7}")
+          f"{'paper':>6} {'halt':>4} {'inputGM':>7} {'oracle*':>7}")
     for d in (50, 100, 200, 300, 400, 600, 800):
-        e_o, e_p, e_ip, h_o, h_p, dmins, gaps, mus = [], [], [], 0, 0, [], [], []
+        e_o, e_p, e_ip, e_or, h_o, h_p, dmins, gaps, mus = [], [], [], [], 0, 0, [], [], []
         for s in range(seeds):
             M, dmin = two_block(n, d, np.random.default_rng(3000 + s))
             top = top_subspace(M, 2, "symmetric")
@@ -179,8 +222,9 @@ def run_graphs(seeds, n=2000, eps=1.0):
             e_p.append(subspace_distance(top.U, rp.basis))
             e_ip.append(subspace_distance(top.U, input_perturbation_subspace(
                 M, 2, epsilon=eps, delta=DELTA, adjacency=EntryAdjacency(w), rng=s).basis))
+            e_or.append(subspace_distance(top.U, oracle_projector(top, w, eps, s)))
         print(f"{d:5d} {med(dmins):6.0f} {med(gaps):6.3f} {med(mus):6.2f} | {med(e_o):6.3f} "
-              f"{h_o:4d} {med(e_p):6.3f} {h_p:4d} {med(e_ip):7.3f}")
+              f"{h_o:4d} {med(e_p):6.3f} {h_p:4d} {med(e_ip):7.3f} {med(e_or):7.3f}")
 
 
 def run_split(seeds):
@@ -215,6 +259,6 @@ if __name__ == "__main__":
     ap.add_argument("--seeds", type=int, default=None)
     a = ap.parse_args()
     t0 = time.perf_counter()
-    {"wishart": lambda: run_wishart(a.seeds or 5), "examples": lambda: run_examples(a.seeds or 5),
+    {"wishart": lambda: (run_wishart(a.seeds or 5), run_dilation(a.seeds or 5)), "examples": lambda: run_examples(a.seeds or 5),
      "graphs": lambda: run_graphs(a.seeds or 3), "split": lambda: run_split(a.seeds or 4)}[a.section]()
     print(f"[{a.section}: {time.perf_counter() - t0:.0f} s wall, shared 2-core machine]")
