@@ -6,7 +6,7 @@ Usage (from the repository root):
 
 Each size runs in its own subprocess (so peak RSS, ``ru_maxrss``, is per size). Input: the
 normalized adjacency of a planted two-block graph (sparse CSR, p_in/p_out = 4, expected degree
-``--degree``), rank 2, EntryAdjacency(1/d_min), epsilon = 1, delta = 1e-6. The n x n projector
+``--degree``, default 1000), rank 2, EntryAdjacency(1/d_min), ``--epsilon`` (default 2), delta = 1e-6. The n x n projector
 noise is never held: the block Krylov solver regenerates it block by block for every product.
 Baseline measured in the same process: the time to draw n(n+1)/2 standard normals in the same
 2048 x 2048 blocks (one pass over the noise), so ``time / baseline`` counts passes.
@@ -60,6 +60,9 @@ def planted_sparse(n, d, rng, ratio=4.0):
     return (Dm @ A @ Dm).tocsr(), float(deg.min())
 
 
+EPS = 2.0
+
+
 def one(n, d):
     from dpgraph.privacy.noise import SymmetricGaussianNoise
     from dpgraph.spectral import EntryAdjacency, private_low_rank, subspace_distance
@@ -75,7 +78,7 @@ def one(n, d):
             G.block(bi, bj)
     base = time.perf_counter() - t0
     t0 = time.perf_counter()
-    res = private_low_rank(M, 2, epsilon=1.0, delta=1e-6, adjacency=EntryAdjacency(1 / dmin), rng=1)
+    res = private_low_rank(M, 2, epsilon=EPS, delta=1e-6, adjacency=EntryAdjacency(1 / dmin), rng=1)
     total = time.perf_counter() - t0
     top = top_subspace(M, 2, "symmetric")  # non-private reference, for the error column only
     return dict(n=n, d_min=dmin, nnz=int(M.nnz), seconds=total, baseline=base,
@@ -87,19 +90,21 @@ def one(n, d):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="+", default=[2000, 5000, 10000, 20000])
-    ap.add_argument("--degree", type=int, default=300)
+    ap.add_argument("--degree", type=int, default=1000)
+    ap.add_argument("--epsilon", type=float, default=2.0)
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--child", type=int, default=None)
     a = ap.parse_args()
     if a.child:
+        EPS = a.epsilon
         print(json.dumps(one(a.child, a.degree)))
         sys.exit()
-    print(f"private_low_rank, rank 2, two-block graph, degree {a.degree}, eps=1, delta=1e-6")
+    print(f"private_low_rank, rank 2, two-block graph, degree {a.degree}, eps={a.epsilon}, delta=1e-6")
     print(f"{'n':>7} {'nnz':>10} {'d_min':>6} | {'time s':>7} {'1 pass s':>8} {'ratio':>6} "
           f"{'products':>8} | {'peak RSS MiB':>12} {'error':>6} {'halted':>6}")
     for n in a.sizes:
         try:
-            out = subprocess.run([sys.executable, __file__, "--child", str(n), "--degree",
+            out = subprocess.run([sys.executable, __file__, "--child", str(n), "--epsilon", str(a.epsilon), "--degree",
                                   str(a.degree)], capture_output=True, text=True,
                                  timeout=a.timeout)
             r = json.loads(out.stdout.strip().splitlines()[-1])

@@ -204,13 +204,14 @@ def test_top_subspace_sparse_arpack_path(monkeypatch):
     n = 300
     A = sp.random(n, n, density=0.05, random_state=2, format="csr")
     A = (A + A.T).tocsr()
-    dense = _linalg.top_subspace(A, 3, "symmetric")
-    monkeypatch.setattr(_linalg, "DENSE_MAX_N", 10)
-    arp = _linalg.top_subspace(A, 3, "symmetric")
-    assert np.allclose(dense.sigma, arp.sigma, atol=1e-9)
-    assert subspace_distance(dense.U, arp.U) < 1e-7
     R = sp.random(200, 260, density=0.05, random_state=3, format="csr")
+    dense = {w: _linalg.top_subspace(A, 3, "symmetric", w) for w in ("magnitude", "largest", "smallest")}
     d = _linalg.top_subspace(R, 2, "rectangular")
+    monkeypatch.setattr(_linalg, "DENSE_MAX_N", 10)
+    for w, ref in dense.items():
+        arp = _linalg.top_subspace(A, 3, "symmetric", w)
+        assert np.allclose(ref.sigma, arp.sigma, atol=1e-9)
+        assert subspace_distance(ref.U, arp.U) < 1e-7
     a = _linalg.top_subspace(R, 2, "rectangular")
     assert np.allclose(d.sigma, a.sigma, atol=1e-9) and subspace_distance(d.U, a.U) < 1e-7
 
