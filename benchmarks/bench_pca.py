@@ -134,16 +134,25 @@ def er_plus_clique(n, p, k, rng):
 def run_examples(seeds):
     print("(b) paper examples, symmetric, entry adjacency 1, rank 1, median error vs the "
           f"non-private top eigenvector over {seeds} seeds")
+    print("    HP-NPM uses L = ceil(ln n) iterations; HP-long uses L = 20 ceil(ln n) (Hardt-Price's "
+          "L = O(sigma_1/gap log n) for the last instance)")
     print(f"{'instance':<34} {'eps':>4} | {'mu_1':>6} {'basic':>7} | {'ours':>6} {'halt':>4} "
-          f"{'inputGM':>7} {'HP-NPM':>7}")
+          f"{'inputGM':>7} {'HP-NPM':>7} {'HP-long':>7}")
     adj = EntryAdjacency(1.0)
     n = 1000
     cases = [("1 1^T + I/n, n=1000", lambda rng: np.ones((n, n)) + np.eye(n) / n)]
     for k in (20, 60):
         cases.append((f"ER(n=1000, d=40) + K_{k} clique",
                       lambda rng, k=k: er_plus_clique(n, 40 / n, k, rng)))
+
+    def close_spikes(rng):
+        """sigma_2 / sigma_1 = 0.95: gap 1000 but a slow power method."""
+        Q, _ = np.linalg.qr(rng.standard_normal((n, 2)))
+        W = rng.standard_normal((n, n))
+        return 20000 * np.outer(Q[:, 0], Q[:, 0]) + 19000 * np.outer(Q[:, 1], Q[:, 1]) + (W + W.T)
+    cases.append(("two spikes 20000/19000 + GOE", close_spikes))
     for (name, make), eps in itertools.product(cases, (0.5, 1.0, 2.0)):
-        e_o, e_ip, e_hp, halts, mus, bas = [], [], [], 0, [], []
+        e_o, e_ip, e_hp, e_hl, halts, mus, bas = [], [], [], [], 0, [], []
         for s in range(seeds):
             M = make(np.random.default_rng(2000 + s))
             U = top_subspace(M, 1, "symmetric").U
@@ -157,8 +166,11 @@ def run_examples(seeds):
                 M, 1, epsilon=eps, delta=DELTA, adjacency=adj, rng=s).basis))
             e_hp.append(subspace_distance(U, noisy_power_method(
                 M, 1, epsilon=eps, delta=DELTA, adjacency=adj, rng=s).basis))
+            e_hl.append(subspace_distance(U, noisy_power_method(
+                M, 1, epsilon=eps, delta=DELTA, adjacency=adj, rng=s,
+                iterations=20 * math.ceil(math.log(n))).basis))
         print(f"{name:<34} {eps:4.1f} | {med(mus):6.1f} {bas[0]:7.1f} | {med(e_o):6.3f} "
-              f"{halts:4d} {med(e_ip):7.3f} {med(e_hp):7.3f}")
+              f"{halts:4d} {med(e_ip):7.3f} {med(e_hp):7.3f} {med(e_hl):7.3f}")
 
 
 def two_block(n, d, rng, ratio=4.0):
@@ -203,9 +215,9 @@ def run_graphs(seeds, n=2000, eps=1.0):
           "Delta = 8/d_min, four equal budget parts (our Wedin constant; see BENCHMARKS.md); "
           "oracle*: NOT private, true gap/coherence, all budget on the projector")
     print(f"{'deg':>5} {'d_min':>6} {'gap':>6} {'mu_2':>6} | {'ours':>6} {'halt':>4} "
-          f"{'paper':>6} {'halt':>4} {'inputGM':>7} {'oracle*':>7}")
-    for d in (50, 100, 200, 300, 400, 600, 800):
-        e_o, e_p, e_ip, e_or, h_o, h_p, dmins, gaps, mus = [], [], [], [], 0, 0, [], [], []
+          f"{'paper':>6} {'halt':>4} {'inputGM':>7} {'HP-NPM':>7} {'oracle*':>7}")
+    for d in (100, 200, 300, 400, 600, 900):
+        e_o, e_p, e_ip, e_or, e_hp, h_o, h_p, dmins, gaps, mus = [], [], [], [], [], 0, 0, [], [], []
         for s in range(seeds):
             M, dmin = two_block(n, d, np.random.default_rng(3000 + s))
             top = top_subspace(M, 2, "symmetric")
@@ -223,8 +235,10 @@ def run_graphs(seeds, n=2000, eps=1.0):
             e_ip.append(subspace_distance(top.U, input_perturbation_subspace(
                 M, 2, epsilon=eps, delta=DELTA, adjacency=EntryAdjacency(w), rng=s).basis))
             e_or.append(subspace_distance(top.U, oracle_projector(top, w, eps, s)))
+            e_hp.append(subspace_distance(top.U, noisy_power_method(
+                M, 2, epsilon=eps, delta=DELTA, adjacency=EntryAdjacency(w), rng=s).basis))
         print(f"{d:5d} {med(dmins):6.0f} {med(gaps):6.3f} {med(mus):6.2f} | {med(e_o):6.3f} "
-              f"{h_o:4d} {med(e_p):6.3f} {h_p:4d} {med(e_ip):7.3f} {med(e_or):7.3f}")
+              f"{h_o:4d} {med(e_p):6.3f} {h_p:4d} {med(e_ip):7.3f} {med(e_hp):7.3f} {med(e_or):7.3f}")
 
 
 def run_split(seeds):
