@@ -204,13 +204,14 @@ def test_top_subspace_sparse_arpack_path(monkeypatch):
     n = 300
     A = sp.random(n, n, density=0.05, random_state=2, format="csr")
     A = (A + A.T).tocsr()
-    dense = _linalg.top_subspace(A, 3, "symmetric")
-    monkeypatch.setattr(_linalg, "DENSE_MAX_N", 10)
-    arp = _linalg.top_subspace(A, 3, "symmetric")
-    assert np.allclose(dense.sigma, arp.sigma, atol=1e-9)
-    assert subspace_distance(dense.U, arp.U) < 1e-7
     R = sp.random(200, 260, density=0.05, random_state=3, format="csr")
+    dense = {w: _linalg.top_subspace(A, 3, "symmetric", w) for w in ("magnitude", "largest", "smallest")}
     d = _linalg.top_subspace(R, 2, "rectangular")
+    monkeypatch.setattr(_linalg, "DENSE_MAX_N", 10)
+    for w, ref in dense.items():
+        arp = _linalg.top_subspace(A, 3, "symmetric", w)
+        assert np.allclose(ref.sigma, arp.sigma, atol=1e-9)
+        assert subspace_distance(ref.U, arp.U) < 1e-7
     a = _linalg.top_subspace(R, 2, "rectangular")
     assert np.allclose(d.sigma, a.sigma, atol=1e-9) and subspace_distance(d.U, a.U) < 1e-7
 
@@ -281,3 +282,22 @@ def test_eigenspace_variant_picks_algebraic_top():
     with pytest.raises(ValueError, match="symmetric"):
         private_subspace(rng.standard_normal((5, 7)), 1, which="largest", epsilon=1, delta=1e-6,
                          adjacency=EntryAdjacency(1.0, symmetric=False))
+
+
+def test_baselines_private_and_accurate_on_strong_signal():
+    from dpgraph.spectral.baselines import input_perturbation_subspace, noisy_power_method
+    rng = np.random.default_rng(13)
+    n, m = 200, 600
+    u = rng.standard_normal(n)
+    u /= np.linalg.norm(u)
+    M = 8 * np.outer(u, rng.standard_normal(m)) + rng.standard_normal((n, m))
+    adj = EntryAdjacency(1.0, symmetric=False)
+    hp = noisy_power_method(M, 1, epsilon=2.0, delta=1e-6, adjacency=adj, rng=0)
+    ip = input_perturbation_subspace(M, 1, epsilon=2.0, delta=1e-6, adjacency=adj, rng=0)
+    for res in (hp, ip):
+        assert res.ledger.spent == (pytest.approx(2.0), pytest.approx(1e-6))
+        assert subspace_distance(u, res.basis) < 0.5
+    # the input-perturbation noise is the analytic Gaussian for sensitivity w = 1
+    assert ip.noise_scale == pytest.approx(analytic_gaussian_sigma(2.0, 1e-6, 1.0))
+    with pytest.raises(ValueError, match="EntryAdjacency"):
+        noisy_power_method(M, 1, epsilon=1, delta=1e-6, adjacency=1.0)

@@ -58,11 +58,13 @@ class BudgetSplit:
     ``epsilon``/``delta`` are ``(gap, coherence, projector, core)``. For the two Laplace tests the
     delta fraction is their failure probability; ``core`` is used by :func:`private_low_rank`
     only (set it to 0 for :func:`private_subspace`). Defaults chosen by measurement
-    (BENCHMARKS.md, "Private PCA").
+    (``benchmarks/bench_pca.py split``, BENCHMARKS.md "Private PCA"): the two tests need more
+    than the 30% the paper's analysis suggests, because their margins
+    ``b ln(1/(2 delta))`` enter the projector noise through ``L`` and ``T``.
     """
 
-    epsilon: tuple = (0.15, 0.15, 0.70, 0.0)
-    delta: tuple = (0.1, 0.1, 0.8, 0.0)
+    epsilon: tuple = (0.30, 0.25, 0.45, 0.0)
+    delta: tuple = (0.3, 0.3, 0.4, 0.0)
 
     def __post_init__(self):
         for name in ("epsilon", "delta"):
@@ -78,7 +80,7 @@ class BudgetSplit:
 
 
 DEFAULT_SUBSPACE_SPLIT = BudgetSplit()
-DEFAULT_LOW_RANK_SPLIT = BudgetSplit(epsilon=(0.14, 0.12, 0.64, 0.10), delta=(0.1, 0.1, 0.7, 0.1))
+DEFAULT_LOW_RANK_SPLIT = BudgetSplit(epsilon=(0.27, 0.23, 0.40, 0.10), delta=(0.25, 0.25, 0.4, 0.1))
 
 
 @dataclass
