@@ -16,7 +16,8 @@ Examples
 """
 
 from . import datasets, evaluate
-from .csp import CutResult, solve_max_bisection, solve_max_cut
+from .csp import CSPInstance, CutResult, solve_max_2csp, solve_max_bisection, solve_max_cut
+from .private_csp import PrivateCSPResult, max_2csp
 from .graph import GraphData, GraphInputWarning, as_graph_data
 from .io import GraphFormatError, read_graph, write_graph
 from .mechanisms import perturb_and_project
@@ -50,4 +51,8 @@ __all__ = [
     "solve_max_cut",
     "solve_max_bisection",
     "CutResult",
+    "CSPInstance",
+    "solve_max_2csp",
+    "max_2csp",
+    "PrivateCSPResult",
 ]
