@@ -207,34 +207,49 @@ def release_low_rank(M, rank: int, adjacency, *, epsilon: float, delta: float, c
     return basis, np.zeros((rank, rank)), "random subspace (PCA halted, no fallback)", sub
 
 
-def _fallback_randomized_response(weights, d_tilde: np.ndarray, rank: int, *, epsilon: float,
-                                  ledger: PrivacyLedger, rng: np.random.Generator):
-    """Halting branch: randomized response on every pair indicator, de-biased, normalized by
-    the public ``d~``, truncated to the ``rank`` eigenpairs of largest magnitude.
-
-    Pure epsilon-DP for unweighted graphs (docs/privacy.md 4.5 and 4.7). Dense O(n^2) memory.
-    """
+def _randomized_response_matrix(weights, *, epsilon: float, ledger: PrivacyLedger, rng, name: str,
+                                note: str) -> tuple[np.ndarray, float]:
+    """Randomized response on every pair indicator (pure epsilon-DP, docs/privacy.md 4.5),
+    returned de-biased: ``(A_RR - p) / (1 - 2p)`` (dense, symmetric, zero diagonal), and ``p``."""
     n = weights.shape[0]
     iu, ju = np.triu_indices(n, 1)
     bits = weights.toarray()[iu, ju].astype(np.int8)
-    flipped = randomized_response(bits, epsilon=epsilon, ledger=ledger,
-                                  name="fallback: randomized response", rng=rng,
-                                  note="PCA halted; exclusive branch (docs/privacy.md 4.7)")
+    flipped = randomized_response(bits, epsilon=epsilon, ledger=ledger, name=name, rng=rng,
+                                  note=note)
     del bits
     p = 1.0 / (1.0 + math.exp(epsilon))
-    inv_sqrt = 1.0 / np.sqrt(d_tilde)
-    Mh = np.zeros((n, n))
-    Mh[iu, ju] = (flipped - p) / (1.0 - 2.0 * p)
+    W = np.zeros((n, n))
+    W[iu, ju] = (flipped - p) / (1.0 - 2.0 * p)
     del flipped, iu, ju
-    Mh += Mh.T
-    Mh *= inv_sqrt[:, None]
-    Mh *= inv_sqrt[None, :]
-    if n <= 400:
-        lam, vec = np.linalg.eigh(Mh)
+    W += W.T
+    return W, p
+
+
+def _top_eigenpairs(W: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``rank`` eigenpairs of largest magnitude of a dense symmetric matrix."""
+    if W.shape[0] <= 400:
+        lam, vec = np.linalg.eigh(W)
     else:
-        lam, vec = spla.eigsh(Mh, k=rank, which="LM", tol=1e-6)
+        lam, vec = spla.eigsh(W, k=rank, which="LM", tol=1e-6)
     order = np.argsort(-np.abs(lam))[:rank]
-    return vec[:, order], np.diag(lam[order]), p
+    return vec[:, order], lam[order]
+
+
+def _fallback_randomized_response(weights, d_tilde: np.ndarray, rank: int, *, epsilon: float,
+                                  ledger: PrivacyLedger, rng: np.random.Generator):
+    """Halting branch: randomized response on every pair indicator, de-biased, truncated to the
+    ``rank`` eigenpairs of largest magnitude *in adjacency units* (normalizing by noisy degrees
+    first costs a lot of utility: BENCHMARKS.md), then expressed in the normalized frame of the
+    PCA route as an orthonormal basis and core: ``D~^-1/2 V diag(lam) V^T D~^-1/2 = B C B^T``.
+    Pure epsilon-DP for unweighted graphs (docs/privacy.md 4.5, 4.7). Dense O(n^2) memory.
+    """
+    W, _ = _randomized_response_matrix(weights, epsilon=epsilon, ledger=ledger, rng=rng,
+                                       name="fallback: randomized response",
+                                       note="PCA halted; exclusive branch (docs/privacy.md 4.7)")
+    V, lam = _top_eigenpairs(W, rank)
+    del W
+    B, R = np.linalg.qr(V / np.sqrt(d_tilde)[:, None])
+    return B, (R * lam) @ R.T
 
 
 @dataclass(eq=False)
@@ -250,8 +265,10 @@ class PrivateGraph:
         Private degree estimates ``d^`` (may be negative for low-degree nodes).
     normalizer : ndarray
         ``d~ = max(d^, 0) + tau``, the public normalizer.
-    basis, core : ndarray
-        The private rank-r estimate ``A^' = basis @ core @ basis.T`` of ``D~^-1/2 A D~^-1/2``.
+    basis, core : ndarray or None
+        The private rank-r estimate ``A^' = basis @ core @ basis.T`` of ``D~^-1/2 A D~^-1/2``
+        (None on the randomized-response route, where ``projected`` holds the released pair
+        weights and ``normalizer`` is all ones).
     projected : ndarray
         ``A^``: the projection of ``A^'`` onto non-negative bounded-spectrum matrices (dense).
     ledger : PrivacyLedger
@@ -274,8 +291,9 @@ class PrivateGraph:
         return len(self.labels)
 
     @property
-    def rank(self) -> int:
-        return self.basis.shape[1]
+    def rank(self) -> int | None:
+        """Rank of the private low-rank estimate (None on the randomized-response route)."""
+        return None if self.basis is None else self.basis.shape[1]
 
     @property
     def halted(self) -> bool:
@@ -328,11 +346,73 @@ class PrivateGraph:
                 f"halted={self.halted})")
 
 
+# Heuristic (utility only, never privacy): the rank-r spectral gap of the regularized
+# normalized adjacency, in units of its sensitivity w, is at most about half the mean degree on
+# the planted and real graphs we measured (BENCHMARKS.md); the PCA route is taken only when
+# that prediction clears the gap test's threshold with a 1.5x margin.
+_SCREEN_GAP_PER_DEGREE = 0.5
+_SCREEN_MARGIN = 1.5
+
+
+def _screen(m_hat: float, n: int, epsilon: float, delta: float, degree_share: float,
+            tail_share: float, core_share: float) -> dict:
+    """Predict from the released edge count whether the gap test of Alg. 5.2 can pass.
+
+    The test passes when ``g_hat - (2 w / eps_g) ln(1/(2 delta_g)) > w`` (docs/privacy.md 3.7),
+    i.e. when ``g / w`` exceeds ``1 + 2 ln(1/(2 delta_g)) / eps_g`` (up to the Laplace draw).
+    A function of released values only: no privacy cost.
+    """
+    from .spectral.pca import DEFAULT_SUBSPACE_SPLIT as split
+
+    mean_degree = 2.0 * max(m_hat, 0.0) / n
+    pca_share = (1.0 - degree_share - tail_share) * (1.0 - core_share)
+    eps_g = split.epsilon[0] * pca_share * epsilon
+    dlt_g = split.delta[0] * pca_share * delta
+    required = 1.0 + 2.0 * math.log(1.0 / (2.0 * dlt_g)) / eps_g
+    predicted = _SCREEN_GAP_PER_DEGREE * mean_degree
+    return {"mean_degree": mean_degree, "predicted_gap_ratio": predicted,
+            "required_gap_ratio": required,
+            "predicted_pass": bool(predicted > _SCREEN_MARGIN * required)}
+
+
+def _randomized_response_route(data: GraphData, ledger: PrivacyLedger, gen, epsilon: float,
+                               rank: int, post: str, screening, timings: dict,
+                               t0: float) -> "PrivateGraph":
+    """Randomized response on every pair indicator with all the budget left (pure DP, 4.5),
+    de-biased, truncated to the ``rank`` eigenpairs of largest magnitude (``post="low-rank"``)
+    or not (``"box"``), and projected onto ``[0, 1]`` (perturb-and-project onto the box that
+    contains every adjacency matrix). All of it after the draw is post-processing."""
+    n, labels = data.n, data.labels
+    W, p = _randomized_response_matrix(
+        data.weights, epsilon=epsilon, ledger=ledger, rng=gen,
+        name="randomized response (all pairs)",
+        note="one edge changes one pair indicator (docs/privacy.md 4.5)")
+    del data  # nothing below may see the input
+    degrees = W.sum(axis=1)  # unbiased degree estimates (post-processing)
+    basis = core = None
+    if post == "low-rank":
+        basis, lam = _top_eigenpairs(W, rank)
+        core = np.diag(lam)
+        W = (basis * lam) @ basis.T
+        W += W.T
+        W *= 0.5
+    np.clip(W, 0.0, 1.0, out=W)
+    timings["randomized_response"] = time.perf_counter() - t0
+    diagnostics = {"route": "randomized-response", "screening": screening,
+                   "flip_probability": p, "postprocess": post, "pca_halted": False,
+                   "low_rank_mechanism": "randomized response on all pairs" +
+                   (" (screened out of the PCA)" if screening else ""),
+                   "timings": timings}
+    return PrivateGraph(labels=labels, degrees=degrees, normalizer=np.ones(n), basis=basis,
+                        core=core, projected=W, ledger=ledger, diagnostics=diagnostics)
+
+
 def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
               degree_share: float = 0.05, tail_share: float = 0.05, core_share: float = 0.1,
               regularization="mean",
               projection: str = "auto", fallback: str = "randomized-response",
-              max_projector_noise: float | None = 0.5,
+              max_projector_noise: float | None = 0.5, route: str = "auto",
+              screen_share: float = 0.01, rr_postprocess: str = "low-rank",
               weight: str = "weight", pca_options: dict | None = None) -> PrivateGraph:
     """Release a private synthetic version of ``G`` under edge-level (epsilon, delta)-DP.
 
@@ -366,6 +446,19 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         Take the halting branch before the projector step when the released gap and coherence
         bounds predict projector noise of spectral norm above this (default 0.5; the
         projector's eigengap is 1), since the projector would then carry no signal.
+    route : {"auto", "pca", "randomized-response"}
+        ``"auto"`` (unweighted graphs with the randomized-response fallback) first releases the
+        edge count with ``screen_share`` of the budget and predicts from it whether the PCA's
+        private gap test can pass at this budget (docs/privacy.md 4.9); if not, the whole
+        remaining budget goes to randomized response instead of being spread over steps that
+        would halt. ``"pca"`` always runs the PCA (with its fallback); ``"randomized-response"``
+        never does.
+    screen_share : float
+        Fraction of (epsilon, delta) for the screening edge count (``route="auto"``).
+    rr_postprocess : {"low-rank", "box"}
+        Randomized-response route: the de-biased pair weights are truncated to rank ``r`` and
+        projected onto ``[0, 1]`` (``"low-rank"``, the default, chosen by measurement:
+        BENCHMARKS.md), or only projected onto ``[0, 1]`` (``"box"``).
     pca_options : dict, optional
         Extra keyword arguments for :func:`dpgraph.spectral.private_subspace` (e.g. ``split``).
 
@@ -394,6 +487,11 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         raise ValueError(f"fallback={fallback!r} is not 'randomized-response' or 'none'")
     if projection not in ("auto", "dykstra", "clip"):
         raise ValueError(f"projection={projection!r} is not 'auto', 'dykstra' or 'clip'")
+    if route not in ("auto", "pca", "randomized-response"):
+        raise ValueError(f"route={route!r} is not 'auto', 'pca' or 'randomized-response'")
+    if rr_postprocess not in ("low-rank", "box"):
+        raise ValueError(f"rr_postprocess={rr_postprocess!r} is not 'low-rank' or 'box'")
+    screen_share = _check_share("screen_share", screen_share)
     data = as_graph_data(G, weight=weight)
     check_private_graph_input(data)
     rank = _check_rank(rank, data.n)
@@ -402,6 +500,26 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     timings: dict = {}
     t0 = time.perf_counter()
+
+    # 0. screening (docs/privacy.md 4.9): can the PCA's gap test pass at this budget?
+    screening = None
+    if route == "randomized-response" or (route == "auto" and fallback == "randomized-response"):
+        if not data.is_unweighted and data.m:
+            if route == "randomized-response":
+                raise ValueError("route='randomized-response' needs an unweighted graph")
+        elif route == "auto":
+            m_hat, sigma_m = gaussian_mechanism(
+                data.total_weight, sensitivity=1.0, epsilon=screen_share * epsilon,
+                delta=screen_share * delta, ledger=ledger, name="screening: edge count", rng=gen,
+                note="one edge changes the total weight by <= 1 (docs/privacy.md 4.9)")
+            eps_rest, dlt_rest = (1 - screen_share) * epsilon, (1 - screen_share) * delta
+            screening = _screen(m_hat, data.n, eps_rest, dlt_rest, degree_share, tail_share,
+                                core_share)
+            epsilon, delta = eps_rest, dlt_rest
+            route = "pca" if screening["predicted_pass"] else "randomized-response"
+        if route == "randomized-response":
+            return _randomized_response_route(data, ledger, gen, epsilon, rank, rr_postprocess,
+                                              screening, timings, t0)
 
     # 1. private degrees (L2 sensitivity sqrt 2: docs/privacy.md 4.1)
     d_hat, sigma_deg = gaussian_mechanism(
@@ -448,7 +566,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     timings["projection"] = time.perf_counter() - t0
 
     diagnostics = {
-        "tau": tau, "w": w, "degree_sigma": sigma_deg, "tail_estimate": tail_hat,
+        "route": "pca", "screening": screening, "tau": tau, "w": w, "degree_sigma": sigma_deg, "tail_estimate": tail_hat,
         "tail_sigma": sigma_tail, "projection": proj_info, "pca_halted": bool(pca.halted),
         "low_rank_mechanism": mechanism,
         "pca": getattr(pca, "diagnostics", {}), "timings": timings,

@@ -36,12 +36,14 @@ def test_ledger_total_is_the_budget_on_every_branch(small_planted):
         assert not any(e.mechanism == "reserved" for e in pg.ledger.entries if pg.halted)
     branches = {privatize(G, epsilon=e, delta=1e-6, rank=2, rng=1).diagnostics["low_rank_mechanism"]
                 for e in (0.5, 60.0)}
-    assert any("randomized response" in b for b in branches)
+    assert any("randomized response" in b for b in branches)  # screened out of the PCA
     assert "private PCA (Alg. 5.10)" in branches
+    halted = privatize(G, epsilon=0.5, delta=1e-6, rank=2, rng=1, route="pca")
+    assert halted.halted and halted.ledger.spent[0] <= 0.5 * (1 + 1e-9)
 
 
 def test_fallback_ledger_within_budget(small_planted):
-    pg = privatize(small_planted.graph, epsilon=1.0, delta=1e-6, rank=2, rng=0)
+    pg = privatize(small_planted.graph, epsilon=1.0, delta=1e-6, rank=2, rng=0, route="pca")
     assert pg.halted and "randomized response" in pg.diagnostics["low_rank_mechanism"]
     names = [e.name for e in pg.ledger.entries]
     assert "pca: projector (Alg. 5.8)" not in names  # nothing was drawn for it
@@ -88,7 +90,7 @@ def test_seeded_runs_reproduce(small_planted):
 def test_no_fallback_warns():
     G = planted_cut(200, 30, rng=1).graph
     with pytest.warns(UserWarning, match="uniformly random subspace"):
-        pg = privatize(G, epsilon=0.5, delta=1e-6, rank=2, rng=0, fallback="none")
+        pg = privatize(G, epsilon=0.5, delta=1e-6, rank=2, rng=0, fallback="none", route="pca")
     assert pg.diagnostics["low_rank_mechanism"].startswith("random subspace")
 
 
@@ -115,3 +117,16 @@ def test_refused_inputs():
     G.add_weighted_edges_from([(0, 1, 2.0), (1, 2, 1.0), (2, 3, 1.0)])
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         privatize(G, epsilon=1, delta=1e-6, rank=1)
+
+
+def test_screening_routes_sparse_graphs_to_randomized_response(small_planted):
+    pg = privatize(small_planted.graph, epsilon=1.0, delta=1e-6, rank=2, rng=0)
+    assert pg.diagnostics["route"] == "randomized-response"
+    scr = pg.diagnostics["screening"]
+    assert not scr["predicted_pass"] and abs(scr["mean_degree"] - 60) < 5
+    assert [e.name for e in pg.ledger.entries] == ["screening: edge count",
+                                                   "randomized response (all pairs)"]
+    assert math.isclose(pg.ledger.spent[0], 1.0, rel_tol=1e-9)
+    W = pg.weights()
+    assert W.min() >= 0 and W.max() <= 1 and np.array_equal(W, W.T)
+    assert pg.rank == 2 and pg.basis.shape == (300, 2)
