@@ -76,7 +76,13 @@ def _run_cut(args, problem: str) -> int:
     print(f"partition sizes:   {len(left)} / {len(right)}")
     print(f"private estimate:  {res.estimated_value:.6g} (cut of this partition on the synthetic graph)")
     print(f"synthetic SDP bound: {res.sdp_bound:.6g}")
-    print(f"rank:              {res.private_graph.rank}; halted: {res.halted}")
+    diag = res.private_graph.diagnostics
+    print(f"mechanism:         {diag['low_rank_mechanism']} (rank {res.private_graph.rank})")
+    scr = diag.get("screening")
+    if scr:
+        print(f"screening:         private mean degree {scr['mean_degree']:.4g}; predicted gap "
+              f"ratio {scr['predicted_gap_ratio']:.4g} vs {scr['required_gap_ratio']:.4g} needed "
+              f"by the PCA's gap test")
     print("privacy ledger:")
     print("  " + res.ledger.report().replace("\n", "\n  "))
     if args.out:
@@ -126,6 +132,7 @@ def _cmd_synth(args) -> int:
     pg = privatize(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=gen)
     out = pg.to_graph_data(min_weight=args.min_weight) if args.weighted else pg.sample(rng=gen)
     write_graph(out, args.out)
+    print(f"mechanism: {pg.diagnostics['low_rank_mechanism']}")
     print(f"wrote {'weighted' if args.weighted else 'sampled'} synthetic graph "
           f"({out.n} nodes, {out.m} edges) to {args.out}")
     print("privacy ledger:")
