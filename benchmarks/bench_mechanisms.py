@@ -140,18 +140,22 @@ def bench_marginals(ks=(2, 3), adjacencies=("replace-one", "add-remove"), seed=0
         for adj in adjacencies:
             per_table = 2 if adj == "replace-one" else 1
             # baseline: Gaussian on every k-way table (L2 sensitivity sqrt(per_table * #tables)),
-            # then each table projected onto {x >= 0, sum x = m} (replace-one: m public) or
-            # onto {x >= 0, sum x = its own noisy total} (add-remove: m private)
+            # then each table projected onto {x >= 0, sum x = m} (replace-one: m public; for
+            # add-remove m is replaced by the inverse-variance mean of the noisy table totals)
             flat = np.concatenate([truth[S].ravel() * m for S in keys])
             noisy, sig_b = gaussian_mechanism(flat, sensitivity=math.sqrt(per_table * len(keys)),
                                               epsilon=epsilon, delta=delta,
                                               ledger=PrivacyLedger(epsilon, delta), name="base",
                                               rng=seed + 1000)
             tv_b, pos = [], 0
+            if adj == "add-remove":  # m private: inverse-variance mean of the noisy totals
+                sz_ = np.array([truth[S].size for S in keys])
+                sums_ = np.add.reduceat(noisy, np.concatenate([[0], np.cumsum(sz_)[:-1]]))
+                m_hat = max(float((sums_ / sz_).sum() / (1.0 / sz_).sum()), 1.0)
             for S in keys:
                 sz = truth[S].size
                 y = noisy[pos:pos + sz]
-                tot = float(m) if adj == "replace-one" else max(float(y.sum()), 1.0)
+                tot = float(m) if adj == "replace-one" else m_hat
                 p = project_simplex(y, tot) / tot
                 pos += sz
                 tv_b.append(0.5 * np.abs(p - truth[S].ravel()).sum())
@@ -279,6 +283,7 @@ SECTIONS = {"spectral": bench_spectral, "dykstra": bench_dykstra, "cosine": benc
             "marginals": bench_marginals, "covariance": bench_covariance,
             "marginals2": lambda: bench_marginals(ks=(2,)),
             "marginals3": lambda: bench_marginals(ks=(3,)),
+            "marginals3-ar": lambda: bench_marginals(ks=(3,), adjacencies=("add-remove",)),
             "marginals2-seeds": lambda: [bench_marginals(ks=(2,), adjacencies=("add-remove",),
                                                          seed=s) for s in (1, 2)]}
 

@@ -404,6 +404,13 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
         tabs[S] = noisy[pos:pos + sz].reshape(true[S].shape)
         pos += sz
     del true, noisy
+    if addrem:
+        # the row count is private: estimate it from the noisy tables (post-processing) by the
+        # inverse-variance mean of their totals (the total of table S has noise variance
+        # |S| sigma^2, |S| its number of cells), then project with that total
+        w = np.array([1.0 / tabs[S].size for S in keys])
+        sums = np.array([float(tabs[S].sum()) for S in keys])
+        mpub = max(float((w * sums).sum() / w.sum()), 1.0)
     x, res = _project_L3(tabs, sizes, mpub, tol, max_iter)
-    total = m if not addrem else max(float(np.mean([v.sum() for v in x.values()])), 1e-12)
+    total = float(mpub)
     return OneHotMarginalsResult(x, sizes, total, 3, float(sigma), sens, ledger, res, None)
