@@ -20,7 +20,9 @@ from .csp import CSPInstance, CutResult, solve_max_2csp, solve_max_bisection, so
 from .private_csp import PrivateCSPResult, max_2csp
 from .graph import GraphData, GraphInputWarning, as_graph_data
 from .io import GraphFormatError, read_graph, write_graph
-from .mechanisms import perturb_and_project
+from .mechanisms import (dykstra, jl_second_moment, jl_two_way_marginals, kway_marginals,
+                         onehot_marginals, perturb_and_project, private_cosine_similarities,
+                         private_second_moment)
 from .privacy import PrivacyBudgetError, PrivacyLedger
 from .private_solvers import PrivateCutResult, max_bisection, max_cut
 from .privatize import PrivateGraph, privatize
@@ -48,6 +50,13 @@ __all__ = [
     "private_low_rank",
     "EntryAdjacency",
     "perturb_and_project",
+    "dykstra",
+    "private_cosine_similarities",
+    "kway_marginals",
+    "onehot_marginals",
+    "jl_second_moment",
+    "jl_two_way_marginals",
+    "private_second_moment",
     "solve_max_cut",
     "solve_max_bisection",
     "CutResult",
