@@ -207,7 +207,7 @@ def oracle_projector(top, w, eps, seed):
 PAPER_SPLIT = BudgetSplit(epsilon=(0.25, 0.25, 0.25, 0.25), delta=(0.25, 0.25, 0.25, 0.25))
 
 
-def run_graphs(seeds, n=2000, eps=1.0):
+def run_graphs(seeds, n=2000, eps=1.0, degrees=(100, 200, 300, 400, 600, 900)):
     print(f"(c) normalized adjacency of planted two-block graphs, n={n}, p_in/p_out=4, rank 2 "
           f"(magnitude), eps={eps}, delta={DELTA:g}; median error vs the non-private top-2 "
           f"subspace over {seeds} seeds")
@@ -216,7 +216,7 @@ def run_graphs(seeds, n=2000, eps=1.0):
           "oracle*: NOT private, true gap/coherence, all budget on the projector")
     print(f"{'deg':>5} {'d_min':>6} {'gap':>6} {'mu_2':>6} | {'ours':>6} {'halt':>4} "
           f"{'paper':>6} {'halt':>4} {'inputGM':>7} {'HP-NPM':>7} {'oracle*':>7}")
-    for d in (100, 200, 300, 400, 600, 900):
+    for d in degrees:
         e_o, e_p, e_ip, e_or, e_hp, h_o, h_p, dmins, gaps, mus = [], [], [], [], [], 0, 0, [], [], []
         for s in range(seeds):
             M, dmin = two_block(n, d, np.random.default_rng(3000 + s))
@@ -271,8 +271,12 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("section", choices=["wishart", "examples", "graphs", "split"])
     ap.add_argument("--seeds", type=int, default=None)
+    ap.add_argument("--n", type=int, default=2000, help="graphs: number of nodes")
+    ap.add_argument("--eps", type=float, default=1.0, help="graphs: epsilon")
+    ap.add_argument("--degrees", type=int, nargs="+", default=[100, 200, 300, 400, 600, 900],
+                    help="graphs: expected degrees")
     a = ap.parse_args()
     t0 = time.perf_counter()
     {"wishart": lambda: (run_wishart(a.seeds or 5), run_dilation(a.seeds or 5)), "examples": lambda: run_examples(a.seeds or 5),
-     "graphs": lambda: run_graphs(a.seeds or 3), "split": lambda: run_split(a.seeds or 4)}[a.section]()
+     "graphs": lambda: run_graphs(a.seeds or 3, a.n, a.eps, tuple(a.degrees)), "split": lambda: run_split(a.seeds or 4)}[a.section]()
     print(f"[{a.section}: {time.perf_counter() - t0:.0f} s wall, shared 2-core machine]")
