@@ -111,7 +111,7 @@ def test_trivial_instances():
 
 @pytest.mark.parametrize("seed", range(2))
 def test_lowrank_sdp_matches_cvxpy_scs(seed):
-    from dpgraph.csp import cvxpy_max_bisection_sdp, cvxpy_max_cut_sdp
+    from dpgraph.csp import cvxpy_max_cut_sdp
 
     rng = np.random.default_rng(20 + seed)
     W = _random_weights(40, 0.25, rng, signed=seed == 1)
@@ -119,8 +119,17 @@ def test_lowrank_sdp_matches_cvxpy_scs(seed):
     res = solve_max_cut(W, rng=seed, tol=1e-9)
     assert res.sdp_value == pytest.approx(ref, rel=1e-4)
     assert res.upper_bound >= ref * (1 - 1e-6)
-    # bisection (SCS is slow on <J, X> = b, which leaves no strictly feasible X: keep n small)
-    W = np.abs(_random_weights(21 - seed, 0.3, rng))
+
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(2))
+def test_lowrank_bisection_sdp_matches_cvxpy_scs(seed):
+    from dpgraph.csp import cvxpy_max_bisection_sdp
+
+    # SCS is slow on <J, X> = b, which leaves no strictly feasible X: keep n small
+    rng = np.random.default_rng(30 + seed)
+    W = np.abs(_random_weights(13 - seed, 0.4, rng))
     ref, *_ = cvxpy_max_bisection_sdp(W, eps=1e-8)
     res = solve_max_bisection(W, rng=seed, tol=1e-9)
     assert res.sdp_value == pytest.approx(ref, rel=1e-4)

@@ -126,7 +126,7 @@ def _check_int(name, v, lo):
 
 
 def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, seeds, samples,
-               local_search, time_limit, progress, certificate, warm_start, weight):
+               local_search, ls_starts, time_limit, progress, certificate, warm_start, weight):
     t_start = time.perf_counter()
     timings = {}
     n_hyperplanes = _check_int("n_hyperplanes", n_hyperplanes, 0)
@@ -166,11 +166,14 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
     t = time.perf_counter()
     cands = {}
     if n_hyperplanes:
-        xh, vh, allv = hyperplane_round(op, sol.V, n_hyperplanes, gen, balanced=balanced)
-        if balanced:
-            xh, _ = rebalance(op, xh)
-            vh = float(cut_values(op, xh))
-        cands["hyperplane"] = (xh, vh)
+        K = max(1, min(int(ls_starts), n_hyperplanes)) if local_search else 1
+        Xh, vh, allv = hyperplane_round(op, sol.V, n_hyperplanes, gen, balanced=balanced, keep=max(K, 2))
+        for r in range(min(K, Xh.shape[1])):  # keep >= 2 always returns a matrix
+            xh, v = Xh[:, r], float(vh[r])
+            if balanced:
+                xh, _ = rebalance(op, xh)
+                v = float(cut_values(op, xh))
+            cands["hyperplane" if r == 0 else f"hyperplane#{r + 1}"] = (xh, v)
     timings["hyperplane"] = time.perf_counter() - t
     t = time.perf_counter()
     xc, vc, S = correlation_round(op, sol.V, seeds, gen, samples=samples, balanced=balanced)
@@ -184,13 +187,14 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
     best = None
     ls_moves = {}
     for name, (x0, v0) in cands.items():
+        name = name.split("#")[0]
         if local_search:
             if balanced:
                 x1, moves = swap_local_search(op, x0)
             else:
                 x1, moves = flip_local_search(op, x0)
             v1 = float(cut_values(op, x1))
-            ls_moves[name] = moves
+            ls_moves[name] = ls_moves.get(name, 0) + moves
             label = name + ("+local search" if v1 > v0 else "")
         else:
             x1, v1, label = x0, v0, name
@@ -208,7 +212,8 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
                 dense_input=op.is_dense, rank=sol.V.shape[1], iterations=sol.iterations,
                 converged=sol.converged, products=sol.products, grad_norm=sol.grad_norm,
                 sdp_gap=(ub - sol.value) / denom if ub != 0 or sol.value != 0 else 0.0,
-                candidates={k: v for k, (_, v) in cands.items()}, local_search_moves=ls_moves,
+                candidates={k: v for k, (_, v) in cands.items() if "#" not in k},
+                local_search_moves=ls_moves,
                 seeds=S, **cert)
     if balanced:
         info.update(multiplier=sol.multiplier, imbalance=sol.imbalance)
@@ -242,6 +247,9 @@ _DOC_PARAMS = """
         Independent roundings per seed assignment.
     local_search : bool
         Run local search on every rounding candidate.
+    ls_starts : int
+        Local search starts from the ``ls_starts`` best hyperplane roundings (plus the correlation
+        rounding); the best result is kept.
     time_limit : float, optional
         Seconds for the SDP phase (the best iterate so far is used when exceeded).
     progress : bool
@@ -256,21 +264,21 @@ _DOC_PARAMS = """
 
 
 def solve_max_cut(G, *, labels=None, rank=None, tol=1e-6, max_iter=5000, rng=None, n_hyperplanes=128,
-                  seeds=4, samples=4, local_search=True, time_limit=None, progress=False,
-                  certificate="auto", warm_start=None, weight="weight") -> CutResult:
+                  seeds=4, samples=4, local_search=True, ls_starts=8, time_limit=None,
+                  progress=False, certificate="auto", warm_start=None, weight="weight") -> CutResult:
     return _solve_cut(G, balanced=False, labels=labels, rank=rank, tol=tol, max_iter=max_iter, rng=rng,
                       n_hyperplanes=n_hyperplanes, seeds=seeds, samples=samples, local_search=local_search,
-                      time_limit=time_limit, progress=progress, certificate=certificate,
+                      ls_starts=ls_starts, time_limit=time_limit, progress=progress, certificate=certificate,
                       warm_start=warm_start, weight=weight)
 
 
 def solve_max_bisection(G, *, labels=None, rank=None, tol=1e-6, max_iter=10000, rng=None,
-                        n_hyperplanes=128, seeds=4, samples=4, local_search=True, time_limit=None,
-                        progress=False, certificate="auto", warm_start=None,
+                        n_hyperplanes=128, seeds=4, samples=4, local_search=True, ls_starts=8,
+                        time_limit=None, progress=False, certificate="auto", warm_start=None,
                         weight="weight") -> CutResult:
     return _solve_cut(G, balanced=True, labels=labels, rank=rank, tol=tol, max_iter=max_iter, rng=rng,
                       n_hyperplanes=n_hyperplanes, seeds=seeds, samples=samples, local_search=local_search,
-                      time_limit=time_limit, progress=progress, certificate=certificate,
+                      ls_starts=ls_starts, time_limit=time_limit, progress=progress, certificate=certificate,
                       warm_start=warm_start, weight=weight)
 
 

@@ -38,13 +38,15 @@ def _sign(Z):
 
 
 def hyperplane_round(op: WeightOperator, V: np.ndarray, n_hyperplanes: int, gen, *,
-                     balanced: bool = False, batch: int = 64):
+                     balanced: bool = False, batch: int = 64, keep: int = 1):
     """Best of ``n_hyperplanes`` random-hyperplane roundings of the rows of ``V``.
 
-    Returns ``(x, value, all_values)``.
+    Returns ``(x, value, all_values)``; with ``keep > 1``, ``x`` is an ``n x keep`` matrix of the
+    ``keep`` best roundings (best first) and ``value`` their values.
     """
     n, k = V.shape
     best_x, best_v, vals = None, -np.inf, []
+    top_X, top_v = np.zeros((n, 0)), np.zeros(0)
     left = int(n_hyperplanes)
     while left > 0:
         h = min(batch, left)
@@ -62,6 +64,13 @@ def hyperplane_round(op: WeightOperator, V: np.ndarray, n_hyperplanes: int, gen,
         j = int(np.argmax(v))
         if v[j] > best_v:
             best_v, best_x = float(v[j]), X[:, j].copy()
+        if keep > 1:
+            allX = np.hstack([top_X, X])
+            allv = np.r_[top_v, v]
+            order = np.argsort(-allv, kind="stable")[:keep]
+            top_X, top_v = allX[:, order], allv[order]
+    if keep > 1:
+        return top_X, top_v, np.concatenate(vals)
     return best_x, best_v, np.concatenate(vals)
 
 
