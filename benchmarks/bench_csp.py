@@ -5,7 +5,8 @@ Usage (from the repository root)::
     DPGRAPH_DATA=/work/shared/datasets python benchmarks/bench_csp.py gset
     python benchmarks/bench_csp.py speed [--scs-timeout 400] [--scs800]
     python benchmarks/bench_csp.py growth [--max-m 1000000]
-    python benchmarks/bench_csp.py dense [--sizes 2000 5000]
+    python benchmarks/bench_csp.py dense [--sizes 2000 5000] [--tol 1e-6]
+    python benchmarks/bench_csp.py csp [--sizes 10 30 60] [--q 3]
 
 Prints one table per section. Times are wall-clock seconds on a shared machine; each section
 also reports a ratio against a baseline measured in the same run (SCS for 'speed'; one
@@ -153,6 +154,27 @@ def bench_dense(args):
         del W
 
 
+def bench_csp(args):
+    from dpgraph.csp import CSPInstance, solve_max_2csp
+
+    print("| n | q | m | N = nq+1 | SDP value | certified UB | value | value/UB | SCS s | total s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for n in args.sizes:
+        rng = np.random.default_rng(n)
+        q = args.q
+        cons = []
+        for _ in range(3 * n):
+            i, j = rng.choice(n, 2, replace=False)
+            rel = {(a, b) for a in range(q) for b in range(q) if rng.random() < 0.35}
+            cons.append((int(i), int(j), rel, float(rng.uniform(0.5, 2.0))))
+        inst = CSPInstance(n, q, cons)
+        t = time.perf_counter()
+        r = solve_max_2csp(inst, rng=0, scs_eps=1e-6)
+        tot = time.perf_counter() - t
+        print(f"| {n} | {q} | {inst.m} | {n * q + 1} | {r.sdp_value:.4f} | {r.upper_bound:.4f} | {r.value:.4f} | "
+              f"{r.value / r.upper_bound:.4f} | {r.info['scs_seconds']:.1f} | {tot:.1f} |", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -166,8 +188,12 @@ def main():
     d = sub.add_parser("dense")
     d.add_argument("--sizes", type=int, nargs="+", default=[2000, 5000])
     d.add_argument("--tol", type=float, default=1e-6)
+    c = sub.add_parser("csp")
+    c.add_argument("--sizes", type=int, nargs="+", default=[10, 30, 60])
+    c.add_argument("--q", type=int, default=3)
     args = ap.parse_args()
-    {"gset": bench_gset, "speed": bench_speed, "growth": bench_growth, "dense": bench_dense}[args.cmd](args)
+    {"gset": bench_gset, "speed": bench_speed, "growth": bench_growth, "dense": bench_dense,
+     "csp": bench_csp}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -153,3 +153,17 @@ def test_gset(data_dir, name, sdp, best):
     assert res.upper_bound >= sdp * (1 - 1e-6)
     if best is not None:
         assert res.value >= 0.98 * best
+
+
+def test_bisection_edge_cases():
+    r = solve_max_bisection(np.zeros((1, 1)), rng=0)
+    assert r.value == 0 and r.upper_bound == pytest.approx(0, abs=1e-9) and r.gap == 0
+    r = solve_max_bisection(np.zeros((4, 4)), rng=0)
+    assert r.value == 0 and r.upper_bound == pytest.approx(0, abs=1e-9)
+    assert sorted(map(len, r.partition)) == [2, 2]
+    # disconnected, odd n: triangle + path on 4 nodes
+    G = nx.disjoint_union(nx.complete_graph(3), nx.path_graph(4))
+    r = solve_max_bisection(G, rng=0)
+    W = nx.to_numpy_array(G)
+    assert abs(len(r.partition[0]) - len(r.partition[1])) == 1
+    assert r.upper_bound >= _brute_force(W, balanced=True) - 1e-9

@@ -85,6 +85,15 @@ class WeightOperator:
         np.fill_diagonal(D, 0.0)
         return D
 
+    def abs_total(self) -> float:
+        """Sum of ``|W_off|`` over all entries (a scale for relative tolerances)."""
+        if self.is_dense:
+            tot = 0.0
+            for a in range(0, self.n, _BLOCK):
+                tot += float(np.abs(self.W[a:a + _BLOCK]).sum())
+            return tot - float(np.abs(self.diag).sum())
+        return float(abs(self.W).sum()) - float(np.abs(self.diag).sum())
+
     def quad(self, X: np.ndarray) -> np.ndarray:
         """``x^T W_off x`` for every column ``x`` of ``X`` (one blocked product)."""
         return np.einsum("ij,ij->j", X, self.matmul(X)) if X.ndim == 2 else float(X @ self.matmul(X))

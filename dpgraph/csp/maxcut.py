@@ -18,6 +18,11 @@ Input: anything :func:`dpgraph.graph.as_graph_data` accepts, or a symmetric weig
 (one blocked product ``W @ V`` per iteration), never converted to sparse: this is the path the
 private pipeline takes for its dense synthetic graph :math:`\hat D^{1/2}\hat A\hat D^{1/2}`.
 Signed weights are allowed for Max-Cut and Max-Bisection.
+
+Edge cases (documented answers): a single node gives the empty cut (value 0, bound 0); all-zero
+weights give value 0 and a bound of 0 up to rounding; disconnected graphs need nothing special
+(the SDP and the rounding work on all components at once). NaN / inf weights, non-square or
+non-symmetric matrices and empty graphs raise ValueError naming the problem.
 """
 
 from __future__ import annotations
@@ -56,8 +61,9 @@ class CutResult:
     upper_bound : float
         Certified upper bound on the SDP value and hence on the optimum (see ``info['certificate']``).
     gap : float
-        ``(upper_bound - value) / max(|upper_bound|, 1e-300)``: certified relative optimality gap
-        of the returned cut (0 when both are 0).
+        ``(upper_bound - value) / |upper_bound|``: certified relative optimality gap of the
+        returned cut (reported as 0 when ``upper_bound - value`` is below 1e-12 of the total
+        absolute weight, e.g. for all-zero weights).
     rounding : str
         The rounding that produced the returned cut ("hyperplane", "correlation", ...), with
         "+local search" when local search improved it.
@@ -207,7 +213,9 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
     neg = {op.labels[i] for i in np.flatnonzero(x < 0)}
     assignment = {lab: int(xi > 0) for lab, xi in zip(op.labels, x)}
     denom = max(abs(ub), 1e-300)
-    gap = 0.0 if ub == value == 0 else (ub - value) / denom
+    scale = op.abs_total()  # 2 x total |weight|
+    # gaps below 1e-12 of the total weight are rounding noise (e.g. all-zero weights): report 0
+    gap = 0.0 if ub - value <= 1e-12 * scale or scale == 0 else (ub - value) / denom
     info = dict(problem="max-bisection" if balanced else "max-cut", n=n, nnz=op.nnz,
                 dense_input=op.is_dense, rank=sol.V.shape[1], iterations=sol.iterations,
                 converged=sol.converged, products=sol.products, grad_norm=sol.grad_norm,

@@ -299,7 +299,7 @@ def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, b
         return out
 
     if n == 1:
-        mu = float(g[0])  # M is 1 x 1: exact
+        mu = float(g[0]) - (nu if balance else 0.0)  # M = g - W_off - nu J is 1 x 1: exact
         info.update(certificate="exact", lambda_max_bound=mu)
         return 0.25 * (base + n * mu), info
     gen = make_rng(rng)
