@@ -79,7 +79,10 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, solver_options,
     eta = max(float(pg.diagnostics.get("tail_estimate", 0.0)), float(kappa))
     solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
     t0 = time.perf_counter()
-    res = solver(pg.weights(), labels=pg.labels, rng=gen, **(solver_options or {}))
+    # tol 1e-4: the synthetic instance is noisy anyway, and on dense n = 2000 instances it is
+    # 4x faster than 1e-6 with a certified gap of ~4e-5 (BENCHMARKS.md, CSP engine)
+    options = {"tol": 1e-4, **(solver_options or {})}
+    res = solver(pg.weights(), labels=pg.labels, rng=gen, **options)
     t_solve = time.perf_counter() - t0
     return PrivateCutResult(
         partition=res.partition, assignment=res.assignment, estimated_value=float(res.value),

@@ -9,11 +9,13 @@ from dpgraph.mechanisms import kway_marginals, private_cosine_similarities
 
 rng = np.random.default_rng(0)
 
-# 300 unit vectors in 3 clusters; one vector may change arbitrarily (Gram-Frobenius adjacency)
+# 200 unit vectors in 3 clusters; one vector may change arbitrarily (Gram-Frobenius adjacency)
 centres = rng.standard_normal((3, 20))
-X = centres[rng.integers(0, 3, 300)] + 0.3 * rng.standard_normal((300, 20))
+X = centres[rng.integers(0, 3, 200)] + 0.3 * rng.standard_normal((200, 20))
 true = (X / np.linalg.norm(X, axis=1, keepdims=True)) @ (X / np.linalg.norm(X, axis=1, keepdims=True)).T
-res = private_cosine_similarities(X, epsilon=1.0, delta=1e-6, rng=1)
+# method="practical": one PSD projection and a rescaling (method="exact" projects onto the
+# elliptope by Dykstra: the true projection, slower)
+res = private_cosine_similarities(X, epsilon=1.0, delta=1e-6, method="practical", rng=1)
 print(res)
 print(f"cosine similarities: mean absolute error {np.abs(res.similarities - true).mean():.3f}")
 

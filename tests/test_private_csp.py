@@ -45,7 +45,7 @@ def test_label_extended_bounds_adjacent():
 
 def test_max_2csp_release():
     rng = np.random.default_rng(3)
-    n, q = 24, 3
+    n, q = 12, 3
     planted = rng.integers(0, q, n)
     cons = [(i, j, {(a, b) for a in range(q) for b in range(q) if a != b}, 1.0)
             for i in range(n) for j in range(i + 1, n)
