@@ -74,7 +74,8 @@ def _run_cut(args, problem: str) -> int:
     print(f"graph:             {where}")
     print(f"problem:           private {'max-cut' if problem == 'maxcut' else 'max-bisection'}")
     print(f"partition sizes:   {len(left)} / {len(right)}")
-    print(f"private estimate:  {res.estimated_value:.6g} (cut of this partition on the synthetic graph)")
+    print(f"private estimate:  {res.estimated_value:.6g} (noisy cut of this partition in the input)")
+    print(f"synthetic value:   {res.synthetic_value:.6g} (cut of this partition on the synthetic graph)")
     print(f"synthetic SDP bound: {res.sdp_bound:.6g}")
     diag = res.private_graph.diagnostics
     print(f"mechanism:         {diag['low_rank_mechanism']} (rank {res.private_graph.rank})")

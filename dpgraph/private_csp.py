@@ -47,11 +47,13 @@ def label_extended_sensitivities(q: int, w0: float) -> dict:
 
 @dataclass(eq=False)
 class PrivateCSPResult:
-    """Result of :func:`max_2csp`: the assignment (variable -> value), the private value estimate
-    (the assignment's value on the synthetic instance), the ledger and diagnostics."""
+    """Result of :func:`max_2csp`: the assignment (variable -> value), the private estimate of its
+    value in the input (true value + Gaussian noise, sensitivity 1: docs/privacy.md 4.10), its
+    value on the synthetic instance, the ledger and diagnostics."""
 
     assignment: dict
     estimated_value: float
+    synthetic_value: float
     ledger: PrivacyLedger
     solver: object
     diagnostics: dict = field(default_factory=dict)
@@ -81,7 +83,8 @@ def _gaussian_fallback(M: sp.csr_array, rank: int, sens: float, *, epsilon: floa
 
 def max_2csp(instance, *, epsilon: float, delta: float, rank: int = 4, rng=None,
              degree_share: float = 0.05, tail_share: float = 0.05, core_share: float = 0.1,
-             max_projector_noise: float | None = 0.5, solver_options: dict | None = None,
+             max_projector_noise: float | None = 0.5, estimate_share: float = 0.05,
+             solver_options: dict | None = None,
              pca_options: dict | None = None) -> PrivateCSPResult:
     """Edge-(epsilon, delta)-DP Max-2-CSP: the constraints are private, variables and alphabet public.
 
@@ -120,6 +123,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = 4, rng=None,
     degree_share = _check_share("degree_share", degree_share)
     tail_share = _check_share("tail_share", tail_share)
     core_share = _check_share("core_share", core_share)
+    estimate_share = _check_share("estimate_share", estimate_share)
     n, q = instance.n, instance.q
     if n < 3:
         raise ValueError(f"max_2csp needs at least 3 variables, got {n}")
@@ -132,7 +136,9 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = 4, rng=None,
     N = n * q
     rank = _check_rank(rank, N)
     gen = make_rng(rng)
+    total_epsilon, total_delta = epsilon, delta
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
+    epsilon, delta = (1 - estimate_share) * epsilon, (1 - estimate_share) * delta
     timings: dict = {}
     t0 = time.perf_counter()
 
@@ -190,8 +196,14 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = 4, rng=None,
     t0 = time.perf_counter()
     res = solve_max_2csp(synthetic, rng=gen, **(solver_options or {}))
     timings["solve"] = time.perf_counter() - t0
+    # a fixed assignment's value changes by <= 1 with one constraint (docs/privacy.md 4.10)
+    estimate, _ = gaussian_mechanism(
+        instance.value(res.assignment), sensitivity=1.0, epsilon=estimate_share * total_epsilon,
+        delta=estimate_share * total_delta, ledger=ledger, name="value of the returned assignment",
+        rng=gen, note="fixed assignment; one constraint of weight <= 1 (docs/privacy.md 4.10)")
     return PrivateCSPResult(
-        assignment=dict(res.assignment), estimated_value=float(synthetic.value(res.assignment)),
+        assignment=dict(res.assignment), estimated_value=float(estimate),
+        synthetic_value=float(synthetic.value(res.assignment)),
         ledger=ledger, solver=res,
         diagnostics={"tau": tau, "w0": w0, "sensitivities": sens, "degree_sigma": sigma_deg,
                      "tail_estimate": tail_hat, "tail_sigma": sigma_tail, "projection": proj_info,

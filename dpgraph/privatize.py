@@ -131,7 +131,9 @@ def _project(basis: np.ndarray, core: np.ndarray, radius: float, method: str) ->
     info: dict = {"radius": radius}
     n = A.shape[0]
     neg = np.minimum(A, 0.0)
-    if n <= 400:
+    if not neg.any():  # already non-negative (ARPACK cannot start on a zero matrix)
+        neg_norm = 0.0
+    elif n <= 400:
         neg_norm = float(np.max(np.abs(np.linalg.eigvalsh(neg))))
     else:
         neg_norm = float(abs(spla.eigsh(neg, k=1, which="LM", return_eigenvectors=False,

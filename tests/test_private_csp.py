@@ -56,7 +56,10 @@ def test_max_2csp_release():
     assert all(0 <= v < q for v in res.assignment.values())
     eps, dlt = res.ledger.spent
     assert eps <= 4.0 * (1 + 1e-9) and dlt <= 1e-6 * (1 + 1e-9)
-    assert res.estimated_value >= 0
+    entry = res.ledger.entries[-1]
+    assert entry.name == "value of the returned assignment" and entry.sensitivity == 1.0
+    assert abs(res.estimated_value - inst.value(res.assignment)) <= 5 * entry.noise_scale
+    assert res.synthetic_value >= 0
 
 
 @pytest.mark.parametrize("bad, match", [
