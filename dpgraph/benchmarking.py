@@ -123,8 +123,11 @@ def run_transfer_benchmark(G, *, epsilons: Sequence[float] = (0.5, 1, 2, 4, 8),
 
 def plot_transfer(bench: TransferBenchmark, path, *, title: str = "") -> None:
     """Write a PNG: median transfer ratio (with min-max band) against epsilon, per method."""
-    import matplotlib
-
+    try:
+        import matplotlib
+    except ImportError:
+        raise ModuleNotFoundError(
+            "writing the benchmark plot needs matplotlib: pip install 'dpgraph[bench]'") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
