@@ -156,7 +156,7 @@ def _expected_errors():
     from .io import GraphFormatError
 
     return (GraphFormatError, DatasetNotFoundError, FileNotFoundError, ValueError, KeyError,
-            OSError, ModuleNotFoundError, TypeError)
+            OSError, ModuleNotFoundError)
 
 
 def main(argv=None) -> int:
