@@ -61,7 +61,7 @@ def main():
     p.add_argument("--epsilons", default="0.5,1,2,4,8")
     p.add_argument("--epsilon", type=float, default=1.0)
     p.add_argument("--seeds", type=int, default=3)
-    p.add_argument("--rank", type=int, default=2)
+    p.add_argument("--rank", type=int, default=8)
     p.add_argument("--methods", default="dpgraph,randomized response,gaussian perturbation,random")
     p.add_argument("--problems", default="maxcut")
     args = p.parse_args()
