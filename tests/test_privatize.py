@@ -129,7 +129,10 @@ def test_screening_routes_sparse_graphs_to_randomized_response(small_planted):
     assert math.isclose(pg.ledger.spent[0], 1.0, rel_tol=1e-9)
     W = pg.weights()
     assert W.min() >= 0 and W.max() <= 1 and np.array_equal(W, W.T)
-    assert pg.rank == 2 and pg.basis.shape == (300, 2)
+    assert pg.rank is None  # the default projection onto [0, 1] keeps no low-rank factors
+    lr = privatize(small_planted.graph, epsilon=1.0, delta=1e-6, rank=2, rng=0,
+                   rr_postprocess="low-rank")
+    assert lr.rank == 2 and lr.basis.shape == (300, 2)
 
 
 def test_projection_of_an_already_nonnegative_estimate():
