@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dpgraph.csp import as_weight_operator, cvxpy_max_cut_sdp, solve_max_cut  # noqa: E402
+from dpgraph.csp import cvxpy_max_cut_sdp, solve_max_cut  # noqa: E402
 
 GSET = {  # name: (published SDP value, best known cut)
     "G3": (12084.33, 11622),
@@ -95,7 +95,6 @@ def bench_speed(args):
     for n in sizes + ([] if args.scs800 else [800]):
         rng = np.random.default_rng(n)
         W = random_graph(n, 10, rng)
-        t = time.perf_counter()
         r = solve_max_cut(W, rng=0, tol=1e-7, n_hyperplanes=0, seeds=0, local_search=False)
         ours = r.timings["sdp"] + r.timings["certificate"]
         if n in sizes:

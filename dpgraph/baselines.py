@@ -14,7 +14,6 @@ labels and the ledger; solve it with :func:`solve_release`.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,9 +22,8 @@ from scipy.sparse import linalg as spla
 
 from .graph import as_graph_data
 from .privacy import PrivacyLedger, make_rng, symmetric_gaussian_noise
-from .privacy import randomized_response as _rr_bits
 from .privacy._validate import check_delta, check_epsilon
-from .privatize import check_private_graph_input
+from .privatize import _randomized_response_matrix, check_private_graph_input
 
 __all__ = ["SyntheticRelease", "random_partition", "randomized_response",
            "gaussian_perturbation", "nonprivate", "solve_release"]
@@ -66,17 +64,10 @@ def randomized_response(G, *, epsilon: float, rng=None) -> SyntheticRelease:
     check_private_graph_input(data, what="randomized response")
     if not data.is_unweighted and data.m:
         raise ValueError("randomized response protects unweighted graphs; this graph has weights")
-    n = data.n
-    iu, ju = np.triu_indices(n, 1)
-    bits = data.weights.toarray()[iu, ju].astype(np.int8)
     ledger = PrivacyLedger(epsilon=epsilon, delta=0.0)
-    flipped = _rr_bits(bits, epsilon=epsilon, ledger=ledger, name="randomized response",
-                       rng=rng, note="one edge changes one pair indicator (docs/privacy.md 4.5)")
-    del bits
-    p = 1.0 / (1.0 + math.exp(epsilon))
-    W = np.zeros((n, n))
-    W[iu, ju] = (flipped - p) / (1.0 - 2.0 * p)
-    W += W.T
+    W, p = _randomized_response_matrix(
+        data.weights, epsilon=epsilon, ledger=ledger, rng=make_rng(rng), name="randomized response",
+        note="one edge changes one pair indicator (docs/privacy.md 4.5)")
     return SyntheticRelease("randomized response", data.labels, W, ledger, {"flip_probability": p})
 
 

@@ -62,10 +62,10 @@ def cut_value(G, partition, *, weight: str = "weight") -> float:
     >>> cut_value(nx.cycle_graph(4), ({0, 2}, {1, 3}))
     4.0
     """
+    from .csp import cut_value as objective  # the engine's objective, so scores match it
+
     data = as_graph_data(G, weight=weight)
-    x = partition_vector(data, partition)
-    W = data.weights
-    return float((data.total_weight - 0.5 * x @ (W @ x)) / 2.0)
+    return objective(data, partition_vector(data, partition))
 
 
 def bisection_imbalance(G, partition) -> int:

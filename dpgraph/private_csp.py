@@ -24,12 +24,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse import linalg as spla
 
 from .privacy import PrivacyLedger, gaussian_mechanism, make_rng, symmetric_gaussian_noise
 from .privacy._validate import check_delta, check_epsilon
 from .privatize import (_check_rank, _check_share, _project, _regularizer, _tail_singular_value,
-                        normalized_adjacency, release_low_rank)
+                        _top_eigenpairs, normalized_adjacency, release_low_rank)
 
 __all__ = ["PrivateCSPResult", "max_2csp", "label_extended_sensitivities"]
 
@@ -75,10 +74,8 @@ def _gaussian_fallback(M: sp.csr_array, rank: int, sens: float, *, epsilon: floa
     X = noise.to_dense()
     np.fill_diagonal(X, 0.0)  # the diagonal is public (zero): its noise is discarded
     X += M.toarray()
-    lam, vec = (np.linalg.eigh(X) if n <= 400 else
-                spla.eigsh(X, k=rank, which="LM", tol=1e-6))
-    order = np.argsort(-np.abs(lam))[:rank]
-    return vec[:, order], np.diag(lam[order])
+    vec, lam = _top_eigenpairs(X, rank)
+    return vec, np.diag(lam)
 
 
 def max_2csp(instance, *, epsilon: float, delta: float, rank: int = 4, rng=None,

@@ -8,6 +8,11 @@ the exports, :meth:`PrivateGraph.sample`) is post-processing.
 The mechanism (d'Orsi & Novikov, Alg. 6.2 and Alg. 7.13 steps 1-3, with the normalization
 made private first; derivation in docs/privacy.md, section 4):
 
+0. **Screening** (``route="auto"``, unweighted graphs; 4.9). A private edge count predicts
+   whether the PCA's private gap test can pass at this budget; if not (sparse real graphs),
+   the rest of the budget goes to randomized response on all pairs, de-biased and projected
+   onto ``[0, 1]``, and steps 1-5 are skipped.
+
 1. **Private degrees.** ``d^ = d + N(0, sigma_1^2 I)``; one edge changes two degrees by at most
    1 each, so the L2 sensitivity is ``sqrt(2)``.
 2. **Regularized normalizer** (post-processing of ``d^``): ``d~_i = max(d^_i, 0) + tau`` with
@@ -26,8 +31,9 @@ made private first; derivation in docs/privacy.md, section 4):
    ``rho = max(s^, 0) + 2 sigma_2`` (Sec. 2.1 and (7.2)); the synthetic weighted graph is
    ``D~^1/2 A^ D~^1/2`` with its diagonal removed.
 
-Budget: basic composition of steps 1, 3 and 4 (``degree_share``, ``tail_share`` of both
-epsilon and delta; the rest to step 3).
+Budget: basic composition of steps 0, 1, 3 and 4 (``screen_share``, ``degree_share``,
+``tail_share`` of both epsilon and delta; the rest to step 3). A halted step 3 gives its unused
+budget to randomized response (4.7).
 """
 
 from __future__ import annotations
@@ -547,7 +553,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         delta=pca_share * delta, core_share=core_share, ledger=ledger, rng=gen,
         max_projector_noise=max_projector_noise, pca_options=pca_options,
         fallback=(lambda eps_left, _dlt_left: _fallback_randomized_response(
-            data.weights, d_tilde, rank, epsilon=eps_left, ledger=ledger, rng=gen)[:2])
+            data.weights, d_tilde, rank, epsilon=eps_left, ledger=ledger, rng=gen))
         if use_fallback else None, fallback_name="randomized response")
     timings["private_pca"] = time.perf_counter() - t0
 
@@ -570,8 +576,8 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     timings["projection"] = time.perf_counter() - t0
 
     diagnostics = {
-        "route": "pca", "screening": screening, "tau": tau, "w": w, "degree_sigma": sigma_deg, "tail_estimate": tail_hat,
-        "tail_sigma": sigma_tail, "projection": proj_info, "pca_halted": bool(pca.halted),
+        "route": "pca", "screening": screening, "tau": tau, "w": w, "degree_sigma": sigma_deg,
+        "tail_estimate": tail_hat, "tail_sigma": sigma_tail, "projection": proj_info, "pca_halted": bool(pca.halted),
         "low_rank_mechanism": mechanism,
         "pca": getattr(pca, "diagnostics", {}), "timings": timings,
     }

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from dpgraph.csp import CSPInstance, read_csp, solve_max_2csp, write_csp
-from dpgraph.csp.twocsp import cvxpy_max_2csp_sdp
 
 
 def _random_instance(n, q, m, rng):

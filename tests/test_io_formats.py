@@ -5,10 +5,9 @@ import gzip
 import warnings
 
 import networkx as nx
-import numpy as np
 import pytest
 
-from dpgraph.graph import GraphInputWarning, as_graph_data
+from dpgraph.graph import as_graph_data
 from dpgraph.io import FORMATS, GraphFormatError, detect_format, read_graph, write_graph
 
 

@@ -1,7 +1,6 @@
 """The private pipeline's release: budget accounting, branches, exports, input policy."""
 
 import math
-import warnings
 
 import networkx as nx
 import numpy as np
@@ -10,7 +9,7 @@ import pytest
 import dpgraph
 from dpgraph.datasets import planted_cut
 from dpgraph.graph import GraphData
-from dpgraph.privatize import PrivateGraph, privatize
+from dpgraph.privatize import privatize
 
 
 @pytest.fixture(scope="module")

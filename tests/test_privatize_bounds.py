@@ -5,7 +5,6 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 from dpgraph.graph import as_graph_data
 from dpgraph.privatize import _tail_singular_value, normalized_adjacency

@@ -188,7 +188,6 @@ def test_diagonal_noise_variance_is_doubled():
 
 
 def test_sparse_input_matches_dense_input():
-    rng = np.random.default_rng(8)
     n = 200
     A = sp.random(n, n, density=0.05, random_state=1, format="csr")
     A = A + A.T
@@ -200,7 +199,6 @@ def test_sparse_input_matches_dense_input():
 
 
 def test_top_subspace_sparse_arpack_path(monkeypatch):
-    rng = np.random.default_rng(9)
     n = 300
     A = sp.random(n, n, density=0.05, random_state=2, format="csr")
     A = (A + A.T).tocsr()

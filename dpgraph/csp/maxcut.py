@@ -37,7 +37,7 @@ from ..privacy.noise import make_rng
 from ._operator import WeightOperator, as_weight_operator
 from .rounding import (correlation_round, cut_values, flip_local_search, hyperplane_round,
                        rebalance, swap_local_search)
-from .sdp import certify_upper_bound, default_rank, solve_lowrank_sdp
+from .sdp import certify_upper_bound, solve_lowrank_sdp
 
 __all__ = ["CutResult", "solve_max_cut", "solve_max_bisection", "cut_value"]
 

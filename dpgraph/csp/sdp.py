@@ -178,7 +178,6 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
     b = float(n % 2)
     obj = _Objective(op, balance, b)
     scale = max(float(np.abs(op.degrees).sum()), 1e-300)  # ~ sum |W_ij| for non-negative W
-    absdeg = op.degrees if op.is_dense else None
     if balance:
         obj.rho = 4.0 * max(float(np.max(np.abs(op.degrees))), 1.0) / n  # penalty ~ degree / n
         obj.nu = float(multiplier)
@@ -190,12 +189,14 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
     h_prev = np.inf
     gnorm = np.inf
     fval = h = 0.0
+    step = None  # set on the first outer round, then carried over (warm step length)
     for outer in range(outer_rounds):
         f_aug, G, fval, h = obj(V)
         gnorm2 = float(np.einsum("ij,ij->", G, G))
         gnorm = math.sqrt(gnorm2)
         C, Q = f_aug, 1.0
-        step = 1.0 / max(2.0 * float(np.max(np.abs(op.degrees))), 1e-12) if it_total == 0 else step
+        if step is None:
+            step = 1.0 / max(2.0 * float(np.max(np.abs(op.degrees))), 1e-12)
         f_window = [f_aug]
         inner_conv = False
         while it_total < max_iter:

@@ -587,7 +587,7 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "scs", rng=None, seed
         raise ValueError(f"seeds={seeds} would enumerate q**seeds = {instance.q ** seeds} assignments")
     gen = make_rng(rng)
     inst = instance
-    n, q = inst.n, inst.q
+    n = inst.n
     timings = {}
     t = time.perf_counter()
     sdp_val, Y, secs, status, (mom, lam, z) = cvxpy_max_2csp_sdp(

@@ -34,7 +34,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import linalg as sla
 
 from ..privacy import PrivacyLedger
 from ..privacy._validate import check_delta, check_epsilon

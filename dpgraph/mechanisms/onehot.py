@@ -96,6 +96,32 @@ class SymmetricAffine(ConvexSet):
         return bool(np.abs(r).max(initial=0) <= tol)
 
 
+class _Equations:
+    """Sparse linear equations ``sum_k vals_k X.flat[cols_k] = rhs`` collected row by row."""
+
+    def __init__(self):
+        self.rows, self.cols, self.vals, self.rhs = [], [], [], []
+
+    def add(self, cols, vals, rhs: float = 0.0) -> None:
+        self.rows += [len(self.rhs)] * len(cols)
+        self.cols += list(cols)
+        self.vals += list(vals)
+        self.rhs.append(float(rhs))
+
+    def block_consistency(self, i: int, a: int, off, stride: int) -> None:
+        """Row ``i`` (a value of attribute ``a``): for every other attribute ``b``, the entries
+        of row ``i`` over ``b``'s values sum to ``X_ii`` (one-hot rows set exactly one value of
+        ``b`` whenever they set ``i``)."""
+        for b in range(len(off) - 1):
+            if b != a:
+                js = np.arange(off[b], off[b + 1])
+                self.add(list(i * stride + js) + [i * stride + i], [1.0] * len(js) + [-1.0])
+
+    def matrix(self, size: int) -> tuple:
+        A = sp.csr_matrix((self.vals, (self.rows, self.cols)), shape=(len(self.rhs), size))
+        return A, np.array(self.rhs)
+
+
 def _k2_sets(sizes, m):
     """Sets for ``M``; ``m=None`` (add/remove adjacency: the row count is private) drops the
     upper bound and asks the 1-way tables to have equal totals instead of total ``m``."""
@@ -105,36 +131,18 @@ def _k2_sets(sizes, m):
     upper = np.full((n, n), np.inf if m is None else float(m))
     same = attr[:, None] == attr[None, :]
     upper[same & ~np.eye(n, dtype=bool)] = 0.0
-    rows, cols, vals, rhs = [], [], [], []
-    eq = 0
+    eqs = _Equations()
     d0 = np.arange(off[0], off[1])
     for a in range(len(sizes)):
         for v in range(sizes[a]):
-            i = off[a] + v
-            for b in range(len(sizes)):
-                if b == a:
-                    continue
-                js = np.arange(off[b], off[b + 1])
-                rows += [eq] * (len(js) + 1)
-                cols += list(i * n + js) + [i * n + i]
-                vals += [1.0] * len(js) + [-1.0]
-                rhs.append(0.0)
-                eq += 1
+            eqs.block_consistency(off[a] + v, a, off, n)
         di = np.arange(off[a], off[a + 1])
-        if m is not None:
-            rows += [eq] * len(di)
-            cols += list(di * n + di)
-            vals += [1.0] * len(di)
-            rhs.append(float(m))
-            eq += 1
-        elif a > 0:
-            rows += [eq] * (len(di) + len(d0))
-            cols += list(di * n + di) + list(d0 * n + d0)
-            vals += [1.0] * len(di) + [-1.0] * len(d0)
-            rhs.append(0.0)
-            eq += 1
-    A = sp.csr_matrix((vals, (rows, cols)), shape=(eq, n * n))
-    return [Box(0.0, upper), SymmetricAffine(A, np.array(rhs), n), PSDCone()]
+        if m is not None:  # every 1-way table sums to m
+            eqs.add(di * n + di, [1.0] * len(di), m)
+        elif a > 0:  # every 1-way table has the same total as the first
+            eqs.add(list(di * n + di) + list(d0 * n + d0), [1.0] * len(di) + [-1.0] * len(d0))
+    A, b = eqs.matrix(n * n)
+    return [Box(0.0, upper), SymmetricAffine(A, b, n), PSDCone()]
 
 
 def _k2_sets_augmented(sizes, m):
@@ -153,39 +161,19 @@ def _k2_sets_augmented(sizes, m):
     upper[same & ~np.eye(N, dtype=bool)] = 0.0
     if m is not None:
         lower[0, 0] = float(m)
-    rows, cols, vals, rhs = [], [], [], []
-    eq = 0
+    eqs = _Equations()
     for a in range(len(sizes)):
         for v in range(sizes[a]):
             i = off[a] + v
-            for b in range(len(sizes)):
-                if b == a:
-                    continue
-                js = np.arange(off[b], off[b + 1])
-                rows += [eq] * (len(js) + 1)
-                cols += list(i * N + js) + [i * N + i]
-                vals += [1.0] * len(js) + [-1.0]
-                rhs.append(0.0)
-                eq += 1
-            rows += [eq, eq]
-            cols += [i, i * N + i]  # first row entry equals the diagonal entry
-            vals += [1.0, -1.0]
-            rhs.append(0.0)
-            eq += 1
+            eqs.block_consistency(i, a, off, N)
+            eqs.add([i, i * N + i], [1.0, -1.0])  # first row entry equals the diagonal entry
         di = np.arange(off[a], off[a + 1])
-        rows += [eq] * len(di)
-        cols += list(di)
-        vals += [1.0] * len(di)
         if m is None:  # total of the 1-way table equals the corner
-            rows.append(eq)
-            cols.append(0)
-            vals.append(-1.0)
-            rhs.append(0.0)
+            eqs.add(list(di) + [0], [1.0] * len(di) + [-1.0])
         else:
-            rhs.append(float(m))
-        eq += 1
-    A = sp.csr_matrix((vals, (rows, cols)), shape=(eq, N * N))
-    return [Box(lower, upper), SymmetricAffine(A, np.array(rhs), N), PSDCone()]
+            eqs.add(di, [1.0] * len(di), m)
+    A, b = eqs.matrix(N * N)
+    return [Box(lower, upper), SymmetricAffine(A, b, N), PSDCone()]
 
 
 @dataclass(repr=False)

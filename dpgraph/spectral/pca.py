@@ -22,10 +22,9 @@ failure probabilities ``delta_gap`` and ``delta_coh`` (Lemma B.5 style; proof in
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..privacy import PrivacyLedger, analytic_gaussian_sigma, make_rng
 from ..privacy._validate import check_delta, check_epsilon
@@ -33,7 +32,6 @@ from ..privacy.noise import laplace_mechanism, symmetric_gaussian_noise
 from . import _linalg
 from .bounds import (
     SQRT2,
-    EntryAdjacency,
     adjacency_constants,
     core_sensitivity,
     gap_sensitivity,
