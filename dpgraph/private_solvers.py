@@ -1,13 +1,16 @@
-"""Private Max-Cut and Max-Bisection: privatize, then solve the synthetic instance.
+"""Private Max-Cut and Max-Bisection: privatize, solve candidate objectives, choose privately.
 
 d'Orsi & Novikov Alg. 7.13 (Max-Cut) and Thm 7.19 (Max-Bisection): release a private
-synthetic graph ``D~^1/2 A^ D~^1/2`` (:func:`dpgraph.privatize`), then run the degree-2
-sum-of-squares engine with global correlation rounding (:mod:`dpgraph.csp`) on it. The solve is
-post-processing; a last Gaussian release (sensitivity 1) estimates the returned partition's
-cut in the input. The ledger holds every charge; the total is the requested budget.
+synthetic graph (:func:`dpgraph.privatize`), then run the degree-2 sum-of-squares engine with
+global correlation rounding (:mod:`dpgraph.csp`) on it. On the randomized-response route (every
+sparse graph) the release supports several objectives: the de-biased release and posterior-mean
+weights under empirical-Bayes priors (:mod:`dpgraph.rr_posterior`). Each is solved (post-
+processing); one partition is chosen by the monotone exponential mechanism on the candidates'
+cuts in the input (sensitivity 1, docs/privacy.md 4.11); a last Laplace release estimates the
+chosen partition's cut (4.10). The ledger holds every charge; the total is the requested budget.
 
 What comes back is private: the partition, the noisy estimate of its cut, its cut *on the
-synthetic graph* and the certified SDP bound *of the synthetic instance*. No unprivatized
+synthetic graph* and the certified SDP bound *of the instance it was solved on*. No unprivatized
 statistic of the input is returned; score a partition on a graph you may see with
 :func:`dpgraph.evaluate.cut_value` (not private).
 """
@@ -17,11 +20,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from .privacy import PrivacyLedger, gaussian_mechanism, make_rng
+from .privacy import (PrivacyLedger, laplace_mechanism, make_rng,
+                      monotone_exponential_mechanism)
 from .privacy._validate import check_delta, check_epsilon
 from .privatize import DEFAULT_RANK, PrivateGraph, _check_share, check_private_graph_input, privatize
 
 __all__ = ["PrivateCutResult", "max_cut", "max_bisection"]
+
+# Above this many nodes "auto" solves two candidates instead of four (each solve of a dense
+# n = 10,000 instance takes about a minute on this machine: BENCHMARKS.md).
+_FEW_CANDIDATES_ABOVE_N = 5000
 
 
 @dataclass(eq=False)
@@ -36,12 +44,13 @@ class PrivateCutResult:
         label -> 0/1.
     estimated_value : float
         Private, unbiased estimate of the cut of ``partition`` in the input graph: its true cut
-        plus Gaussian noise (sensitivity 1, ``estimate_share`` of the budget).
+        plus Laplace noise (sensitivity 1, ``estimate_share`` of epsilon).
     synthetic_value : float
-        Cut of ``partition`` on the synthetic graph (post-processing; biased upward on sparse
-        graphs, where the partition is chosen on the same noise).
+        Cut of ``partition`` on the exported synthetic graph (post-processing; biased upward on
+        sparse graphs, where the partition is chosen on the same noise).
     sdp_bound : float
-        Certified upper bound of the degree-2 SoS relaxation of the synthetic instance.
+        Certified upper bound of the degree-2 SoS relaxation of the instance the partition was
+        solved on (the chosen objective, ``diagnostics["objective"]``).
     eta : float
         ``max(sigma_{r+1} estimate, kappa)`` of Alg. 7.13 step 4 (private).
     ledger : PrivacyLedger
@@ -75,8 +84,23 @@ class PrivateCutResult:
                 f"halted={self.halted})")
 
 
-def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share, solver_options,
-           privatize_options):
+def _candidate_names(pg: PrivateGraph, candidates, rank: int) -> tuple:
+    offered = pg.objective_names(rank)
+    if candidates == "auto":
+        if pg.n > _FEW_CANDIDATES_ABOVE_N:  # keep large instances within the time goal
+            return tuple(c for c in offered if c in ("unbiased", "posterior-lowrank-2")) or offered
+        return offered
+    names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
+    bad = [c for c in names if c not in offered
+           and not (c.startswith("posterior-lowrank-") and "unbiased" in offered)]
+    if not names or bad:
+        raise ValueError(f"candidates={candidates!r}: this release ({pg.diagnostics.get('route')} "
+                         f"route) offers {offered}")
+    return names
+
+
+def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share, select_share,
+           candidates, solver_options, privatize_options):
     from .csp import solve_max_bisection, solve_max_cut
     from .evaluate import cut_value
     from .graph import as_graph_data
@@ -90,38 +114,59 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     estimate_share = _check_share("estimate_share", estimate_share)
+    select_share = _check_share("select_share", select_share)
+    if estimate_share + select_share >= 1:
+        raise ValueError("estimate_share + select_share must be < 1 (the rest privatizes)")
     data = as_graph_data(G)
     check_private_graph_input(data)
-    pg = privatize(data, epsilon=(1 - estimate_share) * epsilon,
-                   delta=(1 - estimate_share) * delta, rank=rank, rng=gen,
-                   **(privatize_options or {}))
+    pg = privatize(data, epsilon=(1 - estimate_share - select_share) * epsilon, delta=delta,
+                   rank=rank, rng=gen, **(privatize_options or {}))
     t_priv = time.perf_counter() - t0
+    names = _candidate_names(pg, candidates, rank)
     eta = max(float(pg.diagnostics.get("tail_estimate", 0.0)), float(kappa))
     solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
-    t0 = time.perf_counter()
     # tol 1e-4: the synthetic instance is noisy anyway, and on dense n = 2000 instances it is
     # 4x faster than 1e-6 with a certified gap of ~4e-5 (BENCHMARKS.md, CSP engine)
     options = {"tol": 1e-4, **(solver_options or {})}
-    res = solver(pg.weights(), labels=pg.labels, rng=gen, **options)
+    t0 = time.perf_counter()
+    results = [solver(pg.objective(name), labels=pg.labels, rng=gen, **options) for name in names]
     t_solve = time.perf_counter() - t0
-    # The partition is fixed now (post-processing of the release); its cut in the input has
-    # sensitivity 1 (one edge of weight <= 1 crosses it or not): docs/privacy.md 4.10.
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     ledger.extend(pg.ledger)
-    estimate, _ = gaussian_mechanism(
+    chosen = 0
+    if len(results) > 1:
+        # Each candidate partition is fixed (post-processing); their cuts in the input are
+        # monotone with sensitivity 1 under edge adjacency: docs/privacy.md 4.11.
+        chosen = monotone_exponential_mechanism(
+            [cut_value(data, r.assignment) for r in results], sensitivity=1.0,
+            epsilon=select_share * epsilon, ledger=ledger, name="choice among candidate partitions",
+            rng=gen, note=f"{len(results)} candidates {names}; monotone cuts (docs/privacy.md 4.11)")
+    res = results[chosen]
+    # The partition is fixed now; its cut in the input has sensitivity 1 (4.10).
+    estimate, _ = laplace_mechanism(
         cut_value(data, res.assignment), sensitivity=1.0, epsilon=estimate_share * epsilon,
-        delta=estimate_share * delta, ledger=ledger, name="cut of the returned partition",
-        rng=gen, note="fixed partition; one edge changes its cut by <= 1 (docs/privacy.md 4.10)")
+        ledger=ledger, name="cut of the returned partition", rng=gen,
+        note="fixed partition; one edge changes its cut by <= 1 (docs/privacy.md 4.10)")
+    synthetic = pg.weights() if names[chosen] != "synthetic" else None
+    synthetic_value = (float(res.value) if synthetic is None
+                       else float(_cut_of(synthetic, res.x)))
     return PrivateCutResult(
         partition=res.partition, assignment=res.assignment, estimated_value=float(estimate),
-        synthetic_value=float(res.value), sdp_bound=float(res.upper_bound), eta=eta,
+        synthetic_value=synthetic_value, sdp_bound=float(res.upper_bound), eta=eta,
         ledger=ledger, private_graph=pg, solver=res,
-        diagnostics={"timings": {"privatize": t_priv, "solve": t_solve}})
+        diagnostics={"timings": {"privatize": t_priv, "solve": t_solve},
+                     "objective": names[chosen], "candidates": names,
+                     "objective_values": {n: float(r.value) for n, r in zip(names, results)}})
+
+
+def _cut_of(W, x) -> float:
+    """Cut of the +-1 vector ``x`` in the dense weights ``W`` (zero diagonal)."""
+    return float((W.sum() - x @ (W @ x)) / 4.0)
 
 
 def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
-            kappa: float = 0.0, estimate_share: float = 0.05,
-            solver_options: dict | None = None,
+            kappa: float = 0.0, estimate_share: float = 0.02, select_share: float = 0.02,
+            candidates="auto", solver_options: dict | None = None,
             privatize_options: dict | None = None) -> PrivateCutResult:
     """Edge-(epsilon, delta)-DP Max-Cut of ``G`` (d'Orsi & Novikov, Alg. 7.13).
 
@@ -137,8 +182,18 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=No
     kappa : float
         Accuracy floor of Alg. 7.13 step 4: ``eta = max(sigma_{r+1} estimate, kappa)``.
     estimate_share : float
-        Fraction of (epsilon, delta) spent on the private estimate of the returned partition's
-        cut (default 0.05); the rest goes to :func:`dpgraph.privatize`.
+        Fraction of epsilon spent on the private estimate of the returned partition's cut
+        (Laplace, default 0.02).
+    select_share : float
+        Fraction of epsilon spent on choosing among the candidate partitions (monotone
+        exponential mechanism on their cuts in the input, default 0.02; docs/privacy.md 4.11).
+        The rest, ``1 - estimate_share - select_share``, and all of delta go to
+        :func:`dpgraph.privatize`. Unspent when there is one candidate (the PCA route).
+    candidates : "auto", str or sequence of str
+        Objectives solved on the release (:meth:`PrivateGraph.objective_names`). On the
+        randomized-response route ``"auto"`` solves the de-biased release and three
+        empirical-Bayes posterior objectives (two above 5,000 nodes), then picks one partition
+        privately; measured, no single objective is best on every graph (BENCHMARKS.md).
     solver_options, privatize_options : dict
         Passed to :func:`dpgraph.csp.solve_max_cut` and :func:`dpgraph.privatize`.
 
@@ -155,18 +210,20 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=No
     34
     """
     return _solve("maxcut", G, epsilon=epsilon, delta=delta, rank=rank, rng=rng, kappa=kappa,
-                  estimate_share=estimate_share, solver_options=solver_options,
+                  estimate_share=estimate_share, select_share=select_share,
+                  candidates=candidates, solver_options=solver_options,
                   privatize_options=privatize_options)
 
 
 def max_bisection(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
-                  kappa: float = 0.0, estimate_share: float = 0.05,
-                  solver_options: dict | None = None,
+                  kappa: float = 0.0, estimate_share: float = 0.02, select_share: float = 0.02,
+                  candidates="auto", solver_options: dict | None = None,
                   privatize_options: dict | None = None) -> PrivateCutResult:
     """Edge-(epsilon, delta)-DP Max-Bisection of ``G`` (d'Orsi & Novikov, Thm 7.19).
 
     Same as :func:`max_cut`, with the balanced engine: the sides differ in size by at most 1.
     """
     return _solve("bisection", G, epsilon=epsilon, delta=delta, rank=rank, rng=rng, kappa=kappa,
-                  estimate_share=estimate_share, solver_options=solver_options,
+                  estimate_share=estimate_share, select_share=select_share,
+                  candidates=candidates, solver_options=solver_options,
                   privatize_options=privatize_options)

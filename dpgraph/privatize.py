@@ -48,8 +48,8 @@ import scipy.sparse as sp
 from scipy.sparse import linalg as spla
 
 from .graph import GraphData, as_graph_data, from_matrix, to_igraph, to_networkx
-from .privacy import (PrivacyLedger, gaussian_mechanism, make_rng, randomized_response,
-                      symmetric_gaussian_noise)
+from .privacy import (PrivacyLedger, gaussian_mechanism, laplace_mechanism, make_rng,
+                      randomized_response, symmetric_gaussian_noise)
 from .privacy._validate import check_delta, check_epsilon
 
 __all__ = ["PrivateGraph", "privatize", "check_private_graph_input", "DEFAULT_RANK"]
@@ -277,12 +277,19 @@ class PrivateGraph:
         The private rank-r estimate ``A^' = basis @ core @ basis.T`` of ``D~^-1/2 A D~^-1/2``
         (None on the randomized-response route, where ``projected`` holds the released pair
         weights and ``normalizer`` is all ones).
-    projected : ndarray
+    projected : ndarray or None
         ``A^``: the projection of ``A^'`` onto non-negative bounded-spectrum matrices (dense).
+        None on the default randomized-response route, where it is ``clip(unbiased, 0, 1)``
+        and is computed when asked for (one dense n x n matrix is held, not two).
     ledger : PrivacyLedger
     diagnostics : dict
         Private (released) quantities and method details: tau, w, the private tail estimate,
         radius, whether the private PCA halted, timings.
+    unbiased : ndarray or None
+        Randomized-response route only: the de-biased release ``(Y - p)/(1 - 2p)`` (signed,
+        zero diagonal), the unbiased estimate of the adjacency matrix; ``p`` is
+        ``diagnostics["flip_probability"]``. The solvers optimise objectives built from it
+        (:meth:`objective`); the exports use its projection onto ``[0, 1]``.
     """
 
     labels: tuple
@@ -293,6 +300,7 @@ class PrivateGraph:
     projected: np.ndarray
     ledger: PrivacyLedger
     diagnostics: dict = field(default_factory=dict)
+    unbiased: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -310,11 +318,58 @@ class PrivateGraph:
 
     def weights(self) -> np.ndarray:
         """Dense synthetic weight matrix ``D~^1/2 A^ D~^1/2`` (zero diagonal, entries >= 0)."""
-        s = np.sqrt(self.normalizer)
-        W = np.outer(s, s)  # exactly symmetric, so W is too
-        W *= self.projected
+        if self.projected is None:  # randomized-response route: the box projection
+            W = np.clip(self.unbiased, 0.0, 1.0)
+        else:
+            s = np.sqrt(self.normalizer)
+            W = np.outer(s, s)  # exactly symmetric, so W is too
+            W *= self.projected
         np.fill_diagonal(W, 0.0)
         return W
+
+    def objective_names(self, rank: int | None = None) -> tuple:
+        """The candidate objectives :func:`dpgraph.max_cut` solves on this release.
+
+        ``"synthetic"`` (the exported weights) on the PCA route; on the randomized-response
+        route ``"unbiased"`` (the de-biased release), ``"posterior-lowrank-2"``,
+        ``"posterior-lowrank-<rank>"`` (default: this release's ``rank`` parameter) and
+        ``"posterior-degree"`` (:mod:`dpgraph.rr_posterior`).
+        """
+        if self.unbiased is None:
+            return ("synthetic",)
+        k = int(rank or self.diagnostics.get("rank") or DEFAULT_RANK)
+        ranks = sorted({2, k})
+        return ("unbiased", *(f"posterior-lowrank-{r}" for r in ranks), "posterior-degree")
+
+    def objective(self, name: str = "synthetic") -> np.ndarray:
+        """Dense symmetric weight matrix of the objective ``name`` (post-processing only).
+
+        ``"synthetic"``: :meth:`weights`. Randomized-response route only: ``"unbiased"``: the
+        de-biased release; ``"posterior-lowrank-<k>"`` / ``"posterior-degree"``: posterior-mean
+        weights ``E[A_ij | release]`` under an empirical-Bayes block (rank-k) or Chung-Lu prior
+        (:mod:`dpgraph.rr_posterior`). No privacy cost: functions of the release.
+        """
+        if name == "synthetic":
+            return self.weights()
+        if self.unbiased is None:
+            raise ValueError(f"objective {name!r} needs the randomized-response route; this "
+                             f"release ({self.diagnostics.get('route')}) has only 'synthetic'")
+        from . import rr_posterior
+
+        p = float(self.diagnostics["flip_probability"])
+        if name == "unbiased":
+            return self.unbiased
+        if name == "posterior-degree":
+            return rr_posterior.posterior_weights(self.unbiased, p,
+                                                  rr_posterior.degree_prior(self.unbiased))
+        if name.startswith("posterior-lowrank-") and name[18:].isdigit():
+            k = int(name[18:])
+            if not 1 <= k < self.n - 1:
+                raise ValueError(f"objective {name!r}: the prior's rank must lie in [1, n - 2]")
+            return rr_posterior.posterior_weights(self.unbiased, p,
+                                                  rr_posterior.low_rank_prior(self.unbiased, k))
+        raise ValueError(f"unknown objective {name!r}; this release offers "
+                         f"{self.objective_names()}")
 
     def to_graph_data(self, *, min_weight: float = 0.0) -> GraphData:
         """The synthetic weighted graph as :class:`GraphData`, keeping weights > ``min_weight``."""
@@ -397,22 +452,23 @@ def _randomized_response_route(data: GraphData, ledger: PrivacyLedger, gen, epsi
         note="one edge changes one pair indicator (docs/privacy.md 4.5)")
     del data  # nothing below may see the input
     degrees = W.sum(axis=1)  # unbiased degree estimates (post-processing)
-    basis = core = None
+    basis = core = projected = None  # projected None: clip(W, 0, 1) on demand (weights())
     if post == "low-rank":
         basis, lam = _top_eigenpairs(W, rank)
         core = np.diag(lam)
-        W = (basis * lam) @ basis.T
-        W += W.T
-        W *= 0.5
-    np.clip(W, 0.0, 1.0, out=W)
+        projected = (basis * lam) @ basis.T
+        projected += projected.T
+        projected *= 0.5
+        np.clip(projected, 0.0, 1.0, out=projected)
     timings["randomized_response"] = time.perf_counter() - t0
-    diagnostics = {"route": "randomized-response", "screening": screening,
+    diagnostics = {"route": "randomized-response", "screening": screening, "rank": rank,
                    "flip_probability": p, "postprocess": post, "pca_halted": False,
                    "low_rank_mechanism": "randomized response on all pairs" +
                    (" (screened out of the PCA)" if screening else ""),
                    "timings": timings}
     return PrivateGraph(labels=labels, degrees=degrees, normalizer=np.ones(n), basis=basis,
-                        core=core, projected=W, ledger=ledger, diagnostics=diagnostics)
+                        core=core, projected=projected, ledger=ledger, diagnostics=diagnostics,
+                        unbiased=W)
 
 
 def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
@@ -462,7 +518,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         would halt. ``"pca"`` always runs the PCA (with its fallback); ``"randomized-response"``
         never does.
     screen_share : float
-        Fraction of (epsilon, delta) for the screening edge count (``route="auto"``).
+        Fraction of epsilon for the screening edge count (``route="auto"``; Laplace, pure DP).
     rr_postprocess : {"box", "low-rank"}
         Randomized-response route: the de-biased pair weights are projected onto ``[0, 1]``
         (``"box"``, the default), or first truncated to rank ``r`` (``"low-rank"``). Measured
@@ -518,11 +574,13 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
             if route == "randomized-response":
                 raise ValueError("route='randomized-response' needs an unweighted graph")
         elif route == "auto":
-            m_hat, sigma_m = gaussian_mechanism(
+            # Laplace (pure DP): at a 1% share its scale 1/(0.01 eps) is far below the
+            # Gaussian's, and the whole delta stays for the route
+            m_hat, _ = laplace_mechanism(
                 data.total_weight, sensitivity=1.0, epsilon=screen_share * epsilon,
-                delta=screen_share * delta, ledger=ledger, name="screening: edge count", rng=gen,
+                ledger=ledger, name="screening: edge count", rng=gen,
                 note="one edge changes the total weight by <= 1 (docs/privacy.md 4.9)")
-            eps_rest, dlt_rest = (1 - screen_share) * epsilon, (1 - screen_share) * delta
+            eps_rest, dlt_rest = (1 - screen_share) * epsilon, delta
             screening = _screen(m_hat, data.n, eps_rest, dlt_rest, degree_share, tail_share,
                                 core_share)
             epsilon, delta = eps_rest, dlt_rest

@@ -19,7 +19,9 @@ from .noise import (
     ball_knorm_mechanism,
     gaussian_mechanism,
     gaussian_noise,
+    laplace_mechanism,
     make_rng,
+    monotone_exponential_mechanism,
     randomized_response,
     symmetric_gaussian_noise,
 )
@@ -38,6 +40,8 @@ __all__ = [
     "make_rng",
     "gaussian_mechanism",
     "gaussian_noise",
+    "laplace_mechanism",
+    "monotone_exponential_mechanism",
     "ball_knorm_mechanism",
     "randomized_response",
     "GaussianMatrixNoise",
