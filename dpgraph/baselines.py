@@ -91,6 +91,11 @@ def gaussian_perturbation(G, *, epsilon: float, delta: float, rank: int | None =
     if rank is None:
         W = noise.to_dense()
         W += A.toarray()
+    elif n <= 5000:  # dense is far faster than regenerating the noise blocks at every product
+        W = noise.to_dense()
+        W += A.toarray()
+        vals, vecs = spla.eigsh(W, k=rank, which="LA", tol=1e-6)
+        W = (vecs * vals) @ vecs.T
     else:
         op = spla.LinearOperator((n, n), dtype=np.float64,
                                  matvec=lambda v: A @ v + noise.matmul(v.reshape(-1, 1)).ravel(),

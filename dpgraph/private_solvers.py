@@ -20,6 +20,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .privacy import (PrivacyLedger, laplace_mechanism, make_rng,
                       monotone_exponential_mechanism)
 from .privacy._validate import check_delta, check_epsilon
@@ -133,39 +135,69 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     t_solve = time.perf_counter() - t0
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     ledger.extend(pg.ledger)
-    chosen = 0
+    chosen, x = 0, results[0].x
+    pool, owner = _candidate_pool(results)
     if len(results) > 1:
-        # Each candidate partition is fixed (post-processing); their cuts in the input are
+        # Every candidate partition is fixed (post-processing); their cuts in the input are
         # monotone with sensitivity 1 under edge adjacency: docs/privacy.md 4.11.
-        chosen = monotone_exponential_mechanism(
-            [cut_value(data, r.assignment) for r in results], sensitivity=1.0,
-            epsilon=select_share * epsilon, ledger=ledger, name="choice among candidate partitions",
-            rng=gen, note=f"{len(results)} candidates {names}; monotone cuts (docs/privacy.md 4.11)")
+        k = monotone_exponential_mechanism(
+            _cuts(data, pool), sensitivity=1.0, epsilon=select_share * epsilon, ledger=ledger,
+            name="choice among candidate partitions", rng=gen,
+            note=f"{pool.shape[1]} distinct roundings of {len(names)} objectives {names}; "
+                 f"monotone cuts (docs/privacy.md 4.11)")
+        chosen, x = owner[k], pool[:, k].astype(np.float64)
     res = results[chosen]
+    assignment = {lab: int(xi > 0) for lab, xi in zip(pg.labels, x)}
+    partition = ({lab for lab, xi in zip(pg.labels, x) if xi > 0},
+                 {lab for lab, xi in zip(pg.labels, x) if xi < 0})
     # The partition is fixed now; its cut in the input has sensitivity 1 (4.10).
     estimate, _ = laplace_mechanism(
-        cut_value(data, res.assignment), sensitivity=1.0, epsilon=estimate_share * epsilon,
+        cut_value(data, assignment), sensitivity=1.0, epsilon=estimate_share * epsilon,
         ledger=ledger, name="cut of the returned partition", rng=gen,
         note="fixed partition; one edge changes its cut by <= 1 (docs/privacy.md 4.10)")
-    synthetic = pg.weights() if names[chosen] != "synthetic" else None
-    synthetic_value = (float(res.value) if synthetic is None
-                       else float(_cut_of(synthetic, res.x)))
+    synthetic_value = _cut_of(pg.weights(), x)
     return PrivateCutResult(
-        partition=res.partition, assignment=res.assignment, estimated_value=float(estimate),
+        partition=partition, assignment=assignment, estimated_value=float(estimate),
         synthetic_value=synthetic_value, sdp_bound=float(res.upper_bound), eta=eta,
         ledger=ledger, private_graph=pg, solver=res,
         diagnostics={"timings": {"privatize": t_priv, "solve": t_solve},
                      "objective": names[chosen], "candidates": names,
+                     "candidate_partitions": int(pool.shape[1]),
                      "objective_values": {n: float(r.value) for n, r in zip(names, results)}})
+
+
+def _candidate_pool(results) -> tuple[np.ndarray, list]:
+    """Distinct rounded partitions (up to the global sign flip) of all solves, and the index of
+    the solve each came from (its first occurrence)."""
+    seen, cols, owner = set(), [], []
+    for k, r in enumerate(results):
+        R = r.info.get("rounded", np.asarray(r.x, dtype=np.int8)[:, None])
+        for c in range(R.shape[1]):
+            col = R[:, c] if R[0, c] > 0 else -R[:, c]
+            key = col.tobytes()
+            if key not in seen:
+                seen.add(key)
+                cols.append(col)
+                owner.append(k)
+    return np.stack(cols, axis=1), owner
+
+
+def _cuts(data, X: np.ndarray) -> np.ndarray:
+    """Cuts of the +-1 columns of ``X`` in the input graph: ``(T - x^T W x / 2) / 2`` (NOT
+    private by itself; only released through the exponential mechanism)."""
+    Xf = X.astype(np.float64)
+    quad = np.einsum("ik,ik->k", Xf, np.asarray(data.weights @ Xf))
+    return (data.total_weight - 0.5 * quad) / 2.0
 
 
 def _cut_of(W, x) -> float:
     """Cut of the +-1 vector ``x`` in the dense weights ``W`` (zero diagonal)."""
+    x = np.asarray(x, dtype=np.float64)
     return float((W.sum() - x @ (W @ x)) / 4.0)
 
 
 def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
-            kappa: float = 0.0, estimate_share: float = 0.02, select_share: float = 0.02,
+            kappa: float = 0.0, estimate_share: float = 0.01, select_share: float = 0.04,
             candidates="auto", solver_options: dict | None = None,
             privatize_options: dict | None = None) -> PrivateCutResult:
     """Edge-(epsilon, delta)-DP Max-Cut of ``G`` (d'Orsi & Novikov, Alg. 7.13).
@@ -183,10 +215,11 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=No
         Accuracy floor of Alg. 7.13 step 4: ``eta = max(sigma_{r+1} estimate, kappa)``.
     estimate_share : float
         Fraction of epsilon spent on the private estimate of the returned partition's cut
-        (Laplace, default 0.02).
+        (Laplace, default 0.01).
     select_share : float
-        Fraction of epsilon spent on choosing among the candidate partitions (monotone
-        exponential mechanism on their cuts in the input, default 0.02; docs/privacy.md 4.11).
+        Fraction of epsilon spent on choosing among the candidate partitions (every distinct
+        rounding of every objective's solve; monotone exponential mechanism on their cuts in
+        the input, default 0.04: Gumbel scale 25 at epsilon 1; docs/privacy.md 4.11).
         The rest, ``1 - estimate_share - select_share``, and all of delta go to
         :func:`dpgraph.privatize`. Unspent when there is one candidate (the PCA route).
     candidates : "auto", str or sequence of str
@@ -216,7 +249,7 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=No
 
 
 def max_bisection(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
-                  kappa: float = 0.0, estimate_share: float = 0.02, select_share: float = 0.02,
+                  kappa: float = 0.0, estimate_share: float = 0.01, select_share: float = 0.04,
                   candidates="auto", solver_options: dict | None = None,
                   privatize_options: dict | None = None) -> PrivateCutResult:
     """Edge-(epsilon, delta)-DP Max-Bisection of ``G`` (d'Orsi & Novikov, Thm 7.19).

@@ -476,7 +476,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
               regularization="mean",
               projection: str = "auto", fallback: str = "randomized-response",
               max_projector_noise: float | None = 0.5, route: str = "auto",
-              screen_share: float = 0.01, rr_postprocess: str = "box",
+              screen_share: float = 0.005, rr_postprocess: str = "box",
               weight: str = "weight", pca_options: dict | None = None) -> PrivateGraph:
     """Release a private synthetic version of ``G`` under edge-level (epsilon, delta)-DP.
 

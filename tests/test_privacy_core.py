@@ -12,6 +12,7 @@ from dpgraph.privacy import (
     analytic_gaussian_sigma,
     classical_gaussian_sigma,
     gaussian_mechanism,
+    monotone_exponential_mechanism,
 )
 
 
@@ -81,3 +82,22 @@ def test_symmetric_noise_sensitivity_formula():
     d = np.diag(G)
     # 400 draws of N(0, 2): sample variance within 5 standard errors (sd of s^2 ~ 2*sqrt(2/400))
     assert abs(d.var() - 2.0) < 5 * 2 * math.sqrt(2 / 400)
+
+
+def test_monotone_exponential_frequencies():
+    """Fixed-seed frequencies of the Gumbel-max draw match exp(eps * s / Delta), normalized."""
+    scores, eps, sens = np.array([0.0, 1.0, 2.5, 0.5]), 0.8, 2.0
+    rng = np.random.default_rng(5)
+    draws = 40000
+    counts = np.bincount([monotone_exponential_mechanism(
+        scores, sensitivity=sens, epsilon=eps, ledger=PrivacyLedger(epsilon=1, delta=0), name="t",
+        rng=rng) for _ in range(draws)], minlength=4)
+    led = PrivacyLedger(epsilon=1, delta=0)
+    monotone_exponential_mechanism(scores, sensitivity=sens, epsilon=eps, ledger=led, name="t")
+    p = np.exp(eps * scores / sens)
+    p /= p.sum()
+    se = np.sqrt(p * (1 - p) / draws)
+    assert np.all(np.abs(counts / draws - p) <= 4 * se)
+    assert len(led.entries) == 1 and led.entries[0].noise_scale == sens / eps
+    with pytest.raises(ValueError, match="finite"):
+        monotone_exponential_mechanism([np.nan], sensitivity=1, epsilon=1, ledger=led, name="t")

@@ -70,7 +70,9 @@ class CutResult:
     timings : dict
         Seconds per phase.
     info : dict
-        Method details: rank, iterations, convergence, multiplier, certificate, ...
+        Method details: rank, iterations, convergence, multiplier, certificate, ...;
+        ``info["rounded"]`` is the ``n x K`` int8 matrix of every rounding candidate after local
+        search (``x`` is its best column on the given weights).
     V : ndarray
         The SDP factor (rows are the unit vectors of the relaxation); pass it back as ``warm_start``.
     """
@@ -192,6 +194,7 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
     t = time.perf_counter()
     best = None
     ls_moves = {}
+    finals = []  # every rounding after local search (the private solvers choose among them)
     for name, (x0, v0) in cands.items():
         name = name.split("#")[0]
         if local_search:
@@ -204,6 +207,7 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
             label = name + ("+local search" if v1 > v0 else "")
         else:
             x1, v1, label = x0, v0, name
+        finals.append(np.asarray(x1, dtype=np.int8))
         if best is None or v1 > best[1]:
             best = (x1, v1, label)
     timings["local_search"] = time.perf_counter() - t
@@ -221,7 +225,7 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
                 converged=sol.converged, products=sol.products, grad_norm=sol.grad_norm,
                 sdp_gap=(ub - sol.value) / denom if ub != 0 or sol.value != 0 else 0.0,
                 candidates={k: v for k, (_, v) in cands.items() if "#" not in k},
-                local_search_moves=ls_moves,
+                local_search_moves=ls_moves, rounded=np.stack(finals, axis=1),
                 seeds=S, **cert)
     if balanced:
         info.update(multiplier=sol.multiplier, imbalance=sol.imbalance)
