@@ -76,7 +76,10 @@ def _run_cut(args, problem: str) -> int:
     print(f"partition sizes:   {len(left)} / {len(right)}")
     print(f"private estimate:  {res.estimated_value:.6g} (noisy cut of this partition in the input)")
     print(f"synthetic value:   {res.synthetic_value:.6g} (cut of this partition on the synthetic graph)")
-    print(f"synthetic SDP bound: {res.sdp_bound:.6g}")
+    print(f"SDP bound:         {res.sdp_bound:.6g} (of the instance the partition was solved on)")
+    print(f"objective:         {res.diagnostics['objective']} (chosen privately among "
+          f"{res.diagnostics['candidate_partitions']} roundings of "
+          f"{len(res.diagnostics['candidates'])} objective(s))")
     diag = res.private_graph.diagnostics
     print(f"mechanism:         {diag['low_rank_mechanism']} (rank {res.private_graph.rank})")
     scr = diag.get("screening")

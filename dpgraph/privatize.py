@@ -10,8 +10,9 @@ made private first; derivation in docs/privacy.md, section 4):
 
 0. **Screening** (``route="auto"``, unweighted graphs; 4.9). A private edge count predicts
    whether the PCA's private gap test can pass at this budget; if not (sparse real graphs),
-   the rest of the budget goes to randomized response on all pairs, de-biased and projected
-   onto ``[0, 1]``, and steps 1-5 are skipped.
+   the rest of the budget goes to randomized response on all pairs (kept de-biased as
+   ``PrivateGraph.unbiased``, exported through its projection onto ``[0, 1]``), and steps 1-5
+   are skipped.
 
 1. **Private degrees.** ``d^ = d + N(0, sigma_1^2 I)``; one edge changes two degrees by at most
    1 each, so the L2 sensitivity is ``sqrt(2)``.
@@ -31,9 +32,9 @@ made private first; derivation in docs/privacy.md, section 4):
    ``rho = max(s^, 0) + 2 sigma_2`` (Sec. 2.1 and (7.2)); the synthetic weighted graph is
    ``D~^1/2 A^ D~^1/2`` with its diagonal removed.
 
-Budget: basic composition of steps 0, 1, 3 and 4 (``screen_share``, ``degree_share``,
-``tail_share`` of both epsilon and delta; the rest to step 3). A halted step 3 gives its unused
-budget to randomized response (4.7).
+Budget: basic composition of steps 0, 1, 3 and 4 (``screen_share`` of epsilon, Laplace;
+``degree_share``, ``tail_share`` of both epsilon and delta; the rest to step 3). A halted
+step 3 gives its unused budget to randomized response (4.7).
 """
 
 from __future__ import annotations

@@ -14,10 +14,13 @@ def test_posterior_matches_simulated_bayes():
     for pi in (0.02, 0.3, 0.8):
         A = rng.random(draws) < pi
         Y = A ^ (rng.random(draws) < p)
+        def flat(s, e, pi=pi):
+            return np.full((e - s, 2), pi)
+
         U = np.array([[0.0, (1 - p) / (1 - 2 * p)], [(1 - p) / (1 - 2 * p), 0.0]])
-        seen = rr_posterior.posterior_weights(U, p, lambda s, e: np.full((e - s, 2), pi))[0, 1]
+        seen = rr_posterior.posterior_weights(U, p, flat)[0, 1]
         U[0, 1] = U[1, 0] = -p / (1 - 2 * p)
-        unseen = rr_posterior.posterior_weights(U, p, lambda s, e: np.full((e - s, 2), pi))[0, 1]
+        unseen = rr_posterior.posterior_weights(U, p, flat)[0, 1]
         for value, mask in ((seen, Y), (unseen, ~Y)):
             freq = A[mask].mean()
             se = np.sqrt(freq * (1 - freq) / mask.sum())
