@@ -29,9 +29,10 @@ from .privatize import DEFAULT_RANK, PrivateGraph, _check_share, check_private_g
 
 __all__ = ["PrivateCutResult", "max_cut", "max_bisection"]
 
-# Above this many nodes "auto" solves two candidates instead of four (each solve of a dense
-# n = 10,000 instance takes about a minute on this machine: BENCHMARKS.md).
-_FEW_CANDIDATES_ABOVE_N = 5000
+# Above this many nodes "auto" solves one objective (the de-biased release) instead of four and
+# chooses among its roundings only: one solve of a dense n = 10,000 instance takes about a
+# minute and a half on this machine (BENCHMARKS.md), and the goal is two minutes end to end.
+_ONE_OBJECTIVE_ABOVE_N = 5000
 
 
 @dataclass(eq=False)
@@ -89,8 +90,8 @@ class PrivateCutResult:
 def _candidate_names(pg: PrivateGraph, candidates, rank: int) -> tuple:
     offered = pg.objective_names(rank)
     if candidates == "auto":
-        if pg.n > _FEW_CANDIDATES_ABOVE_N:  # keep large instances within the time goal
-            return tuple(c for c in offered if c in ("unbiased", "posterior-lowrank-2")) or offered
+        if pg.n > _ONE_OBJECTIVE_ABOVE_N and "unbiased" in offered:  # the time goal
+            return ("unbiased",)
         return offered
     names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
     bad = [c for c in names if c not in offered
@@ -137,7 +138,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     ledger.extend(pg.ledger)
     chosen, x = 0, results[0].x
     pool, owner = _candidate_pool(results)
-    if len(results) > 1:
+    if pg.unbiased is not None and pool.shape[1] > 1:  # the randomized-response route
         # Every candidate partition is fixed (post-processing); their cuts in the input are
         # monotone with sensitivity 1 under edge adjacency: docs/privacy.md 4.11.
         k = monotone_exponential_mechanism(
@@ -221,12 +222,14 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=No
         rounding of every objective's solve; monotone exponential mechanism on their cuts in
         the input, default 0.04: Gumbel scale 25 at epsilon 1; docs/privacy.md 4.11).
         The rest, ``1 - estimate_share - select_share``, and all of delta go to
-        :func:`dpgraph.privatize`. Unspent when there is one candidate (the PCA route).
+        :func:`dpgraph.privatize`. Unspent on the PCA route.
     candidates : "auto", str or sequence of str
         Objectives solved on the release (:meth:`PrivateGraph.objective_names`). On the
         randomized-response route ``"auto"`` solves the de-biased release and three
-        empirical-Bayes posterior objectives (two above 5,000 nodes), then picks one partition
-        privately; measured, no single objective is best on every graph (BENCHMARKS.md).
+        empirical-Bayes posterior objectives (only the de-biased release above 5,000 nodes),
+        then picks one of all their distinct roundings privately; measured, no single objective
+        is best on every graph (BENCHMARKS.md). On the PCA route: the synthetic graph, and the
+        engine's best rounding on it (no selection, ``select_share`` unspent).
     solver_options, privatize_options : dict
         Passed to :func:`dpgraph.csp.solve_max_cut` and :func:`dpgraph.privatize`.
 
