@@ -280,8 +280,9 @@ class PrivateGraph:
         weights and ``normalizer`` is all ones).
     projected : ndarray or None
         ``A^``: the projection of ``A^'`` onto non-negative bounded-spectrum matrices (dense).
-        None on the default randomized-response route, where it is ``clip(unbiased, 0, 1)``
-        and is computed when asked for (one dense n x n matrix is held, not two).
+        None on the randomized-response route (unless ``rr_postprocess="low-rank"``), where
+        :meth:`weights` computes the export from ``unbiased`` when asked (one dense n x n
+        matrix is held, not two).
     ledger : PrivacyLedger
     diagnostics : dict
         Private (released) quantities and method details: tau, w, the private tail estimate,
@@ -318,9 +319,14 @@ class PrivateGraph:
         return bool(self.diagnostics.get("pca_halted", False))
 
     def weights(self) -> np.ndarray:
-        """Dense synthetic weight matrix ``D~^1/2 A^ D~^1/2`` (zero diagonal, entries >= 0)."""
-        if self.projected is None:  # randomized-response route: the box projection
-            W = np.clip(self.unbiased, 0.0, 1.0)
+        """Dense synthetic weight matrix (zero diagonal, entries >= 0).
+
+        PCA route: ``D~^1/2 A^ D~^1/2``. Randomized-response route: by default the posterior
+        means ``E[A_ij | release]`` under the empirical Chung-Lu prior (entries in [0, 1], total
+        weight close to the edge count; ``rr_postprocess`` of :func:`privatize`)."""
+        if self.projected is None:  # randomized-response route: see rr_postprocess
+            post = self.diagnostics.get("postprocess", "box")
+            W = np.clip(self.unbiased, 0.0, 1.0) if post == "box" else self.objective(post)
         else:
             s = np.sqrt(self.normalizer)
             W = np.outer(s, s)  # exactly symmetric, so W is too
@@ -443,9 +449,10 @@ def _randomized_response_route(data: GraphData, ledger: PrivacyLedger, gen, epsi
                                rank: int, post: str, screening, timings: dict,
                                t0: float) -> "PrivateGraph":
     """Randomized response on every pair indicator with all the budget left (pure DP, 4.5),
-    de-biased, truncated to the ``rank`` eigenpairs of largest magnitude (``post="low-rank"``)
-    or not (``"box"``), and projected onto ``[0, 1]`` (perturb-and-project onto the box that
-    contains every adjacency matrix). All of it after the draw is post-processing."""
+    kept de-biased. The export (``post``): posterior means under an empirical-Bayes prior, or
+    the projection onto ``[0, 1]`` (perturb-and-project onto the box that contains every
+    adjacency matrix) with or without a rank-r truncation first. All of it after the draw is
+    post-processing."""
     n, labels = data.n, data.labels
     W, p = _randomized_response_matrix(
         data.weights, epsilon=epsilon, ledger=ledger, rng=gen,
@@ -477,7 +484,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
               regularization="mean",
               projection: str = "auto", fallback: str = "randomized-response",
               max_projector_noise: float | None = 0.5, route: str = "auto",
-              screen_share: float = 0.005, rr_postprocess: str = "box",
+              screen_share: float = 0.005, rr_postprocess: str = "posterior-degree",
               weight: str = "weight", pca_options: dict | None = None) -> PrivateGraph:
     """Release a private synthetic version of ``G`` under edge-level (epsilon, delta)-DP.
 
@@ -520,12 +527,15 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         never does.
     screen_share : float
         Fraction of epsilon for the screening edge count (``route="auto"``; Laplace, pure DP).
-    rr_postprocess : {"box", "low-rank"}
-        Randomized-response route: the de-biased pair weights are projected onto ``[0, 1]``
-        (``"box"``, the default), or first truncated to rank ``r`` (``"low-rank"``). Measured
-        (BENCHMARKS.md): low rank helps on planted disassortative graphs but is harmful on real,
-        assortative ones, where the top |eigenvalue| components are communities and the cut
-        follows them (facebook, epsilon 4: 0.669 of the non-private cut, below a random cut).
+    rr_postprocess : {"posterior-degree", "posterior-lowrank-<k>", "box", "low-rank"}
+        The exported synthetic graph on the randomized-response route (post-processing):
+        posterior means ``E[A_ij | release]`` under the empirical Chung-Lu prior (the default)
+        or a rank-``k`` block prior (:mod:`dpgraph.rr_posterior`); the de-biased release
+        projected onto ``[0, 1]`` (``"box"``, which is the flipped graph itself: at epsilon 1
+        about 27% of all pairs are edges); or truncated to rank ``r`` and then projected
+        (``"low-rank"``). Measured (BENCHMARKS.md, fidelity): the posterior exports keep the
+        edge count and the cut queries within a few percent where ``"box"`` is off by ~5x.
+        :func:`dpgraph.max_cut` does not depend on this choice (it solves its own candidates).
     pca_options : dict, optional
         Extra keyword arguments for :func:`dpgraph.spectral.private_subspace` (e.g. ``split``).
 
@@ -556,8 +566,11 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         raise ValueError(f"projection={projection!r} is not 'auto', 'dykstra' or 'clip'")
     if route not in ("auto", "pca", "randomized-response"):
         raise ValueError(f"route={route!r} is not 'auto', 'pca' or 'randomized-response'")
-    if rr_postprocess not in ("low-rank", "box"):
-        raise ValueError(f"rr_postprocess={rr_postprocess!r} is not 'low-rank' or 'box'")
+    if rr_postprocess not in ("low-rank", "box", "posterior-degree") and not (
+            isinstance(rr_postprocess, str) and rr_postprocess.startswith("posterior-lowrank-")
+            and rr_postprocess[18:].isdigit() and int(rr_postprocess[18:]) >= 1):
+        raise ValueError(f"rr_postprocess={rr_postprocess!r} is not 'posterior-degree', "
+                         f"'posterior-lowrank-<k>', 'box' or 'low-rank'")
     screen_share = _check_share("screen_share", screen_share)
     data = as_graph_data(G, weight=weight)
     check_private_graph_input(data)

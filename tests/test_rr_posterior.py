@@ -50,8 +50,16 @@ def test_private_graph_objectives():
     assert pg.projected is None and pg.unbiased is not None
     assert pg.objective_names() == ("unbiased", "posterior-lowrank-2", "posterior-lowrank-3",
                                     "posterior-degree")
-    W = pg.weights()
-    assert W.min() >= 0 and W.max() <= 1 and np.array_equal(W, np.clip(pg.unbiased, 0, 1))
+    W = pg.weights()  # the default export: posterior means under the Chung-Lu prior
+    assert W.min() >= 0 and W.max() <= 1 and np.array_equal(W, pg.objective("posterior-degree"))
+    # its total weight tracks the edge count (the flipped graph's is ~ p n^2 / 2)
+    assert abs(W.sum() / 2 - inst.graph.m) < 0.25 * inst.graph.m
+    box = dpgraph.privatize(inst.graph, epsilon=1.0, delta=1e-6, rank=3, rng=0,
+                            rr_postprocess="box")
+    assert np.array_equal(box.weights(), np.clip(pg.unbiased, 0, 1))
+    assert box.weights().sum() / 2 > 3 * inst.graph.m
+    with pytest.raises(ValueError, match="rr_postprocess"):
+        dpgraph.privatize(inst.graph, epsilon=1.0, delta=1e-6, rr_postprocess="posterior-lowrank-0")
     for name in pg.objective_names():
         M = pg.objective(name)
         assert M.shape == (120, 120) and np.array_equal(M, M.T) and not np.diag(M).any()
