@@ -7,7 +7,7 @@ the same engine (dpgraph.csp) on the true graph. NOT PRIVATE scoring: benchmark 
 Usage (real graphs need DPGRAPH_DATA):
     python benchmarks/bench_pipeline.py planted --degrees 25,50,100,200,400 --seeds 3
     python benchmarks/bench_pipeline.py real --names G3,G35,chameleon,facebook --seeds 2
-    python benchmarks/bench_pipeline.py fidelity --epsilon 1
+    python benchmarks/bench_pipeline.py fidelity --epsilon 1 --degrees 100,400 --names facebook
 Writes a table to stdout and PNG plots to benchmarks/out/.
 """
 
@@ -79,19 +79,28 @@ def main():
                 run(name, dpgraph.datasets.load(name), args, problem)
     if args.what == "fidelity":
         from dpgraph.baselines import randomized_response
-        for d in [int(x) for x in args.degrees.split(",")]:
-            inst = dpgraph.datasets.planted_cut(args.n, d, rng=1)
-            pg = dpgraph.privatize(inst.graph, epsilon=args.epsilon, delta=1e-6, rank=args.rank, rng=0)
-            rr = randomized_response(inst.graph, epsilon=args.epsilon, rng=0)
-            for name, W in [("dpgraph", pg.weights()), ("randomized response", rr.weights)]:
-                f = fidelity(inst.graph, W, partition=inst.partition)
-                print(f"planted n={args.n} d={d} eps={args.epsilon} {name:20s} "
-                      f"degree KL {f['degree_kl']:.3f}  cut-query rel. error {f['cut_query_error']:.4f}  "
-                      f"modularity true {f['planted_modularity_true']:.3f} synthetic "
-                      f"{f['planted_modularity_synthetic']:.3f}  top eigenvalues true "
+        graphs = [(f"planted n={args.n} d={d}", dpgraph.datasets.planted_cut(args.n, d, rng=1))
+                  for d in [int(x) for x in args.degrees.split(",")]]
+        graphs += [(name, None) for name in args.names.split(",") if name]
+        for label, inst in graphs:
+            G = inst.graph if inst is not None else dpgraph.datasets.load(label)
+            part = inst.partition if inst is not None else None
+            pg = dpgraph.privatize(G, epsilon=args.epsilon, delta=1e-6, rank=args.rank, rng=0)
+            rr = randomized_response(G, epsilon=args.epsilon, rng=0)
+            rows = [("dpgraph export", pg.weights()),
+                    ("randomized response graph (flipped bits)", np.clip(rr.weights, 0, 1)),
+                    ("de-biased RR matrix (signed, not a graph)", rr.weights)]
+            for name, W in rows:
+                f = fidelity(G, W, partition=part)
+                mod = (f"modularity true {f['planted_modularity_true']:.3f} synthetic "
+                       f"{f['planted_modularity_synthetic']:.3f}  " if part is not None else "")
+                print(f"{label} eps={args.epsilon} {name:42s} edges {W.sum() / 2:.0f} "
+                      f"(true {dpgraph.graph.as_graph_data(G).total_weight:.0f})  "
+                      f"degree KL {f['degree_kl']:.3f}  cut-query rel. error "
+                      f"{f['cut_query_error']:.4f}  {mod}top eigenvalues true "
                       f"{np.round(f['top_eigenvalues_true'], 3).tolist()} synthetic "
                       f"{np.round(f['top_eigenvalues_synthetic'], 3).tolist()}", flush=True)
-
+                del W
 
 if __name__ == "__main__":
     main()

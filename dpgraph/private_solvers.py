@@ -25,7 +25,8 @@ import numpy as np
 from .privacy import (PrivacyLedger, laplace_mechanism, make_rng,
                       monotone_exponential_mechanism)
 from .privacy._validate import check_delta, check_epsilon
-from .privatize import DEFAULT_RANK, PrivateGraph, _check_share, check_private_graph_input, privatize
+from .privatize import (DEFAULT_RANK, PrivateGraph, _check_share, _screen,
+                        check_private_graph_input, privatize, release_edge_count)
 
 __all__ = ["PrivateCutResult", "max_cut", "max_bisection"]
 
@@ -122,8 +123,24 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
         raise ValueError("estimate_share + select_share must be < 1 (the rest privatizes)")
     data = as_graph_data(G)
     check_private_graph_input(data)
-    pg = privatize(data, epsilon=(1 - estimate_share - select_share) * epsilon, delta=delta,
-                   rank=rank, rng=gen, **(privatize_options or {}))
+    ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
+    opts = dict(privatize_options or {})
+    m_hat = None
+    if (opts.get("route", "auto") == "auto" and data.is_unweighted
+            and opts.get("fallback", "randomized-response") == "randomized-response"):
+        # the screening count, released here so that it can also size the side releases
+        screen_share = _check_share("screen_share", opts.pop("screen_share", 0.005))
+        m_hat = release_edge_count(data, screen_share * epsilon, ledger, gen)
+        opts["edge_count"] = m_hat
+    eps_select, eps_estimate = _side_budgets(epsilon, select_share, estimate_share, m_hat)
+    if m_hat is not None and _screen(
+            m_hat, data.n, epsilon - ledger.spent[0] - eps_select - eps_estimate, delta,
+            opts.get("degree_share", 0.05), opts.get("tail_share", 0.05),
+            opts.get("core_share", 0.1))["predicted_pass"]:
+        eps_select = 0.0  # the PCA route makes no choice (its budget goes to the PCA instead)
+    pg = privatize(data, epsilon=epsilon - ledger.spent[0] - eps_select - eps_estimate,
+                   delta=delta, rank=rank, rng=gen, **opts)
+    ledger.extend(pg.ledger)
     t_priv = time.perf_counter() - t0
     names = _candidate_names(pg, candidates, rank)
     eta = max(float(pg.diagnostics.get("tail_estimate", 0.0)), float(kappa))
@@ -134,15 +151,13 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     t0 = time.perf_counter()
     results = [solver(pg.objective(name), labels=pg.labels, rng=gen, **options) for name in names]
     t_solve = time.perf_counter() - t0
-    ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
-    ledger.extend(pg.ledger)
     chosen, x = 0, results[0].x
     pool, owner = _candidate_pool(results)
     if pg.unbiased is not None and pool.shape[1] > 1:  # the randomized-response route
         # Every candidate partition is fixed (post-processing); their cuts in the input are
         # monotone with sensitivity 1 under edge adjacency: docs/privacy.md 4.11.
         k = monotone_exponential_mechanism(
-            _cuts(data, pool), sensitivity=1.0, epsilon=select_share * epsilon, ledger=ledger,
+            _cuts(data, pool), sensitivity=1.0, epsilon=eps_select, ledger=ledger,
             name="choice among candidate partitions", rng=gen,
             note=f"{pool.shape[1]} distinct roundings of {len(names)} objectives {names}; "
                  f"monotone cuts (docs/privacy.md 4.11)")
@@ -153,7 +168,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                  {lab for lab, xi in zip(pg.labels, x) if xi < 0})
     # The partition is fixed now; its cut in the input has sensitivity 1 (4.10).
     estimate, _ = laplace_mechanism(
-        cut_value(data, assignment), sensitivity=1.0, epsilon=estimate_share * epsilon,
+        cut_value(data, assignment), sensitivity=1.0, epsilon=eps_estimate,
         ledger=ledger, name="cut of the returned partition", rng=gen,
         note="fixed partition; one edge changes its cut by <= 1 (docs/privacy.md 4.10)")
     synthetic_value = _cut_of(pg.weights(), x)
@@ -165,6 +180,23 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                      "objective": names[chosen], "candidates": names,
                      "candidate_partitions": int(pool.shape[1]),
                      "objective_values": {n: float(r.value) for n, r in zip(names, results)}})
+
+
+def _side_budgets(epsilon: float, select_share: float, estimate_share: float,
+                  m_hat: float | None) -> tuple[float, float]:
+    """Epsilon of the choice (4.11) and of the estimate (4.10).
+
+    At most ``select_share`` / ``estimate_share`` of epsilon, and no more than what puts the
+    choice's Gumbel scale at 0.1% and the estimate's Laplace scale at 0.5% of the released
+    edge count ``m_hat`` (cuts are of order m / 2). Both releases need a fixed *absolute*
+    epsilon for a given accuracy, so at large epsilon they take an ever smaller share and the
+    rest goes to the release that limits the answer. A function of released values only.
+    """
+    eps_s, eps_e = select_share * epsilon, estimate_share * epsilon
+    if m_hat is None:
+        return eps_s, eps_e
+    m = max(float(m_hat), 1.0)
+    return min(eps_s, 1000.0 / m), min(eps_e, 200.0 / m)
 
 
 def _candidate_pool(results) -> tuple[np.ndarray, list]:
@@ -215,14 +247,17 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=No
     kappa : float
         Accuracy floor of Alg. 7.13 step 4: ``eta = max(sigma_{r+1} estimate, kappa)``.
     estimate_share : float
-        Fraction of epsilon spent on the private estimate of the returned partition's cut
-        (Laplace, default 0.01).
+        At most this fraction of epsilon (default 0.01) goes to the private estimate of the
+        returned partition's cut (Laplace; 4.10).
     select_share : float
-        Fraction of epsilon spent on choosing among the candidate partitions (every distinct
-        rounding of every objective's solve; monotone exponential mechanism on their cuts in
-        the input, default 0.04: Gumbel scale 25 at epsilon 1; docs/privacy.md 4.11).
-        The rest, ``1 - estimate_share - select_share``, and all of delta go to
-        :func:`dpgraph.privatize`. Unspent on the PCA route.
+        At most this fraction of epsilon (default 0.04) goes to choosing among the candidate
+        partitions (every distinct rounding of every objective's solve; monotone exponential
+        mechanism on their cuts in the input; docs/privacy.md 4.11). None on the PCA route.
+        On unweighted graphs 0.5% of epsilon first releases the edge count ``m^`` (the
+        screening of :func:`dpgraph.privatize`), and the two side releases take no more than
+        what puts their noise scales at 0.1% (choice) and 0.5% (estimate) of ``m^``: at epsilon
+        1 on a 20,000-edge graph they take the full 4% and 1%, at epsilon 4 1.25% and 0.25%.
+        The rest of epsilon and all of delta go to :func:`dpgraph.privatize`.
     candidates : "auto", str or sequence of str
         Objectives solved on the release (:meth:`PrivateGraph.objective_names`). On the
         randomized-response route ``"auto"`` solves the de-biased release and three

@@ -53,7 +53,8 @@ from .privacy import (PrivacyLedger, gaussian_mechanism, laplace_mechanism, make
                       randomized_response, symmetric_gaussian_noise)
 from .privacy._validate import check_delta, check_epsilon
 
-__all__ = ["PrivateGraph", "privatize", "check_private_graph_input", "DEFAULT_RANK"]
+__all__ = ["PrivateGraph", "privatize", "check_private_graph_input", "release_edge_count",
+           "DEFAULT_RANK"]
 
 DEFAULT_RANK = 8
 # Above this many nodes the dense n x n projection is replaced by its first step (entrywise
@@ -479,13 +480,26 @@ def _randomized_response_route(data: GraphData, ledger: PrivacyLedger, gen, epsi
                         unbiased=W)
 
 
+def release_edge_count(data: GraphData, epsilon: float, ledger: PrivacyLedger, rng) -> float:
+    """The screening release (docs/privacy.md 4.9): total edge weight + Laplace(1/epsilon).
+
+    Laplace (pure DP): at a small share its scale is far below the Gaussian's, and the whole
+    delta stays for the route."""
+    m_hat, _ = laplace_mechanism(
+        data.total_weight, sensitivity=1.0, epsilon=epsilon, ledger=ledger,
+        name="screening: edge count", rng=rng,
+        note="one edge changes the total weight by <= 1 (docs/privacy.md 4.9)")
+    return float(m_hat)
+
+
 def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
               degree_share: float = 0.05, tail_share: float = 0.05, core_share: float = 0.1,
               regularization="mean",
               projection: str = "auto", fallback: str = "randomized-response",
               max_projector_noise: float | None = 0.5, route: str = "auto",
               screen_share: float = 0.005, rr_postprocess: str = "posterior-degree",
-              weight: str = "weight", pca_options: dict | None = None) -> PrivateGraph:
+              weight: str = "weight", pca_options: dict | None = None,
+              edge_count: float | None = None) -> PrivateGraph:
     """Release a private synthetic version of ``G`` under edge-level (epsilon, delta)-DP.
 
     Parameters
@@ -538,6 +552,10 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         :func:`dpgraph.max_cut` does not depend on this choice (it solves its own candidates).
     pca_options : dict, optional
         Extra keyword arguments for :func:`dpgraph.spectral.private_subspace` (e.g. ``split``).
+    edge_count : float, optional
+        A private release of the total edge weight that the caller has already made and
+        charged to its own ledger (:func:`release_edge_count`); with ``route="auto"`` it is used
+        for the screening instead of a new release (:func:`dpgraph.max_cut` does this).
 
     Returns
     -------
@@ -588,13 +606,11 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
             if route == "randomized-response":
                 raise ValueError("route='randomized-response' needs an unweighted graph")
         elif route == "auto":
-            # Laplace (pure DP): at a 1% share its scale 1/(0.01 eps) is far below the
-            # Gaussian's, and the whole delta stays for the route
-            m_hat, _ = laplace_mechanism(
-                data.total_weight, sensitivity=1.0, epsilon=screen_share * epsilon,
-                ledger=ledger, name="screening: edge count", rng=gen,
-                note="one edge changes the total weight by <= 1 (docs/privacy.md 4.9)")
-            eps_rest, dlt_rest = (1 - screen_share) * epsilon, delta
+            if edge_count is None:
+                m_hat = release_edge_count(data, screen_share * epsilon, ledger, gen)
+                eps_rest, dlt_rest = (1 - screen_share) * epsilon, delta
+            else:  # released (and charged) by the caller
+                m_hat, eps_rest, dlt_rest = float(edge_count), epsilon, delta
             screening = _screen(m_hat, data.n, eps_rest, dlt_rest, degree_share, tail_share,
                                 core_share)
             epsilon, delta = eps_rest, dlt_rest

@@ -120,6 +120,11 @@ def test_max_cut_pca_route_has_one_candidate():
     assert "choice among candidate partitions" not in [e.name for e in res.ledger.entries]
     eps, dlt = res.ledger.spent
     assert eps <= 1.0 * (1 + 1e-9) and dlt <= 1e-6 * (1 + 1e-9)
+    # screened onto the PCA route by max_cut itself: no budget is held back for a choice
+    dense = dpgraph.datasets.planted_cut(400, 150, rng=0)
+    res = dpgraph.max_cut(dense.graph, epsilon=8.0, delta=1e-6, rank=2, rng=0)
+    assert res.private_graph.diagnostics["route"] == "pca"
+    assert math.isclose(res.ledger.spent[0], 8.0, rel_tol=1e-9)
 
 
 def test_candidate_cuts_match_cut_value():
@@ -132,3 +137,23 @@ def test_candidate_cuts_match_cut_value():
     expect = [cut_value(G, {v: int(X[i, k] > 0) for i, v in enumerate(data.labels)})
               for k in range(5)]
     assert np.allclose(_cuts(data, X), expect)
+
+
+def test_side_budgets_shrink_with_the_edge_count():
+    from dpgraph.private_solvers import _side_budgets
+
+    assert _side_budgets(1.0, 0.04, 0.01, None) == (0.04, 0.01)
+    assert _side_budgets(1.0, 0.04, 0.01, 20_000) == (0.04, 0.01)
+    s, e = _side_budgets(4.0, 0.04, 0.01, 20_000)
+    assert math.isclose(s, 0.05) and math.isclose(e, 0.01)
+    assert _side_budgets(1.0, 0.04, 0.01, -5.0) == (0.04, 0.01)  # a noisy negative count
+
+
+def test_ledger_is_the_budget_at_large_epsilon():
+    inst = dpgraph.datasets.planted_cut(600, 20, rng=3)  # ~6,000 edges: 1000/m < 0.04 eps
+    res = dpgraph.max_cut(inst.graph, epsilon=6.0, delta=1e-6, rng=1)
+    names = [e.name for e in res.ledger.entries]
+    assert names[0] == "screening: edge count" and names.count("screening: edge count") == 1
+    assert math.isclose(res.ledger.spent[0], 6.0, rel_tol=1e-9)
+    sel = res.ledger.entries[-2]
+    assert sel.name == "choice among candidate partitions" and sel.epsilon < 0.04 * 6.0
