@@ -80,7 +80,10 @@ def test_selection_probabilities_adjacent():
         for j in range(i + 1, n):
             for w in (0.0, 1.0):
                 H = G.copy()
-                H.add_edge(i, j, weight=w)
+                if w > 0:
+                    H.add_edge(i, j, weight=w)
+                elif H.has_edge(i, j):
+                    H.remove_edge(i, j)  # weight 0 = no edge
                 moved = [cut_value(H, c) for c in cands]
                 diffs = np.subtract(moved, base)
                 assert np.all(np.abs(diffs) <= 1 + 1e-12)  # sensitivity 1
