@@ -60,8 +60,13 @@ class PrivateCutResult:
     ledger : PrivacyLedger
     private_graph : PrivateGraph
     solver : object
-        The engine's result on the synthetic instance (rounding used, timings, ...).
+        The engine's result on the chosen objective (timings, certificate, ...); its own best
+        rounding on that objective may differ from ``partition``, which the private choice
+        picked among all roundings.
     diagnostics : dict
+        ``objective`` (the winner), ``candidates`` (objectives solved),
+        ``candidate_partitions`` (distinct roundings chosen among), ``objective_values``
+        (each solve's value on its own objective, post-processing), timings.
     """
 
     partition: tuple
