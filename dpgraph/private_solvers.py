@@ -269,7 +269,7 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=No
         empirical-Bayes posterior objectives (only the de-biased release above 5,000 nodes),
         then picks one of all their distinct roundings privately; measured, no single objective
         is best on every graph (BENCHMARKS.md). On the PCA route: the synthetic graph, and the
-        engine's best rounding on it (no selection, ``select_share`` unspent).
+        engine's best rounding on it (no choice; nothing is reserved for one).
     solver_options, privatize_options : dict
         Passed to :func:`dpgraph.csp.solve_max_cut` and :func:`dpgraph.privatize`.
 
