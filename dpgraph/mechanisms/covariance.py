@@ -17,7 +17,7 @@ import numpy as np
 from ..privacy import PrivacyLedger
 from ..privacy._validate import check_delta, check_epsilon
 from ..privacy.noise import symmetric_gaussian_noise
-from .jl import second_moment_sensitivity
+from .jl import _rows_in_ball, second_moment_sensitivity
 from .sets import PSDTraceBall
 
 __all__ = ["SecondMomentResult", "private_second_moment"]
@@ -56,16 +56,7 @@ def private_second_moment(data, *, epsilon: float, delta: float, radius: float =
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    X = np.asarray(data, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
-        raise ValueError(f"data must be a non-empty 2-d array (rows x features), got {X.shape}")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("data must be finite")
-    r = float(radius)
-    if not (math.isfinite(r) and r > 0):
-        raise ValueError(f"radius must be a finite number > 0, got {radius!r}")
-    if np.linalg.norm(X, axis=1).max() > r * (1 + 1e-12):
-        raise ValueError(f"every row must have norm <= radius={r:g}; clip rows first")
+    X, r = _rows_in_ball(data, radius)
     m, d = X.shape
     sens = second_moment_sensitivity(m, r)
     if ledger is None:

@@ -240,6 +240,17 @@ def _rows(data):
     return X
 
 
+def _rows_in_ball(data, radius) -> tuple[np.ndarray, float]:
+    """The rows as a float array and ``radius`` as a float, refusing rows longer than it."""
+    X = _rows(data)
+    r = float(radius)
+    if not (math.isfinite(r) and r > 0):
+        raise ValueError(f"radius must be a finite number > 0, got {radius!r}")
+    if np.linalg.norm(X, axis=1).max() > r * (1 + 1e-12):
+        raise ValueError(f"every row must have norm <= radius={r:g}; clip rows first")
+    return X, r
+
+
 def jl_second_moment(data, *, epsilon: float, delta: float = 0.0, radius: float = 1.0,
                      jl_dim: int, jl: str = "gaussian", noise: str = "gaussian",
                      sensitivity_bound: str = "gordon", beta: float | None = None,
@@ -250,12 +261,7 @@ def jl_second_moment(data, *, epsilon: float, delta: float = 0.0, radius: float 
     mechanism (Nikolov Alg. 1 with ``K = {A PSD, tr A <= radius^2}``, Lemma 6.1 / Thm 1.3).
     Rows longer than ``radius`` are refused (clip them first, publicly). See the module
     docstring for the sensitivity bound and the lift."""
-    X = _rows(data)
-    r = float(radius)
-    if not (math.isfinite(r) and r > 0):
-        raise ValueError(f"radius must be a finite number > 0, got {radius!r}")
-    if np.linalg.norm(X, axis=1).max() > r * (1 + 1e-12):
-        raise ValueError(f"every row must have norm <= radius={r:g}; clip rows first")
+    X, r = _rows_in_ball(data, radius)
     m, d = X.shape
     S = X.T @ X / m
     return _jl_release(S, m=m, radius_sq=r * r, d=d, epsilon=epsilon, delta=delta,
