@@ -19,7 +19,8 @@ import dpgraph
 from dpgraph.csp import solve_max_cut
 from dpgraph.evaluate import cut_value
 from dpgraph.graph import as_graph_data
-from dpgraph.private_solvers import _cuts
+from dpgraph.csp._operator import as_weight_operator
+from dpgraph.csp.rounding import cut_values
 
 
 def graph(name):
@@ -36,6 +37,7 @@ def main():
     args = p.parse_args()
     for name in args.names.split(","):
         data = as_graph_data(graph(name))
+        true_op = as_weight_operator(data)
         ref = cut_value(data, solve_max_cut(data, rng=0, tol=1e-4).assignment)
         rows = {}
         for seed in range(args.seeds):
@@ -43,7 +45,7 @@ def main():
             for obj in pg.objective_names():
                 t0 = time.perf_counter()
                 res = solve_max_cut(pg.objective(obj), labels=pg.labels, rng=seed, tol=1e-4)
-                best = float(_cuts(data, res.info["rounded"]).max())
+                best = float(cut_values(true_op, res.info["rounded"].astype(float)).max())
                 rows.setdefault(obj, []).append((cut_value(data, res.assignment) / ref, best / ref,
                                                  time.perf_counter() - t0))
         print(f"\n## {name}, epsilon {args.epsilon:g}, {args.seeds} seeds (mean); reference {ref:g}")

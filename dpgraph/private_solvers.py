@@ -25,8 +25,8 @@ import numpy as np
 from .privacy import (PrivacyLedger, laplace_mechanism, make_rng,
                       monotone_exponential_mechanism)
 from .privacy._validate import check_delta, check_epsilon
-from .privatize import (DEFAULT_RANK, PrivateGraph, _check_share, _screen,
-                        check_private_graph_input, privatize, release_edge_count)
+from .privatize import (_SCREEN_SHARE, DEFAULT_RANK, PrivateGraph, _check_share, _screen,
+                        _screens, check_private_graph_input, privatize, release_edge_count)
 
 __all__ = ["PrivateCutResult", "max_cut", "max_bisection"]
 
@@ -111,7 +111,8 @@ def _candidate_names(pg: PrivateGraph, candidates, rank: int) -> tuple:
 def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share, select_share,
            candidates, solver_options, privatize_options):
     from .csp import solve_max_bisection, solve_max_cut
-    from .evaluate import cut_value
+    from .csp._operator import as_weight_operator
+    from .csp.rounding import cut_values
     from .graph import as_graph_data
 
     gen = make_rng(rng)
@@ -131,17 +132,15 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     opts = dict(privatize_options or {})
     m_hat = None
-    if (opts.get("route", "auto") == "auto" and data.is_unweighted
-            and opts.get("fallback", "randomized-response") == "randomized-response"):
+    if _screens(data, opts.get("route", "auto"), opts.get("fallback", "randomized-response")):
         # the screening count, released here so that it can also size the side releases
-        screen_share = _check_share("screen_share", opts.pop("screen_share", 0.005))
+        screen_share = _check_share("screen_share", opts.pop("screen_share", _SCREEN_SHARE))
         m_hat = release_edge_count(data, screen_share * epsilon, ledger, gen)
         opts["edge_count"] = m_hat
     eps_select, eps_estimate = _side_budgets(epsilon, select_share, estimate_share, m_hat)
-    if m_hat is not None and _screen(
-            m_hat, data.n, epsilon - ledger.spent[0] - eps_select - eps_estimate, delta,
-            opts.get("degree_share", 0.05), opts.get("tail_share", 0.05),
-            opts.get("core_share", 0.1))["predicted_pass"]:
+    shares = {k: opts[k] for k in ("degree_share", "tail_share", "core_share") if k in opts}
+    if m_hat is not None and _screen(m_hat, data.n, epsilon - ledger.spent[0] - eps_select
+                                     - eps_estimate, delta, **shares)["predicted_pass"]:
         eps_select = 0.0  # the PCA route makes no choice (its budget goes to the PCA instead)
     pg = privatize(data, epsilon=epsilon - ledger.spent[0] - eps_select - eps_estimate,
                    delta=delta, rank=rank, rng=gen, **opts)
@@ -158,11 +157,13 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     t_solve = time.perf_counter() - t0
     chosen, x = 0, results[0].x
     pool, owner = _candidate_pool(results)
+    true_op = as_weight_operator(data)  # NOT private: read only through the releases below
     if pg.unbiased is not None and pool.shape[1] > 1:  # the randomized-response route
         # Every candidate partition is fixed (post-processing); their cuts in the input are
         # monotone with sensitivity 1 under edge adjacency: docs/privacy.md 4.11.
         k = monotone_exponential_mechanism(
-            _cuts(data, pool), sensitivity=1.0, epsilon=eps_select, ledger=ledger,
+            cut_values(true_op, pool.astype(np.float64)), sensitivity=1.0, epsilon=eps_select,
+            ledger=ledger,
             name="choice among candidate partitions", rng=gen,
             note=f"{pool.shape[1]} distinct roundings of {len(names)} objectives {names}; "
                  f"monotone cuts (docs/privacy.md 4.11)")
@@ -173,10 +174,10 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                  {lab for lab, xi in zip(pg.labels, x) if xi < 0})
     # The partition is fixed now; its cut in the input has sensitivity 1 (4.10).
     estimate, _ = laplace_mechanism(
-        cut_value(data, assignment), sensitivity=1.0, epsilon=eps_estimate,
+        float(cut_values(true_op, x)), sensitivity=1.0, epsilon=eps_estimate,
         ledger=ledger, name="cut of the returned partition", rng=gen,
         note="fixed partition; one edge changes its cut by <= 1 (docs/privacy.md 4.10)")
-    synthetic_value = _cut_of(pg.weights(), x)
+    synthetic_value = float(cut_values(as_weight_operator(pg.weights(), check=False), x))
     return PrivateCutResult(
         partition=partition, assignment=assignment, estimated_value=float(estimate),
         synthetic_value=synthetic_value, sdp_bound=float(res.upper_bound), eta=eta,
@@ -218,20 +219,6 @@ def _candidate_pool(results) -> tuple[np.ndarray, list]:
                 cols.append(col)
                 owner.append(k)
     return np.stack(cols, axis=1), owner
-
-
-def _cuts(data, X: np.ndarray) -> np.ndarray:
-    """Cuts of the +-1 columns of ``X`` in the input graph: ``(T - x^T W x / 2) / 2`` (NOT
-    private by itself; only released through the exponential mechanism)."""
-    Xf = X.astype(np.float64)
-    quad = np.einsum("ik,ik->k", Xf, np.asarray(data.weights @ Xf))
-    return (data.total_weight - 0.5 * quad) / 2.0
-
-
-def _cut_of(W, x) -> float:
-    """Cut of the +-1 vector ``x`` in the dense weights ``W`` (zero diagonal)."""
-    x = np.asarray(x, dtype=np.float64)
-    return float((W.sum() - x @ (W @ x)) / 4.0)
 
 
 def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,

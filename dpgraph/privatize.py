@@ -425,8 +425,21 @@ _SCREEN_GAP_PER_DEGREE = 0.5
 _SCREEN_MARGIN = 1.5
 
 
-def _screen(m_hat: float, n: int, epsilon: float, delta: float, degree_share: float,
-            tail_share: float, core_share: float) -> dict:
+# Default budget shares of privatize; dpgraph.max_cut, which makes the screening release itself,
+# predicts the route with the same values.
+_DEGREE_SHARE, _TAIL_SHARE, _CORE_SHARE, _SCREEN_SHARE = 0.05, 0.05, 0.1, 0.005
+
+
+def _screens(data: GraphData, route: str, fallback: str) -> bool:
+    """Whether ``privatize`` screens this input: ``route="auto"`` with the randomized-response
+    fallback on an unweighted graph (docs/privacy.md 4.9)."""
+    return (route == "auto" and fallback == "randomized-response"
+            and (data.is_unweighted or not data.m))
+
+
+def _screen(m_hat: float, n: int, epsilon: float, delta: float,
+            degree_share: float = _DEGREE_SHARE, tail_share: float = _TAIL_SHARE,
+            core_share: float = _CORE_SHARE) -> dict:
     """Predict from the released edge count whether the gap test of Alg. 5.2 can pass.
 
     The test passes when ``g_hat - (2 w / eps_g) ln(1/(2 delta_g)) > w`` (docs/privacy.md 3.7),
@@ -493,11 +506,12 @@ def release_edge_count(data: GraphData, epsilon: float, ledger: PrivacyLedger, r
 
 
 def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
-              degree_share: float = 0.05, tail_share: float = 0.05, core_share: float = 0.1,
+              degree_share: float = _DEGREE_SHARE, tail_share: float = _TAIL_SHARE,
+              core_share: float = _CORE_SHARE,
               regularization="mean",
               projection: str = "auto", fallback: str = "randomized-response",
               max_projector_noise: float | None = 0.5, route: str = "auto",
-              screen_share: float = 0.005, rr_postprocess: str = "posterior-degree",
+              screen_share: float = _SCREEN_SHARE, rr_postprocess: str = "posterior-degree",
               weight: str = "weight", pca_options: dict | None = None,
               edge_count: float | None = None) -> PrivateGraph:
     """Release a private synthetic version of ``G`` under edge-level (epsilon, delta)-DP.
@@ -605,7 +619,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         if not data.is_unweighted and data.m:
             if route == "randomized-response":
                 raise ValueError("route='randomized-response' needs an unweighted graph")
-        elif route == "auto":
+        elif _screens(data, route, fallback):
             if edge_count is None:
                 m_hat = release_edge_count(data, screen_share * epsilon, ledger, gen)
                 eps_rest, dlt_rest = (1 - screen_share) * epsilon, delta
@@ -640,8 +654,8 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         M, rank, EntryAdjacency(max_abs=w, symmetric=True), epsilon=pca_share * epsilon,
         delta=pca_share * delta, core_share=core_share, ledger=ledger, rng=gen,
         max_projector_noise=max_projector_noise, pca_options=pca_options,
-        fallback=(lambda eps_left, _dlt_left: _fallback_randomized_response(
-            data.weights, d_tilde, rank, epsilon=eps_left, ledger=ledger, rng=gen))
+        fallback=(lambda eps_left, _dlt_left, weights=data.weights: _fallback_randomized_response(
+            weights, d_tilde, rank, epsilon=eps_left, ledger=ledger, rng=gen))
         if use_fallback else None, fallback_name="randomized response")
     timings["private_pca"] = time.perf_counter() - t0
 

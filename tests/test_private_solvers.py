@@ -131,15 +131,17 @@ def test_max_cut_pca_route_has_one_candidate():
 
 
 def test_candidate_cuts_match_cut_value():
+    """The choice scores the candidate columns with the engine's cut_values on the input."""
+    from dpgraph.csp._operator import as_weight_operator
+    from dpgraph.csp.rounding import cut_values
     from dpgraph.graph import as_graph_data
-    from dpgraph.private_solvers import _cuts
 
     G = nx.gnp_random_graph(40, 0.3, seed=3)
     data = as_graph_data(G)
     X = np.where(np.random.default_rng(0).random((40, 5)) < 0.5, 1, -1).astype(np.int8)
     expect = [cut_value(G, {v: int(X[i, k] > 0) for i, v in enumerate(data.labels)})
               for k in range(5)]
-    assert np.allclose(_cuts(data, X), expect)
+    assert np.allclose(cut_values(as_weight_operator(data), X.astype(float)), expect)
 
 
 def test_side_budgets_shrink_with_the_edge_count():

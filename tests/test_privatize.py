@@ -142,3 +142,29 @@ def test_projection_of_an_already_nonnegative_estimate():
     X, info = _project(B[:, :1], np.array([[2.0]]), 0.1, "dykstra")  # a positive rank-1 matrix
     assert info["clip_spectral_change"] == 0.0 and info["exact_projection"]
     assert np.allclose(X, 2.0 * np.outer(B[:, 0], B[:, 0]))
+
+
+def test_screening_count_sensitivity_adjacent():
+    """4.9: the released total edge weight moves by at most 1 between adjacent graphs, and the
+    screening draw is charged as Laplace with sensitivity 1."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.privacy import PrivacyLedger
+    from dpgraph.privatize import release_edge_count
+
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        G = nx.gnp_random_graph(25, 0.3, seed=int(rng.integers(1 << 30)))
+        for u, v in G.edges:
+            G[u][v]["weight"] = float(rng.uniform(0.1, 1.0))
+        i, j = map(int, rng.choice(25, 2, replace=False))
+        H = G.copy()
+        if H.has_edge(i, j):
+            H.remove_edge(i, j)
+        else:
+            H.add_edge(i, j, weight=1.0)
+        diff = as_graph_data(G).total_weight - as_graph_data(H).total_weight
+        assert 0 < abs(diff) <= 1 + 1e-12
+    led = PrivacyLedger(epsilon=1.0, delta=0)
+    release_edge_count(as_graph_data(G), 0.01, led, 0)
+    (entry,) = led.entries
+    assert entry.mechanism == "laplace" and entry.sensitivity == 1.0 and entry.noise_scale == 100.0
