@@ -27,6 +27,7 @@ from .privacy import (PrivacyLedger, laplace_mechanism, make_rng,
 from .privacy._validate import check_delta, check_epsilon
 from .privatize import (_SCREEN_SHARE, DEFAULT_RANK, PrivateGraph, _check_share, _screen,
                         _screens, check_private_graph_input, privatize, release_edge_count)
+from .rr_posterior import prior_rank
 
 __all__ = ["PrivateCutResult", "max_cut", "max_bisection"]
 
@@ -101,7 +102,7 @@ def _candidate_names(pg: PrivateGraph, candidates, rank: int) -> tuple:
         return offered
     names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
     bad = [c for c in names if c not in offered
-           and not (c.startswith("posterior-lowrank-") and "unbiased" in offered)]
+           and not (prior_rank(c) is not None and "unbiased" in offered)]
     if not names or bad:
         raise ValueError(f"candidates={candidates!r}: this release ({pg.diagnostics.get('route')} "
                          f"route) offers {offered}")

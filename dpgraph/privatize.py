@@ -370,9 +370,9 @@ class PrivateGraph:
         if name == "posterior-degree":
             return rr_posterior.posterior_weights(self.unbiased, p,
                                                   rr_posterior.degree_prior(self.unbiased))
-        if name.startswith("posterior-lowrank-") and name[18:].isdigit():
-            k = int(name[18:])
-            if not 1 <= k < self.n - 1:
+        k = rr_posterior.prior_rank(name)
+        if k is not None:
+            if k >= self.n - 1:
                 raise ValueError(f"objective {name!r}: the prior's rank must lie in [1, n - 2]")
             return rr_posterior.posterior_weights(self.unbiased, p,
                                                   rr_posterior.low_rank_prior(self.unbiased, k))
@@ -598,9 +598,10 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         raise ValueError(f"projection={projection!r} is not 'auto', 'dykstra' or 'clip'")
     if route not in ("auto", "pca", "randomized-response"):
         raise ValueError(f"route={route!r} is not 'auto', 'pca' or 'randomized-response'")
-    if rr_postprocess not in ("low-rank", "box", "posterior-degree") and not (
-            isinstance(rr_postprocess, str) and rr_postprocess.startswith("posterior-lowrank-")
-            and rr_postprocess[18:].isdigit() and int(rr_postprocess[18:]) >= 1):
+    from .rr_posterior import prior_rank
+
+    if (rr_postprocess not in ("low-rank", "box", "posterior-degree")
+            and prior_rank(rr_postprocess) is None):
         raise ValueError(f"rr_postprocess={rr_postprocess!r} is not 'posterior-degree', "
                          f"'posterior-lowrank-<k>', 'box' or 'low-rank'")
     screen_share = _check_share("screen_share", screen_share)

@@ -32,10 +32,19 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["PI_MIN", "posterior_weights", "low_rank_prior", "degree_prior"]
+__all__ = ["PI_MIN", "posterior_weights", "low_rank_prior", "degree_prior", "prior_rank"]
 
 PI_MIN = 1e-4  # prior floor: keeps P finite and lets an observed bit still count
 _BLOCK = 1024  # rows per block: keeps temporaries at O(block * n), not O(n^2)
+
+
+def prior_rank(name) -> int | None:
+    """``k`` for an objective name ``"posterior-lowrank-<k>"`` with ``k >= 1``, else None."""
+    prefix = "posterior-lowrank-"
+    if isinstance(name, str) and name.startswith(prefix) and name[len(prefix):].isdigit():
+        k = int(name[len(prefix):])
+        return k if k >= 1 else None
+    return None
 
 
 def low_rank_prior(unbiased: np.ndarray, k: int) -> Callable[[int, int], np.ndarray]:
