@@ -110,7 +110,7 @@ def _candidate_names(pg: PrivateGraph, candidates, rank: int) -> tuple:
 
 
 def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share, select_share,
-           candidates, solver_options, privatize_options):
+           candidates, solver_options, privatize_options, route=None):
     from .csp import solve_max_bisection, solve_max_cut
     from .csp._operator import as_weight_operator
     from .csp.rounding import cut_values
@@ -132,15 +132,20 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     check_private_graph_input(data)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     opts = dict(privatize_options or {})
+    if route is not None:
+        opts["route"] = route
+    matrix_free = opts.get("route") == "matrix-free"
     m_hat = None
-    if _screens(data, opts.get("route", "auto"), opts.get("fallback", "randomized-response")):
+    if matrix_free or _screens(data, opts.get("route", "auto"),
+                               opts.get("fallback", "randomized-response")):
         # the screening count, released here so that it can also size the side releases
         screen_share = _check_share("screen_share", opts.pop("screen_share", _SCREEN_SHARE))
         m_hat = release_edge_count(data, screen_share * epsilon, ledger, gen)
-        opts["edge_count"] = m_hat
+        if not matrix_free:
+            opts["edge_count"] = m_hat
     eps_select, eps_estimate = _side_budgets(epsilon, select_share, estimate_share, m_hat)
     shares = {k: opts[k] for k in ("degree_share", "tail_share", "core_share") if k in opts}
-    if m_hat is not None and _screen(m_hat, data.n, epsilon - ledger.spent[0] - eps_select
+    if m_hat is not None and not matrix_free and _screen(m_hat, data.n, epsilon - ledger.spent[0] - eps_select
                                      - eps_estimate, delta, **shares)["predicted_pass"]:
         eps_select = 0.0  # the PCA route makes no choice (its budget goes to the PCA instead)
     pg = privatize(data, epsilon=epsilon - ledger.spent[0] - eps_select - eps_estimate,
@@ -152,14 +157,15 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
     # tol 1e-4: the synthetic instance is noisy anyway, and on dense n = 2000 instances it is
     # 4x faster than 1e-6 with a certified gap of ~4e-5 (BENCHMARKS.md, CSP engine)
-    options = {"tol": 1e-4, **(solver_options or {})}
+    route_options = pg.solver_options() if hasattr(pg, "solver_options") else {}
+    options = {"tol": 1e-4, **route_options, **(solver_options or {})}
     t0 = time.perf_counter()
     results = [solver(pg.objective(name), labels=pg.labels, rng=gen, **options) for name in names]
     t_solve = time.perf_counter() - t0
     chosen, x = 0, results[0].x
     pool, owner = _candidate_pool(results)
     true_op = as_weight_operator(data)  # NOT private: read only through the releases below
-    if pg.unbiased is not None and pool.shape[1] > 1:  # the randomized-response route
+    if (pg.unbiased is not None or matrix_free) and pool.shape[1] > 1:
         # Every candidate partition is fixed (post-processing); their cuts in the input are
         # monotone with sensitivity 1 under edge adjacency: docs/privacy.md 4.11.
         k = monotone_exponential_mechanism(
@@ -178,7 +184,11 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
         float(cut_values(true_op, x)), sensitivity=1.0, epsilon=eps_estimate,
         ledger=ledger, name="cut of the returned partition", rng=gen,
         note="fixed partition; one edge changes its cut by <= 1 (docs/privacy.md 4.10)")
-    synthetic_value = float(cut_values(as_weight_operator(pg.weights(), check=False), x))
+    if matrix_free:  # the factor form's own operator: no n x n array
+        synthetic_op = pg.objective(names[chosen])
+    else:
+        synthetic_op = as_weight_operator(pg.weights(), check=False)
+    synthetic_value = float(cut_values(synthetic_op, x))
     return PrivateCutResult(
         partition=partition, assignment=assignment, estimated_value=float(estimate),
         synthetic_value=synthetic_value, sdp_bound=float(res.upper_bound), eta=eta,
@@ -225,7 +235,7 @@ def _candidate_pool(results) -> tuple[np.ndarray, list]:
 def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
             kappa: float = 0.0, estimate_share: float = 0.01, select_share: float = 0.04,
             candidates="auto", solver_options: dict | None = None,
-            privatize_options: dict | None = None) -> PrivateCutResult:
+            privatize_options: dict | None = None, route: str | None = None) -> PrivateCutResult:
     """Edge-(epsilon, delta)-DP Max-Cut of ``G`` (d'Orsi & Novikov, Alg. 7.13).
 
     Parameters
@@ -260,6 +270,13 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=No
         engine's best rounding on it (no choice; nothing is reserved for one).
     solver_options, privatize_options : dict
         Passed to :func:`dpgraph.csp.solve_max_cut` and :func:`dpgraph.privatize`.
+    route : str, optional
+        ``route`` of :func:`dpgraph.privatize` (overrides ``privatize_options["route"]``).
+        ``"matrix-free"``: the factor-form route (``O(m + n r)`` memory); the engine runs on
+        its low-rank operator, every distinct rounding is a candidate for the private choice
+        (4.11), and the edge count is released first (0.5% of epsilon, as for the screening)
+        to size the choice and the estimate. Their cuts in the input are computed with sparse
+        products.
 
     Returns
     -------
@@ -276,13 +293,14 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=No
     return _solve("maxcut", G, epsilon=epsilon, delta=delta, rank=rank, rng=rng, kappa=kappa,
                   estimate_share=estimate_share, select_share=select_share,
                   candidates=candidates, solver_options=solver_options,
-                  privatize_options=privatize_options)
+                  privatize_options=privatize_options, route=route)
 
 
 def max_bisection(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
                   kappa: float = 0.0, estimate_share: float = 0.01, select_share: float = 0.04,
                   candidates="auto", solver_options: dict | None = None,
-                  privatize_options: dict | None = None) -> PrivateCutResult:
+                  privatize_options: dict | None = None,
+                  route: str | None = None) -> PrivateCutResult:
     """Edge-(epsilon, delta)-DP Max-Bisection of ``G`` (d'Orsi & Novikov, Thm 7.19).
 
     Same as :func:`max_cut`, with the balanced engine: the sides differ in size by at most 1.
@@ -290,4 +308,4 @@ def max_bisection(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, 
     return _solve("bisection", G, epsilon=epsilon, delta=delta, rank=rank, rng=rng, kappa=kappa,
                   estimate_share=estimate_share, select_share=select_share,
                   candidates=candidates, solver_options=solver_options,
-                  privatize_options=privatize_options)
+                  privatize_options=privatize_options, route=route)

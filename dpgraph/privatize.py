@@ -513,7 +513,8 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
               max_projector_noise: float | None = 0.5, route: str = "auto",
               screen_share: float = _SCREEN_SHARE, rr_postprocess: str = "posterior-degree",
               weight: str = "weight", pca_options: dict | None = None,
-              edge_count: float | None = None) -> PrivateGraph:
+              edge_count: float | None = None,
+              matrix_free_options: dict | None = None) -> PrivateGraph:
     """Release a private synthetic version of ``G`` under edge-level (epsilon, delta)-DP.
 
     Parameters
@@ -546,13 +547,15 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         Take the halting branch before the projector step when the released gap and coherence
         bounds predict projector noise of spectral norm above this (default 0.5; the
         projector's eigengap is 1), since the projector would then carry no signal.
-    route : {"auto", "pca", "randomized-response"}
+    route : {"auto", "pca", "randomized-response", "matrix-free"}
         ``"auto"`` (unweighted graphs with the randomized-response fallback) first releases the
         edge count with ``screen_share`` of the budget and predicts from it whether the PCA's
         private gap test can pass at this budget (docs/privacy.md 4.9); if not, the whole
         remaining budget goes to randomized response instead of being spread over steps that
         would halt. ``"pca"`` always runs the PCA (with its fallback); ``"randomized-response"``
-        never does.
+        never does. ``"matrix-free"``: the matrix-free coherence-aware route
+        (:mod:`dpgraph.routes.matrix_free`; ``O(m + n r)`` memory, sparse products only; a
+        :class:`~dpgraph.routes.matrix_free.FactorPrivateGraph` with ``r + 1`` factor columns).
     screen_share : float
         Fraction of epsilon for the screening edge count (``route="auto"``; Laplace, pure DP).
     rr_postprocess : {"posterior-degree", "posterior-lowrank-<k>", "box", "low-rank"}
@@ -570,6 +573,9 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         A private release of the total edge weight that the caller has already made and
         charged to its own ledger (:func:`release_edge_count`); with ``route="auto"`` it is used
         for the screening instead of a new release (:func:`dpgraph.max_cut` does this).
+    matrix_free_options : dict, optional
+        Extra keyword arguments for
+        :func:`dpgraph.routes.matrix_free.release_matrix_free` (``route="matrix-free"``).
 
     Returns
     -------
@@ -596,8 +602,9 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         raise ValueError(f"fallback={fallback!r} is not 'randomized-response' or 'none'")
     if projection not in ("auto", "dykstra", "clip"):
         raise ValueError(f"projection={projection!r} is not 'auto', 'dykstra' or 'clip'")
-    if route not in ("auto", "pca", "randomized-response"):
-        raise ValueError(f"route={route!r} is not 'auto', 'pca' or 'randomized-response'")
+    if route not in ("auto", "pca", "randomized-response", "matrix-free"):
+        raise ValueError(f"route={route!r} is not 'auto', 'pca', 'randomized-response' or "
+                         f"'matrix-free'")
     from .rr_posterior import prior_rank
 
     if (rr_postprocess not in ("low-rank", "box", "posterior-degree")
@@ -613,6 +620,12 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     timings: dict = {}
     t0 = time.perf_counter()
+    if route == "matrix-free":  # O(m + n r) memory, sparse products only (docs/privacy.md 5)
+        from .routes.matrix_free import release_matrix_free
+
+        return release_matrix_free(data, epsilon=epsilon, delta=delta, rank=rank, ledger=ledger,
+                                   rng=gen, regularization=regularization,
+                                   **(matrix_free_options or {}))
 
     # 0. screening (docs/privacy.md 4.9): can the PCA's gap test pass at this budget?
     screening = None
