@@ -27,8 +27,13 @@ def _add_privacy_arguments(p, *, rank=True):
     p.add_argument("--delta", type=float, required=True, help="privacy budget delta (in (0, 1))")
     if rank:
         from .privatize import DEFAULT_RANK
-        p.add_argument("--rank", type=int, default=DEFAULT_RANK,
-                       help=f"rank of the private low-rank estimate (default {DEFAULT_RANK})")
+        p.add_argument("--rank", type=int, default=None,
+                       help=f"rank of the private low-rank estimate (default {DEFAULT_RANK}; "
+                            f"2 with --route matrix-free)")
+    p.add_argument("--route", choices=["auto", "pca", "randomized-response", "matrix-free"],
+                   default="auto",
+                   help="release route (default auto); matrix-free: O(m + n r) memory, sparse "
+                        "products only, for large graphs")
     p.add_argument("--seed", type=int, default=None,
                    help="random seed (default: fresh entropy from the operating system)")
 
@@ -67,7 +72,7 @@ def _run_cut(args, problem: str) -> int:
     _progress(f"read {where}: {data.n} nodes; privatizing and solving ({problem})")
     fn = max_cut if problem == "maxcut" else max_bisection
     res = fn(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=args.seed,
-             solver_options={"progress": False})
+             solver_options={"progress": False}, route=args.route)
     t = res.diagnostics["timings"]
     _progress(f"done: privatize {t['privatize']:.1f} s, solve {t['solve']:.1f} s")
     left, right = res.partition
@@ -133,7 +138,8 @@ def _cmd_synth(args) -> int:
     data, where, _ = load_input(args.graph, format=args.format)
     _progress(f"read {where}: {data.n} nodes; privatizing")
     gen = make_rng(args.seed)
-    pg = privatize(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=gen)
+    pg = privatize(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=gen,
+                   route=args.route)
     out = pg.to_graph_data(min_weight=args.min_weight) if args.weighted else pg.sample(rng=gen)
     write_graph(out, args.out)
     print(f"mechanism: {pg.diagnostics['low_rank_mechanism']}")

@@ -232,7 +232,7 @@ def _candidate_pool(results) -> tuple[np.ndarray, list]:
     return np.stack(cols, axis=1), owner
 
 
-def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
+def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
             kappa: float = 0.0, estimate_share: float = 0.01, select_share: float = 0.04,
             candidates="auto", solver_options: dict | None = None,
             privatize_options: dict | None = None, route: str | None = None) -> PrivateCutResult:
@@ -244,8 +244,9 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=No
         Anything :func:`dpgraph.graph.as_graph_data` accepts (edge weights in [0, 1]).
     epsilon, delta : float
         Privacy budget of the whole call.
-    rank : int
-        Rank of the private low-rank estimate.
+    rank : int, optional
+        Rank of the private low-rank estimate (default: that of :func:`dpgraph.privatize`,
+        8, or 2 on the matrix-free route).
     rng : None, int or numpy.random.Generator
     kappa : float
         Accuracy floor of Alg. 7.13 step 4: ``eta = max(sigma_{r+1} estimate, kappa)``.
@@ -296,7 +297,7 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=No
                   privatize_options=privatize_options, route=route)
 
 
-def max_bisection(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
+def max_bisection(G, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
                   kappa: float = 0.0, estimate_share: float = 0.01, select_share: float = 0.04,
                   candidates="auto", solver_options: dict | None = None,
                   privatize_options: dict | None = None,

@@ -505,7 +505,7 @@ def release_edge_count(data: GraphData, epsilon: float, ledger: PrivacyLedger, r
     return float(m_hat)
 
 
-def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
+def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
               degree_share: float = _DEGREE_SHARE, tail_share: float = _TAIL_SHARE,
               core_share: float = _CORE_SHARE,
               regularization="mean",
@@ -523,8 +523,9 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         Anything :func:`dpgraph.graph.as_graph_data` accepts; edge weights must lie in [0, 1].
     epsilon, delta : float
         Total privacy budget (basic composition over the steps in the module docstring).
-    rank : int
-        Rank ``r`` of the private low-rank estimate (default 8).
+    rank : int, optional
+        Rank ``r`` of the private low-rank estimate (default: 8; 2 private directions on the
+        matrix-free route, where the noise of each direction grows like ``sqrt(r)``).
     rng : None, int or numpy.random.Generator
     degree_share, tail_share : float
         Fractions of (epsilon, delta) spent on the degrees and on the tail level; the rest goes
@@ -614,6 +615,10 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     screen_share = _check_share("screen_share", screen_share)
     data = as_graph_data(G, weight=weight)
     check_private_graph_input(data)
+    if rank is None and route == "matrix-free":
+        from .routes.matrix_free import MATRIX_FREE_DEFAULT_RANK as rank
+    elif rank is None:
+        rank = DEFAULT_RANK
     rank = _check_rank(rank, data.n)
     labels = data.labels
     gen = make_rng(rng)

@@ -50,7 +50,7 @@ from ..privacy import (PrivacyLedger, approx_dp_to_zcdp_rho, gaussian_noise, mak
                        zcdp_to_approx_dp)
 from ..privatize import PrivateGraph
 
-__all__ = ["release_matrix_free", "estimated_memory", "default_steps", "clip_levels",
+__all__ = ["release_matrix_free", "MATRIX_FREE_DEFAULT_RANK", "estimated_memory", "default_steps", "clip_levels",
            "step_sensitivity", "core_sensitivity", "LowRankOperator", "FactorPrivateGraph",
            "MATRIX_FREE_DEFAULTS"]
 
@@ -64,6 +64,11 @@ MATRIX_FREE_DEFAULTS = {
     "final_weight": 4.0,
     "average": 3,          # average the last 3 iterates (budget-weighted, aligned)
 }
+
+#: Default number of private directions (``privatize(..., route="matrix-free")`` with no
+#: rank): each direction's noise grows like ``sqrt(r)`` (5.2), and on planted graphs rank 8
+#: loses what rank 1-2 find (BENCHMARKS.md, issue 11).
+MATRIX_FREE_DEFAULT_RANK = 2
 
 # Above this many nodes the dense n x n export (PrivateGraph.weights) is refused: 5,000 nodes
 # is a 200 MB array; the factor form serves everything else.
@@ -452,6 +457,53 @@ class LowRankOperator(WeightOperator):
         if self.n <= 4000:
             return float(np.abs(self.to_dense()).sum())
         return float(np.linalg.norm(K, 2) * np.sqrt(np.einsum("ij,ij->i", U, U)).sum() ** 2)
+
+    def lambda_max_bound(self, g: np.ndarray, nu: float = 0.0) -> tuple[float, dict]:
+        """An upper bound ``mu >= lambda_max(Diag(g) - W_off - nu J)`` for the engine's
+        certificate (:func:`dpgraph.csp.certify_upper_bound`), from ``k x k`` matrices only.
+
+        The matrix is ``Diag(a) - F L F^T`` with ``a = g + diag(W^)``, ``F = [U, 1]``,
+        ``L = blockdiag(K, nu)``. For ``mu > max a``, ``Delta = Diag(mu - a) > 0`` and
+        ``mu I - Diag(a) + F L F^T = Delta^1/2 (I + Delta^-1/2 F L F^T Delta^-1/2) Delta^1/2``
+        is PSD iff ``lambda_min(H^1/2 L H^1/2) >= -1`` with ``H = F^T Delta^-1 F`` (the nonzero
+        eigenvalues of ``Delta^-1/2 F L F^T Delta^-1/2`` are those of ``H^1/2 L H^1/2``). The
+        condition is monotone in ``mu``; bisection between ``max a`` and Weyl's bound
+        ``max a + lambda_max(-G^1/2 L G^1/2)^+`` (``G = F^T F``) finds the smallest passing
+        ``mu`` to a relative 1e-10, and a margin of 1e-9 of the scale covers rounding.
+        """
+        U, K = self.W.U, self.W.K
+        a = np.asarray(g, dtype=np.float64) + self.diag
+        F, L = U, K
+        if nu != 0.0:
+            F = np.column_stack([U, np.ones(self.n)])
+            L = np.zeros((K.shape[0] + 1,) * 2)
+            L[:-1, :-1], L[-1, -1] = K, nu
+        a_max = float(np.max(a))
+
+        def sym_sqrt(H):
+            w, V = np.linalg.eigh(0.5 * (H + H.T))
+            return (V * np.sqrt(np.maximum(w, 0.0))) @ V.T
+
+        def lam_min(mu):
+            H = F.T @ (F / (mu - a)[:, None])
+            R = sym_sqrt(H)
+            return float(np.linalg.eigvalsh(R @ L @ R)[0])
+
+        Gs = sym_sqrt(F.T @ F)
+        push = max(0.0, float(np.linalg.eigvalsh(-(Gs @ L @ Gs))[-1]))
+        scale = max(1.0, abs(a_max), push)
+        lo, hi = a_max, a_max + push + 1e-9 * scale
+        if lam_min(hi) < -1.0:  # cannot happen (Weyl); guard against rounding
+            hi = a_max + 2.0 * push + 1e-6 * scale
+        for _ in range(200):
+            if hi - lo <= 1e-10 * scale:
+                break
+            mid = 0.5 * (lo + hi)
+            if lam_min(mid) >= -1.0:
+                hi = mid
+            else:
+                lo = mid
+        return hi + 1e-9 * scale, {"weyl_bound": a_max + push}
 
     def __repr__(self) -> str:
         return f"LowRankOperator(n={self.n}, rank={self.W.U.shape[1]})"
