@@ -634,27 +634,30 @@ class FactorPrivateGraph(PrivateGraph):
         rows, cols = [], []
         if total > 0 and target > 0:
             counts = gen.poisson(pair_mass * (target / total))
-            cum = [np.cumsum(theta[order[starts[a]:starts[a + 1]]]) for a in range(k)]
+            probs = [theta[order[starts[a]:starts[a + 1]]] / mass[a] if mass[a] > 0 else None
+                     for a in range(k)]
 
             def draw(a, size):
-                c = cum[a]
-                pos = np.searchsorted(c, gen.random(size) * c[-1], side="right")
-                return order[starts[a] + np.minimum(pos, c.size - 1)]
+                # endpoint multiplicities ~ Multinomial(size, theta_a / mass_a): O(|a| + size)
+                members = order[starts[a]:starts[a + 1]]
+                return np.repeat(members, gen.multinomial(size, probs[a]))
 
             for a, b, c in zip(iu[0], iu[1], counts):
                 if c:
                     rows.append(draw(a, c))
-                    cols.append(draw(b, c))
+                    cols.append(gen.permutation(draw(b, c)))  # pair the endpoints at random
         if rows:
             i = np.concatenate(rows).astype(np.int64)
             j = np.concatenate(cols).astype(np.int64)
             keep = i != j
             lo, hi = np.minimum(i[keep], j[keep]), np.maximum(i[keep], j[keep])
-            key = np.unique(lo * n + hi)
+            key = np.sort(lo * n + hi)  # sort-based distinct (numpy's hash unique is slower here)
+            key = key[np.r_[True, key[1:] != key[:-1]]]
             lo, hi = key // n, key % n
         else:
             lo = hi = np.zeros(0, dtype=np.int64)
-        A = sp.csr_array((np.ones(2 * lo.size), (np.r_[lo, hi], np.r_[hi, lo])), shape=(n, n))
+        A = sp.csr_array((np.ones(2 * lo.size), (np.concatenate([lo, hi]),
+                                                 np.concatenate([hi, lo]))), shape=(n, n))
         A.sort_indices()
         return GraphData(weights=A, labels=self.labels)
 
