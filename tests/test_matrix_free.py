@@ -107,7 +107,7 @@ def test_release_accounting_and_noise_scales():
     inst = planted_cut(600, 40.0, rng=0)
     led = PrivacyLedger(epsilon=2.0, delta=1e-6)
     pg = release_matrix_free(inst.graph, epsilon=2.0, delta=1e-6, rank=2, ledger=led, rng=0,
-                             steps=6)
+                             steps=6, kappa=0.7, final_steps=2)
     assert isinstance(pg, FactorPrivateGraph)
     assert led.spent == pytest.approx((2.0, 1e-6), rel=1e-9)
     assert len(led.entries) == 1  # one charge: the composition

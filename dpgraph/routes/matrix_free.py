@@ -15,9 +15,10 @@ far beyond what the dense routes can hold (derivations: docs/privacy.md, section
    these levels follow the signal's own coherence profile, and the per-step L2 sensitivity is
    deterministic: ``kappa sqrt(r / S) sqrt(1/d~_(1) + 1/d~_(2))`` (5.2; ``d~_(1) <= d~_(2)``
    the two smallest normalizers), which does not grow with ``n``: the noise's spectral norm
-   depends on the degrees only. The last steps get a larger share of the budget
-   (``final_steps``, ``final_weight``), and the final basis is the budget-weighted average of the
-   last ``average`` iterates, aligned by orthogonal Procrustes (post-processing).
+   depends on the degrees only. The final basis is the budget-weighted average of the last
+   ``average`` iterates, aligned by orthogonal Procrustes (post-processing), which averages
+   their independent noise; optionally the last ``final_steps`` steps get ``final_weight`` times
+   the others' share.
 3. **Private core** ``C = Q^T M Q + N`` on ``Q = [u0, clip(P X_T)]`` (row-clipped at
    ``core_kappa``; sensitivity ``sqrt 2 (1 + core_kappa^2 r) / S`` on its upper triangle, 5.3).
    With ``Q = B R`` (QR), ``M^ = B K B^T``, ``K = R^-T C R^-1``: the projection of ``M`` onto
@@ -56,13 +57,13 @@ __all__ = ["release_matrix_free", "MATRIX_FREE_DEFAULT_RANK", "estimated_memory"
 
 #: Defaults of :func:`release_matrix_free` (measured on planted graphs, BENCHMARKS.md, issue 11).
 MATRIX_FREE_DEFAULTS = {
-    "kappa": 0.7,          # clipping level of the power steps, in units of sqrt(r d~_i / S)
+    "kappa": 0.4,          # clipping level of the power steps, in units of sqrt(r d~_i / S)
     "core_kappa": 2.0,     # clipping level of the core's basis
     "degree_share": 0.1,   # fraction of rho for the degrees
     "core_share": 0.02,    # fraction of rho for the core
-    "final_steps": 2,      # the last steps get final_weight times the budget of the others
+    "final_steps": 0,      # the last final_steps steps get final_weight times the others' budget
     "final_weight": 4.0,
-    "average": 3,          # average the last 3 iterates (budget-weighted, aligned)
+    "average": 4,          # average the last 4 iterates (budget-weighted, aligned)
 }
 
 #: Default number of private directions (``privatize(..., route="matrix-free")`` with no
