@@ -19,6 +19,8 @@ Usage (OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/b
       /usr/bin/time -v: python -m dpgraph maxcut FILE --epsilon 1 --delta 1e-6 --route matrix-free).
   scale --sizes 100000,300000,1000000 --degree 100
       In-process time of read-free max_cut(route="matrix-free") against m (fitted exponent).
+  file --path FILE --reference VALUE --epsilons 2,4
+      Read FILE once, then max_cut(route="matrix-free") per epsilon, cut / VALUE.
 
 Every row prints the median over seeds and the individual values; the peak RSS is printed at the
 end (process-wide).
@@ -192,6 +194,27 @@ def cmd_scale(args):
     print(f"peak RSS {_peak_gib():.2f} GiB")
 
 
+def cmd_file(args):
+    """Read one file once, then max_cut(route="matrix-free") per epsilon; the reference is
+    --reference (e.g. the planted cut written in the file's header by ``write``)."""
+    t0 = time.perf_counter()
+    G = dpgraph.read_graph(args.path)
+    print(f"# read {args.path}: n={G.n}, m={G.m} in {time.perf_counter() - t0:.1f} s; "
+          f"peak RSS {_peak_gib():.2f} GiB", flush=True)
+    ref = float(args.reference)
+    print("| epsilon | seed | cut / reference | s per call | privatize s | solve s |")
+    for eps in _floats(args.epsilons):
+        for s in range(args.seeds):
+            t0 = time.perf_counter()
+            res = dpgraph.max_cut(G, epsilon=eps, delta=1e-6, rng=s, route="matrix-free")
+            t = time.perf_counter() - t0
+            tm = res.diagnostics["timings"]
+            print(f"| {eps:g} | {s} | {cut_value(G, res.partition) / ref:.4f} | {t:.1f} | "
+                  f"{tm['privatize']:.1f} | {tm['solve']:.1f} |", flush=True)
+            del res
+    print(f"peak RSS {_peak_gib():.2f} GiB")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -222,11 +245,16 @@ def main(argv=None):
     a.add_argument("--sizes", default="100000,300000,1000000")
     a.add_argument("--degree", type=float, default=100)
     a.add_argument("--epsilon", type=float, default=1.0)
+    a = sub.add_parser("file")
+    a.add_argument("--path", required=True)
+    a.add_argument("--reference", required=True, help="denominator (e.g. the planted cut)")
+    a.add_argument("--epsilons", default="2,4")
+    a.add_argument("--seeds", type=int, default=1)
     args = p.parse_args(argv)
     print(f"# {' '.join(sys.argv)}; dpgraph {dpgraph.__version__}, numpy {np.__version__}; "
           f"{time.strftime('%Y-%m-%d %H:%M:%S')}")
     {"planted": cmd_planted, "real": cmd_real, "rank": cmd_rank, "write": cmd_write,
-     "scale": cmd_scale}[args.cmd](args)
+     "scale": cmd_scale, "file": cmd_file}[args.cmd](args)
 
 
 if __name__ == "__main__":
