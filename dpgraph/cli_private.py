@@ -30,7 +30,10 @@ def _add_privacy_arguments(p, *, rank=True):
         p.add_argument("--rank", type=int, default=DEFAULT_RANK,
                        help=f"rank of the private low-rank estimate (default {DEFAULT_RANK})")
     p.add_argument("--seed", type=int, default=None,
-                   help="random seed (default: fresh entropy from the operating system)")
+                   help="TESTING ONLY: seed the noise so runs repeat. A seeded release is NOT "
+                        "private (anyone with the seed can remove the noise); the output says "
+                        "'reproducible noise: not a private release'. Default: a "
+                        "cryptographically secure generator keyed from the operating system")
 
 
 # ----------------------------------------------------------------------------- maxcut / bisection
@@ -59,6 +62,16 @@ def _add_bisection_parser(subparsers):
     return _add_cut_parser(subparsers, "bisection", "maximum bisection")
 
 
+def _print_reproducible(ledger) -> None:
+    """Say it first, on stdout and stderr, when the noise was seeded (``--seed``)."""
+    from .privacy import REPRODUCIBLE_NOTICE
+
+    if ledger.reproducible:
+        line = f"WARNING: {REPRODUCIBLE_NOTICE} (--seed was given; for tests and benchmarks only)"
+        print(line)
+        print(f"dpgraph: {line}", file=sys.stderr)
+
+
 def _run_cut(args, problem: str) -> int:
     from .cli import load_input
     from .private_solvers import max_bisection, max_cut
@@ -71,6 +84,7 @@ def _run_cut(args, problem: str) -> int:
     t = res.diagnostics["timings"]
     _progress(f"done: privatize {t['privatize']:.1f} s, solve {t['solve']:.1f} s")
     left, right = res.partition
+    _print_reproducible(res.ledger)
     print(f"graph:             {where}")
     print(f"problem:           private {'max-cut' if problem == 'maxcut' else 'max-bisection'}")
     print(f"partition sizes:   {len(left)} / {len(right)}")
@@ -136,6 +150,7 @@ def _cmd_synth(args) -> int:
     pg = privatize(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=gen)
     out = pg.to_graph_data(min_weight=args.min_weight) if args.weighted else pg.sample(rng=gen)
     write_graph(out, args.out)
+    _print_reproducible(pg.ledger)
     print(f"mechanism: {pg.diagnostics['low_rank_mechanism']}")
     print(f"wrote {'weighted' if args.weighted else 'sampled'} synthetic graph "
           f"({out.n} nodes, {out.m} edges) to {args.out}")

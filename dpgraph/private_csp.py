@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .privacy import PrivacyLedger, gaussian_mechanism, make_rng, symmetric_gaussian_noise
+from .privacy import PrivacyLedger, reproducible_tag, gaussian_mechanism, make_rng, symmetric_gaussian_noise
 from .privacy._validate import check_delta, check_epsilon
 from .privatize import (_check_rank, _check_share, _project, _regularizer, _tail_singular_value,
                         _top_eigenpairs, normalized_adjacency, release_low_rank)
@@ -61,7 +61,8 @@ class PrivateCSPResult:
         eps, dlt = self.ledger.spent
         return (f"PrivateCSPResult(n={len(self.assignment)}, estimated_value="
                 f"{self.estimated_value:.6g}, epsilon={eps:.4g}, delta={dlt:.3g}, "
-                f"low_rank={self.diagnostics.get('low_rank_mechanism')!r})")
+                f"low_rank={self.diagnostics.get('low_rank_mechanism')!r}"
+                f"{reproducible_tag(self.ledger)})")
 
 
 def _gaussian_fallback(M: sp.csr_array, rank: int, sens: float, *, epsilon: float, delta: float,

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .privacy import (PrivacyLedger, laplace_mechanism, make_rng,
+from .privacy import (PrivacyLedger, reproducible_tag, laplace_mechanism, make_rng,
                       monotone_exponential_mechanism)
 from .privacy._validate import check_delta, check_epsilon
 from .privatize import (_SCREEN_SHARE, DEFAULT_RANK, PrivateGraph, _check_share, _screen,
@@ -91,7 +91,7 @@ class PrivateCutResult:
                 f"estimated_value={self.estimated_value:.6g}, synthetic_value={self.synthetic_value:.6g}, "
                 f"sdp_bound={self.sdp_bound:.6g}, "
                 f"epsilon={eps:.4g}, delta={dlt:.3g}, rank={self.private_graph.rank}, "
-                f"halted={self.halted})")
+                f"halted={self.halted}{reproducible_tag(self.ledger)})")
 
 
 def _candidate_names(pg: PrivateGraph, candidates, rank: int) -> tuple:

@@ -49,7 +49,7 @@ import scipy.sparse as sp
 from scipy.sparse import linalg as spla
 
 from .graph import GraphData, as_graph_data, from_matrix, to_igraph, to_networkx
-from .privacy import (PrivacyLedger, gaussian_mechanism, laplace_mechanism, make_rng,
+from .privacy import (PrivacyLedger, reproducible_tag, gaussian_mechanism, laplace_mechanism, make_rng,
                       randomized_response, symmetric_gaussian_noise)
 from .privacy._validate import check_delta, check_epsilon
 
@@ -204,6 +204,8 @@ def release_low_rank(M, rank: int, adjacency, *, epsilon: float, delta: float, c
             ledger.charge(e.name, mechanism=e.mechanism, epsilon=e.epsilon, delta=e.delta,
                           sensitivity=e.sensitivity, sensitivity_norm=e.sensitivity_norm,
                           noise_scale=e.noise_scale, note=e.note)
+        if sub_ledger.reproducible:
+            ledger.mark_reproducible(warn=False)
         eps_left = eps_sub + eps_core - math.fsum(e.epsilon for e in used)
         dlt_left = dlt_sub + dlt_core - math.fsum(e.delta for e in used)
         basis, core = fallback(eps_left, dlt_left)
@@ -414,7 +416,7 @@ class PrivateGraph:
     def __repr__(self) -> str:
         eps, dlt = self.ledger.spent
         return (f"PrivateGraph(n={self.n}, rank={self.rank}, epsilon={eps:.4g}, delta={dlt:.3g}, "
-                f"halted={self.halted})")
+                f"halted={self.halted}{reproducible_tag(self.ledger)})")
 
 
 # Heuristic (utility only, never privacy): the rank-r spectral gap of the regularized
