@@ -10,7 +10,7 @@ floating-point grid can in principle leak information. dpgraph uses NumPy's
 idealised real-valued mechanisms. The noise path is kept to these few functions so that a
 discrete or vetted sampler (e.g. the discrete Gaussian of Canonne-Kamath-Steinke) can replace it.
 
-Randomness (:mod:`dpgraph.privacy.rng`): ``rng=None`` means a ChaCha20 generator keyed from the
+Randomness (:mod:`dpgraph.privacy.rng`): ``rng=None`` means an AES-CTR or ChaCha20 generator keyed from the
 operating system's entropy (cryptographically secure); an int or a caller's
 ``numpy.random.Generator`` gives reproducible runs for tests and benchmarks, and every ledger
 charged with such noise is marked "reproducible noise: not a private release" (with a
@@ -151,7 +151,7 @@ class GaussianMatrixNoise:
 
     The matrix is a deterministic function of a key drawn once from ``rng``: block
     ``(bi, bj)`` (of ``block_size`` rows and columns) comes from its own generator keyed by
-    ``(key, bi, bj)`` (:func:`dpgraph.privacy.rng.block_generator`: ChaCha20 streams under a
+    ``(key, bi, bj)`` (:func:`dpgraph.privacy.rng.block_generator`: cipher keystream segments under a
     secure ``rng``), so products can regenerate it in any order, as often as needed, with
     ``O(block_size^2)`` extra memory. Build it through a charging function, not directly.
     """
