@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .privacy import (PrivacyLedger, laplace_mechanism, make_rng,
+from .privacy import (PrivacyLedger, reproducible_tag, laplace_mechanism, make_rng,
                       monotone_exponential_mechanism)
 from .privacy._validate import check_delta, check_epsilon
-from .privatize import (_SCREEN_SHARE, DEFAULT_RANK, PrivateGraph, _check_share, _screen,
-                        _screens, check_private_graph_input, privatize, release_edge_count)
+from .privatize import (SCREEN_SHARE, PrivateGraph, check_private_graph_input,
+                        check_share, privatize, release_edge_count, screen, screens)
+from .progress import report
 from .rr_posterior import prior_rank
 
 __all__ = ["PrivateCutResult", "max_cut", "max_bisection"]
@@ -91,7 +92,7 @@ class PrivateCutResult:
                 f"estimated_value={self.estimated_value:.6g}, synthetic_value={self.synthetic_value:.6g}, "
                 f"sdp_bound={self.sdp_bound:.6g}, "
                 f"epsilon={eps:.4g}, delta={dlt:.3g}, rank={self.private_graph.rank}, "
-                f"halted={self.halted})")
+                f"halted={self.halted}{reproducible_tag(self.ledger)})")
 
 
 def _candidate_names(pg: PrivateGraph, candidates, rank: int) -> tuple:
@@ -124,8 +125,8 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                         "dpgraph.solve_max_cut(pg.weights(), labels=pg.labels)")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    estimate_share = _check_share("estimate_share", estimate_share)
-    select_share = _check_share("select_share", select_share)
+    estimate_share = check_share("estimate_share", estimate_share)
+    select_share = check_share("select_share", select_share)
     if estimate_share + select_share >= 1:
         raise ValueError("estimate_share + select_share must be < 1 (the rest privatizes)")
     data = as_graph_data(G)
@@ -134,18 +135,19 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     opts = dict(privatize_options or {})
     if route is not None:
         opts["route"] = route
-    matrix_free = opts.get("route") == "matrix-free"
+    forced_matrix_free = opts.get("route") == "matrix-free"
     m_hat = None
-    if matrix_free or _screens(data, opts.get("route", "auto"),
-                               opts.get("fallback", "randomized-response")):
-        # the screening count, released here so that it can also size the side releases
-        screen_share = _check_share("screen_share", opts.pop("screen_share", _SCREEN_SHARE))
+    if forced_matrix_free or screens(data, opts.get("route", "auto"),
+                                     opts.get("fallback", "randomized-response")):
+        # the screening count, released here so that it can also size the side releases (on
+        # the matrix-free route too, where nothing else needs it)
+        screen_share = check_share("screen_share", opts.pop("screen_share", SCREEN_SHARE))
         m_hat = release_edge_count(data, screen_share * epsilon, ledger, gen)
-        if not matrix_free:
+        if not forced_matrix_free:
             opts["edge_count"] = m_hat
     eps_select, eps_estimate = _side_budgets(epsilon, select_share, estimate_share, m_hat)
     shares = {k: opts[k] for k in ("degree_share", "tail_share", "core_share") if k in opts}
-    if m_hat is not None and not matrix_free and _screen(m_hat, data.n, epsilon - ledger.spent[0] - eps_select
+    if m_hat is not None and not forced_matrix_free and screen(m_hat, data.n, epsilon - ledger.spent[0] - eps_select
                                      - eps_estimate, delta, **shares)["predicted_pass"]:
         eps_select = 0.0  # the PCA route makes no choice (its budget goes to the PCA instead)
     pg = privatize(data, epsilon=epsilon - ledger.spent[0] - eps_select - eps_estimate,
@@ -157,15 +159,20 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
     # tol 1e-4: the synthetic instance is noisy anyway, and on dense n = 2000 instances it is
     # 4x faster than 1e-6 with a certified gap of ~4e-5 (BENCHMARKS.md, CSP engine)
-    route_options = pg.solver_options() if hasattr(pg, "solver_options") else {}
+    matrix_free = pg.diagnostics.get("route") == "matrix-free"
+    # the factor form's engine options (Burer-Monteiro rank, local search by size)
+    route_options = pg.solver_options() if matrix_free else {}
     options = {"tol": 1e-4, **route_options, **(solver_options or {})}
     t0 = time.perf_counter()
-    results = [solver(pg.objective(name), labels=pg.labels, rng=gen, **options) for name in names]
+    results = []
+    for k, name in enumerate(names, 1):
+        report(f"solving objective {k}/{len(names)} ({name}) with the degree-2 SoS engine")
+        results.append(solver(pg.objective(name), labels=pg.labels, rng=gen, **options))
     t_solve = time.perf_counter() - t0
     chosen, x = 0, results[0].x
     pool, owner = _candidate_pool(results)
     true_op = as_weight_operator(data)  # NOT private: read only through the releases below
-    if (pg.unbiased is not None or matrix_free) and pool.shape[1] > 1:
+    if (pg.unbiased is not None or matrix_free) and pool.shape[1] > 1 and eps_select > 0:
         # Every candidate partition is fixed (post-processing); their cuts in the input are
         # monotone with sensitivity 1 under edge adjacency: docs/privacy.md 4.11.
         k = monotone_exponential_mechanism(
@@ -246,7 +253,7 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=Non
         Privacy budget of the whole call.
     rank : int, optional
         Rank of the private low-rank estimate (default: that of :func:`dpgraph.privatize`,
-        8, or 2 on the matrix-free route).
+        8 on the dense routes, 2 on the matrix-free route).
     rng : None, int or numpy.random.Generator
     kappa : float
         Accuracy floor of Alg. 7.13 step 4: ``eta = max(sigma_{r+1} estimate, kappa)``.
@@ -273,11 +280,12 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=Non
         Passed to :func:`dpgraph.csp.solve_max_cut` and :func:`dpgraph.privatize`.
     route : str, optional
         ``route`` of :func:`dpgraph.privatize` (overrides ``privatize_options["route"]``).
-        ``"matrix-free"``: the factor-form route (``O(m + n r)`` memory); the engine runs on
-        its low-rank operator, every distinct rounding is a candidate for the private choice
-        (4.11), and the edge count is released first (0.5% of epsilon, as for the screening)
-        to size the choice and the estimate. Their cuts in the input are computed with sparse
-        products.
+        On the matrix-free route (``"matrix-free"``, or ``"auto"`` on large graphs) the engine
+        runs on the release's low-rank operator (no n x n array), every distinct rounding is a
+        candidate for the private choice (4.11), and their cuts in the input, like the
+        estimate's, are computed by sparse products; with ``route="matrix-free"`` the edge
+        count is released first (0.5% of epsilon, as for the screening) to size the choice and
+        the estimate (docs/privacy.md 5.5).
 
     Returns
     -------

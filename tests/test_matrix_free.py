@@ -15,7 +15,7 @@ from dpgraph.datasets import planted_bisection, planted_cut
 from dpgraph.evaluate import cut_value
 from dpgraph.graph import GraphData, from_edges
 from dpgraph.privacy import PrivacyLedger, approx_dp_to_zcdp_rho
-from dpgraph.privatize import normalized_adjacency
+from dpgraph.routes.pca import normalized_adjacency
 from dpgraph.routes.matrix_free import (FactorPrivateGraph, LowRankOperator, clip_levels,
                                         core_sensitivity, default_steps, estimated_memory,
                                         release_matrix_free, step_sensitivity)

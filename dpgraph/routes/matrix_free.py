@@ -49,9 +49,10 @@ from ..csp import WeightOperator
 from ..graph import GraphData
 from ..privacy import (PrivacyLedger, approx_dp_to_zcdp_rho, gaussian_noise, make_rng,
                        zcdp_to_approx_dp)
-from ..privatize import PrivateGraph
+from ..private_graph import PrivateGraph
+from ..progress import report
 
-__all__ = ["release_matrix_free", "MATRIX_FREE_DEFAULT_RANK", "estimated_memory", "default_steps", "clip_levels",
+__all__ = ["release", "release_matrix_free", "MATRIX_FREE_DEFAULT_RANK", "estimated_memory", "default_steps", "clip_levels",
            "step_sensitivity", "core_sensitivity", "LowRankOperator", "FactorPrivateGraph",
            "MATRIX_FREE_DEFAULTS"]
 
@@ -118,21 +119,22 @@ def core_sensitivity(d_tilde: np.ndarray, rank: int, core_kappa: float) -> float
     return math.sqrt(2.0) * (1.0 + core_kappa ** 2 * rank) / S
 
 
-def estimated_memory(n: int, m: int, rank: int, *, solve: bool = False) -> int:
+def estimated_memory(n: int, m: int, rank: int, *, solve: bool = True) -> int:
     """Bytes the matrix-free route needs at ``n`` nodes, ``m`` edges and ``rank`` (public).
 
     The input's symmetric CSR (``2m`` float64 values and int32 indices: ``24 m``, plus the
     index pointer) and the route's working set: ``16`` length-``n`` vectors and about ``12``
     ``n x (rank + 1)`` blocks (iterates, their clipped copies, products, noise, averaged
-    iterates, factors). ``solve=True`` adds the engine on the factor form (its ``n x 8``
+    iterates, factors). ``solve=True`` (the default: the interface of :mod:`dpgraph.routes`
+    counts the solves a release implies) adds the engine on the factor form (its ``n x 8``
     Burer-Monteiro factor and batches of 64 roundings: about ``n x 240`` floats) and the
-    candidates' cut evaluations. An estimate (within about 1.5x of the measured peak,
-    BENCHMARKS.md), not a bound.
+    candidates' cut evaluations. An estimate, not a bound (BENCHMARKS.md, issue 11, compares it
+    with measured peaks).
 
     Examples
     --------
-    >>> estimated_memory(1_000_000, 50_000_000, 2) / 2**30 < 2.0
-    True
+    >>> round(estimated_memory(1_000_000, 50_000_000, 2) / 2**30, 1)
+    3.3
     """
     n, m, r = int(n), int(m), int(rank)
     total = 24 * m + 8 * (n + 1) + 8 * n * (16 + 12 * (r + 1))
@@ -243,7 +245,8 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
     regularization : "mean" or float
         ``tau`` of the normalizer ``d~ = max(d^, 0) + tau``.
     progress : bool
-        Print one line per stage to stderr.
+        Print one line per stage to stderr (otherwise lines go to :func:`dpgraph.progress.report`,
+        which the command line turns on).
 
     Returns
     -------
@@ -288,6 +291,8 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
         if progress:
             print(f"[dpgraph matrix-free {time.perf_counter() - t_start:7.1f}s] {msg}",
                   file=sys.stderr, flush=True)
+        else:
+            report(f"matrix-free: {msg}")
 
     budget = _split_budget(epsilon, delta, steps, dshare, cshare, fsteps, fweight)
     ledger.charge("matrix-free route (zCDP composition)", mechanism="gaussian (zCDP composition)",
@@ -300,7 +305,7 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
     sigma_d = math.sqrt(2.0) / math.sqrt(2.0 * budget.degrees)
     _charge(zled, "degrees", budget.degrees, budget, delta, math.sqrt(2.0), sigma_d,
             "one edge changes two degrees by <= 1 (docs/privacy.md 4.1)")
-    d_hat = data.degrees + gaussian_noise(n, sigma=sigma_d, rng=gen)
+    d_hat = data.degrees + gaussian_noise(n, sigma=sigma_d, ledger=ledger, rng=gen)
     tau = _regularization(d_hat, regularization)
     d_tilde = np.maximum(d_hat, 0.0) + tau
     S = float(d_tilde.sum())
@@ -320,7 +325,7 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
         sigma_t = delta_step / math.sqrt(2.0 * budget.steps[t])
         _charge(zled, f"power step {t + 1}", float(budget.steps[t]), budget, delta, delta_step,
                 sigma_t, "rows of Z clipped at kappa sqrt(r d~_i/S) (docs/privacy.md 5.2)")
-        Y = _normalized_product(W, inv_sqrt, Z) + gaussian_noise(Z.shape, sigma=sigma_t, rng=gen)
+        Y = _normalized_product(W, inv_sqrt, Z) + gaussian_noise(Z.shape, sigma=sigma_t, ledger=ledger, rng=gen)
         X, _ = np.linalg.qr(_deflate(Y, u0))
         sigmas.append(sigma_t)
         if t >= steps - avg:
@@ -337,15 +342,17 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
             "upper triangle of Q^T M Q, diagonal weighted 1/sqrt 2 (docs/privacy.md 5.3)")
     C = Q.T @ _normalized_product(W, inv_sqrt, Q)
     k = rank + 1
-    G = gaussian_noise((k, k), sigma=sigma_c, rng=gen)
+    G = gaussian_noise((k, k), sigma=sigma_c, ledger=ledger, rng=gen)
     G = np.triu(G, 1)
-    G = G + G.T + np.diag(math.sqrt(2.0) * gaussian_noise(k, sigma=sigma_c, rng=gen))
+    G = G + G.T + np.diag(math.sqrt(2.0) * gaussian_noise(k, sigma=sigma_c, ledger=ledger, rng=gen))
     C = 0.5 * (C + C.T) + G
     del data, W  # nothing below may see the input
     B, R = np.linalg.qr(Q)
     Rinv = np.linalg.inv(R)
     K = Rinv.T @ C @ Rinv
     K = 0.5 * (K + K.T)
+    if ledger.reproducible:
+        zled.mark_reproducible(warn=False)
     log("core released")
     diagnostics = {
         "route": "matrix-free", "screening": None, "tau": tau, "rank": rank, "steps": steps,
@@ -666,3 +673,14 @@ class FactorPrivateGraph(PrivateGraph):
         eps, dlt = self.ledger.spent
         return (f"FactorPrivateGraph(n={self.n}, rank={self.rank}, epsilon={eps:.4g}, "
                 f"delta={dlt:.3g}, route='matrix-free')")
+
+
+def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger: PrivacyLedger,
+            rng=None, screening=None, **options) -> FactorPrivateGraph:
+    """The route interface of :mod:`dpgraph.routes`: :func:`release_matrix_free` (``options`` are
+    its keyword arguments); ``screening`` (a released edge count's prediction, if any) is
+    recorded in the diagnostics."""
+    pg = release_matrix_free(data, epsilon=epsilon, delta=delta, rank=rank, ledger=ledger,
+                             rng=rng, **options)
+    pg.diagnostics["screening"] = screening
+    return pg
