@@ -17,7 +17,13 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-__all__ = ["GraphFormatError", "open_text", "is_gzip", "scan_lines", "load_table"]
+__all__ = ["GraphFormatError", "open_text", "is_gzip", "scan_lines", "load_table",
+           "check_node_count"]
+
+# Bytes of memory a node costs once read: its label (a Python int in a tuple, ~36 B), its
+# CSR row pointer (8 B) and the per-node arrays built on the way (degrees, index maps);
+# rounded up. Used only to refuse a header whose node count cannot fit, before allocating.
+_BYTES_PER_NODE = 128
 
 
 class GraphFormatError(ValueError):
@@ -56,6 +62,34 @@ class GraphFormatError(ValueError):
 
     def __reduce__(self):  # keep the attributes through pickling (multiprocessing, pytest-xdist)
         return (type(self), (self.path, self.line, self.text, self.expected, self.problem))
+
+
+def _memory_available() -> int:
+    """Bytes this process may still allocate: free physical memory, capped by an address-space
+    limit (``ulimit -v``) when one is set."""
+    import os
+    import resource
+
+    try:
+        avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # not available on this platform
+        avail = 2**40
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        avail = min(avail, soft)
+    return int(avail)
+
+
+def check_node_count(path, line, text, n: int, expected: str) -> int:
+    """Refuse a declared node count ``n`` that cannot be held in memory (before anything of size
+    ``n`` is allocated): a header such as ``99999999999 5`` must raise, not exhaust memory."""
+    need = _BYTES_PER_NODE * n
+    avail = _memory_available()
+    if need > avail:
+        raise GraphFormatError(path, line, text, expected,
+                               problem=f"the node count {n} would need about {need / 2**30:.3g} "
+                               f"GiB, more than the {avail / 2**30:.3g} GiB available")
+    return n
 
 
 def is_gzip(path) -> bool:

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 import re
 import warnings
 import xml.etree.ElementTree as ET
@@ -14,7 +15,7 @@ import scipy.io
 import scipy.sparse as sp
 
 from ..graph import GraphData, GraphInputWarning, as_graph_data, from_matrix, to_networkx
-from ._base import GraphFormatError, is_gzip, open_text, scan_lines
+from ._base import GraphFormatError, check_node_count, is_gzip, open_text, scan_lines
 from ._text import weight_column, write_columns
 
 
@@ -44,6 +45,17 @@ def _wrap(path, exc, expected) -> GraphFormatError:
 _MTX = "a Matrix Market file ('%%MatrixMarket matrix coordinate|array ...' header)"
 
 
+def _mtx_source(path):
+    """What to hand ``scipy.io.mmread``: the path of a plain file, the decompressed bytes of a
+    gzip file. Not an open file object: on a malformed header scipy 1.17's C++ reader given a
+    ``BufferedReader`` aborts the whole process (``terminate called ... OSError``; found by
+    fuzzing, issue 17), where given a path or a ``BytesIO`` it raises ``ValueError``."""
+    if is_gzip(path):
+        with gzip.open(path, "rb") as f:
+            return io.BytesIO(f.read())
+    return str(path)
+
+
 def read_mtx(path, *, symmetrize: str | None = None) -> GraphData:
     """Read a Matrix Market file with :func:`scipy.io.mmread` as a weighted adjacency matrix.
 
@@ -58,8 +70,12 @@ def read_mtx(path, *, symmetrize: str | None = None) -> GraphData:
     if not first.lower().startswith("%%matrixmarket"):
         raise GraphFormatError(path, 1, first.rstrip("\r\n"), _MTX)
     try:
-        with _open_binary(path) as f:
-            A = scipy.io.mmread(f)
+        rows, cols = scipy.io.mminfo(_mtx_source(path))[:2]
+    except (ValueError, IndexError, TypeError, OSError) as exc:
+        raise _wrap(path, exc, _MTX) from None
+    check_node_count(path, 1, first.rstrip("\r\n"), max(int(rows), int(cols)), _MTX)
+    try:
+        A = scipy.io.mmread(_mtx_source(path))
     except (ValueError, IndexError, TypeError, OSError) as exc:
         raise _wrap(path, exc, _MTX) from None
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
@@ -99,8 +115,12 @@ def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, **kw):
     try:
         with _open_binary(path) as f:
             G = reader(f, **kw)
-    except (nx.NetworkXError, ValueError, ET.ParseError, SyntaxError, KeyError, TypeError,
-            IndexError, UnicodeDecodeError) as exc:
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        # Any exception out of a third-party parser on untrusted bytes is a malformed file:
+        # fuzzing (issue 17) found networkx raising StopIteration and UnboundLocalError besides
+        # NetworkXError, ParseError, KeyError, TypeError and IndexError.
         raise _wrap(path, exc, expected) from None
     try:
         return as_graph_data(G, weight=weight, symmetrize=symmetrize, duplicates=duplicates)

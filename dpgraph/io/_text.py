@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..graph import GraphData, GraphInputWarning, _from_coo
-from ._base import (GraphFormatError, check_tokens, is_skippable, load_table, open_text,
+from ._base import (GraphFormatError, check_node_count, check_tokens, is_skippable, load_table, open_text,
                     row_line, scan_lines, strip_comment)
 
 
@@ -94,6 +94,7 @@ def read_gset(path, *, duplicates: str = "sum") -> GraphData:
     if n < 1 or (m is not None and m < 0):
         raise GraphFormatError(path, hnum, hline, expected_header + " with n >= 1",
                                problem="impossible header counts")
+    check_node_count(path, hnum, hline, n, expected_header)
     dtype = [("i", "i8"), ("j", "i8"), ("w", "f8")]
     try:
         table = load_table(path, skip=hnum, dtype=dtype, comments=_GSET_COMMENTS)
@@ -259,6 +260,7 @@ def read_dimacs(path, *, duplicates: str = "max") -> GraphData:
     if n < 1 or m < 0:
         raise GraphFormatError(path, pnum, pline, expected_p + " with n >= 1, m >= 0",
                                problem="impossible header counts")
+    check_node_count(path, pnum, pline, n, expected_p)
     ncols = len(first[1][1].split()) if len(first) > 1 else 3
     if ncols not in (3, 4):
         raise GraphFormatError(path, first[1][0], first[1][1], _DIMACS_EDGE,
@@ -339,6 +341,7 @@ def read_metis(path, *, symmetrize: str | None = None) -> GraphData:
         if n < 1 or m < 0 or ncon < 1:
             raise GraphFormatError(path, hnum, header, expected_h + " with n >= 1",
                                    problem="impossible header counts")
+        check_node_count(path, hnum, header, n, expected_h)
         skip = int(has_size) + (ncon if has_vw else 0)
         stride = 2 if has_ew else 1
         what = ("'[size] [weights] nbr w nbr w ...'" if has_ew else
