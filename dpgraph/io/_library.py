@@ -71,12 +71,16 @@ def read_mtx(path, *, symmetrize: str | None = None) -> GraphData:
         raise GraphFormatError(path, 1, first.rstrip("\r\n"), _MTX)
     try:
         rows, cols = scipy.io.mminfo(_mtx_source(path))[:2]
-    except (ValueError, IndexError, TypeError, OSError) as exc:
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- see _nx_read: a third-party parser
         raise _wrap(path, exc, _MTX) from None
     check_node_count(path, 1, first.rstrip("\r\n"), max(int(rows), int(cols)), _MTX)
     try:
         A = scipy.io.mmread(_mtx_source(path))
-    except (ValueError, IndexError, TypeError, OSError) as exc:
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- e.g. OverflowError on a 20-digit index
         raise _wrap(path, exc, _MTX) from None
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise GraphFormatError(path, 1, first.rstrip("\r\n"), "a square matrix (an adjacency)",

@@ -177,11 +177,7 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max") -
         # a wrong field count or a bad weight is an error; non-integer ids are string labels
         check_tokens(path, start=1, comments=_SNAP_COMMENTS, columns=(ncols,),
                      kinds=(str, str, float)[:ncols], expected=expected)
-        names = [("u", object), ("v", object)] + ([("w", "f8")] if ncols == 3 else [])
-        try:
-            table = load_table(path, skip=0, dtype=names, comments=_SNAP_COMMENTS)
-        except ValueError:
-            raise GraphFormatError(path, None, None, expected, problem=str(exc)) from None
+        table = _string_table(path, ncols)
     u, v = table["u"], table["v"]
     w = table["w"] if ncols == 3 else np.ones(u.size)
     ids, inverse = _relabel(np.concatenate([u, v]))
@@ -189,6 +185,24 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max") -
     return _from_coo(inverse[: u.size], inverse[u.size:], np.asarray(w, dtype=np.float64), labels,
                      duplicates=duplicates, directed=directed, symmetrize=symmetrize,
                      source=str(path), warn_duplicates=directed)
+
+
+def _string_table(path, ncols: int) -> dict:
+    """The edge lines as string ids (and float weights), parsed in Python: the slow path for
+    non-integer ids, after :func:`check_tokens` has checked every line. Not ``np.loadtxt``: its
+    stream is ASCII-only (:class:`~dpgraph.io._base.AsciiStream`, a numpy crash found by
+    fuzzing, issue 17), and string labels keep every character of the file."""
+    u, v, w = [], [], []
+    for _, line in scan_lines(path):
+        tokens = strip_comment(line, _SNAP_COMMENTS).split()
+        if not tokens:
+            continue
+        u.append(tokens[0])
+        v.append(tokens[1])
+        if ncols == 3:
+            w.append(float(tokens[2]))
+    as_array = (lambda xs: np.array(xs, dtype=object)) if u else (lambda xs: np.empty(0, object))
+    return {"u": as_array(u), "v": as_array(v), "w": np.asarray(w, dtype=np.float64)}
 
 
 def _relabel(ids: np.ndarray):
