@@ -24,7 +24,7 @@ import numpy as np
 
 from .privacy import (PrivacyLedger, laplace_mechanism, make_rng,
                       monotone_exponential_mechanism)
-from .privacy._validate import check_delta, check_epsilon
+from .privacy._validate import check_delta, check_epsilon, check_number
 from .privatize import (_SCREEN_SHARE, DEFAULT_RANK, PrivateGraph, _check_share, _screen,
                         _screens, check_private_graph_input, privatize, release_edge_count)
 from .rr_posterior import prior_rank
@@ -100,8 +100,12 @@ def _candidate_names(pg: PrivateGraph, candidates, rank: int) -> tuple:
         if pg.n > _ONE_OBJECTIVE_ABOVE_N and "unbiased" in offered:  # the time goal
             return ("unbiased",)
         return offered
-    names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
-    bad = [c for c in names if c not in offered
+    try:
+        names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
+    except TypeError:
+        raise ValueError(f"candidates must be 'auto', an objective name or a sequence of "
+                         f"names, got {candidates!r}") from None
+    bad = [c for c in names if not isinstance(c, str) or c not in offered
            and not (prior_rank(c) is not None and "unbiased" in offered)]
     if not names or bad:
         raise ValueError(f"candidates={candidates!r}: this release ({pg.diagnostics.get('route')} "
@@ -124,6 +128,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                         "dpgraph.solve_max_cut(pg.weights(), labels=pg.labels)")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
+    kappa = check_number(kappa, name="kappa", low=0.0)
     estimate_share = _check_share("estimate_share", estimate_share)
     select_share = _check_share("select_share", select_share)
     if estimate_share + select_share >= 1:

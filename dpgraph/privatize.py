@@ -51,7 +51,7 @@ from scipy.sparse import linalg as spla
 from .graph import GraphData, as_graph_data, from_matrix, to_igraph, to_networkx
 from .privacy import (PrivacyLedger, gaussian_mechanism, laplace_mechanism, make_rng,
                       randomized_response, symmetric_gaussian_noise)
-from .privacy._validate import check_delta, check_epsilon
+from .privacy._validate import check_choice, check_delta, check_epsilon, check_number
 
 __all__ = ["PrivateGraph", "privatize", "check_private_graph_input", "release_edge_count",
            "DEFAULT_RANK"]
@@ -88,19 +88,17 @@ def _check_rank(rank, n: int) -> int:
 
 
 def _check_share(name: str, value: float) -> float:
-    v = float(value)
-    if not 0 < v < 1:
-        raise ValueError(f"{name} must lie strictly between 0 and 1, got {value!r}")
-    return v
+    return check_number(value, name=name, low=0.0, high=1.0, open_low=True, open_high=True)
 
 
 def _regularizer(d_hat: np.ndarray, regularization) -> float:
-    if regularization == "mean":
+    if isinstance(regularization, str) and regularization == "mean":
         return max(float(np.mean(np.maximum(d_hat, 0.0))), 1.0)
-    tau = float(regularization)
-    if not math.isfinite(tau) or tau <= 0:
-        raise ValueError(f"regularization must be 'mean' or a number > 0, got {regularization!r}")
-    return tau
+    try:
+        return check_number(regularization, name="regularization", low=0.0, open_low=True)
+    except ValueError:
+        raise ValueError(f"regularization must be 'mean' or a number > 0, "
+                         f"got {regularization!r}") from None
 
 
 def normalized_adjacency(weights, d_tilde: np.ndarray) -> sp.csr_array:
@@ -227,9 +225,9 @@ def _randomized_response_matrix(weights, *, epsilon: float, ledger: PrivacyLedge
     flipped = randomized_response(bits, epsilon=epsilon, ledger=ledger, name=name, rng=rng,
                                   note=note)
     del bits
-    p = 1.0 / (1.0 + math.exp(epsilon))
+    p = math.exp(-epsilon) / (1.0 + math.exp(-epsilon))  # 1/(1 + e^eps), no overflow
     W = np.zeros((n, n))
-    W[iu, ju] = (flipped - p) / (1.0 - 2.0 * p)
+    W[iu, ju] = (flipped - p) / math.tanh(epsilon / 2.0)  # 1 - 2p, exact at tiny epsilon
     del flipped, iu, ju
     W += W.T
     return W, p
@@ -451,8 +449,9 @@ def _screen(m_hat: float, n: int, epsilon: float, delta: float,
     mean_degree = 2.0 * max(m_hat, 0.0) / n
     pca_share = (1.0 - degree_share - tail_share) * (1.0 - core_share)
     eps_g = split.epsilon[0] * pca_share * epsilon
-    dlt_g = split.delta[0] * pca_share * delta
-    required = 1.0 + 2.0 * math.log(1.0 / (2.0 * dlt_g)) / eps_g
+    # ln(1 / (2 delta_g)) in logs: delta_g = split * share * delta may underflow to 0
+    log_inv = -(math.log(2.0) + math.log(split.delta[0] * pca_share) + math.log(delta))
+    required = 1.0 + 2.0 * log_inv / eps_g
     predicted = _SCREEN_GAP_PER_DEGREE * mean_degree
     return {"mean_degree": mean_degree, "predicted_gap_ratio": predicted,
             "required_gap_ratio": required,
@@ -592,15 +591,15 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     core_share = _check_share("core_share", core_share)
     if degree_share + tail_share >= 1:
         raise ValueError("degree_share + tail_share must be < 1 (the rest goes to the private PCA)")
-    if fallback not in ("randomized-response", "none"):
-        raise ValueError(f"fallback={fallback!r} is not 'randomized-response' or 'none'")
-    if projection not in ("auto", "dykstra", "clip"):
-        raise ValueError(f"projection={projection!r} is not 'auto', 'dykstra' or 'clip'")
-    if route not in ("auto", "pca", "randomized-response"):
-        raise ValueError(f"route={route!r} is not 'auto', 'pca' or 'randomized-response'")
+    check_choice(fallback, name="fallback", choices=("randomized-response", "none"))
+    check_choice(projection, name="projection", choices=("auto", "dykstra", "clip"))
+    check_choice(route, name="route", choices=("auto", "pca", "randomized-response"))
+    if not isinstance(regularization, str):  # checked now, used after the degrees' release
+        _regularizer(np.ones(1), regularization)
     from .rr_posterior import prior_rank
 
-    if (rr_postprocess not in ("low-rank", "box", "posterior-degree")
+    if not isinstance(rr_postprocess, str) or (
+            rr_postprocess not in ("low-rank", "box", "posterior-degree")
             and prior_rank(rr_postprocess) is None):
         raise ValueError(f"rr_postprocess={rr_postprocess!r} is not 'posterior-degree', "
                          f"'posterior-lowrank-<k>', 'box' or 'low-rank'")
