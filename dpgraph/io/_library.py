@@ -15,7 +15,8 @@ import scipy.io
 import scipy.sparse as sp
 
 from ..graph import GraphData, GraphInputWarning, as_graph_data, from_matrix, to_networkx
-from ._base import GraphFormatError, check_node_count, is_gzip, open_text, scan_lines
+from ._base import (GraphFormatError, check_node_count, check_tokens, is_gzip, load_table,
+                    open_text, scan_lines)
 from ._text import weight_column, write_columns
 
 
@@ -56,6 +57,34 @@ def _mtx_source(path):
     return str(path)
 
 
+def _check_coordinate_body(path, entries: int, field: str) -> None:
+    """Check the entry lines of a coordinate Matrix Market file before scipy reads them: each
+    has 2 (pattern), 3 (integer, real) or 4 (complex) numbers, and there are ``entries`` of them.
+    scipy 1.17's C++ reader writes past its arrays (a segmentation fault, found by fuzzing,
+    issue 17) when a line holds more numbers than that; numpy's reader refuses it instead."""
+    width = {"pattern": 2, "complex": 4}.get(field, 3)
+    size_line = None
+    for number, line in scan_lines(path, 2):
+        if line.strip() and not line.lstrip().startswith("%"):
+            size_line = number
+            break
+    if size_line is None:
+        return  # scipy reports the missing size line
+    expected = f"{entries} entry lines 'i j{' value' * (width - 2)}' after the size line"
+    try:
+        table = load_table(path, skip=size_line, dtype=np.float64, comments=("%",))
+    except ValueError:  # a wrong field count is refused here; a bad number is left to scipy
+        check_tokens(path, start=size_line + 1, comments=("%",), columns=(width,),
+                     kinds=(str,) * width, expected=expected)
+        return
+    if table.size and table.shape[1] != width:
+        check_tokens(path, start=size_line + 1, comments=("%",), columns=(width,),
+                     kinds=(str,) * width, expected=expected)
+    if table.shape[0] > entries:  # fewer is reported by scipy (a truncated file)
+        raise GraphFormatError(path, size_line, None, expected,
+                               problem=f"the file has {table.shape[0]} entry lines")
+
+
 def read_mtx(path, *, symmetrize: str | None = None) -> GraphData:
     """Read a Matrix Market file with :func:`scipy.io.mmread` as a weighted adjacency matrix.
 
@@ -70,12 +99,14 @@ def read_mtx(path, *, symmetrize: str | None = None) -> GraphData:
     if not first.lower().startswith("%%matrixmarket"):
         raise GraphFormatError(path, 1, first.rstrip("\r\n"), _MTX)
     try:
-        rows, cols = scipy.io.mminfo(_mtx_source(path))[:2]
+        rows, cols, entries, layout, field = scipy.io.mminfo(_mtx_source(path))[:5]
     except MemoryError:
         raise
     except Exception as exc:  # noqa: BLE001 -- see _nx_read: a third-party parser
         raise _wrap(path, exc, _MTX) from None
     check_node_count(path, 1, first.rstrip("\r\n"), max(int(rows), int(cols)), _MTX)
+    if layout == "coordinate":
+        _check_coordinate_body(path, int(entries), field)
     try:
         A = scipy.io.mmread(_mtx_source(path))
     except MemoryError:
