@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from ..graph import GraphData, GraphInputWarning, as_graph_data, from_matrix, to_networkx
 from ._base import (GraphFormatError, check_node_count, check_tokens, is_gzip, load_table,
-                    open_text, scan_lines)
+                    open_text, row_line, scan_lines)
 from ._text import weight_column, write_columns
 
 
@@ -57,36 +57,66 @@ def _mtx_source(path):
     return str(path)
 
 
-def _check_coordinate_body(path, entries: int, field: str) -> None:
-    """Check the entry lines of a coordinate Matrix Market file before scipy reads them: each
-    has 2 (pattern), 3 (integer, real) or 4 (complex) numbers, and there are ``entries`` of them.
-    scipy 1.17's C++ reader writes past its arrays (a segmentation fault, found by fuzzing,
-    issue 17) when a line holds more numbers than that; numpy's reader refuses it instead."""
-    width = {"pattern": 2, "complex": 4}.get(field, 3)
+def _body(path, width: int, count: int, what: str) -> tuple[np.ndarray, int]:
+    """The number table after the size line of a Matrix Market file, checked: ``width`` numbers
+    per line and ``count`` lines. Parsed by numpy, not scipy: scipy 1.17's C++ reader crashes
+    the interpreter (segmentation fault) on a line with too many numbers or a malformed number
+    at the end of the file (found by fuzzing, issue 17)."""
     size_line = None
     for number, line in scan_lines(path, 2):
         if line.strip() and not line.lstrip().startswith("%"):
             size_line = number
             break
+    expected = f"{count} {what} after the size line"
     if size_line is None:
-        return  # scipy reports the missing size line
-    expected = f"{entries} entry lines 'i j{' value' * (width - 2)}' after the size line"
+        raise GraphFormatError(path, None, None, "a size line 'rows cols [entries]'",
+                               problem="no size line")
     try:
         table = load_table(path, skip=size_line, dtype=np.float64, comments=("%",))
-    except ValueError:  # a wrong field count is refused here; a bad number is left to scipy
+    except ValueError as exc:
         check_tokens(path, start=size_line + 1, comments=("%",), columns=(width,),
-                     kinds=(str,) * width, expected=expected)
-        return
+                     kinds=(float,) * width, expected=expected)
+        raise GraphFormatError(path, None, None, expected, problem=str(exc)) from None
     if table.size and table.shape[1] != width:
         check_tokens(path, start=size_line + 1, comments=("%",), columns=(width,),
-                     kinds=(str,) * width, expected=expected)
-    if table.shape[0] > entries:  # fewer is reported by scipy (a truncated file)
+                     kinds=(float,) * width, expected=expected)
+    if table.shape[0] != count:
         raise GraphFormatError(path, size_line, None, expected,
-                               problem=f"the file has {table.shape[0]} entry lines")
+                               problem=f"the file has {table.shape[0]} such lines"
+                               + (" (is it truncated?)" if table.shape[0] < count else ""))
+    return table.reshape(count, width), size_line
+
+
+def _coordinate_matrix(path, n_rows, n_cols, entries, field, symmetry):
+    """A coordinate Matrix Market body as a COO array (the format's 1-based indices, symmetric
+    and skew-symmetric storage of the lower triangle)."""
+    width = {"pattern": 2, "complex": 4}.get(field, 3)
+    what = f"entry lines 'i j{' value' * (width - 2)}'"
+    table, size_line = _body(path, width, entries, what)
+    if field == "complex":
+        raise GraphFormatError(path, 1, None, "real or integer weights", problem="complex matrix")
+    i, j = table[:, 0], table[:, 1]
+    bad = ~((i == np.round(i)) & (j == np.round(j)) & (i >= 1) & (j >= 1) & (i <= n_rows)
+            & (j <= n_cols))
+    if bad.any():
+        number, line = row_line(path, int(np.flatnonzero(bad)[0]), start=size_line + 1,
+                                comments=("%",))
+        raise GraphFormatError(path, number, line, f"integer indices 1 <= i <= {n_rows}, "
+                               f"1 <= j <= {n_cols}", problem="index out of range or not whole")
+    i, j = i.astype(np.int64) - 1, j.astype(np.int64) - 1
+    w = np.ones(entries) if field == "pattern" else table[:, 2].copy()
+    if symmetry in ("symmetric", "skew-symmetric", "hermitian"):
+        off = i != j
+        sign = -1.0 if symmetry == "skew-symmetric" else 1.0
+        i, j, w = (np.concatenate([i, j[off]]), np.concatenate([j, i[off]]),
+                   np.concatenate([w, sign * w[off]]))
+    return sp.coo_array((w, (i, j)), shape=(n_rows, n_cols))
 
 
 def read_mtx(path, *, symmetrize: str | None = None) -> GraphData:
-    """Read a Matrix Market file with :func:`scipy.io.mmread` as a weighted adjacency matrix.
+    """Read a Matrix Market file as a weighted adjacency matrix (header by
+    :func:`scipy.io.mminfo`; a coordinate body parsed by numpy, a dense one by
+    :func:`scipy.io.mmread` after a check of its lines).
 
     ``symmetric`` and ``pattern`` matrices are the usual graph case; a ``general`` matrix must be
     symmetric unless ``symmetrize`` says how to combine ``A`` and ``A^T``. Labels are the row
@@ -99,20 +129,25 @@ def read_mtx(path, *, symmetrize: str | None = None) -> GraphData:
     if not first.lower().startswith("%%matrixmarket"):
         raise GraphFormatError(path, 1, first.rstrip("\r\n"), _MTX)
     try:
-        rows, cols, entries, layout, field = scipy.io.mminfo(_mtx_source(path))[:5]
+        rows, cols, entries, layout, field, symmetry = scipy.io.mminfo(_mtx_source(path))
     except MemoryError:
         raise
     except Exception as exc:  # noqa: BLE001 -- see _nx_read: a third-party parser
         raise _wrap(path, exc, _MTX) from None
     check_node_count(path, 1, first.rstrip("\r\n"), max(int(rows), int(cols)), _MTX)
     if layout == "coordinate":
-        _check_coordinate_body(path, int(entries), field)
-    try:
-        A = scipy.io.mmread(_mtx_source(path))
-    except MemoryError:
-        raise
-    except Exception as exc:  # noqa: BLE001 -- e.g. OverflowError on a 20-digit index
-        raise _wrap(path, exc, _MTX) from None
+        A = _coordinate_matrix(path, int(rows), int(cols), int(entries), field, symmetry)
+    else:  # dense "array" layout: one number per line, checked before scipy reads it
+        packed = {"symmetric": int(rows) * (int(rows) + 1) // 2,
+                  "skew-symmetric": int(rows) * (int(rows) - 1) // 2}
+        _body(path, 2 if field == "complex" else 1,
+              packed.get(symmetry, int(rows) * int(cols)), "value lines")
+        try:
+            A = scipy.io.mmread(_mtx_source(path))
+        except MemoryError:
+            raise
+        except Exception as exc:  # noqa: BLE001 -- e.g. OverflowError on a 20-digit number
+            raise _wrap(path, exc, _MTX) from None
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise GraphFormatError(path, 1, first.rstrip("\r\n"), "a square matrix (an adjacency)",
                                problem=f"the matrix has shape {A.shape}")
