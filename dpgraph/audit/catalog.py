@@ -248,7 +248,7 @@ def max_cut(*, epsilon: float = 4.0, runs: int = 2_000, rng=0,
                        event_name="nodes 0 and 1 on the same side")
 
 
-def cosine(*, epsilon: float = 8.0, delta: float = 1e-3, runs: int = 20_000, rng=0,
+def cosine(*, epsilon: float = 4.0, delta: float = 1e-2, runs: int = 20_000, rng=0,
            confidence: float = 0.95) -> AuditResult:
     """:func:`dpgraph.private_cosine_similarities` (exact elliptope projection) on two unit
     vectors: ``(e1, -e1)`` (cosine -1) vs ``(e1, v)`` with cosine ``-1 + 1/sqrt 2``: the Gram
@@ -277,7 +277,7 @@ def cosine(*, epsilon: float = 8.0, delta: float = 1e-3, runs: int = 20_000, rng
                            statistic_name="released similarity[0, 1]")
 
 
-def marginals(*, epsilon: float = 1.0, delta: float = 1e-3, runs: int = 20_000, rng=0,
+def marginals(*, epsilon: float = 2.0, delta: float = 1e-2, runs: int = 20_000, rng=0,
               confidence: float = 0.95, m: int = 200, features: int = 3) -> AuditResult:
     """:func:`dpgraph.kway_marginals` with ``k = 1`` on ``m`` rows of ``features`` bits, half of
     them all ones, vs the same data with an all-zero row replaced by an all-ones row: every
