@@ -83,7 +83,7 @@ def _memory_available() -> int:
 def check_node_count(path, line, text, n: int, expected: str) -> int:
     """Refuse a declared node count ``n`` that cannot be held in memory (before anything of size
     ``n`` is allocated): a header such as ``99999999999 5`` must raise, not exhaust memory."""
-    need = _BYTES_PER_NODE * n
+    need = float(min(_BYTES_PER_NODE * n, 10**300))  # a 200-digit count must not overflow
     avail = _memory_available()
     if need > avail:
         raise GraphFormatError(path, line, text, expected,

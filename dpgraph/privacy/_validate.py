@@ -86,5 +86,5 @@ def check_choice(value, *, name: str, choices) -> str:
     """Return ``value`` if it is one of the strings ``choices``, else raise ValueError naming
     ``name`` and the choices (arrays and other unhashable values included)."""
     if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+        raise ValueError(f"{name}={value!r} is not one of {', '.join(map(repr, choices))}")
     return value
