@@ -15,7 +15,7 @@ Examples
 34
 """
 
-from . import datasets, evaluate
+from . import audit, datasets, evaluate
 from .csp import CSPInstance, CutResult, solve_max_2csp, solve_max_bisection, solve_max_cut
 from .private_csp import PrivateCSPResult, max_2csp
 from .graph import GraphData, GraphInputWarning, as_graph_data
@@ -37,6 +37,7 @@ __all__ = [
     "read_graph",
     "write_graph",
     "GraphFormatError",
+    "audit",
     "datasets",
     "evaluate",
     "PrivacyLedger",

@@ -24,7 +24,7 @@ import numpy as np
 
 from .privacy import (PrivacyLedger, reproducible_tag, laplace_mechanism, make_rng,
                       monotone_exponential_mechanism)
-from .privacy._validate import check_delta, check_epsilon
+from .privacy._validate import check_delta, check_epsilon, check_number
 from .privatize import (SCREEN_SHARE, PrivateGraph, check_private_graph_input,
                         check_share, privatize, release_edge_count, screen, screens)
 from .progress import report
@@ -101,8 +101,12 @@ def _candidate_names(pg: PrivateGraph, candidates, rank: int) -> tuple:
         if pg.n > _ONE_OBJECTIVE_ABOVE_N and "unbiased" in offered:  # the time goal
             return ("unbiased",)
         return offered
-    names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
-    bad = [c for c in names if c not in offered
+    try:
+        names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
+    except TypeError:
+        raise ValueError(f"candidates must be 'auto', an objective name or a sequence of "
+                         f"names, got {candidates!r}") from None
+    bad = [c for c in names if not isinstance(c, str) or c not in offered
            and not (prior_rank(c) is not None and "unbiased" in offered)]
     if not names or bad:
         raise ValueError(f"candidates={candidates!r}: this release ({pg.diagnostics.get('route')} "
@@ -125,6 +129,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                         "dpgraph.solve_max_cut(pg.weights(), labels=pg.labels)")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
+    kappa = check_number(kappa, name="kappa", low=0.0)
     estimate_share = check_share("estimate_share", estimate_share)
     select_share = check_share("select_share", select_share)
     if estimate_share + select_share >= 1:

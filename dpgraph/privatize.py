@@ -29,7 +29,7 @@ import numpy as np
 from .graph import GraphData, as_graph_data
 from .private_graph import DEFAULT_RANK, PrivateGraph
 from .privacy import PrivacyLedger, laplace_mechanism, make_rng
-from .privacy._validate import check_delta, check_epsilon
+from .privacy._validate import check_choice, check_delta, check_epsilon, check_number
 from .progress import report
 from .routes import DENSE_ROUTES, ROUTES, check_memory, route_module
 from .routes.memory import available_memory
@@ -80,10 +80,7 @@ def check_rank(rank, n: int) -> int:
 
 
 def check_share(name: str, value: float) -> float:
-    v = float(value)
-    if not 0 < v < 1:
-        raise ValueError(f"{name} must lie strictly between 0 and 1, got {value!r}")
-    return v
+    return check_number(value, name=name, low=0.0, high=1.0, open_low=True, open_high=True)
 
 
 def screens(data: GraphData, route: str, fallback: str) -> bool:
@@ -107,8 +104,9 @@ def screen(m_hat: float, n: int, epsilon: float, delta: float,
     mean_degree = 2.0 * max(m_hat, 0.0) / n
     pca_share = (1.0 - degree_share - tail_share) * (1.0 - core_share)
     eps_g = split.epsilon[0] * pca_share * epsilon
-    dlt_g = split.delta[0] * pca_share * delta
-    required = 1.0 + 2.0 * math.log(1.0 / (2.0 * dlt_g)) / eps_g
+    # ln(1 / (2 delta_g)) in logs: delta_g = split * share * delta may underflow to 0
+    log_inv = -(math.log(2.0) + math.log(split.delta[0] * pca_share) + math.log(delta))
+    required = 1.0 + 2.0 * log_inv / eps_g
     predicted = _SCREEN_GAP_PER_DEGREE * mean_degree
     return {"mean_degree": mean_degree, "predicted_gap_ratio": predicted,
             "required_gap_ratio": required,
@@ -256,15 +254,17 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
     core_share = check_share("core_share", core_share)
     if degree_share + tail_share >= 1:
         raise ValueError("degree_share + tail_share must be < 1 (the rest goes to the private PCA)")
-    if fallback not in ("randomized-response", "none"):
-        raise ValueError(f"fallback={fallback!r} is not 'randomized-response' or 'none'")
-    if projection not in ("auto", "dykstra", "clip"):
-        raise ValueError(f"projection={projection!r} is not 'auto', 'dykstra' or 'clip'")
-    if route != "auto" and route not in ROUTES:
-        raise ValueError(f"route={route!r} is not 'auto', " + ", ".join(map(repr, ROUTES)))
+    check_choice(fallback, name="fallback", choices=("randomized-response", "none"))
+    check_choice(projection, name="projection", choices=("auto", "dykstra", "clip"))
+    check_choice(route, name="route", choices=("auto", *ROUTES))
+    if not isinstance(regularization, str):  # checked now, used after the degrees' release
+        check_number(regularization, name="regularization", low=0.0, open_low=True)
+    elif regularization != "mean":
+        raise ValueError(f"regularization must be 'mean' or a number > 0, got {regularization!r}")
     from .rr_posterior import prior_rank
 
-    if (rr_postprocess not in ("low-rank", "box", "posterior-degree")
+    if not isinstance(rr_postprocess, str) or (
+            rr_postprocess not in ("low-rank", "box", "posterior-degree")
             and prior_rank(rr_postprocess) is None):
         raise ValueError(f"rr_postprocess={rr_postprocess!r} is not 'posterior-degree', "
                          f"'posterior-lowrank-<k>', 'box' or 'low-rank'")

@@ -206,6 +206,17 @@ def write_csp(instance: CSPInstance, path) -> None:
             f.write(f"c {i} {j} {w!r} {pairs}\n".rstrip() + "\n")
 
 
+def _decoded_lines(f, path):
+    """``(line number, text)`` of a binary file, with a line that is not UTF-8 reported as a
+    ValueError naming the file and the line."""
+    for lineno, raw in enumerate(f, 1):
+        try:
+            yield lineno, raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}, line {lineno}: not UTF-8 text ({exc.reason} at byte "
+                             f"{exc.start} of the line)") from None
+
+
 def read_csp(path) -> CSPInstance:
     """Read a 2-CSP instance in the text format of the module docstring.
 
@@ -213,8 +224,8 @@ def read_csp(path) -> CSPInstance:
     """
     header = None
     cons = []
-    with open(path) as f:
-        for lineno, raw in enumerate(f, 1):
+    with open(path, "rb") as f:
+        for lineno, raw in _decoded_lines(f, path):
             line = raw.split("#", 1)[0].strip()
             if not line:
                 continue

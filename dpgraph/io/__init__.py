@@ -37,8 +37,10 @@ GraphData(n=34, m=78, weights in [1, 7])
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
+import zlib
 from pathlib import Path
 
 from ..graph import GraphData, as_graph_data
@@ -155,6 +157,11 @@ def detect_format(path) -> str:
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no such graph file: {path}")
+    with _decoding_errors(path, lambda: "a graph file"):
+        return _detect(path)
+
+
+def _detect(path) -> str:
     suffix = _suffix(path)
     known = ", ".join(FORMATS)
     if suffix in _EXTENSIONS:
@@ -205,16 +212,26 @@ def read_graph(path, format: str | None = None, **kw) -> GraphData:
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no such graph file: {path}")
-    fmt = detect_format(path) if format is None else _check_format(format)
-    reader = _REGISTRY[fmt][0]
+    fmt = "graph" if format is None else _check_format(format)
+    with _decoding_errors(path, lambda: fmt):
+        if format is None:
+            fmt = detect_format(path)
+        return _REGISTRY[fmt][0](path, **kw)
+
+
+@contextlib.contextmanager
+def _decoding_errors(path, fmt):
+    """Re-raise what undecodable bytes and broken gzip streams raise below the readers as
+    :class:`GraphFormatError` naming the file (fuzzing found each of them escaping: issue 17)."""
     try:
-        return reader(path, **kw)
+        yield
     except UnicodeDecodeError as exc:
-        raise GraphFormatError(path, None, None, f"UTF-8 text in {fmt} format",
+        raise GraphFormatError(path, None, None, f"UTF-8 text in {fmt()} format",
                                problem=f"undecodable byte at offset {exc.start}") from None
-    except EOFError as exc:  # a gzip file cut short
-        raise GraphFormatError(path, None, None, "a complete gzip stream",
-                               problem=f"the compressed file is truncated ({exc})") from None
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:  # a gzip file cut short or corrupted
+        raise GraphFormatError(path, None, None, "a complete, intact gzip stream",
+                               problem=f"the compressed file is truncated or corrupted "
+                                       f"({type(exc).__name__}: {exc})") from None
 
 
 def _check_format(format) -> str:

@@ -61,7 +61,7 @@ def _charge_gaussian(ledger, name, sensitivity, epsilon, delta, note) -> float:
     sigma = analytic_gaussian_sigma(epsilon, delta, sensitivity)
     ledger.charge(name, mechanism="gaussian", epsilon=epsilon, delta=delta, sensitivity=sensitivity,
                   sensitivity_norm="l2", noise_scale=sigma, note=note,
-                  rho=sensitivity**2 / (2 * sigma**2))
+                  rho=0.5 * (sensitivity / sigma) * (sensitivity / sigma))  # inf, no raise
     return sigma
 
 
@@ -116,7 +116,7 @@ def ball_knorm_mechanism(value, *, sensitivity: float, epsilon: float, ledger: P
     scale = sensitivity / epsilon
     ledger.charge(name, mechanism="knorm-l2-ball", epsilon=epsilon, delta=0.0,
                   sensitivity=sensitivity, sensitivity_norm="l2", noise_scale=scale, note=note,
-                  rho=epsilon**2 / 2)
+                  rho=0.5 * epsilon * epsilon)  # inf for absurd epsilon, no raise
     gen = _draw_rng(rng, ledger)
     arr = np.asarray(value, dtype=np.float64)
     d = max(arr.size, 1)
@@ -137,10 +137,10 @@ def randomized_response(bits: np.ndarray, *, epsilon: float, ledger: PrivacyLedg
     if not isinstance(ledger, PrivacyLedger):
         raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
     epsilon = check_epsilon(epsilon, name=f"{name}: epsilon")
-    p = 1.0 / (1.0 + math.exp(epsilon))
+    p = math.exp(-epsilon) / (1.0 + math.exp(-epsilon))  # 1/(1 + e^eps), no overflow
     ledger.charge(name, mechanism="randomized-response", epsilon=epsilon, delta=0.0,
                   sensitivity=1.0, sensitivity_norm="l0", noise_scale=p, note=note,
-                  rho=epsilon**2 / 2)
+                  rho=0.5 * epsilon * epsilon)  # inf for absurd epsilon, no raise
     b = np.asarray(bits)
     flips = _draw_rng(rng, ledger).random(b.shape) < p
     return np.where(flips, 1 - b, b)

@@ -46,9 +46,9 @@ def randomized_response_matrix(weights, *, epsilon: float, ledger: PrivacyLedger
     flipped = randomized_response(bits, epsilon=epsilon, ledger=ledger, name=name, rng=rng,
                                   note=note)
     del bits
-    p = 1.0 / (1.0 + math.exp(epsilon))
+    p = math.exp(-epsilon) / (1.0 + math.exp(-epsilon))  # 1/(1 + e^eps), no overflow
     W = np.zeros((n, n))
-    W[iu, ju] = (flipped - p) / (1.0 - 2.0 * p)
+    W[iu, ju] = (flipped - p) / math.tanh(epsilon / 2.0)  # 1 - 2p, exact at tiny epsilon
     del flipped, iu, ju
     W += W.T
     return W, p
