@@ -144,7 +144,14 @@ def test_anneal_and_improve_cut_return_recomputed_values():
     assert v == pytest.approx(float(cut_values(op, x)))
     assert info["method"] == "anneal+tabu"
     xb, vb, info = improve_cut(op, np.tile([1.0, -1.0], 30), balanced=True, time_limit=0.05, rng=0)
-    assert abs(xb.sum()) <= 1 and info["method"] == "tabu"
+    assert abs(xb.sum()) <= 1 and info["method"] == "anneal+tabu"
+    assert vb == pytest.approx(float(cut_values(op, xb)))
+    # the balance-penalised anneal returns its last state (rebalanced by improve_cut)
+    x, v, _ = anneal(op, np.tile([1.0, -1.0], 30), sweeps=50, balanced=True, rng=1)
+    assert v == pytest.approx(float(cut_values(op, x))) and abs(x.sum()) <= 60
+    dense = as_weight_operator(nx.to_numpy_array(g))
+    xd, vd, info = improve_cut(dense, x0, time_limit=0.05, rng=0)
+    assert info["method"] == "tabu" and vd == pytest.approx(float(cut_values(dense, xd)))
 
 
 def test_tiny_time_limit_still_returns_a_valid_certified_result():

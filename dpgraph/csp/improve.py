@@ -215,13 +215,14 @@ def _tabu_kernel(mode, indptr, indices, data, Wd, x, Wx, tabu_until, best_x, pos
                     bk, leaf = key[1, 1], arg[1, 1]
             if bk > _NEG:
                 i = inv[leaf]
-        else:
-            for leaf in range(n):
-                j = inv[leaf]
+        else:  # sequential scan (no random access); ties go to the smallest position, as in the tree
+            bl = n
+            for j in range(n):
                 if tabu_until[j] <= it and (side == 0 or (side == 1) == (x[j] > 0)):
                     g = x[j] * Wx[j]
-                    if g > bk:
+                    if g > bk or (g == bk and pos[j] < bl):
                         bk = g
+                        bl = pos[j]
                         i = j
         if i < 0:
             it += 1
@@ -254,15 +255,18 @@ def _tabu_kernel(mode, indptr, indices, data, Wd, x, Wx, tabu_until, best_x, pos
 
 
 @_jit
-def _anneal_kernel(indptr, indices, data, x, Wx, best_x, betas, seed, thr, gmax_int):
-    """Metropolis sweeps (one per entry of ``betas``) over the vertices in index order.
+def _anneal_kernel(indptr, indices, data, x, Wx, best_x, betas, seed, thr, gmax_int, mu, s):
+    r"""Metropolis sweeps (one per entry of ``betas``) over the vertices in index order.
 
     Single-flip simulated annealing (Kirkpatrick, Gelatt, Vecchi 1983) on CSR neighbour lists:
     flipping i changes the cut by g_i = x_i (Wx)_i; accept when g_i >= 0 or with probability
     exp(beta g_i). With integer weights (``gmax_int`` > 0: every gain is an integer in
     [-gmax_int, gmax_int]) the acceptance probabilities of a sweep come from a table. Uniforms
-    come from xorshift64* (Vigna 2016). Returns (final cut change, best cut change) relative to
-    the start; ``best_x`` holds the best vector seen (checked at the end of every sweep).
+    come from xorshift64* (Vigna 2016). Bisection (``mu > 0``): the move is judged on the
+    penalised objective :math:`\mathrm{cut} - \mu s^2` with :math:`s = \sum_i x_i`, i.e. on
+    :math:`g_i - 4\mu(1 - x_i s)`, and only states with :math:`|s| \le 1` count as best.
+    Returns (final cut change, best cut change) relative to the start; ``best_x`` holds the
+    best vector seen (checked at the end of every sweep).
     """
     n = x.shape[0]
     state = np.uint64(seed) | np.uint64(1)
@@ -279,24 +283,28 @@ def _anneal_kernel(indptr, indices, data, x, Wx, best_x, betas, seed, thr, gmax_
                 table[k] = np.exp(-beta * k)
         for i in range(n):
             g = x[i] * Wx[i]
-            accept = g >= 0.0
+            d = g
+            if mu > 0.0:
+                d = g - 4.0 * mu * (1.0 - x[i] * s)
+            accept = d >= 0.0
             if not accept:
                 state ^= state >> s12
                 state ^= state << s25
                 state ^= state >> s27
                 r = float((state * mult) >> s11) * inv53
-                if gmax_int > 0:
-                    p = table[int(-g + 0.5)]
+                if gmax_int > 0 and mu == 0.0:
+                    p = table[int(-d + 0.5)]
                 else:
-                    p = np.exp(beta * g)
+                    p = np.exp(beta * d)
                 accept = r < p
             if accept:
                 xi = -x[i]
                 x[i] = xi
+                s += 2 * int(xi)
                 cur += g
                 for q in range(indptr[i], indptr[i + 1]):
                     Wx[indices[q]] += 2.0 * xi * data[q]
-        if cur > best + thr:
+        if cur > best + thr and (mu == 0.0 or abs(s) <= 1):
             best = cur
             best_x[:] = x
     return cur, best
@@ -591,8 +599,16 @@ def tabu_search(op: WeightOperator, x0, *, balanced: bool = False, max_moves: in
 
 
 def anneal(op: WeightOperator, x0, *, sweeps: int | None = None, time_limit: float | None = None,
-           beta=None, rng=None, prepared: PreparedOperator | None = None):
-    """Simulated annealing from ``x0`` (numba, CSR back end only); returns ``(x, value, sweeps)``."""
+           beta=None, balanced: bool = False, penalty: float | None = None, rng=None,
+           prepared: PreparedOperator | None = None):
+    """Simulated annealing from ``x0`` (numba, CSR back end only); returns ``(x, value, sweeps)``.
+
+    ``sweeps``: a fixed geometric schedule of inverse temperatures ``beta = (hot, cold)``
+    (default ``(0.3, 4)`` over the median |weight|); else the schedule follows the clock over
+    ``time_limit`` seconds. ``balanced``: the penalised objective of :func:`_anneal_kernel`
+    (``penalty`` mu, default a quarter of the median |weight|), and the returned ``x`` is the last
+    state, which may be a few vertices off balance (rebalance it); otherwise the best state.
+    """
     from .rounding import cut_values
 
     prep = prepared if prepared is not None else prepare(op)
@@ -618,9 +634,13 @@ def anneal(op: WeightOperator, x0, *, sweeps: int | None = None, time_limit: flo
             gmax = 0
     seed = int(gen.integers(2**62))
     b0, b1 = float(beta[0]), float(beta[1])
+    mu = 0.0 if not balanced else (0.25 * wtyp if penalty is None else float(penalty))
+    if balanced and not mu > 0:
+        raise ValueError(f"penalty must be > 0, got {penalty!r}")
     if sweeps is not None:  # a fixed geometric schedule
         betas = np.geomspace(b0, b1, int(sweeps))
-        _anneal_kernel(prep.indptr, prep.indices, prep.data, x, Wx, best_x, betas, seed, thr, gmax)
+        _anneal_kernel(prep.indptr, prep.indices, prep.data, x, Wx, best_x, betas, seed, thr, gmax, mu,
+                       int(round(x.sum())))
     else:  # the schedule follows the clock: beta = b0 (b1/b0)^(elapsed / time_limit)
         t0 = time.perf_counter()
         budget = float(time_limit or 0.0)
@@ -632,7 +652,7 @@ def anneal(op: WeightOperator, x0, *, sweeps: int | None = None, time_limit: flo
             bx = best_x.copy()
             betas = np.full(chunk, b0 * (b1 / b0) ** f)
             cur, best = _anneal_kernel(prep.indptr, prep.indices, prep.data, x, Wx, bx, betas,
-                                       seed + sweeps, thr, gmax)
+                                       seed + sweeps, thr, gmax, mu, int(round(x.sum())))
             if base + best > best_gain + thr:
                 best_gain = base + best
                 best_x[:] = bx
@@ -640,6 +660,8 @@ def anneal(op: WeightOperator, x0, *, sweeps: int | None = None, time_limit: flo
             sweeps += chunk
             el = time.perf_counter() - t0
             chunk = int(min(max(1, sweeps * 0.01 * budget / max(el, 1e-9)), 1 << 20))
+    if balanced:
+        return x, float(cut_values(op, x)), int(sweeps)
     return best_x, float(cut_values(op, best_x)), int(sweeps)
 
 
@@ -648,13 +670,14 @@ _ANNEAL_SHARE = 0.7  # of the improvement budget, when annealing is available (t
 
 def improve_cut(op: WeightOperator, x0, *, balanced: bool = False, time_limit: float, rng=None,
                 prepared: PreparedOperator | None = None):
-    """Spend ``time_limit`` seconds improving ``x0``: simulated annealing on the clock then tabu
-    search from its best (Max-Cut on a sparse operator with numba), tabu search otherwise.
+    """Spend ``time_limit`` seconds improving ``x0``: simulated annealing on the clock, then tabu
+    search from its result (sparse operator with numba; bisection anneals a balance-penalised
+    objective and rebalances before the tabu search), tabu search alone otherwise.
 
     Returns ``(x, value, info)`` with ``value >= cut(x0)`` (``x0`` is returned if nothing better
     is found); ``info`` says what ran.
     """
-    from .rounding import cut_values
+    from .rounding import cut_values, rebalance
 
     t0 = time.perf_counter()
     prep = prepared if prepared is not None else prepare(op)
@@ -663,8 +686,12 @@ def improve_cut(op: WeightOperator, x0, *, balanced: bool = False, time_limit: f
     v0 = float(cut_values(op, x0))
     info = {"backend": prep.backend, "sweeps": 0}
     x, v = x0, v0
-    if not balanced and prep.backend == "numba-csr" and op.n >= 2:
-        xa, va, sweeps = anneal(op, x0, time_limit=_ANNEAL_SHARE * time_limit, rng=gen, prepared=prep)
+    if prep.backend == "numba-csr" and op.n >= 2:
+        xa, va, sweeps = anneal(op, x0, time_limit=_ANNEAL_SHARE * time_limit, balanced=balanced,
+                                rng=gen, prepared=prep)
+        if balanced:
+            xa, _ = rebalance(op, xa)
+            va = float(cut_values(op, xa))
         info["sweeps"] = sweeps
         info["anneal_value"] = va
         if va > v:

@@ -11,7 +11,12 @@ Lemma 7.6, Thms 7.8/7.10/7.11) specialised to cut problems:
 3. round: Goemans-Williamson hyperplanes (best of many), and global correlation rounding
    (seeds, conditioning, independent rounding); bisection is rebalanced to
    :math:`|\,|L|-|R|\,| \le 1`;
-4. local search (single flips; swaps for bisection) on the same weights.
+4. local search (single flips; swaps for bisection) on the same weights, then a short iterated
+   tabu search from every candidate (:mod:`dpgraph.csp.improve`; ``tabu_moves``);
+5. with ``time_limit``: the rest of the budget goes to the best cut -- simulated annealing on
+   the clock and tabu search (breakout local search, Benlic and Hao 2013) -- so the returned cut
+   keeps improving until the time is spent, while ``upper_bound`` stays the certified bound of
+   step 2 (``gap`` says how far from optimal the cut can be at most).
 
 Input: anything :func:`dpgraph.graph.as_graph_data` accepts, or a symmetric weight matrix
 (dense ``numpy.ndarray`` or SciPy sparse) with ``labels=``. A dense matrix is used as it is
@@ -206,7 +211,7 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
     t = time.perf_counter()
     prep = prepare(op) if local_search else None
     if tabu_moves is None:  # default: 10 n tabu moves per candidate when numba is there, else none
-        tabu_moves = 10 * n if (prep is not None and prep.backend != "numpy" and time_limit is None) else 0
+        tabu_moves = 10 * n if (prep is not None and prep.backend != "numpy") else 0
     best = None
     ls_moves = {}
     finals = []  # every rounding after local search (the private solvers choose among them)
@@ -234,7 +239,8 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
     if local_search and time_limit is not None:
         t = time.perf_counter()
         left = time_limit - (t - t_start)
-        if left > 0:
+        # nothing to improve once the cut meets the certified bound (optimal, e.g. G48)
+        if left > 0 and ub - best[1] > 1e-9 * max(1.0, abs(ub)):
             x2, v2, improve_info = improve_cut(op, best[0], balanced=balanced, time_limit=left, rng=gen,
                                                prepared=prep)
             finals.append(np.asarray(x2, dtype=np.int8))
@@ -301,10 +307,12 @@ _DOC_PARAMS = """
         roundings goes to improving the best cut: simulated annealing on the clock followed by
         tabu search (Max-Cut, sparse input, numba installed), tabu search otherwise
         (:mod:`dpgraph.csp.improve`). Respected loosely: the certificate is not interrupted.
-        ``None``: no budget; every candidate gets ``tabu_moves`` tabu moves and no more.
+        ``None``: no budget; every candidate gets ``tabu_moves`` tabu moves and no more. The
+        numba kernels are compiled on first use and cached on disk (once per installation);
+        loading them costs a fraction of a second in each new process.
     tabu_moves : int, optional
         Tabu-search moves from each rounding candidate after its descent (default ``10 n`` when
-        numba is installed and no ``time_limit`` is given, else 0).
+        numba is installed, else 0), before any ``time_limit`` phase.
     progress : bool
         Print progress to stderr.
     certificate : {"auto", "factor", "lanczos"}
