@@ -25,10 +25,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .privacy import PrivacyLedger, gaussian_mechanism, make_rng, symmetric_gaussian_noise
+from .privacy import PrivacyLedger, reproducible_tag, gaussian_mechanism, make_rng, symmetric_gaussian_noise
 from .privacy._validate import check_delta, check_epsilon
-from .privatize import (_check_rank, _check_share, _project, _regularizer, _tail_singular_value,
-                        _top_eigenpairs, normalized_adjacency, release_low_rank)
+from .privatize import check_rank, check_share
+from .routes.pca import (normalized_adjacency, project, regularizer, release_low_rank,
+                         tail_singular_value)
+from .routes.randomized_response import top_eigenpairs
 
 __all__ = ["PrivateCSPResult", "max_2csp", "label_extended_sensitivities"]
 
@@ -61,7 +63,8 @@ class PrivateCSPResult:
         eps, dlt = self.ledger.spent
         return (f"PrivateCSPResult(n={len(self.assignment)}, estimated_value="
                 f"{self.estimated_value:.6g}, epsilon={eps:.4g}, delta={dlt:.3g}, "
-                f"low_rank={self.diagnostics.get('low_rank_mechanism')!r})")
+                f"low_rank={self.diagnostics.get('low_rank_mechanism')!r}"
+                f"{reproducible_tag(self.ledger)})")
 
 
 def _gaussian_fallback(M: sp.csr_array, rank: int, sens: float, *, epsilon: float, delta: float,
@@ -74,7 +77,7 @@ def _gaussian_fallback(M: sp.csr_array, rank: int, sens: float, *, epsilon: floa
     X = noise.to_dense()
     np.fill_diagonal(X, 0.0)  # the diagonal is public (zero): its noise is discarded
     X += M.toarray()
-    vec, lam = _top_eigenpairs(X, rank)
+    vec, lam = top_eigenpairs(X, rank)
     return vec, np.diag(lam)
 
 
@@ -117,10 +120,10 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = 4, rng=None,
         raise TypeError(f"instance must be a dpgraph.csp.CSPInstance, got {type(instance).__name__}")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    degree_share = _check_share("degree_share", degree_share)
-    tail_share = _check_share("tail_share", tail_share)
-    core_share = _check_share("core_share", core_share)
-    estimate_share = _check_share("estimate_share", estimate_share)
+    degree_share = check_share("degree_share", degree_share)
+    tail_share = check_share("tail_share", tail_share)
+    core_share = check_share("core_share", core_share)
+    estimate_share = check_share("estimate_share", estimate_share)
     n, q = instance.n, instance.q
     if n < 3:
         raise ValueError(f"max_2csp needs at least 3 variables, got {n}")
@@ -131,7 +134,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = 4, rng=None,
         raise ValueError("max_2csp protects instances whose constraint weights lie in [0, 1] (one "
                          "constraint added or removed is the adjacency); rescale the weights")
     N = n * q
-    rank = _check_rank(rank, N)
+    rank = check_rank(rank, N)
     gen = make_rng(rng)
     total_epsilon, total_delta = epsilon, delta
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
@@ -148,7 +151,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = 4, rng=None,
         deg, sensitivity=math.sqrt(2.0), epsilon=degree_share * epsilon,
         delta=degree_share * delta, ledger=ledger, name="variable degrees", rng=gen,
         note="one constraint changes two variable degrees by <= 1 (docs/privacy.md 4.8)")
-    tau = _regularizer(np.atleast_1d(d_hat), "mean")
+    tau = regularizer(np.atleast_1d(d_hat), "mean")
     d_tilde = np.repeat(np.maximum(d_hat, 0.0) + tau, q)  # index i*q + a
     w0 = 1.0 / float(d_tilde.min())
     sens = label_extended_sensitivities(q, w0)
@@ -168,7 +171,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = 4, rng=None,
 
     # 4. private tail level (Weyl, ||E|| <= q w0)
     tail_hat, sigma_tail = gaussian_mechanism(
-        _tail_singular_value(M, rank, gen), sensitivity=sens["spectral"] + 1e-8,
+        tail_singular_value(M, rank, gen), sensitivity=sens["spectral"] + 1e-8,
         epsilon=tail_share * epsilon, delta=tail_share * delta, ledger=ledger,
         name="tail singular value", rng=gen,
         note="Weyl, ||E|| <= ||F|| <= q w0 (docs/privacy.md 4.8)")
@@ -178,7 +181,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = 4, rng=None,
     # 5. post-processing: projection, synthetic label-extended weights, synthetic instance
     t0 = time.perf_counter()
     radius = max(tail_hat, 0.0) + 2.0 * sigma_tail
-    projected, proj_info = _project(basis, core, radius, "dykstra" if N <= 5000 else "clip")
+    projected, proj_info = project(basis, core, radius, "dykstra" if N <= 5000 else "clip")
     s = np.sqrt(d_tilde)
     W = np.outer(s, s)
     W *= projected

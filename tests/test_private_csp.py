@@ -7,7 +7,7 @@ import pytest
 
 from dpgraph.csp import CSPInstance
 from dpgraph.private_csp import label_extended_sensitivities, max_2csp
-from dpgraph.privatize import normalized_adjacency
+from dpgraph.routes.pca import normalized_adjacency
 
 
 def _random_instance(rng, n, q, density):
