@@ -3,7 +3,8 @@
 Implements the non-private engine of d'Orsi and Novikov, "Tight Differentially Private PCA via
 Matrix Coherence", Sec. 7.1: the degree-2 SoS relaxation solved by low-rank (Burer-Monteiro)
 methods with a certified dual bound, Goemans-Williamson and global correlation rounding
-(Barak, Raghavendra, Steurer, FOCS 2011), rebalancing and local search.
+(Barak, Raghavendra, Steurer, FOCS 2011), rebalancing, local search and a time-budgeted
+improvement phase (iterated tabu search and simulated annealing, :mod:`dpgraph.csp.improve`).
 """
 
 from .maxcut import CutResult, cut_value, solve_max_bisection, solve_max_cut
