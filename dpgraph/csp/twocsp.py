@@ -398,9 +398,11 @@ def cvxpy_max_2csp_sdp(inst: CSPInstance, *, eps=1e-7, max_iters=100000, time_li
     """Solve the degree-2 moment relaxation with CVXPY + SCS. Returns ``(value, Y, seconds, status)``
     (and ``(moments, lambda, z)`` with ``return_duals``: the equality and non-negativity duals).
 
-    ``nonnegativity=False`` drops :math:`Y_{ia,jb} \\ge 0` on the constraint blocks: the vector
-    relaxation that :func:`dpgraph.csp.twocsp_lowrank.solve_label_sdp` solves (the reference of
-    its tests)."""
+    ``nonnegativity=False`` drops :math:`Y_{ia,jb} \\ge 0` on the constraint blocks (the vector
+    relaxation of :mod:`dpgraph.csp.twocsp_lowrank`). This full moment form has no strictly
+    feasible point, and SCS is slow and inaccurate on it; the reference for that relaxation is
+    :func:`dpgraph.csp.twocsp_lowrank.cvxpy_label_sdp` (reduced coordinates, Slater holds).
+    """
     import cvxpy as cp
 
     mom = csp_moment_constraints(inst)

@@ -68,6 +68,7 @@ from .sdp import rump_margin
 
 __all__ = ["LabelSDPSolution", "solve_label_sdp", "certify_label_sdp", "round_label_sdp",
            "label_local_search", "label_values", "default_label_rank", "solve_label_csp",
+           "reduced_objective", "cvxpy_label_sdp",
            "FACTOR_MAX_N"]
 
 FACTOR_MAX_N = 6500  # dense Cholesky certificate up to this N = nq + 1 (338 MB for one copy)
@@ -297,8 +298,53 @@ def _reduction(n: int, q: int) -> sp.csr_array:
     return sp.csr_array((vals, (rows, cols)), shape=(N, Nr))
 
 
+def reduced_objective(A, n: int, q: int) -> sp.csr_array:
+    r"""The objective in reduced coordinates: :math:`C_r = T^T C T`, :math:`C = A/2` on the labels.
+
+    Label q-1 of every variable is eliminated (:math:`x_{i,q-1} = 1 - \sum_{a<q-1} x_{ia}`), so
+    the moment matrix Z of size :math:`n(q-1)+1` has the constraints :math:`Z_{00} = 1`,
+    :math:`Z_{ia,ia} = Z_{0,ia}`, :math:`Z_{ia,ib} = 0` only, and a strictly feasible point
+    (the moments of the uniform distribution): Slater's condition, which the full moment form
+    lacks (:math:`Y(e_0 - \sum_a e_{ia}) = 0` for every feasible Y), holds. Row/column 0 first.
+
+    >>> import numpy as np, scipy.sparse as sp
+    >>> A = sp.csr_array(np.kron(np.array([[0, 1], [1, 0]]), 1 - np.eye(2)))
+    >>> reduced_objective(A, 2, 2).toarray().tolist()  # x0 + x1 - 2 x0 x1 in 0/1 terms
+    [[0.0, 0.5, 0.5], [0.5, 0.0, -1.0], [0.5, -1.0, 0.0]]
+    """
+    return _reduced_objective(_LabelOp(A, n, q))
+
+
+def cvxpy_label_sdp(A, n: int, q: int, *, eps: float = 1e-9, max_iters: int = 200000) -> float:
+    """Reference: the same relaxation in reduced coordinates (:func:`reduced_objective`) by
+    CVXPY + SCS (dense; small instances). Returns the optimal value.
+
+    >>> import numpy as np, scipy.sparse as sp
+    >>> A = sp.csr_array(np.kron(np.array([[0, 1], [1, 0]]), 1 - np.eye(2)))
+    >>> round(cvxpy_label_sdp(A, 2, 2), 5)
+    1.0
+    """
+    import cvxpy as cp
+
+    Cr = reduced_objective(A, n, q).toarray()
+    Nr, r = Cr.shape[0], q - 1
+    Z = cp.Variable((Nr, Nr), PSD=True)
+    cons = [Z[0, 0] == 1]
+    if r:
+        d = 1 + np.arange(n * r)
+        cons.append(cp.diag(Z)[d] == Z[0, d])
+        rows = [1 + i * r + a for i in range(n) for a in range(r) for b in range(a + 1, r)]
+        cols = [1 + i * r + b for i in range(n) for a in range(r) for b in range(a + 1, r)]
+        if rows:
+            cons.append(Z[rows, cols] == 0)
+    prob = cp.Problem(cp.Maximize(cp.trace(Cr @ Z)), cons)
+    prob.solve(solver=cp.SCS, eps_abs=eps, eps_rel=eps, max_iters=max_iters)
+    if prob.value is None:
+        raise RuntimeError(f"SCS returned no solution (status {prob.status})")
+    return float(prob.value)
+
+
 def _reduced_objective(op: _LabelOp) -> sp.csr_array:
-    """C_r = T^T C T with C = A/2 on the label block (the objective in reduced coordinates)."""
     n, q = op.n, op.q
     T = _reduction(n, q)
     A = sp.csr_array(op.A) if op.dense else op.A
