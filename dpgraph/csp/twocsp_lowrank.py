@@ -315,7 +315,8 @@ def reduced_objective(A, n: int, q: int) -> sp.csr_array:
     return _reduced_objective(_LabelOp(A, n, q))
 
 
-def cvxpy_label_sdp(A, n: int, q: int, *, eps: float = 1e-9, max_iters: int = 200000) -> float:
+def cvxpy_label_sdp(A, n: int, q: int, *, eps: float = 1e-9, max_iters: int = 200000,
+                    time_limit: float | None = None) -> float:
     """Reference: the same relaxation in reduced coordinates (:func:`reduced_objective`) by
     CVXPY + SCS (dense; small instances). Returns the optimal value.
 
@@ -338,7 +339,8 @@ def cvxpy_label_sdp(A, n: int, q: int, *, eps: float = 1e-9, max_iters: int = 20
         if rows:
             cons.append(Z[rows, cols] == 0)
     prob = cp.Problem(cp.Maximize(cp.trace(Cr @ Z)), cons)
-    prob.solve(solver=cp.SCS, eps_abs=eps, eps_rel=eps, max_iters=max_iters)
+    kw = {} if time_limit is None else {"time_limit_secs": float(time_limit)}
+    prob.solve(solver=cp.SCS, eps_abs=eps, eps_rel=eps, max_iters=max_iters, **kw)
     if prob.value is None:
         raise RuntimeError(f"SCS returned no solution (status {prob.status})")
     return float(prob.value)
