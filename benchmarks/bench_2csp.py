@@ -93,13 +93,16 @@ def bench_maxkcut(args):
 
     root = os.environ.get("DPGRAPH_DATA", "/work/shared/datasets")
     print(f"<!-- {_env()} -->")
+    print(f"perturbation rounds: {args.perturbation_rounds}")
+    print()
     print("| graph | n | m | k | SDP value | certified UB | certificate | value | value/UB | "
           "value/m | SDP s | total s |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for g in args.graphs:
         inst = dpgraph.read_csp(os.path.join(root, "gset", f"{g}.txt"), "max-k-cut", k=args.k)
         t = time.perf_counter()
-        r = solve_max_2csp(inst, rng=0, tol=args.tol, samples=args.samples)
+        r = solve_max_2csp(inst, rng=0, tol=args.tol, samples=args.samples,
+                           perturbation_rounds=args.perturbation_rounds)
         tot = time.perf_counter() - t
         print(f"| {g} | {inst.n} | {inst.m} | {args.k} | {r.sdp_value:.2f} | {r.upper_bound:.2f} | "
               f"{r.info['certificate']} | {r.value:.0f} | {r.value / r.upper_bound:.4f} | "
@@ -186,6 +189,7 @@ def main():
     g.add_argument("--k", type=int, default=3)
     g.add_argument("--tol", type=float, default=1e-7)
     g.add_argument("--samples", type=int, default=32)
+    g.add_argument("--perturbation-rounds", type=int, default=0)
     p = sub.add_parser("private")
     p.add_argument("--n", type=int, default=300)
     p.add_argument("--d", type=float, default=20.0)

@@ -68,7 +68,7 @@ from .sdp import rump_margin
 
 __all__ = ["LabelSDPSolution", "solve_label_sdp", "certify_label_sdp", "round_label_sdp",
            "label_local_search", "label_values", "default_label_rank", "solve_label_csp",
-           "reduced_objective", "cvxpy_label_sdp",
+           "reduced_objective", "cvxpy_label_sdp", "perturbed_local_search",
            "FACTOR_MAX_N"]
 
 FACTOR_MAX_N = 6500  # dense Cholesky certificate up to this N = nq + 1 (338 MB for one copy)
@@ -605,13 +605,43 @@ def label_local_search(A, x: np.ndarray, q: int, *, max_moves: int | None = None
     return x, moves
 
 
+def perturbed_local_search(A, x: np.ndarray, q: int, *, rounds: int = 100, strength: float = 0.02,
+                           rng=None) -> tuple[np.ndarray, float]:
+    """Iterated local search: ``rounds`` times, move a random ``strength`` fraction of the
+    variables (at least 2) to random labels, run :func:`label_local_search`, keep the result if
+    it is at least as good. Returns ``(x, value)``; the value never decreases.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> A = sp.csr_array(np.kron(1 - np.eye(3), 1 - np.eye(3)))  # triangle, "not equal", q = 3
+    >>> x, v = perturbed_local_search(A, np.array([0, 0, 0]), 3, rounds=5, rng=0)
+    >>> v
+    3.0
+    """
+    gen = make_rng(rng)
+    x, _ = label_local_search(A, x, q)
+    best = float(label_values(A, x[None, :], q)[0])
+    n = x.size
+    k = max(2, int(round(strength * n)))
+    for _ in range(int(rounds)):
+        y = x.copy()
+        idx = gen.choice(n, min(k, n), replace=False)
+        y[idx] = gen.integers(0, q, idx.size)
+        y, _ = label_local_search(A, y, q)
+        v = float(label_values(A, y[None, :], q)[0])
+        if v >= best:
+            x, best = y, v
+    return x, best
+
+
 # ----------------------------------------------------------------------------- driver
 
 
 def solve_label_csp(A, n: int, q: int, *, rng=None, rank: int | None = None, tol: float = 1e-7,
                     max_iter: int = 20000, time_limit=None, certificate: str = "auto",
                     samples: int = 32, seeds: int = 2, polish: int = 4, local_search: bool = True,
-                    progress: bool = False) -> dict:
+                    perturbation_rounds: int = 0, progress: bool = False) -> dict:
     r"""Relaxation, certificate, rounding and local search for the objective ``z^T A z / 2``.
 
     The engine behind ``solve_max_2csp(method="lowrank")``; it also serves objectives that are
@@ -662,6 +692,11 @@ def solve_label_csp(A, n: int, q: int, *, rng=None, rank: int | None = None, tol
             if pv[j] > value:
                 x, value = P[j].copy(), float(pv[j])
             X = np.unique(np.vstack([X, P]), axis=0)
+        if perturbation_rounds:
+            y, v = perturbed_local_search(A, x, q, rounds=perturbation_rounds, rng=gen)
+            if v > value:
+                x, value = y, v
+                X = np.unique(np.vstack([X, y[None, :]]), axis=0)
     timings["local_search"] = time.perf_counter() - t
     return {"x": x, "value": value, "sdp_value": float(sol.value), "upper_bound": float(ub),
             "rounded": X, "solution": sol, "certificate": cinfo, "timings": timings,
