@@ -23,7 +23,8 @@ from scipy.sparse import linalg as spla
 from .graph import as_graph_data
 from .privacy import PrivacyLedger, make_rng, symmetric_gaussian_noise
 from .privacy._validate import check_delta, check_epsilon
-from .privatize import _randomized_response_matrix, check_private_graph_input
+from .privatize import check_private_graph_input
+from .routes.randomized_response import randomized_response_matrix
 
 __all__ = ["SyntheticRelease", "random_partition", "randomized_response",
            "gaussian_perturbation", "nonprivate", "solve_release"]
@@ -65,7 +66,7 @@ def randomized_response(G, *, epsilon: float, rng=None) -> SyntheticRelease:
     if not data.is_unweighted and data.m:
         raise ValueError("randomized response protects unweighted graphs; this graph has weights")
     ledger = PrivacyLedger(epsilon=epsilon, delta=0.0)
-    W, p = _randomized_response_matrix(
+    W, p = randomized_response_matrix(
         data.weights, epsilon=epsilon, ledger=ledger, rng=make_rng(rng), name="randomized response",
         note="one edge changes one pair indicator (docs/privacy.md 4.5)")
     return SyntheticRelease("randomized response", data.labels, W, ledger, {"flip_probability": p})

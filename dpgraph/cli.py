@@ -155,8 +155,10 @@ def _expected_errors():
     from .datasets import DatasetNotFoundError
     from .io import GraphFormatError
 
+    from .routes import InsufficientMemoryError
+
     return (GraphFormatError, DatasetNotFoundError, FileNotFoundError, ValueError, KeyError,
-            OSError, ModuleNotFoundError)
+            OSError, ModuleNotFoundError, InsufficientMemoryError, NotImplementedError)
 
 
 def main(argv=None) -> int:
@@ -164,8 +166,11 @@ def main(argv=None) -> int:
     status (0 success, 2 usage or input error)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    from .progress import reporting
+
     try:
-        return int(args._run(args) or 0)
+        with reporting(enabled=not getattr(args, "quiet", False)):
+            return int(args._run(args) or 0)
     except _expected_errors() as exc:
         message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
         print(f"dpgraph: error: {' '.join(message.split())}", file=sys.stderr)

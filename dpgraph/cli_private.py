@@ -6,11 +6,8 @@ Registered in :data:`dpgraph.cli.COMMANDS`. Progress goes to stderr, results to 
 from __future__ import annotations
 
 import sys
-import time
 
-
-def _progress(msg: str) -> None:
-    print(f"[dpgraph {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+from .progress import report
 
 
 def _add_graph_argument(p):
@@ -20,6 +17,8 @@ def _add_graph_argument(p):
                    help="a graph file (any format read_graph knows) or a data set name")
     p.add_argument("--format", choices=_formats(), default=None,
                    help="file format (default: detected)")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress lines on standard error")
 
 
 def _add_privacy_arguments(p, *, rank=True):
@@ -30,7 +29,15 @@ def _add_privacy_arguments(p, *, rank=True):
         p.add_argument("--rank", type=int, default=DEFAULT_RANK,
                        help=f"rank of the private low-rank estimate (default {DEFAULT_RANK})")
     p.add_argument("--seed", type=int, default=None,
-                   help="random seed (default: fresh entropy from the operating system)")
+                   help="TESTING ONLY: seed the noise so runs repeat. A seeded release is NOT "
+                        "private (anyone with the seed can remove the noise); the output says "
+                        "'reproducible noise: not a private release'. Default: a "
+                        "cryptographically secure generator keyed from the operating system")
+    p.add_argument("--route", choices=("auto", "randomized-response", "pca", "matrix-free"),
+                   default="auto",
+                   help="private mechanism (default auto: chosen from the number of nodes, a "
+                        "private edge count and the available memory; a dense route that would "
+                        "not fit is refused before allocating)")
 
 
 # ----------------------------------------------------------------------------- maxcut / bisection
@@ -59,18 +66,29 @@ def _add_bisection_parser(subparsers):
     return _add_cut_parser(subparsers, "bisection", "maximum bisection")
 
 
+def _print_reproducible(ledger) -> None:
+    """Say it first, on stdout and stderr, when the noise was seeded (``--seed``)."""
+    from .privacy import REPRODUCIBLE_NOTICE
+
+    if ledger.reproducible:
+        line = f"WARNING: {REPRODUCIBLE_NOTICE} (--seed was given; for tests and benchmarks only)"
+        print(line)
+        print(f"dpgraph: {line}", file=sys.stderr)
+
+
 def _run_cut(args, problem: str) -> int:
     from .cli import load_input
     from .private_solvers import max_bisection, max_cut
 
     data, where, _ = load_input(args.graph, format=args.format)
-    _progress(f"read {where}: {data.n} nodes; privatizing and solving ({problem})")
+    report(f"read {where}: {data.n} nodes; privatizing and solving ({problem})")
     fn = max_cut if problem == "maxcut" else max_bisection
     res = fn(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=args.seed,
-             solver_options={"progress": False})
+             solver_options={"progress": False}, privatize_options={"route": args.route})
     t = res.diagnostics["timings"]
-    _progress(f"done: privatize {t['privatize']:.1f} s, solve {t['solve']:.1f} s")
+    report(f"done: privatize {t['privatize']:.1f} s, solve {t['solve']:.1f} s")
     left, right = res.partition
+    _print_reproducible(res.ledger)
     print(f"graph:             {where}")
     print(f"problem:           private {'max-cut' if problem == 'maxcut' else 'max-bisection'}")
     print(f"partition sizes:   {len(left)} / {len(right)}")
@@ -131,11 +149,13 @@ def _cmd_synth(args) -> int:
     from .privatize import privatize
 
     data, where, _ = load_input(args.graph, format=args.format)
-    _progress(f"read {where}: {data.n} nodes; privatizing")
+    report(f"read {where}: {data.n} nodes; privatizing")
     gen = make_rng(args.seed)
-    pg = privatize(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=gen)
+    pg = privatize(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=gen,
+                   route=args.route)
     out = pg.to_graph_data(min_weight=args.min_weight) if args.weighted else pg.sample(rng=gen)
     write_graph(out, args.out)
+    _print_reproducible(pg.ledger)
     print(f"mechanism: {pg.diagnostics['low_rank_mechanism']}")
     print(f"wrote {'weighted' if args.weighted else 'sampled'} synthetic graph "
           f"({out.n} nodes, {out.m} edges) to {args.out}")
@@ -180,10 +200,10 @@ def _cmd_bench(args) -> int:
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
     data, where, _ = load_input(args.graph, format=args.format)
-    _progress(f"read {where}: {data.n} nodes")
+    report(f"read {where}: {data.n} nodes")
     bench = run_transfer_benchmark(data, epsilons=epsilons, delta=args.delta,
                                    seeds=range(args.seeds), methods=methods, problem=args.problem,
-                                   rank=args.rank, progress=_progress)
+                                   rank=args.rank, progress=report)
     print(f"graph: {where}; problem: {args.problem}; reference (non-private engine): "
           f"{bench.reference_value:g}; median over {args.seeds} seed(s)")
     print(bench.table())

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .privacy import PrivacyLedger, laplace_mechanism, make_rng, monotone_exponential_mechanism
+from .privacy import (PrivacyLedger, laplace_mechanism, make_rng, monotone_exponential_mechanism,
+                      reproducible_tag)
 from .privacy._validate import check_delta, check_epsilon
 from .private_solvers import candidate_objectives, side_budgets
 from .privatize import DEFAULT_RANK, PrivateGraph, privatize
@@ -103,7 +104,8 @@ class PrivateCSPResult:
         eps, dlt = self.ledger.spent
         return (f"PrivateCSPResult(n={len(self.assignment)}, estimated_value="
                 f"{self.estimated_value:.6g}, synthetic_value={self.synthetic_value:.6g}, "
-                f"epsilon={eps:.4g}, delta={dlt:.3g}, route={self.diagnostics.get('route')!r})")
+                f"epsilon={eps:.4g}, delta={dlt:.3g}, route={self.diagnostics.get('route')!r}"
+                f"{reproducible_tag(self.ledger)})")
 
 
 def _check_instance(instance, relation_size):

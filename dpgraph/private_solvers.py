@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .privacy import (PrivacyLedger, laplace_mechanism, make_rng,
+from .privacy import (PrivacyLedger, reproducible_tag, laplace_mechanism, make_rng,
                       monotone_exponential_mechanism)
 from .privacy._validate import check_delta, check_epsilon
-from .privatize import (_SCREEN_SHARE, DEFAULT_RANK, PrivateGraph, _check_share, _screen,
-                        _screens, check_private_graph_input, privatize, release_edge_count)
+from .privatize import (DEFAULT_RANK, SCREEN_SHARE, PrivateGraph, check_private_graph_input,
+                        check_share, privatize, release_edge_count, screen, screens)
+from .progress import report
 from .rr_posterior import prior_rank
 
 __all__ = ["PrivateCutResult", "max_cut", "max_bisection", "candidate_objectives", "side_budgets"]
@@ -91,7 +92,7 @@ class PrivateCutResult:
                 f"estimated_value={self.estimated_value:.6g}, synthetic_value={self.synthetic_value:.6g}, "
                 f"sdp_bound={self.sdp_bound:.6g}, "
                 f"epsilon={eps:.4g}, delta={dlt:.3g}, rank={self.private_graph.rank}, "
-                f"halted={self.halted})")
+                f"halted={self.halted}{reproducible_tag(self.ledger)})")
 
 
 def _candidate_names(pg: PrivateGraph, candidates, rank: int) -> tuple:
@@ -124,8 +125,8 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                         "dpgraph.solve_max_cut(pg.weights(), labels=pg.labels)")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    estimate_share = _check_share("estimate_share", estimate_share)
-    select_share = _check_share("select_share", select_share)
+    estimate_share = check_share("estimate_share", estimate_share)
+    select_share = check_share("select_share", select_share)
     if estimate_share + select_share >= 1:
         raise ValueError("estimate_share + select_share must be < 1 (the rest privatizes)")
     data = as_graph_data(G)
@@ -133,14 +134,14 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     opts = dict(privatize_options or {})
     m_hat = None
-    if _screens(data, opts.get("route", "auto"), opts.get("fallback", "randomized-response")):
+    if screens(data, opts.get("route", "auto"), opts.get("fallback", "randomized-response")):
         # the screening count, released here so that it can also size the side releases
-        screen_share = _check_share("screen_share", opts.pop("screen_share", _SCREEN_SHARE))
+        screen_share = check_share("screen_share", opts.pop("screen_share", SCREEN_SHARE))
         m_hat = release_edge_count(data, screen_share * epsilon, ledger, gen)
         opts["edge_count"] = m_hat
     eps_select, eps_estimate = _side_budgets(epsilon, select_share, estimate_share, m_hat)
     shares = {k: opts[k] for k in ("degree_share", "tail_share", "core_share") if k in opts}
-    if m_hat is not None and _screen(m_hat, data.n, epsilon - ledger.spent[0] - eps_select
+    if m_hat is not None and screen(m_hat, data.n, epsilon - ledger.spent[0] - eps_select
                                      - eps_estimate, delta, **shares)["predicted_pass"]:
         eps_select = 0.0  # the PCA route makes no choice (its budget goes to the PCA instead)
     pg = privatize(data, epsilon=epsilon - ledger.spent[0] - eps_select - eps_estimate,
@@ -154,7 +155,10 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     # 4x faster than 1e-6 with a certified gap of ~4e-5 (BENCHMARKS.md, CSP engine)
     options = {"tol": 1e-4, **(solver_options or {})}
     t0 = time.perf_counter()
-    results = [solver(pg.objective(name), labels=pg.labels, rng=gen, **options) for name in names]
+    results = []
+    for k, name in enumerate(names, 1):
+        report(f"solving objective {k}/{len(names)} ({name}) with the degree-2 SoS engine")
+        results.append(solver(pg.objective(name), labels=pg.labels, rng=gen, **options))
     t_solve = time.perf_counter() - t0
     chosen, x = 0, results[0].x
     pool, owner = _candidate_pool(results)

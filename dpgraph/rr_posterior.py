@@ -49,9 +49,9 @@ def prior_rank(name) -> int | None:
 
 def low_rank_prior(unbiased: np.ndarray, k: int) -> Callable[[int, int], np.ndarray]:
     """Prior rows ``[s, e)`` of the rank-``k`` truncation of the de-biased release."""
-    from .privatize import _top_eigenpairs
+    from .routes.randomized_response import top_eigenpairs
 
-    V, lam = _top_eigenpairs(unbiased, k)
+    V, lam = top_eigenpairs(unbiased, k)
     Vl = V * lam
     return lambda s, e: Vl[s:e] @ V.T
 

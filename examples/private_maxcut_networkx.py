@@ -11,7 +11,7 @@ from dpgraph.graph import to_networkx
 # a planted two-block disassortative graph: 1,000 nodes, mean degree 100
 G = to_networkx(planted_cut(1000, 100, rng=7).graph)
 
-res = dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, rank=2, rng=0)
+res = dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, rank=2)
 print(res)
 print(res.ledger.report())
 

@@ -135,11 +135,11 @@ def test_screening_routes_sparse_graphs_to_randomized_response(small_planted):
 
 
 def test_projection_of_an_already_nonnegative_estimate():
-    from dpgraph.privatize import _project
+    from dpgraph.routes.pca import project
     rng = np.random.default_rng(0)
     B = np.linalg.qr(np.abs(rng.standard_normal((600, 2))))[0]
     B[:, 0] = np.abs(B[:, 0])
-    X, info = _project(B[:, :1], np.array([[2.0]]), 0.1, "dykstra")  # a positive rank-1 matrix
+    X, info = project(B[:, :1], np.array([[2.0]]), 0.1, "dykstra")  # a positive rank-1 matrix
     assert info["clip_spectral_change"] == 0.0 and info["exact_projection"]
     assert np.allclose(X, 2.0 * np.outer(B[:, 0], B[:, 0]))
 

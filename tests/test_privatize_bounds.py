@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dpgraph.graph import as_graph_data
-from dpgraph.privatize import _tail_singular_value, normalized_adjacency
+from dpgraph.routes.pca import normalized_adjacency, tail_singular_value
 
 
 def _adjacent_pairs(rng, n_graphs=25):
@@ -60,8 +60,8 @@ def test_tail_weyl_adjacent():
         for r in (1, 2, 4):
             if r + 1 >= a.n:
                 continue
-            sa = _tail_singular_value(normalized_adjacency(a.weights, d_tilde), r, rng)
-            sb = _tail_singular_value(normalized_adjacency(b.weights, d_tilde), r, rng)
+            sa = tail_singular_value(normalized_adjacency(a.weights, d_tilde), r, rng)
+            sb = tail_singular_value(normalized_adjacency(b.weights, d_tilde), r, rng)
             assert abs(sa - sb) <= w + 1e-8
 
 
@@ -71,4 +71,4 @@ def test_tail_matches_dense_on_large_sparse():
     data = as_graph_data(nx.to_scipy_sparse_array(G, nodelist=range(600)))
     M = normalized_adjacency(data.weights, data.degrees + 1.0)
     dense = np.sort(np.abs(np.linalg.eigvalsh(M.toarray())))[::-1]
-    assert _tail_singular_value(M, 3, rng) == pytest.approx(dense[3], abs=1e-9)
+    assert tail_singular_value(M, 3, rng) == pytest.approx(dense[3], abs=1e-9)

@@ -12,7 +12,8 @@ from .calibration import (
     zcdp_sigma,
     zcdp_to_approx_dp,
 )
-from .ledger import LedgerEntry, PrivacyBudgetError, PrivacyLedger
+from .ledger import LedgerEntry, PrivacyBudgetError, PrivacyLedger, reproducible_tag
+from .rng import REPRODUCIBLE_NOTICE, ReproducibleNoiseWarning, is_secure, make_rng, secure_rng
 from .noise import (
     GaussianMatrixNoise,
     SymmetricGaussianNoise,
@@ -20,7 +21,6 @@ from .noise import (
     gaussian_mechanism,
     gaussian_noise,
     laplace_mechanism,
-    make_rng,
     monotone_exponential_mechanism,
     randomized_response,
     symmetric_gaussian_noise,
@@ -29,6 +29,7 @@ from .noise import (
 __all__ = [
     "PrivacyLedger",
     "LedgerEntry",
+    "reproducible_tag",
     "PrivacyBudgetError",
     "analytic_gaussian_sigma",
     "analytic_gaussian_delta",
@@ -38,6 +39,10 @@ __all__ = [
     "zcdp_to_approx_dp",
     "approx_dp_to_zcdp_rho",
     "make_rng",
+    "secure_rng",
+    "is_secure",
+    "ReproducibleNoiseWarning",
+    "REPRODUCIBLE_NOTICE",
     "gaussian_mechanism",
     "gaussian_noise",
     "laplace_mechanism",

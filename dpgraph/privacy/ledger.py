@@ -17,15 +17,29 @@ composition.
 from __future__ import annotations
 
 import math
+import os
+import sys
+import warnings
 from dataclasses import asdict, dataclass
 
 from ._validate import check_delta, check_epsilon
+from .rng import REPRODUCIBLE_NOTICE, ReproducibleNoiseWarning
 
-__all__ = ["PrivacyBudgetError", "LedgerEntry", "PrivacyLedger"]
+__all__ = ["PrivacyBudgetError", "LedgerEntry", "PrivacyLedger", "reproducible_tag"]
 
 # Relative slack when comparing spent and total budget, so that splitting a budget into
 # floating-point fractions that sum to it does not raise.
 _REL_TOL = 1e-9
+
+
+def _caller_stacklevel() -> int:
+    """``stacklevel`` that attributes a warning to the first frame outside the dpgraph package
+    (the user's call), however deep inside dpgraph it is raised."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class PrivacyBudgetError(RuntimeError):
@@ -84,6 +98,24 @@ class PrivacyLedger:
         self.accounting = accounting
         self.conversion = conversion
         self._entries: list[LedgerEntry] = []
+        self._reproducible = False
+
+    # -- reproducible (seeded) noise: a testing mode, not a private release
+    @property
+    def reproducible(self) -> bool:
+        """True when some charged noise came from a seeded or caller-supplied generator: then
+        the results of this ledger are **not private** (see :mod:`dpgraph.privacy.rng`)."""
+        return self._reproducible
+
+    def mark_reproducible(self, *, warn: bool = True) -> None:
+        """Record that noise charged here is reproducible; warn (once per ledger) when ``warn``."""
+        if self._reproducible:
+            return
+        self._reproducible = True
+        if warn:
+            warnings.warn(f"{REPRODUCIBLE_NOTICE}: the noise came from a fixed seed or a caller's "
+                          "generator (rng=...). Use rng=None (the default) for a private release.",
+                          ReproducibleNoiseWarning, stacklevel=_caller_stacklevel())
 
     def _spent_of(self, entries) -> tuple[float, float]:
         if self.accounting == "basic":
@@ -168,12 +200,15 @@ class PrivacyLedger:
         nothing)."""
         self._check_entries(list(other.entries))
         self._entries.extend(other.entries)
+        if other.reproducible:
+            self.mark_reproducible(warn=False)
 
     # -- reporting
     def to_dict(self) -> dict:
         eps, dlt = self.spent
         return {"budget": {"epsilon": self.epsilon, "delta": self.delta},
                 "accounting": self.accounting,
+                "reproducible": self._reproducible,
                 "spent": {"epsilon": eps, "delta": dlt, "rho": self.rho},
                 "entries": [asdict(e) for e in self._entries]}
 
@@ -195,9 +230,18 @@ class PrivacyLedger:
         widths = [max(len(r[k]) for r in rows) for k in range(len(head))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
+        if self._reproducible:
+            lines.insert(0, f"*** {REPRODUCIBLE_NOTICE.upper()} (seeded or caller-supplied rng) ***")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         eps, dlt = self.spent
         return (f"PrivacyLedger(spent=(epsilon={eps:.4g}, delta={dlt:.3g}), "
-                f"budget=(epsilon={self.epsilon}, delta={self.delta}), entries={len(self._entries)})")
+                f"budget=(epsilon={self.epsilon}, delta={self.delta}), entries={len(self._entries)}"
+                + (f", {REPRODUCIBLE_NOTICE}" if self._reproducible else "") + ")")
+
+
+def reproducible_tag(ledger: PrivacyLedger) -> str:
+    """``", reproducible noise: not a private release"`` for a reproducible ledger, else ``""``
+    (appended to the repr of every result that holds a ledger)."""
+    return f", {REPRODUCIBLE_NOTICE}" if ledger.reproducible else ""

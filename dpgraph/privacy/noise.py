@@ -10,8 +10,11 @@ floating-point grid can in principle leak information. dpgraph uses NumPy's
 idealised real-valued mechanisms. The noise path is kept to these few functions so that a
 discrete or vetted sampler (e.g. the discrete Gaussian of Canonne-Kamath-Steinke) can replace it.
 
-Randomness: ``rng=None`` means a generator seeded from the operating system's entropy; an int
-or a ``numpy.random.Generator`` gives reproducible runs (:func:`make_rng`).
+Randomness (:mod:`dpgraph.privacy.rng`): ``rng=None`` means an AES-CTR or ChaCha20 generator keyed from the
+operating system's entropy (cryptographically secure); an int or a caller's
+``numpy.random.Generator`` gives reproducible runs for tests and benchmarks, and every ledger
+charged with such noise is marked "reproducible noise: not a private release" (with a
+:class:`~dpgraph.privacy.rng.ReproducibleNoiseWarning`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import numpy as np
 from ._validate import check_delta, check_epsilon, check_sensitivity
 from .calibration import analytic_gaussian_sigma
 from .ledger import PrivacyLedger
+from .rng import block_generator, block_key, is_secure, make_rng
 
 __all__ = [
     "make_rng",
@@ -39,15 +43,13 @@ __all__ = [
 ]
 
 
-def make_rng(rng=None) -> np.random.Generator:
-    """Normalise ``rng``: None -> OS entropy, int/SeedSequence -> seeded, Generator -> itself."""
-    if rng is None:
-        return np.random.default_rng()
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if isinstance(rng, (int, np.integer, np.random.SeedSequence)) and not isinstance(rng, bool):
-        return np.random.default_rng(rng)
-    raise TypeError(f"rng must be None, an int or a numpy.random.Generator, got {type(rng).__name__}")
+def _draw_rng(rng, ledger: PrivacyLedger) -> np.random.Generator:
+    """The generator a release draws from; marks ``ledger`` reproducible (and warns) unless the
+    generator is secure (:mod:`dpgraph.privacy.rng`)."""
+    gen = make_rng(rng)
+    if not is_secure(gen):
+        ledger.mark_reproducible()
+    return gen
 
 
 def _charge_gaussian(ledger, name, sensitivity, epsilon, delta, note) -> float:
@@ -81,20 +83,22 @@ def gaussian_mechanism(value, *, sensitivity: float, epsilon: float, delta: floa
     4.225
     """
     sigma = _charge_gaussian(ledger, name, sensitivity, epsilon, delta, note)
-    gen = make_rng(rng)
+    gen = _draw_rng(rng, ledger)
     arr = np.asarray(value, dtype=np.float64)
     noisy = arr + sigma * gen.standard_normal(arr.shape)
     return (float(noisy) if noisy.ndim == 0 else noisy), sigma
 
 
-def gaussian_noise(shape, *, sigma: float, rng=None) -> np.ndarray:
-    """Raw ``N(0, sigma^2)`` draws for a mechanism whose charge was already recorded.
+def gaussian_noise(shape, *, sigma: float, ledger: PrivacyLedger, rng=None) -> np.ndarray:
+    """Raw ``N(0, sigma^2)`` draws for a mechanism whose charge was already recorded in ``ledger``.
 
     Prefer :func:`gaussian_mechanism`; use this only inside a mechanism that called
     ``ledger.charge`` itself (e.g. composite mechanisms of :mod:`dpgraph.mechanisms`).
     """
+    if not isinstance(ledger, PrivacyLedger):
+        raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
     sigma = check_sensitivity(sigma, name="sigma")
-    return sigma * make_rng(rng).standard_normal(shape)
+    return sigma * _draw_rng(rng, ledger).standard_normal(shape)
 
 
 def ball_knorm_mechanism(value, *, sensitivity: float, epsilon: float, ledger: PrivacyLedger,
@@ -113,7 +117,7 @@ def ball_knorm_mechanism(value, *, sensitivity: float, epsilon: float, ledger: P
     ledger.charge(name, mechanism="knorm-l2-ball", epsilon=epsilon, delta=0.0,
                   sensitivity=sensitivity, sensitivity_norm="l2", noise_scale=scale, note=note,
                   rho=epsilon**2 / 2)
-    gen = make_rng(rng)
+    gen = _draw_rng(rng, ledger)
     arr = np.asarray(value, dtype=np.float64)
     d = max(arr.size, 1)
     direction = gen.standard_normal(arr.shape)
@@ -138,16 +142,17 @@ def randomized_response(bits: np.ndarray, *, epsilon: float, ledger: PrivacyLedg
                   sensitivity=1.0, sensitivity_norm="l0", noise_scale=p, note=note,
                   rho=epsilon**2 / 2)
     b = np.asarray(bits)
-    flips = make_rng(rng).random(b.shape) < p
+    flips = _draw_rng(rng, ledger).random(b.shape) < p
     return np.where(flips, 1 - b, b)
 
 
 class GaussianMatrixNoise:
     """An ``n_rows x n_cols`` matrix of i.i.d. ``N(0, sigma^2)`` entries, never held whole.
 
-    The matrix is a deterministic function of a 128-bit key drawn once from ``rng``: block
-    ``(bi, bj)`` (of ``block_size`` rows and columns) comes from its own generator seeded by
-    ``(key, bi, bj)``, so products can regenerate it in any order, as often as needed, with
+    The matrix is a deterministic function of a key drawn once from ``rng``: block
+    ``(bi, bj)`` (of ``block_size`` rows and columns) comes from its own generator keyed by
+    ``(key, bi, bj)`` (:func:`dpgraph.privacy.rng.block_generator`: cipher keystream segments under a
+    secure ``rng``), so products can regenerate it in any order, as often as needed, with
     ``O(block_size^2)`` extra memory. Build it through a charging function, not directly.
     """
 
@@ -155,10 +160,10 @@ class GaussianMatrixNoise:
         self.shape = (int(n_rows), int(n_cols))
         self.sigma = float(sigma)
         self.block_size = int(block_size)
-        self._key = [int(x) for x in make_rng(rng).integers(0, 2**32, size=4, dtype=np.uint64)]
+        self._secure, self._key = block_key(make_rng(rng))
 
     def _gen(self, bi: int, bj: int) -> np.random.Generator:
-        return np.random.default_rng(np.random.SeedSequence(self._key + [bi, bj]))
+        return block_generator(self._secure, self._key, (bi, bj))
 
     def _raw_block(self, bi: int, bj: int) -> np.ndarray:
         bs = self.block_size
@@ -254,7 +259,7 @@ def symmetric_gaussian_noise(n: int, *, sensitivity: float, epsilon: float, delt
     ``.to_dense()``).
     """
     sigma = _charge_gaussian(ledger, name, sensitivity, epsilon, delta, note)
-    return SymmetricGaussianNoise(n, sigma, rng=rng, block_size=block_size,
+    return SymmetricGaussianNoise(n, sigma, rng=_draw_rng(rng, ledger), block_size=block_size,
                                   diagonal_scale=diagonal_scale)
 
 
@@ -284,7 +289,7 @@ def laplace_mechanism(value, *, sensitivity: float, epsilon: float, ledger: Priv
     ledger.charge(name, mechanism="laplace", epsilon=epsilon, delta=0.0, sensitivity=sensitivity,
                   sensitivity_norm="l1", noise_scale=scale, note=note)
     arr = np.asarray(value, dtype=np.float64)
-    noisy = arr + make_rng(rng).laplace(0.0, scale, size=arr.shape)
+    noisy = arr + _draw_rng(rng, ledger).laplace(0.0, scale, size=arr.shape)
     return (float(noisy) if noisy.ndim == 0 else noisy), scale
 
 
@@ -321,4 +326,4 @@ def monotone_exponential_mechanism(scores, *, sensitivity: float, epsilon: float
     scale = sensitivity / epsilon
     ledger.charge(name, mechanism="exponential (monotone)", epsilon=epsilon, delta=0.0,
                   sensitivity=sensitivity, sensitivity_norm="linf", noise_scale=scale, note=note)
-    return int(np.argmax(s + make_rng(rng).gumbel(0.0, scale, size=s.shape)))
+    return int(np.argmax(s + _draw_rng(rng, ledger).gumbel(0.0, scale, size=s.shape)))

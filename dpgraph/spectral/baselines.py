@@ -97,12 +97,12 @@ def noisy_power_method(M, rank, *, epsilon, delta, adjacency, iterations=None, r
     for _ in range(L):
         if kind == "rectangular":
             sens = w * float(np.sqrt(np.max(np.sum(X ** 2, axis=1))))
-            Y = np.asarray(M.T @ X) + gaussian_noise((m, rank), sigma=s * sens, rng=gen)
+            Y = np.asarray(M.T @ X) + gaussian_noise((m, rank), sigma=s * sens, ledger=ledger, rng=gen)
             Y, _ = np.linalg.qr(Y)
             sens = w * float(np.sqrt(np.max(np.sum(Y ** 2, axis=1))))
-            X = np.asarray(M @ Y) + gaussian_noise((n, rank), sigma=s * sens, rng=gen)
+            X = np.asarray(M @ Y) + gaussian_noise((n, rank), sigma=s * sens, ledger=ledger, rng=gen)
         else:
             sens = c * w * float(np.sqrt(np.max(np.sum(X ** 2, axis=1))))
-            X = np.asarray(M @ X) + gaussian_noise((n, rank), sigma=s * sens, rng=gen)
+            X = np.asarray(M @ X) + gaussian_noise((n, rank), sigma=s * sens, ledger=ledger, rng=gen)
         X, _ = np.linalg.qr(X)
     return BaselineResult(X, ledger, s)

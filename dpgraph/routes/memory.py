@@ -1,0 +1,102 @@
+"""Memory the routes need, memory the machine has, and the refusal before allocating.
+
+No input may make the process die of memory: :func:`check_memory` compares a route's estimate
+(``estimated_memory(n, m, rank)`` of each route module, in bytes, from public sizes only) with
+:func:`available_memory` and raises :class:`InsufficientMemoryError` *before* the route
+allocates, naming what it needs, what is available and what would fit.
+
+``available_memory`` is the smallest of: ``MemAvailable`` of ``/proc/meminfo``, the cgroup
+limit minus current usage (containers), and ``DPGRAPH_MEMORY_LIMIT`` (bytes, or a number with
+a ``K``/``M``/``G``/``T`` suffix) when that environment variable is set — a way to keep dpgraph
+inside a share of a shared machine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+__all__ = ["InsufficientMemoryError", "available_memory", "check_memory", "format_bytes",
+           "parse_bytes"]
+
+
+class InsufficientMemoryError(MemoryError):
+    """Raised before a large allocation that would not fit in the available memory."""
+
+
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def parse_bytes(text: str) -> int:
+    """``"8G"`` -> 8 * 2**30; plain integers are bytes.
+
+    >>> parse_bytes("1.5G") == 3 * 2**29, parse_bytes("4096")
+    (True, 4096)
+    """
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([KMGT]?)i?B?\s*", str(text), flags=re.IGNORECASE)
+    if not m:
+        raise ValueError(f"cannot read a memory size from {text!r} (expected e.g. 8G, 512M or "
+                         f"a number of bytes)")
+    return int(float(m.group(1)) * _UNITS[m.group(2).upper()])
+
+
+def format_bytes(n: float) -> str:
+    """``format_bytes(3 * 2**30) == '3.0 GiB'``."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024.0
+    return f"{n:.1f} TiB"  # pragma: no cover
+
+
+def _meminfo_available() -> int | None:
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def _cgroup_available() -> int | None:
+    for limit_path, usage_path in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+                                   ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
+                                    "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
+        try:
+            with open(limit_path) as fh:
+                raw = fh.read().strip()
+            if raw == "max":
+                return None
+            limit = int(raw)
+            with open(usage_path) as fh:
+                usage = int(fh.read().strip())
+        except (OSError, ValueError):
+            continue
+        if limit >= 2**60:  # "no limit" in cgroup v1
+            return None
+        return max(limit - usage, 0)
+    return None
+
+
+def available_memory() -> int | None:
+    """Bytes this process may still allocate (None if nothing can be read)."""
+    candidates = [v for v in (_meminfo_available(), _cgroup_available()) if v is not None]
+    env = os.environ.get("DPGRAPH_MEMORY_LIMIT")
+    if env:
+        candidates.append(parse_bytes(env))
+    return min(candidates) if candidates else None
+
+
+def check_memory(needed: int, *, what: str, alternative: str = "") -> None:
+    """Raise :class:`InsufficientMemoryError` if ``needed`` bytes exceed the available memory.
+
+    >>> check_memory(10, what="a tiny step")   # fits: returns None
+    """
+    have = available_memory()
+    if have is not None and needed > have:
+        raise InsufficientMemoryError(
+            f"{what} needs about {format_bytes(needed)} but only {format_bytes(have)} is "
+            f"available on this machine (nothing was allocated)."
+            + (f" {alternative}" if alternative else ""))

@@ -1,0 +1,116 @@
+"""The dense randomized-response route: randomized response on every node pair (pure DP).
+
+Edge-level adjacency changes one pair indicator, so flipping every indicator independently with
+probability ``p = 1/(1 + e^epsilon)`` is epsilon-DP (Warner 1965; docs/privacy.md 4.5). The
+release is kept de-biased, ``(Y - p)/(1 - 2p)``, the unbiased estimate of the adjacency matrix
+(``PrivateGraph.unbiased``); exports and solver objectives are post-processing of it
+(:mod:`dpgraph.rr_posterior`). Dense: ``O(n^2)`` memory (:func:`estimated_memory`). Unweighted
+graphs only.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from scipy.sparse import linalg as spla
+
+from ..graph import GraphData
+from ..private_graph import PrivateGraph
+from ..privacy import PrivacyLedger, randomized_response
+from ..progress import report
+
+__all__ = ["release", "estimated_memory", "randomized_response_matrix", "top_eigenpairs",
+           "fallback_randomized_response", "BYTES_PER_PAIR"]
+
+# Peak bytes per n^2 above the interpreter's baseline, measured (peak RSS, planted n = 4,000,
+# mean degree 50, BENCHMARKS.md "Route memory"): privatize alone 21.5; privatize + max_cut's
+# four objective solves 44.4 (at n = 10,000, where only the de-biased release is solved: 29.8).
+# 48 covers the worst measured case with a margin.
+BYTES_PER_PAIR = 48.0
+
+
+def estimated_memory(n: int, m: int, rank: int) -> int:
+    """Peak bytes of this route plus the dense solves downstream (``BYTES_PER_PAIR * n^2``)."""
+    return int(BYTES_PER_PAIR * float(n) ** 2)
+
+
+def randomized_response_matrix(weights, *, epsilon: float, ledger: PrivacyLedger, rng, name: str,
+                                note: str) -> tuple[np.ndarray, float]:
+    """Randomized response on every pair indicator (pure epsilon-DP, docs/privacy.md 4.5),
+    returned de-biased: ``(A_RR - p) / (1 - 2p)`` (dense, symmetric, zero diagonal), and ``p``."""
+    n = weights.shape[0]
+    iu, ju = np.triu_indices(n, 1)
+    bits = weights.toarray()[iu, ju].astype(np.int8)
+    flipped = randomized_response(bits, epsilon=epsilon, ledger=ledger, name=name, rng=rng,
+                                  note=note)
+    del bits
+    p = 1.0 / (1.0 + math.exp(epsilon))
+    W = np.zeros((n, n))
+    W[iu, ju] = (flipped - p) / (1.0 - 2.0 * p)
+    del flipped, iu, ju
+    W += W.T
+    return W, p
+
+
+def top_eigenpairs(W: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``rank`` eigenpairs of largest magnitude of a dense symmetric matrix."""
+    if W.shape[0] <= 400:
+        lam, vec = np.linalg.eigh(W)
+    else:
+        lam, vec = spla.eigsh(W, k=rank, which="LM", tol=1e-6)
+    order = np.argsort(-np.abs(lam))[:rank]
+    return vec[:, order], lam[order]
+
+
+def fallback_randomized_response(weights, d_tilde: np.ndarray, rank: int, *, epsilon: float,
+                                  ledger: PrivacyLedger, rng: np.random.Generator):
+    """Halting branch: randomized response on every pair indicator, de-biased, truncated to the
+    ``rank`` eigenpairs of largest magnitude *in adjacency units* (normalizing by noisy degrees
+    first costs a lot of utility: BENCHMARKS.md), then expressed in the normalized frame of the
+    PCA route as an orthonormal basis and core: ``D~^-1/2 V diag(lam) V^T D~^-1/2 = B C B^T``.
+    Pure epsilon-DP for unweighted graphs (docs/privacy.md 4.5, 4.7). Dense O(n^2) memory.
+    """
+    W, _ = randomized_response_matrix(weights, epsilon=epsilon, ledger=ledger, rng=rng,
+                                       name="fallback: randomized response",
+                                       note="PCA halted; exclusive branch (docs/privacy.md 4.7)")
+    V, lam = top_eigenpairs(W, rank)
+    del W
+    B, R = np.linalg.qr(V / np.sqrt(d_tilde)[:, None])
+    return B, (R * lam) @ R.T
+
+
+def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger: PrivacyLedger,
+            rng, screening=None, rr_postprocess: str = "posterior-degree") -> PrivateGraph:
+    """Randomized response on every pair indicator with all the budget left (pure DP, 4.5),
+    kept de-biased. The export (``post``): posterior means under an empirical-Bayes prior, or
+    the projection onto ``[0, 1]`` (perturb-and-project onto the box that contains every
+    adjacency matrix) with or without a rank-r truncation first. All of it after the draw is
+    post-processing. ``delta`` is not spent (pure DP)."""
+    t0, timings, post, gen = time.perf_counter(), {}, rr_postprocess, rng
+    n, labels = data.n, data.labels
+    report(f"randomized response on {n * (n - 1) // 2:,} node pairs (dense, {n:,} x {n:,})")
+    W, p = randomized_response_matrix(
+        data.weights, epsilon=epsilon, ledger=ledger, rng=gen,
+        name="randomized response (all pairs)",
+        note="one edge changes one pair indicator (docs/privacy.md 4.5)")
+    del data  # nothing below may see the input
+    degrees = W.sum(axis=1)  # unbiased degree estimates (post-processing)
+    basis = core = projected = None  # projected None: clip(W, 0, 1) on demand (weights())
+    if post == "low-rank":
+        basis, lam = top_eigenpairs(W, rank)
+        core = np.diag(lam)
+        projected = (basis * lam) @ basis.T
+        projected += projected.T
+        projected *= 0.5
+        np.clip(projected, 0.0, 1.0, out=projected)
+    timings["randomized_response"] = time.perf_counter() - t0
+    diagnostics = {"route": "randomized-response", "screening": screening, "rank": rank,
+                   "flip_probability": p, "postprocess": post, "pca_halted": False,
+                   "low_rank_mechanism": "randomized response on all pairs" +
+                   (" (screened out of the PCA)" if screening else ""),
+                   "timings": timings}
+    return PrivateGraph(labels=labels, degrees=degrees, normalizer=np.ones(n), basis=basis,
+                        core=core, projected=projected, ledger=ledger, diagnostics=diagnostics,
+                        unbiased=W)
