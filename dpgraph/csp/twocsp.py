@@ -16,7 +16,10 @@ maximising :math:`\sum_c w_c \sum_{(a,b)\in R_c} Y_{ia,jb}`. (With PSD-ness thes
 :math:`\sum_a x_{ia} = 1`; the non-negativity makes every constraint block a valid local
 distribution :math:`\mu_{ij}(a, b) = Y_{ia,jb}`.)
 
-Solver: CVXPY + SCS (first-order conic, nq up to a few hundred). Certified bound from any
+Solvers: by default the low-rank solver of :mod:`dpgraph.csp.twocsp_lowrank` (the same moment
+matrix with the per-variable constraints only, never formed; certified in reduced coordinates;
+large n). ``method="scs"``: CVXPY + SCS on the system above (with the non-negativity; first-order
+conic, nq up to a few hundred), certified as follows. Certified bound from any
 multipliers (we use SCS's duals) :math:`\lambda` (equalities) and
 :math:`z \ge 0` (non-negativity): with :math:`S = C - \sum_k \lambda_k A_k + Z(z)`,
 :math:`\langle C, Y\rangle \le b^T\lambda + (n+1)\,\lambda_{\max}(S)` for every feasible Y, because
