@@ -30,7 +30,7 @@ from .privatize import (SCREEN_SHARE, PrivateGraph, check_private_graph_input,
 from .progress import report
 from .rr_posterior import prior_rank
 
-__all__ = ["PrivateCutResult", "max_cut", "max_bisection"]
+__all__ = ["PrivateCutResult", "max_cut", "max_bisection", "candidate_objectives", "side_budgets"]
 
 # Above this many nodes "auto" solves one objective (the de-biased release) instead of four and
 # chooses among its roundings only: one solve of a dense n = 10,000 instance takes about a
@@ -209,6 +209,29 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                      "objective": names[chosen], "candidates": names,
                      "candidate_partitions": int(pool.shape[1]),
                      "objective_values": {n: float(r.value) for n, r in zip(names, results)}})
+
+
+def candidate_objectives(pg: PrivateGraph, candidates="auto", rank: int | None = None) -> tuple:
+    """The objectives :func:`max_cut` solves on the release ``pg`` (``candidates`` as there;
+    validated against :meth:`PrivateGraph.objective_names`). Used by :func:`dpgraph.max_2csp`.
+
+    >>> import networkx as nx, dpgraph
+    >>> pg = dpgraph.privatize(nx.path_graph(6), epsilon=1.0, delta=1e-6, rank=2, rng=0)
+    >>> candidate_objectives(pg, "unbiased")
+    ('unbiased',)
+    """
+    return _candidate_names(pg, candidates, rank)
+
+
+def side_budgets(epsilon: float, select_share: float, estimate_share: float,
+                 m_hat: float | None = None) -> tuple[float, float]:
+    """Epsilon of the private choice and of the Laplace estimate (see ``_side_budgets``);
+    ``m_hat`` is a released size of the objective's scale (edge count / constraint weight).
+
+    >>> side_budgets(1.0, 0.04, 0.01)
+    (0.04, 0.01)
+    """
+    return _side_budgets(epsilon, select_share, estimate_share, m_hat)
 
 
 def _side_budgets(epsilon: float, select_share: float, estimate_share: float,

@@ -69,7 +69,8 @@ import scipy.sparse.linalg as spla
 
 from ._operator import WeightOperator
 
-__all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "default_rank"]
+__all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "default_rank",
+           "rump_margin"]
 
 _EPS = np.finfo(np.float64).eps / 2  # unit roundoff u = 2^-53
 FACTOR_MAX_N = 4000
@@ -260,6 +261,18 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
 def _rump_margin(n: int, trace: float) -> float:
     g = (n + 2) * _EPS / (1 - (n + 2) * _EPS)
     return g / (1 - g) * trace + 4 * n * (2 * (n + 2)) * np.finfo(float).tiny
+
+
+def rump_margin(n: int, trace: float) -> float:
+    r"""Rump's margin c for an n x n symmetric A with trace ``trace``: if the floating-point
+    Cholesky of :math:`A - cI` succeeds, A is positive definite (S. M. Rump, "Verification of
+    positive definiteness", BIT 46, 2006), :math:`c = \gamma_{n+2}/(1-\gamma_{n+2})\,\mathrm{tr} A`
+    plus an underflow term.
+
+    >>> bool(rump_margin(10, 10.0) < 1e-12)
+    True
+    """
+    return _rump_margin(n, trace)
 
 
 def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, balance: bool = False,
