@@ -26,8 +26,9 @@ def _add_privacy_arguments(p, *, rank=True):
     p.add_argument("--delta", type=float, required=True, help="privacy budget delta (in (0, 1))")
     if rank:
         from .privatize import DEFAULT_RANK
-        p.add_argument("--rank", type=int, default=DEFAULT_RANK,
-                       help=f"rank of the private low-rank estimate (default {DEFAULT_RANK})")
+        p.add_argument("--rank", type=int, default=None,
+                       help=f"rank of the private low-rank estimate (default {DEFAULT_RANK}, "
+                            f"capped at n - 2 on graphs with fewer than {DEFAULT_RANK + 2} nodes)")
     p.add_argument("--seed", type=int, default=None,
                    help="TESTING ONLY: seed the noise so runs repeat. A seeded release is NOT "
                         "private (anyone with the seed can remove the noise); the output says "

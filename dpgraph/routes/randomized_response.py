@@ -10,7 +10,6 @@ graphs only.
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -18,7 +17,7 @@ from scipy.sparse import linalg as spla
 
 from ..graph import GraphData
 from ..private_graph import PrivateGraph
-from ..privacy import PrivacyLedger, randomized_response
+from ..privacy import PrivacyLedger, flip_probability, randomized_response
 from ..progress import report
 
 __all__ = ["release", "estimated_memory", "randomized_response_matrix", "top_eigenpairs",
@@ -45,7 +44,7 @@ def randomized_response_matrix(weights, *, epsilon: float, ledger: PrivacyLedger
     flipped = randomized_response(bits, epsilon=epsilon, ledger=ledger, name=name, rng=rng,
                                   note=note)
     del bits
-    p = 1.0 / (1.0 + math.exp(epsilon))
+    p = flip_probability(epsilon)
     W = np.zeros((n, n))
     W[iu, ju] = (flipped - p) / (1.0 - 2.0 * p)
     del flipped, iu, ju
