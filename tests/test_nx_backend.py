@@ -3,19 +3,16 @@ backend="dpgraph", NetworkX's result types, and no silent non-private answer.
 
 Dispatch needs the ``networkx.backends`` entry point. When dpgraph is installed (CI runs
 ``pip install ".[test]"``) it is registered already; from a source checkout the dispatch tests
-register it the way an installation does, with a ``*.dist-info/entry_points.txt`` (the standard
-entry-point metadata that ``importlib.metadata`` reads) holding the entry point copied from
-pyproject.toml, on the ``sys.path`` of a child interpreter. NetworkX itself is not patched.
+run in a child interpreter that sees the entry point of pyproject.toml through standard
+installation metadata (the ``nx_backend_paths`` fixture of conftest.py). NetworkX is not patched.
 """
 
 import json
 import os
 import random
-import re
 import subprocess
 import sys
 import textwrap
-from importlib.metadata import entry_points
 from pathlib import Path
 
 import networkx as nx
@@ -26,36 +23,17 @@ from dpgraph import nx_backend
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _pyproject_entry_point() -> str:
-    text = (ROOT / "pyproject.toml").read_text()
-    section = re.search(r'^\[project\.entry-points\."networkx\.backends"\]\n(.*?)(?:^\[|\Z)', text,
-                        re.M | re.S)
-    assert section, "pyproject.toml has no networkx.backends entry point"
-    match = re.search(r'^dpgraph\s*=\s*"([^"]+)"', section.group(1), re.M)
-    assert match, "the networkx.backends entry point is not named dpgraph"
-    return match.group(1)
-
-
-def _run_child(code: str, tmp_path) -> dict:
-    paths = [str(ROOT)]
-    if "dpgraph" not in {ep.name for ep in entry_points(group="networkx.backends")}:
-        info = tmp_path / "dpgraph_backend_checkout-0.dist-info"
-        info.mkdir()
-        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: dpgraph-backend-checkout\n"
-                                       "Version: 0\n")
-        (info / "entry_points.txt").write_text(
-            f"[networkx.backends]\ndpgraph = {_pyproject_entry_point()}\n")
-        paths.insert(0, str(tmp_path))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths + [os.environ.get("PYTHONPATH", "")]),
-               OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+def _run_child(code: str, tmp_path, paths) -> dict:
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join([*paths, str(ROOT), os.environ.get("PYTHONPATH", "")]))
     done = subprocess.run([sys.executable, "-W", "ignore", "-c", textwrap.dedent(code)],
                           capture_output=True, text=True, timeout=600, cwd=str(tmp_path), env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_entry_point_names_the_backend_interface():
-    module, _, attr = _pyproject_entry_point().partition(":")
+def test_entry_point_names_the_backend_interface(backend_entry_point):
+    module, _, attr = backend_entry_point.partition(":")
     assert module == "dpgraph.nx_backend"
     backend = getattr(nx_backend, attr)
     for name in ("convert_from_nx", "convert_to_nx", "can_run", "should_run", *nx_backend.FUNCTIONS):
@@ -115,8 +93,8 @@ print(json.dumps(out))
 
 
 @pytest.fixture(scope="module")
-def dispatched(tmp_path_factory):
-    return _run_child(_DISPATCH, tmp_path_factory.mktemp("nxbackend"))
+def dispatched(tmp_path_factory, nx_backend_paths):
+    return _run_child(_DISPATCH, tmp_path_factory.mktemp("nxbackend"), nx_backend_paths)
 
 
 def test_one_exchange_returns_networkx_types_with_private_estimate(dispatched):
