@@ -41,6 +41,11 @@ _ONE_OBJECTIVE_ABOVE_N = 5000
 # SDP: at 1e-3 the four solves of a 1,000-node release take ~2.4 s instead of ~6 s at 1e-4
 # with the same transfer ratio (BENCHMARKS.md, "Fit the NetworkX world").
 SOLVER_TOL = 1e-3
+# Burer-Monteiro rank of the candidate solves: at most 16 instead of the engine's default of up
+# to 32 (each SDP product and rounding costs O(n^2 r) on the dense objectives); the releases'
+# signal is of low rank, and the transfer ratios stay as they were (BENCHMARKS.md, "Fit the
+# NetworkX world"). Passing solver_options={"rank": ...} overrides it.
+SOLVER_MAX_RANK = 16
 
 
 @dataclass(eq=False)
@@ -117,8 +122,8 @@ def _candidate_names(pg: PrivateGraph, candidates, rank: int) -> tuple:
 
 def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share, select_share,
            candidates, solver_options, privatize_options, weight):
+    from .csp import as_weight_operator, default_rank as default_sdp_rank
     from .csp import solve_max_bisection, solve_max_cut
-    from .csp._operator import as_weight_operator
     from .csp.rounding import cut_values
     from .graph import as_graph_data
 
@@ -156,12 +161,15 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     names = _candidate_names(pg, candidates, rank)
     eta = max(float(pg.diagnostics.get("tail_estimate", 0.0)), float(kappa))
     solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
-    options = {"tol": SOLVER_TOL, **(solver_options or {})}
+    options = {"tol": SOLVER_TOL, "rank": min(default_sdp_rank(pg.n), SOLVER_MAX_RANK),
+               **(solver_options or {})}
     t0 = time.perf_counter()
     results = []
     for k, name in enumerate(names, 1):
         report(f"solving objective {k}/{len(names)} ({name}) with the degree-2 SoS engine")
-        results.append(solver(pg.objective(name), labels=pg.labels, rng=gen, **options))
+        # symmetric by construction: skip the engine's O(n^2) symmetry check of a dense input
+        op = as_weight_operator(pg.objective(name), labels=pg.labels, check=False)
+        results.append(solver(op, rng=gen, **options))
     t_solve = time.perf_counter() - t0
     chosen, x = 0, results[0].x
     pool, owner = _candidate_pool(results)
