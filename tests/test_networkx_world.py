@@ -118,3 +118,17 @@ def test_cli_maxcut_at_huge_epsilon(capsys):
                           privatize_options={"route": "randomized-response"}, rng=0)
     assert res.private_graph.diagnostics["flip_probability"] == 0.0
     assert any("released unchanged" in e.note for e in res.ledger.entries)
+
+
+def test_readers_and_writers_take_weight(tmp_path):
+    G = nx.karate_club_graph()
+    path = tmp_path / "karate.graphml"
+    dpgraph.write_graph(G, path)
+    assert dpgraph.read_graph(path).weights.data.max() == 7
+    assert dpgraph.read_graph(path, weight=None).is_unweighted
+    plain = tmp_path / "karate.txt"  # G-set format: weights in the file, no attribute name
+    dpgraph.write_graph(G, plain, format="gset")
+    assert dpgraph.read_graph(plain, format="gset").weights.data.max() == 7
+    assert dpgraph.read_graph(plain, format="gset", weight=None).is_unweighted
+    dpgraph.write_graph(G, plain, format="gset", weight=None)
+    assert dpgraph.read_graph(plain, format="gset").is_unweighted
