@@ -83,6 +83,16 @@ def _print_reproducible(ledger, *, json_output: bool = False) -> None:
         print(f"dpgraph: {line}", file=sys.stderr)
 
 
+def _print_release_notes(ledger) -> None:
+    """Say what was released when a charge's note warns (e.g. randomized response at an
+    epsilon so large that nothing is flipped: docs/privacy.md 10.2)."""
+    for e in ledger.entries:
+        if "released unchanged" in (e.note or ""):
+            print(f"note:              {e.name}: at epsilon {e.epsilon:.4g} the flip probability "
+                  f"is 0, so the release holds the input's pair indicators unchanged "
+                  f"(an epsilon this large protects nothing)")
+
+
 def _write_partition(res, path: str) -> None:
     with open(path, "w", encoding="utf-8") as fh:
         for label, side in res.assignment.items():
@@ -127,6 +137,7 @@ def _run_cut(args, problem: str) -> int:
         print(f"screening:         private mean degree {scr['mean_degree']:.4g}; predicted gap "
               f"ratio {scr['predicted_gap_ratio']:.4g} vs {scr['required_gap_ratio']:.4g} needed "
               f"by the PCA's gap test")
+    _print_release_notes(res.ledger)
     print("privacy ledger:")
     print("  " + res.ledger.report().replace("\n", "\n  "))
     if args.out:
@@ -184,6 +195,7 @@ def _cmd_synth(args) -> int:
     print(f"mechanism: {pg.diagnostics['low_rank_mechanism']}")
     print(f"wrote {'weighted' if args.weighted else 'sampled'} synthetic graph "
           f"({out.n} nodes, {out.m} edges) to {args.out}")
+    _print_release_notes(pg.ledger)
     print("privacy ledger:")
     print("  " + pg.ledger.report().replace("\n", "\n  "))
     return 0

@@ -113,7 +113,7 @@ def test_cli_maxcut_at_huge_epsilon(capsys):
     assert main(["maxcut", "karate", "--epsilon", "1e9", "--delta", "1e-6", "--seed", "0",
                  "-q"]) == 0
     out = capsys.readouterr().out
-    assert "private estimate" in out
+    assert "private estimate" in out and "holds the input's pair indicators unchanged" in out
     res = dpgraph.max_cut(nx.karate_club_graph(), epsilon=1e9, delta=1e-6, weight=None,
                           privatize_options={"route": "randomized-response"}, rng=0)
     assert res.private_graph.diagnostics["flip_probability"] == 0.0
