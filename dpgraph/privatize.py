@@ -35,7 +35,7 @@ from .routes import DENSE_ROUTES, ROUTES, check_memory, route_module
 from .routes.memory import available_memory
 
 __all__ = ["PrivateGraph", "privatize", "check_private_graph_input", "release_edge_count",
-           "check_rank", "check_share", "screens", "screen", "choose_scale_route",
+           "check_rank", "default_rank", "check_share", "screens", "screen", "choose_scale_route",
            "DEFAULT_RANK", "DEGREE_SHARE", "TAIL_SHARE", "CORE_SHARE", "SCREEN_SHARE",
            "MATRIX_FREE_MIN_N"]
 
@@ -68,10 +68,30 @@ def check_private_graph_input(data: GraphData, *, what: str = "the private pipel
             raise ValueError(
                 f"{what} protects graphs whose edge weights lie in [0, 1] (one edge's weight "
                 f"changing by at most 1 is the adjacency); this graph has weights in "
-                f"[{lo:g}, {hi:g}]. Rescale the weights into [0, 1] or use an unweighted graph.")
+                f"[{lo:g}, {hi:g}]. Pass weight=None to treat every edge as weight 1 (as "
+                f"NetworkX does), or rescale the weights into [0, 1].")
+
+
+def default_rank(n: int) -> tuple[int, str | None]:
+    """``DEFAULT_RANK`` capped at ``n - 2`` (the largest rank :func:`check_rank` allows), and a
+    note saying so when it is capped (graphs with fewer than ``DEFAULT_RANK + 2`` nodes).
+
+    Examples
+    --------
+    >>> default_rank(1000)
+    (8, None)
+    >>> default_rank(5)[0]
+    3
+    """
+    if n - 2 >= DEFAULT_RANK:
+        return DEFAULT_RANK, None
+    rank = max(n - 2, 1)
+    return rank, (f"rank {rank}: the default rank {DEFAULT_RANK} capped at n - 2 = {n - 2} "
+                  f"for a {n}-node graph")
 
 
 def check_rank(rank, n: int) -> int:
+    """``rank`` if ``1 <= rank < n - 1``, else a ValueError naming the bounds."""
     if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)):
         raise ValueError(f"rank must be a positive integer, got {rank!r}")
     if not 1 <= rank < n - 1:
@@ -160,7 +180,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
               projection: str = "auto", fallback: str = "randomized-response",
               max_projector_noise: float | None = 0.5, route: str = "auto",
               screen_share: float = SCREEN_SHARE, rr_postprocess: str = "posterior-degree",
-              weight: str = "weight", pca_options: dict | None = None,
+              weight: str | None = "weight", pca_options: dict | None = None,
               edge_count: float | None = None,
               matrix_free_options: dict | None = None) -> PrivateGraph:
     """Release a private synthetic version of ``G`` under edge-level (epsilon, delta)-DP.
@@ -175,6 +195,9 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         Rank ``r`` of the private low-rank estimate (default 8 on the dense routes; 2 private
         directions on the matrix-free route, where each direction's noise grows like
         ``sqrt(r)``: docs/privacy.md 5.2).
+    rank : int or None
+        Rank ``r`` of the private low-rank estimate. ``None`` (default): 8, capped at
+        ``n - 2`` on graphs with fewer than 10 nodes (``diagnostics["rank_note"]`` says so).
     rng : None, int or numpy.random.Generator
     degree_share, tail_share : float
         Fractions of (epsilon, delta) spent on the degrees and on the tail level; the rest goes
@@ -217,6 +240,10 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         (``"low-rank"``). Measured (BENCHMARKS.md, fidelity): the posterior exports keep the
         edge count and the cut queries within a few percent where ``"box"`` is off by ~5x.
         :func:`dpgraph.max_cut` does not depend on this choice (it solves its own candidates).
+    weight : str or None
+        Edge attribute holding the weight (NetworkX, igraph); ``None`` treats every edge as
+        weight 1, as NetworkX does (e.g. ``nx.karate_club_graph()``, whose weights are meeting
+        counts in [1, 7]).
     pca_options : dict, optional
         Extra keyword arguments for :func:`dpgraph.spectral.private_subspace` (e.g. ``split``).
     edge_count : float, optional
@@ -272,7 +299,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
     data = as_graph_data(G, weight=weight)
     check_private_graph_input(data)
     rank_given = rank
-    rank = check_rank(DEFAULT_RANK if rank is None else rank, data.n)
+    rank, rank_note = default_rank(data.n) if rank is None else (check_rank(rank, data.n), None)
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     screening, m_hat = None, edge_count
@@ -306,5 +333,9 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
                        max_projector_noise=max_projector_noise, pca_options=pca_options)
     else:
         options = dict(regularization=regularization, **(matrix_free_options or {}))
-    return module.release(data, epsilon=epsilon, delta=delta, rank=rank, ledger=ledger, rng=gen,
-                          screening=screening, **options)
+    pg = module.release(data, epsilon=epsilon, delta=delta, rank=rank, ledger=ledger, rng=gen,
+                        screening=screening, **options)
+    pg.diagnostics.setdefault("rank", rank)
+    if rank_note:
+        pg.diagnostics["rank_note"] = rank_note
+    return pg

@@ -319,8 +319,9 @@ _DOC_PARAMS = """
         How the dual bound is certified (see :mod:`dpgraph.csp.sdp`).
     warm_start : ndarray, optional
         An ``n x k`` factor, e.g. ``previous_result.V``.
-    weight : str
-        Edge attribute holding the weight for NetworkX / igraph input.
+    weight : str or None
+        Edge attribute holding the weight for NetworkX / igraph input; ``None`` gives every
+        edge weight 1 (NetworkX's ``weight=None``).
 """
 
 

@@ -39,11 +39,12 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import inspect
 import os
 import zlib
 from pathlib import Path
 
-from ..graph import GraphData, as_graph_data
+from ..graph import GraphData, as_graph_data, unweighted
 from . import _library as _lib
 from . import _text
 from ._base import GraphFormatError, open_text
@@ -196,7 +197,8 @@ def read_graph(path, format: str | None = None, **kw) -> GraphData:
     **kw
         Options of the format's reader: ``symmetrize`` (snap, mtx, metis and the NetworkX
         formats), ``duplicates`` (gset, snap, dimacs, NetworkX formats), ``weight`` (NetworkX
-        formats), ``label`` (gml), ``nodetype`` (edgelist).
+        formats: the edge attribute; every format: ``weight=None`` reads every edge as weight
+        1, as NetworkX does), ``label`` (gml), ``nodetype`` (edgelist).
 
     Returns
     -------
@@ -216,7 +218,12 @@ def read_graph(path, format: str | None = None, **kw) -> GraphData:
     with _decoding_errors(path, lambda: fmt):
         if format is None:
             fmt = detect_format(path)
-        return _REGISTRY[fmt][0](path, **kw)
+        reader = _REGISTRY[fmt][0]
+        drop_weights = "weight" in kw and kw["weight"] is None
+        if drop_weights and "weight" not in inspect.signature(reader).parameters:
+            kw.pop("weight")  # a format whose reader has no attribute to choose: read, then drop
+        data = reader(path, **kw)
+        return unweighted(data) if drop_weights else data
 
 
 @contextlib.contextmanager
@@ -240,11 +247,13 @@ def _check_format(format) -> str:
     return format
 
 
-def write_graph(graph, path, format: str | None = None) -> None:
+def write_graph(graph, path, format: str | None = None, *,
+                weight: str | None = "weight") -> None:
     """Write ``graph`` (anything :func:`~dpgraph.graph.as_graph_data` accepts) to ``path``.
 
     The format comes from ``format=`` or the extension (``.gz`` compresses). Formats without
-    labels (gset, mtx, metis, dimacs) write node index ``k`` as vertex ``k + 1``.
+    labels (gset, mtx, metis, dimacs) write node index ``k`` as vertex ``k + 1``. ``weight``
+    names the edge attribute of NetworkX / igraph input (``None``: every edge weight 1).
     """
     path = os.fspath(path)
     if format is None:
@@ -254,7 +263,7 @@ def write_graph(graph, path, format: str | None = None) -> None:
                              f"format= one of {', '.join(FORMATS)}")
         format = _EXTENSIONS[suffix]
     _, writer, mode = _REGISTRY[_check_format(format)]
-    data = as_graph_data(graph)
+    data = as_graph_data(graph, weight=weight)
     compress = path.lower().endswith(".gz")
     if mode == "t":
         opener = (lambda: gzip.open(path, "wt", encoding="utf-8")) if compress else \
