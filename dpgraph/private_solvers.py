@@ -132,7 +132,8 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     data = as_graph_data(G)
     check_private_graph_input(data)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
-    opts = dict(privatize_options or {})
+    # no synthetic-graph export: max_cut does not use it, so it pays nothing for it
+    opts = {"synthetic_share": None, **(privatize_options or {})}
     m_hat = None
     if screens(data, opts.get("route", "auto"), opts.get("fallback", "randomized-response")):
         # the screening count, released here so that it can also size the side releases

@@ -33,6 +33,8 @@ from .privacy._validate import check_delta, check_epsilon
 from .progress import report
 from .routes import DENSE_ROUTES, ROUTES, check_memory, route_module
 from .routes.memory import available_memory
+from .synthetic import (DEFAULT_BLOCKS, SYNTHETIC_SHARE, partition_from_release,
+                        release_block_model)
 
 __all__ = ["PrivateGraph", "privatize", "check_private_graph_input", "release_edge_count",
            "check_rank", "check_share", "screens", "screen", "choose_scale_route",
@@ -163,7 +165,9 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
               max_projector_noise: float | None = 0.5, route: str = "auto",
               screen_share: float = SCREEN_SHARE, rr_postprocess: str = "posterior-degree",
               weight: str = "weight", pca_options: dict | None = None,
-              edge_count: float | None = None) -> PrivateGraph:
+              edge_count: float | None = None,
+              synthetic_share: float | None = SYNTHETIC_SHARE,
+              synthetic_blocks: int = DEFAULT_BLOCKS) -> PrivateGraph:
     """Release a private synthetic version of ``G`` under edge-level (epsilon, delta)-DP.
 
     Parameters
@@ -223,6 +227,18 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         charged to its own ledger (:func:`release_edge_count`); with ``route="auto"`` it is used
         for the screening instead of a new release (:func:`dpgraph.max_cut` does this).
 
+    synthetic_share : float or None
+        Fraction of epsilon spent on the synthetic-graph export (default 0.5): after the
+        route's release, a partition into ``synthetic_blocks`` blocks is computed from it
+        (post-processing) and the block edge counts and node degrees are released with Laplace
+        noise (:mod:`dpgraph.synthetic`, docs/privacy.md 7); :meth:`PrivateGraph.sample` then
+        draws from this degree-corrected block model, with the released edge count. The route
+        (screening included) gets the rest. ``None``: no such release (``pg.block_model`` is
+        None, the whole budget goes to the route and :meth:`PrivateGraph.sample` samples the
+        weights); :func:`dpgraph.max_cut` uses ``None``, since it does not use the export.
+    synthetic_blocks : int
+        Number of blocks ``k`` of the partition (default 8).
+
     Returns
     -------
     PrivateGraph
@@ -261,11 +277,19 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         raise ValueError(f"rr_postprocess={rr_postprocess!r} is not 'posterior-degree', "
                          f"'posterior-lowrank-<k>', 'box' or 'low-rank'")
     screen_share = check_share("screen_share", screen_share)
+    if synthetic_share is not None:
+        synthetic_share = check_share("synthetic_share", synthetic_share)
     data = as_graph_data(G, weight=weight)
     check_private_graph_input(data)
     rank = check_rank(rank, data.n)
+    if isinstance(synthetic_blocks, bool) or not isinstance(synthetic_blocks, (int, np.integer)) \
+            or not 1 <= synthetic_blocks <= data.n:
+        raise ValueError(f"synthetic_blocks must be an integer in [1, n={data.n}], "
+                         f"got {synthetic_blocks!r}")
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
+    eps_synthetic = 0.0 if synthetic_share is None else synthetic_share * epsilon
+    epsilon = epsilon - eps_synthetic  # basic composition: the route gets the rest
     screening, m_hat = None, edge_count
     if route == "randomized-response" and data.m and not data.is_unweighted:
         raise ValueError("route='randomized-response' needs an unweighted graph")
@@ -293,5 +317,14 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
                        max_projector_noise=max_projector_noise, pca_options=pca_options)
     else:
         options = dict(degree_share=degree_share, regularization=regularization)
-    return module.release(data, epsilon=epsilon, delta=delta, rank=rank, ledger=ledger, rng=gen,
-                          screening=screening, **options)
+    pg = module.release(data, epsilon=epsilon, delta=delta, rank=rank, ledger=ledger, rng=gen,
+                        screening=screening, **options)
+    if eps_synthetic > 0:
+        # docs/privacy.md 7: a partition from the release (post-processing), then the block
+        # model's releases for that partition (adaptive composition)
+        report(f"privatize: synthetic block model ({synthetic_blocks} blocks)")
+        blocks = partition_from_release(pg, int(synthetic_blocks), rng=gen)
+        pg.block_model = release_block_model(data, blocks, epsilon=eps_synthetic, ledger=ledger,
+                                             rng=gen)
+        pg.diagnostics["synthetic_share"] = synthetic_share
+    return pg
