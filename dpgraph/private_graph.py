@@ -187,7 +187,7 @@ class PrivateGraph:
             from .synthetic import sample_block_model
 
             bm = self.block_model
-            return sample_block_model(bm.blocks, bm.block_counts, bm.degrees, rng=gen,
+            return sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside, rng=gen,
                                       labels=self.labels)
         W = self.weights()
         iu, ju = np.triu_indices(self.n, 1)

@@ -33,8 +33,8 @@ from .privacy._validate import check_delta, check_epsilon
 from .progress import report
 from .routes import DENSE_ROUTES, ROUTES, check_memory, route_module
 from .routes.memory import available_memory
-from .synthetic import (DEFAULT_BLOCKS, SYNTHETIC_SHARE, partition_from_release,
-                        release_block_model)
+from .synthetic import (DEFAULT_BLOCKS, SYNTHETIC_SHARE, release_block_model,
+                        synthetic_partition)
 
 __all__ = ["PrivateGraph", "privatize", "check_private_graph_input", "release_edge_count",
            "check_rank", "check_share", "screens", "screen", "choose_scale_route",
@@ -228,8 +228,9 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         for the screening instead of a new release (:func:`dpgraph.max_cut` does this).
 
     synthetic_share : float or None
-        Fraction of epsilon spent on the synthetic-graph export (default 0.5): after the
-        route's release, a partition into ``synthetic_blocks`` blocks is computed from it
+        Fraction of epsilon spent on the synthetic-graph export (default 0.3): after the
+        route's release, ``synthetic_blocks`` spectral communities, each split in two along
+        the release's max-cut eigenvector, are computed from it
         (post-processing) and the block edge counts and node degrees are released with Laplace
         noise (:mod:`dpgraph.synthetic`, docs/privacy.md 7); :meth:`PrivateGraph.sample` then
         draws from this degree-corrected block model, with the released edge count. The route
@@ -237,7 +238,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         None, the whole budget goes to the route and :meth:`PrivateGraph.sample` samples the
         weights); :func:`dpgraph.max_cut` uses ``None``, since it does not use the export.
     synthetic_blocks : int
-        Number of blocks ``k`` of the partition (default 8).
+        Number of spectral communities ``k`` (default 8; up to ``2k`` blocks).
 
     Returns
     -------
@@ -323,7 +324,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         # docs/privacy.md 7: a partition from the release (post-processing), then the block
         # model's releases for that partition (adaptive composition)
         report(f"privatize: synthetic block model ({synthetic_blocks} blocks)")
-        blocks = partition_from_release(pg, int(synthetic_blocks), rng=gen)
+        blocks = synthetic_partition(pg, int(synthetic_blocks), rng=gen)
         pg.block_model = release_block_model(data, blocks, epsilon=eps_synthetic, ledger=ledger,
                                              rng=gen)
         pg.diagnostics["synthetic_share"] = synthetic_share

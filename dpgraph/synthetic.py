@@ -37,12 +37,13 @@ from .graph import GraphData, from_matrix
 from .privacy import PrivacyLedger, laplace_mechanism, make_rng
 
 __all__ = ["BlockModel", "partition_from_release", "release_block_model", "consistent_block_model",
-           "sample_block_model", "block_edge_counts", "refine_partition", "SYNTHETIC_SHARE", "COUNT_SHARE",
+           "sample_block_model", "block_edge_counts", "refine_partition", "cut_side_from_release",
+           "synthetic_partition", "embedding_groups", "louvain_partition", "SYNTHETIC_SHARE", "COUNT_SHARE",
            "DEFAULT_BLOCKS"]
 
 # privatize's default share of epsilon for the block model (degrees + block counts); the rest
 # goes to the route, whose release gives the partition (BENCHMARKS.md, "Synthetic graphs").
-SYNTHETIC_SHARE = 0.5
+SYNTHETIC_SHARE = 0.3
 # share of the block model's epsilon for the block counts (the rest: degrees). The counts are
 # sums of many edges, so a small share already makes their noise small relative to them.
 COUNT_SHARE = 0.2
@@ -62,11 +63,16 @@ class BlockModel:
         edges inside block ``a``.
     degrees : ndarray of float, shape (n,)
         Released degrees (>= 1): the sampler's relative endpoint weights inside each block.
+    inside : ndarray of float, shape (n,), or None
+        Released fraction of each node's degree inside its own block (in [0, 1]): endpoint
+        weights ``degrees * inside`` for edges inside a block, ``degrees * (1 - inside)``
+        across blocks. None: the same weights for both.
     """
 
     blocks: np.ndarray
     block_counts: np.ndarray
     degrees: np.ndarray
+    inside: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -125,7 +131,7 @@ def partition_from_release(pg, k: int = DEFAULT_BLOCKS, rng=None) -> np.ndarray:
     --------
     >>> import networkx as nx, dpgraph
     >>> from dpgraph.synthetic import partition_from_release
-    >>> pg = dpgraph.privatize(nx.karate_club_graph(), epsilon=4, delta=1e-6, rank=2, rng=0,
+    >>> pg = dpgraph.privatize(nx.Graph(nx.karate_club_graph().edges()), epsilon=4, delta=1e-6, rank=2, rng=0,
     ...                        synthetic_share=None)
     >>> partition_from_release(pg, 2, rng=0).shape
     (34,)
@@ -138,6 +144,56 @@ def partition_from_release(pg, k: int = DEFAULT_BLOCKS, rng=None) -> np.ndarray:
         raise ValueError(f"k (number of blocks) must lie in [1, n={pg.n}], got {k}")
     if k == 1:
         return np.zeros(pg.n, dtype=np.int64)
+    X = _embedding(pg, k)
+    if X is None:
+        return np.zeros(pg.n, dtype=np.int64)
+    _, labels = kmeans2(X, k, minit="++", seed=gen, iter=30)
+    # relabel to 0..k'-1 (empty clusters dropped)
+    return np.unique(labels, return_inverse=True)[1].astype(np.int64)
+
+
+def cut_side_from_release(pg) -> np.ndarray:
+    """A two-sided split of the nodes along the release's most negative eigenvector (the
+    spectral max-cut heuristic; post-processing, no privacy cost): 0/1 by its sign. From the
+    randomized-response release's de-biased matrix, or from the r x r core of the low-rank
+    routes (``basis @ core @ basis.T``)."""
+    from scipy.sparse import linalg as spla
+
+    if pg.unbiased is not None:
+        W = pg.unbiased
+        if W.shape[0] <= 400:
+            lam, vec = np.linalg.eigh(W)
+            x = vec[:, np.argmin(lam)]
+        else:
+            x = spla.eigsh(W, k=1, which="SA", tol=1e-4)[1][:, 0]
+    elif pg.basis is not None:
+        mu, U = np.linalg.eigh((pg.core + pg.core.T) / 2.0)
+        x = pg.basis @ U[:, np.argmin(mu)]
+    else:
+        raise ValueError("this release holds neither a pair release nor low-rank factors")
+    return (x > 0).astype(np.int64)
+
+
+def synthetic_partition(pg, k: int = DEFAULT_BLOCKS, rng=None) -> np.ndarray:
+    """The blocks :func:`dpgraph.privatize` releases its block model for: the ``k`` spectral
+    communities of :func:`partition_from_release` crossed with the two sides of
+    :func:`cut_side_from_release` (up to ``2k`` blocks; the side keeps the release's cut
+    structure in the samples, so a cut found on a sample transfers to the input). Post-processing.
+
+    Examples
+    --------
+    >>> import networkx as nx, dpgraph
+    >>> pg = dpgraph.privatize(nx.Graph(nx.karate_club_graph().edges()), epsilon=4, delta=1e-6,
+    ...                        rank=2, rng=0, synthetic_share=None)
+    >>> int(synthetic_partition(pg, 2, rng=0).max()) <= 3
+    True
+    """
+    z = 2 * partition_from_release(pg, k, rng=rng) + cut_side_from_release(pg)
+    return np.unique(z, return_inverse=True)[1].astype(np.int64)
+
+
+def _embedding(pg, k: int):
+    """Rows-normalised spectral embedding of the release (top positive eigenpairs), or None."""
     if pg.unbiased is not None:
         lam, V = _top_positive(pg.unbiased, k)
     elif pg.basis is not None:
@@ -148,13 +204,10 @@ def partition_from_release(pg, k: int = DEFAULT_BLOCKS, rng=None) -> np.ndarray:
         raise ValueError("this release holds neither a pair release nor low-rank factors")
     keep = lam > 0
     if not keep.any():
-        return np.zeros(pg.n, dtype=np.int64)
+        return None
     X = V[:, keep] * np.sqrt(lam[keep])
     norms = np.linalg.norm(X, axis=1, keepdims=True)
-    X = X / np.where(norms > 0, norms, 1.0)
-    _, labels = kmeans2(X, k, minit="++", seed=gen, iter=30)
-    # relabel to 0..k'-1 (empty clusters dropped)
-    return np.unique(labels, return_inverse=True)[1].astype(np.int64)
+    return X / np.where(norms > 0, norms, 1.0)
 
 
 def _top_positive(W: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -188,7 +241,7 @@ def refine_partition(data: GraphData, blocks, *, epsilon: float, ledger: Privacy
     >>> from dpgraph.graph import as_graph_data
     >>> from dpgraph.privacy import PrivacyLedger
     >>> led = PrivacyLedger(epsilon=2, delta=0)
-    >>> z = refine_partition(as_graph_data(nx.karate_club_graph()), np.arange(34) % 2,
+    >>> z = refine_partition(as_graph_data(nx.Graph(nx.karate_club_graph().edges())), np.arange(34) % 2,
     ...                      epsilon=2, ledger=led, rng=0)
     >>> z.shape, round(led.spent[0], 6)
     ((34,), 2.0)
@@ -213,6 +266,52 @@ def refine_partition(data: GraphData, blocks, *, epsilon: float, ledger: Privacy
     return np.unique(b, return_inverse=True)[1].astype(np.int64)
 
 
+def embedding_groups(pg, n_groups: int, dim: int = DEFAULT_BLOCKS, rng=None) -> np.ndarray:
+    """Group the nodes into ``n_groups`` super-nodes by k-means on the spectral embedding of
+    the release (:func:`partition_from_release`'s embedding; post-processing, no privacy
+    cost). Where the release carries no signal the groups are as good as random ones."""
+    from scipy.cluster.vq import kmeans2
+
+    gen = make_rng(rng)
+    X = _embedding(pg, dim)
+    if X is None:
+        return gen.permutation(pg.n) % max(1, n_groups)
+    _, labels = kmeans2(X, int(n_groups), minit="++", seed=gen, iter=10)
+    return np.unique(labels, return_inverse=True)[1].astype(np.int64)
+
+
+def louvain_partition(data: GraphData, groups, *, epsilon: float, ledger: PrivacyLedger,
+                      rng=None, threshold: float = 2.0) -> np.ndarray:
+    """Communities from a noisy super-graph (PrivGraph's community initialization, Yuan et al.
+    2023, with our super-nodes and a denoising threshold): the edge counts between (and
+    inside) the super-nodes ``groups`` released with Laplace noise of scale ``1/epsilon``
+    (L1 sensitivity 1: one edge lies in one super-node pair, docs/privacy.md 7.1), counts below
+    ``threshold`` noise scales dropped (post-processing: removes most of the noise mass that
+    would otherwise swamp the graph), Louvain (igraph's multilevel, seeded from ``rng``) on
+    what remains; each node takes its super-node's community."""
+    import random
+
+    import igraph as ig
+
+    gen = make_rng(rng)
+    b, g = _check_blocks(groups, data.n)
+    iu = np.triu_indices(g)
+    counts, scale = laplace_mechanism(
+        block_edge_counts(data.weights, b)[iu], sensitivity=1.0, epsilon=epsilon, ledger=ledger,
+        name="synthetic: super-graph edge counts", rng=gen,
+        note=f"{g} super-nodes; one edge lies in one pair (docs/privacy.md 7.1)")
+    keep = counts > threshold * scale
+    u, v, w = iu[0][keep], iu[1][keep], counts[keep]
+    off = u != v
+    graph = ig.Graph(n=g, edges=np.column_stack([u[off], v[off]]).tolist())
+    ig.set_random_number_generator(random.Random(int(gen.integers(2**31))))
+    try:
+        comm = np.asarray(graph.community_multilevel(weights=w[off].tolist()).membership)
+    finally:
+        ig.set_random_number_generator(random)
+    return np.unique(comm[b], return_inverse=True)[1].astype(np.int64)
+
+
 def release_block_model(data: GraphData, blocks, *, epsilon: float, ledger: PrivacyLedger,
                         rng=None, count_share: float = COUNT_SHARE) -> BlockModel:
     """Release the block edge counts and the degrees of ``data`` for fixed ``blocks`` (pure DP).
@@ -229,7 +328,7 @@ def release_block_model(data: GraphData, blocks, *, epsilon: float, ledger: Priv
     >>> import networkx as nx
     >>> from dpgraph.graph import as_graph_data
     >>> from dpgraph.privacy import PrivacyLedger
-    >>> data = as_graph_data(nx.karate_club_graph())
+    >>> data = as_graph_data(nx.Graph(nx.karate_club_graph().edges()))
     >>> led = PrivacyLedger(epsilon=1, delta=0)
     >>> bm = release_block_model(data, np.arange(34) % 2, epsilon=1, ledger=led, rng=0)
     >>> bm.block_counts.shape, round(led.spent[0], 6)
@@ -245,14 +344,20 @@ def release_block_model(data: GraphData, blocks, *, epsilon: float, ledger: Priv
         block_edge_counts(A, b)[iu], sensitivity=1.0, epsilon=count_share * epsilon,
         ledger=ledger, name="synthetic: block edge counts", rng=gen,
         note=f"{k} blocks; one edge lies in one block pair (docs/privacy.md 7.1)")
-    degrees, _ = laplace_mechanism(
-        np.asarray(A.sum(axis=1)).ravel(), sensitivity=2.0,
-        epsilon=(1.0 - count_share) * epsilon, ledger=ledger, name="synthetic: degrees", rng=gen,
-        note="one edge changes two degrees by <= 1 each (docs/privacy.md 7.2)")
-    del data, A  # nothing below reads the input
+    coo = A.tocoo()
+    same = b[coo.row] == b[coo.col]
+    split = np.column_stack([np.bincount(coo.row, weights=coo.data * same, minlength=b.size),
+                             np.bincount(coo.row, weights=coo.data * ~same, minlength=b.size)])
+    split, scale = laplace_mechanism(
+        split, sensitivity=2.0, epsilon=(1.0 - count_share) * epsilon, ledger=ledger,
+        name="synthetic: degrees inside / across blocks", rng=gen,
+        note="one edge changes two entries by <= 1 each (docs/privacy.md 7.2)")
+    del data, A, coo, same  # nothing below reads the input
     C = np.zeros((k, k))
     C[iu] = np.atleast_1d(counts)
-    return consistent_block_model(b, C, degrees)
+    return consistent_block_model(b, C, split.sum(axis=1), inside=split[:, 0],
+                                  across=split[:, 1], shrink=scale)
+
 
 
 def _isotonic_sorted(values: np.ndarray) -> np.ndarray:
@@ -265,7 +370,8 @@ def _isotonic_sorted(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def consistent_block_model(blocks, counts: np.ndarray, degrees: np.ndarray) -> BlockModel:
+def consistent_block_model(blocks, counts: np.ndarray, degrees: np.ndarray, *, inside=None,
+                           across=None, shrink: float = 1.0) -> BlockModel:
     """Post-process noisy releases into a consistent :class:`BlockModel` (no privacy cost).
 
     ``counts``: upper triangle used (a <= b); rounded, clipped to ``[0, pairs_ab]`` with
@@ -289,7 +395,16 @@ def consistent_block_model(blocks, counts: np.ndarray, degrees: np.ndarray) -> B
     C = np.clip(C, 0.0, np.triu(pairs)).astype(np.int64)
     C = C + np.triu(C, 1).T
     d = np.clip(_isotonic_sorted(np.asarray(degrees, dtype=float)), 1.0, max(n - 1, 1))
-    return BlockModel(blocks=b, block_counts=C, degrees=d)
+    frac = None
+    if inside is not None:
+        # each node's share of its degree inside its block, shrunk towards its block's share
+        # (``shrink`` pseudo-counts, the noise scale): noisy small degrees fall back on the block
+        din = np.maximum(np.asarray(inside, dtype=float), 0.0)
+        dout = np.maximum(np.asarray(across, dtype=float), 0.0)
+        tot_in, tot_out = np.bincount(b, din, k), np.bincount(b, dout, k)
+        f_block = tot_in / np.maximum(tot_in + tot_out, 1e-12)
+        frac = (din + shrink * f_block[b]) / (din + dout + shrink)
+    return BlockModel(blocks=b, block_counts=C, degrees=d, inside=frac)
 
 
 def _draw_endpoints(gen, members: list, cdfs: list, block_ids: np.ndarray) -> np.ndarray:
@@ -300,6 +415,15 @@ def _draw_endpoints(gen, members: list, cdfs: list, block_ids: np.ndarray) -> np
         cdf = cdfs[a]
         pos = np.searchsorted(cdf, gen.random(sel.size) * cdf[-1], side="right")
         out[sel] = members[a][np.minimum(pos, cdf.size - 1)]
+    return out
+
+
+def _cdfs(w: np.ndarray, members: list) -> list:
+    """Per-block cumulative endpoint weights (uniform where a block's weights sum to 0)."""
+    out = []
+    for m in members:
+        x = w[m]
+        out.append(np.cumsum(x if x.sum() > 0 else np.ones_like(x)))
     return out
 
 
@@ -333,7 +457,7 @@ def _accept(keys, u, v, pair_of, need, n):
     return keys, need - np.bincount(pair_of[take], minlength=need.size)
 
 
-def sample_block_model(blocks, block_counts, degrees, *, rng=None, labels=None,
+def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, labels=None,
                        max_rounds: int = 50) -> GraphData:
     """Sample a simple graph from a degree-corrected block model (post-processing).
 
@@ -350,6 +474,9 @@ def sample_block_model(blocks, block_counts, degrees, *, rng=None, labels=None,
     degrees : array, shape (n,)
         Positive endpoint weights (e.g. released degrees); a block whose weights sum to 0 gets
         uniform weights.
+    inside : array, shape (n,), optional
+        Fraction in [0, 1] of each node's weight used for edges inside its block (the rest for
+        edges across blocks); default: the same weights for both.
     rng : None, int or numpy.random.Generator
     labels : sequence, optional
         Node labels of the result (default ``0..n-1``).
@@ -383,32 +510,41 @@ def sample_block_model(blocks, block_counts, degrees, *, rng=None, labels=None,
     pairs[np.diag_indices(k)] = sizes * (sizes - 1) // 2
     target = np.minimum(np.rint(np.triu(C)).astype(np.int64), np.triu(pairs))
     members = [np.flatnonzero(b == a) for a in range(k)]
-    cdfs = []
-    for a in range(k):
-        w = d[members[a]]
-        cdfs.append(np.cumsum(w if w.sum() > 0 else np.ones_like(w)))
+    f = np.full(n, 0.5) if inside is None else np.clip(np.asarray(inside, dtype=float), 0, 1)
+    if f.shape != (n,) or not np.all(np.isfinite(f)):
+        raise ValueError(f"inside must be {n} finite numbers in [0, 1]")
+    w_in, w_out = d * f, d * (1.0 - f)
     ia, ib = np.nonzero(target)
     need = target[ia, ib]
     pair_index = np.full((k, k), -1, dtype=np.int64)
     pair_index[ia, ib] = np.arange(ia.size)
     keys = np.empty(0, dtype=np.int64)
+    cin, cout = _cdfs(w_in, members), _cdfs(w_out, members)
     if ia.size:
         # anchors: one edge from every node, to a block drawn in proportion to its block's
         # released incidences, so no node with a positive released block volume is isolated
         u, c = _anchor_blocks(gen, b, target)
         has = c >= 0
         u, c = u[has], c[has]
-        v = _draw_endpoints(gen, members, cdfs, c)
+        v = np.where(c == b[u], _draw_endpoints(gen, members, cin, c),
+                     _draw_endpoints(gen, members, cout, c))
         lo_b, hi_b = np.minimum(b[u], c), np.maximum(b[u], c)
         keys, need = _accept(keys, u, v, pair_index[lo_b, hi_b], need, n)
-        # the remaining draws use degree - 1 (each node already has about one edge)
-        cdfs = [np.cumsum(np.maximum(d[m] - 1.0, 0.1)) for m in members]
+        # the remaining draws discount the anchor edge (each node already has about one)
+        keep = np.maximum(d - 1.0, 0.1) / d
+        cin, cout = _cdfs(w_in * keep, members), _cdfs(w_out * keep, members)
+    inner = ia == ib
     for _ in range(max_rounds):
         if need.sum() == 0:
             break
-        u = _draw_endpoints(gen, members, cdfs, np.repeat(ia, need))
-        v = _draw_endpoints(gen, members, cdfs, np.repeat(ib, need))
-        keys, need = _accept(keys, u, v, np.repeat(np.arange(ia.size), need), need, n)
+        pair_of = np.repeat(np.arange(ia.size), need)
+        inn = inner[pair_of]
+        u = np.empty(pair_of.size, dtype=np.int64)
+        v = np.empty(pair_of.size, dtype=np.int64)
+        for sel, cdfs in ((inn, cin), (~inn, cout)):
+            u[sel] = _draw_endpoints(gen, members, cdfs, ia[pair_of[sel]])
+            v[sel] = _draw_endpoints(gen, members, cdfs, ib[pair_of[sel]])
+        keys, need = _accept(keys, u, v, pair_of, need, n)
     rows, cols = keys // n, keys % n
     A = sp.coo_array((np.ones(keys.size), (rows, cols)), shape=(n, n))
     lab = tuple(range(n)) if labels is None else tuple(labels)
