@@ -21,9 +21,8 @@ given a ``synthetic_share`` (the default). Three steps (docs/privacy.md, section
    rejecting self-loops and repeated pairs. Expected time ``O((m + n) log n)``, memory
    ``O(m + n + k^2)``: no n x n array, so any route (the matrix-free one included) can call it.
 
-The sampled graph has exactly ``sum_{a <= b} k_ab`` edges (the released edge count) unless a
-block pair is nearly complete (then the sampler stops after ``max_rounds`` rejection rounds and
-says how many edges it could not place).
+The sampled graph has exactly ``sum_{a <= b} k_ab`` edges, the released edge count (block
+counts are capped at the pairs a block pair has).
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ from .graph import GraphData, from_matrix
 from .privacy import PrivacyLedger, laplace_mechanism, make_rng
 
 __all__ = ["BlockModel", "partition_from_release", "release_block_model", "consistent_block_model",
-           "sample_block_model", "block_edge_counts", "refine_partition", "cut_side_from_release",
+           "sample_block_model", "block_edge_counts", "degree_split", "node_block_counts", "refine_partition", "cut_side_from_release",
            "synthetic_partition", "embedding_groups", "louvain_partition", "SYNTHETIC_SHARE", "COUNT_SHARE",
            "DEFAULT_BLOCKS"]
 
@@ -115,6 +114,41 @@ def block_edge_counts(weights, blocks) -> np.ndarray:
     out = np.triu(B, 1)
     out[np.diag_indices(k)] = np.diag(B) / 2.0
     return out
+
+
+def degree_split(weights, blocks) -> np.ndarray:
+    """``n x 2``: each node's edge weight inside its own block and across blocks. NOT PRIVATE
+    (reads the graph); :func:`release_block_model` releases it (L1 sensitivity 2, 7.2).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp, numpy as np
+    >>> A = sp.csr_array(np.array([[0, 1, 1], [1, 0, 0], [1, 0, 0]], dtype=float))
+    >>> degree_split(A, np.array([0, 0, 1])).tolist()
+    [[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]]
+    """
+    b, _ = _check_blocks(blocks, weights.shape[0])
+    coo = sp.coo_array(weights)
+    same = b[coo.row] == b[coo.col]
+    return np.column_stack([np.bincount(coo.row, weights=coo.data * same, minlength=b.size),
+                            np.bincount(coo.row, weights=coo.data * ~same, minlength=b.size)])
+
+
+def node_block_counts(weights, blocks, k: int | None = None) -> np.ndarray:
+    """``N = A Z`` (n x k): each node's edge weight into each block. NOT PRIVATE (reads the
+    graph); :func:`refine_partition` releases it (L1 sensitivity 2, docs/privacy.md 7.4).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp, numpy as np
+    >>> A = sp.csr_array(np.array([[0, 1, 1], [1, 0, 0], [1, 0, 0]], dtype=float))
+    >>> node_block_counts(A, np.array([0, 0, 1])).tolist()
+    [[1.0, 1.0], [1.0, 0.0], [1.0, 0.0]]
+    """
+    b, kb = _check_blocks(blocks, weights.shape[0])
+    k = kb if k is None else int(k)
+    Z = sp.csr_array((np.ones(b.size), (np.arange(b.size), b)), shape=(b.size, k))
+    return (sp.csr_array(weights) @ Z).toarray()
 
 
 def partition_from_release(pg, k: int = DEFAULT_BLOCKS, rng=None) -> np.ndarray:
@@ -254,9 +288,8 @@ def refine_partition(data: GraphData, blocks, *, epsilon: float, ledger: Privacy
     A = sp.csr_array(data.weights)
     del data
     for t in range(rounds):
-        Z = sp.csr_array((np.ones(b.size), (np.arange(b.size), b)), shape=(b.size, k))
         N, _ = laplace_mechanism(
-            (A @ Z).toarray(), sensitivity=2.0, epsilon=epsilon / rounds, ledger=ledger,
+            node_block_counts(A, b, k), sensitivity=2.0, epsilon=epsilon / rounds, ledger=ledger,
             name=f"synthetic: node-to-block counts (round {t + 1}/{rounds})", rng=gen,
             note="one edge changes two entries by <= 1 each (docs/privacy.md 7.4)")
         d = np.maximum(N.sum(axis=1), 0.0)
@@ -344,15 +377,11 @@ def release_block_model(data: GraphData, blocks, *, epsilon: float, ledger: Priv
         block_edge_counts(A, b)[iu], sensitivity=1.0, epsilon=count_share * epsilon,
         ledger=ledger, name="synthetic: block edge counts", rng=gen,
         note=f"{k} blocks; one edge lies in one block pair (docs/privacy.md 7.1)")
-    coo = A.tocoo()
-    same = b[coo.row] == b[coo.col]
-    split = np.column_stack([np.bincount(coo.row, weights=coo.data * same, minlength=b.size),
-                             np.bincount(coo.row, weights=coo.data * ~same, minlength=b.size)])
     split, scale = laplace_mechanism(
-        split, sensitivity=2.0, epsilon=(1.0 - count_share) * epsilon, ledger=ledger,
+        degree_split(A, b), sensitivity=2.0, epsilon=(1.0 - count_share) * epsilon, ledger=ledger,
         name="synthetic: degrees inside / across blocks", rng=gen,
         note="one edge changes two entries by <= 1 each (docs/privacy.md 7.2)")
-    del data, A, coo, same  # nothing below reads the input
+    del data, A  # nothing below reads the input
     C = np.zeros((k, k))
     C[iu] = np.atleast_1d(counts)
     return consistent_block_model(b, C, split.sum(axis=1), inside=split[:, 0],
@@ -427,6 +456,21 @@ def _cdfs(w: np.ndarray, members: list) -> list:
     return out
 
 
+def _fill_uniformly(gen, keys, members, ia, ib, need, n):
+    """Place the edges that degree-proportional draws could not (nearly complete block pairs,
+    or nodes of weight ~0) uniformly among the block pair's free pairs."""
+    extra = []
+    for p in np.flatnonzero(need):
+        ma, mb = members[ia[p]], members[ib[p]]
+        u, v = np.meshgrid(ma, mb, indexing="ij")
+        u, v = u.ravel(), v.ravel()
+        ok = u < v if ia[p] == ib[p] else np.ones(u.size, dtype=bool)
+        lo, hi = np.minimum(u[ok], v[ok]), np.maximum(u[ok], v[ok])
+        free = np.setdiff1d(lo * n + hi, keys, assume_unique=False)
+        extra.append(gen.choice(free, size=min(int(need[p]), free.size), replace=False))
+    return np.union1d(keys, np.concatenate(extra)) if extra else keys
+
+
 def _anchor_blocks(gen, b: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For every node, a partner block drawn with probability proportional to its block's row
     of incidences (``2 k_aa`` inside, ``k_ab`` across); -1 where that row is empty."""
@@ -464,7 +508,8 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     For each block pair ``a <= b``, draw exactly ``block_counts[a, b]`` distinct edges, each
     endpoint chosen with probability proportional to ``degrees`` inside its block (Chung-Lu
     within and between blocks); self-loops and repeated pairs are rejected and redrawn, for at
-    most ``max_rounds`` rounds. Expected time ``O((m + n) log n)``, memory ``O(m + n + k^2)``.
+    most ``max_rounds`` rounds; what is still missing then (a nearly complete block pair) is
+    placed uniformly among the block pair's free pairs. Expected time ``O((m + n) log n)``, memory ``O(m + n + k^2)``.
 
     Parameters
     ----------
@@ -485,8 +530,7 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     Returns
     -------
     GraphData
-        Unweighted. ``diagnostics``-free; the edge count is ``sum_{a<=b} block_counts[a, b]``
-        unless a block pair was too dense to fill in ``max_rounds`` rounds.
+        Unweighted, with exactly ``sum_{a<=b} min(block_counts[a, b], pairs_ab)`` edges.
 
     Examples
     --------
@@ -545,6 +589,8 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
             u[sel] = _draw_endpoints(gen, members, cdfs, ia[pair_of[sel]])
             v[sel] = _draw_endpoints(gen, members, cdfs, ib[pair_of[sel]])
         keys, need = _accept(keys, u, v, pair_of, need, n)
+    if need.sum():
+        keys = _fill_uniformly(gen, keys, members, ia, ib, need, n)
     rows, cols = keys // n, keys % n
     A = sp.coo_array((np.ones(keys.size), (rows, cols)), shape=(n, n))
     lab = tuple(range(n)) if labels is None else tuple(labels)
