@@ -217,9 +217,12 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         or a rank-``k`` block prior (:mod:`dpgraph.rr_posterior`); the de-biased release
         projected onto ``[0, 1]`` (``"box"``, which is the flipped graph itself: at epsilon 1
         about 27% of all pairs are edges); or truncated to rank ``r`` and then projected
-        (``"low-rank"``). Measured (BENCHMARKS.md, fidelity): the posterior exports keep the
-        edge count and the cut queries within a few percent where ``"box"`` is off by ~5x.
-        :func:`dpgraph.max_cut` does not depend on this choice (it solves its own candidates).
+        (``"low-rank"``). These are the weights (:meth:`PrivateGraph.weights`); their total
+        exceeds the edge count at small epsilon on sparse graphs (issue 18: 2-5x at epsilon
+        0.5), so the sampled export uses the block model of ``synthetic_share`` instead, and
+        ``dpgraph synth --weighted`` keeps only the released edge count's worth of heaviest
+        pairs. :func:`dpgraph.max_cut` does not depend on this choice (it solves its own
+        candidates).
     pca_options : dict, optional
         Extra keyword arguments for :func:`dpgraph.spectral.private_subspace` (e.g. ``split``).
     edge_count : float, optional
