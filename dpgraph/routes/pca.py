@@ -46,8 +46,9 @@ __all__ = ["release", "estimated_memory", "regularizer", "normalized_adjacency",
 # Above this many nodes the dense n x n projection is replaced by its first step (entrywise
 # clipping), unless projection="dykstra" is asked for; see PrivateGraph.diagnostics.
 DYKSTRA_MAX_N = 5000
-# Peak bytes per n^2: the projection holds A', its negative part and Dykstra's iterates
-# (about four n x n float64 arrays), then the export and the engine's dense operator.
+# Peak bytes per n^2 above the interpreter's baseline, measured (peak RSS, planted n = 4,000,
+# mean degree 50, route="pca", BENCHMARKS.md "Route memory"): privatize alone 22.0, privatize +
+# max_cut 41.7 (the projection's dense arrays, then the export and the engine's operator).
 BYTES_PER_PAIR = 48.0
 
 
