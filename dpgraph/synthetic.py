@@ -170,8 +170,6 @@ def partition_from_release(pg, k: int = DEFAULT_BLOCKS, rng=None) -> np.ndarray:
     >>> partition_from_release(pg, 2, rng=0).shape
     (34,)
     """
-    from scipy.cluster.vq import kmeans2
-
     gen = make_rng(rng)
     k = int(k)
     if not 1 <= k <= pg.n:
@@ -181,7 +179,7 @@ def partition_from_release(pg, k: int = DEFAULT_BLOCKS, rng=None) -> np.ndarray:
     X = _embedding(pg, k)
     if X is None:
         return np.zeros(pg.n, dtype=np.int64)
-    _, labels = kmeans2(X, k, minit="++", seed=gen, iter=30)
+    _, labels = _kmeans(X, k, gen, iters=30)
     # relabel to 0..k'-1 (empty clusters dropped)
     return np.unique(labels, return_inverse=True)[1].astype(np.int64)
 
@@ -224,6 +222,18 @@ def synthetic_partition(pg, k: int = DEFAULT_BLOCKS, rng=None) -> np.ndarray:
     """
     z = 2 * partition_from_release(pg, k, rng=rng) + cut_side_from_release(pg)
     return np.unique(z, return_inverse=True)[1].astype(np.int64)
+
+
+def _kmeans(X: np.ndarray, k: int, gen, iters: int):
+    """SciPy's k-means++ / Lloyd; an empty cluster is expected (it is dropped by relabelling),
+    so its warning is silenced."""
+    import warnings
+
+    from scipy.cluster.vq import kmeans2
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="One of the clusters is empty")
+        return kmeans2(X, k, minit="++", seed=gen, iter=iters)
 
 
 def _embedding(pg, k: int):
@@ -303,13 +313,11 @@ def embedding_groups(pg, n_groups: int, dim: int = DEFAULT_BLOCKS, rng=None) -> 
     """Group the nodes into ``n_groups`` super-nodes by k-means on the spectral embedding of
     the release (:func:`partition_from_release`'s embedding; post-processing, no privacy
     cost). Where the release carries no signal the groups are as good as random ones."""
-    from scipy.cluster.vq import kmeans2
-
     gen = make_rng(rng)
     X = _embedding(pg, dim)
     if X is None:
         return gen.permutation(pg.n) % max(1, n_groups)
-    _, labels = kmeans2(X, int(n_groups), minit="++", seed=gen, iter=10)
+    _, labels = _kmeans(X, int(n_groups), gen, iters=10)
     return np.unique(labels, return_inverse=True)[1].astype(np.int64)
 
 
