@@ -239,7 +239,7 @@ def check_output_path(path, format: str | None = None) -> str:
         suffix = _suffix(path)
         if suffix not in _EXTENSIONS:
             raise ValueError(f"cannot tell the output format of {path!r} from its extension "
-                             f"(known: {', '.join(sorted(_EXTENSIONS))}); pass a format")
+                             f"(use one of: {', '.join(sorted(_EXTENSIONS))}; or pass format=)")
         format = _EXTENSIONS[suffix]
     format = _check_format(format)
     folder = os.path.dirname(os.path.abspath(path))
