@@ -187,8 +187,8 @@ class PrivateGraph:
             from .synthetic import sample_block_model
 
             bm = self.block_model
-            return sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside, rng=gen,
-                                      labels=self.labels)
+            return sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,
+                                      rng=gen, labels=self.labels)
         W = self.weights()
         iu, ju = np.triu_indices(self.n, 1)
         p = np.minimum(W[iu, ju], 1.0)

@@ -36,8 +36,9 @@ from .graph import GraphData, from_matrix
 from .privacy import PrivacyLedger, laplace_mechanism, make_rng
 
 __all__ = ["BlockModel", "partition_from_release", "release_block_model", "consistent_block_model",
-           "sample_block_model", "block_edge_counts", "degree_split", "node_block_counts", "refine_partition", "cut_side_from_release",
-           "synthetic_partition", "embedding_groups", "louvain_partition", "SYNTHETIC_SHARE", "COUNT_SHARE",
+           "sample_block_model", "block_edge_counts", "degree_split", "node_block_counts",
+           "refine_partition", "cut_side_from_release", "synthetic_partition",
+           "embedding_groups", "louvain_partition", "SYNTHETIC_SHARE", "COUNT_SHARE",
            "DEFAULT_BLOCKS"]
 
 # privatize's default share of epsilon for the block model (degrees + block counts); the rest
@@ -165,8 +166,8 @@ def partition_from_release(pg, k: int = DEFAULT_BLOCKS, rng=None) -> np.ndarray:
     --------
     >>> import networkx as nx, dpgraph
     >>> from dpgraph.synthetic import partition_from_release
-    >>> pg = dpgraph.privatize(nx.Graph(nx.karate_club_graph().edges()), epsilon=4, delta=1e-6, rank=2, rng=0,
-    ...                        synthetic_share=None)
+    >>> G = nx.Graph(nx.karate_club_graph().edges())
+    >>> pg = dpgraph.privatize(G, epsilon=4, delta=1e-6, rank=2, rng=0, synthetic_share=None)
     >>> partition_from_release(pg, 2, rng=0).shape
     (34,)
     """
@@ -285,8 +286,8 @@ def refine_partition(data: GraphData, blocks, *, epsilon: float, ledger: Privacy
     >>> from dpgraph.graph import as_graph_data
     >>> from dpgraph.privacy import PrivacyLedger
     >>> led = PrivacyLedger(epsilon=2, delta=0)
-    >>> z = refine_partition(as_graph_data(nx.Graph(nx.karate_club_graph().edges())), np.arange(34) % 2,
-    ...                      epsilon=2, ledger=led, rng=0)
+    >>> G = as_graph_data(nx.Graph(nx.karate_club_graph().edges()))
+    >>> z = refine_partition(G, np.arange(34) % 2, epsilon=2, ledger=led, rng=0)
     >>> z.shape, round(led.spent[0], 6)
     ((34,), 2.0)
     """
@@ -517,7 +518,8 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     endpoint chosen with probability proportional to ``degrees`` inside its block (Chung-Lu
     within and between blocks); self-loops and repeated pairs are rejected and redrawn, for at
     most ``max_rounds`` rounds; what is still missing then (a nearly complete block pair) is
-    placed uniformly among the block pair's free pairs. Expected time ``O((m + n) log n)``, memory ``O(m + n + k^2)``.
+    placed uniformly among the block pair's free pairs. Expected time ``O((m + n) log n)``,
+    memory ``O(m + n + k^2)``.
 
     Parameters
     ----------

@@ -185,3 +185,14 @@ def test_synthetic_report_identity_and_floor():
     worse = synthetic_report(G, er, max_cut=False)
     assert worse["degree_kl"] > 0 and worse["clustering_rel_error"] > 0.5
     assert worse["nmi"] < 0.5
+
+
+def test_low_rank_route_uses_its_factors_only():
+    """The PCA route (factors n x r, as on the matrix-free route): the partition comes from
+    basis @ core @ basis.T through the r x r core, and the sample has the released count."""
+    inst = dpgraph.datasets.planted_cut(200, 16, rng=0)
+    pg = dpgraph.privatize(inst.graph, epsilon=4.0, delta=1e-6, rank=2, rng=0, route="pca")
+    assert pg.unbiased is None and pg.basis is not None
+    s = pg.sample(rng=0)
+    assert s.m == pg.block_model.edge_count
+    assert pg.block_model.blocks.max() + 1 <= 2 * 8
