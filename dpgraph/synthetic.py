@@ -3,23 +3,26 @@
 The export of :meth:`dpgraph.PrivateGraph.sample` (and ``dpgraph synth``) when ``privatize`` was
 given a ``synthetic_share`` (the default). Three steps (docs/privacy.md, section 7):
 
-1. **Partition** (post-processing, no privacy cost): k-means on the spectral embedding of the
-   route's release (:func:`partition_from_release`): the top positive eigenvectors of the
-   randomized-response release's de-biased matrix, or of the private low-rank factors
-   ``basis @ core @ basis.T`` on the PCA and matrix-free routes (n x r, never n x n).
-2. **Release** (:func:`release_block_model`): given that partition, the k x k block edge counts
-   (Laplace, L1 sensitivity 1: one edge lies in exactly one block pair) and the node degrees
-   (Laplace, L1 sensitivity 2: one edge changes two degrees by 1), then made consistent
-   (post-processing): counts rounded, non-negative and at most the pairs a block pair has;
-   degrees smoothed by isotonic regression on their sorted order (Hay, Li, Miklau & Jensen,
-   ICDM 2009, "Accurate estimation of the degree distribution of private networks") and floored
-   at 1 (the released model has no isolated node).
-3. **Sample** (:func:`sample_block_model`, post-processing): for every block pair ``(a, b)``
-   draw exactly ``k_ab`` distinct edges whose endpoints are chosen with probability
-   proportional to the released degrees inside blocks ``a`` and ``b`` (Chung-Lu within and
-   between blocks, the degree-corrected stochastic block model of Karrer & Newman 2011),
-   rejecting self-loops and repeated pairs. Expected time ``O((m + n) log n)``, memory
-   ``O(m + n + k^2)``: no n x n array, so any route (the matrix-free one included) can call it.
+1. **Partition** (post-processing, no privacy cost; :func:`synthetic_partition`): k-means on
+   the spectral embedding of the route's release (:func:`partition_from_release`: the top
+   positive eigenvectors of the randomized-response release's de-biased matrix, or of the
+   private low-rank factors ``basis @ core @ basis.T`` on the PCA and matrix-free routes, from
+   the r x r core: never n x n), each community split in two by the sign of the release's most
+   negative eigenvector (:func:`cut_side_from_release`), so the samples keep its cut structure.
+2. **Release** (:func:`release_block_model`): given that partition, the block edge counts
+   (Laplace, L1 sensitivity 1: one edge lies in exactly one block pair) and each node's degree
+   inside its block and across blocks (Laplace, L1 sensitivity 2: one edge changes two entries
+   by 1), then made consistent (post-processing, :func:`consistent_block_model`): counts
+   rounded, non-negative and at most the pairs a block pair has; degrees smoothed by isotonic
+   regression on their sorted order (Hay, Li, Miklau & Jensen, ICDM 2009, "Accurate estimation
+   of the degree distribution of private networks") and floored at 1.
+3. **Sample** (:func:`sample_block_model`, post-processing): one anchor edge per node (no
+   isolated nodes), then for every block pair ``(a, b)`` exactly ``k_ab`` distinct edges whose
+   endpoints are drawn with probability proportional to the released degrees inside (or
+   across) blocks (Chung-Lu within and between blocks, the degree-corrected stochastic block
+   model of Karrer & Newman 2011), rejecting self-loops and repeated pairs. Expected time
+   ``O((m + n) log n)``, memory ``O(m + n + k^2)``: no n x n array, so any route (the
+   matrix-free one included) can call it with ``(blocks, block_counts, degrees)``.
 
 The sampled graph has exactly ``sum_{a <= b} k_ab`` edges, the released edge count (block
 counts are capped at the pairs a block pair has).
@@ -38,7 +41,7 @@ from .privacy import PrivacyLedger, laplace_mechanism, make_rng
 __all__ = ["BlockModel", "partition_from_release", "release_block_model", "consistent_block_model",
            "sample_block_model", "block_edge_counts", "degree_split", "node_block_counts",
            "refine_partition", "cut_side_from_release", "synthetic_partition",
-           "embedding_groups", "louvain_partition", "SYNTHETIC_SHARE", "COUNT_SHARE",
+           "SYNTHETIC_SHARE", "COUNT_SHARE",
            "DEFAULT_BLOCKS"]
 
 # privatize's default share of epsilon for the block model (degrees + block counts); the rest
@@ -308,50 +311,6 @@ def refine_partition(data: GraphData, blocks, *, epsilon: float, ledger: Privacy
         gain = N - np.outer(d, vol) / max(vol.sum(), 1.0)
         b = np.argmax(gain, axis=1).astype(np.int64)
     return np.unique(b, return_inverse=True)[1].astype(np.int64)
-
-
-def embedding_groups(pg, n_groups: int, dim: int = DEFAULT_BLOCKS, rng=None) -> np.ndarray:
-    """Group the nodes into ``n_groups`` super-nodes by k-means on the spectral embedding of
-    the release (:func:`partition_from_release`'s embedding; post-processing, no privacy
-    cost). Where the release carries no signal the groups are as good as random ones."""
-    gen = make_rng(rng)
-    X = _embedding(pg, dim)
-    if X is None:
-        return gen.permutation(pg.n) % max(1, n_groups)
-    _, labels = _kmeans(X, int(n_groups), gen, iters=10)
-    return np.unique(labels, return_inverse=True)[1].astype(np.int64)
-
-
-def louvain_partition(data: GraphData, groups, *, epsilon: float, ledger: PrivacyLedger,
-                      rng=None, threshold: float = 2.0) -> np.ndarray:
-    """Communities from a noisy super-graph (PrivGraph's community initialization, Yuan et al.
-    2023, with our super-nodes and a denoising threshold): the edge counts between (and
-    inside) the super-nodes ``groups`` released with Laplace noise of scale ``1/epsilon``
-    (L1 sensitivity 1: one edge lies in one super-node pair, docs/privacy.md 7.1), counts below
-    ``threshold`` noise scales dropped (post-processing: removes most of the noise mass that
-    would otherwise swamp the graph), Louvain (igraph's multilevel, seeded from ``rng``) on
-    what remains; each node takes its super-node's community."""
-    import random
-
-    import igraph as ig
-
-    gen = make_rng(rng)
-    b, g = _check_blocks(groups, data.n)
-    iu = np.triu_indices(g)
-    counts, scale = laplace_mechanism(
-        block_edge_counts(data.weights, b)[iu], sensitivity=1.0, epsilon=epsilon, ledger=ledger,
-        name="synthetic: super-graph edge counts", rng=gen,
-        note=f"{g} super-nodes; one edge lies in one pair (docs/privacy.md 7.1)")
-    keep = counts > threshold * scale
-    u, v, w = iu[0][keep], iu[1][keep], counts[keep]
-    off = u != v
-    graph = ig.Graph(n=g, edges=np.column_stack([u[off], v[off]]).tolist())
-    ig.set_random_number_generator(random.Random(int(gen.integers(2**31))))
-    try:
-        comm = np.asarray(graph.community_multilevel(weights=w[off].tolist()).membership)
-    finally:
-        ig.set_random_number_generator(random)
-    return np.unique(comm[b], return_inverse=True)[1].astype(np.int64)
 
 
 def release_block_model(data: GraphData, blocks, *, epsilon: float, ledger: PrivacyLedger,
