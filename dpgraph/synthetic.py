@@ -453,20 +453,29 @@ def _anchor_blocks(gen, b: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, 
 
 
 def _accept(keys, u, v, pair_of, need, n):
-    """Add the new distinct non-loop pairs ``{u, v}`` not yet in ``keys``, at most ``need[p]``
-    for each block pair ``p``; return the new keys and the remaining need."""
+    """Add the new distinct non-loop pairs ``{u, v}`` not yet in ``keys`` (sorted), at most
+    ``need[p]`` for each block pair ``p``; return the new sorted keys and the remaining need.
+    Membership by binary search and a merge of sorted arrays: the rejection rounds after the
+    first add few edges, so they cost ``O(m)`` each, not a re-sort of all keys."""
     ok = (u != v) & (pair_of >= 0)
     lo, hi = np.minimum(u[ok], v[ok]), np.maximum(u[ok], v[ok])
     new, first = np.unique(lo * n + hi, return_index=True)
     pair_of = pair_of[ok][first]
-    fresh = ~np.isin(new, keys, assume_unique=True)
-    new, pair_of = new[fresh], pair_of[fresh]
+    if keys.size:
+        pos = np.minimum(np.searchsorted(keys, new), keys.size - 1)
+        fresh = keys[pos] != new
+        new, pair_of = new[fresh], pair_of[fresh]
     order = np.argsort(pair_of, kind="stable")
     new, pair_of = new[order], pair_of[order]
     start = np.searchsorted(pair_of, np.arange(need.size))
     take = (np.arange(pair_of.size) - start[pair_of]) < need[pair_of]
-    keys = np.union1d(keys, new[take])
-    return keys, need - np.bincount(pair_of[take], minlength=need.size)
+    added = np.sort(new[take])
+    merged = np.concatenate([keys, added])
+    merged[np.searchsorted(keys, added) + np.arange(added.size)] = added  # stable merge slots
+    mask = np.ones(merged.size, dtype=bool)
+    mask[np.searchsorted(keys, added) + np.arange(added.size)] = False
+    merged[mask] = keys
+    return merged, need - np.bincount(pair_of[take], minlength=need.size)
 
 
 def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, labels=None,
