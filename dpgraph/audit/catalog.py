@@ -174,8 +174,9 @@ def rr_route(*, epsilon: float = 1.0, runs: int = 20_000, rng=0, confidence: flo
     G0, G1 = _graph_pair([(0, 2), (2, 1)], (0, 1), 4)
 
     def mech(G, gen):
+        # the route's release alone (no synthetic block model): its whole budget is on the bits
         pg = privatize(G, epsilon=epsilon, delta=1e-6, rank=1, rng=gen,
-                       route="randomized-response")
+                       route="randomized-response", synthetic_share=None)
         i, j = pg.labels.index(0), pg.labels.index(1)
         return pg.unbiased[i, j], pg.weights()[i, j]
 
@@ -214,7 +215,8 @@ def pca_route(*, epsilon: float = 60.0, runs: int = 2_000, rng=0, confidence: fl
     G0.remove_edge(i, j)
 
     def mech(G, gen):
-        pg = privatize(G, epsilon=epsilon, delta=1e-6, rank=2, rng=gen, route="pca")
+        pg = privatize(G, epsilon=epsilon, delta=1e-6, rank=2, rng=gen, route="pca",
+                       synthetic_share=None)
         a, b = pg.labels.index(i), pg.labels.index(j)
         return (float(np.trace(pg.core)), float(pg.weights()[a, b]),
                 float(pg.degrees[a] + pg.degrees[b]))
