@@ -19,6 +19,9 @@ def _add_graph_argument(p):
                    help="file format (default: detected)")
     p.add_argument("--quiet", "-q", action="store_true",
                    help="no progress lines on standard error")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler to use for edge files given as a glob, folder or "
+                        ".parquet path (default: a local cluster on this machine)")
 
 
 def _add_privacy_arguments(p, *, rank=True):
