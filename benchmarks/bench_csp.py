@@ -168,7 +168,7 @@ def bench_csp(args):
             cons.append((int(i), int(j), rel, float(rng.uniform(0.5, 2.0))))
         inst = CSPInstance(n, q, cons)
         t = time.perf_counter()
-        r = solve_max_2csp(inst, rng=0, scs_eps=1e-6)
+        r = solve_max_2csp(inst, method="scs", rng=0, scs_eps=1e-6)
         tot = time.perf_counter() - t
         print(f"| {n} | {q} | {inst.m} | {n * q + 1} | {r.sdp_value:.4f} | {r.upper_bound:.4f} | {r.value:.4f} | "
               f"{r.value / r.upper_bound:.4f} | {r.info['scs_seconds']:.1f} | {tot:.1f} |", flush=True)

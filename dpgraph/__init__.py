@@ -15,8 +15,8 @@ Examples
 34
 """
 
-from . import datasets, evaluate
-from .csp import CSPInstance, CutResult, solve_max_2csp, solve_max_bisection, solve_max_cut
+from . import audit, datasets, evaluate
+from .csp import CSPInstance, CutResult, read_csp, solve_max_2csp, solve_max_bisection, solve_max_cut
 from .private_csp import PrivateCSPResult, max_2csp
 from .graph import GraphData, GraphInputWarning, as_graph_data
 from .io import GraphFormatError, read_graph, write_graph
@@ -37,6 +37,7 @@ __all__ = [
     "read_graph",
     "write_graph",
     "GraphFormatError",
+    "audit",
     "datasets",
     "evaluate",
     "PrivacyLedger",
@@ -61,6 +62,7 @@ __all__ = [
     "solve_max_bisection",
     "CutResult",
     "CSPInstance",
+    "read_csp",
     "solve_max_2csp",
     "max_2csp",
     "PrivateCSPResult",

@@ -52,16 +52,18 @@ def random_partition(G, *, rng=None) -> dict:
     return dict(zip(data.labels, sides.tolist()))
 
 
-def randomized_response(G, *, epsilon: float, rng=None) -> SyntheticRelease:
+def randomized_response(G, *, epsilon: float, rng=None,
+                        weight: str | None = "weight") -> SyntheticRelease:
     """Randomized response on every node pair (pure epsilon-DP, edge-level), de-biased.
 
     Each of the ``n(n-1)/2`` pair indicators is flipped with probability
     ``p = 1/(1 + e^epsilon)``; adjacent graphs differ in one indicator, so this is
     epsilon-DP (docs/privacy.md 4.5). The released weights are ``(A_RR - p)/(1 - 2p)``, an
     unbiased estimate of the adjacency matrix (post-processing). Dense: O(n^2) memory.
+    ``weight=None`` treats every edge as weight 1 (NetworkX's convention).
     """
     epsilon = check_epsilon(epsilon)
-    data = as_graph_data(G)
+    data = as_graph_data(G, weight=weight)
     check_private_graph_input(data, what="randomized response")
     if not data.is_unweighted and data.m:
         raise ValueError("randomized response protects unweighted graphs; this graph has weights")
@@ -73,15 +75,16 @@ def randomized_response(G, *, epsilon: float, rng=None) -> SyntheticRelease:
 
 
 def gaussian_perturbation(G, *, epsilon: float, delta: float, rank: int | None = None,
-                          rng=None) -> SyntheticRelease:
+                          rng=None, weight: str | None = "weight") -> SyntheticRelease:
     """Gaussian noise on the upper triangle of the adjacency (sensitivity 1), rank-r, clip to [0, 1].
 
     One edge changes one upper-triangular entry by at most 1, so the L2 sensitivity of the
     upper triangle is 1 (docs/privacy.md 4.4). The diagonal is public (zero) and not released.
+    ``weight=None`` treats every edge as weight 1 (NetworkX's convention).
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    data = as_graph_data(G)
+    data = as_graph_data(G, weight=weight)
     check_private_graph_input(data, what="Gaussian perturbation")
     n = data.n
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
@@ -109,9 +112,9 @@ def gaussian_perturbation(G, *, epsilon: float, delta: float, rank: int | None =
                             data.labels, W, ledger, {"sigma": noise.sigma, "rank": rank})
 
 
-def nonprivate(G) -> SyntheticRelease:
+def nonprivate(G, *, weight: str | None = "weight") -> SyntheticRelease:
     """The true graph as a release (NOT PRIVATE: the reference for transfer ratios)."""
-    data = as_graph_data(G)
+    data = as_graph_data(G, weight=weight)
     return SyntheticRelease("non-private", data.labels, data.weights, None)
 
 

@@ -81,8 +81,11 @@ def run_transfer_benchmark(G, *, epsilons: Sequence[float] = (0.5, 1, 2, 4, 8),
                            delta: float = 1e-6, seeds: Sequence[int] = (0, 1, 2, 3, 4),
                            methods: Sequence[str] = METHODS, problem: str = "maxcut",
                            rank: int = 8, solver_options: dict | None = None,
-                           progress: Callable[[str], None] | None = None) -> TransferBenchmark:
-    """Score every method at every epsilon and seed on the true graph (NOT PRIVATE)."""
+                           progress: Callable[[str], None] | None = None,
+                           weight: str | None = "weight") -> TransferBenchmark:
+    """Score every method at every epsilon and seed on the true graph (NOT PRIVATE).
+
+    ``weight``: edge attribute of NetworkX / igraph input (``None``: every edge weight 1)."""
     from .csp import solve_max_bisection, solve_max_cut
 
     if problem not in ("maxcut", "bisection"):
@@ -90,7 +93,7 @@ def run_transfer_benchmark(G, *, epsilons: Sequence[float] = (0.5, 1, 2, 4, 8),
     unknown = set(methods) - set(METHODS)
     if unknown:
         raise ValueError(f"unknown method(s) {sorted(unknown)}; choose from {METHODS}")
-    data = as_graph_data(G)
+    data = as_graph_data(G, weight=weight)
     solver_options = dict(solver_options or {})
     ref_solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
     t0 = time.perf_counter()
@@ -154,7 +157,8 @@ def plot_transfer(bench: TransferBenchmark, path, *, title: str = "") -> None:
     plt.close(fig)
 
 
-def fidelity(G, weights, *, partition=None, n_cuts: int = 200, rng=0) -> dict:
+def fidelity(G, weights, *, partition=None, n_cuts: int = 200, rng=0,
+             weight: str | None = "weight") -> dict:
     """How well a synthetic weighted graph matches the true one (NOT PRIVATE).
 
     * ``degree_kl``: KL divergence between the degree histograms (true || synthetic), on
@@ -166,7 +170,7 @@ def fidelity(G, weights, *, partition=None, n_cuts: int = 200, rng=0) -> dict:
     import scipy.sparse as sp
     from scipy.sparse import linalg as spla
 
-    data = as_graph_data(G)
+    data = as_graph_data(G, weight=weight)
     A = data.weights
     W = weights.toarray() if sp.issparse(weights) else np.asarray(weights)
     gen = np.random.default_rng(rng)

@@ -55,15 +55,28 @@ def dask_session(args):
             yield client
 
 
-def load_input(spec: str, *, format: str | None = None, symmetrize: str | None = None):
+def load_input(spec: str, *, format: str | None = None, symmetrize: str | None = None,
+               unweighted: bool = False):
     """Return ``(GraphData, description, format)`` for a file path or a data set name.
 
     A path that exists is read with :func:`dpgraph.io.read_graph`; Dask edge files
     (:func:`is_edge_files`) with :func:`dpgraph.dask_graph.read_edge_files` (a
     :class:`~dpgraph.dask_graph.DaskGraph`, format ``"dask"``); otherwise ``spec`` is looked
     up in :mod:`dpgraph.datasets` (registry, built-ins, bundled instances). Shared by every
-    subcommand that takes a graph.
+    subcommand that takes a graph. ``unweighted=True`` (``--unweighted``) gives every edge
+    weight 1, as NetworkX's ``weight=None`` does.
     """
+    from .graph import unweighted as drop_weights
+
+    data, where, fmt = _load(spec, format=format, symmetrize=symmetrize)
+    if unweighted and fmt == "dask":
+        raise ValueError("--unweighted is not supported for Dask edge files: drop the weight "
+                         "column instead (every edge then has weight 1)")
+    return (drop_weights(data), f"{where}, every edge weight 1", fmt) if unweighted else \
+        (data, where, fmt)
+
+
+def _load(spec: str, *, format: str | None, symmetrize: str | None):
     from . import datasets
     from .io import detect_format, read_graph
 
@@ -103,7 +116,21 @@ def _add_info_parser(subparsers):
                    help="file format (default: detected from the extension and content)")
     p.add_argument("--symmetrize", choices=["max", "sum", "mean"], default=None,
                    help="how to read a directed file as undirected")
+    add_unweighted_argument(p)
+    add_json_argument(p, "the summary")
     return p
+
+
+def add_unweighted_argument(p):
+    p.add_argument("--unweighted", action="store_true",
+                   help="treat every edge as weight 1 (NetworkX's weight=None); the private "
+                        "commands need weights in [0, 1]")
+
+
+def add_json_argument(p, what: str):
+    p.add_argument("--json", action="store_true",
+                   help=f"print {what} as one JSON document on stdout (schema: docs/cli.md); "
+                        f"progress stays on stderr")
 
 
 def _formats():
@@ -116,12 +143,38 @@ def _summary(values: np.ndarray) -> str:
             f"max {values.max():g}")
 
 
-def _cmd_info(args) -> int:
+def _stats(values: np.ndarray) -> dict:
+    return {"min": values.min(), "median": np.median(values), "mean": values.mean(),
+            "max": values.max()}
+
+
+def _info_summary(data, where: str, fmt: str, notes) -> dict:
+    """What ``dpgraph info`` reports (not private: for inspecting your own data)."""
     from scipy.sparse.csgraph import connected_components
 
+    W = data.weights
+    degree = np.diff(W.indptr)
+    summary = {"graph": {"source": where, "format": fmt}, "nodes": data.n, "edges": data.m,
+               "weights": None, "degree": _stats(degree), "weighted_degree": None,
+               "components": int(connected_components(W, directed=False)[0]),
+               "isolated_nodes": int(np.count_nonzero(degree == 0)),
+               "notes": [str(w.message) for w in notes]}
+    if data.m:
+        w = W.data
+        kind = ("unweighted" if data.is_unweighted else
+                "signed" if w.min() < 0 < w.max() else "weighted")
+        summary["weights"] = {"min": w.min(), "max": w.max(), "kind": kind,
+                              "total": data.total_weight}
+        if not data.is_unweighted:
+            summary["weighted_degree"] = _stats(data.degrees)
+    return summary
+
+
+def _cmd_info(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        data, where, fmt = load_input(args.graph, format=args.format, symmetrize=args.symmetrize)
+        data, where, fmt = load_input(args.graph, format=args.format, symmetrize=args.symmetrize,
+                                      unweighted=args.unweighted)
     if fmt == "dask":  # passes over the partitions; no in-memory matrix
         lo, hi = data.weight_range
         print("\n".join([f"graph:       {where}", "format:      dask edge files",
@@ -129,29 +182,31 @@ def _cmd_info(args) -> int:
                          f"weights:     [{lo:g}, {hi:g}]; total {data.total_weight:g}",
                          f"degree:      {_summary(data.degrees)}"]))
         return 0
-    W = data.weights
-    degree = np.diff(W.indptr)
-    ncomp = connected_components(W, directed=False)[0]
+    s = _info_summary(data, where, fmt, caught)
+    if args.json:
+        from .cli_json import dumps, info_document
+
+        print(dumps(info_document(s)))
+        return 0
     lines = [
         f"graph:       {where}",
         f"format:      {fmt}",
         f"nodes:       {data.n}",
         f"edges:       {data.m}",
     ]
-    if data.m:
-        w = W.data
-        kind = ("unweighted" if data.is_unweighted else
-                "signed" if w.min() < 0 < w.max() else "weighted")
-        lines.append(f"weights:     [{w.min():g}, {w.max():g}] ({kind}); total {data.total_weight:g}")
+    if s["weights"]:
+        w = s["weights"]
+        lines.append(f"weights:     [{w['min']:g}, {w['max']:g}] ({w['kind']}); total {w['total']:g}")
     else:
         lines.append("weights:     (no edges)")
-    lines.append(f"degree:      {_summary(degree)}")
-    if data.m and not data.is_unweighted:
+    lines.append(f"degree:      {_summary(np.diff(data.weights.indptr))}")
+    if s["weighted_degree"]:
         lines.append(f"w. degree:   {_summary(data.degrees)}")
-    isolated = int(np.count_nonzero(degree == 0))
-    lines.append(f"components:  {ncomp}" + (f" ({isolated} isolated node(s))" if isolated else ""))
-    for w in caught:
-        lines.append(f"note:        {w.message}")
+    isolated = s["isolated_nodes"]
+    lines.append(f"components:  {s['components']}" +
+                 (f" ({isolated} isolated node(s))" if isolated else ""))
+    for note in s["notes"]:
+        lines.append(f"note:        {note}")
     print("\n".join(lines))
     return 0
 

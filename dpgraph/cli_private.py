@@ -10,18 +10,21 @@ import sys
 from .progress import report
 
 
-def _add_graph_argument(p):
-    from .cli import _formats
+def _add_graph_argument(p, what: str | None = None):
+    from .cli import _formats, add_json_argument, add_unweighted_argument
 
     p.add_argument("graph", metavar="PATH|NAME",
                    help="a graph file (any format read_graph knows) or a data set name")
     p.add_argument("--format", choices=_formats(), default=None,
                    help="file format (default: detected)")
+    add_unweighted_argument(p)
     p.add_argument("--quiet", "-q", action="store_true",
                    help="no progress lines on standard error")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask scheduler to use for edge files given as a glob, folder or "
                         ".parquet path (default: a local cluster on this machine)")
+    if what:
+        add_json_argument(p, what)
 
 
 def _add_privacy_arguments(p, *, rank=True):
@@ -29,8 +32,10 @@ def _add_privacy_arguments(p, *, rank=True):
     p.add_argument("--delta", type=float, required=True, help="privacy budget delta (in (0, 1))")
     if rank:
         from .privatize import DEFAULT_RANK
-        p.add_argument("--rank", type=int, default=DEFAULT_RANK,
-                       help=f"rank of the private low-rank estimate (default {DEFAULT_RANK})")
+        p.add_argument("--rank", type=int, default=None,
+                       help=f"rank of the private low-rank estimate (default {DEFAULT_RANK}; 2 "
+                            f"on the matrix-free route; capped at n - 2 on graphs with fewer "
+                            f"than {DEFAULT_RANK + 2} nodes)")
     p.add_argument("--seed", type=int, default=None,
                    help="TESTING ONLY: seed the noise so runs repeat. A seeded release is NOT "
                         "private (anyone with the seed can remove the noise); the output says "
@@ -54,7 +59,8 @@ def _add_cut_parser(subparsers, name, what):
                     f"synthetic instance with the degree-2 sum-of-squares engine. Prints the "
                     f"partition sizes, the private value estimate, the SDP bound of the "
                     f"synthetic instance and the privacy ledger.")
-    _add_graph_argument(p)
+    _add_graph_argument(p, "the result (partition sizes or file, private estimate, ledger, "
+                           "route, diagnostics)")
     _add_privacy_arguments(p)
     p.add_argument("--out", "-o", default=None,
                    help="write the partition to this file: one 'label<TAB>side' line per node")
@@ -69,29 +75,54 @@ def _add_bisection_parser(subparsers):
     return _add_cut_parser(subparsers, "bisection", "maximum bisection")
 
 
-def _print_reproducible(ledger) -> None:
-    """Say it first, on stdout and stderr, when the noise was seeded (``--seed``)."""
+def _print_reproducible(ledger, *, json_output: bool = False) -> None:
+    """Say it first, on stdout and stderr, when the noise was seeded (``--seed``); with
+    ``--json`` on stderr only (the document says it in ``private_release`` and ``warning``)."""
     from .privacy import REPRODUCIBLE_NOTICE
 
     if ledger.reproducible:
         line = f"WARNING: {REPRODUCIBLE_NOTICE} (--seed was given; for tests and benchmarks only)"
-        print(line)
+        if not json_output:
+            print(line)
         print(f"dpgraph: {line}", file=sys.stderr)
+
+
+def _print_release_notes(ledger) -> None:
+    """Say what was released when a charge's note warns (e.g. randomized response at an
+    epsilon so large that nothing is flipped: docs/privacy.md 10.2)."""
+    for e in ledger.entries:
+        if "released unchanged" in (e.note or ""):
+            print(f"note:              {e.name}: at epsilon {e.epsilon:.4g} the flip probability "
+                  f"is 0, so the release holds the input's pair indicators unchanged "
+                  f"(an epsilon this large protects nothing)")
+
+
+def _write_partition(res, path: str) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        for label, side in res.assignment.items():
+            fh.write(f"{label}\t{int(side)}\n")
 
 
 def _run_cut(args, problem: str) -> int:
     from .cli import load_input
     from .private_solvers import max_bisection, max_cut
 
-    data, where, _ = load_input(args.graph, format=args.format)
+    data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted)
     report(f"read {where}: {data.n} nodes; privatizing and solving ({problem})")
     fn = max_cut if problem == "maxcut" else max_bisection
     res = fn(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=args.seed,
-             solver_options={"progress": False}, privatize_options={"route": args.route})
+             solver_options={"progress": False}, route=args.route)
     t = res.diagnostics["timings"]
     report(f"done: privatize {t['privatize']:.1f} s, solve {t['solve']:.1f} s")
     left, right = res.partition
-    _print_reproducible(res.ledger)
+    _print_reproducible(res.ledger, json_output=args.json)
+    if args.out:
+        _write_partition(res, args.out)
+    if args.json:
+        from .cli_json import cut_document, dumps
+
+        print(dumps(cut_document(res, problem=problem, where=where, fmt=fmt, out=args.out)))
+        return 0
     print(f"graph:             {where}")
     print(f"problem:           private {'max-cut' if problem == 'maxcut' else 'max-bisection'}")
     print(f"partition sizes:   {len(left)} / {len(right)}")
@@ -102,18 +133,18 @@ def _run_cut(args, problem: str) -> int:
           f"{res.diagnostics['candidate_partitions']} roundings of "
           f"{len(res.diagnostics['candidates'])} objective(s))")
     diag = res.private_graph.diagnostics
-    print(f"mechanism:         {diag['low_rank_mechanism']} (rank {res.private_graph.rank})")
+    print(f"mechanism:         {diag['low_rank_mechanism']} (rank {diag.get('rank')})")
+    if diag.get("rank_note"):
+        print(f"rank:              {diag['rank_note']}")
     scr = diag.get("screening")
     if scr:
         print(f"screening:         private mean degree {scr['mean_degree']:.4g}; predicted gap "
               f"ratio {scr['predicted_gap_ratio']:.4g} vs {scr['required_gap_ratio']:.4g} needed "
               f"by the PCA's gap test")
+    _print_release_notes(res.ledger)
     print("privacy ledger:")
     print("  " + res.ledger.report().replace("\n", "\n  "))
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            for label, side in res.assignment.items():
-                fh.write(f"{label}\t{int(side)}\n")
         print(f"partition written to {args.out}")
     return 0
 
@@ -135,7 +166,7 @@ def _add_synth_parser(subparsers):
         description="Release a private synthetic graph and write it with write_graph (format "
                     "from the output extension). By default an unweighted graph sampled from "
                     "the synthetic weights; --weighted writes the weighted graph instead.")
-    _add_graph_argument(p)
+    _add_graph_argument(p, "the result (output file and size, ledger, route, diagnostics)")
     _add_privacy_arguments(p)
     p.add_argument("-o", "--out", required=True, help="output file (e.g. out.graphml, out.txt)")
     p.add_argument("--weighted", action="store_true",
@@ -151,17 +182,24 @@ def _cmd_synth(args) -> int:
     from .privacy import make_rng
     from .privatize import privatize
 
-    data, where, _ = load_input(args.graph, format=args.format)
+    data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted)
     report(f"read {where}: {data.n} nodes; privatizing")
     gen = make_rng(args.seed)
     pg = privatize(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=gen,
                    route=args.route)
     out = pg.to_graph_data(min_weight=args.min_weight) if args.weighted else pg.sample(rng=gen)
     write_graph(out, args.out)
-    _print_reproducible(pg.ledger)
+    _print_reproducible(pg.ledger, json_output=args.json)
+    if args.json:
+        from .cli_json import dumps, synth_document
+
+        print(dumps(synth_document(pg, out, where=where, fmt=fmt, path=args.out,
+                                   weighted=args.weighted)))
+        return 0
     print(f"mechanism: {pg.diagnostics['low_rank_mechanism']}")
     print(f"wrote {'weighted' if args.weighted else 'sampled'} synthetic graph "
           f"({out.n} nodes, {out.m} edges) to {args.out}")
+    _print_release_notes(pg.ledger)
     print("privacy ledger:")
     print("  " + pg.ledger.report().replace("\n", "\n  "))
     return 0
@@ -202,7 +240,7 @@ def _cmd_bench(args) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
-    data, where, _ = load_input(args.graph, format=args.format)
+    data, where, _ = load_input(args.graph, format=args.format, unweighted=args.unweighted)
     report(f"read {where}: {data.n} nodes")
     bench = run_transfer_benchmark(data, epsilons=epsilons, delta=args.delta,
                                    seeds=range(args.seeds), methods=methods, problem=args.problem,

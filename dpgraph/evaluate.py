@@ -53,8 +53,10 @@ def partition_vector(data: GraphData, partition) -> np.ndarray:
     raise ValueError(f"partition sides must be 0/1 or -1/+1, got values {sorted(values)[:5]}")
 
 
-def cut_value(G, partition, *, weight: str = "weight") -> float:
+def cut_value(G, partition, *, weight: str | None = "weight") -> float:
     """Total weight of the edges crossing ``partition`` in ``G``. NOT PRIVATE.
+
+    ``weight`` names the edge attribute (NetworkX, igraph); ``None`` counts every edge as 1.
 
     Examples
     --------
@@ -74,8 +76,9 @@ def bisection_imbalance(G, partition) -> int:
     return int(abs(partition_vector(data, partition).sum()))
 
 
-def transfer_ratio(G, partition, reference_value: float) -> float:
-    """``cut_value(G, partition) / reference_value``. NOT PRIVATE."""
+def transfer_ratio(G, partition, reference_value: float, *,
+                   weight: str | None = "weight") -> float:
+    """``cut_value(G, partition, weight=weight) / reference_value``. NOT PRIVATE."""
     if reference_value <= 0:
         raise ValueError(f"reference_value must be > 0, got {reference_value}")
-    return cut_value(G, partition) / reference_value
+    return cut_value(G, partition, weight=weight) / reference_value

@@ -55,6 +55,7 @@ __all__ = [
     "to_igraph",
     "to_scipy",
     "require_nonnegative",
+    "unweighted",
 ]
 
 _SYMMETRIZE = ("max", "sum", "mean")
@@ -339,7 +340,14 @@ def _merge(A: sp.coo_array, duplicates: str, *, source: str, warn: bool, pair_ke
     return sp.coo_array((A.data[keep], (A.row[keep], A.col[keep])), shape=A.shape).tocsr()
 
 
-def _from_networkx(G, *, weight: str, symmetrize, duplicates) -> GraphData:
+def _weighted_edges(G, weight: str | None):
+    """``(u, v, w)`` for every edge of a NetworkX graph; ``weight=None`` gives every edge 1."""
+    if weight is None:
+        return ((u, v, 1.0) for u, v in G.edges())
+    return G.edges(data=weight, default=1.0)
+
+
+def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphData:
     import networkx as nx
 
     labels = list(G.nodes)
@@ -351,7 +359,7 @@ def _from_networkx(G, *, weight: str, symmetrize, duplicates) -> GraphData:
             raise ValueError(f"{source} is a multigraph; pass duplicates='sum' or 'max'")
         H = nx.DiGraph() if G.is_directed() else nx.Graph()
         H.add_nodes_from(labels)
-        for u, v, w in G.edges(data=weight, default=1.0):
+        for u, v, w in _weighted_edges(G, weight):
             if H.has_edge(u, v):
                 old = H[u][v]["w"]
                 H[u][v]["w"] = old + w if duplicates == "sum" else max(old, w)
@@ -365,7 +373,7 @@ def _from_networkx(G, *, weight: str, symmetrize, duplicates) -> GraphData:
                              f"to say how to make it undirected")
         _check_choice("symmetrize", symmetrize, _SYMMETRIZE)
         A = _symmetrize(A, symmetrize, source=source)
-    zero_edges = sum(1 for *_, w in G.edges(data=weight, default=1.0) if w == 0)
+    zero_edges = 0 if weight is None else sum(1 for *_, w in _weighted_edges(G, weight) if w == 0)
     if zero_edges:
         _warn(f"{source}: removed {zero_edges} edge(s) of weight 0")
     A = sp.csr_array(A)
@@ -374,7 +382,7 @@ def _from_networkx(G, *, weight: str, symmetrize, duplicates) -> GraphData:
     return _finalize(A, labels, source=source)
 
 
-def _from_igraph(G, *, weight: str, symmetrize, duplicates) -> GraphData:
+def _from_igraph(G, *, weight: str | None, symmetrize, duplicates) -> GraphData:
     n = G.vcount()
     source = "igraph.Graph"
     labels = G.vs["name"] if "name" in G.vs.attributes() else list(range(n))
@@ -384,7 +392,7 @@ def _from_igraph(G, *, weight: str, symmetrize, duplicates) -> GraphData:
     if G.is_directed() and symmetrize is None:
         raise ValueError(f"{source} is directed; pass symmetrize='max', 'sum' or 'mean' "
                          f"to say how to make it undirected")
-    if weight in G.es.attributes():
+    if weight is not None and weight in G.es.attributes():
         # an edge added without the attribute has None: missing means 1, as for NetworkX
         vals = np.asarray([1.0 if x is None else x for x in G.es[weight]], dtype=np.float64)
     else:
@@ -399,7 +407,7 @@ def _from_igraph(G, *, weight: str, symmetrize, duplicates) -> GraphData:
                      warn_duplicates=False)
 
 
-def as_graph_data(G, *, weight: str = "weight", symmetrize: str | None = None,
+def as_graph_data(G, *, weight: str | None = "weight", symmetrize: str | None = None,
                   duplicates: str = "sum", labels: Sequence[Hashable] | None = None) -> GraphData:
     """Convert any supported graph input to :class:`GraphData` (see the module policy).
 
@@ -407,8 +415,10 @@ def as_graph_data(G, *, weight: str = "weight", symmetrize: str | None = None,
     ----------
     G : GraphData, networkx.Graph (any class), igraph.Graph, SciPy sparse array or matrix,
         numpy.ndarray, or an iterable of ``(u, v)`` / ``(u, v, w)`` tuples.
-    weight : str
-        Edge attribute holding the weight (NetworkX and igraph); missing means 1.
+    weight : str or None
+        Edge attribute holding the weight (NetworkX and igraph); missing means 1. ``None``
+        ignores edge data and gives every edge weight 1, as in NetworkX (``weight=None``); for
+        :class:`GraphData`, matrices and ``(u, v, w)`` tuples it sets every edge's weight to 1.
     symmetrize : {None, "max", "sum", "mean"}
         How to make a directed input undirected; ``None`` refuses directed input.
     duplicates : {"sum", "max", "error"}
@@ -431,9 +441,35 @@ def as_graph_data(G, *, weight: str = "weight", symmetrize: str | None = None,
     --------
     >>> as_graph_data([("a", "b"), ("b", "c", 2.5)])
     GraphData(n=3, m=2, weights in [1, 2.5])
+    >>> import networkx as nx
+    >>> as_graph_data(nx.karate_club_graph(), weight=None)  # its 'weight' attribute ignored
+    GraphData(n=34, m=78, weights in [1, 1])
     """
     _check_choice("symmetrize", symmetrize, _SYMMETRIZE)
     _check_choice("duplicates", duplicates, _DUPLICATES)
+    if weight is not None and not isinstance(weight, str):
+        raise TypeError(f"weight must be an edge attribute name (str) or None, got {weight!r}")
+    data = _as_graph_data(G, weight=weight, symmetrize=symmetrize, duplicates=duplicates,
+                          labels=labels)
+    return unweighted(data) if weight is None else data
+
+
+def unweighted(data: GraphData) -> GraphData:
+    """The same graph with every edge of weight 1 (``weight=None`` of NetworkX).
+
+    Examples
+    --------
+    >>> unweighted(as_graph_data([(0, 1, 0.5), (1, 2, -3.0)]))
+    GraphData(n=3, m=2, weights in [1, 1])
+    """
+    if data.m == 0 or data.is_unweighted:
+        return data
+    W = data.weights.copy()
+    W.data[:] = 1.0
+    return GraphData(weights=W, labels=data.labels)
+
+
+def _as_graph_data(G, *, weight, symmetrize, duplicates, labels) -> GraphData:
     if isinstance(G, GraphData):
         return G
     module = type(G).__module__ or ""

@@ -1,19 +1,23 @@
-"""Private Max-2-CSP: privacy over the label-extended graph (d'Orsi & Novikov Sec. 7.3, Thm 7.19).
+"""Private Max-2-CSP: privatize the label-extended graph, solve candidates, choose privately.
 
-Adjacency: two instances on the same public variables and alphabet are neighbours when one
-constraint ``(i, j, R, w)``, ``w`` in [0, 1], is added or removed. The mechanism
-(docs/privacy.md 4.8):
+d'Orsi & Novikov Sec. 7.3 (Thm 7.19 for 2-CSPs): the constraints are private, the variables and
+the alphabet public. Adjacent instances differ in one constraint ``(i, j, R, w)`` with
+``w`` in [0, 1] and ``|R| <= s`` (``relation_size``, public; default ``q*q``). The mechanism
+(proofs in docs/privacy.md, section 6):
 
-1. private variable degrees ``d_i = sum of w over constraints touching i`` (sensitivity ``sqrt 2``);
-2. a public normalizer ``d~_(i,a) = max(d^_i, 0) + tau`` for every label ``a`` of ``i``;
-3. private rank-r estimate of ``M = D~^-1/2 A D~^-1/2``, ``A`` the label-extended adjacency
-   (Def. 7.9), under Delta-adjacency with ``Delta = sqrt(2 q^3) w0``, ``w0 = 1/min d~``; on a halting
-   branch, Gaussian perturbation of the upper triangle of ``M`` (sensitivity ``q w0``) truncated to
-   rank r takes the budget left;
-4. private tail level ``sigma_{r+1}(M)`` (sensitivity ``q w0``) for the projection radius;
-5. post-processing: projection onto non-negative bounded-spectrum matrices, synthetic weights
-   ``D~^1/2 A^ D~^1/2``, within-variable blocks zeroed, a synthetic instance with one singleton
-   constraint per label pair, solved by :func:`dpgraph.csp.solve_max_2csp`.
+1. the label-extended graph ``L`` on the ``n q`` labels (Def. 7.9), entries clipped to [0, 1]
+   and rounded to {0, 1} by independent Bernoulli draws (exact for unit weights on distinct
+   label pairs); one constraint moves at most ``s`` of its pairs (6.1, 6.2);
+2. :func:`dpgraph.privatize` on ``L`` (the same routes as :func:`dpgraph.max_cut`: screening,
+   randomized response, PCA; ``privatize_options={"route": ...}``) at ``(eps_p / s, delta_0)``,
+   which group privacy turns into ``(eps_p, delta_p)`` for one constraint (6.3);
+3. post-processing: every candidate objective of the release (:meth:`PrivateGraph.objective`,
+   within-variable blocks zeroed) is solved by the degree-2 engine
+   (:func:`dpgraph.csp.solve_label_csp`); every distinct rounding is a candidate assignment;
+4. one candidate chosen by the monotone exponential mechanism on its value in the input
+   (sensitivity 1; 6.4); its value released by the Laplace mechanism (sensitivity 1; 6.5).
+
+Nothing returned is an unprivatized statistic of the input.
 """
 
 from __future__ import annotations
@@ -25,79 +29,137 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .privacy import PrivacyLedger, reproducible_tag, gaussian_mechanism, make_rng, symmetric_gaussian_noise
+from .privacy import (PrivacyLedger, laplace_mechanism, make_rng, monotone_exponential_mechanism,
+                      reproducible_tag)
 from .privacy._validate import check_delta, check_epsilon
-from .privatize import check_rank, check_share
-from .routes.pca import (normalized_adjacency, project, regularizer, release_low_rank,
-                         tail_singular_value)
-from .routes.randomized_response import top_eigenpairs
+from .private_solvers import candidate_objectives, side_budgets
+from .privatize import DEFAULT_RANK, PrivateGraph, privatize
 
-__all__ = ["PrivateCSPResult", "max_2csp", "label_extended_sensitivities"]
+__all__ = ["PrivateCSPResult", "max_2csp", "group_privacy_delta", "rounded_label_graph"]
 
 
-def label_extended_sensitivities(q: int, w0: float) -> dict:
-    """The bounds of docs/privacy.md 4.8 for one constraint change, entries at most ``w0``.
+def group_privacy_delta(epsilon: float, delta: float, s: int) -> float:
+    r"""The per-pair delta ``delta_0`` whose s-fold group privacy is ``delta``.
 
-    ``E = [[0, F], [F^T, 0]]`` on the labels of ``i`` and ``j``, ``F`` a ``q x q`` block with
-    ``|F_ab| <= w0``: ``upper_triangle_l2 = ||F||_F <= q w0``; ``spectral = ||E|| = ||F|| <= q w0``;
-    ``delta_adjacency = sqrt(||E E^T||_1) <= sqrt(2 q^3) w0`` (entrywise l1).
+    An ``(eps_0, delta_0)``-DP mechanism is ``(s eps_0, delta_0 sum_{t<s} e^{t eps_0})``-DP for
+    inputs at distance s (docs/privacy.md 6.3); with ``eps_0 = epsilon / s`` this inverts it.
+
+    >>> round(group_privacy_delta(1.0, 1e-6, 1), 12)
+    1e-06
     """
-    return {"upper_triangle_l2": q * w0, "spectral": q * w0,
-            "delta_adjacency": math.sqrt(2.0 * q**3) * w0}
+    e0 = epsilon / s
+    return delta / math.fsum(math.exp(t * e0) for t in range(s))
+
+
+def rounded_label_graph(instance, rng) -> sp.csr_array:
+    """``L``: the label-extended adjacency clipped to [0, 1], each pair kept with probability
+    equal to its weight (upper triangle drawn, mirrored). 0/1 symmetric, zero diagonal blocks.
+    Deterministic for unit weights on distinct label pairs (docs/privacy.md 6.2)."""
+    A = sp.triu(instance.label_adjacency(), k=1).tocoo()
+    p = np.minimum(A.data, 1.0)
+    keep = p >= 1.0
+    frac = ~keep
+    if frac.any():
+        keep[frac] = make_rng(rng).random(int(frac.sum())) < p[frac]
+    r, c = A.row[keep], A.col[keep]
+    N = instance.n * instance.q
+    U = sp.coo_array((np.ones(r.size), (r, c)), shape=(N, N))
+    return sp.csr_array(U + U.T)
 
 
 @dataclass(eq=False)
 class PrivateCSPResult:
-    """Result of :func:`max_2csp`: the assignment (variable -> value), the private estimate of its
-    value in the input (true value + Gaussian noise, sensitivity 1: docs/privacy.md 4.10), its
-    value on the synthetic instance, the ledger and diagnostics."""
+    """Result of :func:`max_2csp`.
+
+    Attributes
+    ----------
+    assignment : dict
+        variable -> value in ``range(q)``.
+    estimated_value : float
+        Its value in the input plus Laplace noise (sensitivity 1; docs/privacy.md 6.5).
+    synthetic_value : float
+        Its value on the exported synthetic label-extended weights (post-processing).
+    sdp_bound : float
+        Certified relaxation bound of the objective it came from (post-processing).
+    ledger : PrivacyLedger
+        Every charge, the privatize step as one group-privacy entry (its own per-pair ledger is
+        ``private_graph.ledger``).
+    private_graph : PrivateGraph
+        The release of the label-extended graph (labels ``(i, a)``).
+    solver : dict
+        The engine's output on the chosen objective.
+    diagnostics : dict
+    """
 
     assignment: dict
     estimated_value: float
     synthetic_value: float
+    sdp_bound: float
     ledger: PrivacyLedger
-    solver: object
+    private_graph: PrivateGraph
+    solver: dict
     diagnostics: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
         eps, dlt = self.ledger.spent
         return (f"PrivateCSPResult(n={len(self.assignment)}, estimated_value="
-                f"{self.estimated_value:.6g}, epsilon={eps:.4g}, delta={dlt:.3g}, "
-                f"low_rank={self.diagnostics.get('low_rank_mechanism')!r}"
+                f"{self.estimated_value:.6g}, synthetic_value={self.synthetic_value:.6g}, "
+                f"epsilon={eps:.4g}, delta={dlt:.3g}, route={self.diagnostics.get('route')!r}"
                 f"{reproducible_tag(self.ledger)})")
 
 
-def _gaussian_fallback(M: sp.csr_array, rank: int, sens: float, *, epsilon: float, delta: float,
-                       ledger: PrivacyLedger, rng):
-    n = M.shape[0]
-    noise = symmetric_gaussian_noise(n, sensitivity=sens, epsilon=epsilon, delta=delta,
-                                     ledger=ledger, name="fallback: Gaussian on M", rng=rng,
-                                     note="upper triangle of the label-extended M; one constraint "
-                                          "changes <= q^2 entries by <= w0 (docs/privacy.md 4.8)")
-    X = noise.to_dense()
-    np.fill_diagonal(X, 0.0)  # the diagonal is public (zero): its noise is discarded
-    X += M.toarray()
-    vec, lam = top_eigenpairs(X, rank)
-    return vec, np.diag(lam)
+def _check_instance(instance, relation_size):
+    from .csp import CSPInstance
+
+    if not isinstance(instance, CSPInstance):
+        raise TypeError(f"instance must be a dpgraph.csp.CSPInstance, got {type(instance).__name__}")
+    n, q = instance.n, instance.q
+    if n < 2:
+        raise ValueError(f"max_2csp needs at least 2 variables, got {n}")
+    if q < 2:
+        raise ValueError(f"max_2csp needs an alphabet of at least 2 values, got q = {q}")
+    s = q * q if relation_size is None else relation_size
+    if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 1 <= s <= q * q:
+        raise ValueError(f"relation_size must be an integer in [1, q*q = {q * q}], got {relation_size!r}")
+    for k, (i, j, rel, w) in enumerate(instance.constraints):
+        if not 0.0 <= w <= 1.0:
+            raise ValueError(f"constraint #{k} has weight {w:g}; max_2csp protects instances whose "
+                             f"constraint weights lie in [0, 1] (one constraint added or removed "
+                             f"is the adjacency): rescale the weights")
+        if len(rel) > s:
+            raise ValueError(f"constraint #{k} allows {len(rel)} label pairs, more than "
+                             f"relation_size = {s} (the public bound of the adjacency)")
+    return int(s)
 
 
-def max_2csp(instance, *, epsilon: float, delta: float, rank: int = 4, rng=None,
-             degree_share: float = 0.05, tail_share: float = 0.05, core_share: float = 0.1,
-             max_projector_noise: float | None = 0.5, estimate_share: float = 0.05,
-             solver_options: dict | None = None,
-             pca_options: dict | None = None) -> PrivateCSPResult:
-    """Edge-(epsilon, delta)-DP Max-2-CSP: the constraints are private, variables and alphabet public.
+def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
+             relation_size: int | None = None, estimate_share: float = 0.01,
+             select_share: float = 0.04, candidates="auto", solver_options: dict | None = None,
+             privatize_options: dict | None = None) -> PrivateCSPResult:
+    """Edge-(epsilon, delta)-DP Max-2-CSP: the constraints are private (docs/privacy.md 6).
 
     Parameters
     ----------
     instance : dpgraph.csp.CSPInstance
         Constraint weights must lie in [0, 1].
     epsilon, delta : float
+        Budget for one constraint added or removed.
     rank : int
-        Rank of the private estimate of the label-extended normalized adjacency.
+        Rank of the private release of the label-extended graph (:func:`dpgraph.privatize`).
     rng : None, int or numpy.random.Generator
+    relation_size : int, optional
+        Public bound s on the number of allowed label pairs of one constraint (default
+        ``q*q``); the release costs group privacy over s pairs, so a tight bound (e.g. q for
+        permutation constraints, ``q*(q-1)`` for "not equal") is worth giving.
+    estimate_share, select_share : float
+        Fractions of epsilon for the Laplace estimate (6.5) and the private choice (6.4); the
+        rest goes to the release.
+    candidates : "auto", str or sequence of str
+        Objectives of the release to solve (:meth:`PrivateGraph.objective_names`).
     solver_options : dict
-        Passed to :func:`dpgraph.csp.solve_max_2csp`.
+        Passed to :func:`dpgraph.csp.solve_label_csp`.
+    privatize_options : dict
+        Passed to :func:`dpgraph.privatize` (e.g. ``route``, ``rr_postprocess``).
 
     Returns
     -------
@@ -110,103 +172,91 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = 4, rng=None,
     >>> rng = np.random.default_rng(0)
     >>> cons = [(i, j, {(a, b) for a in range(3) for b in range(3) if a != b}, 1.0)
     ...         for i in range(30) for j in range(i + 1, 30) if rng.random() < 0.3]
-    >>> res = max_2csp(CSPInstance(30, 3, cons), epsilon=2.0, delta=1e-6, rank=2, rng=1)
-    >>> sorted(set(res.assignment.values())) <= [0, 1, 2]
-    True
+    >>> res = max_2csp(CSPInstance(30, 3, cons), epsilon=2.0, delta=1e-6, rank=2, rng=1,
+    ...                relation_size=6)
+    >>> sorted(set(res.assignment.values())) <= [0, 1, 2], res.ledger.spent[0] <= 2.0
+    (True, True)
     """
-    from .csp import CSPInstance, solve_max_2csp
+    from .csp.twocsp_lowrank import label_values, solve_label_csp
 
-    if not isinstance(instance, CSPInstance):
-        raise TypeError(f"instance must be a dpgraph.csp.CSPInstance, got {type(instance).__name__}")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    degree_share = check_share("degree_share", degree_share)
-    tail_share = check_share("tail_share", tail_share)
-    core_share = check_share("core_share", core_share)
-    estimate_share = check_share("estimate_share", estimate_share)
+    s = _check_instance(instance, relation_size)
+    for name, v in (("estimate_share", estimate_share), ("select_share", select_share)):
+        if not 0 < float(v) < 1:
+            raise ValueError(f"{name} must lie strictly between 0 and 1, got {v!r}")
+    if estimate_share + select_share >= 1:
+        raise ValueError("estimate_share + select_share must be < 1 (the rest privatizes)")
     n, q = instance.n, instance.q
-    if n < 3:
-        raise ValueError(f"max_2csp needs at least 3 variables, got {n}")
-    if q < 2:
-        raise ValueError(f"max_2csp needs an alphabet of at least 2 values, got q = {q}")
-    weights = np.array([c[3] for c in instance.constraints], dtype=float)
-    if weights.size and (weights.min() < 0 or weights.max() > 1):
-        raise ValueError("max_2csp protects instances whose constraint weights lie in [0, 1] (one "
-                         "constraint added or removed is the adjacency); rescale the weights")
     N = n * q
-    rank = check_rank(rank, N)
+    if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank < N - 1:
+        raise ValueError(f"rank must be an integer in [1, n q - 2 = {N - 2}], got {rank!r}")
     gen = make_rng(rng)
-    total_epsilon, total_delta = epsilon, delta
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
-    epsilon, delta = (1 - estimate_share) * epsilon, (1 - estimate_share) * delta
-    timings: dict = {}
     t0 = time.perf_counter()
+    eps_select, eps_estimate = side_budgets(epsilon, select_share, estimate_share)
+    eps_p = epsilon - eps_select - eps_estimate
+    dlt_0 = group_privacy_delta(eps_p, delta, s)
+    L = rounded_label_graph(instance, gen)  # docs/privacy.md 6.2 (Bernoulli rounding)
+    labels = tuple((i, a) for i in range(n) for a in range(q))
+    from .graph import from_matrix
 
-    # 1. private variable degrees (sensitivity sqrt 2: docs/privacy.md 4.8)
-    deg = np.zeros(n)
-    for i, j, _, w in instance.constraints:
-        deg[i] += w
-        deg[j] += w
-    d_hat, sigma_deg = gaussian_mechanism(
-        deg, sensitivity=math.sqrt(2.0), epsilon=degree_share * epsilon,
-        delta=degree_share * delta, ledger=ledger, name="variable degrees", rng=gen,
-        note="one constraint changes two variable degrees by <= 1 (docs/privacy.md 4.8)")
-    tau = regularizer(np.atleast_1d(d_hat), "mean")
-    d_tilde = np.repeat(np.maximum(d_hat, 0.0) + tau, q)  # index i*q + a
-    w0 = 1.0 / float(d_tilde.min())
-    sens = label_extended_sensitivities(q, w0)
-    M = normalized_adjacency(instance.label_adjacency(), d_tilde)
-    del deg
-
-    # 2-3. private low-rank estimate under Delta-adjacency, Gaussian fallback on halting
-    pca_share = 1.0 - degree_share - tail_share
-    eps_pca, dlt_pca = pca_share * epsilon, pca_share * delta
-    basis, core, mechanism, sub = release_low_rank(
-        M, rank, sens["delta_adjacency"], epsilon=eps_pca, delta=dlt_pca, core_share=core_share,
-        ledger=ledger, rng=gen, max_projector_noise=max_projector_noise, pca_options=pca_options,
-        fallback=lambda eps_left, dlt_left: _gaussian_fallback(
-            M, rank, sens["upper_triangle_l2"], epsilon=eps_left, delta=dlt_left, ledger=ledger,
-            rng=gen),
-        fallback_name="Gaussian perturbation")
-
-    # 4. private tail level (Weyl, ||E|| <= q w0)
-    tail_hat, sigma_tail = gaussian_mechanism(
-        tail_singular_value(M, rank, gen), sensitivity=sens["spectral"] + 1e-8,
-        epsilon=tail_share * epsilon, delta=tail_share * delta, ledger=ledger,
-        name="tail singular value", rng=gen,
-        note="Weyl, ||E|| <= ||F|| <= q w0 (docs/privacy.md 4.8)")
-    del M  # nothing below reads the input
-    timings["privatize"] = time.perf_counter() - t0
-
-    # 5. post-processing: projection, synthetic label-extended weights, synthetic instance
-    t0 = time.perf_counter()
-    radius = max(tail_hat, 0.0) + 2.0 * sigma_tail
-    projected, proj_info = project(basis, core, radius, "dykstra" if N <= 5000 else "clip")
-    s = np.sqrt(d_tilde)
-    W = np.outer(s, s)
-    W *= projected
-    del projected
+    ledger.charge(f"privatize the label-extended graph (group privacy over {s} pairs)",
+                  mechanism="group privacy", epsilon=eps_p, delta=delta,
+                  note=f"dpgraph.privatize at (eps/{s}, delta_0 = {dlt_0:.3g}) per label pair; "
+                       f"one constraint moves <= {s} pairs (docs/privacy.md 6.1-6.3)")
+    pg = privatize(from_matrix(L, labels, source="label-extended graph"), epsilon=eps_p / s,
+                   delta=dlt_0, rank=rank, rng=gen, **(privatize_options or {}))
+    del L  # nothing below reads the input except the releases 6.4 and 6.5
+    t_priv = time.perf_counter() - t0
+    names = candidate_objectives(pg, candidates, rank)
     block = np.arange(N) // q
-    W[block[:, None] == block[None, :]] = 0.0  # no constraint relates a variable to itself
-    iu, ju = np.nonzero(np.triu(W > 0))
-    cons = [(int(a // q), int(b // q), {(int(a % q), int(b % q))}, float(W[a, b]))
-            for a, b in zip(iu, ju)]
-    synthetic = CSPInstance(n, q, cons)
-    timings["synthetic"] = time.perf_counter() - t0
+    same = block[:, None] == block[None, :]
+    opts = dict(solver_options or {})
     t0 = time.perf_counter()
-    res = solve_max_2csp(synthetic, rng=gen, **(solver_options or {}))
-    timings["solve"] = time.perf_counter() - t0
-    # a fixed assignment's value changes by <= 1 with one constraint (docs/privacy.md 4.10)
-    estimate, _ = gaussian_mechanism(
-        instance.value(res.assignment), sensitivity=1.0, epsilon=estimate_share * total_epsilon,
-        delta=estimate_share * total_delta, ledger=ledger, name="value of the returned assignment",
-        rng=gen, note="fixed assignment; one constraint of weight <= 1 (docs/privacy.md 4.10)")
+    outs = []
+    for name in names:
+        W = np.array(pg.objective(name), dtype=np.float64)
+        W[same] = 0.0  # public: no constraint relates a variable to itself
+        outs.append(solve_label_csp(W, n, q, rng=gen, **opts))
+        del W
+    t_solve = time.perf_counter() - t0
+    pool, owner = [], []
+    seen = set()
+    for k, out in enumerate(outs):
+        for row in np.vstack([out["x"][None, :], out["rounded"]]):
+            key = row.tobytes()
+            if key not in seen:
+                seen.add(key)
+                pool.append(row)
+                owner.append(k)
+    pool = np.vstack(pool)
+    A_true = instance.label_adjacency()  # NOT private: read only through the releases below
+    chosen = 0
+    if pool.shape[0] > 1:
+        # fixed candidates; one constraint (w <= 1) moves every value by 0 or w, in one direction
+        chosen = monotone_exponential_mechanism(
+            label_values(A_true, pool, q), sensitivity=1.0, epsilon=eps_select, ledger=ledger,
+            name="choice among candidate assignments", rng=gen,
+            note=f"{pool.shape[0]} distinct roundings of {len(names)} objectives {names}; "
+                 f"monotone values (docs/privacy.md 6.4)")
+    x = pool[chosen]
+    estimate, _ = laplace_mechanism(
+        float(label_values(A_true, x[None, :], q)[0]), sensitivity=1.0, epsilon=eps_estimate,
+        ledger=ledger, name="value of the returned assignment", rng=gen,
+        note="fixed assignment; one constraint of weight <= 1 (docs/privacy.md 6.5)")
+    del A_true
+    Wsyn = np.array(pg.weights(), dtype=np.float64)
+    Wsyn[same] = 0.0
+    synthetic_value = float(label_values(Wsyn, x[None, :], q)[0])
+    del Wsyn
+    res = outs[owner[chosen]]
     return PrivateCSPResult(
-        assignment=dict(res.assignment), estimated_value=float(estimate),
-        synthetic_value=float(synthetic.value(res.assignment)),
-        ledger=ledger, solver=res,
-        diagnostics={"tau": tau, "w0": w0, "sensitivities": sens, "degree_sigma": sigma_deg,
-                     "tail_estimate": tail_hat, "tail_sigma": sigma_tail, "projection": proj_info,
-                     "low_rank_mechanism": mechanism, "pca_halted": bool(sub.halted),
-                     "pca": sub.diagnostics, "synthetic_constraints": len(cons),
-                     "timings": timings})
+        assignment={i: int(a) for i, a in enumerate(x)}, estimated_value=float(estimate),
+        synthetic_value=synthetic_value, sdp_bound=float(res["upper_bound"]), ledger=ledger,
+        private_graph=pg, solver=res,
+        diagnostics={"route": pg.diagnostics.get("route"), "relation_size": s,
+                     "pair_epsilon": eps_p / s, "pair_delta": dlt_0,
+                     "objective": names[owner[chosen]], "candidates": names,
+                     "candidate_assignments": int(pool.shape[0]),
+                     "timings": {"privatize": t_priv, "solve": t_solve}})

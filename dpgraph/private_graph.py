@@ -104,7 +104,7 @@ class PrivateGraph:
         if self.unbiased is None:
             return ("synthetic",)
         k = int(rank or self.diagnostics.get("rank") or DEFAULT_RANK)
-        ranks = sorted({2, k})
+        ranks = sorted(r for r in {2, k} if r < self.n - 1)  # a prior's rank lies in [1, n - 2]
         return ("unbiased", *(f"posterior-lowrank-{r}" for r in ranks), "posterior-degree")
 
     def objective(self, name: str = "synthetic") -> np.ndarray:

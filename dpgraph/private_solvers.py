@@ -24,18 +24,28 @@ import numpy as np
 
 from .privacy import (PrivacyLedger, reproducible_tag, laplace_mechanism, make_rng,
                       monotone_exponential_mechanism)
-from .privacy._validate import check_delta, check_epsilon
-from .privatize import (DEFAULT_RANK, SCREEN_SHARE, PrivateGraph, check_private_graph_input,
+from .privacy._validate import check_delta, check_epsilon, check_number
+from .privatize import (SCREEN_SHARE, PrivateGraph, check_private_graph_input,
                         check_share, privatize, release_edge_count, screen, screens)
 from .progress import report
 from .rr_posterior import prior_rank
 
-__all__ = ["PrivateCutResult", "max_cut", "max_bisection"]
+__all__ = ["PrivateCutResult", "max_cut", "max_bisection", "candidate_objectives", "side_budgets"]
 
 # Above this many nodes "auto" solves one objective (the de-biased release) instead of four and
 # chooses among its roundings only: one solve of a dense n = 10,000 instance takes about a
 # minute and a half on this machine (BENCHMARKS.md), and the goal is two minutes end to end.
 _ONE_OBJECTIVE_ABOVE_N = 5000
+# Solver tolerance of the candidate solves. The instances are noisy releases, and the private
+# choice among the roundings of several objectives matters more than the last digits of any one
+# SDP: at 1e-3 the four solves of a 1,000-node release take ~2.4 s instead of ~6 s at 1e-4
+# with the same transfer ratio (BENCHMARKS.md, "Fit the NetworkX world").
+SOLVER_TOL = 1e-3
+# Burer-Monteiro rank of the candidate solves: at most 16 instead of the engine's default of up
+# to 32 (each SDP product and rounding costs O(n^2 r) on the dense objectives); the releases'
+# signal is of low rank, and the transfer ratios stay as they were (BENCHMARKS.md, "Fit the
+# NetworkX world"). Passing solver_options={"rank": ...} overrides it.
+SOLVER_MAX_RANK = 16
 
 
 @dataclass(eq=False)
@@ -101,8 +111,12 @@ def _candidate_names(pg: PrivateGraph, candidates, rank: int) -> tuple:
         if pg.n > _ONE_OBJECTIVE_ABOVE_N and "unbiased" in offered:  # the time goal
             return ("unbiased",)
         return offered
-    names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
-    bad = [c for c in names if c not in offered
+    try:
+        names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
+    except TypeError:
+        raise ValueError(f"candidates must be 'auto', an objective name or a sequence of "
+                         f"names, got {candidates!r}") from None
+    bad = [c for c in names if not isinstance(c, str) or c not in offered
            and not (prior_rank(c) is not None and "unbiased" in offered)]
     if not names or bad:
         raise ValueError(f"candidates={candidates!r}: this release ({pg.diagnostics.get('route')} "
@@ -111,9 +125,9 @@ def _candidate_names(pg: PrivateGraph, candidates, rank: int) -> tuple:
 
 
 def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share, select_share,
-           candidates, solver_options, privatize_options):
-    from .csp import solve_max_bisection, solve_max_cut
-    from .csp._operator import as_weight_operator
+           candidates, solver_options, privatize_options, weight, route=None):
+    from .csp import as_weight_operator, solve_max_bisection, solve_max_cut
+    from .csp import default_rank as default_sdp_rank
     from .csp.rounding import cut_values
     from .graph import as_graph_data
 
@@ -125,23 +139,30 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                         "dpgraph.solve_max_cut(pg.weights(), labels=pg.labels)")
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
+    kappa = check_number(kappa, name="kappa", low=0.0)
     estimate_share = check_share("estimate_share", estimate_share)
     select_share = check_share("select_share", select_share)
     if estimate_share + select_share >= 1:
         raise ValueError("estimate_share + select_share must be < 1 (the rest privatizes)")
-    data = as_graph_data(G)
+    data = as_graph_data(G, weight=weight)
     check_private_graph_input(data)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     opts = dict(privatize_options or {})
+    if route is not None:
+        opts["route"] = route
+    forced_matrix_free = opts.get("route") == "matrix-free"
     m_hat = None
-    if screens(data, opts.get("route", "auto"), opts.get("fallback", "randomized-response")):
-        # the screening count, released here so that it can also size the side releases
+    if forced_matrix_free or screens(data, opts.get("route", "auto"),
+                                     opts.get("fallback", "randomized-response")):
+        # the screening count, released here so that it can also size the side releases (on
+        # the matrix-free route too, where nothing else needs it)
         screen_share = check_share("screen_share", opts.pop("screen_share", SCREEN_SHARE))
         m_hat = release_edge_count(data, screen_share * epsilon, ledger, gen)
-        opts["edge_count"] = m_hat
+        if not forced_matrix_free:
+            opts["edge_count"] = m_hat
     eps_select, eps_estimate = _side_budgets(epsilon, select_share, estimate_share, m_hat)
     shares = {k: opts[k] for k in ("degree_share", "tail_share", "core_share") if k in opts}
-    if m_hat is not None and screen(m_hat, data.n, epsilon - ledger.spent[0] - eps_select
+    if m_hat is not None and not forced_matrix_free and screen(m_hat, data.n, epsilon - ledger.spent[0] - eps_select
                                      - eps_estimate, delta, **shares)["predicted_pass"]:
         eps_select = 0.0  # the PCA route makes no choice (its budget goes to the PCA instead)
     pg = privatize(data, epsilon=epsilon - ledger.spent[0] - eps_select - eps_estimate,
@@ -151,19 +172,27 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     names = _candidate_names(pg, candidates, rank)
     eta = max(float(pg.diagnostics.get("tail_estimate", 0.0)), float(kappa))
     solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
-    # tol 1e-4: the synthetic instance is noisy anyway, and on dense n = 2000 instances it is
-    # 4x faster than 1e-6 with a certified gap of ~4e-5 (BENCHMARKS.md, CSP engine)
-    options = {"tol": 1e-4, **(solver_options or {})}
+    matrix_free = pg.diagnostics.get("route") == "matrix-free"
+    # the factor form's engine options (Burer-Monteiro rank, local search by size)
+    route_options = pg.solver_options() if matrix_free else {}
+    options = {"tol": SOLVER_TOL, "rank": min(default_sdp_rank(pg.n), SOLVER_MAX_RANK),
+               **route_options, **(solver_options or {})}
     t0 = time.perf_counter()
     results = []
     for k, name in enumerate(names, 1):
         report(f"solving objective {k}/{len(names)} ({name}) with the degree-2 SoS engine")
-        results.append(solver(pg.objective(name), labels=pg.labels, rng=gen, **options))
+        # symmetric by construction: skip the engine's O(n^2) symmetry check of a dense input
+        obj = pg.objective(name)
+        if matrix_free:  # the factor form's low-rank operator (no n x n array)
+            results.append(solver(obj, labels=pg.labels, rng=gen, **options))
+        else:
+            op = as_weight_operator(obj, labels=pg.labels, check=False)
+            results.append(solver(op, rng=gen, **options))
     t_solve = time.perf_counter() - t0
     chosen, x = 0, results[0].x
     pool, owner = _candidate_pool(results)
     true_op = as_weight_operator(data)  # NOT private: read only through the releases below
-    if pg.unbiased is not None and pool.shape[1] > 1:  # the randomized-response route
+    if (pg.unbiased is not None or matrix_free) and pool.shape[1] > 1 and eps_select > 0:
         # Every candidate partition is fixed (post-processing); their cuts in the input are
         # monotone with sensitivity 1 under edge adjacency: docs/privacy.md 4.11.
         k = monotone_exponential_mechanism(
@@ -182,15 +211,45 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
         float(cut_values(true_op, x)), sensitivity=1.0, epsilon=eps_estimate,
         ledger=ledger, name="cut of the returned partition", rng=gen,
         note="fixed partition; one edge changes its cut by <= 1 (docs/privacy.md 4.10)")
-    synthetic_value = float(cut_values(as_weight_operator(pg.weights(), check=False), x))
+    if matrix_free:  # the factor form's own operator: no n x n array
+        synthetic_op = pg.objective(names[chosen])
+    else:
+        synthetic_op = as_weight_operator(pg.weights(), check=False)
+    synthetic_value = float(cut_values(synthetic_op, x))
     return PrivateCutResult(
         partition=partition, assignment=assignment, estimated_value=float(estimate),
         synthetic_value=synthetic_value, sdp_bound=float(res.upper_bound), eta=eta,
         ledger=ledger, private_graph=pg, solver=res,
         diagnostics={"timings": {"privatize": t_priv, "solve": t_solve},
                      "objective": names[chosen], "candidates": names,
+                     "route": pg.diagnostics.get("route"), "rank": pg.diagnostics.get("rank"),
+                     **({"rank_note": pg.diagnostics["rank_note"]}
+                        if "rank_note" in pg.diagnostics else {}),
                      "candidate_partitions": int(pool.shape[1]),
                      "objective_values": {n: float(r.value) for n, r in zip(names, results)}})
+
+
+def candidate_objectives(pg: PrivateGraph, candidates="auto", rank: int | None = None) -> tuple:
+    """The objectives :func:`max_cut` solves on the release ``pg`` (``candidates`` as there;
+    validated against :meth:`PrivateGraph.objective_names`). Used by :func:`dpgraph.max_2csp`.
+
+    >>> import networkx as nx, dpgraph
+    >>> pg = dpgraph.privatize(nx.path_graph(6), epsilon=1.0, delta=1e-6, rank=2, rng=0)
+    >>> candidate_objectives(pg, "unbiased")
+    ('unbiased',)
+    """
+    return _candidate_names(pg, candidates, rank)
+
+
+def side_budgets(epsilon: float, select_share: float, estimate_share: float,
+                 m_hat: float | None = None) -> tuple[float, float]:
+    """Epsilon of the private choice and of the Laplace estimate (see ``_side_budgets``);
+    ``m_hat`` is a released size of the objective's scale (edge count / constraint weight).
+
+    >>> side_budgets(1.0, 0.04, 0.01)
+    (0.04, 0.01)
+    """
+    return _side_budgets(epsilon, select_share, estimate_share, m_hat)
 
 
 def _side_budgets(epsilon: float, select_share: float, estimate_share: float,
@@ -226,10 +285,11 @@ def _candidate_pool(results) -> tuple[np.ndarray, list]:
     return np.stack(cols, axis=1), owner
 
 
-def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
+def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
             kappa: float = 0.0, estimate_share: float = 0.01, select_share: float = 0.04,
             candidates="auto", solver_options: dict | None = None,
-            privatize_options: dict | None = None) -> PrivateCutResult:
+            privatize_options: dict | None = None, route: str | None = None,
+            weight: str | None = "weight") -> PrivateCutResult:
     """Edge-(epsilon, delta)-DP Max-Cut of ``G`` (d'Orsi & Novikov, Alg. 7.13).
 
     Parameters
@@ -238,8 +298,9 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=No
         Anything :func:`dpgraph.graph.as_graph_data` accepts (edge weights in [0, 1]).
     epsilon, delta : float
         Privacy budget of the whole call.
-    rank : int
-        Rank of the private low-rank estimate.
+    rank : int or None
+        Rank of the private low-rank estimate; ``None`` (default): 8, capped at ``n - 2`` on
+        graphs with fewer than 10 nodes (``private_graph.diagnostics["rank_note"]``).
     rng : None, int or numpy.random.Generator
     kappa : float
         Accuracy floor of Alg. 7.13 step 4: ``eta = max(sigma_{r+1} estimate, kappa)``.
@@ -264,6 +325,17 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=No
         engine's best rounding on it (no choice; nothing is reserved for one).
     solver_options, privatize_options : dict
         Passed to :func:`dpgraph.csp.solve_max_cut` and :func:`dpgraph.privatize`.
+    route : str, optional
+        ``route`` of :func:`dpgraph.privatize` (overrides ``privatize_options["route"]``).
+        On the matrix-free route (``"matrix-free"``, or ``"auto"`` on large graphs) the engine
+        runs on the release's low-rank operator (no n x n array), every distinct rounding is a
+        candidate for the private choice (4.11), and their cuts in the input, like the
+        estimate's, are computed by sparse products; with ``route="matrix-free"`` the edge
+        count is released first (0.5% of epsilon, as for the screening) to size the choice and
+        the estimate (docs/privacy.md 5.5).
+    weight : str or None
+        Edge attribute holding the weight (NetworkX, igraph; default ``"weight"``); ``None``
+        treats every edge as weight 1, as NetworkX does. Weights must lie in [0, 1].
 
     Returns
     -------
@@ -272,21 +344,23 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=No
     Examples
     --------
     >>> import networkx as nx, dpgraph
-    >>> G = nx.karate_club_graph()
-    >>> res = dpgraph.max_cut(nx.Graph(G.edges()), epsilon=4.0, delta=1e-6, rank=2, rng=1)
-    >>> sorted(map(len, res.partition)) and len(res.assignment)
-    34
+    >>> res = dpgraph.max_cut(nx.karate_club_graph(), epsilon=4.0, delta=1e-6, weight=None,
+    ...                       rng=1)
+    >>> len(res.assignment), res.ledger.spent <= (4.0, 1e-6)
+    (34, True)
     """
     return _solve("maxcut", G, epsilon=epsilon, delta=delta, rank=rank, rng=rng, kappa=kappa,
                   estimate_share=estimate_share, select_share=select_share,
                   candidates=candidates, solver_options=solver_options,
-                  privatize_options=privatize_options)
+                  privatize_options=privatize_options, route=route, weight=weight)
 
 
-def max_bisection(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
+def max_bisection(G, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
                   kappa: float = 0.0, estimate_share: float = 0.01, select_share: float = 0.04,
                   candidates="auto", solver_options: dict | None = None,
-                  privatize_options: dict | None = None) -> PrivateCutResult:
+                  privatize_options: dict | None = None,
+                  route: str | None = None,
+                  weight: str | None = "weight") -> PrivateCutResult:
     """Edge-(epsilon, delta)-DP Max-Bisection of ``G`` (d'Orsi & Novikov, Thm 7.19).
 
     Same as :func:`max_cut`, with the balanced engine: the sides differ in size by at most 1.
@@ -294,4 +368,4 @@ def max_bisection(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, 
     return _solve("bisection", G, epsilon=epsilon, delta=delta, rank=rank, rng=rng, kappa=kappa,
                   estimate_share=estimate_share, select_share=select_share,
                   candidates=candidates, solver_options=solver_options,
-                  privatize_options=privatize_options)
+                  privatize_options=privatize_options, route=route, weight=weight)

@@ -29,13 +29,13 @@ import numpy as np
 from .graph import GraphData, as_graph_data
 from .private_graph import DEFAULT_RANK, PrivateGraph
 from .privacy import PrivacyLedger, laplace_mechanism, make_rng
-from .privacy._validate import check_delta, check_epsilon
+from .privacy._validate import check_choice, check_delta, check_epsilon, check_number
 from .progress import report
 from .routes import DENSE_ROUTES, ROUTES, check_memory, route_module
 from .routes.memory import available_memory
 
 __all__ = ["PrivateGraph", "privatize", "check_private_graph_input", "release_edge_count",
-           "check_rank", "check_share", "screens", "screen", "choose_scale_route",
+           "check_rank", "default_rank", "check_share", "screens", "screen", "choose_scale_route",
            "DEFAULT_RANK", "DEGREE_SHARE", "TAIL_SHARE", "CORE_SHARE", "SCREEN_SHARE",
            "MATRIX_FREE_MIN_N"]
 
@@ -68,10 +68,30 @@ def check_private_graph_input(data: GraphData, *, what: str = "the private pipel
             raise ValueError(
                 f"{what} protects graphs whose edge weights lie in [0, 1] (one edge's weight "
                 f"changing by at most 1 is the adjacency); this graph has weights in "
-                f"[{lo:g}, {hi:g}]. Rescale the weights into [0, 1] or use an unweighted graph.")
+                f"[{lo:g}, {hi:g}]. Pass weight=None to treat every edge as weight 1 (as "
+                f"NetworkX does), or rescale the weights into [0, 1].")
+
+
+def default_rank(n: int) -> tuple[int, str | None]:
+    """``DEFAULT_RANK`` capped at ``n - 2`` (the largest rank :func:`check_rank` allows), and a
+    note saying so when it is capped (graphs with fewer than ``DEFAULT_RANK + 2`` nodes).
+
+    Examples
+    --------
+    >>> default_rank(1000)
+    (8, None)
+    >>> default_rank(5)[0]
+    3
+    """
+    if n - 2 >= DEFAULT_RANK:
+        return DEFAULT_RANK, None
+    rank = max(n - 2, 1)
+    return rank, (f"rank {rank}: the default rank {DEFAULT_RANK} capped at n - 2 = {n - 2} "
+                  f"for a {n}-node graph")
 
 
 def check_rank(rank, n: int) -> int:
+    """``rank`` if ``1 <= rank < n - 1``, else a ValueError naming the bounds."""
     if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)):
         raise ValueError(f"rank must be a positive integer, got {rank!r}")
     if not 1 <= rank < n - 1:
@@ -80,10 +100,7 @@ def check_rank(rank, n: int) -> int:
 
 
 def check_share(name: str, value: float) -> float:
-    v = float(value)
-    if not 0 < v < 1:
-        raise ValueError(f"{name} must lie strictly between 0 and 1, got {value!r}")
-    return v
+    return check_number(value, name=name, low=0.0, high=1.0, open_low=True, open_high=True)
 
 
 def screens(data: GraphData, route: str, fallback: str) -> bool:
@@ -107,8 +124,9 @@ def screen(m_hat: float, n: int, epsilon: float, delta: float,
     mean_degree = 2.0 * max(m_hat, 0.0) / n
     pca_share = (1.0 - degree_share - tail_share) * (1.0 - core_share)
     eps_g = split.epsilon[0] * pca_share * epsilon
-    dlt_g = split.delta[0] * pca_share * delta
-    required = 1.0 + 2.0 * math.log(1.0 / (2.0 * dlt_g)) / eps_g
+    # ln(1 / (2 delta_g)) in logs: delta_g = split * share * delta may underflow to 0
+    log_inv = -(math.log(2.0) + math.log(split.delta[0] * pca_share) + math.log(delta))
+    required = 1.0 + 2.0 * log_inv / eps_g
     predicted = _SCREEN_GAP_PER_DEGREE * mean_degree
     return {"mean_degree": mean_degree, "predicted_gap_ratio": predicted,
             "required_gap_ratio": required,
@@ -155,15 +173,16 @@ def _refuse_if_too_large(route: str, n: int, m: int, rank: int) -> None:
     check_memory(need, what=f"route={route!r} on {n:,} nodes and ~{m:,} edges", alternative=hint)
 
 
-def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
+def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
               degree_share: float = DEGREE_SHARE, tail_share: float = TAIL_SHARE,
               core_share: float = CORE_SHARE,
               regularization="mean",
               projection: str = "auto", fallback: str = "randomized-response",
               max_projector_noise: float | None = 0.5, route: str = "auto",
               screen_share: float = SCREEN_SHARE, rr_postprocess: str = "posterior-degree",
-              weight: str = "weight", pca_options: dict | None = None,
-              edge_count: float | None = None) -> PrivateGraph:
+              weight: str | None = "weight", pca_options: dict | None = None,
+              edge_count: float | None = None,
+              matrix_free_options: dict | None = None) -> PrivateGraph:
     """Release a private synthetic version of ``G`` under edge-level (epsilon, delta)-DP.
 
     Parameters
@@ -172,8 +191,13 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         Anything :func:`dpgraph.graph.as_graph_data` accepts; edge weights must lie in [0, 1].
     epsilon, delta : float
         Total privacy budget (basic composition over the steps in the module docstring).
-    rank : int
-        Rank ``r`` of the private low-rank estimate (default 8).
+    rank : int, optional
+        Rank ``r`` of the private low-rank estimate (default 8 on the dense routes; 2 private
+        directions on the matrix-free route, where each direction's noise grows like
+        ``sqrt(r)``: docs/privacy.md 5.2).
+    rank : int or None
+        Rank ``r`` of the private low-rank estimate. ``None`` (default): 8, capped at
+        ``n - 2`` on graphs with fewer than 10 nodes (``diagnostics["rank_note"]`` says so).
     rng : None, int or numpy.random.Generator
     degree_share, tail_share : float
         Fractions of (epsilon, delta) spent on the degrees and on the tail level; the rest goes
@@ -216,12 +240,21 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
         (``"low-rank"``). Measured (BENCHMARKS.md, fidelity): the posterior exports keep the
         edge count and the cut queries within a few percent where ``"box"`` is off by ~5x.
         :func:`dpgraph.max_cut` does not depend on this choice (it solves its own candidates).
+    weight : str or None
+        Edge attribute holding the weight (NetworkX, igraph); ``None`` treats every edge as
+        weight 1, as NetworkX does (e.g. ``nx.karate_club_graph()``, whose weights are meeting
+        counts in [1, 7]).
     pca_options : dict, optional
         Extra keyword arguments for :func:`dpgraph.spectral.private_subspace` (e.g. ``split``).
     edge_count : float, optional
         A private release of the total edge weight that the caller has already made and
         charged to its own ledger (:func:`release_edge_count`); with ``route="auto"`` it is used
         for the screening instead of a new release (:func:`dpgraph.max_cut` does this).
+    matrix_free_options : dict, optional
+        Keyword arguments for the matrix-free route
+        (:func:`dpgraph.routes.matrix_free.release_matrix_free`: ``steps``, ``kappa``,
+        ``degree_share`` and ``core_share`` as fractions of its zCDP rho, ...); ``degree_share``
+        and ``tail_share`` above apply to the dense PCA route.
 
     Returns
     -------
@@ -248,22 +281,25 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     core_share = check_share("core_share", core_share)
     if degree_share + tail_share >= 1:
         raise ValueError("degree_share + tail_share must be < 1 (the rest goes to the private PCA)")
-    if fallback not in ("randomized-response", "none"):
-        raise ValueError(f"fallback={fallback!r} is not 'randomized-response' or 'none'")
-    if projection not in ("auto", "dykstra", "clip"):
-        raise ValueError(f"projection={projection!r} is not 'auto', 'dykstra' or 'clip'")
-    if route != "auto" and route not in ROUTES:
-        raise ValueError(f"route={route!r} is not 'auto', " + ", ".join(map(repr, ROUTES)))
+    check_choice(fallback, name="fallback", choices=("randomized-response", "none"))
+    check_choice(projection, name="projection", choices=("auto", "dykstra", "clip"))
+    check_choice(route, name="route", choices=("auto", *ROUTES))
+    if not isinstance(regularization, str):  # checked now, used after the degrees' release
+        check_number(regularization, name="regularization", low=0.0, open_low=True)
+    elif regularization != "mean":
+        raise ValueError(f"regularization must be 'mean' or a number > 0, got {regularization!r}")
     from .rr_posterior import prior_rank
 
-    if (rr_postprocess not in ("low-rank", "box", "posterior-degree")
+    if not isinstance(rr_postprocess, str) or (
+            rr_postprocess not in ("low-rank", "box", "posterior-degree")
             and prior_rank(rr_postprocess) is None):
         raise ValueError(f"rr_postprocess={rr_postprocess!r} is not 'posterior-degree', "
                          f"'posterior-lowrank-<k>', 'box' or 'low-rank'")
     screen_share = check_share("screen_share", screen_share)
     data = as_graph_data(G, weight=weight)
     check_private_graph_input(data)
-    rank = check_rank(rank, data.n)
+    rank_given = rank
+    rank, rank_note = default_rank(data.n) if rank is None else (check_rank(rank, data.n), None)
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     screening, m_hat = None, edge_count
@@ -282,6 +318,10 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
     m_public = 0 if m_hat is None else max(int(m_hat), 0)
     if screening is not None or route == "auto":
         route = choose_scale_route("pca" if route == "auto" else route, data.n, m_public, rank)
+    if route == "matrix-free" and rank_given is None:
+        from .routes.matrix_free import MATRIX_FREE_DEFAULT_RANK
+
+        rank = check_rank(min(MATRIX_FREE_DEFAULT_RANK, data.n - 2), data.n)
     _refuse_if_too_large(route, data.n, m_public, rank)
     report(f"privatize: route {route!r} on {data.n:,} nodes")
     module = route_module(route)
@@ -292,6 +332,10 @@ def privatize(G, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=
                        regularization=regularization, projection=projection, fallback=fallback,
                        max_projector_noise=max_projector_noise, pca_options=pca_options)
     else:
-        options = dict(degree_share=degree_share, regularization=regularization)
-    return module.release(data, epsilon=epsilon, delta=delta, rank=rank, ledger=ledger, rng=gen,
-                          screening=screening, **options)
+        options = dict(regularization=regularization, **(matrix_free_options or {}))
+    pg = module.release(data, epsilon=epsilon, delta=delta, rank=rank, ledger=ledger, rng=gen,
+                        screening=screening, **options)
+    pg.diagnostics.setdefault("rank", rank)
+    if rank_note:
+        pg.diagnostics["rank_note"] = rank_note
+    return pg

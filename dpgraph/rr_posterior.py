@@ -80,8 +80,8 @@ def posterior_weights(unbiased: np.ndarray, p: float,
     >>> P.round(3).tolist()  # a flat prior 1/2: P = 1 - p where a bit is seen, p where not
     [[0.0, 0.75, 0.25], [0.75, 0.0, 0.25], [0.25, 0.25, 0.0]]
     """
-    if not 0 <= p < 0.5:
-        raise ValueError(f"flip probability must lie in [0, 1/2), got {p!r}")
+    if not 0 <= p <= 0.5:  # p = 1/2 (epsilon below 1e-16): the posterior is the prior
+        raise ValueError(f"flip probability must lie in [0, 1/2], got {p!r}")
     n = unbiased.shape[0]
     out = np.empty((n, n))
     for s in range(0, n, _BLOCK):

@@ -11,3 +11,50 @@ def data_dir() -> Path:
     if not root or not Path(root).is_dir():
         pytest.skip("DPGRAPH_DATA is not set to the benchmark data folder")
     return Path(root)
+
+
+# the fuzzing helpers (tests/fuzz_inputs.py, tests/fuzz_api.py) are imported by module name
+import sys  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+
+def _pyproject_backend_entry_point() -> str:
+    import re
+
+    text = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
+    section = re.search(r'^\[project\.entry-points\."networkx\.backends"\]\n(.*?)(?:^\[|\Z)', text,
+                        re.M | re.S)
+    assert section, "pyproject.toml has no networkx.backends entry point"
+    match = re.search(r'^dpgraph\s*=\s*"([^"]+)"', section.group(1), re.M)
+    assert match, "the networkx.backends entry point is not named dpgraph"
+    return match.group(1)
+
+
+@pytest.fixture(scope="session")
+def backend_entry_point() -> str:
+    """The ``networkx.backends`` entry point "dpgraph" of pyproject.toml (``module:object``)."""
+    return _pyproject_backend_entry_point()
+
+
+@pytest.fixture(scope="session")
+def nx_backend_paths(tmp_path_factory) -> list:
+    """``sys.path`` entries under which a child interpreter sees the "dpgraph" NetworkX backend.
+
+    Installed (CI runs ``pip install ".[test]"``): none needed. From a source checkout: a
+    ``*.dist-info`` folder holding the entry point copied from pyproject.toml, which is the
+    standard metadata an installation writes and ``importlib.metadata`` reads; NetworkX itself
+    is not patched.
+    """
+    from importlib.metadata import entry_points
+
+    if "dpgraph" in {ep.name for ep in entry_points(group="networkx.backends")}:
+        return []
+    root = tmp_path_factory.mktemp("nx-backend")
+    info = root / "dpgraph_backend_checkout-0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: dpgraph-backend-checkout\n"
+                                   "Version: 0\n")
+    (info / "entry_points.txt").write_text(
+        f"[networkx.backends]\ndpgraph = {_pyproject_backend_entry_point()}\n")
+    return [str(root)]

@@ -40,7 +40,7 @@ def test_2csp_certificate_is_tight_and_valid():
     # relaxation value and above the brute-force optimum
     rng = np.random.default_rng(11)
     inst = _random_instance(7, 3, 14, rng)
-    res = solve_max_2csp(inst, rng=0, scs_eps=1e-8)
+    res = solve_max_2csp(inst, method="scs", rng=0, scs_eps=1e-8)
     assert res.info["certificate"] == "cholesky-verified"
     assert res.upper_bound >= _brute(inst) - 1e-9
     assert res.upper_bound == pytest.approx(res.sdp_value, rel=1e-4)

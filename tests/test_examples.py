@@ -11,9 +11,11 @@ EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.
 
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=[p.name for p in EXAMPLES])
-def test_example_runs(script, tmp_path):
+def test_example_runs(script, tmp_path, nx_backend_paths):
     root = str(script.parent.parent)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    # nx_backend_paths: the NetworkX backend entry point, also from a source checkout
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([*nx_backend_paths, root,
+                                                       os.environ.get("PYTHONPATH", "")]))
     done = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True,
                           text=True, timeout=600, cwd=root, env=env)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -197,8 +197,9 @@ def test_mtx_pattern_and_general(tmp_path):
 
 
 @pytest.mark.parametrize("text, line, fragment", [
-    ("%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1\n", None, "runcated"),
-    ("%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1\n3 2 x\n", 4, "nvalid"),
+    # the size line announcing the entries is named (dpgraph parses the coordinate body)
+    ("%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1\n", 2, "runcated"),
+    ("%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1\n3 2 x\n", 4, "malformed"),
     ("hello\n", 1, "MatrixMarket"),
     ("%%MatrixMarket matrix coordinate real general\n3 2 1\n2 1 1\n", 1, "square"),
     ("", None, "empty"),

@@ -1,4 +1,5 @@
-"""Private Max-2-CSP: the label-extended sensitivities on adjacent instances, and the release."""
+"""Private Max-2-CSP (docs/privacy.md, section 6): adjacent-instance checks of every sensitivity,
+the group-privacy accounting, the release, bad input."""
 
 import math
 
@@ -6,66 +7,124 @@ import numpy as np
 import pytest
 
 from dpgraph.csp import CSPInstance
-from dpgraph.private_csp import label_extended_sensitivities, max_2csp
-from dpgraph.routes.pca import normalized_adjacency
+from dpgraph.csp.twocsp_lowrank import label_values
+from dpgraph.private_csp import group_privacy_delta, max_2csp, rounded_label_graph
 
 
-def _random_instance(rng, n, q, density):
+def _random_constraints(rng, n, q, density, s=None):
+    s = q * q if s is None else s
     cons = []
     for i in range(n):
         for j in range(i + 1, n):
             if rng.random() < density:
-                R = {(a, b) for a in range(q) for b in range(q) if rng.random() < 0.5} or {(0, 0)}
+                pairs = [(a, b) for a in range(q) for b in range(q)]
+                k = int(rng.integers(1, s + 1))
+                R = {pairs[t] for t in rng.choice(len(pairs), k, replace=False)}
                 cons.append((i, j, R, float(rng.uniform(0.2, 1.0))))
     return cons
 
 
-def test_label_extended_bounds_adjacent():
+def _planted(rng, n, q, density):
+    sigma = rng.integers(0, q, n)
+    cons = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            if rng.random() < density:
+                pi = rng.permutation(q)
+                # make pi(sigma_i) = sigma_j
+                k = int(np.flatnonzero(pi == sigma[j])[0])
+                pi[k], pi[sigma[i]] = pi[sigma[i]], pi[k]
+                cons.append((i, j, {(a, int(pi[a])) for a in range(q)}, 1.0))
+    return CSPInstance(n, q, cons), sigma
+
+
+def test_label_graph_moves_at_most_s_pairs_adjacent():
+    # 6.1: one constraint (|R| <= s, w <= 1) changes <= s entries of the clipped label graph,
+    # each by <= w; worst cases: w = 1, R of size s, on a pair that already has constraints
     rng = np.random.default_rng(21)
-    for _ in range(40):
-        n, q = int(rng.integers(3, 9)), int(rng.integers(2, 5))
-        cons = _random_instance(rng, n, q, 0.5)
+    for trial in range(40):
+        n, q = int(rng.integers(3, 8)), int(rng.integers(2, 5))
+        s = int(rng.integers(1, q * q + 1))
+        cons = _random_constraints(rng, n, q, 0.6, s)
         i, j = sorted(rng.choice(n, 2, replace=False).tolist())
-        full = {(a, b) for a in range(q) for b in range(q)}  # the worst case: R = [q]^2, w = 1
-        extra = (int(i), int(j), full if rng.random() < 0.5 else {(0, 1)}, 1.0)
+        pairs = [(a, b) for a in range(q) for b in range(q)]
+        R = {pairs[t] for t in rng.choice(len(pairs), s, replace=False)}
+        w = 1.0 if trial % 2 else float(rng.uniform(0, 1))
+        a, b = CSPInstance(n, q, cons), CSPInstance(n, q, cons + [(i, j, R, w)])
+        La = np.minimum(a.label_adjacency().toarray(), 1.0)
+        Lb = np.minimum(b.label_adjacency().toarray(), 1.0)
+        D = np.triu(Lb - La)
+        assert np.count_nonzero(D) <= s
+        assert np.abs(D).max() <= w + 1e-12 and D.min() >= 0  # monotone: one direction
+        # unit weights on fresh label pairs: the rounded graph is the clipped one (no randomness)
+    inst, _ = _planted(rng, 8, 3, 0.5)
+    L = rounded_label_graph(inst, 0).toarray()
+    assert np.array_equal(L, np.minimum(inst.label_adjacency().toarray(), 1.0))
+
+
+def test_bernoulli_rounding_is_unbiased():
+    # 6.2: each pair kept with probability min(A, 1); fixed seed, 5-sigma binomial tolerance
+    inst = CSPInstance(3, 2, [(0, 1, {(0, 0)}, 0.3), (1, 2, {(1, 1)}, 0.8), (0, 2, {(0, 1)}, 1.0)])
+    reps = 800
+    acc = sum(rounded_label_graph(inst, np.random.default_rng(t)).toarray() for t in range(reps)) / reps
+    A = np.minimum(inst.label_adjacency().toarray(), 1.0)
+    tol = 5 * np.sqrt(A * (1 - A) / reps) + 1e-12
+    assert np.all(np.abs(acc - A) <= tol)
+
+
+def test_candidate_values_are_monotone_sensitivity_one():
+    # 6.4 / 6.5: for fixed assignments, one constraint (w <= 1) moves every value by 0 or w
+    rng = np.random.default_rng(4)
+    for _ in range(30):
+        n, q = int(rng.integers(3, 8)), int(rng.integers(2, 4))
+        cons = _random_constraints(rng, n, q, 0.5)
+        i, j = sorted(rng.choice(n, 2, replace=False).tolist())
+        full = {(a, b) for a in range(q) for b in range(q)}
+        extra = (i, j, full if rng.random() < 0.3 else {(0, 1)}, 1.0)
         a, b = CSPInstance(n, q, cons), CSPInstance(n, q, cons + [extra])
-        d_tilde = np.repeat(rng.uniform(0.5, 4.0, n), q)  # any public normalizer
-        w0 = 1 / d_tilde.min()
-        E = (normalized_adjacency(b.label_adjacency(), d_tilde)
-             - normalized_adjacency(a.label_adjacency(), d_tilde)).toarray()
-        bounds = label_extended_sensitivities(q, w0)
-        assert np.linalg.norm(np.triu(E)) <= bounds["upper_triangle_l2"] * (1 + 1e-12)
-        assert np.linalg.norm(E, 2) <= bounds["spectral"] * (1 + 1e-12)
-        assert math.sqrt(np.abs(E @ E.T).sum()) <= bounds["delta_adjacency"] * (1 + 1e-12)
-        # variable degrees change by at most sqrt 2
-        deg = lambda inst: np.bincount([c[0] for c in inst.constraints] + [c[1] for c in inst.constraints],  # noqa: E731
-                                       weights=[c[3] for c in inst.constraints] * 2, minlength=n)
-        assert np.linalg.norm(deg(b) - deg(a)) <= math.sqrt(2) + 1e-12
+        X = rng.integers(0, q, (50, n))
+        d = label_values(b.label_adjacency(), X, q) - label_values(a.label_adjacency(), X, q)
+        assert np.all(d >= -1e-12) and np.all(d <= 1.0 + 1e-12)
+        assert np.all(np.isclose(d, 0) | np.isclose(d, 1.0))
 
 
-def test_max_2csp_release():
+def test_group_privacy_delta():
+    # delta_0 * sum_{t<s} e^{t eps/s} = delta, and delta_0 <= delta / s
+    for eps, s in [(1.0, 3), (4.0, 9), (0.5, 1)]:
+        d0 = group_privacy_delta(eps, 1e-6, s)
+        assert d0 * sum(math.exp(t * eps / s) for t in range(s)) == pytest.approx(1e-6)
+        assert d0 <= 1e-6 / s * (1 + 1e-12)
+
+
+def test_max_2csp_release_and_ledger():
     rng = np.random.default_rng(3)
-    n, q = 12, 3
-    planted = rng.integers(0, q, n)
-    cons = [(i, j, {(a, b) for a in range(q) for b in range(q) if a != b}, 1.0)
-            for i in range(n) for j in range(i + 1, n)
-            if planted[i] != planted[j] and rng.random() < 0.6]
-    inst = CSPInstance(n, q, cons)
-    res = max_2csp(inst, epsilon=4.0, delta=1e-6, rank=3, rng=0)
-    assert set(res.assignment) == set(range(n))
-    assert all(0 <= v < q for v in res.assignment.values())
+    inst, sigma = _planted(rng, 40, 3, 0.5)
+    res = max_2csp(inst, epsilon=8.0, delta=1e-6, rank=3, rng=0, relation_size=3)
+    assert set(res.assignment) == set(range(40))
+    assert all(0 <= v < 3 for v in res.assignment.values())
     eps, dlt = res.ledger.spent
-    assert eps <= 4.0 * (1 + 1e-9) and dlt <= 1e-6 * (1 + 1e-9)
+    assert eps <= 8.0 * (1 + 1e-9) and dlt <= 1e-6 * (1 + 1e-9)
+    # the release itself ran at eps/s per label pair
+    pe, pd = res.private_graph.ledger.spent
+    assert pe <= res.diagnostics["pair_epsilon"] * (1 + 1e-9)
+    assert pd <= res.diagnostics["pair_delta"] * (1 + 1e-9)
+    names = [e.name for e in res.ledger.entries]
+    assert names[0].startswith("privatize the label-extended graph")
+    assert names[-1] == "value of the returned assignment"
     entry = res.ledger.entries[-1]
-    assert entry.name == "value of the returned assignment" and entry.sensitivity == 1.0
-    assert abs(res.estimated_value - inst.value(res.assignment)) <= 5 * entry.noise_scale
-    assert res.synthetic_value >= 0
+    assert entry.sensitivity == 1.0 and entry.mechanism == "laplace"
+    true = inst.value(res.assignment)
+    assert abs(res.estimated_value - true) <= 20 * entry.noise_scale  # P[|Lap| > 20 b] = e^-20
+    # at epsilon 8 on a dense planted instance the answer beats a random assignment (m / 3)
+    assert true > 0.5 * inst.m
 
 
 @pytest.mark.parametrize("bad, match", [
     (dict(epsilon=0, delta=1e-6), "epsilon"),
     (dict(epsilon=1, delta=0), "delta"),
     (dict(epsilon=1, delta=1e-6, rank=0), "rank"),
+    (dict(epsilon=1, delta=1e-6, relation_size=0), "relation_size"),
+    (dict(epsilon=1, delta=1e-6, estimate_share=0.6, select_share=0.5), "share"),
 ])
 def test_bad_arguments(bad, match):
     inst = CSPInstance(5, 2, [(0, 1, {(0, 1)}, 1.0), (1, 2, {(1, 0)}, 1.0)])
@@ -73,8 +132,13 @@ def test_bad_arguments(bad, match):
         max_2csp(inst, **bad)
 
 
-def test_refuses_heavy_weights_and_tiny_alphabets():
+def test_refuses_heavy_weights_big_relations_and_tiny_alphabets():
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         max_2csp(CSPInstance(4, 2, [(0, 1, {(0, 1)}, 2.0)]), epsilon=1, delta=1e-6, rank=1)
+    with pytest.raises(ValueError, match="relation_size"):
+        max_2csp(CSPInstance(4, 2, [(0, 1, {(0, 1), (1, 0)}, 1.0)]), epsilon=1, delta=1e-6,
+                 rank=1, relation_size=1)
     with pytest.raises(ValueError, match="alphabet"):
         max_2csp(CSPInstance(4, 1, [(0, 1, {(0, 0)}, 1.0)]), epsilon=1, delta=1e-6, rank=1)
+    with pytest.raises(TypeError, match="CSPInstance"):
+        max_2csp([(0, 1, {(0, 1)}, 1.0)], epsilon=1, delta=1e-6)

@@ -3,7 +3,8 @@
 Implements the non-private engine of d'Orsi and Novikov, "Tight Differentially Private PCA via
 Matrix Coherence", Sec. 7.1: the degree-2 SoS relaxation solved by low-rank (Burer-Monteiro)
 methods with a certified dual bound, Goemans-Williamson and global correlation rounding
-(Barak, Raghavendra, Steurer, FOCS 2011), rebalancing and local search.
+(Barak, Raghavendra, Steurer, FOCS 2011), rebalancing, local search and a time-budgeted
+improvement phase (iterated tabu search and simulated annealing, :mod:`dpgraph.csp.improve`).
 """
 
 from .maxcut import CutResult, cut_value, solve_max_bisection, solve_max_cut
@@ -11,6 +12,8 @@ from .sdp import certify_upper_bound, default_rank, solve_lowrank_sdp
 from ._operator import WeightOperator, as_weight_operator
 from .reference import cvxpy_max_bisection_sdp, cvxpy_max_cut_sdp
 from .twocsp import CSPInstance, CSPResult, cvxpy_max_2csp_sdp, read_csp, solve_max_2csp, write_csp
+from .csp_formats import max_k_cut_instance, read_wcnf
+from .twocsp_lowrank import certify_label_sdp, solve_label_csp, solve_label_sdp
 
 __all__ = [
     "CutResult",
@@ -18,6 +21,11 @@ __all__ = [
     "CSPResult",
     "solve_max_2csp",
     "read_csp",
+    "read_wcnf",
+    "max_k_cut_instance",
+    "solve_label_sdp",
+    "certify_label_sdp",
+    "solve_label_csp",
     "write_csp",
     "cvxpy_max_cut_sdp",
     "cvxpy_max_bisection_sdp",

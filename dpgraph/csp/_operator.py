@@ -116,14 +116,18 @@ def _check_dense(W: np.ndarray, *, name: str) -> None:
                              f"matching columns); symmetrize it first, e.g. (W + W.T) / 2")
 
 
-def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None, weight: str = "weight",
-                       check: bool = True) -> WeightOperator:
+def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
+                       weight: str | None = "weight", check: bool = True) -> WeightOperator:
     """Make a :class:`WeightOperator` from any graph input without densifying or sparsifying.
 
     A dense ``numpy.ndarray`` stays dense (it is checked for squareness, finiteness and symmetry
     in row blocks, never copied); a SciPy sparse matrix is used as CSR; everything else
     (GraphData, NetworkX, igraph, edge iterables) goes through :func:`dpgraph.graph.as_graph_data`.
+    ``weight=None`` gives every edge weight 1 (NetworkX's convention; a matrix is then read as
+    its nonzero pattern, sparse).
     """
+    if weight is None and (isinstance(G, np.ndarray) or sp.issparse(G)):
+        G, labels = as_graph_data(G, labels=labels, weight=None), None
     if isinstance(G, np.ndarray):
         if G.ndim != 2 or G.shape[0] != G.shape[1]:
             raise ValueError(f"weight matrix must be square, got shape {G.shape}")

@@ -11,7 +11,12 @@ Lemma 7.6, Thms 7.8/7.10/7.11) specialised to cut problems:
 3. round: Goemans-Williamson hyperplanes (best of many), and global correlation rounding
    (seeds, conditioning, independent rounding); bisection is rebalanced to
    :math:`|\,|L|-|R|\,| \le 1`;
-4. local search (single flips; swaps for bisection) on the same weights.
+4. local search (single flips; swaps for bisection) on the same weights, then a short iterated
+   tabu search from every candidate (:mod:`dpgraph.csp.improve`; ``tabu_moves``);
+5. with ``time_limit``: the rest of the budget goes to the best cut -- simulated annealing on
+   the clock and tabu search (breakout local search, Benlic and Hao 2013) -- so the returned cut
+   keeps improving until the time is spent, while ``upper_bound`` stays the certified bound of
+   step 2 (``gap`` says how far from optimal the cut can be at most).
 
 Input: anything :func:`dpgraph.graph.as_graph_data` accepts, or a symmetric weight matrix
 (dense ``numpy.ndarray`` or SciPy sparse) with ``labels=``. A dense matrix is used as it is
@@ -35,11 +40,16 @@ import numpy as np
 
 from ..privacy.noise import make_rng
 from ._operator import WeightOperator, as_weight_operator
+from .improve import improve_cut, prepare, tabu_search
 from .rounding import (correlation_round, cut_values, flip_local_search, hyperplane_round,
                        rebalance, swap_local_search)
 from .sdp import certify_upper_bound, solve_lowrank_sdp
 
 __all__ = ["CutResult", "solve_max_cut", "solve_max_bisection", "cut_value"]
+
+# Share of ``time_limit`` the SDP may use; the certificate, rounding and the improvement phase get
+# the rest (on G81 the cut hardly depends on how converged the SDP start is; the bound does).
+_SDP_SHARE = 0.25
 
 
 @dataclass(repr=False)
@@ -134,7 +144,8 @@ def _check_int(name, v, lo):
 
 
 def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, seeds, samples,
-               local_search, ls_starts, time_limit, progress, certificate, warm_start, weight):
+               local_search, ls_starts, time_limit, progress, certificate, warm_start, weight,
+               tabu_moves=None):
     t_start = time.perf_counter()
     timings = {}
     n_hyperplanes = _check_int("n_hyperplanes", n_hyperplanes, 0)
@@ -145,6 +156,10 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
         raise ValueError(f"tol must be > 0, got {tol!r}")
     if rank is not None:
         rank = _check_int("rank", rank, 1)
+    if time_limit is not None and not (float(time_limit) >= 0):
+        raise ValueError(f"time_limit must be a number of seconds >= 0 or None, got {time_limit!r}")
+    if tabu_moves is not None:
+        tabu_moves = _check_int("tabu_moves", tabu_moves, 0)
     gen = make_rng(rng)
     t = time.perf_counter()
     op = G if isinstance(G, WeightOperator) else as_weight_operator(G, labels=labels, weight=weight)
@@ -159,7 +174,9 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
 
     # 1. SDP
     t = time.perf_counter()
-    remaining = None if time_limit is None else max(0.0, time_limit - (t - t_start))
+    # with a time budget the SDP gets at most _SDP_SHARE of it (a looser but still certified bound);
+    # the rest goes to improving the cut
+    remaining = None if time_limit is None else max(0.0, _SDP_SHARE * time_limit - (t - t_start))
     sol = solve_lowrank_sdp(op, rank=rank, V0=warm_start, balance=balanced, tol=tol, max_iter=max_iter,
                             rng=gen, time_limit=remaining, progress=progress)
     timings["sdp"] = time.perf_counter() - t
@@ -190,8 +207,11 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
         vc = float(cut_values(op, xc))
     cands["correlation"] = (xc, vc)
     timings["correlation"] = time.perf_counter() - t
-    # 4. local search on each candidate, keep the best
+    # 4. local search on each candidate (1-flip / swap descent, then a short tabu search), keep the best
     t = time.perf_counter()
+    prep = prepare(op) if local_search else None
+    if tabu_moves is None:  # default: 10 n tabu moves per candidate when numba is there, else none
+        tabu_moves = 10 * n if (prep is not None and prep.backend != "numpy") else 0
     best = None
     ls_moves = {}
     finals = []  # every rounding after local search (the private solvers choose among them)
@@ -202,6 +222,9 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
                 x1, moves = swap_local_search(op, x0)
             else:
                 x1, moves = flip_local_search(op, x0)
+            if tabu_moves:
+                tr = tabu_search(op, x1, balanced=balanced, max_moves=tabu_moves, rng=gen, prepared=prep)
+                x1, moves = tr.x, moves + tr.moves
             v1 = float(cut_values(op, x1))
             ls_moves[name] = ls_moves.get(name, 0) + moves
             label = name + ("+local search" if v1 > v0 else "")
@@ -211,6 +234,19 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
         if best is None or v1 > best[1]:
             best = (x1, v1, label)
     timings["local_search"] = time.perf_counter() - t
+    # 5. with a time budget: anneal + tabu search from the best cut until the budget is spent
+    improve_info = None
+    if local_search and time_limit is not None:
+        t = time.perf_counter()
+        left = time_limit - (t - t_start)
+        # nothing to improve once the cut meets the certified bound (optimal, e.g. G48)
+        if left > 0 and ub - best[1] > 1e-9 * max(1.0, abs(ub)):
+            x2, v2, improve_info = improve_cut(op, best[0], balanced=balanced, time_limit=left, rng=gen,
+                                               prepared=prep)
+            finals.append(np.asarray(x2, dtype=np.int8))
+            if v2 > best[1]:
+                best = (x2, v2, best[2].split("+")[0] + "+" + improve_info["method"])
+        timings["improve"] = time.perf_counter() - t
     x, value, winner = best
     value = float(cut_values(op, x))  # recompute from scratch (no drift from incremental updates)
     pos = {op.labels[i] for i in np.flatnonzero(x > 0)}
@@ -226,9 +262,12 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
                 sdp_gap=(ub - sol.value) / denom if ub != 0 or sol.value != 0 else 0.0,
                 candidates={k: v for k, (_, v) in cands.items() if "#" not in k},
                 local_search_moves=ls_moves, rounded=np.stack(finals, axis=1),
+                improve=improve_info,
                 seeds=S, **cert)
     if balanced:
         info.update(multiplier=sol.multiplier, imbalance=sol.imbalance)
+        if abs(int(round(x.sum()))) > 1:  # every step keeps balance exactly; never expected
+            raise RuntimeError("internal error: the bisection returned is unbalanced")
     return CutResult(partition=(pos, neg), assignment=assignment, x=x, value=value,
                      sdp_value=float(sol.value), upper_bound=float(ub), gap=float(gap), rounding=winner,
                      timings=timings, info=info, V=sol.V)
@@ -263,22 +302,34 @@ _DOC_PARAMS = """
         Local search starts from the ``ls_starts`` best hyperplane roundings (plus the correlation
         rounding); the best result is kept.
     time_limit : float, optional
-        Seconds for the SDP phase (the best iterate so far is used when exceeded).
+        Seconds for the whole solve. The SDP gets at most a quarter of it (its best iterate is
+        certified when the time is up), and whatever is left after the certificate and the
+        roundings goes to improving the best cut: simulated annealing on the clock followed by
+        tabu search (Max-Cut, sparse input, numba installed), tabu search otherwise
+        (:mod:`dpgraph.csp.improve`). Respected loosely: the certificate is not interrupted.
+        ``None``: no budget; every candidate gets ``tabu_moves`` tabu moves and no more. The
+        numba kernels are compiled on first use and cached on disk (once per installation);
+        loading them costs a fraction of a second in each new process.
+    tabu_moves : int, optional
+        Tabu-search moves from each rounding candidate after its descent (default ``10 n`` when
+        numba is installed, else 0), before any ``time_limit`` phase.
     progress : bool
         Print progress to stderr.
     certificate : {"auto", "factor", "lanczos"}
         How the dual bound is certified (see :mod:`dpgraph.csp.sdp`).
     warm_start : ndarray, optional
         An ``n x k`` factor, e.g. ``previous_result.V``.
-    weight : str
-        Edge attribute holding the weight for NetworkX / igraph input.
+    weight : str or None
+        Edge attribute holding the weight for NetworkX / igraph input; ``None`` gives every
+        edge weight 1 (NetworkX's ``weight=None``).
 """
 
 
 def solve_max_cut(G, *, labels=None, rank=None, tol=1e-6, max_iter=5000, rng=None, n_hyperplanes=128,
                   seeds=4, samples=4, local_search=True, ls_starts=8, time_limit=None,
-                  progress=False, certificate="auto", warm_start=None, weight="weight") -> CutResult:
-    return _solve_cut(G, balanced=False, labels=labels, rank=rank, tol=tol, max_iter=max_iter, rng=rng,
+                  progress=False, certificate="auto", warm_start=None, weight="weight",
+                  tabu_moves=None) -> CutResult:
+    return _solve_cut(G, balanced=False, tabu_moves=tabu_moves, labels=labels, rank=rank, tol=tol, max_iter=max_iter, rng=rng,
                       n_hyperplanes=n_hyperplanes, seeds=seeds, samples=samples, local_search=local_search,
                       ls_starts=ls_starts, time_limit=time_limit, progress=progress, certificate=certificate,
                       warm_start=warm_start, weight=weight)
@@ -287,8 +338,8 @@ def solve_max_cut(G, *, labels=None, rank=None, tol=1e-6, max_iter=5000, rng=Non
 def solve_max_bisection(G, *, labels=None, rank=None, tol=1e-6, max_iter=10000, rng=None,
                         n_hyperplanes=128, seeds=4, samples=4, local_search=True, ls_starts=8,
                         time_limit=None, progress=False, certificate="auto", warm_start=None,
-                        weight="weight") -> CutResult:
-    return _solve_cut(G, balanced=True, labels=labels, rank=rank, tol=tol, max_iter=max_iter, rng=rng,
+                        weight="weight", tabu_moves=None) -> CutResult:
+    return _solve_cut(G, balanced=True, tabu_moves=tabu_moves, labels=labels, rank=rank, tol=tol, max_iter=max_iter, rng=rng,
                       n_hyperplanes=n_hyperplanes, seeds=seeds, samples=samples, local_search=local_search,
                       ls_starts=ls_starts, time_limit=time_limit, progress=progress, certificate=certificate,
                       warm_start=warm_start, weight=weight)

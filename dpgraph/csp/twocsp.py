@@ -16,7 +16,10 @@ maximising :math:`\sum_c w_c \sum_{(a,b)\in R_c} Y_{ia,jb}`. (With PSD-ness thes
 :math:`\sum_a x_{ia} = 1`; the non-negativity makes every constraint block a valid local
 distribution :math:`\mu_{ij}(a, b) = Y_{ia,jb}`.)
 
-Solver: CVXPY + SCS (first-order conic, nq up to a few hundred). Certified bound from any
+Solvers: by default the low-rank solver of :mod:`dpgraph.csp.twocsp_lowrank` (the same moment
+matrix with the per-variable constraints only, never formed; certified in reduced coordinates;
+large n). ``method="scs"``: CVXPY + SCS on the system above (with the non-negativity; first-order
+conic, nq up to a few hundred), certified as follows. Certified bound from any
 multipliers (we use SCS's duals) :math:`\lambda` (equalities) and
 :math:`z \ge 0` (non-negativity): with :math:`S = C - \sum_k \lambda_k A_k + Z(z)`,
 :math:`\langle C, Y\rangle \le b^T\lambda + (n+1)\,\lambda_{\max}(S)` for every feasible Y, because
@@ -206,15 +209,62 @@ def write_csp(instance: CSPInstance, path) -> None:
             f.write(f"c {i} {j} {w!r} {pairs}\n".rstrip() + "\n")
 
 
-def read_csp(path) -> CSPInstance:
-    """Read a 2-CSP instance in the text format of the module docstring.
+def _decoded_lines(f, path):
+    """``(line number, text)`` of a binary file, with a line that is not UTF-8 reported as a
+    ValueError naming the file and the line."""
+    for lineno, raw in enumerate(f, 1):
+        try:
+            yield lineno, raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}, line {lineno}: not UTF-8 text ({exc.reason} at byte "
+                             f"{exc.start} of the line)") from None
+
+
+def read_csp(path, format: str | None = None, *, k: int | None = None,
+             graph_format: str | None = None) -> CSPInstance:
+    """Read a 2-CSP instance: dpgraph's text format, Max-k-Cut of a graph file, Max-2-SAT.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    format : {"csp", "max-k-cut", "cnf", "wcnf"}, optional
+        See :mod:`dpgraph.csp.csp_formats`. Default: from the extension (``.wcnf``, ``.cnf``),
+        else ``"max-k-cut"`` when ``k`` is given, else ``"csp"`` (the format of the module
+        docstring).
+    k : int, optional
+        Number of parts for ``"max-k-cut"`` (e.g. ``read_csp("G3.txt", k=3)``).
+    graph_format : str, optional
+        Graph file format for ``"max-k-cut"`` (:func:`dpgraph.read_graph`; detected if omitted).
 
     Raises ValueError naming the file and line on malformed input.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "g.txt")
+    >>> _ = open(p, "w").write("3 3\\n1 2 1\\n2 3 1\\n1 3 1\\n")  # a triangle, G-set format
+    >>> inst = read_csp(p, "max-k-cut", k=3)
+    >>> inst.n, inst.q, inst.m, inst.value([0, 1, 2])
+    (3, 3, 3, 3.0)
     """
+    from .csp_formats import CSP_FORMATS, read_max_k_cut, read_wcnf
+
+    if format is None:
+        low = str(path).lower()
+        format = ("wcnf" if low.endswith(".wcnf") else "cnf" if low.endswith(".cnf")
+                  else "max-k-cut" if k is not None else "csp")
+    if format not in CSP_FORMATS:
+        raise ValueError(f"format={format!r} is not one of {CSP_FORMATS}")
+    if format == "max-k-cut":
+        return read_max_k_cut(path, k, graph_format=graph_format)
+    if k is not None:
+        raise ValueError(f"k={k!r} is only used with format='max-k-cut'")
+    if format in ("cnf", "wcnf"):
+        return read_wcnf(path, format=format)
     header = None
     cons = []
-    with open(path) as f:
-        for lineno, raw in enumerate(f, 1):
+    with open(path, "rb") as f:
+        for lineno, raw in _decoded_lines(f, path):
             line = raw.split("#", 1)[0].strip()
             if not line:
                 continue
@@ -358,12 +408,20 @@ def _entries_to_sym(mom: "_Moments", coef: np.ndarray) -> sp.csr_array:
 
 
 def cvxpy_max_2csp_sdp(inst: CSPInstance, *, eps=1e-7, max_iters=100000, time_limit=None,
-                       return_duals=False):
+                       return_duals=False, nonnegativity: bool = True):
     """Solve the degree-2 moment relaxation with CVXPY + SCS. Returns ``(value, Y, seconds, status)``
-    (and ``(moments, lambda, z)`` with ``return_duals``: the equality and non-negativity duals)."""
+    (and ``(moments, lambda, z)`` with ``return_duals``: the equality and non-negativity duals).
+
+    ``nonnegativity=False`` drops :math:`Y_{ia,jb} \\ge 0` on the constraint blocks (the vector
+    relaxation of :mod:`dpgraph.csp.twocsp_lowrank`). This full moment form has no strictly
+    feasible point, and SCS is slow and inaccurate on it; the reference for that relaxation is
+    :func:`dpgraph.csp.twocsp_lowrank.cvxpy_label_sdp` (reduced coordinates, Slater holds).
+    """
     import cvxpy as cp
 
     mom = csp_moment_constraints(inst)
+    if not nonnegativity:
+        mom.nonneg = np.zeros(0, dtype=np.int64)
     Y = cp.Variable((mom.N, mom.N), PSD=True)
     y = Y[mom.er, mom.ec]
     cons = [mom.A @ y == mom.b]
@@ -531,9 +589,11 @@ class CSPResult:
                 f"method={self.info.get('method')!r}, time={sum(self.timings.values()):.3g}s)")
 
 
-def solve_max_2csp(instance: CSPInstance, *, method: str = "scs", rng=None, seeds: int = 2,
+def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, seeds: int = 2,
                    samples: int = 16, local_search: bool = True, time_limit=None, progress: bool = False,
-                   scs_eps: float = 1e-7, max_iters: int = 100000) -> CSPResult:
+                   scs_eps: float = 1e-7, max_iters: int = 100000, tol: float = 1e-7,
+                   rank: int | None = None, certificate: str = "auto",
+                   perturbation_rounds: int = 0) -> CSPResult:
     r"""Max-2-CSP by the degree-2 SoS relaxation with global correlation rounding.
 
     d'Orsi-Novikov Sec. 7.1: moment relaxation of system (7.1) with local-distribution
@@ -544,11 +604,15 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "scs", rng=None, seed
     Parameters
     ----------
     instance : CSPInstance
-    method : {"scs"}
-        CVXPY + SCS on the full ``(nq+1) x (nq+1)`` moment matrix. SCS is a first-order
-        (operator-splitting) conic method; each iteration costs an eigendecomposition of the
-        moment matrix, so nq up to a few hundred is practical. (A low-rank augmented-Lagrangian
-        path was tried and did not converge reliably; it is not offered.)
+    method : {"lowrank", "scs"}
+        ``"lowrank"`` (default): Burer-Monteiro on the per-variable manifold
+        (:mod:`dpgraph.csp.twocsp_lowrank`): the vector relaxation (per-variable constraints
+        only), never forming the moment matrix; certified by a dual point fitted to the
+        factor (rigorous Cholesky check up to nq + 1 = 6500, Lanczos residual above).
+        ``"scs"``: CVXPY + SCS on the full ``(nq+1) x (nq+1)`` moment matrix, with the
+        non-negativity of the constraint blocks as well (a tighter relaxation); each SCS
+        iteration costs an eigendecomposition of the moment matrix, so nq up to a few hundred
+        is practical. It is the small-size reference.
     rng : None, int or Generator
     seeds : int
         Seed variables for global correlation rounding (``q**seeds`` assignments).
@@ -562,6 +626,9 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "scs", rng=None, seed
         SCS accuracy (``eps_abs = eps_rel``).
     max_iters : int
         SCS iteration limit.
+    tol, rank, certificate, perturbation_rounds
+        ``"lowrank"`` only: stopping tolerance, factor width, certificate method and rounds of
+        iterated local search of :func:`dpgraph.csp.twocsp_lowrank.solve_label_csp`.
 
     Returns
     -------
@@ -579,8 +646,8 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "scs", rng=None, seed
     """
     if not isinstance(instance, CSPInstance):
         raise TypeError(f"instance must be a CSPInstance, got {type(instance).__name__}")
-    if method != "scs":
-        raise ValueError(f"method={method!r}: only 'scs' is available for Max-2-CSP")
+    if method not in ("lowrank", "scs"):
+        raise ValueError(f"method={method!r} is not 'lowrank' or 'scs'")
     if not isinstance(seeds, (int, np.integer)) or seeds < 0:
         raise ValueError(f"seeds must be an integer >= 0, got {seeds!r}")
     if instance.q ** seeds > 4096:
@@ -588,6 +655,10 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "scs", rng=None, seed
     gen = make_rng(rng)
     inst = instance
     n = inst.n
+    if method == "lowrank":
+        return _solve_lowrank(inst, gen, seeds=seeds, samples=samples, local_search=local_search,
+                              time_limit=time_limit, progress=progress, tol=tol, rank=rank,
+                              certificate=certificate, perturbation_rounds=perturbation_rounds)
     timings = {}
     t = time.perf_counter()
     sdp_val, Y, secs, status, (mom, lam, z) = cvxpy_max_2csp_sdp(
@@ -622,3 +693,31 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "scs", rng=None, seed
     return CSPResult(assignment={i: int(a) for i, a in enumerate(x0)}, x=x0, value=value,
                      sdp_value=float(sdp_val), upper_bound=float(ub), gap=float(gap), rounding=rounding,
                      timings=timings, info=info, Y=Y)
+
+
+def _solve_lowrank(inst: CSPInstance, gen, *, seeds, samples, local_search, time_limit, progress,
+                   tol, rank, certificate, perturbation_rounds) -> CSPResult:
+    from .twocsp_lowrank import solve_label_csp
+
+    out = solve_label_csp(inst.label_adjacency(), inst.n, inst.q, rng=gen, rank=rank, tol=tol,
+                          time_limit=time_limit, certificate=certificate, samples=samples,
+                          seeds=seeds, local_search=local_search, progress=progress,
+                          perturbation_rounds=perturbation_rounds)
+    x = out["x"]
+    value = inst.value(x)
+    ub = out["upper_bound"]
+    sol = out["solution"]
+    gap = 0.0 if ub == value == 0 else (ub - value) / max(abs(ub), 1e-300)
+    info = {"method": "lowrank", "N": inst.n * inst.q + 1, "rank": sol.V.shape[2],
+            "iterations": sol.iterations, "converged": sol.converged, "products": sol.products,
+            "local_search_moves": out["local_search_moves"], "rounded": out["rounded"],
+            **out["certificate"]}
+    Y = None
+    if inst.n * inst.q + 1 <= 2000:  # small: hand back the moment matrix too
+        k = sol.V.shape[2]
+        Vf = np.vstack([np.eye(1, k), sol.V.reshape(-1, k)])
+        Y = Vf @ Vf.T
+    return CSPResult(assignment={i: int(a) for i, a in enumerate(x)}, x=x, value=value,
+                     sdp_value=out["sdp_value"], upper_bound=ub, gap=float(gap),
+                     rounding="vector/correlation" + ("+local search" if local_search else ""),
+                     timings=out["timings"], info=info, Y=Y)

@@ -37,11 +37,14 @@ GraphData(n=34, m=78, weights in [1, 7])
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import inspect
 import os
+import zlib
 from pathlib import Path
 
-from ..graph import GraphData, as_graph_data
+from ..graph import GraphData, as_graph_data, unweighted
 from . import _library as _lib
 from . import _text
 from ._base import GraphFormatError, open_text
@@ -155,6 +158,11 @@ def detect_format(path) -> str:
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no such graph file: {path}")
+    with _decoding_errors(path, lambda: "a graph file"):
+        return _detect(path)
+
+
+def _detect(path) -> str:
     suffix = _suffix(path)
     known = ", ".join(FORMATS)
     if suffix in _EXTENSIONS:
@@ -189,7 +197,8 @@ def read_graph(path, format: str | None = None, **kw) -> GraphData:
     **kw
         Options of the format's reader: ``symmetrize`` (snap, mtx, metis and the NetworkX
         formats), ``duplicates`` (gset, snap, dimacs, NetworkX formats), ``weight`` (NetworkX
-        formats), ``label`` (gml), ``nodetype`` (edgelist).
+        formats: the edge attribute; every format: ``weight=None`` reads every edge as weight
+        1, as NetworkX does), ``label`` (gml), ``nodetype`` (edgelist).
 
     Returns
     -------
@@ -205,16 +214,31 @@ def read_graph(path, format: str | None = None, **kw) -> GraphData:
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no such graph file: {path}")
-    fmt = detect_format(path) if format is None else _check_format(format)
-    reader = _REGISTRY[fmt][0]
+    fmt = "graph" if format is None else _check_format(format)
+    with _decoding_errors(path, lambda: fmt):
+        if format is None:
+            fmt = detect_format(path)
+        reader = _REGISTRY[fmt][0]
+        drop_weights = "weight" in kw and kw["weight"] is None
+        if drop_weights and "weight" not in inspect.signature(reader).parameters:
+            kw.pop("weight")  # a format whose reader has no attribute to choose: read, then drop
+        data = reader(path, **kw)
+        return unweighted(data) if drop_weights else data
+
+
+@contextlib.contextmanager
+def _decoding_errors(path, fmt):
+    """Re-raise what undecodable bytes and broken gzip streams raise below the readers as
+    :class:`GraphFormatError` naming the file (fuzzing found each of them escaping: issue 17)."""
     try:
-        return reader(path, **kw)
+        yield
     except UnicodeDecodeError as exc:
-        raise GraphFormatError(path, None, None, f"UTF-8 text in {fmt} format",
+        raise GraphFormatError(path, None, None, f"UTF-8 text in {fmt()} format",
                                problem=f"undecodable byte at offset {exc.start}") from None
-    except EOFError as exc:  # a gzip file cut short
-        raise GraphFormatError(path, None, None, "a complete gzip stream",
-                               problem=f"the compressed file is truncated ({exc})") from None
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:  # a gzip file cut short or corrupted
+        raise GraphFormatError(path, None, None, "a complete, intact gzip stream",
+                               problem=f"the compressed file is truncated or corrupted "
+                                       f"({type(exc).__name__}: {exc})") from None
 
 
 def _check_format(format) -> str:
@@ -223,11 +247,13 @@ def _check_format(format) -> str:
     return format
 
 
-def write_graph(graph, path, format: str | None = None) -> None:
+def write_graph(graph, path, format: str | None = None, *,
+                weight: str | None = "weight") -> None:
     """Write ``graph`` (anything :func:`~dpgraph.graph.as_graph_data` accepts) to ``path``.
 
     The format comes from ``format=`` or the extension (``.gz`` compresses). Formats without
-    labels (gset, mtx, metis, dimacs) write node index ``k`` as vertex ``k + 1``.
+    labels (gset, mtx, metis, dimacs) write node index ``k`` as vertex ``k + 1``. ``weight``
+    names the edge attribute of NetworkX / igraph input (``None``: every edge weight 1).
     """
     path = os.fspath(path)
     if format is None:
@@ -237,7 +263,7 @@ def write_graph(graph, path, format: str | None = None) -> None:
                              f"format= one of {', '.join(FORMATS)}")
         format = _EXTENSIONS[suffix]
     _, writer, mode = _REGISTRY[_check_format(format)]
-    data = as_graph_data(graph)
+    data = as_graph_data(graph, weight=weight)
     compress = path.lower().endswith(".gz")
     if mode == "t":
         opener = (lambda: gzip.open(path, "wt", encoding="utf-8")) if compress else \

@@ -17,7 +17,13 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-__all__ = ["GraphFormatError", "open_text", "is_gzip", "scan_lines", "load_table"]
+__all__ = ["GraphFormatError", "open_text", "is_gzip", "scan_lines", "load_table",
+           "check_node_count", "AsciiStream"]
+
+# Bytes of memory a node costs once read: its label (a Python int in a tuple, ~36 B), its
+# CSR row pointer (8 B) and the per-node arrays built on the way (degrees, index maps);
+# rounded up. Used only to refuse a header whose node count cannot fit, before allocating.
+_BYTES_PER_NODE = 128
 
 
 class GraphFormatError(ValueError):
@@ -56,6 +62,34 @@ class GraphFormatError(ValueError):
 
     def __reduce__(self):  # keep the attributes through pickling (multiprocessing, pytest-xdist)
         return (type(self), (self.path, self.line, self.text, self.expected, self.problem))
+
+
+def _memory_available() -> int:
+    """Bytes this process may still allocate: free physical memory, capped by an address-space
+    limit (``ulimit -v``) when one is set."""
+    import os
+    import resource
+
+    try:
+        avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # not available on this platform
+        avail = 2**40
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        avail = min(avail, soft)
+    return int(avail)
+
+
+def check_node_count(path, line, text, n: int, expected: str) -> int:
+    """Refuse a declared node count ``n`` that cannot be held in memory (before anything of size
+    ``n`` is allocated): a header such as ``99999999999 5`` must raise, not exhaust memory."""
+    need = float(min(_BYTES_PER_NODE * n, 10**300))  # a 200-digit count must not overflow
+    avail = _memory_available()
+    if need > avail:
+        raise GraphFormatError(path, line, text, expected,
+                               problem=f"the node count {n} would need about {need / 2**30:.3g} "
+                               f"GiB, more than the {avail / 2**30:.3g} GiB available")
+    return n
 
 
 def is_gzip(path) -> bool:
@@ -125,6 +159,37 @@ def check_tokens(path, *, start: int, comments: tuple[str, ...], columns: tuple[
                                        problem="non-numeric or malformed token") from None
 
 
+class AsciiStream:
+    """A text stream that hands out ASCII only: every other character becomes ``?``.
+
+    numpy 2.4's C reader behind :func:`numpy.loadtxt` crashes the interpreter (segmentation
+    fault, not an exception) on some lines holding characters outside ASCII, e.g. ``chr(0xE0000)
+    + " 1"`` with an integer dtype, depending on the heap state (found by fuzzing, issue 17).
+    A number is ASCII, so the fast path loses nothing: a line whose data fields held other
+    characters fails to convert either way, and the slow path re-reads the original text to
+    report it; comments may hold anything. ASCII chunks pass through untouched (one C check).
+    """
+
+    def __init__(self, f):
+        self._f = f
+
+    @staticmethod
+    def _ascii(text: str) -> str:
+        return text if text.isascii() else text.encode("ascii", "replace").decode("ascii")
+
+    def read(self, size: int = -1) -> str:
+        return self._ascii(self._f.read(size))
+
+    def readline(self, size: int = -1) -> str:
+        return self._ascii(self._f.readline(size))
+
+    def __iter__(self):
+        return (self._ascii(line) for line in self._f)
+
+    def close(self) -> None:  # the caller's ``with`` closes the real stream
+        pass
+
+
 def load_table(path, *, skip: int, dtype, comments: tuple[str, ...], usecols=None) -> np.ndarray:
     """``np.loadtxt`` on the stream of ``path`` after its first ``skip`` lines; returns a 2-D
     array (1-D for a structured dtype), possibly empty.
@@ -140,9 +205,9 @@ def load_table(path, *, skip: int, dtype, comments: tuple[str, ...], usecols=Non
                 warnings.filterwarnings("ignore", message=".*input contained no data.*")
                 for _ in range(skip):
                     f.readline()
-                return np.loadtxt(f, dtype=dtype, comments=chars[0] if len(chars) == 1 else
-                                  list(chars), ndmin=1 if isinstance(dtype, list) else 2,
-                                  usecols=usecols)
+                return np.loadtxt(AsciiStream(f), dtype=dtype,
+                                  comments=chars[0] if len(chars) == 1 else list(chars),
+                                  ndmin=1 if isinstance(dtype, list) else 2, usecols=usecols)
         except ValueError:
             if k == len(tries) - 1:
                 raise

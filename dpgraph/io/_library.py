@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 import re
 import warnings
 import xml.etree.ElementTree as ET
@@ -14,7 +15,8 @@ import scipy.io
 import scipy.sparse as sp
 
 from ..graph import GraphData, GraphInputWarning, as_graph_data, from_matrix, to_networkx
-from ._base import GraphFormatError, is_gzip, open_text, scan_lines
+from ._base import (GraphFormatError, check_node_count, check_tokens, is_gzip, load_table,
+                    open_text, row_line, scan_lines)
 from ._text import weight_column, write_columns
 
 
@@ -44,8 +46,77 @@ def _wrap(path, exc, expected) -> GraphFormatError:
 _MTX = "a Matrix Market file ('%%MatrixMarket matrix coordinate|array ...' header)"
 
 
+def _mtx_source(path):
+    """What to hand ``scipy.io.mmread``: the path of a plain file, the decompressed bytes of a
+    gzip file. Not an open file object: on a malformed header scipy 1.17's C++ reader given a
+    ``BufferedReader`` aborts the whole process (``terminate called ... OSError``; found by
+    fuzzing, issue 17), where given a path or a ``BytesIO`` it raises ``ValueError``."""
+    if is_gzip(path):
+        with gzip.open(path, "rb") as f:
+            return io.BytesIO(f.read())
+    return str(path)
+
+
+def _body(path, width: int, count: int, what: str) -> tuple[np.ndarray, int]:
+    """The number table after the size line of a Matrix Market file, checked: ``width`` numbers
+    per line and ``count`` lines. Parsed by numpy, not scipy: scipy 1.17's C++ reader crashes
+    the interpreter (segmentation fault) on a line with too many numbers or a malformed number
+    at the end of the file (found by fuzzing, issue 17)."""
+    size_line = None
+    for number, line in scan_lines(path, 2):
+        if line.strip() and not line.lstrip().startswith("%"):
+            size_line = number
+            break
+    expected = f"{count} {what} after the size line"
+    if size_line is None:
+        raise GraphFormatError(path, None, None, "a size line 'rows cols [entries]'",
+                               problem="no size line")
+    try:
+        table = load_table(path, skip=size_line, dtype=np.float64, comments=("%",))
+    except ValueError as exc:
+        check_tokens(path, start=size_line + 1, comments=("%",), columns=(width,),
+                     kinds=(float,) * width, expected=expected)
+        raise GraphFormatError(path, None, None, expected, problem=str(exc)) from None
+    if table.size and table.shape[1] != width:
+        check_tokens(path, start=size_line + 1, comments=("%",), columns=(width,),
+                     kinds=(float,) * width, expected=expected)
+    if table.shape[0] != count:
+        raise GraphFormatError(path, size_line, None, expected,
+                               problem=f"the file has {table.shape[0]} such lines"
+                               + (" (is it truncated?)" if table.shape[0] < count else ""))
+    return table.reshape(count, width), size_line
+
+
+def _coordinate_matrix(path, n_rows, n_cols, entries, field, symmetry):
+    """A coordinate Matrix Market body as a COO array (the format's 1-based indices, symmetric
+    and skew-symmetric storage of the lower triangle)."""
+    width = {"pattern": 2, "complex": 4}.get(field, 3)
+    what = f"entry lines 'i j{' value' * (width - 2)}'"
+    table, size_line = _body(path, width, entries, what)
+    if field == "complex":
+        raise GraphFormatError(path, 1, None, "real or integer weights", problem="complex matrix")
+    i, j = table[:, 0], table[:, 1]
+    bad = ~((i == np.round(i)) & (j == np.round(j)) & (i >= 1) & (j >= 1) & (i <= n_rows)
+            & (j <= n_cols))
+    if bad.any():
+        number, line = row_line(path, int(np.flatnonzero(bad)[0]), start=size_line + 1,
+                                comments=("%",))
+        raise GraphFormatError(path, number, line, f"integer indices 1 <= i <= {n_rows}, "
+                               f"1 <= j <= {n_cols}", problem="index out of range or not whole")
+    i, j = i.astype(np.int64) - 1, j.astype(np.int64) - 1
+    w = np.ones(entries) if field == "pattern" else table[:, 2].copy()
+    if symmetry in ("symmetric", "skew-symmetric", "hermitian"):
+        off = i != j
+        sign = -1.0 if symmetry == "skew-symmetric" else 1.0
+        i, j, w = (np.concatenate([i, j[off]]), np.concatenate([j, i[off]]),
+                   np.concatenate([w, sign * w[off]]))
+    return sp.coo_array((w, (i, j)), shape=(n_rows, n_cols))
+
+
 def read_mtx(path, *, symmetrize: str | None = None) -> GraphData:
-    """Read a Matrix Market file with :func:`scipy.io.mmread` as a weighted adjacency matrix.
+    """Read a Matrix Market file as a weighted adjacency matrix (header by
+    :func:`scipy.io.mminfo`; a coordinate body parsed by numpy, a dense one by
+    :func:`scipy.io.mmread` after a check of its lines).
 
     ``symmetric`` and ``pattern`` matrices are the usual graph case; a ``general`` matrix must be
     symmetric unless ``symmetrize`` says how to combine ``A`` and ``A^T``. Labels are the row
@@ -58,10 +129,25 @@ def read_mtx(path, *, symmetrize: str | None = None) -> GraphData:
     if not first.lower().startswith("%%matrixmarket"):
         raise GraphFormatError(path, 1, first.rstrip("\r\n"), _MTX)
     try:
-        with _open_binary(path) as f:
-            A = scipy.io.mmread(f)
-    except (ValueError, IndexError, TypeError, OSError) as exc:
+        rows, cols, entries, layout, field, symmetry = scipy.io.mminfo(_mtx_source(path))
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- see _nx_read: a third-party parser
         raise _wrap(path, exc, _MTX) from None
+    check_node_count(path, 1, first.rstrip("\r\n"), max(int(rows), int(cols)), _MTX)
+    if layout == "coordinate":
+        A = _coordinate_matrix(path, int(rows), int(cols), int(entries), field, symmetry)
+    else:  # dense "array" layout: one number per line, checked before scipy reads it
+        packed = {"symmetric": int(rows) * (int(rows) + 1) // 2,
+                  "skew-symmetric": int(rows) * (int(rows) - 1) // 2}
+        _body(path, 2 if field == "complex" else 1,
+              packed.get(symmetry, int(rows) * int(cols)), "value lines")
+        try:
+            A = scipy.io.mmread(_mtx_source(path))
+        except MemoryError:
+            raise
+        except Exception as exc:  # noqa: BLE001 -- e.g. OverflowError on a 20-digit number
+            raise _wrap(path, exc, _MTX) from None
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise GraphFormatError(path, 1, first.rstrip("\r\n"), "a square matrix (an adjacency)",
                                problem=f"the matrix has shape {A.shape}")
@@ -99,8 +185,12 @@ def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, **kw):
     try:
         with _open_binary(path) as f:
             G = reader(f, **kw)
-    except (nx.NetworkXError, ValueError, ET.ParseError, SyntaxError, KeyError, TypeError,
-            IndexError, UnicodeDecodeError) as exc:
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        # Any exception out of a third-party parser on untrusted bytes is a malformed file:
+        # fuzzing (issue 17) found networkx raising StopIteration and UnboundLocalError besides
+        # NetworkXError, ParseError, KeyError, TypeError and IndexError.
         raise _wrap(path, exc, expected) from None
     try:
         return as_graph_data(G, weight=weight, symmetrize=symmetrize, duplicates=duplicates)

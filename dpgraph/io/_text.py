@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..graph import GraphData, GraphInputWarning, _from_coo
-from ._base import (GraphFormatError, check_tokens, is_skippable, load_table, open_text,
+from ._base import (GraphFormatError, check_node_count, check_tokens, is_skippable, load_table, open_text,
                     row_line, scan_lines, strip_comment)
 
 
@@ -94,6 +94,7 @@ def read_gset(path, *, duplicates: str = "sum") -> GraphData:
     if n < 1 or (m is not None and m < 0):
         raise GraphFormatError(path, hnum, hline, expected_header + " with n >= 1",
                                problem="impossible header counts")
+    check_node_count(path, hnum, hline, n, expected_header)
     dtype = [("i", "i8"), ("j", "i8"), ("w", "f8")]
     try:
         table = load_table(path, skip=hnum, dtype=dtype, comments=_GSET_COMMENTS)
@@ -176,11 +177,7 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max") -
         # a wrong field count or a bad weight is an error; non-integer ids are string labels
         check_tokens(path, start=1, comments=_SNAP_COMMENTS, columns=(ncols,),
                      kinds=(str, str, float)[:ncols], expected=expected)
-        names = [("u", object), ("v", object)] + ([("w", "f8")] if ncols == 3 else [])
-        try:
-            table = load_table(path, skip=0, dtype=names, comments=_SNAP_COMMENTS)
-        except ValueError:
-            raise GraphFormatError(path, None, None, expected, problem=str(exc)) from None
+        table = _string_table(path, ncols)
     u, v = table["u"], table["v"]
     w = table["w"] if ncols == 3 else np.ones(u.size)
     ids, inverse = _relabel(np.concatenate([u, v]))
@@ -188,6 +185,24 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max") -
     return _from_coo(inverse[: u.size], inverse[u.size:], np.asarray(w, dtype=np.float64), labels,
                      duplicates=duplicates, directed=directed, symmetrize=symmetrize,
                      source=str(path), warn_duplicates=directed)
+
+
+def _string_table(path, ncols: int) -> dict:
+    """The edge lines as string ids (and float weights), parsed in Python: the slow path for
+    non-integer ids, after :func:`check_tokens` has checked every line. Not ``np.loadtxt``: its
+    stream is ASCII-only (:class:`~dpgraph.io._base.AsciiStream`, a numpy crash found by
+    fuzzing, issue 17), and string labels keep every character of the file."""
+    u, v, w = [], [], []
+    for _, line in scan_lines(path):
+        tokens = strip_comment(line, _SNAP_COMMENTS).split()
+        if not tokens:
+            continue
+        u.append(tokens[0])
+        v.append(tokens[1])
+        if ncols == 3:
+            w.append(float(tokens[2]))
+    as_array = (lambda xs: np.array(xs, dtype=object)) if u else (lambda xs: np.empty(0, object))
+    return {"u": as_array(u), "v": as_array(v), "w": np.asarray(w, dtype=np.float64)}
 
 
 def _relabel(ids: np.ndarray):
@@ -259,6 +274,7 @@ def read_dimacs(path, *, duplicates: str = "max") -> GraphData:
     if n < 1 or m < 0:
         raise GraphFormatError(path, pnum, pline, expected_p + " with n >= 1, m >= 0",
                                problem="impossible header counts")
+    check_node_count(path, pnum, pline, n, expected_p)
     ncols = len(first[1][1].split()) if len(first) > 1 else 3
     if ncols not in (3, 4):
         raise GraphFormatError(path, first[1][0], first[1][1], _DIMACS_EDGE,
@@ -339,6 +355,7 @@ def read_metis(path, *, symmetrize: str | None = None) -> GraphData:
         if n < 1 or m < 0 or ncon < 1:
             raise GraphFormatError(path, hnum, header, expected_h + " with n >= 1",
                                    problem="impossible header counts")
+        check_node_count(path, hnum, header, n, expected_h)
         skip = int(has_size) + (ncon if has_vw else 0)
         stride = 2 if has_ew else 1
         what = ("'[size] [weights] nbr w nbr w ...'" if has_ew else

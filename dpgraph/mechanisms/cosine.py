@@ -21,7 +21,8 @@ from scipy import linalg as sla
 from scipy.sparse import linalg as spla
 
 from ..privacy import PrivacyLedger
-from ..privacy._validate import check_delta, check_epsilon, check_sensitivity
+from ..privacy._validate import (check_choice, check_delta, check_epsilon, check_integer,
+                                 check_sensitivity)
 from .perturb import perturb_and_project
 from .projection import ProjectionResult
 from .sets import DiagonalBox, PSDCone
@@ -146,10 +147,9 @@ def private_cosine_similarities(vectors, *, epsilon: float, delta: float,
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     sensitivity = check_sensitivity(sensitivity)
-    if method not in ("exact", "practical"):
-        raise ValueError(f"method must be 'exact' or 'practical', got {method!r}")
-    if rank is not None and (int(rank) < 1):
-        raise ValueError(f"rank must be a positive integer, got {rank!r}")
+    check_choice(method, name="method", choices=("exact", "practical"))
+    if rank is not None:
+        rank = check_integer(rank, name="rank", low=1)
     V = _unit_rows(vectors)
     G = V @ V.T
     G = 0.5 * (G + G.T)

@@ -40,12 +40,15 @@ from scipy import linalg as sla
 from scipy.sparse import linalg as spla
 
 from ..privacy import PrivacyLedger
-from ..privacy._validate import check_delta, check_epsilon
+from ..privacy._validate import check_choice, check_delta, check_epsilon, check_integer
 from ..privacy.noise import ball_knorm_mechanism, gaussian_mechanism, make_rng
 from .sets import PSDTraceBall
 
 __all__ = ["JLResult", "jl_second_moment", "jl_two_way_marginals", "svec", "smat",
            "gordon_factor", "second_moment_sensitivity"]
+
+
+_MAX_JL_ENTRIES = 2**24
 
 
 def svec(A: np.ndarray) -> np.ndarray:
@@ -171,19 +174,16 @@ def _jl_release(S, *, m, radius_sq, d, epsilon, delta, jl_dim, jl, noise, sensit
                 beta, lift, ledger, rng, max_iter, tol, name):
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=True)
-    if noise not in ("gaussian", "knorm"):
-        raise ValueError(f"noise must be 'gaussian' or 'knorm', got {noise!r}")
+    check_choice(noise, name="noise", choices=("gaussian", "knorm"))
+    check_choice(jl, name="jl", choices=("gaussian", "rademacher"))
     if noise == "gaussian" and delta == 0:
         raise ValueError("Gaussian noise needs delta > 0; use noise='knorm' for pure DP")
-    if lift not in ("projection", "frank-wolfe"):
-        raise ValueError(f"lift must be 'projection' or 'frank-wolfe', got {lift!r}")
-    if sensitivity_bound not in ("gordon", "operator"):
-        raise ValueError(f"sensitivity_bound must be 'gordon' or 'operator', "
-                         f"got {sensitivity_bound!r}")
+    check_choice(lift, name="lift", choices=("projection", "frank-wolfe"))
+    check_choice(sensitivity_bound, name="sensitivity_bound", choices=("gordon", "operator"))
     D = d * (d + 1) // 2
-    jl_dim = int(jl_dim)
-    if jl_dim < 1:
-        raise ValueError(f"jl_dim must be a positive integer, got {jl_dim!r}")
+    # the JL matrix is jl_dim x D doubles: at most 2^24 of them (128 MiB)
+    jl_dim = check_integer(jl_dim, name=f"jl_dim (the JL matrix has jl_dim x {D} entries)",
+                           low=1, high=max(1, _MAX_JL_ENTRIES // D))
     gen = make_rng(rng)
     Pi = _jl_matrix(jl, jl_dim, D, gen)  # public randomness (data-independent)
     beta_used = 0.0
@@ -284,9 +284,7 @@ def jl_two_way_marginals(data, *, epsilon: float, delta: float = 0.0,
 
     X = _check_binary(data)
     m, n = X.shape
-    t = n if sparsity is None else int(sparsity)
-    if not 1 <= t <= n:
-        raise ValueError(f"sparsity must lie in [1, n={n}], got {sparsity!r}")
+    t = n if sparsity is None else check_integer(sparsity, name="sparsity", low=1, high=n)
     if X.sum(axis=1).max() > t:
         raise ValueError(f"sparsity={t} is violated by a row with {int(X.sum(axis=1).max())} ones")
     S = X.T @ X / m

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..privacy import PrivacyLedger
-from ..privacy._validate import check_delta, check_epsilon
+from ..privacy._validate import check_delta, check_epsilon, check_integer
 from ..privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
 from .projection import ProjectionResult, dykstra
 from .sets import ConvexSet, PSDCone, PSDTraceBall, _finish
@@ -283,20 +283,13 @@ def kway_marginals(data, k: int, *, epsilon: float, delta: float, sparsity: int 
     delta = check_delta(delta, allow_zero=False)
     X = _check_binary(data)
     m, n = X.shape
-    try:
-        k = int(k)
-    except (TypeError, ValueError):
-        raise ValueError(f"k must be an integer, got {k!r}") from None
-    if k < 1 or k > n:
-        raise ValueError(f"k must satisfy 1 <= k <= n = {n} (number of features), got {k}")
+    k = check_integer(k, name="k (the marginals' order; n = number of features)", low=1, high=n)
     if n**k > MAX_TENSOR_ENTRIES:
         raise ValueError(f"n^k = {n}^{k} entries is too large for the dense tensor "
                          f"(limit {MAX_TENSOR_ENTRIES:,}); for one-hot categorical data use "
                          f"onehot_marginals")
     if sparsity is not None:
-        t = int(sparsity)
-        if not 1 <= t <= n:
-            raise ValueError(f"sparsity must be in [1, n], got {sparsity!r}")
+        t = check_integer(sparsity, name="sparsity", low=1, high=n)
         if X.sum(axis=1).max() > t:
             raise ValueError(f"sparsity={t} is violated: a row has {int(X.sum(axis=1).max())} "
                              f"ones")

@@ -23,6 +23,7 @@ from .noise import (
     laplace_mechanism,
     monotone_exponential_mechanism,
     randomized_response,
+    flip_probability,
     symmetric_gaussian_noise,
 )
 
@@ -49,6 +50,7 @@ __all__ = [
     "monotone_exponential_mechanism",
     "ball_knorm_mechanism",
     "randomized_response",
+    "flip_probability",
     "GaussianMatrixNoise",
     "SymmetricGaussianNoise",
     "symmetric_gaussian_noise",

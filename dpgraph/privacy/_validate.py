@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import math
 
+#: Largest epsilon accepted: ``epsilon^2 / 2`` (the zCDP rho of pure DP) stays far inside the
+#: floating-point range, so every accounting step on it is finite.
+MAX_EPSILON = 1e50
+
 
 def check_epsilon(epsilon, *, name: str = "epsilon", allow_zero: bool = False) -> float:
     """Return ``epsilon`` as a float, or raise ValueError unless it is finite and > 0."""
@@ -13,6 +17,9 @@ def check_epsilon(epsilon, *, name: str = "epsilon", allow_zero: bool = False) -
         raise ValueError(f"{name} must be a number, got {epsilon!r}") from None
     if not math.isfinite(eps) or eps < 0 or (eps == 0 and not allow_zero):
         raise ValueError(f"{name} must be a finite number > 0, got {epsilon!r}")
+    if eps > MAX_EPSILON:
+        raise ValueError(f"{name} must be at most {MAX_EPSILON:g} (the ledger's zCDP accounting "
+                         f"squares it), got {epsilon!r}")
     return eps
 
 
@@ -37,3 +44,47 @@ def check_sensitivity(sensitivity, *, name: str = "sensitivity") -> float:
     if not math.isfinite(s) or s <= 0:
         raise ValueError(f"{name} must be a finite number > 0, got {sensitivity!r}")
     return s
+
+
+def check_number(value, *, name: str, low: float = -math.inf, high: float = math.inf,
+                 open_low: bool = False, open_high: bool = False) -> float:
+    """Return ``value`` as a finite float in the stated interval, or raise ValueError naming
+    ``name`` (strings, containers and non-finite values included)."""
+    if isinstance(value, (str, bytes, bool)):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    try:
+        v = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if (not math.isfinite(v) or v < low or v > high or (open_low and v == low)
+            or (open_high and v == high)):
+        lo, hi = ("(" if open_low else "["), (")" if open_high else "]")
+        raise ValueError(f"{name} must be a finite number in {lo}{low:g}, {high:g}{hi}, "
+                         f"got {value!r}")
+    return v
+
+
+def check_integer(value, *, name: str, low: int | None = None, high: int | None = None) -> int:
+    """Return ``value`` as an int (Python or numpy integer, or a float with an integral value)
+    within ``[low, high]``, or raise ValueError naming ``name``."""
+    if isinstance(value, bool) or isinstance(value, (str, bytes)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    try:
+        as_float = float(value)
+        k = int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be an integer, got {value!r}") from None
+    if not math.isfinite(as_float) or k != as_float and not isinstance(value, int):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if (low is not None and k < low) or (high is not None and k > high):
+        bounds = f">= {low}" if high is None else f"in [{low}, {high}]"
+        raise ValueError(f"{name} must be an integer {bounds}, got {value!r}")
+    return k
+
+
+def check_choice(value, *, name: str, choices) -> str:
+    """Return ``value`` if it is one of the strings ``choices``, else raise ValueError naming
+    ``name`` and the choices (arrays and other unhashable values included)."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name}={value!r} is not one of {', '.join(map(repr, choices))}")
+    return value

@@ -40,6 +40,8 @@ def _log_delta(s: float, epsilon: float) -> float:
     a = 0.5 / s
     b = epsilon * s
     l1 = special.log_ndtr(a - b)
+    if l1 == -math.inf:  # delta underflows (huge epsilon * s): avoid -inf - -inf below
+        return -math.inf
     l2 = epsilon + special.log_ndtr(-a - b)
     diff = l2 - l1
     if diff >= 0:  # cannot happen mathematically; guards round-off at absurd inputs
@@ -91,7 +93,11 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1
     # brentq may land a hair below the root: step up until delta(s) <= target holds exactly
     while _log_delta(s, epsilon) > target:
         s *= 1 + 1e-13
-    return s * sensitivity
+    sigma = s * sensitivity
+    if not (math.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"sensitivity={sensitivity!r} at epsilon={epsilon!r}, delta={delta!r} "
+                         f"gives a noise scale sigma={sigma!r} outside the floating-point range")
+    return sigma
 
 
 def classical_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:

@@ -22,7 +22,7 @@ import sys
 import warnings
 from dataclasses import asdict, dataclass
 
-from ._validate import check_delta, check_epsilon
+from ._validate import check_delta, check_epsilon, check_number
 from .rng import REPRODUCIBLE_NOTICE, ReproducibleNoiseWarning
 
 __all__ = ["PrivacyBudgetError", "LedgerEntry", "PrivacyLedger", "reproducible_tag"]
@@ -185,7 +185,7 @@ class PrivacyLedger:
         epsilon = check_epsilon(epsilon, name=f"{name}: epsilon", allow_zero=True)
         delta = check_delta(delta, name=f"{name}: delta")
         if rho is not None:
-            rho = check_epsilon(rho, name=f"{name}: rho", allow_zero=True)
+            rho = check_number(rho, name=f"{name}: rho", low=0.0)
         entry = LedgerEntry(name=name, mechanism=mechanism, epsilon=epsilon, delta=delta,
                             sensitivity=None if sensitivity is None else float(sensitivity),
                             sensitivity_norm=sensitivity_norm,

@@ -38,6 +38,7 @@ __all__ = [
     "GaussianMatrixNoise",
     "symmetric_gaussian_noise",
     "randomized_response",
+    "flip_probability",
     "laplace_mechanism",
     "monotone_exponential_mechanism",
 ]
@@ -61,7 +62,7 @@ def _charge_gaussian(ledger, name, sensitivity, epsilon, delta, note) -> float:
     sigma = analytic_gaussian_sigma(epsilon, delta, sensitivity)
     ledger.charge(name, mechanism="gaussian", epsilon=epsilon, delta=delta, sensitivity=sensitivity,
                   sensitivity_norm="l2", noise_scale=sigma, note=note,
-                  rho=sensitivity**2 / (2 * sigma**2))
+                  rho=0.5 * (sensitivity / sigma) * (sensitivity / sigma))  # inf, no raise
     return sigma
 
 
@@ -116,7 +117,7 @@ def ball_knorm_mechanism(value, *, sensitivity: float, epsilon: float, ledger: P
     scale = sensitivity / epsilon
     ledger.charge(name, mechanism="knorm-l2-ball", epsilon=epsilon, delta=0.0,
                   sensitivity=sensitivity, sensitivity_norm="l2", noise_scale=scale, note=note,
-                  rho=epsilon**2 / 2)
+                  rho=0.5 * epsilon * epsilon)  # inf for absurd epsilon, no raise
     gen = _draw_rng(rng, ledger)
     arr = np.asarray(value, dtype=np.float64)
     d = max(arr.size, 1)
@@ -130,17 +131,38 @@ def ball_knorm_mechanism(value, *, sensitivity: float, epsilon: float, ledger: P
     return (float(noisy) if noisy.ndim == 0 else noisy), scale
 
 
+def flip_probability(epsilon: float) -> float:
+    """``p = 1 / (1 + e^epsilon)``, the flip probability of randomized response at ``epsilon``.
+
+    Computed as ``e^-epsilon / (1 + e^-epsilon)``, which never overflows: it underflows to
+    exactly 0 above epsilon ~ 745, where randomized response is the identity (it releases the
+    input bits unchanged, docs/privacy.md 10.2).
+
+    Examples
+    --------
+    >>> round(flip_probability(math.log(3.0)), 12), flip_probability(1e9)
+    (0.25, 0.0)
+    """
+    t = math.exp(-float(epsilon))
+    return t / (1.0 + t)
+
+
 def randomized_response(bits: np.ndarray, *, epsilon: float, ledger: PrivacyLedger, name: str,
                         rng=None, note: str = "") -> np.ndarray:
     """Flip each 0/1 entry independently with probability ``1 / (1 + e^epsilon)`` (pure epsilon-DP
-    when adjacent inputs differ in one entry; Warner 1965, Dwork & Roth Sec. 3.2)."""
+    when adjacent inputs differ in one entry; Warner 1965, Dwork & Roth Sec. 3.2). At huge
+    epsilon the probability underflows to 0 and the input bits are released unchanged
+    (:func:`flip_probability`)."""
     if not isinstance(ledger, PrivacyLedger):
         raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
     epsilon = check_epsilon(epsilon, name=f"{name}: epsilon")
-    p = 1.0 / (1.0 + math.exp(epsilon))
+    p = flip_probability(epsilon)
+    if p == 0.0:
+        note = (f"{note}; " if note else "") + ("flip probability underflows to 0 at this "
+                                                "epsilon: the input bits are released unchanged")
     ledger.charge(name, mechanism="randomized-response", epsilon=epsilon, delta=0.0,
                   sensitivity=1.0, sensitivity_norm="l0", noise_scale=p, note=note,
-                  rho=epsilon**2 / 2)
+                  rho=0.5 * epsilon * epsilon)  # inf for absurd epsilon, no raise
     b = np.asarray(bits)
     flips = _draw_rng(rng, ledger).random(b.shape) < p
     return np.where(flips, 1 - b, b)

@@ -116,6 +116,9 @@ def make_rng(rng=None) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, (int, np.integer, np.random.SeedSequence)) and not isinstance(rng, bool):
+        if not isinstance(rng, np.random.SeedSequence) and rng < 0:  # found by fuzzing
+            raise ValueError(f"rng must be None, a non-negative int seed or a "
+                             f"numpy.random.Generator, got {rng!r}")
         return np.random.default_rng(rng)
     raise TypeError(f"rng must be None, an int or a numpy.random.Generator, got {type(rng).__name__}")
 

@@ -58,7 +58,7 @@ def estimated_memory(n: int, m: int, rank: int) -> int:
 
 
 def regularizer(d_hat: np.ndarray, regularization) -> float:
-    if regularization == "mean":
+    if isinstance(regularization, str) and regularization == "mean":
         return max(float(np.mean(np.maximum(d_hat, 0.0))), 1.0)
     tau = float(regularization)
     if not math.isfinite(tau) or tau <= 0:

@@ -18,7 +18,7 @@ from scipy.sparse import linalg as spla
 
 from ..graph import GraphData
 from ..private_graph import PrivateGraph
-from ..privacy import PrivacyLedger, randomized_response
+from ..privacy import PrivacyLedger, flip_probability, randomized_response
 from ..progress import report
 
 __all__ = ["release", "estimated_memory", "randomized_response_matrix", "top_eigenpairs",
@@ -46,9 +46,9 @@ def randomized_response_matrix(weights, *, epsilon: float, ledger: PrivacyLedger
     flipped = randomized_response(bits, epsilon=epsilon, ledger=ledger, name=name, rng=rng,
                                   note=note)
     del bits
-    p = 1.0 / (1.0 + math.exp(epsilon))
+    p = flip_probability(epsilon)
     W = np.zeros((n, n))
-    W[iu, ju] = (flipped - p) / (1.0 - 2.0 * p)
+    W[iu, ju] = (flipped - p) / math.tanh(epsilon / 2.0)  # 1 - 2p, exact at tiny epsilon
     del flipped, iu, ju
     W += W.T
     return W, p

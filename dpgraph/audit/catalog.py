@@ -1,0 +1,339 @@
+"""Audits of dpgraph's own mechanisms, each on the worst-case adjacent pair argued in
+``docs/audit.md``.
+
+Every function runs the released output of one dpgraph mechanism many times on two adjacent
+inputs and returns :class:`~dpgraph.audit.harness.AuditResult` (a dict of them where one set of
+runs feeds several events). Cheap releases are drawn vectorised through the noise primitive of
+:mod:`dpgraph.privacy` (``size`` independent copies per call); the pipeline audits call the
+public function itself (:func:`dpgraph.privatize`, :func:`dpgraph.max_cut`, the mechanisms of
+:mod:`dpgraph.mechanisms`) once per run on tiny inputs. Seeds are fixed: these are reproducible
+tests (``rng`` is a seed), not private releases.
+
+Tight events (the audit can reach the claim; ``docs/audit.md``): :func:`randomized_response`,
+:func:`laplace`, :func:`gaussian`, :func:`exponential`, :func:`edge_count`,
+:func:`rr_route` (``"released"``), :func:`cosine`, :func:`marginals`. The others audit
+post-processed or composed releases and report how far they got.
+"""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import numpy as np
+from scipy import stats
+
+from ..privacy import (PrivacyLedger, analytic_gaussian_sigma, gaussian_mechanism,
+                       laplace_mechanism, monotone_exponential_mechanism)
+from ..privacy import randomized_response as _rr_primitive
+from .harness import (AuditResult, audit_event, audit_threshold, audit_thresholds,
+                      plan_threshold)
+
+__all__ = ["randomized_response", "laplace", "gaussian", "exponential", "edge_count",
+           "rr_route", "pca_route", "max_cut", "cosine", "marginals", "jl", "TIGHT"]
+
+#: Audits whose event is tight for the mechanism: their bound must reach a stated fraction.
+TIGHT = ("randomized_response", "laplace", "gaussian", "exponential", "edge_count",
+         "rr_route", "cosine", "marginals")
+
+
+def _ledger(epsilon: float, delta: float = 0.0) -> PrivacyLedger:
+    return PrivacyLedger(epsilon=epsilon, delta=delta)
+
+
+def randomized_response(*, epsilon: float = 1.0, runs: int = 200_000, rng=0,
+                        confidence: float = 0.95) -> AuditResult:
+    """The randomized-response primitive on one pair indicator, 0 (no edge) vs 1 (edge); event:
+    the released bit is 1. Tight: ``P1/P0 = e^epsilon`` exactly.
+
+    >>> randomized_response(runs=50_000).fraction > 0.8
+    True
+    """
+    def mech(bit, gen, size):
+        return _rr_primitive(np.full(size, bit, dtype=np.int8), epsilon=epsilon,
+                             ledger=_ledger(epsilon), name="audit: randomized response", rng=gen)
+
+    return audit_event(mech, (0, 1), lambda out: out == 1, epsilon=epsilon, runs=runs,
+                       confidence=confidence, rng=rng, vectorized=True,
+                       mechanism_name="randomized_response (noise primitive)",
+                       pair_name="pair indicator 0 vs 1", event_name="released bit = 1")
+
+
+def laplace(*, epsilon: float = 1.0, runs: int = 200_000, rng=0,
+            confidence: float = 0.95) -> AuditResult:
+    """The Laplace primitive at sensitivity 1 on values 0 vs 1; event: release above a threshold
+    planned from the known Laplace densities (the likelihood-ratio test; at ``t >= 1`` the
+    ratio ``P1/P0`` is exactly ``e^epsilon``)."""
+    b = 1.0 / epsilon
+    t, _ = plan_threshold(stats.laplace(0.0, b).sf, stats.laplace(1.0, b).sf,
+                          np.linspace(-4.0, 5.0, 181) * b, runs=runs, confidence=confidence)
+
+    def mech(x, gen, size):
+        out, _ = laplace_mechanism(np.full(size, x), sensitivity=1.0, epsilon=epsilon,
+                                   ledger=_ledger(epsilon), name="audit: laplace", rng=gen)
+        return out
+
+    return audit_threshold(mech, (0.0, 1.0), epsilon=epsilon, runs=runs, threshold=t,
+                           confidence=confidence, rng=rng, vectorized=True,
+                           mechanism_name="laplace_mechanism (noise primitive)",
+                           pair_name="value 0 vs 1 (sensitivity 1)", statistic_name="release")
+
+
+def gaussian(*, epsilon: float = 1.0, delta: float = 1e-5, runs: int = 10_000_000, rng=0,
+             confidence: float = 0.95) -> AuditResult:
+    """The Gaussian primitive (analytic calibration) at sensitivity 1 on values 0 vs 1; event:
+    release above the threshold planned from the known normal densities. At the
+    likelihood-ratio level ``t = 1/2 + epsilon sigma^2`` the calibration makes
+    ``P1[S] - e^eps P0[S] = delta`` exactly, so the bound can approach epsilon; how close
+    depends on ``runs`` (``P0[S]`` is small)."""
+    sigma = analytic_gaussian_sigma(epsilon, delta, 1.0)
+    t, _ = plan_threshold(stats.norm(0.0, sigma).sf, stats.norm(1.0, sigma).sf,
+                          np.linspace(-2.0, 8.0, 401) * sigma, runs=runs, delta=delta,
+                          confidence=confidence)
+
+    def mech(x, gen, size):
+        out, _ = gaussian_mechanism(np.full(size, x), sensitivity=1.0, epsilon=epsilon,
+                                    delta=delta, ledger=_ledger(epsilon, delta),
+                                    name="audit: gaussian", rng=gen)
+        return out
+
+    return audit_threshold(mech, (0.0, 1.0), epsilon=epsilon, delta=delta, runs=runs,
+                           threshold=t, confidence=confidence, rng=rng, vectorized=True,
+                           mechanism_name="gaussian_mechanism (noise primitive)",
+                           pair_name="value 0 vs 1 (L2 sensitivity 1)", statistic_name="release")
+
+
+def exponential(*, epsilon: float = 2.0, candidates: int = 50, runs: int = 20_000, rng=0,
+                confidence: float = 0.95) -> AuditResult:
+    """The monotone exponential mechanism (max_cut's private choice) on ``candidates`` scores:
+    all 0 vs candidate 0 raised by the sensitivity 1 (one edge cut by candidate 0 only);
+    event: candidate 0 is chosen. ``P1/P0 = k e^eps / (e^eps + k - 1)`` tends to ``e^eps`` as
+    the number of candidates ``k`` grows (docs/audit.md)."""
+    k = int(candidates)
+    s0 = np.zeros(k)
+    s1 = s0.copy()
+    s1[0] = 1.0
+
+    def mech(scores, gen):
+        return monotone_exponential_mechanism(scores, sensitivity=1.0, epsilon=epsilon,
+                                              ledger=_ledger(epsilon), name="audit: choice",
+                                              rng=gen)
+
+    return audit_event(mech, (s0, s1), lambda i: i == 0, epsilon=epsilon, runs=runs,
+                       confidence=confidence, rng=rng,
+                       mechanism_name="monotone_exponential_mechanism",
+                       pair_name=f"{k} scores 0 vs score 0 raised by 1",
+                       event_name="candidate 0 chosen")
+
+
+def _graph_pair(edges0, extra, n):
+    G0 = nx.Graph()
+    G0.add_nodes_from(range(n))
+    G0.add_edges_from(edges0)
+    G1 = G0.copy()
+    G1.add_edge(*extra)
+    return G0, G1
+
+
+def edge_count(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
+               confidence: float = 0.95) -> AuditResult:
+    """The screening release of the pipeline (:func:`dpgraph.privatize.release_edge_count`,
+    Laplace on the edge count, sensitivity 1) on a path vs the path plus one edge; event: the
+    released count above the threshold planned from the known Laplace densities."""
+    from ..graph import as_graph_data
+    from ..privatize import release_edge_count
+
+    G0, G1 = _graph_pair([(0, 2), (2, 1)], (0, 1), 4)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+    b = 1.0 / epsilon
+    t, _ = plan_threshold(stats.laplace(2.0, b).sf, stats.laplace(3.0, b).sf,
+                          2.0 + np.linspace(-4.0, 5.0, 181) * b, runs=runs,
+                          confidence=confidence)
+
+    def mech(data, gen):
+        return release_edge_count(data, epsilon, _ledger(epsilon), gen)
+
+    return audit_threshold(mech, pair, epsilon=epsilon, runs=runs, threshold=t,
+                           confidence=confidence, rng=rng,
+                           mechanism_name="privatize screening (release_edge_count)",
+                           pair_name="path 0-2-1 vs + edge {0, 1}",
+                           statistic_name="released edge count")
+
+
+def rr_route(*, epsilon: float = 1.0, runs: int = 20_000, rng=0, confidence: float = 0.95,
+             calibration_runs: int | None = None) -> dict:
+    """:func:`dpgraph.privatize` with ``route="randomized-response"`` (all of epsilon on the pair
+    indicators; the screening that picks this route under ``route="auto"`` is audited by
+    :func:`edge_count`) on a 4-node graph: path 0-2-1 vs the triangle (edge ``{0, 1}`` added). Every pair indicator is flipped with
+    the same probability, so every pair is a worst case. Events: ``"released"``, the de-biased
+    release ``unbiased[0, 1] > 0`` (the released pair bit; tight); ``"export"``, the exported synthetic weight ``weights()[0, 1]`` (posterior mean
+    under the empirical Chung-Lu prior: post-processing) above a calibrated threshold.
+    Returns ``{"released": AuditResult, "export": AuditResult}``."""
+    from ..privatize import privatize
+
+    G0, G1 = _graph_pair([(0, 2), (2, 1)], (0, 1), 4)
+
+    def mech(G, gen):
+        pg = privatize(G, epsilon=epsilon, delta=1e-6, rank=1, rng=gen,
+                       route="randomized-response")
+        i, j = pg.labels.index(0), pg.labels.index(1)
+        return pg.unbiased[i, j], pg.weights()[i, j]
+
+    out = audit_thresholds(mech, (G0, G1),
+                           {"released": lambda o: o[0], "export": lambda o: o[1]},
+                           epsilon=epsilon, delta=1e-6, runs=runs, thresholds={"released": 0.0},
+                           calibration_runs=calibration_runs, confidence=confidence, rng=rng,
+                           mechanism_name="privatize (randomized-response route)",
+                           pair_name="path 0-2-1 vs triangle (n = 4)")
+    out["released"].event = "de-biased release unbiased[0, 1] > 0 (the released pair bit)"
+    out["export"].event = "exported weight w[0, 1] > t (" + out["export"].event.split("(", 1)[1]
+    return out
+
+
+def pca_route(*, epsilon: float = 60.0, runs: int = 2_000, rng=0, confidence: float = 0.95,
+              calibration_runs: int | None = None, n: int = 40, mean_degree: float = 18.0) -> dict:
+    """:func:`dpgraph.privatize` with ``route="pca"`` on a dense planted cut (n = 40, mean degree
+    18, ratio 0.1: the PCA's private tests pass at epsilon 60), on the graph without vs with
+    the edge between the minimum-degree node ``i`` and its minimum-degree neighbour ``j`` (the
+    largest entry change of the normalized adjacency, ``1/sqrt(d~_i d~_j)``). Events (thresholds
+    calibrated): ``"core"``, the trace of the released r x r core (``tr B^T M B`` + noise,
+    invariant to the basis' rotation); ``"projected"``, the synthetic weight ``w[i, j]``;
+    ``"degrees"``, the private degrees ``d^_i + d^_j`` (the step whose direction of change is
+    known: a Gaussian at 5% of the budget). Returns a dict of AuditResult."""
+    from ..datasets import planted_cut
+    from ..graph import to_networkx
+    from ..privatize import privatize
+
+    G1 = to_networkx(planted_cut(n, mean_degree, ratio=0.1, rng=1).graph)
+    for _, _, d in G1.edges(data=True):
+        d.pop("weight", None)
+    deg = dict(G1.degree())
+    i = min(G1.nodes, key=lambda v: (deg[v], v))
+    j = min(G1.neighbors(i), key=lambda v: (deg[v], v))
+    G0 = G1.copy()
+    G0.remove_edge(i, j)
+
+    def mech(G, gen):
+        pg = privatize(G, epsilon=epsilon, delta=1e-6, rank=2, rng=gen, route="pca")
+        a, b = pg.labels.index(i), pg.labels.index(j)
+        return (float(np.trace(pg.core)), float(pg.weights()[a, b]),
+                float(pg.degrees[a] + pg.degrees[b]))
+
+    stats_ = {"core": lambda o: o[0], "projected": lambda o: o[1], "degrees": lambda o: o[2]}
+    return audit_thresholds(mech, (G0, G1), stats_, epsilon=epsilon, delta=1e-6, runs=runs,
+                            calibration_runs=calibration_runs, confidence=confidence, rng=rng,
+                            mechanism_name="privatize (PCA route)",
+                            pair_name=f"planted cut n={n}: edge {{{i}, {j}}} (min degrees) "
+                                      f"absent vs present")
+
+
+def max_cut(*, epsilon: float = 4.0, runs: int = 2_000, rng=0,
+            confidence: float = 0.95) -> AuditResult:
+    """:func:`dpgraph.max_cut` end to end on a graph where one edge flips the optimum: the path
+    0-2-1 (plus an isolated node 3), whose maximum cuts all put 0 and 1 on the same side, vs
+    the triangle 0-1-2 (edge ``{0, 1}`` added), where two of the three maximum cuts separate
+    them. Event: 0 and 1 on the same side of the returned partition."""
+    from ..private_solvers import max_cut as private_max_cut
+
+    G0, G1 = _graph_pair([(0, 2), (2, 1)], (0, 1), 4)
+
+    def mech(G, gen):
+        res = private_max_cut(G, epsilon=epsilon, delta=1e-6, rank=1, rng=gen)
+        return res.assignment[0] == res.assignment[1]
+
+    return audit_event(mech, (G0, G1), lambda same: same, epsilon=epsilon, delta=1e-6,
+                       runs=runs, confidence=confidence, rng=rng,
+                       mechanism_name="max_cut (end to end)",
+                       pair_name="path 0-2-1 vs triangle (n = 4)",
+                       event_name="nodes 0 and 1 on the same side")
+
+
+def cosine(*, epsilon: float = 4.0, delta: float = 1e-2, runs: int = 20_000, rng=0,
+           confidence: float = 0.95) -> AuditResult:
+    """:func:`dpgraph.private_cosine_similarities` (exact elliptope projection) on two unit
+    vectors: ``(e1, -e1)`` (cosine -1) vs ``(e1, v)`` with cosine ``-1 + 1/sqrt 2``: the Gram
+    matrices differ by exactly the sensitivity 1 in Frobenius norm, all of it on the one
+    off-diagonal pair. For n = 2 the projection is ``clip(Y_01, -1, 1)``, so the event
+    ``similarity > t`` with ``-1 < t < 1`` is the Gaussian likelihood-ratio event; ``t`` is
+    planned from the known distribution (``sigma`` of the off-diagonal entry)."""
+    from ..mechanisms import private_cosine_similarities
+
+    c1 = -1.0 + 1.0 / math.sqrt(2.0)
+    V0 = np.array([[1.0, 0.0], [-1.0, 0.0]])
+    V1 = np.array([[1.0, 0.0], [c1, math.sqrt(1.0 - c1 * c1)]])
+    sigma = analytic_gaussian_sigma(epsilon, delta, 1.0 / math.sqrt(2.0))
+    cand = np.linspace(-0.99, 0.99, 199)
+    t, _ = plan_threshold(stats.norm(-1.0, sigma).sf, stats.norm(c1, sigma).sf, cand,
+                          runs=runs, delta=delta, confidence=confidence)
+
+    def mech(V, gen):
+        return private_cosine_similarities(V, epsilon=epsilon, delta=delta,
+                                           rng=gen).similarities[0, 1]
+
+    return audit_threshold(mech, (V0, V1), epsilon=epsilon, delta=delta, runs=runs, threshold=t,
+                           confidence=confidence, rng=rng,
+                           mechanism_name="private_cosine_similarities (exact)",
+                           pair_name="cosine -1 vs -1 + 1/sqrt 2 (Gram change 1 in Frobenius)",
+                           statistic_name="released similarity[0, 1]")
+
+
+def marginals(*, epsilon: float = 2.0, delta: float = 1e-2, runs: int = 20_000, rng=0,
+              confidence: float = 0.95, m: int = 200, features: int = 3) -> AuditResult:
+    """:func:`dpgraph.kway_marginals` with ``k = 1`` on ``m`` rows of ``features`` bits, half of
+    them all ones, vs the same data with an all-zero row replaced by an all-ones row: every
+    count moves by 1, so the L2 change is ``sqrt(features)``, the sensitivity ``Delta_1``
+    (attained). Statistic: the sum of the released counts, which moves by ``features`` against
+    noise of standard deviation ``sigma sqrt(features)``: the Gaussian likelihood-ratio
+    direction; the threshold is planned from the known distribution (the counts sit far from
+    the projection's bounds 0 and m)."""
+    from ..mechanisms import kway_marginals, tensor_sensitivity
+
+    X0 = np.zeros((m, features))
+    X0[: m // 2] = 1.0
+    X1 = X0.copy()
+    X1[-1] = 1.0
+    base = float(X0.sum())
+    sd = analytic_gaussian_sigma(epsilon, delta, tensor_sensitivity(1, features)) \
+        * math.sqrt(features)
+    cand = base + np.linspace(-2.0, 8.0, 401) * sd
+    t, _ = plan_threshold(stats.norm(base, sd).sf, stats.norm(base + features, sd).sf, cand,
+                          runs=runs, delta=delta, confidence=confidence)
+
+    def mech(X, gen):
+        return float(kway_marginals(X, 1, epsilon=epsilon, delta=delta, rng=gen).tensor.sum())
+
+    return audit_threshold(mech, (X0, X1), epsilon=epsilon, delta=delta, runs=runs, threshold=t,
+                           confidence=confidence, rng=rng,
+                           mechanism_name="kway_marginals (k = 1)",
+                           pair_name=f"m={m}: an all-zero row vs an all-ones row "
+                                     f"({features} features)",
+                           statistic_name="sum of released counts")
+
+
+def jl(*, epsilon: float = 1.0, delta: float = 1e-3, runs: int = 2_000, rng=0,
+       confidence: float = 0.95, calibration_runs: int | None = None, m: int = 30,
+       features: int = 3) -> AuditResult:
+    """:func:`dpgraph.jl_two_way_marginals` (Gaussian JL matrix, Gordon sensitivity bound,
+    projection lift) on one-hot rows (sparsity 1), with one row ``e_1`` replaced by ``e_2``:
+    ``||x x^T - y y^T||_F = sqrt 2 = sqrt 2 r^2`` attains the second-moment sensitivity.
+    Statistic: ``S^_11 - S^_22`` of the lifted estimate (moves by ``2/m``); threshold
+    calibrated. Not tight: the noise is calibrated to Gordon's bound on the JL matrix's
+    stretch over all rank-2 directions, above the stretch of this one direction."""
+    from ..mechanisms import jl_two_way_marginals
+
+    X0 = np.zeros((m, features))
+    X0[np.arange(m), np.arange(m) % features] = 1.0
+    X1 = X0.copy()
+    X1[0] = 0.0
+    X1[0, 1] = 1.0  # row 0 was e_1
+
+    def mech(X, gen):
+        S = jl_two_way_marginals(X, epsilon=epsilon, delta=delta, sparsity=1, jl_dim=6,
+                                 rng=gen).estimate
+        return float(S[0, 0] - S[1, 1])
+
+    return audit_threshold(mech, (X1, X0), epsilon=epsilon, delta=delta, runs=runs,
+                           calibration_runs=calibration_runs, confidence=confidence, rng=rng,
+                           mechanism_name="jl_two_way_marginals (Gaussian, Gordon bound)",
+                           pair_name=f"m={m} one-hot rows: a row e_2 vs e_1",
+                           statistic_name="S[0,0] - S[1,1]")

@@ -1,0 +1,232 @@
+"""The ``"dpgraph"`` NetworkX backend: NetworkX's cut algorithms, answered privately.
+
+Registered through the ``networkx.backends`` entry point (``pyproject.toml``), so that code
+written for NetworkX switches to the edge-(epsilon, delta)-differentially private algorithms by
+naming the backend and the budget::
+
+    cut, (S, T) = nx.approximation.one_exchange(G, backend="dpgraph", epsilon=1.0, delta=1e-6)
+    S, T = nx.community.kernighan_lin_bisection(G, backend="dpgraph", epsilon=1.0, delta=1e-6)
+
+=======================================  ==================================================
+NetworkX function                        dpgraph implementation
+=======================================  ==================================================
+``approximation.one_exchange``           :func:`dpgraph.max_cut` (d'Orsi & Novikov Alg. 7.13)
+``community.kernighan_lin_bisection``    :func:`dpgraph.max_bisection` (Thm 7.19)
+=======================================  ==================================================
+
+Semantics. The returned partition is private (a function of the private release and of
+private choices). The cut value that ``one_exchange`` returns is the *private estimate* of the
+returned partition's cut in ``G`` (its true cut plus Laplace noise, ``PrivateCutResult.
+estimated_value``), not the exact cut: a private API never returns an unprivatized statistic.
+The whole budget ``(epsilon, delta)`` is spent by the call. ``weight`` follows NetworkX (edge
+attribute, ``None`` = every edge weight 1); weights must lie in [0, 1].
+
+Safety. ``epsilon`` and ``delta`` have no defaults. With ``backend="dpgraph"`` a call without
+them raises :class:`TypeError`; under automatic dispatch (``nx.config.backend_priority``) the
+backend declines a call that names neither (``should_run`` is False), so NetworkX runs its own,
+non-private algorithm only when the caller did not ask for privacy; a call that names one of
+them runs here and raises for the other. Arguments with no private counterpart
+(``initial_cut``, ``partition``) make the backend decline (``can_run``).
+
+Randomness. ``seed`` (NetworkX's ``py_random_state``) left at ``None`` means dpgraph's
+cryptographically secure noise; a seed makes the run reproducible and *not a private release*
+(:class:`~dpgraph.privacy.ReproducibleNoiseWarning`), as everywhere in dpgraph.
+"""
+
+from __future__ import annotations
+
+import random
+
+__all__ = ["BackendInterface", "BackendGraph", "one_exchange", "kernighan_lin_bisection",
+           "FUNCTIONS"]
+
+BACKEND_NAME = "dpgraph"
+
+#: NetworkX function name -> the argument with no private counterpart (None: none)
+FUNCTIONS = {"one_exchange": "initial_cut", "kernighan_lin_bisection": "partition"}
+
+
+class BackendGraph:
+    """A NetworkX graph converted for the backend: dpgraph's canonical :class:`GraphData`.
+
+    ``weight`` is the edge attribute read (None: every edge weight 1); ``source`` the NetworkX
+    graph it came from (NetworkX reuses a cached conversion for a call that needs fewer edge
+    attributes, e.g. ``weight=None`` after ``weight="weight"``: :meth:`graph_data` then reads
+    the source again).
+    """
+
+    __networkx_backend__ = BACKEND_NAME
+
+    def __init__(self, data, weight, source=None):
+        self.data = data
+        self.weight = weight
+        self.source = source
+
+    def graph_data(self, weight):
+        """The graph with the weights of edge attribute ``weight`` (None: all 1)."""
+        from .graph import as_graph_data
+
+        if weight == self.weight:
+            return self.data
+        if self.source is None:
+            raise ValueError(f"graph converted with weight={self.weight!r}, asked for {weight!r}")
+        return as_graph_data(self.source, weight=weight)
+
+    def is_directed(self) -> bool:
+        return False
+
+    def is_multigraph(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"BackendGraph({self.data!r}, weight={self.weight!r})"
+
+
+def _weight_of(edge_attrs):
+    """The edge attribute NetworkX asks for (``edge_attrs`` is ``{name: default}`` or None)."""
+    if not edge_attrs:
+        return None
+    if len(edge_attrs) != 1:
+        raise NotImplementedError(f"dpgraph reads one weight attribute, got {sorted(edge_attrs)}")
+    (name, default), = edge_attrs.items()
+    if default != 1:
+        raise NotImplementedError(f"dpgraph reads a missing weight as 1, not {default!r}")
+    return name
+
+
+def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False,
+                    preserve_node_attrs=False, preserve_graph_attrs=False, name=None,
+                    graph_name=None):
+    """NetworkX graph -> :class:`BackendGraph` (weights from ``edge_attrs``; node labels kept)."""
+    from .graph import as_graph_data
+
+    if G.is_directed():
+        raise NotImplementedError("dpgraph's NetworkX backend takes undirected graphs")
+    weight = _weight_of(edge_attrs)
+    return BackendGraph(as_graph_data(G, weight=weight), weight, G)
+
+
+def convert_to_nx(obj, *, name=None):
+    """:class:`BackendGraph` -> ``networkx.Graph``; results (cuts, partitions) pass unchanged."""
+    if isinstance(obj, BackendGraph):
+        from .graph import to_networkx
+
+        return to_networkx(obj.data)
+    return obj
+
+
+def _budget(name: str, epsilon, delta):
+    if epsilon is None or delta is None:
+        missing = " and ".join(k for k, v in (("epsilon", epsilon), ("delta", delta)) if v is None)
+        raise TypeError(
+            f"{name}() on the dpgraph NetworkX backend needs the privacy budget: pass {missing} "
+            f"(e.g. epsilon=1.0, delta=1e-6). dpgraph never returns a non-private answer; "
+            f"drop backend='dpgraph' for NetworkX's own (non-private) algorithm.")
+    return epsilon, delta
+
+
+def _rng(seed):
+    """NetworkX's ``py_random_state`` turns ``seed=None`` into the global ``random._inst``:
+    that means dpgraph's secure default; any other generator is a caller's seed (reproducible
+    noise, not a private release)."""
+    if seed is None or seed is random or seed is getattr(random, "_inst", None):
+        return None
+    return int(seed.getrandbits(63))
+
+
+def _data(G, weight):
+    from .graph import as_graph_data
+
+    if isinstance(G, BackendGraph):
+        return G.graph_data(weight)
+    return as_graph_data(G, weight=weight)
+
+
+def one_exchange(G, initial_cut=None, seed=None, weight=None, *, epsilon=None, delta=None,
+                 **options):
+    """Private ``networkx.approximation.one_exchange``: :func:`dpgraph.max_cut`.
+
+    Returns ``(cut_value, (S, T))`` as NetworkX does, with ``cut_value`` the private estimate
+    of the cut of ``(S, T)`` in ``G`` (Laplace noise; not the exact cut). ``options`` go to
+    :func:`dpgraph.max_cut` (e.g. ``rank``). The whole budget is spent.
+
+    Examples
+    --------
+    Called directly here; through NetworkX: ``nx.approximation.one_exchange(G,
+    backend="dpgraph", epsilon=2.0, delta=1e-6)``.
+
+    >>> import networkx as nx
+    >>> value, (S, T) = one_exchange(nx.karate_club_graph(), epsilon=2.0, delta=1e-6)
+    >>> len(S) + len(T), isinstance(value, float)
+    (34, True)
+    """
+    from .private_solvers import max_cut
+
+    epsilon, delta = _budget("one_exchange", epsilon, delta)
+    if initial_cut is not None:
+        raise NotImplementedError("dpgraph's one_exchange has no initial_cut (its partition "
+                                  "comes from the private release)")
+    res = max_cut(_data(G, weight), epsilon=epsilon, delta=delta, rng=_rng(seed), **options)
+    return res.estimated_value, res.partition
+
+
+def kernighan_lin_bisection(G, partition=None, max_iter=10, weight="weight", seed=None, *,
+                            epsilon=None, delta=None, **options):
+    """Private ``networkx.community.kernighan_lin_bisection``: :func:`dpgraph.max_bisection`.
+
+    Returns the bisection ``(S, T)`` (sizes differ by at most 1), as NetworkX does. ``max_iter``
+    is NetworkX's local-search budget and has no counterpart (the engine runs its own swap
+    search on the private release). ``options`` go to :func:`dpgraph.max_bisection`.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> S, T = kernighan_lin_bisection(nx.karate_club_graph(), weight=None, epsilon=2.0,
+    ...                                delta=1e-6)
+    >>> len(S), len(T)
+    (17, 17)
+    """
+    from .private_solvers import max_bisection
+
+    epsilon, delta = _budget("kernighan_lin_bisection", epsilon, delta)
+    if partition is not None:
+        raise NotImplementedError("dpgraph's kernighan_lin_bisection has no starting "
+                                  "partition (its partition comes from the private release)")
+    res = max_bisection(_data(G, weight), epsilon=epsilon, delta=delta, rng=_rng(seed),
+                        **options)
+    return res.partition
+
+
+def _asks_for_privacy(kwargs) -> bool:
+    return kwargs.get("epsilon") is not None or kwargs.get("delta") is not None
+
+
+def can_run(name, args, kwargs):
+    """True for the functions above, unless an argument has no private counterpart (then a
+    string saying why: NetworkX reads a string as "cannot run" and logs it)."""
+    if name not in FUNCTIONS:
+        return False
+    arg = FUNCTIONS[name]
+    if kwargs.get(arg) is not None or len(args) > 1 and args[1] is not None:
+        return f"{arg} has no private counterpart in dpgraph"
+    return True
+
+
+def should_run(name, args, kwargs):
+    """Under automatic dispatch, run only when the caller asked for privacy (``epsilon`` or
+    ``delta`` given); otherwise (a string saying why) NetworkX's own algorithm answers, as the
+    caller wrote it. Not consulted when the caller names ``backend="dpgraph"``."""
+    if not _asks_for_privacy(kwargs):
+        return "no epsilon/delta given: the caller did not ask for a private answer"
+    return True
+
+
+class BackendInterface:
+    """The object the ``networkx.backends`` entry point names (NetworkX's backend protocol)."""
+
+    convert_from_nx = staticmethod(convert_from_nx)
+    convert_to_nx = staticmethod(convert_to_nx)
+    can_run = staticmethod(can_run)
+    should_run = staticmethod(should_run)
+    one_exchange = staticmethod(one_exchange)
+    kernighan_lin_bisection = staticmethod(kernighan_lin_bisection)

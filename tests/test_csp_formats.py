@@ -1,0 +1,116 @@
+"""dpgraph.read_csp: Max-k-Cut of graph files, Max-2-SAT in CNF / WCNF, errors naming the line."""
+
+import itertools
+import os
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import dpgraph
+from dpgraph.csp import max_k_cut_instance
+
+
+def _kcut(G, x):
+    return sum(d.get("weight", 1.0) for u, v, d in G.edges(data=True) if x[u] != x[v])
+
+
+def test_max_k_cut_values_match_the_cut(tmp_path):
+    G = nx.gnp_random_graph(9, 0.5, seed=1)
+    path = tmp_path / "g.txt"
+    with open(path, "w") as f:  # G-set / rudy: "n m" then 1-indexed "u v w"
+        f.write(f"{G.number_of_nodes()} {G.number_of_edges()}\n")
+        for u, v in G.edges():
+            f.write(f"{u + 1} {v + 1} 1\n")
+    inst = dpgraph.read_csp(path, "max-k-cut", k=3)
+    assert (inst.n, inst.q, inst.m) == (9, 3, G.number_of_edges())
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        x = rng.integers(0, 3, 9)
+        assert inst.value(x) == _kcut(G, x)
+    assert max_k_cut_instance(G, 2).value([0, 1] * 4 + [0]) == _kcut(G, [0, 1] * 4 + [0])
+    with pytest.raises(ValueError, match="k must"):
+        max_k_cut_instance(G, 1)
+    with pytest.raises(ValueError, match="needs k"):
+        dpgraph.read_csp(path, "max-k-cut")
+    H = nx.Graph()
+    H.add_edge(0, 1, weight=-1.0)
+    H.add_edge(1, 2, weight=1.0)
+    with pytest.raises(ValueError, match="weights >= 0"):
+        max_k_cut_instance(H, 3)
+
+
+def _clauses_value(clauses, x):
+    return sum(w for w, lits in clauses
+               if any((x[abs(l) - 1] == 1) == (l > 0) for l in lits))
+
+
+@pytest.mark.parametrize("style", ["cnf", "wcnf-old", "wcnf-new"])
+def test_max_2sat_values_match_brute_force(tmp_path, style):
+    rng = np.random.default_rng(7)
+    nv = 6
+    clauses = []
+    for _ in range(15):
+        k = int(rng.integers(1, 3))
+        vs = rng.choice(nv, k, replace=False) + 1
+        lits = [int(v) * (1 if rng.random() < 0.5 else -1) for v in vs]
+        w = 1 if style == "cnf" else int(rng.integers(1, 5))
+        clauses.append((w, lits))
+    clauses.append((1, [2, -2]))   # tautology
+    clauses.append((1, [3, 3]))    # repeated literal: the unit clause (x3)
+    if style == "cnf":
+        text = f"c comment\np cnf {nv} {len(clauses)}\n" + "".join(
+            " ".join(map(str, lits)) + " 0\n" for _, lits in clauses)
+        name = "x.cnf"
+    elif style == "wcnf-old":
+        text = f"p wcnf {nv} {len(clauses)} 1000\n" + "".join(
+            f"{w} " + " ".join(map(str, lits)) + " 0\n" for w, lits in clauses)
+        name = "x.wcnf"
+    else:
+        text = "c 2022 format\n" + "".join(
+            f"{w} " + " ".join(map(str, lits)) + " 0\n" for w, lits in clauses)
+        name = "y.wcnf"
+    path = tmp_path / name
+    path.write_text(text)
+    inst = dpgraph.read_csp(path)
+    assert inst.q == 2 and inst.n == nv and inst.m == len(clauses)
+    for x in itertools.product(range(2), repeat=nv):
+        assert inst.value(np.array(x)) == _clauses_value(clauses, x)
+
+
+@pytest.mark.parametrize("text, fmt, match", [
+    ("p cnf 3 1\n1 2 3 0\n", "cnf", "line 2: clause of length 3"),
+    ("p cnf 3 1\n1 4 0\n", "cnf", "line 2: literal 4"),
+    ("p cnf 3 1\n1 2\n", "cnf", "line 2: .*followed by one 0"),
+    ("p cnf 3 2\n1 2 0\n", "cnf", "header says 2 clauses"),
+    ("1 2 0\n", "cnf", "line 1: clause before"),
+    ("p cnf 3 1\n1 x 0\n", "cnf", "line 2: literals must be integers"),
+    ("p cnf 3 1\n0\n", "cnf", "line 2: empty clause"),
+    ("p wcnf 3 1 10\n10 1 2 0\n", "wcnf", "line 1|line 2: hard clause"),
+    ("h 1 2 0\n", "wcnf", "line 1: hard clause"),
+    ("p wcnf 3 1 10\n-1 1 2 0\n", "wcnf", "line 2: clause weight -1"),
+    ("p wcnf 3\n", "wcnf", "line 1: expected 'p wcnf"),
+    ("p csp 2 2 1\nc 0 1 1.0 0,2\n", "csp", "outside"),
+    ("p csp 2 2 1\nc 0 1 x 0,1\n", "csp", "line 2"),
+])
+def test_malformed_files_name_the_line(tmp_path, text, fmt, match):
+    path = tmp_path / f"bad.{fmt}"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=match):
+        dpgraph.read_csp(path, fmt)
+
+
+def test_format_argument_checked(tmp_path):
+    path = tmp_path / "a.csp"
+    path.write_text("p csp 2 2 0\n")
+    with pytest.raises(ValueError, match="format"):
+        dpgraph.read_csp(path, "dimacs")
+    with pytest.raises(ValueError, match="k="):
+        dpgraph.read_csp(path, "csp", k=3)
+
+
+@pytest.mark.skipif(not os.environ.get("DPGRAPH_DATA"), reason="DPGRAPH_DATA not set")
+def test_gset_g3_reads_as_max3cut():
+    inst = dpgraph.read_csp(os.path.join(os.environ["DPGRAPH_DATA"], "gset", "G3.txt"),
+                            "max-k-cut", k=3)
+    assert (inst.n, inst.q, inst.m) == (800, 3, 19176)

@@ -1,0 +1,163 @@
+"""The "dpgraph" NetworkX backend (dpgraph/nx_backend.py): NetworkX's own call signatures with
+backend="dpgraph", NetworkX's result types, and no silent non-private answer.
+
+Dispatch needs the ``networkx.backends`` entry point. When dpgraph is installed (CI runs
+``pip install ".[test]"``) it is registered already; from a source checkout the dispatch tests
+run in a child interpreter that sees the entry point of pyproject.toml through standard
+installation metadata (the ``nx_backend_paths`` fixture of conftest.py). NetworkX is not patched.
+"""
+
+import json
+import os
+import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from dpgraph import nx_backend
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run_child(code: str, tmp_path, paths) -> dict:
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join([*paths, str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c", textwrap.dedent(code)],
+                          capture_output=True, text=True, timeout=600, cwd=str(tmp_path), env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_entry_point_names_the_backend_interface(backend_entry_point):
+    module, _, attr = backend_entry_point.partition(":")
+    assert module == "dpgraph.nx_backend"
+    backend = getattr(nx_backend, attr)
+    for name in ("convert_from_nx", "convert_to_nx", "can_run", "should_run", *nx_backend.FUNCTIONS):
+        assert callable(getattr(backend, name)), name
+
+
+_DISPATCH = """
+import json, random
+import networkx as nx
+import dpgraph
+
+assert "dpgraph" in nx.utils.backends.backends, sorted(nx.utils.backends.backends)
+out = {}
+G = nx.karate_club_graph()            # weights in [1, 7]: weight=None, as in NetworkX
+H = nx.les_miserables_graph()
+H = nx.Graph(H.edges())               # unweighted, for kernighan_lin_bisection's weight="weight"
+
+# NetworkX's own signatures: one_exchange(G, initial_cut=None, seed=None, weight=None)
+value, (S, T) = nx.approximation.one_exchange(G, backend="dpgraph", epsilon=100.0, delta=1e-6,
+                                              seed=0)
+out["one_exchange"] = [type(value).__name__, sorted(S), sorted(T),
+                       nx.cut_size(G, S, T, weight=None), value]
+# kernighan_lin_bisection(G, partition=None, max_iter=10, weight="weight", seed=None)
+A, B = nx.community.kernighan_lin_bisection(H, None, 10, "weight", 1, backend="dpgraph",
+                                            epsilon=2.0, delta=1e-6)
+out["kernighan_lin"] = [sorted(map(str, A)), sorted(map(str, B)), H.number_of_nodes()]
+
+errors = {}
+for key, call in {
+        "no budget": lambda: nx.approximation.one_exchange(G, backend="dpgraph"),
+        "no delta": lambda: nx.community.kernighan_lin_bisection(H, backend="dpgraph", epsilon=1.0),
+        "weights > 1": lambda: nx.community.kernighan_lin_bisection(
+            G, backend="dpgraph", epsilon=1.0, delta=1e-6),
+        "initial_cut": lambda: nx.approximation.one_exchange(
+            G, initial_cut={0}, backend="dpgraph", epsilon=1.0, delta=1e-6)}.items():
+    try:
+        call()
+        errors[key] = None
+    except Exception as exc:
+        errors[key] = [type(exc).__name__, str(exc)]
+out["errors"] = errors
+
+# automatic dispatch: dpgraph first in the priority list
+nx.config.backend_priority.algos = ["dpgraph"]
+own = nx.approximation.one_exchange(G, seed=7, backend="networkx")
+auto_plain = nx.approximation.one_exchange(G, seed=7)
+out["auto_without_budget"] = [own[0], auto_plain[0], sorted(own[1][0]) == sorted(auto_plain[1][0])]
+try:
+    nx.approximation.one_exchange(G, epsilon=1.0)
+    out["auto_only_epsilon"] = None
+except TypeError as exc:
+    out["auto_only_epsilon"] = str(exc)
+value, (S, T) = nx.approximation.one_exchange(G, epsilon=100.0, delta=1e-6, seed=3)
+out["auto_with_budget"] = [value, nx.cut_size(G, S, T, weight=None)]
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def dispatched(tmp_path_factory, nx_backend_paths):
+    return _run_child(_DISPATCH, tmp_path_factory.mktemp("nxbackend"), nx_backend_paths)
+
+
+def test_one_exchange_returns_networkx_types_with_private_estimate(dispatched):
+    kind, S, T, true_cut, value = dispatched["one_exchange"]
+    assert kind == "float"
+    assert sorted(S + T) == list(range(34)) and not set(S) & set(T)
+    # the value is the Laplace estimate of this partition's cut, not the cut: at epsilon 100 the
+    # estimate's epsilon is min(1, 200 / m^) ~ 1 (private_solvers._side_budgets), scale <= 1/0.9;
+    # |Lap(b)| > b ln(1e6) has probability 1e-6
+    assert abs(value - true_cut) <= (1 / 0.9) * 13.82
+    assert value != true_cut
+
+
+def test_kernighan_lin_bisection_returns_a_bisection(dispatched):
+    A, B, n = dispatched["kernighan_lin"]
+    assert len(A) + len(B) == n and not set(A) & set(B)
+    assert abs(len(A) - len(B)) <= 1
+
+
+def test_backend_call_without_budget_raises_clearly(dispatched):
+    errors = dispatched["errors"]
+    kind, msg = errors["no budget"]
+    assert kind == "TypeError" and "epsilon and delta" in msg and "non-private" in msg
+    kind, msg = errors["no delta"]
+    assert kind == "TypeError" and "pass delta" in msg
+    kind, msg = errors["weights > 1"]
+    assert kind == "ValueError" and "weight=None" in msg
+    kind, msg = errors["initial_cut"]
+    assert kind == "NotImplementedError"
+
+
+def test_automatic_dispatch_never_answers_silently(dispatched):
+    own, auto, same_partition = dispatched["auto_without_budget"]
+    # no budget: the caller asked NetworkX for its own algorithm, and gets exactly that
+    assert own == auto and same_partition
+    # one of the two given: the call goes to dpgraph, which names the missing one
+    assert "pass delta" in dispatched["auto_only_epsilon"]
+    value, true_cut = dispatched["auto_with_budget"]
+    assert value != true_cut and abs(value - true_cut) <= (1 / 0.9) * 13.82
+
+
+def test_can_run_and_should_run():
+    assert nx_backend.can_run("one_exchange", (None,), {}) is True
+    # NetworkX reads a string as "cannot run" and logs it as the reason
+    assert isinstance(nx_backend.can_run("one_exchange", (None,), {"initial_cut": {0}}), str)
+    assert isinstance(nx_backend.can_run("kernighan_lin_bisection", (None, ({0}, {1})), {}), str)
+    assert nx_backend.can_run("pagerank", (None,), {}) is False
+    assert isinstance(nx_backend.should_run("one_exchange", (None,), {}), str)
+    assert nx_backend.should_run("one_exchange", (None,), {"epsilon": 1.0, "delta": 1e-6}) is True
+    assert nx_backend.should_run("one_exchange", (None,), {"delta": 1e-6}) is True
+
+
+def test_functions_called_directly():
+    G = nx.Graph(nx.karate_club_graph().edges())
+    with pytest.raises(TypeError, match="epsilon and delta"):
+        nx_backend.one_exchange(G)
+    value, (S, T) = nx_backend.one_exchange(G, epsilon=2.0, delta=1e-6, seed=random.Random(0))
+    assert isinstance(value, float) and len(S) + len(T) == 34
+    g = nx_backend.convert_from_nx(nx.karate_club_graph(), edge_attrs=None)
+    assert g.data.is_unweighted and g.graph_data("weight").weights.data.max() == 7
+
+
+def test_seed_none_means_secure_noise():
+    assert nx_backend._rng(random._inst) is None
+    assert nx_backend._rng(None) is None
+    assert isinstance(nx_backend._rng(random.Random(5)), int)
