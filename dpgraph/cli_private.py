@@ -104,8 +104,16 @@ def _write_partition(res, path: str) -> None:
 
 
 def _run_cut(args, problem: str) -> int:
+    import os
+
     from .cli import load_input
     from .private_solvers import max_bisection, max_cut
+
+    if args.out:  # before any budget is spent
+        folder = os.path.dirname(os.path.abspath(args.out))
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+            raise FileNotFoundError(f"cannot write --out {args.out!r}: directory {folder!r} "
+                                    f"does not exist or is not writable")
 
     data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted)
     report(f"read {where}: {data.n} nodes; privatizing and solving ({problem})")
@@ -168,26 +176,46 @@ def _add_synth_parser(subparsers):
                     "the synthetic weights; --weighted writes the weighted graph instead.")
     _add_graph_argument(p, "the result (output file and size, ledger, route, diagnostics)")
     _add_privacy_arguments(p)
-    p.add_argument("-o", "--out", required=True, help="output file (e.g. out.graphml, out.txt)")
+    p.add_argument("-o", "--out", required=True,
+                   help="output file; the format comes from the extension (e.g. out.graphml, "
+                        "out.edgelist, out.mtx); checked before any budget is spent")
     p.add_argument("--weighted", action="store_true",
-                   help="write the weighted synthetic graph instead of a sampled unweighted one")
-    p.add_argument("--min-weight", type=float, default=0.01,
-                   help="with --weighted, drop edges of weight <= this (default 0.01)")
+                   help="write the weighted synthetic graph instead of a sampled unweighted one: "
+                        "its heaviest pairs, as many as the released edge count")
+    p.add_argument("--min-weight", type=float, default=None,
+                   help="with --weighted, keep every pair of weight > this instead of the "
+                        "released edge count's worth of heaviest pairs")
+    p.add_argument("--synthetic-share", type=float, default=None,
+                   help="fraction of epsilon for the synthetic block model (degrees and block "
+                        "edge counts; default 0.3, docs/privacy.md 7); the rest privatizes")
+    p.add_argument("--report", action="store_true",
+                   help="also print NON-PRIVATE fidelity metrics of the written graph against "
+                        "the input (edge count, degree KL/Hellinger, clustering, triangles, "
+                        "modularity, NMI, eigenvector centrality, path length, max-cut "
+                        "transfer); never publish them with the release")
     return p
 
 
 def _cmd_synth(args) -> int:
     from .cli import load_input
-    from .io import write_graph
+    from .io import check_output_path, write_graph
     from .privacy import make_rng
     from .privatize import privatize
 
+    check_output_path(args.out)  # before anything is read or any budget spent
+    if args.min_weight is not None and not args.weighted:
+        raise ValueError("--min-weight applies to --weighted exports only")
+    share = "auto" if args.synthetic_share is None else args.synthetic_share
     data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted)
     report(f"read {where}: {data.n} nodes; privatizing")
     gen = make_rng(args.seed)
     pg = privatize(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=gen,
-                   route=args.route)
-    out = pg.to_graph_data(min_weight=args.min_weight) if args.weighted else pg.sample(rng=gen)
+                   route=args.route, synthetic_share=share)
+    if args.weighted:
+        out = (pg.to_graph_data(max_edges=int(round(pg.edge_count))) if args.min_weight is None
+               else pg.to_graph_data(min_weight=args.min_weight))
+    else:
+        out = pg.sample(rng=gen)
     write_graph(out, args.out)
     _print_reproducible(pg.ledger, json_output=args.json)
     if args.json:
@@ -200,8 +228,14 @@ def _cmd_synth(args) -> int:
     print(f"wrote {'weighted' if args.weighted else 'sampled'} synthetic graph "
           f"({out.n} nodes, {out.m} edges) to {args.out}")
     _print_release_notes(pg.ledger)
+    print(f"released edge count: {pg.edge_count:,.0f}")
     print("privacy ledger:")
     print("  " + pg.ledger.report().replace("\n", "\n  "))
+    if args.report:
+        from .evaluate import format_synthetic_report, synthetic_report
+
+        report("computing the NON-PRIVATE fidelity report")
+        print(format_synthetic_report(synthetic_report(data, out)))
     return 0
 
 

@@ -46,6 +46,9 @@ class PrivateGraph:
     diagnostics : dict
         Private (released) quantities and method details: tau, w, the private tail estimate,
         radius, whether the private PCA halted, timings.
+    block_model : dpgraph.synthetic.BlockModel or None
+        The released degree-corrected block model that :meth:`sample` draws from (when
+        :func:`dpgraph.privatize` was given a ``synthetic_share``; docs/privacy.md 7).
     unbiased : ndarray or None
         Randomized-response route only: the de-biased release ``(Y - p)/(1 - 2p)`` (signed,
         zero diagonal), the unbiased estimate of the adjacency matrix; ``p`` is
@@ -62,6 +65,7 @@ class PrivateGraph:
     ledger: PrivacyLedger
     diagnostics: dict = field(default_factory=dict)
     unbiased: np.ndarray | None = None
+    block_model: object | None = None
 
     @property
     def n(self) -> int:
@@ -137,29 +141,54 @@ class PrivateGraph:
         raise ValueError(f"unknown objective {name!r}; this release offers "
                          f"{self.objective_names()}")
 
-    def to_graph_data(self, *, min_weight: float = 0.0) -> GraphData:
-        """The synthetic weighted graph as :class:`GraphData`, keeping weights > ``min_weight``."""
+    @property
+    def edge_count(self) -> float:
+        """The released edge count the exports aim at: the block model's (when released), else
+        the total synthetic weight (post-processing of the release)."""
+        if self.block_model is not None:
+            return float(self.block_model.edge_count)
+        return float(self.weights().sum() / 2.0)
+
+    def to_graph_data(self, *, min_weight: float = 0.0, max_edges: int | None = None) -> GraphData:
+        """The synthetic weighted graph as :class:`GraphData`, keeping weights > ``min_weight``
+        and, with ``max_edges``, only the ``max_edges`` heaviest pairs (ties broken by index).
+
+        ``max_edges=round(pg.edge_count)`` gives an export of about the released edge count
+        (``dpgraph synth --weighted`` does this by default)."""
         W = self.weights()
         if min_weight > 0:
             W[W <= min_weight] = 0.0
+        if max_edges is not None:
+            W = _keep_heaviest(W, int(max_edges))
         return from_matrix(sp.csr_array(W), self.labels, source="synthetic graph")
 
-    def to_scipy(self, *, min_weight: float = 0.0) -> sp.csr_array:
+    def to_scipy(self, *, min_weight: float = 0.0, max_edges: int | None = None) -> sp.csr_array:
         """Synthetic weights as a CSR array (row ``i`` is ``labels[i]``)."""
-        return self.to_graph_data(min_weight=min_weight).weights
+        return self.to_graph_data(min_weight=min_weight, max_edges=max_edges).weights
 
-    def to_networkx(self, *, min_weight: float = 0.0):
+    def to_networkx(self, *, min_weight: float = 0.0, max_edges: int | None = None):
         """Synthetic weighted graph as ``networkx.Graph`` (edge attribute ``weight``)."""
-        return to_networkx(self.to_graph_data(min_weight=min_weight))
+        return to_networkx(self.to_graph_data(min_weight=min_weight, max_edges=max_edges))
 
-    def to_igraph(self, *, min_weight: float = 0.0):
+    def to_igraph(self, *, min_weight: float = 0.0, max_edges: int | None = None):
         """Synthetic weighted graph as ``igraph.Graph`` (vertex ``name``, edge ``weight``)."""
-        return to_igraph(self.to_graph_data(min_weight=min_weight))
+        return to_igraph(self.to_graph_data(min_weight=min_weight, max_edges=max_edges))
 
     def sample(self, rng=None) -> GraphData:
-        """An unweighted simple graph: pair ``{i, j}`` is an edge with probability
-        ``min(W_ij, 1)`` independently (post-processing: no privacy cost)."""
+        """An unweighted simple graph (post-processing: no privacy cost).
+
+        With a released block model (:attr:`block_model`, the default of
+        :func:`dpgraph.privatize`): :func:`dpgraph.synthetic.sample_block_model`, which draws
+        exactly the released number of edges per block pair with degree-proportional
+        endpoints. Otherwise pair ``{i, j}`` is an edge with probability ``min(W_ij, 1)``
+        independently (``W`` = :meth:`weights`)."""
         gen = make_rng(rng)
+        if self.block_model is not None:
+            from .synthetic import sample_block_model
+
+            bm = self.block_model
+            return sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,
+                                      rng=gen, labels=self.labels)
         W = self.weights()
         iu, ju = np.triu_indices(self.n, 1)
         p = np.minimum(W[iu, ju], 1.0)
@@ -174,3 +203,18 @@ class PrivateGraph:
         return (f"PrivateGraph(n={self.n}, rank={self.rank}, epsilon={eps:.4g}, delta={dlt:.3g}, "
                 f"halted={self.halted}{reproducible_tag(self.ledger)})")
 
+
+
+def _keep_heaviest(W: np.ndarray, k: int) -> np.ndarray:
+    """``W`` (symmetric, zero diagonal) with the pairs lighter than its ``k``-th heaviest pair
+    set to zero (in place; returned). Ties at the threshold are kept."""
+    if k < 0:
+        raise ValueError(f"max_edges must be >= 0, got {k}")
+    n = W.shape[0]
+    if k == 0:
+        W[:] = 0.0
+    elif 2 * k < n * (n - 1):
+        flat = W.ravel()  # each pair twice (symmetric): the 2k-th largest entry is the k-th pair
+        t = np.partition(flat, flat.size - 2 * k)[flat.size - 2 * k]
+        W[W < t] = 0.0
+    return W

@@ -147,7 +147,8 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     data = as_graph_data(G, weight=weight)
     check_private_graph_input(data)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
-    opts = dict(privatize_options or {})
+    # no synthetic-graph export: max_cut does not use it, so it pays nothing for it
+    opts = {"synthetic_share": None, **(privatize_options or {})}
     if route is not None:
         opts["route"] = route
     forced_matrix_free = opts.get("route") == "matrix-free"

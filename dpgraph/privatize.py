@@ -33,6 +33,8 @@ from .privacy._validate import check_choice, check_delta, check_epsilon, check_n
 from .progress import report
 from .routes import DENSE_ROUTES, ROUTES, check_memory, route_module
 from .routes.memory import available_memory
+from .synthetic import (DEFAULT_BLOCKS, SYNTHETIC_SHARE, release_block_model,
+                        synthetic_partition)
 
 __all__ = ["PrivateGraph", "privatize", "check_private_graph_input", "release_edge_count",
            "check_rank", "default_rank", "check_share", "screens", "screen", "choose_scale_route",
@@ -182,7 +184,9 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
               screen_share: float = SCREEN_SHARE, rr_postprocess: str = "posterior-degree",
               weight: str | None = "weight", pca_options: dict | None = None,
               edge_count: float | None = None,
-              matrix_free_options: dict | None = None) -> PrivateGraph:
+              matrix_free_options: dict | None = None,
+              synthetic_share: float | None | str = "auto",
+              synthetic_blocks: int = DEFAULT_BLOCKS) -> PrivateGraph:
     """Release a private synthetic version of ``G`` under edge-level (epsilon, delta)-DP.
 
     Parameters
@@ -237,9 +241,12 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         or a rank-``k`` block prior (:mod:`dpgraph.rr_posterior`); the de-biased release
         projected onto ``[0, 1]`` (``"box"``, which is the flipped graph itself: at epsilon 1
         about 27% of all pairs are edges); or truncated to rank ``r`` and then projected
-        (``"low-rank"``). Measured (BENCHMARKS.md, fidelity): the posterior exports keep the
-        edge count and the cut queries within a few percent where ``"box"`` is off by ~5x.
-        :func:`dpgraph.max_cut` does not depend on this choice (it solves its own candidates).
+        (``"low-rank"``). These are the weights (:meth:`PrivateGraph.weights`); their total
+        exceeds the edge count at small epsilon on sparse graphs (issue 18: 2-5x at epsilon
+        0.5), so the sampled export uses the block model of ``synthetic_share`` instead, and
+        ``dpgraph synth --weighted`` keeps only the released edge count's worth of heaviest
+        pairs. :func:`dpgraph.max_cut` does not depend on this choice (it solves its own
+        candidates).
     weight : str or None
         Edge attribute holding the weight (NetworkX, igraph); ``None`` treats every edge as
         weight 1, as NetworkX does (e.g. ``nx.karate_club_graph()``, whose weights are meeting
@@ -255,6 +262,21 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         (:func:`dpgraph.routes.matrix_free.release_matrix_free`: ``steps``, ``kappa``,
         ``degree_share`` and ``core_share`` as fractions of its zCDP rho, ...); ``degree_share``
         and ``tail_share`` above apply to the dense PCA route.
+
+    synthetic_share : float, None or "auto"
+        Fraction of epsilon spent on the synthetic-graph export (``"auto"``, the default: 0.3
+        on the dense routes, None on the matrix-free route, whose factor form samples in
+        ``O(m + n r)`` without another release): after the
+        route's release, ``synthetic_blocks`` spectral communities, each split in two along
+        the release's max-cut eigenvector, are computed from it
+        (post-processing) and the block edge counts and node degrees are released with Laplace
+        noise (:mod:`dpgraph.synthetic`, docs/privacy.md 7); :meth:`PrivateGraph.sample` then
+        draws from this degree-corrected block model, with the released edge count. The route
+        (screening included) gets the rest. ``None``: no such release (``pg.block_model`` is
+        None, the whole budget goes to the route and :meth:`PrivateGraph.sample` samples the
+        weights); :func:`dpgraph.max_cut` uses ``None``, since it does not use the export.
+    synthetic_blocks : int
+        Number of spectral communities ``k`` (default 8; up to ``2k`` blocks).
 
     Returns
     -------
@@ -296,12 +318,26 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         raise ValueError(f"rr_postprocess={rr_postprocess!r} is not 'posterior-degree', "
                          f"'posterior-lowrank-<k>', 'box' or 'low-rank'")
     screen_share = check_share("screen_share", screen_share)
+    if synthetic_share is not None and synthetic_share != "auto":
+        synthetic_share = check_share("synthetic_share", synthetic_share)
     data = as_graph_data(G, weight=weight)
     check_private_graph_input(data)
+    if isinstance(synthetic_share, str):  # "auto"
+        # the matrix-free route's factor form has its own O(m + n r) sampler (docs 5.5): no
+        # extra release there; the dense routes' weights need the block model (docs 7)
+        large = route == "matrix-free" or (route == "auto" and data.n >= MATRIX_FREE_MIN_N)
+        synthetic_share = None if large else SYNTHETIC_SHARE
     rank_given = rank
     rank, rank_note = default_rank(data.n) if rank is None else (check_rank(rank, data.n), None)
+    if isinstance(synthetic_blocks, bool) or not isinstance(synthetic_blocks, (int, np.integer)) \
+            or synthetic_blocks < 1:
+        raise ValueError(f"synthetic_blocks must be a positive integer, got {synthetic_blocks!r}")
+    # each community is split in two: on tiny graphs at most n // 4 communities
+    synthetic_blocks = min(int(synthetic_blocks), max(1, data.n // 4))
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
+    eps_synthetic = 0.0 if synthetic_share is None else synthetic_share * epsilon
+    epsilon = epsilon - eps_synthetic  # basic composition: the route gets the rest
     screening, m_hat = None, edge_count
     if route == "randomized-response" and data.m and not data.is_unweighted:
         raise ValueError("route='randomized-response' needs an unweighted graph")
@@ -338,4 +374,12 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
     pg.diagnostics.setdefault("rank", rank)
     if rank_note:
         pg.diagnostics["rank_note"] = rank_note
+    if eps_synthetic > 0:
+        # docs/privacy.md 7: a partition from the release (post-processing), then the block
+        # model's releases for that partition (adaptive composition)
+        report(f"privatize: synthetic block model ({synthetic_blocks} blocks)")
+        blocks = synthetic_partition(pg, int(synthetic_blocks), rng=gen)
+        pg.block_model = release_block_model(data, blocks, epsilon=eps_synthetic, ledger=ledger,
+                                             rng=gen)
+        pg.diagnostics["synthetic_share"] = synthetic_share
     return pg

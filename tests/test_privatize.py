@@ -64,7 +64,8 @@ def test_private_graph_holds_no_input_and_keeps_labels(small_planted):
 
 
 def test_sample_follows_weights(small_planted):
-    pg = privatize(small_planted.graph, epsilon=2.0, delta=1e-6, rank=2, rng=0)
+    pg = privatize(small_planted.graph, epsilon=2.0, delta=1e-6, rank=2, rng=0,
+                 synthetic_share=None)  # the Bernoulli sampler of the weights
     W = np.minimum(pg.weights(), 1.0)
     expected = W[np.triu_indices(300, 1)].sum()
     ms = [pg.sample(rng=s).m for s in range(5)]
@@ -124,7 +125,9 @@ def test_screening_routes_sparse_graphs_to_randomized_response(small_planted):
     scr = pg.diagnostics["screening"]
     assert not scr["predicted_pass"] and abs(scr["mean_degree"] - 60) < 5
     assert [e.name for e in pg.ledger.entries] == ["screening: edge count",
-                                                   "randomized response (all pairs)"]
+                                                   "randomized response (all pairs)",
+                                                   "synthetic: block edge counts",
+                                                   "synthetic: degrees inside / across blocks"]
     assert math.isclose(pg.ledger.spent[0], 1.0, rel_tol=1e-9)
     W = pg.weights()
     assert W.min() >= 0 and W.max() <= 1 and np.array_equal(W, W.T)

@@ -46,7 +46,8 @@ def test_blocks_agree_with_direct_computation():
 
 def test_private_graph_objectives():
     inst = dpgraph.datasets.planted_cut(120, 10, rng=2)
-    pg = dpgraph.privatize(inst.graph, epsilon=1.0, delta=1e-6, rank=3, rng=0)
+    pg = dpgraph.privatize(inst.graph, epsilon=1.0, delta=1e-6, rank=3, rng=0,
+                           synthetic_share=None)  # the whole budget on the pair release
     assert pg.projected is None and pg.unbiased is not None
     assert pg.objective_names() == ("unbiased", "posterior-lowrank-2", "posterior-lowrank-3",
                                     "posterior-degree")
@@ -55,7 +56,7 @@ def test_private_graph_objectives():
     # its total weight tracks the edge count (the flipped graph's is ~ p n^2 / 2)
     assert abs(W.sum() / 2 - inst.graph.m) < 0.25 * inst.graph.m
     box = dpgraph.privatize(inst.graph, epsilon=1.0, delta=1e-6, rank=3, rng=0,
-                            rr_postprocess="box")
+                            rr_postprocess="box", synthetic_share=None)
     assert np.array_equal(box.weights(), np.clip(pg.unbiased, 0, 1))
     assert box.weights().sum() / 2 > 3 * inst.graph.m
     with pytest.raises(ValueError, match="rr_postprocess"):

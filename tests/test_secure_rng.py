@@ -38,7 +38,8 @@ def _attack(rng_private, rng_attacker):
     known = nx.Graph()
     known.add_nodes_from(nodes)
     known.add_edge(nodes[0], nodes[1])
-    kw = dict(epsilon=1.0, delta=1e-6, rank=2, route="randomized-response")
+    kw = dict(epsilon=1.0, delta=1e-6, rank=2, route="randomized-response",
+              synthetic_share=None)  # the pair release alone
     pg = dpgraph.privatize(G, rng=rng_private, **kw)
     released = _released_bits(pg)
     mine = _released_bits(dpgraph.privatize(known, rng=rng_attacker, **kw))

@@ -49,7 +49,8 @@ from . import _library as _lib
 from . import _text
 from ._base import GraphFormatError, open_text
 
-__all__ = ["read_graph", "write_graph", "detect_format", "GraphFormatError", "FORMATS"]
+__all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "GraphFormatError",
+           "FORMATS"]
 
 # name -> (reader, writer, writer mode: "t" text stream or "b" binary stream)
 _REGISTRY = {
@@ -244,6 +245,34 @@ def _decoding_errors(path, fmt):
 def _check_format(format) -> str:
     if format not in _REGISTRY:
         raise ValueError(f"format={format!r} is not one of {', '.join(FORMATS)}")
+    return format
+
+
+def check_output_path(path, format: str | None = None) -> str:
+    """Check, before any work is done, that :func:`write_graph` can write ``path``: the format
+    is known (``format=`` or the extension) and the directory exists and is writable. Returns
+    the format. The CLI calls it before spending any privacy budget.
+
+    Examples
+    --------
+    >>> check_output_path("out.graphml")
+    'graphml'
+    """
+    path = os.fspath(path)
+    if format is None:
+        suffix = _suffix(path)
+        if suffix not in _EXTENSIONS:
+            raise ValueError(f"cannot tell the output format of {path!r} from its extension "
+                             f"(use one of: {', '.join(sorted(_EXTENSIONS))}; or pass format=)")
+        format = _EXTENSIONS[suffix]
+    format = _check_format(format)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"cannot write {path!r}: no such directory {folder!r}")
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"cannot write {path!r}: it is a directory")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise PermissionError(f"cannot write {path!r}: permission denied")
     return format
 
 

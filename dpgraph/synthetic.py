@@ -1,0 +1,576 @@
+"""Private synthetic graphs: a degree-corrected block model released from the graph and sampled.
+
+The export of :meth:`dpgraph.PrivateGraph.sample` (and ``dpgraph synth``) when ``privatize`` was
+given a ``synthetic_share`` (the default). Three steps (docs/privacy.md, section 7):
+
+1. **Partition** (post-processing, no privacy cost; :func:`synthetic_partition`): k-means on
+   the spectral embedding of the route's release (:func:`partition_from_release`: the top
+   positive eigenvectors of the randomized-response release's de-biased matrix, or of the
+   private low-rank factors ``basis @ core @ basis.T`` on the PCA and matrix-free routes, from
+   the r x r core: never n x n), each community split in two by the sign of the release's most
+   negative eigenvector (:func:`cut_side_from_release`), so the samples keep its cut structure.
+2. **Release** (:func:`release_block_model`): given that partition, the block edge counts
+   (Laplace, L1 sensitivity 1: one edge lies in exactly one block pair) and each node's degree
+   inside its block and across blocks (Laplace, L1 sensitivity 2: one edge changes two entries
+   by 1), then made consistent (post-processing, :func:`consistent_block_model`): counts
+   rounded, non-negative and at most the pairs a block pair has; degrees smoothed by isotonic
+   regression on their sorted order (Hay, Li, Miklau & Jensen, ICDM 2009, "Accurate estimation
+   of the degree distribution of private networks") and floored at 1.
+3. **Sample** (:func:`sample_block_model`, post-processing): one anchor edge per node (no
+   isolated nodes), then for every block pair ``(a, b)`` exactly ``k_ab`` distinct edges whose
+   endpoints are drawn with probability proportional to the released degrees inside (or
+   across) blocks (Chung-Lu within and between blocks, the degree-corrected stochastic block
+   model of Karrer & Newman 2011), rejecting self-loops and repeated pairs. Expected time
+   ``O((m + n) log n)``, memory ``O(m + n + k^2)``: no n x n array, so any route (the
+   matrix-free one included) can call it with ``(blocks, block_counts, degrees)``.
+
+The sampled graph has exactly ``sum_{a <= b} k_ab`` edges, the released edge count (block
+counts are capped at the pairs a block pair has).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .graph import GraphData, from_matrix
+from .privacy import PrivacyLedger, laplace_mechanism, make_rng
+
+__all__ = ["BlockModel", "partition_from_release", "release_block_model", "consistent_block_model",
+           "sample_block_model", "block_edge_counts", "degree_split", "node_block_counts",
+           "refine_partition", "cut_side_from_release", "synthetic_partition",
+           "SYNTHETIC_SHARE", "COUNT_SHARE",
+           "DEFAULT_BLOCKS"]
+
+# privatize's default share of epsilon for the block model (degrees + block counts); the rest
+# goes to the route, whose release gives the partition (BENCHMARKS.md, "Synthetic graphs").
+SYNTHETIC_SHARE = 0.3
+# share of the block model's epsilon for the block counts (the rest: degrees). The counts are
+# sums of many edges, so a small share already makes their noise small relative to them.
+COUNT_SHARE = 0.2
+DEFAULT_BLOCKS = 8
+
+
+@dataclass(eq=False)
+class BlockModel:
+    """A released degree-corrected block model (all entries are post-processed releases).
+
+    Attributes
+    ----------
+    blocks : ndarray of int, shape (n,)
+        Block of each node (a function of the route's release: no privacy cost).
+    block_counts : ndarray of int, shape (k, k)
+        Symmetric; ``block_counts[a, b]`` edges between blocks ``a != b``, ``block_counts[a, a]``
+        edges inside block ``a``.
+    degrees : ndarray of float, shape (n,)
+        Released degrees (>= 1): the sampler's relative endpoint weights inside each block.
+    inside : ndarray of float, shape (n,), or None
+        Released fraction of each node's degree inside its own block (in [0, 1]): endpoint
+        weights ``degrees * inside`` for edges inside a block, ``degrees * (1 - inside)``
+        across blocks. None: the same weights for both.
+    """
+
+    blocks: np.ndarray
+    block_counts: np.ndarray
+    degrees: np.ndarray
+    inside: np.ndarray | None = None
+
+    @property
+    def n(self) -> int:
+        return int(self.blocks.shape[0])
+
+    @property
+    def edge_count(self) -> int:
+        """The released edge count ``sum_{a <= b} block_counts[a, b]``."""
+        return int(np.triu(self.block_counts).sum())
+
+    def __repr__(self) -> str:
+        return (f"BlockModel(n={self.n}, blocks={self.block_counts.shape[0]}, "
+                f"edge_count={self.edge_count})")
+
+
+def _check_blocks(blocks, n: int | None = None) -> tuple[np.ndarray, int]:
+    b = np.asarray(blocks)
+    if b.ndim != 1 or (n is not None and b.shape[0] != n):
+        raise ValueError(f"blocks must be a 1-d array of length n={n}, got shape {b.shape}")
+    if b.size and (not np.issubdtype(b.dtype, np.integer) or b.min() < 0):
+        raise ValueError("blocks must hold non-negative integer block indices")
+    return b.astype(np.int64), int(b.max()) + 1 if b.size else 0
+
+
+def block_edge_counts(weights, blocks) -> np.ndarray:
+    """Upper triangle (diagonal included) of the block edge-weight matrix ``Z^T A Z`` with the
+    diagonal halved: entry ``(a, b)``, ``a <= b``, is the total weight of the edges between
+    blocks ``a`` and ``b``. NOT PRIVATE (reads the graph); :func:`release_block_model` releases it.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp, numpy as np
+    >>> A = sp.csr_array(np.array([[0, 1, 1], [1, 0, 0], [1, 0, 0]], dtype=float))
+    >>> block_edge_counts(A, np.array([0, 0, 1])).tolist()
+    [[1.0, 1.0], [0.0, 0.0]]
+    """
+    b, k = _check_blocks(blocks, weights.shape[0])
+    Z = sp.csr_array((np.ones(b.size), (np.arange(b.size), b)), shape=(b.size, k))
+    B = (Z.T @ (sp.csr_array(weights) @ Z)).toarray()
+    out = np.triu(B, 1)
+    out[np.diag_indices(k)] = np.diag(B) / 2.0
+    return out
+
+
+def degree_split(weights, blocks) -> np.ndarray:
+    """``n x 2``: each node's edge weight inside its own block and across blocks. NOT PRIVATE
+    (reads the graph); :func:`release_block_model` releases it (L1 sensitivity 2, 7.2).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp, numpy as np
+    >>> A = sp.csr_array(np.array([[0, 1, 1], [1, 0, 0], [1, 0, 0]], dtype=float))
+    >>> degree_split(A, np.array([0, 0, 1])).tolist()
+    [[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]]
+    """
+    b, _ = _check_blocks(blocks, weights.shape[0])
+    coo = sp.coo_array(weights)
+    same = b[coo.row] == b[coo.col]
+    return np.column_stack([np.bincount(coo.row, weights=coo.data * same, minlength=b.size),
+                            np.bincount(coo.row, weights=coo.data * ~same, minlength=b.size)])
+
+
+def node_block_counts(weights, blocks, k: int | None = None) -> np.ndarray:
+    """``N = A Z`` (n x k): each node's edge weight into each block. NOT PRIVATE (reads the
+    graph); :func:`refine_partition` releases it (L1 sensitivity 2, docs/privacy.md 7.4).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp, numpy as np
+    >>> A = sp.csr_array(np.array([[0, 1, 1], [1, 0, 0], [1, 0, 0]], dtype=float))
+    >>> node_block_counts(A, np.array([0, 0, 1])).tolist()
+    [[1.0, 1.0], [1.0, 0.0], [1.0, 0.0]]
+    """
+    b, kb = _check_blocks(blocks, weights.shape[0])
+    k = kb if k is None else int(k)
+    Z = sp.csr_array((np.ones(b.size), (np.arange(b.size), b)), shape=(b.size, k))
+    return (sp.csr_array(weights) @ Z).toarray()
+
+
+def partition_from_release(pg, k: int = DEFAULT_BLOCKS, rng=None) -> np.ndarray:
+    """Blocks from a :class:`~dpgraph.PrivateGraph` by spectral clustering (post-processing).
+
+    Embedding: the eigenvectors of the ``k`` largest positive eigenvalues of the release
+    (the randomized-response route's de-biased matrix; on the other routes
+    ``basis @ core @ basis.T``, from its r x r core only), scaled by ``sqrt(eigenvalue)``, rows
+    normalised to unit length (spherical spectral clustering, which suits heterogeneous
+    degrees); then k-means++ (Lloyd) into ``k`` blocks. Uses only released values and fresh
+    randomness: no privacy cost (docs/privacy.md 4.6).
+
+    Examples
+    --------
+    >>> import networkx as nx, dpgraph
+    >>> from dpgraph.synthetic import partition_from_release
+    >>> G = nx.Graph(nx.karate_club_graph().edges())
+    >>> pg = dpgraph.privatize(G, epsilon=4, delta=1e-6, rank=2, rng=0, synthetic_share=None)
+    >>> partition_from_release(pg, 2, rng=0).shape
+    (34,)
+    """
+    gen = make_rng(rng)
+    k = int(k)
+    if not 1 <= k <= pg.n:
+        raise ValueError(f"k (number of blocks) must lie in [1, n={pg.n}], got {k}")
+    if k == 1:
+        return np.zeros(pg.n, dtype=np.int64)
+    X = _embedding(pg, k)
+    if X is None:
+        return np.zeros(pg.n, dtype=np.int64)
+    _, labels = _kmeans(X, k, gen, iters=30)
+    # relabel to 0..k'-1 (empty clusters dropped)
+    return np.unique(labels, return_inverse=True)[1].astype(np.int64)
+
+
+def cut_side_from_release(pg) -> np.ndarray:
+    """A two-sided split of the nodes along the release's most negative eigenvector (the
+    spectral max-cut heuristic; post-processing, no privacy cost): 0/1 by its sign. From the
+    randomized-response release's de-biased matrix, or from the r x r core of the low-rank
+    routes (``basis @ core @ basis.T``)."""
+    from scipy.sparse import linalg as spla
+
+    if pg.unbiased is not None:
+        W = pg.unbiased
+        if W.shape[0] <= 400:
+            lam, vec = np.linalg.eigh(W)
+            x = vec[:, np.argmin(lam)]
+        else:
+            x = spla.eigsh(W, k=1, which="SA", tol=1e-4)[1][:, 0]
+    elif pg.basis is not None:
+        mu, U = np.linalg.eigh((pg.core + pg.core.T) / 2.0)
+        x = pg.basis @ U[:, np.argmin(mu)]
+    else:
+        raise ValueError("this release holds neither a pair release nor low-rank factors")
+    return (x > 0).astype(np.int64)
+
+
+def synthetic_partition(pg, k: int = DEFAULT_BLOCKS, rng=None) -> np.ndarray:
+    """The blocks :func:`dpgraph.privatize` releases its block model for: the ``k`` spectral
+    communities of :func:`partition_from_release` crossed with the two sides of
+    :func:`cut_side_from_release` (up to ``2k`` blocks; the side keeps the release's cut
+    structure in the samples, so a cut found on a sample transfers to the input). Post-processing.
+
+    Examples
+    --------
+    >>> import networkx as nx, dpgraph
+    >>> pg = dpgraph.privatize(nx.Graph(nx.karate_club_graph().edges()), epsilon=4, delta=1e-6,
+    ...                        rank=2, rng=0, synthetic_share=None)
+    >>> int(synthetic_partition(pg, 2, rng=0).max()) <= 3
+    True
+    """
+    z = 2 * partition_from_release(pg, k, rng=rng) + cut_side_from_release(pg)
+    return np.unique(z, return_inverse=True)[1].astype(np.int64)
+
+
+def _kmeans(X: np.ndarray, k: int, gen, iters: int):
+    """SciPy's k-means++ / Lloyd; an empty cluster is expected (it is dropped by relabelling),
+    so its warning is silenced."""
+    import warnings
+
+    from scipy.cluster.vq import kmeans2
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="One of the clusters is empty")
+        return kmeans2(X, k, minit="++", seed=gen, iter=iters)
+
+
+def _embedding(pg, k: int):
+    """Rows-normalised spectral embedding of the release (top positive eigenpairs), or None."""
+    if pg.unbiased is not None:
+        lam, V = _top_positive(pg.unbiased, k)
+    elif pg.basis is not None:
+        mu, U = np.linalg.eigh((pg.core + pg.core.T) / 2.0)
+        order = np.argsort(-mu)[:k]
+        lam, V = mu[order], pg.basis @ U[:, order]
+    else:
+        raise ValueError("this release holds neither a pair release nor low-rank factors")
+    keep = lam > 0
+    if not keep.any():
+        return None
+    X = V[:, keep] * np.sqrt(lam[keep])
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    return X / np.where(norms > 0, norms, 1.0)
+
+
+def _top_positive(W: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    from scipy.sparse import linalg as spla
+
+    n = W.shape[0]
+    if n <= 400:
+        lam, vec = np.linalg.eigh(W)
+    else:
+        lam, vec = spla.eigsh(W, k=min(k, n - 2), which="LA", tol=1e-4)
+    order = np.argsort(-lam)[:k]
+    return lam[order], vec[:, order]
+
+
+def refine_partition(data: GraphData, blocks, *, epsilon: float, ledger: PrivacyLedger,
+                     rng=None, rounds: int = 2) -> np.ndarray:
+    """Private local moves (Louvain's modularity gain) from ``blocks``: ``rounds`` rounds, each
+    releasing the node-to-block edge counts ``N = A Z`` (n x k) with Laplace noise of scale
+    ``2 rounds / epsilon`` (L1 sensitivity 2: one edge ``{i, j}`` changes ``N[i, z_j]`` and
+    ``N[j, z_i]`` by at most 1 each; docs/privacy.md 7.4) and moving every node to the block
+    of largest noisy gain ``N^_ib - d^_i vol^_b / vol^`` with ``d^ = N^ 1``,
+    ``vol^_b = sum_{i in b} d^_i`` (post-processing). The rounds compose adaptively: total
+    ``epsilon``. This is the community-adjustment step of PrivGraph (Yuan et al., USENIX
+    Security 2023) as we read the paper; the PrivGraph-style baseline of
+    ``benchmarks/bench_synthetic.py`` uses it. ``privatize`` does not (measured on chameleon,
+    it lowered the NMI of the spectral partition at epsilon >= 2: BENCHMARKS.md).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpgraph.graph import as_graph_data
+    >>> from dpgraph.privacy import PrivacyLedger
+    >>> led = PrivacyLedger(epsilon=2, delta=0)
+    >>> G = as_graph_data(nx.Graph(nx.karate_club_graph().edges()))
+    >>> z = refine_partition(G, np.arange(34) % 2, epsilon=2, ledger=led, rng=0)
+    >>> z.shape, round(led.spent[0], 6)
+    ((34,), 2.0)
+    """
+    b, k = _check_blocks(blocks, data.n)
+    rounds = int(rounds)
+    if rounds < 1:
+        raise ValueError(f"rounds must be >= 1, got {rounds}")
+    gen = make_rng(rng)
+    A = sp.csr_array(data.weights)
+    del data
+    for t in range(rounds):
+        N, _ = laplace_mechanism(
+            node_block_counts(A, b, k), sensitivity=2.0, epsilon=epsilon / rounds, ledger=ledger,
+            name=f"synthetic: node-to-block counts (round {t + 1}/{rounds})", rng=gen,
+            note="one edge changes two entries by <= 1 each (docs/privacy.md 7.4)")
+        d = np.maximum(N.sum(axis=1), 0.0)
+        vol = np.bincount(b, weights=d, minlength=k)
+        gain = N - np.outer(d, vol) / max(vol.sum(), 1.0)
+        b = np.argmax(gain, axis=1).astype(np.int64)
+    return np.unique(b, return_inverse=True)[1].astype(np.int64)
+
+
+def release_block_model(data: GraphData, blocks, *, epsilon: float, ledger: PrivacyLedger,
+                        rng=None, count_share: float = COUNT_SHARE) -> BlockModel:
+    """Release the block edge counts and the degrees of ``data`` for fixed ``blocks`` (pure DP).
+
+    ``count_share * epsilon`` goes to the ``k(k+1)/2`` block counts (Laplace scale
+    ``1 / (count_share epsilon)``: one edge of weight in [0, 1] lies in exactly one block pair,
+    L1 sensitivity 1, docs/privacy.md 7.1) and the rest to the ``n`` degrees (Laplace scale
+    ``2 / ((1 - count_share) epsilon)``: L1 sensitivity 2, docs/privacy.md 7.2). ``blocks``
+    must not depend on ``data`` except through earlier releases (adaptive composition, 7.3).
+    The two draws are post-processed by :func:`consistent_block_model`.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpgraph.graph import as_graph_data
+    >>> from dpgraph.privacy import PrivacyLedger
+    >>> data = as_graph_data(nx.Graph(nx.karate_club_graph().edges()))
+    >>> led = PrivacyLedger(epsilon=1, delta=0)
+    >>> bm = release_block_model(data, np.arange(34) % 2, epsilon=1, ledger=led, rng=0)
+    >>> bm.block_counts.shape, round(led.spent[0], 6)
+    ((2, 2), 1.0)
+    """
+    b, k = _check_blocks(blocks, data.n)
+    if not 0 < count_share < 1:
+        raise ValueError(f"count_share must lie strictly between 0 and 1, got {count_share!r}")
+    gen = make_rng(rng)
+    A = data.weights
+    iu = np.triu_indices(k)
+    counts, _ = laplace_mechanism(
+        block_edge_counts(A, b)[iu], sensitivity=1.0, epsilon=count_share * epsilon,
+        ledger=ledger, name="synthetic: block edge counts", rng=gen,
+        note=f"{k} blocks; one edge lies in one block pair (docs/privacy.md 7.1)")
+    split, scale = laplace_mechanism(
+        degree_split(A, b), sensitivity=2.0, epsilon=(1.0 - count_share) * epsilon, ledger=ledger,
+        name="synthetic: degrees inside / across blocks", rng=gen,
+        note="one edge changes two entries by <= 1 each (docs/privacy.md 7.2)")
+    del data, A  # nothing below reads the input
+    C = np.zeros((k, k))
+    C[iu] = np.atleast_1d(counts)
+    return consistent_block_model(b, C, split.sum(axis=1), inside=split[:, 0],
+                                  across=split[:, 1], shrink=scale)
+
+
+
+def _isotonic_sorted(values: np.ndarray) -> np.ndarray:
+    """Isotonic (non-decreasing) least-squares fit of ``values`` along their sorted order."""
+    from scipy.optimize import isotonic_regression  # SciPy >= 1.12 (pool adjacent violators)
+
+    order = np.argsort(values, kind="stable")
+    out = np.empty_like(values, dtype=float)
+    out[order] = isotonic_regression(values[order]).x
+    return out
+
+
+def consistent_block_model(blocks, counts: np.ndarray, degrees: np.ndarray, *, inside=None,
+                           across=None, shrink: float = 1.0) -> BlockModel:
+    """Post-process noisy releases into a consistent :class:`BlockModel` (no privacy cost).
+
+    ``counts``: upper triangle used (a <= b); rounded, clipped to ``[0, pairs_ab]`` with
+    ``pairs_aa = n_a (n_a - 1) / 2`` and ``pairs_ab = n_a n_b``, symmetrised. ``degrees``:
+    isotonic regression along their sorted order (Hay et al. 2009; it keeps each node's rank
+    and averages the noise of neighbours in that order), then clipped to ``[1, n - 1]``.
+
+    Examples
+    --------
+    >>> bm = consistent_block_model(np.array([0, 0, 1]), np.array([[1.4, -2.0], [0, 0.2]]),
+    ...                             np.array([3.0, -1.0, 0.5]))
+    >>> bm.block_counts.tolist(), bm.degrees.tolist()
+    ([[1, 0], [0, 0]], [2.0, 1.0, 1.0])
+    """
+    b, k = _check_blocks(blocks)
+    n = b.size
+    sizes = np.bincount(b, minlength=k).astype(float)
+    pairs = np.outer(sizes, sizes)
+    pairs[np.diag_indices(k)] = sizes * (sizes - 1) / 2.0
+    C = np.rint(np.triu(np.asarray(counts, dtype=float)[:k, :k]))
+    C = np.clip(C, 0.0, np.triu(pairs)).astype(np.int64)
+    C = C + np.triu(C, 1).T
+    d = np.clip(_isotonic_sorted(np.asarray(degrees, dtype=float)), 1.0, max(n - 1, 1))
+    frac = None
+    if inside is not None:
+        # each node's share of its degree inside its block, shrunk towards its block's share
+        # (``shrink`` pseudo-counts, the noise scale): noisy small degrees fall back on the block
+        din = np.maximum(np.asarray(inside, dtype=float), 0.0)
+        dout = np.maximum(np.asarray(across, dtype=float), 0.0)
+        tot_in, tot_out = np.bincount(b, din, k), np.bincount(b, dout, k)
+        f_block = tot_in / np.maximum(tot_in + tot_out, 1e-12)
+        frac = (din + shrink * f_block[b]) / (din + dout + shrink)
+    return BlockModel(blocks=b, block_counts=C, degrees=d, inside=frac)
+
+
+def _draw_endpoints(gen, members: list, cdfs: list, block_ids: np.ndarray) -> np.ndarray:
+    """One endpoint per entry of ``block_ids``, drawn proportional to degree inside the block."""
+    out = np.empty(block_ids.size, dtype=np.int64)
+    for a in np.unique(block_ids):
+        sel = np.flatnonzero(block_ids == a)
+        cdf = cdfs[a]
+        pos = np.searchsorted(cdf, gen.random(sel.size) * cdf[-1], side="right")
+        out[sel] = members[a][np.minimum(pos, cdf.size - 1)]
+    return out
+
+
+def _cdfs(w: np.ndarray, members: list) -> list:
+    """Per-block cumulative endpoint weights (uniform where a block's weights sum to 0)."""
+    out = []
+    for m in members:
+        x = w[m]
+        out.append(np.cumsum(x if x.sum() > 0 else np.ones_like(x)))
+    return out
+
+
+def _fill_uniformly(gen, keys, members, ia, ib, need, n):
+    """Place the edges that degree-proportional draws could not (nearly complete block pairs,
+    or nodes of weight ~0) uniformly among the block pair's free pairs."""
+    extra = []
+    for p in np.flatnonzero(need):
+        ma, mb = members[ia[p]], members[ib[p]]
+        u, v = np.meshgrid(ma, mb, indexing="ij")
+        u, v = u.ravel(), v.ravel()
+        ok = u < v if ia[p] == ib[p] else np.ones(u.size, dtype=bool)
+        lo, hi = np.minimum(u[ok], v[ok]), np.maximum(u[ok], v[ok])
+        free = np.setdiff1d(lo * n + hi, keys, assume_unique=False)
+        extra.append(gen.choice(free, size=min(int(need[p]), free.size), replace=False))
+    return np.union1d(keys, np.concatenate(extra)) if extra else keys
+
+
+def _anchor_blocks(gen, b: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every node, a partner block drawn with probability proportional to its block's row
+    of incidences (``2 k_aa`` inside, ``k_ab`` across); -1 where that row is empty."""
+    full = target + target.T  # the diagonal doubles: 2 k_aa incidences inside block a
+    cum = np.cumsum(full, axis=1).astype(float)
+    tot = cum[:, -1]
+    u = np.arange(b.size)
+    r = gen.random(b.size) * tot[b]
+    c = np.minimum((cum[b] <= r[:, None]).sum(axis=1), target.shape[0] - 1).astype(np.int64)
+    c[tot[b] <= 0] = -1
+    return u, c
+
+
+def _accept(keys, u, v, pair_of, need, n):
+    """Add the new distinct non-loop pairs ``{u, v}`` not yet in ``keys`` (sorted), at most
+    ``need[p]`` for each block pair ``p``; return the new sorted keys and the remaining need.
+    Membership by binary search and a merge of sorted arrays: the rejection rounds after the
+    first add few edges, so they cost ``O(m)`` each, not a re-sort of all keys."""
+    ok = (u != v) & (pair_of >= 0)
+    lo, hi = np.minimum(u[ok], v[ok]), np.maximum(u[ok], v[ok])
+    new, first = np.unique(lo * n + hi, return_index=True)
+    pair_of = pair_of[ok][first]
+    if keys.size:
+        pos = np.minimum(np.searchsorted(keys, new), keys.size - 1)
+        fresh = keys[pos] != new
+        new, pair_of = new[fresh], pair_of[fresh]
+    order = np.argsort(pair_of, kind="stable")
+    new, pair_of = new[order], pair_of[order]
+    start = np.searchsorted(pair_of, np.arange(need.size))
+    take = (np.arange(pair_of.size) - start[pair_of]) < need[pair_of]
+    added = np.sort(new[take])
+    merged = np.concatenate([keys, added])
+    merged[np.searchsorted(keys, added) + np.arange(added.size)] = added  # stable merge slots
+    mask = np.ones(merged.size, dtype=bool)
+    mask[np.searchsorted(keys, added) + np.arange(added.size)] = False
+    merged[mask] = keys
+    return merged, need - np.bincount(pair_of[take], minlength=need.size)
+
+
+def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, labels=None,
+                       max_rounds: int = 50) -> GraphData:
+    """Sample a simple graph from a degree-corrected block model (post-processing).
+
+    For each block pair ``a <= b``, draw exactly ``block_counts[a, b]`` distinct edges, each
+    endpoint chosen with probability proportional to ``degrees`` inside its block (Chung-Lu
+    within and between blocks); self-loops and repeated pairs are rejected and redrawn, for at
+    most ``max_rounds`` rounds; what is still missing then (a nearly complete block pair) is
+    placed uniformly among the block pair's free pairs. Expected time ``O((m + n) log n)``,
+    memory ``O(m + n + k^2)``.
+
+    Parameters
+    ----------
+    blocks : array of int, shape (n,)
+    block_counts : array, shape (k, k)
+        Symmetric non-negative integers (upper triangle read); capped at the pairs available.
+    degrees : array, shape (n,)
+        Positive endpoint weights (e.g. released degrees); a block whose weights sum to 0 gets
+        uniform weights.
+    inside : array, shape (n,), optional
+        Fraction in [0, 1] of each node's weight used for edges inside its block (the rest for
+        edges across blocks); default: the same weights for both.
+    rng : None, int or numpy.random.Generator
+    labels : sequence, optional
+        Node labels of the result (default ``0..n-1``).
+    max_rounds : int
+
+    Returns
+    -------
+    GraphData
+        Unweighted, with exactly ``sum_{a<=b} min(block_counts[a, b], pairs_ab)`` edges.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = sample_block_model(np.array([0, 0, 0, 1, 1, 1]), np.array([[3, 1], [1, 2]]),
+    ...                        np.ones(6), rng=0)
+    >>> g.m
+    6
+    """
+    b, k = _check_blocks(blocks)
+    n = b.size
+    d = np.asarray(degrees, dtype=float)
+    if d.shape != (n,) or not np.all(np.isfinite(d)) or (d < 0).any():
+        raise ValueError(f"degrees must be {n} finite non-negative numbers")
+    C = np.asarray(block_counts)
+    if C.shape != (k, k):
+        raise ValueError(f"block_counts must be {k} x {k} for {k} blocks, got {C.shape}")
+    gen = make_rng(rng)
+    sizes = np.bincount(b, minlength=k)
+    pairs = np.outer(sizes, sizes).astype(np.int64)
+    pairs[np.diag_indices(k)] = sizes * (sizes - 1) // 2
+    target = np.minimum(np.rint(np.triu(C)).astype(np.int64), np.triu(pairs))
+    members = [np.flatnonzero(b == a) for a in range(k)]
+    f = np.full(n, 0.5) if inside is None else np.clip(np.asarray(inside, dtype=float), 0, 1)
+    if f.shape != (n,) or not np.all(np.isfinite(f)):
+        raise ValueError(f"inside must be {n} finite numbers in [0, 1]")
+    w_in, w_out = d * f, d * (1.0 - f)
+    ia, ib = np.nonzero(target)
+    need = target[ia, ib]
+    pair_index = np.full((k, k), -1, dtype=np.int64)
+    pair_index[ia, ib] = np.arange(ia.size)
+    keys = np.empty(0, dtype=np.int64)
+    cin, cout = _cdfs(w_in, members), _cdfs(w_out, members)
+    if ia.size:
+        # anchors: one edge from every node, to a block drawn in proportion to its block's
+        # released incidences, so no node with a positive released block volume is isolated
+        u, c = _anchor_blocks(gen, b, target)
+        has = c >= 0
+        u, c = u[has], c[has]
+        v = np.where(c == b[u], _draw_endpoints(gen, members, cin, c),
+                     _draw_endpoints(gen, members, cout, c))
+        lo_b, hi_b = np.minimum(b[u], c), np.maximum(b[u], c)
+        keys, need = _accept(keys, u, v, pair_index[lo_b, hi_b], need, n)
+        # the remaining draws discount the anchor edge (each node already has about one)
+        keep = np.maximum(d - 1.0, 0.1) / d
+        cin, cout = _cdfs(w_in * keep, members), _cdfs(w_out * keep, members)
+    inner = ia == ib
+    for _ in range(max_rounds):
+        if need.sum() == 0:
+            break
+        pair_of = np.repeat(np.arange(ia.size), need)
+        inn = inner[pair_of]
+        u = np.empty(pair_of.size, dtype=np.int64)
+        v = np.empty(pair_of.size, dtype=np.int64)
+        for sel, cdfs in ((inn, cin), (~inn, cout)):
+            u[sel] = _draw_endpoints(gen, members, cdfs, ia[pair_of[sel]])
+            v[sel] = _draw_endpoints(gen, members, cdfs, ib[pair_of[sel]])
+        keys, need = _accept(keys, u, v, pair_of, need, n)
+    if need.sum():
+        keys = _fill_uniformly(gen, keys, members, ia, ib, need, n)
+    rows, cols = keys // n, keys % n
+    A = sp.coo_array((np.ones(keys.size), (rows, cols)), shape=(n, n))
+    lab = tuple(range(n)) if labels is None else tuple(labels)
+    out = from_matrix((A + A.T).tocsr(), lab, source="sampled synthetic graph (block model)")
+    return out
