@@ -11,6 +11,7 @@ Expected errors (a malformed file, a missing data set, a bad option value) print
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import warnings
@@ -20,11 +21,47 @@ import numpy as np
 __all__ = ["main", "COMMANDS", "load_input"]
 
 
+def is_edge_files(spec) -> bool:
+    """Whether ``spec`` names Dask edge files: a glob, a folder, or a ``.parquet`` / ``.pq``
+    file (read by :func:`dpgraph.dask_graph.read_edge_files` on a Dask cluster)."""
+    spec = str(spec)
+    return (any(c in spec for c in "*?[") or os.path.isdir(spec)
+            or spec.lower().endswith((".parquet", ".pq")))
+
+
+@contextlib.contextmanager
+def dask_session(args):
+    """A Dask client for the command when its graph is Dask edge files (or ``--scheduler`` is
+    given): the cluster at ``--scheduler ADDRESS``, else a local cluster on this machine."""
+    scheduler = getattr(args, "scheduler", None)
+    if not scheduler and not is_edge_files(getattr(args, "graph", "") or ""):
+        yield None
+        return
+    try:
+        import distributed
+    except ModuleNotFoundError as exc:
+        raise ModuleNotFoundError("Dask edge files need the dask extra: pip install "
+                                  "\"dpgraph[dask]\"") from exc
+    from .progress import report
+
+    if scheduler:
+        with distributed.Client(scheduler) as client:
+            report(f"connected to the Dask scheduler at {scheduler}")
+            yield client
+    else:
+        with distributed.LocalCluster(dashboard_address=None) as cluster, \
+                distributed.Client(cluster) as client:
+            report(f"started a local Dask cluster ({len(cluster.workers)} workers)")
+            yield client
+
+
 def load_input(spec: str, *, format: str | None = None, symmetrize: str | None = None,
                unweighted: bool = False):
     """Return ``(GraphData, description, format)`` for a file path or a data set name.
 
-    A path that exists is read with :func:`dpgraph.io.read_graph`; otherwise ``spec`` is looked
+    A path that exists is read with :func:`dpgraph.io.read_graph`; Dask edge files
+    (:func:`is_edge_files`) with :func:`dpgraph.dask_graph.read_edge_files` (a
+    :class:`~dpgraph.dask_graph.DaskGraph`, format ``"dask"``); otherwise ``spec`` is looked
     up in :mod:`dpgraph.datasets` (registry, built-ins, bundled instances). Shared by every
     subcommand that takes a graph. ``unweighted=True`` (``--unweighted``) gives every edge
     weight 1, as NetworkX's ``weight=None`` does.
@@ -32,6 +69,9 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
     from .graph import unweighted as drop_weights
 
     data, where, fmt = _load(spec, format=format, symmetrize=symmetrize)
+    if unweighted and fmt == "dask":
+        raise ValueError("--unweighted is not supported for Dask edge files: drop the weight "
+                         "column instead (every edge then has weight 1)")
     return (drop_weights(data), f"{where}, every edge weight 1", fmt) if unweighted else \
         (data, where, fmt)
 
@@ -40,6 +80,10 @@ def _load(spec: str, *, format: str | None, symmetrize: str | None):
     from . import datasets
     from .io import detect_format, read_graph
 
+    if is_edge_files(spec):
+        from .dask_graph import read_edge_files
+
+        return read_edge_files(spec), spec, "dask"
     if os.path.exists(spec):
         fmt = format or detect_format(spec)
         kw = {"symmetrize": symmetrize} if symmetrize else {}
@@ -131,6 +175,13 @@ def _cmd_info(args) -> int:
         warnings.simplefilter("always")
         data, where, fmt = load_input(args.graph, format=args.format, symmetrize=args.symmetrize,
                                       unweighted=args.unweighted)
+    if fmt == "dask":  # passes over the partitions; no in-memory matrix
+        lo, hi = data.weight_range
+        print("\n".join([f"graph:       {where}", "format:      dask edge files",
+                         f"nodes:       {data.n}", f"edges:       {data.m}",
+                         f"weights:     [{lo:g}, {hi:g}]; total {data.total_weight:g}",
+                         f"degree:      {_summary(data.degrees)}"]))
+        return 0
     s = _info_summary(data, where, fmt, caught)
     if args.json:
         from .cli_json import dumps, info_document
@@ -221,7 +272,7 @@ def main(argv=None) -> int:
     from .progress import reporting
 
     try:
-        with reporting(enabled=not getattr(args, "quiet", False)):
+        with reporting(enabled=not getattr(args, "quiet", False)), dask_session(args):
             return int(args._run(args) or 0)
     except _expected_errors() as exc:
         message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)

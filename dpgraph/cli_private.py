@@ -20,6 +20,9 @@ def _add_graph_argument(p, what: str | None = None):
     add_unweighted_argument(p)
     p.add_argument("--quiet", "-q", action="store_true",
                    help="no progress lines on standard error")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler to use for edge files given as a glob, folder or "
+                        ".parquet path (default: a local cluster on this machine)")
     if what:
         add_json_argument(p, what)
 

@@ -25,8 +25,9 @@ import numpy as np
 from .privacy import (PrivacyLedger, reproducible_tag, laplace_mechanism, make_rng,
                       monotone_exponential_mechanism)
 from .privacy._validate import check_delta, check_epsilon, check_number
-from .privatize import (SCREEN_SHARE, PrivateGraph, check_private_graph_input,
+from .privatize import (SCREEN_SHARE, PrivateGraph, check_private_graph_input, input_graph,
                         check_share, privatize, release_edge_count, screen, screens)
+from .dask_graph import is_dask_input
 from .progress import report
 from .rr_posterior import prior_rank
 
@@ -144,7 +145,9 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     select_share = check_share("select_share", select_share)
     if estimate_share + select_share >= 1:
         raise ValueError("estimate_share + select_share must be < 1 (the rest privatizes)")
-    data = as_graph_data(G, weight=weight)
+    data = input_graph(G, weight=weight)
+    if is_dask_input(data):
+        route = "matrix-free"
     check_private_graph_input(data)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     # no synthetic-graph export: max_cut does not use it, so it pays nothing for it
@@ -192,12 +195,15 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     t_solve = time.perf_counter() - t0
     chosen, x = 0, results[0].x
     pool, owner = _candidate_pool(results)
-    true_op = as_weight_operator(data)  # NOT private: read only through the releases below
+    # NOT private: the input is read only through the releases below (cuts of fixed partitions;
+    # on Dask edges each is one pass over the partitions)
+    true_cuts = (data.cut_values if is_dask_input(data)
+                 else lambda X, op=as_weight_operator(data): cut_values(op, X))
     if (pg.unbiased is not None or matrix_free) and pool.shape[1] > 1 and eps_select > 0:
         # Every candidate partition is fixed (post-processing); their cuts in the input are
         # monotone with sensitivity 1 under edge adjacency: docs/privacy.md 4.11.
         k = monotone_exponential_mechanism(
-            cut_values(true_op, pool.astype(np.float64)), sensitivity=1.0, epsilon=eps_select,
+            true_cuts(pool.astype(np.float64)), sensitivity=1.0, epsilon=eps_select,
             ledger=ledger,
             name="choice among candidate partitions", rng=gen,
             note=f"{pool.shape[1]} distinct roundings of {len(names)} objectives {names}; "
@@ -209,7 +215,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                  {lab for lab, xi in zip(pg.labels, x) if xi < 0})
     # The partition is fixed now; its cut in the input has sensitivity 1 (4.10).
     estimate, _ = laplace_mechanism(
-        float(cut_values(true_op, x)), sensitivity=1.0, epsilon=eps_estimate,
+        float(np.ravel(true_cuts(x))[0]), sensitivity=1.0, epsilon=eps_estimate,
         ledger=ledger, name="cut of the returned partition", rng=gen,
         note="fixed partition; one edge changes its cut by <= 1 (docs/privacy.md 4.10)")
     if matrix_free:  # the factor form's own operator: no n x n array

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from .dask_graph import is_dask_input
 from .graph import GraphData, as_graph_data
 from .private_graph import DEFAULT_RANK, PrivateGraph
 from .privacy import PrivacyLedger, laplace_mechanism, make_rng
@@ -36,7 +37,7 @@ from .routes.memory import available_memory
 from .synthetic import (DEFAULT_BLOCKS, SYNTHETIC_SHARE, release_block_model,
                         synthetic_partition)
 
-__all__ = ["PrivateGraph", "privatize", "check_private_graph_input", "release_edge_count",
+__all__ = ["PrivateGraph", "privatize", "input_graph", "check_private_graph_input", "release_edge_count",
            "check_rank", "default_rank", "check_share", "screens", "screen", "choose_scale_route",
            "DEFAULT_RANK", "DEGREE_SHARE", "TAIL_SHARE", "CORE_SHARE", "SCREEN_SHARE",
            "MATRIX_FREE_MIN_N"]
@@ -56,6 +57,17 @@ _SCREEN_GAP_PER_DEGREE = 0.5
 _SCREEN_MARGIN = 1.5
 
 
+def input_graph(G, *, weight: str | None = "weight"):
+    """The pipeline's view of ``G``: a :class:`~dpgraph.graph.GraphData`, or a
+    :class:`~dpgraph.dask_graph.DaskGraph` for a Dask DataFrame of edges (columns ``u``, ``v``,
+    ``weight`` named by ``weight=``; ``weight=None``: no weight column is read)."""
+    if is_dask_input(G):
+        from .dask_graph import DaskGraph, from_dask
+
+        return G if isinstance(G, DaskGraph) else from_dask(G, weight=weight)
+    return as_graph_data(G, weight=weight)
+
+
 def check_private_graph_input(data: GraphData, *, what: str = "the private pipeline") -> None:
     """Refuse graphs outside what edge-level privacy covers here (docs/privacy.md, section 4).
 
@@ -65,7 +77,8 @@ def check_private_graph_input(data: GraphData, *, what: str = "the private pipel
     if data.n < 3:
         raise ValueError(f"{what} needs a graph with at least 3 nodes, got {data.n}")
     if data.m:
-        lo, hi = data.weights.data.min(), data.weights.data.max()
+        lo, hi = (data.weight_range if hasattr(data, "weight_range")  # Dask edges: one pass
+                  else (data.weights.data.min(), data.weights.data.max()))
         if lo < 0 or hi > 1:
             raise ValueError(
                 f"{what} protects graphs whose edge weights lie in [0, 1] (one edge's weight "
@@ -320,8 +333,14 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
     screen_share = check_share("screen_share", screen_share)
     if synthetic_share is not None and synthetic_share != "auto":
         synthetic_share = check_share("synthetic_share", synthetic_share)
-    data = as_graph_data(G, weight=weight)
+    data = input_graph(G, weight=weight)
     check_private_graph_input(data)
+    on_dask = is_dask_input(data)
+    if on_dask:  # only the matrix-free route reads the edges by passes (docs/privacy.md 9)
+        if route not in ("auto", "matrix-free"):
+            raise ValueError(f"route={route!r} needs the graph in memory; Dask edge lists take "
+                             f"route='matrix-free' (or 'auto')")
+        route = "matrix-free"
     if isinstance(synthetic_share, str):  # "auto"
         # the matrix-free route's factor form has its own O(m + n r) sampler (docs 5.5): no
         # extra release there; the dense routes' weights need the block model (docs 7)
