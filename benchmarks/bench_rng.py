@@ -4,7 +4,7 @@ Times the same release twice per repetition, once with ``rng=None`` (the default
 private) and once with an unseeded PCG64 ``numpy.random.Generator`` (what ``rng=None`` gave
 before; not cryptographically secure), alternating the order, on the largest dense release
 (the randomized-response route over all n(n-1)/2 pairs) and on ``max_cut`` end to end.
-Also times the raw draws. Prints medians and the ratio secure / PCG64.
+Also times the raw draws. Prints median CPU seconds and the ratio secure / PCG64.
 
 Usage: OPENBLAS_NUM_THREADS=1 python benchmarks/bench_rng.py [n ...]   (default: 5000 10000)
 """
@@ -23,9 +23,11 @@ warnings.simplefilter("ignore", ReproducibleNoiseWarning)  # the PCG64 runs are 
 
 
 def _time(fn, rng) -> float:
-    t0 = time.perf_counter()
+    """CPU seconds of this process (robust to other jobs on a shared machine; run with
+    OPENBLAS_NUM_THREADS=1 so that it is the single thread's time)."""
+    t0 = time.process_time()
     fn(rng)
-    return time.perf_counter() - t0
+    return time.process_time() - t0
 
 
 def _paired(fn, reps: int) -> tuple[float, float]:
@@ -38,7 +40,7 @@ def _paired(fn, reps: int) -> tuple[float, float]:
 
 
 def _row(what: str, secure: float, pcg: float) -> None:
-    print(f"| {what} | {secure:.2f} s | {pcg:.2f} s | {secure / pcg:.3f} |", flush=True)
+    print(f"| {what} | {secure:.2f} CPU s | {pcg:.2f} CPU s | {secure / pcg:.3f} |", flush=True)
 
 
 def main(sizes) -> None:
