@@ -3,7 +3,8 @@
 Times the same release twice per repetition, once with ``rng=None`` (the default: AES-CTR or ChaCha20,
 private) and once with an unseeded PCG64 ``numpy.random.Generator`` (what ``rng=None`` gave
 before; not cryptographically secure), alternating the order, on the largest dense release
-(the randomized-response route over all n(n-1)/2 pairs) and on ``max_cut`` end to end.
+(the randomized-response route over all n(n-1)/2 pairs), on ``max_cut`` end to end and on the
+matrix-free route at n = 200,000.
 Also times the raw draws. Prints median CPU seconds and the ratio secure / PCG64.
 
 Usage: OPENBLAS_NUM_THREADS=1 python benchmarks/bench_rng.py [n ...]   (default: 5000 10000)
@@ -57,6 +58,9 @@ def main(sizes) -> None:
             lambda r: dpgraph.privatize(g, rng=r, **kw), 3))
         _row(f"max_cut end to end, n={n:,}", *_paired(
             lambda r: dpgraph.max_cut(g, epsilon=1.0, delta=1e-6, rng=r), 1))
+    g = dpgraph.datasets.planted_cut(200_000, 50, rng=1).graph
+    _row("privatize, matrix-free route, n=200,000, d=50", *_paired(
+        lambda r: dpgraph.privatize(g, epsilon=2.0, delta=1e-6, route="matrix-free", rng=r), 3))
 
 
 if __name__ == "__main__":

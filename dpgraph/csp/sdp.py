@@ -70,7 +70,7 @@ import scipy.sparse.linalg as spla
 from ._operator import WeightOperator
 
 __all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "default_rank",
-           "rump_margin"]
+           "rump_margin", "verified_lambda_max"]
 
 _EPS = np.finfo(np.float64).eps / 2  # unit roundoff u = 2^-53
 FACTOR_MAX_N = 4000
@@ -362,31 +362,43 @@ def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, b
 
     if use_eig:
         mu = dense_top()
-    tries = 0
-    trM = float(np.trace(M))
-    while True:
+    try:
+        mu_try, c = verified_lambda_max(M, mu, None if use_eig else dense_top, attempts=9)
+    except RuntimeError:
+        raise RuntimeError("could not verify the dual certificate (Cholesky kept failing)") from None
+    info.update(certificate="cholesky-verified", lambda_max_bound=mu_try, rump_margin=c)
+    return 0.25 * (base + n * mu_try), info
+
+
+def verified_lambda_max(S: np.ndarray, mu: float, exact_top=None, *,
+                        attempts: int = 9) -> tuple[float, float]:
+    """A proven upper bound on ``lambda_max(S)`` for a dense symmetric ``S``, near ``mu``.
+
+    Tries ``mu' = mu + slack + 2c`` with growing ``slack`` and Rump's rounding margin ``c``
+    (:func:`rump_margin`) until a Cholesky factorization of ``(mu' - c) I - S`` succeeds, which
+    proves ``mu' I - S`` positive definite despite rounding. After the first failure ``mu`` is
+    raised to ``exact_top()`` (e.g. LAPACK's top eigenvalue) when that is given. Returns
+    ``(mu', c)``; raises ``RuntimeError`` after ``attempts`` failures. Used by the Max-Cut and
+    the Max-2-CSP certificates.
+    """
+    n = S.shape[0]
+    trS = float(np.trace(S))
+    for tries in range(attempts):
         slack = 1e-12 * max(1.0, abs(mu)) * (10 ** tries)
-        # Rump's margin for A = mu_try I - M; mu_try = mu + slack + c so that A - cI = (mu + slack) I - M
-        c = _rump_margin(n, n * (abs(mu) + slack) - trM)
-        c = _rump_margin(n, n * (abs(mu) + slack + 2 * c) - trM)
+        c = _rump_margin(n, n * (abs(mu) + slack) - trS)
+        c = _rump_margin(n, n * (abs(mu) + slack + 2 * c) - trS)
         mu_try = mu + slack + 2 * c
-        A = -M
+        A = -S
         A[np.diag_indices(n)] += mu_try - c
         try:
             sla.cholesky(A, lower=True, overwrite_a=True, check_finite=False)
-            ok = True
+            return mu_try, c
         except np.linalg.LinAlgError:
-            ok = False
+            pass
         del A
-        if ok:
-            info.update(certificate="cholesky-verified", lambda_max_bound=mu_try, rump_margin=c)
-            return 0.25 * (base + n * mu_try), info
-        tries += 1
-        if tries == 1 and not use_eig:
-            mu = max(mu, dense_top())
-            use_eig = True
-        if tries > 8:
-            raise RuntimeError("could not verify the dual certificate (Cholesky kept failing)")
+        if tries == 0 and exact_top is not None:
+            mu = max(mu, exact_top())
+    raise RuntimeError("could not verify the upper bound on lambda_max (Cholesky kept failing)")
 
 
 def _sparse_pd(A_csc) -> bool:

@@ -52,7 +52,7 @@ import scipy.sparse as sp
 
 from ..graph import GraphData
 from ..privacy.noise import make_rng
-from .sdp import _rump_margin
+from .sdp import rump_margin
 
 __all__ = ["CSPInstance", "CSPResult", "read_csp", "write_csp", "solve_max_2csp",
            "csp_moment_constraints", "cvxpy_max_2csp_sdp"]
@@ -453,7 +453,7 @@ def _certify_csp(mom: _Moments, n: int, lam: np.ndarray, z: np.ndarray):
     mu = lam_top + 1e-12 * max(1.0, float(np.max(np.abs(S))))
     trS = float(np.trace(S))
     for tries in range(10):
-        c = _rump_margin(N, N * (abs(mu) + 1.0) - trS)
+        c = rump_margin(N, N * (abs(mu) + 1.0) - trS)
         mu_try = mu + 2 * c
         Amat = -S
         Amat[np.diag_indices(N)] += mu_try - c

@@ -64,7 +64,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..privacy.noise import make_rng
-from .sdp import rump_margin
+from .sdp import verified_lambda_max
 
 __all__ = ["LabelSDPSolution", "solve_label_sdp", "certify_label_sdp", "round_label_sdp",
            "label_local_search", "label_values", "default_label_rank", "solve_label_csp",
@@ -471,27 +471,15 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
         info.update(certificate="lanczos-residual", lambda_max_bound=mu)
         return base + (n + 1) * max(mu, 0.0), info
     Sd = S.toarray()
-    trS = float(np.trace(Sd))
-    mu = theta + resid
-    for tries in range(12):
-        slack = 1e-12 * max(1.0, abs(mu)) * (10 ** tries)
-        c = rump_margin(N, N * (abs(mu) + slack) - trS)
-        c = rump_margin(N, N * (abs(mu) + slack + 2 * c) - trS)
-        mu_try = mu + slack + 2 * c
-        M = -Sd
-        M[np.diag_indices(N)] += mu_try - c
-        try:
-            sla.cholesky(M, lower=True, overwrite_a=True, check_finite=False)
-            ok = True
-        except np.linalg.LinAlgError:
-            ok = False
-        del M
-        if ok:
-            info.update(certificate="cholesky-verified", lambda_max_bound=mu_try, rump_margin=c)
-            return base + (n + 1) * max(mu_try, 0.0), info
-        if tries == 0:  # Lanczos missed the top: use LAPACK's
-            mu = max(mu, float(sla.eigvalsh(Sd, subset_by_index=[N - 1, N - 1])[0]))
-    raise RuntimeError("could not verify the 2-CSP dual certificate (Cholesky kept failing)")
+    try:  # LAPACK's top eigenvalue if the Lanczos bound does not verify
+        mu_try, c = verified_lambda_max(
+            Sd, theta + resid, lambda: float(sla.eigvalsh(Sd, subset_by_index=[N - 1, N - 1])[0]),
+            attempts=12)
+    except RuntimeError:
+        raise RuntimeError("could not verify the 2-CSP dual certificate (Cholesky kept "
+                           "failing)") from None
+    info.update(certificate="cholesky-verified", lambda_max_bound=mu_try, rump_margin=c)
+    return base + (n + 1) * max(mu_try, 0.0), info
 
 
 # ----------------------------------------------------------------------------- rounding

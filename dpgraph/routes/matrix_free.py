@@ -50,6 +50,7 @@ from ..graph import GraphData
 from ..privacy import (PrivacyLedger, approx_dp_to_zcdp_rho, gaussian_noise, make_rng,
                        zcdp_to_approx_dp)
 from ..private_graph import PrivateGraph
+from .pca import regularizer
 from ..progress import report
 
 __all__ = ["release", "release_matrix_free", "MATRIX_FREE_DEFAULT_RANK", "estimated_memory", "default_steps", "clip_levels",
@@ -200,16 +201,6 @@ def _aligned_average(iterates, weights) -> np.ndarray:
     return Q
 
 
-def _regularization(d_hat: np.ndarray, regularization) -> float:
-    """``tau``: the mean of ``max(d^, 0)`` floored at 1 (``"mean"``), or a given number > 0."""
-    if isinstance(regularization, str) and regularization == "mean":
-        return max(float(np.mean(np.maximum(d_hat, 0.0))), 1.0)
-    tau = float(regularization)
-    if not math.isfinite(tau) or tau <= 0:
-        raise ValueError(f"regularization must be 'mean' or a number > 0, got {regularization!r}")
-    return tau
-
-
 def _check_positive(name: str, value) -> float:
     v = float(value)
     if not math.isfinite(v) or v <= 0:
@@ -306,7 +297,7 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
     _charge(zled, "degrees", budget.degrees, budget, delta, math.sqrt(2.0), sigma_d,
             "one edge changes two degrees by <= 1 (docs/privacy.md 4.1)")
     d_hat = data.degrees + gaussian_noise(n, sigma=sigma_d, ledger=ledger, rng=gen)
-    tau = _regularization(d_hat, regularization)
+    tau = regularizer(d_hat, regularization)
     d_tilde = np.maximum(d_hat, 0.0) + tau
     S = float(d_tilde.sum())
     inv_sqrt = 1.0 / np.sqrt(d_tilde)

@@ -46,9 +46,10 @@ __all__ = ["release", "estimated_memory", "regularizer", "normalized_adjacency",
 # Above this many nodes the dense n x n projection is replaced by its first step (entrywise
 # clipping), unless projection="dykstra" is asked for; see PrivateGraph.diagnostics.
 DYKSTRA_MAX_N = 5000
-# Peak bytes per n^2 above the interpreter's baseline, measured (peak RSS, planted n = 4,000,
-# mean degree 50, route="pca", BENCHMARKS.md "Route memory"): privatize alone 22.0, privatize +
-# max_cut 41.7 (the projection's dense arrays, then the export and the engine's operator).
+# Peak bytes per n^2 above the interpreter's baseline, measured with
+# benchmarks/bench_route_memory.py (peak RSS, planted n = 4,000, mean degree 50, route="pca",
+# BENCHMARKS.md "Route memory"): privatize alone 22.0, privatize + max_cut 40.8 (the
+# projection's dense arrays, then the export and the engine's operator).
 BYTES_PER_PAIR = 48.0
 
 
@@ -58,6 +59,9 @@ def estimated_memory(n: int, m: int, rank: int) -> int:
 
 
 def regularizer(d_hat: np.ndarray, regularization) -> float:
+    """``tau`` of the normalizer ``d~ = max(d^, 0) + tau``: the mean of ``max(d^, 0)`` floored
+    at 1 (``"mean"``, Qin & Rohe's regularization), or a given number > 0. Shared by the
+    matrix-free route."""
     if isinstance(regularization, str) and regularization == "mean":
         return max(float(np.mean(np.maximum(d_hat, 0.0))), 1.0)
     tau = float(regularization)

@@ -24,11 +24,11 @@ from ..progress import report
 __all__ = ["release", "estimated_memory", "randomized_response_matrix", "top_eigenpairs",
            "fallback_randomized_response", "BYTES_PER_PAIR"]
 
-# Peak bytes per n^2 above the interpreter's baseline, measured (peak RSS, planted n = 4,000,
-# mean degree 50, BENCHMARKS.md "Route memory"): privatize alone 21.5; privatize + max_cut's
-# four objective solves 44.4 (at n = 10,000, where only the de-biased release is solved: 29.8).
-# 48 covers the worst measured case with a margin.
-BYTES_PER_PAIR = 48.0
+# Peak bytes per n^2 above the interpreter's baseline, measured with
+# benchmarks/bench_route_memory.py (peak RSS, planted n = 4,000, mean degree 50, BENCHMARKS.md
+# "Route memory"): privatize alone 21.6; privatize + max_cut's four objective solves 47.6 (at
+# n = 10,000, where only the de-biased release is solved: 29.8). 56 leaves a margin.
+BYTES_PER_PAIR = 56.0
 
 
 def estimated_memory(n: int, m: int, rank: int) -> int:
