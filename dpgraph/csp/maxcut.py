@@ -43,13 +43,20 @@ from ._operator import WeightOperator, as_weight_operator
 from .improve import improve_cut, prepare, tabu_search
 from .rounding import (correlation_round, cut_values, flip_local_search, hyperplane_round,
                        rebalance, swap_local_search)
-from .sdp import certify_upper_bound, solve_lowrank_sdp
+from .sdp import certify_upper_bound, solve_lowrank_sdp, trivial_upper_bound
 
 __all__ = ["CutResult", "solve_max_cut", "solve_max_bisection", "cut_value"]
 
 # Share of ``time_limit`` the SDP may use; the certificate, rounding and the improvement phase get
 # the rest (on G81 the cut hardly depends on how converged the SDP start is; the bound does).
 _SDP_SHARE = 0.25
+# Solver tolerance floor under a time budget: an iterate converged to 1e-4 certifies within
+# 0.05% of the 1e-6 bound on G35 / G81 in half the iterations, and a run cut short by the clock
+# certifies far worse (G81: 16360 vs 15657), so the budget is better spent converging loosely
+_TIME_LIMIT_TOL = 1e-4
+# Share of ``time_limit`` for the certificate (the sparse LDL^T search stops there with a looser
+# but verified bound; see dpgraph.csp.sdp.certify_upper_bound)
+_CERT_SHARE = 0.1
 
 
 @dataclass(repr=False)
@@ -143,6 +150,17 @@ def _check_int(name, v, lo):
     return int(v)
 
 
+def _target(op, ub: float, prep) -> float:
+    """A value no cut can exceed: ``ub`` less rounding slack, or ``floor(ub)`` when every weight
+    is an integer (then every cut is one). Reaching it proves the cut optimal."""
+    tol = 1e-9 * max(1.0, abs(ub))
+    data = getattr(prep, "data", None) if prep is not None else None
+    if prep is not None and prep.backend == "numba-csr" and data is not None and data.size \
+            and np.all(data == np.round(data)) and np.isfinite(ub):
+        return float(np.floor(ub + tol))
+    return ub - tol
+
+
 def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, seeds, samples,
                local_search, ls_starts, time_limit, progress, certificate, warm_start, weight,
                tabu_moves=None):
@@ -158,6 +176,10 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
         rank = _check_int("rank", rank, 1)
     if time_limit is not None and not (float(time_limit) >= 0):
         raise ValueError(f"time_limit must be a number of seconds >= 0 or None, got {time_limit!r}")
+    if not (certificate is None or certificate is False
+            or certificate in ("auto", "factor", "lanczos", "none")):
+        raise ValueError(f"certificate must be 'auto', 'factor', 'lanczos', 'none' or False, "
+                         f"got {certificate!r}")
     if tabu_moves is not None:
         tabu_moves = _check_int("tabu_moves", tabu_moves, 0)
     gen = make_rng(rng)
@@ -177,14 +199,20 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
     # with a time budget the SDP gets at most _SDP_SHARE of it (a looser but still certified bound);
     # the rest goes to improving the cut
     remaining = None if time_limit is None else max(0.0, _SDP_SHARE * time_limit - (t - t_start))
-    sol = solve_lowrank_sdp(op, rank=rank, V0=warm_start, balance=balanced, tol=tol, max_iter=max_iter,
+    tol_sdp = tol if time_limit is None else max(tol, _TIME_LIMIT_TOL)
+    sol = solve_lowrank_sdp(op, rank=rank, V0=warm_start, balance=balanced, tol=tol_sdp, max_iter=max_iter,
                             rng=gen, time_limit=remaining, progress=progress)
     timings["sdp"] = time.perf_counter() - t
     log(f"SDP value {sol.value:.6f} after {sol.iterations} iterations ({timings['sdp']:.2f}s)")
-    # 2. certificate
+    # 2. certificate (with a time budget: at most _CERT_SHARE of it, else a looser certified bound)
     t = time.perf_counter()
-    ub, cert = certify_upper_bound(op, sol.V, nu=sol.multiplier, balance=balanced, method=certificate,
-                                   rng=gen)
+    if certificate is None or certificate is False or certificate == "none":
+        ub = trivial_upper_bound(op) if hasattr(op, "W") else np.inf
+        cert = {"certificate": "trivial (certificate=False)"}
+    else:
+        cap = None if time_limit is None else max(_CERT_SHARE * time_limit, 0.0)
+        ub, cert = certify_upper_bound(op, sol.V, nu=sol.multiplier, balance=balanced,
+                                       method=certificate, rng=gen, time_limit=cap)
     timings["certificate"] = time.perf_counter() - t
     log(f"certified upper bound {ub:.6f} ({cert['certificate']}, {timings['certificate']:.2f}s)")
     # 3. rounding
@@ -210,8 +238,12 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
     # 4. local search on each candidate (1-flip / swap descent, then a short tabu search), keep the best
     t = time.perf_counter()
     prep = prepare(op) if local_search else None
-    if tabu_moves is None:  # default: 10 n tabu moves per candidate when numba is there, else none
-        tabu_moves = 10 * n if (prep is not None and prep.backend != "numpy") else 0
+    if tabu_moves is None:
+        # default: 10 n tabu moves per candidate when numba is there, else none; with a time
+        # budget none either: the improvement phase below makes better use of the time
+        # (annealing beats per-candidate tabu search per second on G3, G35, G81: BENCHMARKS.md)
+        tabu_moves = 10 * n if (prep is not None and prep.backend != "numpy"
+                                and time_limit is None) else 0
     best = None
     ls_moves = {}
     finals = []  # every rounding after local search (the private solvers choose among them)
@@ -239,10 +271,12 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
     if local_search and time_limit is not None:
         t = time.perf_counter()
         left = time_limit - (t - t_start)
-        # nothing to improve once the cut meets the certified bound (optimal, e.g. G48)
-        if left > 0 and ub - best[1] > 1e-9 * max(1.0, abs(ub)):
+        # nothing to improve once the cut meets the certified bound (optimal, e.g. G48); with
+        # integer weights every cut is an integer, so floor(bound) is the target
+        target = _target(op, ub, prep)
+        if left > 0 and best[1] < target:
             x2, v2, improve_info = improve_cut(op, best[0], balanced=balanced, time_limit=left, rng=gen,
-                                               prepared=prep)
+                                               prepared=prep, target=target)
             finals.append(np.asarray(x2, dtype=np.int8))
             if v2 > best[1]:
                 best = (x2, v2, best[2].split("+")[0] + "+" + improve_info["method"])
@@ -302,21 +336,29 @@ _DOC_PARAMS = """
         Local search starts from the ``ls_starts`` best hyperplane roundings (plus the correlation
         rounding); the best result is kept.
     time_limit : float, optional
-        Seconds for the whole solve. The SDP gets at most a quarter of it (its best iterate is
-        certified when the time is up), and whatever is left after the certificate and the
-        roundings goes to improving the best cut: simulated annealing on the clock followed by
-        tabu search (Max-Cut, sparse input, numba installed), tabu search otherwise
-        (:mod:`dpgraph.csp.improve`). Respected loosely: the certificate is not interrupted.
-        ``None``: no budget; every candidate gets ``tabu_moves`` tabu moves and no more. The
+        Seconds for the whole solve. The SDP gets at most a quarter of it (solved to
+        ``max(tol, 1e-4)``; its last iterate is certified when the time is up), the
+        certificate a tenth (past that it returns the best
+        verified bound so far, looser but still rigorous; ``info['certificate']`` then says
+        ``(time cap)``), and whatever is left after the roundings and their descent goes to
+        improving the best cut: simulated annealing on the clock followed by tabu search
+        (sparse input, numba installed), tabu search otherwise (:mod:`dpgraph.csp.improve`).
+        It stops early when the cut reaches the certified bound (``floor`` of it for integer
+        weights): the cut is then optimal. Respected loosely (a factorization in progress is
+        not interrupted). ``None``: no budget; every candidate gets ``tabu_moves`` tabu moves and no more. The
         numba kernels are compiled on first use and cached on disk (once per installation);
         loading them costs a fraction of a second in each new process.
     tabu_moves : int, optional
         Tabu-search moves from each rounding candidate after its descent (default ``10 n`` when
-        numba is installed, else 0), before any ``time_limit`` phase.
+        numba is installed and there is no ``time_limit``, else 0).
     progress : bool
         Print progress to stderr.
-    certificate : {"auto", "factor", "lanczos"}
-        How the dual bound is certified (see :mod:`dpgraph.csp.sdp`).
+    certificate : {"auto", "factor", "lanczos", "none"} or False
+        How the dual bound is certified (see :func:`dpgraph.csp.certify_upper_bound`).
+        ``False`` / ``"none"``: no dual certificate, for callers who want only the cut (the
+        private solvers certify only the objective they return); ``upper_bound`` is then the
+        sum of the positive weights (:func:`dpgraph.csp.sdp.trivial_upper_bound`), still a
+        rigorous bound but a loose one.
     warm_start : ndarray, optional
         An ``n x k`` factor, e.g. ``previous_result.V``.
     weight : str or None

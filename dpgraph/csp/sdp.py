@@ -70,12 +70,16 @@ import scipy.sparse.linalg as spla
 from ._operator import WeightOperator
 
 __all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "default_rank",
-           "rump_margin", "verified_lambda_max"]
+           "rump_margin", "verified_lambda_max", "trivial_upper_bound", "gershgorin_upper_bound"]
 
 _EPS = np.finfo(np.float64).eps / 2  # unit roundoff u = 2^-53
 FACTOR_MAX_N = 4000
 SPARSE_FACTOR_MAX_DEG = 6.5  # mean degree up to which 'auto' tries a sparse LDL^T certificate
 MAX_DEFAULT_RANK = 32
+# Floating-point rate assumed when predicting a dense Cholesky check's cost under a time budget
+# (n^3 / 3 flops; one core of this machine runs LAPACK's potrf at 5-20 GFlop/s); the check is
+# started when the prediction is at most 3x the time left (a verified bound is worth it)
+CHOLESKY_FLOPS = 5e9
 
 
 def default_rank(n: int) -> int:
@@ -275,19 +279,86 @@ def rump_margin(n: int, trace: float) -> float:
     return _rump_margin(n, trace)
 
 
+def trivial_upper_bound(op: WeightOperator) -> float:
+    r"""The sum of the positive weights, :math:`\sum_{i<j}\max(W_{ij}, 0)`, with a rounding margin.
+
+    It bounds every cut and the SDP value: :math:`\tfrac12(1 - X_{ij}) \in [0, 1]` for any
+    feasible X, so positive weights contribute at most :math:`W_{ij}` and negative ones at most
+    0 (Max-Bisection only adds a constraint). Costs one pass over the weights; the fallback of
+    :func:`certify_upper_bound` when no dual bound could be verified in time, and the bound of
+    ``certificate=False``. Computed as :math:`(\sum|W| + \sum W)/4` over ordered pairs; the
+    floating-point sums are inflated by :math:`(n + 2)` units of roundoff of
+    :math:`\sum|W|` each.
+
+    >>> import numpy as np
+    >>> from dpgraph.csp import as_weight_operator
+    >>> trivial_upper_bound(as_weight_operator(np.array([[0., 1, -2], [1, 0, 3], [-2, 3, 0]]))) >= 4.0
+    True
+    """
+    a = float(op.abs_total())
+    t = float(op.total)
+    return 0.25 * (a + t) + 2.0 * (op.n + 2) * _EPS * a
+
+
+def gershgorin_upper_bound(op: WeightOperator, g: np.ndarray, nu: float = 0.0) -> float:
+    r"""A rigorous (if loose) :math:`\mu \ge \lambda_{\max}(\mathrm{Diag}(g) - W - \nu J)` by
+    Gershgorin's theorem: :math:`\max_i\,(g_i - \nu + \sum_{j\ne i}|W_{ij}| + (n-1)|\nu|)`,
+    inflated by :math:`(n + 3)` units of roundoff of each row's absolute sum. No factorization,
+    one pass over the weights (``op.W`` needed)."""
+    n = op.n
+    W = op.W
+    if isinstance(W, np.ndarray):  # row blocks: no n x n temporary
+        rabs = np.concatenate([np.abs(W[a:a + 2048]).sum(axis=1) for a in range(0, n, 2048)])
+        rabs = rabs - np.abs(op.diag)
+    else:
+        rabs = np.asarray(abs(W).sum(axis=1), dtype=np.float64).ravel() - np.abs(op.diag)
+    g = np.asarray(g, dtype=np.float64)
+    row = g - nu + rabs + (n - 1) * abs(nu)
+    err = (n + 3) * _EPS * (np.abs(g) + rabs + n * abs(nu))
+    return float(np.max(row + err)) * (1.0 + 4 * _EPS)
+
+
+class _Deadline(Exception):
+    """Raised inside a Lanczos product when the certificate's time budget is spent."""
+
+
 def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, balance: bool = False,
-                        method: str = "auto", rng=None) -> tuple[float, dict]:
+                        method: str = "auto", rng=None, time_limit: float | None = None
+                        ) -> tuple[float, dict]:
     r"""Certified upper bound on the Max-Cut (or Bisection) SDP, hence on the optimum, from any V.
 
     Returns ``(UB, info)`` with :math:`\mathrm{UB} = \tfrac14(\sum y + \nu b + n\mu)`, where
     ``mu >= lambda_max(Diag(g) - W - nu J)`` is obtained by ``method`` (see the module docstring):
     ``"factor"`` (verified by Cholesky with Rump's rounding margin), ``"lanczos"`` (Ritz value plus
     residual norm) or ``"auto"`` (``"factor"`` when n <= 4000). ``info['certificate']`` says which.
-    """
-    from ..privacy.noise import make_rng
 
+    ``time_limit`` (seconds) bounds the cost: the sparse LDL^T search stops at the deadline with
+    the smallest shift verified so far (a looser but still verified bound); Lanczos products
+    stop at the deadline; a dense Cholesky check whose predicted cost (:math:`n^3/3` flops at
+    :data:`CHOLESKY_FLOPS` per second) exceeds the budget is not started. When nothing could be
+    verified in time the bound is the smaller of Gershgorin's bound on the dual and the sum of
+    the positive weights (:func:`trivial_upper_bound`, :func:`gershgorin_upper_bound`), both
+    rigorous, and ``info['certificate']`` names it and says ``(time cap)``. The returned UB is
+    never above :func:`trivial_upper_bound`.
+    """
     if method not in ("auto", "factor", "lanczos"):
         raise ValueError(f"method={method!r} is not one of 'auto', 'factor', 'lanczos'")
+    t0 = time.perf_counter()
+    ub, info = _certify(op, V, nu=nu, balance=balance, method=method, rng=rng,
+                        deadline=None if time_limit is None else t0 + float(time_limit))
+    if hasattr(op, "W") and not getattr(op, "lambda_max_bound", None):
+        triv = trivial_upper_bound(op)
+        if triv < ub:
+            info["dual_bound"] = ub
+            info["certificate"] = f"trivial (below the {info['certificate']} bound)"
+            ub = triv
+    info["certificate_seconds"] = time.perf_counter() - t0
+    return ub, info
+
+
+def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
+    from ..privacy.noise import make_rng
+
     n = op.n
     V = _normalize_rows(np.asarray(V, dtype=np.float64))
     b = float(n % 2) if balance else 0.0
@@ -322,11 +393,28 @@ def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, b
         info.update(certificate="structured", lambda_max_bound=mu, **extra)
         return 0.25 * (base + n * mu), info
     gen = make_rng(rng)
+
+    def fallback(reason):
+        # nothing verified within the budget: Gershgorin's bound on the dual (rigorous, loose);
+        # the caller also caps it by the sum of the positive weights
+        mu = gershgorin_upper_bound(op, g, nu if balance else 0.0)
+        info.update(certificate=f"gershgorin ({reason})", lambda_max_bound=mu)
+        return 0.25 * (base + n * mu), info
+
+    def left():
+        return np.inf if deadline is None else deadline - time.perf_counter()
+
     if method == "factor" and sparse_ok:
         # nu >= 0: mu I - M = (mu I - Diag g + W) + nu J, and nu J is PSD, so verifying the
         # first term suffices (conservative)
-        mu, c = _sparse_inertia_bound(op, g, 0.0)
-        info.update(certificate="ldl-verified", lambda_max_bound=mu, rump_margin=c)
+        try:
+            guess = _lanczos_estimate(mv, n, gen, deadline=deadline)
+            mu, c, capped = _sparse_inertia_bound(op, g, 0.0, deadline=deadline, guess=guess,
+                                                  target=1e-6 * max(abs(base), 1e-300) * 4.0 / n)
+        except _Deadline:
+            return fallback("time cap")
+        info.update(certificate="ldl-verified" + (" (time cap)" if capped else ""),
+                    lambda_max_bound=mu, rump_margin=c)
         return 0.25 * (base + n * mu), info
     # a scale for the Lanczos shift (any value works for correctness; it only sets the tolerance)
     if op.is_dense:
@@ -334,13 +422,25 @@ def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, b
     else:
         wscale = float(np.max(np.asarray(abs(op.W).sum(axis=1)).ravel()))
     gersh = float(np.max(np.abs(g))) + wscale + abs(nu) * n
+    mv_timed = mv
+    if deadline is not None:
+        def mv_timed(x):
+            if time.perf_counter() > deadline:
+                raise _Deadline
+            return mv(x)
     if method == "lanczos":
-        theta, resid = _lanczos_top(mv, n, gen, shift=gersh, tol=1e-9)
+        try:
+            theta, resid = _lanczos_top(mv_timed, n, gen, shift=gersh, tol=1e-9)
+        except _Deadline:
+            return fallback("time cap")
         mu = theta + resid
         info.update(lanczos_theta=theta, lanczos_residual=resid)
         info.update(certificate="lanczos-residual", lambda_max_bound=mu)
         return 0.25 * (base + n * mu), info
-    # rigorous: dense top eigenvalue (LAPACK), then verify (mu - c) I - M > 0 by Cholesky
+    # rigorous: dense top eigenvalue (LAPACK), then verify (mu - c) I - M > 0 by Cholesky;
+    # with a budget, not started when its predicted cost exceeds what is left
+    if 3.0 * left() < (n ** 3 / 3.0) / CHOLESKY_FLOPS:  # may take up to 3x the budget
+        return fallback("time cap: dense Cholesky check predicted too slow")
     M = -op.to_dense()
     if balance and nu != 0.0:
         M -= nu
@@ -348,11 +448,11 @@ def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, b
     # first a cheap Lanczos estimate (Ritz value + residual); if Lanczos fails or the Cholesky
     # check does not confirm it, LAPACK's top eigenvalue of the dense M is used instead
     try:
-        theta, resid = _lanczos_top(mv, n, gen, shift=0.0, tol=1e-8, maxiter=60, strict=True)
+        theta, resid = _lanczos_top(mv_timed, n, gen, shift=0.0, tol=1e-8, maxiter=60, strict=True)
         mu = theta + resid
         info.update(lanczos_theta=theta, lanczos_residual=resid)
         use_eig = False
-    except spla.ArpackNoConvergence:
+    except (spla.ArpackNoConvergence, _Deadline):
         use_eig = True
 
     def dense_top():
@@ -413,12 +513,20 @@ def _sparse_pd(A_csc) -> bool:
     return bool(np.all(lu.U.diagonal() > 0))
 
 
-def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: float = 0.02):
-    r"""Smallest (to ``rel``) mu with :math:`(\mu - c)I - M` verified positive definite, M sparse.
+def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: float = 0.02,
+                          deadline: float | None = None, target: float = 0.0, guess=None):
+    r"""Smallest (to ``rel``, or to ``target`` absolute) mu with :math:`(\mu - c)I - M` verified
+    positive definite, M sparse. Returns ``(mu, c, capped)``.
 
     Bisection on mu using sparse LDL^T factorisations (Sylvester's law of inertia: all pivots
     positive iff the matrix is positive definite), each with Rump's margin c. Since
-    :math:`\mathrm{tr}(V^TMV) = 0`, :math:`\lambda_{\max}(M) \ge 0`, so the search starts at 0.
+    :math:`\mathrm{tr}(V^TMV) = 0`, :math:`\lambda_{\max}(M) \ge 0`, so the search starts at 0:
+    first mu = 1e-5 of ``max |g|`` (or ``target`` if larger) -- or, given ``guess = (theta, r)`` from a short
+    Lanczos run, just above theta, then ``theta + r`` -- and up by 32x until one is verified, then
+    bisection (geometric while ``hi > 8 lo``) until ``hi - lo <= max(rel * hi, target)``. With a ``deadline`` the bisection stops
+    there (``capped``: the verified ``hi`` is returned, a looser but rigorous bound); the search
+    for a first verified shift may run past the deadline up to ten times its length, then
+    raises :class:`_Deadline`.
     """
     import scipy.sparse as sp
 
@@ -426,6 +534,7 @@ def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: flo
     if nu != 0.0:
         raise ValueError("the sparse factor certificate does not support a balance multiplier; "
                          "use method='lanczos' or 'factor' with n <= 4000")
+    t_start = time.perf_counter()
     Wc = sp.csc_matrix(op.W)
     if op.has_diag:
         Wc = Wc - sp.diags_array(op.diag, format="csc")
@@ -438,22 +547,67 @@ def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: flo
         A = (negM + sp.diags_array(np.full(n, mu - 2 * c), format="csc")).tocsc()
         return _sparse_pd(A), c
 
-    hi = 1e-8 * scale
+    # lambda_max(M) of a converged low-rank iterate was 3e-6 to 7e-5 of max |g| on the G-set
+    # (1e-3 to 4e-3 at tol 1e-3): start there; one or two factorizations usually verify it
+    lo, hi = 0.0, max(1e-5 * scale, float(target))
+    if guess is not None and not (guess[0] > 0 and guess[1] <= 0.5 * guess[0]):
+        guess = None  # not converged (the top of M's spectrum is a cluster near 0): no use
+    if guess is not None:  # (theta, residual) of a short Lanczos run: theta <~ lambda_max
+        theta, resid = guess
+        lo = theta * (1.0 - 1e-6)  # only steers the search; rigour comes from the LDL^T check
+        hi = max(hi, theta + max(float(target), 1e-3 * theta))
     ok, c_hi = verified(hi)
+    first = guess is not None
     while not ok:
-        hi *= 4.0
-        ok, c_hi = verified(hi)
+        lo = hi
+        hi = max(2.0 * hi, guess[0] + guess[1]) if first else 32.0 * hi
+        first = False
         if hi > 10 * scale * n:
             raise RuntimeError("sparse certificate: could not verify any shift")
-    lo = 0.0
-    while hi - lo > rel * hi:
-        mid = 0.5 * (lo + hi)
+        if deadline is not None:
+            now = time.perf_counter()
+            if now > deadline and now - t_start > 10.0 * (deadline - t_start):
+                raise _Deadline
+        ok, c_hi = verified(hi)
+    capped = False
+    while hi - lo > max(rel * hi, float(target)):
+        if deadline is not None and time.perf_counter() > deadline:
+            capped = True
+            break
+        mid = math.sqrt(lo * hi) if lo > 0 and hi > 8 * lo else 0.5 * (lo + hi)
         ok, c = verified(mid)
         if ok:
             hi, c_hi = mid, c
         else:
             lo = mid
-    return hi, c_hi
+    return hi, c_hi, capped
+
+
+def _lanczos_estimate(mv, n: int, gen, steps: int = 40, deadline: float | None = None):
+    """Top Ritz value and its residual norm after ``steps`` Lanczos steps with full
+    reorthogonalisation (no restarts; a cheap estimate, not a bound). ``(theta, residual)``."""
+    m = int(min(steps, n, max(2, 4_000_000 // max(n, 1))))  # basis memory <= 32 MB
+    Q = np.zeros((n, m))
+    alpha, beta = np.zeros(m), np.zeros(m)
+    q = gen.standard_normal(n)
+    q /= np.linalg.norm(q)
+    k = 0
+    for k in range(m):
+        if deadline is not None and time.perf_counter() > deadline and k >= 2:
+            break
+        Q[:, k] = q
+        w = np.asarray(mv(q), dtype=np.float64)
+        alpha[k] = float(q @ w)
+        w -= Q[:, :k + 1] @ (Q[:, :k + 1].T @ w)
+        w -= Q[:, :k + 1] @ (Q[:, :k + 1].T @ w)
+        beta[k] = float(np.linalg.norm(w))
+        if beta[k] <= 1e-14 * max(1.0, abs(alpha[k])):
+            break
+        q = w / beta[k]
+    k += 1
+    T = np.diag(alpha[:k]) + np.diag(beta[:k - 1], 1) + np.diag(beta[:k - 1], -1)
+    w_, S = np.linalg.eigh(T)
+    return float(w_[-1]), float(abs(beta[k - 1] * S[-1, -1]))
 
 
 def _lanczos_top(mv, n: int, gen, shift: float = 0.0, tol: float = 1e-9, maxiter=None,
