@@ -521,7 +521,7 @@ def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: flo
     Bisection on mu using sparse LDL^T factorisations (Sylvester's law of inertia: all pivots
     positive iff the matrix is positive definite), each with Rump's margin c. Since
     :math:`\mathrm{tr}(V^TMV) = 0`, :math:`\lambda_{\max}(M) \ge 0`, so the search starts at 0:
-    first mu = 1e-5 of ``max |g|`` (or ``target`` if larger) -- or, given ``guess = (theta, r)`` from a short
+    first mu = 1e-5 of ``max |g|`` (1e-3 with a deadline; or ``target`` if larger) -- or, given ``guess = (theta, r)`` from a short
     Lanczos run, just above theta, then ``theta + r`` -- and up by 32x until one is verified, then
     bisection (geometric while ``hi > 8 lo``) until ``hi - lo <= max(rel * hi, target)``. With a ``deadline`` the bisection stops
     there (``capped``: the verified ``hi`` is returned, a looser but rigorous bound); the search
@@ -548,8 +548,9 @@ def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: flo
         return _sparse_pd(A), c
 
     # lambda_max(M) of a converged low-rank iterate was 3e-6 to 7e-5 of max |g| on the G-set
-    # (1e-3 to 4e-3 at tol 1e-3): start there; one or two factorizations usually verify it
-    lo, hi = 0.0, max(1e-5 * scale, float(target))
+    # (1e-3 to 4e-3 at tol 1e-3): start there; with a deadline start generously (1e-3 of it) so
+    # that the first factorization usually verifies, and let the rest of the budget tighten it
+    lo, hi = 0.0, max((1e-5 if deadline is None else 1e-3) * scale, float(target))
     if guess is not None and not (guess[0] > 0 and guess[1] <= 0.5 * guess[0]):
         guess = None  # not converged (the top of M's spectrum is a cluster near 0): no use
     if guess is not None:  # (theta, residual) of a short Lanczos run: theta <~ lambda_max

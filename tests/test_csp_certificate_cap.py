@@ -1,0 +1,126 @@
+"""Time-capped and skipped certificates (issue 13): every bound returned stays rigorous.
+
+Independent references: LAPACK's top eigenvalue of the dual matrix, brute force over all cuts,
+the sum of the positive weights computed directly.
+"""
+
+import itertools
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import dpgraph
+from dpgraph.csp import as_weight_operator, certify_upper_bound, solve_max_bisection, solve_max_cut
+from dpgraph.csp.sdp import gershgorin_upper_bound, solve_lowrank_sdp, trivial_upper_bound
+
+
+def _dual_matrix(op, V, nu=0.0):
+    WV = op.matmul(V) + nu * V.sum(axis=0)[None, :]
+    g = np.einsum("ij,ij->i", WV, V)
+    M = -op.to_dense() - nu
+    M[np.diag_indices(op.n)] += g
+    return M, g
+
+
+def _brute(W, balanced=False):
+    n = W.shape[0]
+    best = -np.inf
+    for bits in itertools.product((-1.0, 1.0), repeat=n - 1):
+        x = np.r_[1.0, bits]
+        if balanced and abs(x.sum()) > 1:
+            continue
+        best = max(best, 0.25 * (W.sum() - x @ W @ x))
+    return best
+
+
+def _sparse_torus(rows, cols, seed, signed=True):
+    G = nx.grid_2d_graph(rows, cols, periodic=True)
+    A = nx.to_scipy_sparse_array(G, format="csr", dtype=float)
+    rng = np.random.default_rng(seed)
+    U = sp.triu(A, 1).tocoo()
+    w = rng.integers(1, 4, U.nnz).astype(float)
+    if signed:
+        w *= np.where(rng.random(U.nnz) < 0.3, -1.0, 1.0)
+    B = sp.coo_array((w, (U.row, U.col)), shape=A.shape)
+    return (B + B.T).tocsr()
+
+
+@pytest.mark.parametrize("time_limit", [None, 0.0, 1e-3])
+@pytest.mark.parametrize("tol", [1e-6, 1e-2])
+def test_capped_sparse_certificate_bounds_lambda_max(time_limit, tol):
+    # n = 576 > 500 and mean degree 4: the sparse LDL^T route; a loose iterate has a large lambda_max
+    op = as_weight_operator(_sparse_torus(24, 24, seed=3))
+    sol = solve_lowrank_sdp(op, tol=tol, rng=0)
+    ub, info = certify_upper_bound(op, sol.V, rng=0, time_limit=time_limit)
+    M, g = _dual_matrix(op, sol.V)
+    lam = float(np.linalg.eigvalsh(M)[-1])
+    assert ub >= sol.value - 1e-9 * abs(sol.value)           # weak duality: above the primal value
+    if "lambda_max_bound" in info:
+        assert info["lambda_max_bound"] >= lam                # the verified shift is above lambda_max
+    assert ub <= trivial_upper_bound(op) + 1e-12
+    if time_limit is None:
+        assert info["certificate"] == "ldl-verified"
+        assert ub <= sol.value + 1e-3 * abs(sol.value) + 0.25 * op.n * lam + 1e-6 * abs(sol.value)
+
+
+def test_dense_certificate_over_budget_falls_back_to_rigorous_bounds():
+    rng = np.random.default_rng(5)
+    A = np.triu((rng.random((12, 12)) < 0.5) * rng.integers(1, 4, (12, 12)).astype(float), 1)
+    W = A + A.T
+    op = as_weight_operator(W)
+    sol = solve_lowrank_sdp(op, tol=1e-6, rng=0)
+    ub, info = certify_upper_bound(op, sol.V, rng=0, time_limit=0.0)
+    assert "time cap" in info["certificate"]
+    assert ub >= _brute(W)
+    M, g = _dual_matrix(op, sol.V)
+    assert gershgorin_upper_bound(op, g) >= float(np.linalg.eigvalsh(M)[-1])
+    full, info_full = certify_upper_bound(op, sol.V, rng=0)
+    assert info_full["certificate"] == "cholesky-verified"
+    assert _brute(W) <= full <= ub + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_trivial_bound_is_the_positive_weight_sum_and_bounds_the_optimum(seed):
+    rng = np.random.default_rng(seed)
+    A = np.triu(rng.normal(size=(10, 10)) * (rng.random((10, 10)) < 0.6), 1)
+    W = A + A.T
+    op = as_weight_operator(W)
+    t = trivial_upper_bound(op)
+    assert t == pytest.approx(A[A > 0].sum(), rel=1e-12)
+    assert t >= _brute(W) and t >= _brute(W, balanced=True)
+
+
+@pytest.mark.parametrize("balanced", [False, True])
+def test_certificate_false_gives_the_trivial_bound_and_the_same_cut_quality(balanced):
+    rng = np.random.default_rng(11)
+    A = np.triu((rng.random((11, 11)) < 0.5) * rng.integers(1, 4, (11, 11)).astype(float), 1)
+    W = A + A.T
+    solve = solve_max_bisection if balanced else solve_max_cut
+    res = solve(W, rng=0, certificate=False)
+    assert res.upper_bound == pytest.approx(A.sum())
+    assert "trivial" in res.info["certificate"]
+    assert res.value == pytest.approx(_brute(W, balanced))
+    assert res.value <= res.upper_bound
+    with pytest.raises(ValueError, match="certificate"):
+        solve(W, certificate="fast")
+
+
+def test_time_limit_stops_at_a_proven_optimum():
+    # an even torus is bipartite: the optimum cuts every edge, and the certified bound proves it
+    W = abs(_sparse_torus(20, 20, seed=0, signed=False)).sign()
+    res = solve_max_cut(W, rng=0, time_limit=30.0)
+    assert res.value == W.nnz / 2
+    imp = res.info["improve"]
+    assert imp is None or imp.get("stopped") == "target reached" or imp["moves"] == 0
+
+
+def test_private_max_cut_certifies_the_returned_objective_only():
+    G = nx.gnm_random_graph(60, 400, seed=2)
+    res = dpgraph.max_cut(G, epsilon=2.0, delta=1e-6, rng=0, weight=None)
+    cert = res.solver.info["certificate"]
+    assert "trivial" not in cert and cert  # a dual certificate, not the fallback
+    assert res.sdp_bound == res.solver.upper_bound
+    assert res.solver.value <= res.sdp_bound + 1e-9
+    assert res.solver.sdp_value <= res.sdp_bound + 1e-9 * abs(res.sdp_bound)
