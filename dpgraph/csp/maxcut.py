@@ -13,10 +13,13 @@ Lemma 7.6, Thms 7.8/7.10/7.11) specialised to cut problems:
    :math:`|\,|L|-|R|\,| \le 1`;
 4. local search (single flips; swaps for bisection) on the same weights, then a short iterated
    tabu search from every candidate (:mod:`dpgraph.csp.improve`; ``tabu_moves``);
-5. with ``time_limit``: the rest of the budget goes to the best cut -- simulated annealing on
-   the clock and tabu search (breakout local search, Benlic and Hao 2013) -- so the returned cut
-   keeps improving until the time is spent, while ``upper_bound`` stays the certified bound of
-   step 2 (``gap`` says how far from optimal the cut can be at most).
+5. with ``time_limit``: the SDP (to ``max(tol, 1e-3)``) gets a fifth of the budget, the
+   certificate a tenth (a looser but still verified bound when that runs out), and the rest
+   goes to the best cut -- simulated annealing on the clock and tabu search (breakout local
+   search, Benlic and Hao 2013) -- so the returned cut keeps improving until the time is spent
+   or it meets the certified bound, while ``upper_bound`` stays the certified bound of step 2
+   (``gap`` says how far from optimal the cut can be at most). ``certificate=False`` skips
+   step 2 (the bound is then the sum of the positive weights).
 
 Input: anything :func:`dpgraph.graph.as_graph_data` accepts, or a symmetric weight matrix
 (dense ``numpy.ndarray`` or SciPy sparse) with ``labels=``. A dense matrix is used as it is

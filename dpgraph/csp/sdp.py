@@ -54,6 +54,14 @@ Certificate (weak duality)
       within :math:`\|r\|` of theta; it bounds :math:`\lambda_{\max}` provided Lanczos found the
       top of the spectrum (it converges to the extreme eigenvalues first and can miss one only
       for a starting vector almost orthogonal to its eigenvector). Used above n = 4000.
+
+    With a time budget (``certify_upper_bound(..., time_limit=)``, used by the time-limited
+    solves) the sparse LDL^T search starts at a generous shift, so that one factorization
+    usually verifies a bound, and tightens it by bisection until the deadline; the dense check
+    is not started when its predicted cost is more than three times the budget. What is
+    returned is always verified; when nothing could be verified in time it is Gershgorin's
+    bound on the same dual, or the sum of the positive weights (both rigorous, both loose).
+    Every bound is also capped by that sum, which proves G48-type optima (all edges cut).
 """
 
 from __future__ import annotations
