@@ -70,7 +70,8 @@ def run_neal(W, seed: int):
     t = time.perf_counter()
     ss = sampler.sample(bqm, num_reads=10, num_sweeps=1000, seed=seed)
     dt = time.perf_counter() - t
-    s = np.array([ss.first.sample[i] for i in range(W.shape[0])], dtype=np.float64)
+    first = ss.first.sample  # once: each .first re-packs the whole sample set
+    s = np.array([first[i] for i in range(W.shape[0])], dtype=np.float64)
     return s, dt
 
 
