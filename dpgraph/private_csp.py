@@ -159,7 +159,10 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK
     solver_options : dict
         Passed to :func:`dpgraph.csp.solve_label_csp`.
     privatize_options : dict
-        Passed to :func:`dpgraph.privatize` (e.g. ``route``, ``rr_postprocess``).
+        Passed to :func:`dpgraph.privatize` (e.g. ``route``, ``rr_postprocess``). Default
+        ``synthetic_share=None``: like :func:`dpgraph.max_cut`, no synthetic block model is
+        released, so the route keeps the whole release budget (``"auto"`` would spend 30% of it
+        on an export ``max_2csp`` never uses).
 
     Returns
     -------
@@ -205,8 +208,10 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK
                   mechanism="group privacy", epsilon=eps_p, delta=delta,
                   note=f"dpgraph.privatize at (eps/{s}, delta_0 = {dlt_0:.3g}) per label pair; "
                        f"one constraint moves <= {s} pairs (docs/privacy.md 6.1-6.3)")
+    # no block-model export by default (as max_cut): the whole eps_p goes to the route
+    popts = {"synthetic_share": None, **(privatize_options or {})}
     pg = privatize(from_matrix(L, labels, source="label-extended graph"), epsilon=eps_p / s,
-                   delta=dlt_0, rank=rank, rng=gen, **(privatize_options or {}))
+                   delta=dlt_0, rank=rank, rng=gen, **popts)
     del L  # nothing below reads the input except the releases 6.4 and 6.5
     t_priv = time.perf_counter() - t0
     names = candidate_objectives(pg, candidates, rank)

@@ -108,6 +108,10 @@ def test_max_2csp_release_and_ledger():
     pe, pd = res.private_graph.ledger.spent
     assert pe <= res.diagnostics["pair_epsilon"] * (1 + 1e-9)
     assert pd <= res.diagnostics["pair_delta"] * (1 + 1e-9)
+    # no synthetic block model by default (docs/privacy.md 6.3): the route spent all of eps/s
+    assert res.private_graph.block_model is None
+    assert not any("block" in e.name for e in res.private_graph.ledger.entries)
+    assert pe == pytest.approx(res.diagnostics["pair_epsilon"], rel=1e-9)
     names = [e.name for e in res.ledger.entries]
     assert names[0].startswith("privatize the label-extended graph")
     assert names[-1] == "value of the returned assignment"
