@@ -82,7 +82,8 @@ def default_label_rank(n: int, q: int) -> int:
     a factor too narrow leaves a positive top eigenvalue of the dual matrix S however long the
     ascent runs. Measured on the random q = 3 family at n = 10,000 (BENCHMARKS.md, issue 14):
     k = 24 stalls at :math:`\lambda_{\max}(S) \approx 0.010` (relative gap 3.7e-3 after 3,100
-    iterations), k = 48 reaches 6e-4 (gap 2.4e-4) in 875 iterations, a higher relaxation value.
+    iterations), k = 48 reaches 5e-5 (gap 1.9e-5) in 1,300 iterations, a higher relaxation
+    value.
     """
     return int(max(q + 1, min(max(2 * q + 2, math.ceil(math.sqrt(2 * n)) + 1), 48)))
 
