@@ -213,7 +213,12 @@ def _objective_names(pg, candidates, rank) -> tuple:
     others = [c for c in asked if c != BLOCK_OBJECTIVE]
     names = ()
     if others:
-        names = candidate_objectives(pg, others[0] if others == ["auto"] else others, rank)
+        try:
+            names = candidate_objectives(pg, others[0] if len(others) == 1 else others, rank)
+        except ValueError:
+            offered = (*pg.objective_names(rank), *((BLOCK_OBJECTIVE,) if rr else ()))
+            raise ValueError(f"candidates={candidates!r}: this release "
+                             f"({pg.diagnostics.get('route')} route) offers {offered}") from None
     if rr and (BLOCK_OBJECTIVE in asked or asked == ["auto"]):
         names = (*names, BLOCK_OBJECTIVE)
     if not names:

@@ -191,3 +191,6 @@ def test_block_posterior_objective_is_a_candidate_on_the_rr_route():
                     candidates="posterior-block",
                     privatize_options={"route": "randomized-response"})
     assert only.diagnostics["candidates"] == ("posterior-block",)
+    with pytest.raises(ValueError, match="offers .*posterior-block"):
+        max_2csp(inst, epsilon=4.0, delta=1e-6, rank=2, rng=0, relation_size=3,
+                 candidates="nonsense", privatize_options={"route": "randomized-response"})
