@@ -7,6 +7,7 @@ Subcommands (each prints one markdown table; every row of a table comes from one
   n: time, certified bound, relative gap of the certificate, rounded value / bound; CVXPY + SCS on
   the same relaxation in reduced coordinates (``cvxpy_label_sdp``) where ``--scs-max-n`` allows,
   with a time box.
+* ``gap-time``: certified gap against time of the relaxation at one n (warm-started chunks).
 * ``maxkcut``: Max-k-Cut of G-set graphs (``$DPGRAPH_DATA/gset``) read by ``dpgraph.read_csp``.
 * ``private``: transfer ratio of ``dpgraph.max_2csp`` on planted permutation instances (below)
   against a random assignment and randomized response on the constraints.
@@ -61,13 +62,14 @@ def bench_random(args):
 
     print(f"<!-- {_env()} -->")
     print("| n | m | SDP value | certified UB | certificate | (UB - SDP)/UB | value | value/UB | "
-          "iterations | SDP s | certificate s | rounding+LS s | total s | SCS value | SCS s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "rank | iterations | SDP s | certificate s | rounding+LS s | total s | total CPU s | SCS value | "
+          "SCS s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in args.sizes:
         inst = random_instance(n)
-        t = time.perf_counter()
-        r = solve_max_2csp(inst, rng=0, tol=args.tol, progress=args.progress)
-        tot = time.perf_counter() - t
+        t, c = time.perf_counter(), time.process_time()
+        r = solve_max_2csp(inst, rng=0, tol=args.tol, progress=args.progress, rank=args.rank)
+        tot, cpu = time.perf_counter() - t, time.process_time() - c
         scs_v, scs_t = "-", "-"
         if n <= args.scs_max_n:
             t = time.perf_counter()
@@ -81,9 +83,37 @@ def bench_random(args):
         tm = r.timings
         print(f"| {n} | {inst.m} | {r.sdp_value:.4f} | {r.upper_bound:.4f} | {r.info['certificate']} | "
               f"{(r.upper_bound - r.sdp_value) / r.upper_bound:.1e} | {r.value:.4f} | "
-              f"{r.value / r.upper_bound:.4f} | {r.info['iterations']} | {tm['sdp']:.1f} | "
-              f"{tm['certificate']:.1f} | {tm['rounding'] + tm['local_search']:.1f} | {tot:.1f} | "
+              f"{r.value / r.upper_bound:.4f} | {r.info['rank']} | {r.info['iterations']} | {tm['sdp']:.1f} | "
+              f"{tm['certificate']:.1f} | {tm['rounding'] + tm['local_search']:.1f} | {tot:.1f} | {cpu:.1f} | "
               f"{scs_v} | {scs_t} |", flush=True)
+    print(f"<!-- {_env()} -->")
+
+
+def bench_gap_time(args):
+    """Certified gap against time at one n: the ascent runs in chunks of ``--chunk`` seconds
+    (warm-started), the Lanczos certificate after each; times are cumulative (certificates
+    included)."""
+    from dpgraph.csp.twocsp_lowrank import certify_label_sdp, default_label_rank, solve_label_sdp
+
+    inst = random_instance(args.n)
+    A, q = inst.label_adjacency(), inst.q
+    k = args.rank or default_label_rank(args.n, q)
+    print(f"<!-- {_env()} -->")
+    print(f"n = {args.n}, q = {q}, m = {inst.m}, rank {k}, chunks of {args.chunk:g} s")
+    print()
+    print("| wall s | CPU s | iterations | SDP value | certified UB | (UB - SDP)/UB | "
+          "lambda_max(S) bound |")
+    print("|---|---|---|---|---|---|---|")
+    t0, c0 = time.perf_counter(), time.process_time()
+    init, its = None, 0
+    while time.perf_counter() - t0 < args.total:
+        sol = solve_label_sdp(A, args.n, q, rank=k, tol=1e-12, max_iter=10**9, rng=0,
+                              time_limit=args.chunk, init=init)
+        init, its = sol.params, its + sol.iterations
+        ub, info = certify_label_sdp(A, sol.V, method=args.certificate, rng=0)
+        print(f"| {time.perf_counter() - t0:.1f} | {time.process_time() - c0:.1f} | {its} | "
+              f"{sol.value:.4f} | {ub:.4f} | {(ub - sol.value) / ub:.2e} | "
+              f"{info['lambda_max_bound']:.2e} |", flush=True)
     print(f"<!-- {_env()} -->")
 
 
@@ -140,7 +170,7 @@ def _rr_on_constraints(inst, epsilon, s, rng):
     L = rounded_label_graph(inst, rng)
     labels = tuple((i, a) for i in range(n) for a in range(q))
     pg = dpgraph.privatize(from_matrix(L, labels), epsilon=epsilon / s, delta=1e-9, rank=2,
-                           rng=rng, route="randomized-response")
+                           rng=rng, route="randomized-response", synthetic_share=None)
     W = np.array(pg.objective("unbiased"))
     block = np.arange(n * q) // q
     W[block[:, None] == block[None, :]] = 0.0
@@ -184,6 +214,13 @@ def main():
     r.add_argument("--scs-max-n", type=int, default=500)
     r.add_argument("--scs-time", type=float, default=600.0)
     r.add_argument("--progress", action="store_true")
+    r.add_argument("--rank", type=int, default=None, help="factor width (default: the engine's)")
+    t = sub.add_parser("gap-time")
+    t.add_argument("--n", type=int, default=10000)
+    t.add_argument("--rank", type=int, default=None)
+    t.add_argument("--chunk", type=float, default=30.0)
+    t.add_argument("--total", type=float, default=240.0)
+    t.add_argument("--certificate", default="lanczos", choices=["lanczos", "auto", "factor"])
     g = sub.add_parser("maxkcut")
     g.add_argument("--graphs", nargs="+", default=["G3", "G35", "G48"])
     g.add_argument("--k", type=int, default=3)
@@ -198,7 +235,8 @@ def main():
     p.add_argument("--rank", type=int, default=8)
     p.add_argument("--delta", type=float, default=1e-6)
     args = ap.parse_args()
-    {"random": bench_random, "maxkcut": bench_maxkcut, "private": bench_private}[args.cmd](args)
+    {"random": bench_random, "gap-time": bench_gap_time, "maxkcut": bench_maxkcut,
+     "private": bench_private}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,10 @@ from .privacy._validate import check_delta, check_epsilon
 from .private_solvers import candidate_objectives, side_budgets
 from .privatize import DEFAULT_RANK, PrivateGraph, privatize
 
-__all__ = ["PrivateCSPResult", "max_2csp", "group_privacy_delta", "rounded_label_graph"]
+__all__ = ["PrivateCSPResult", "max_2csp", "group_privacy_delta", "rounded_label_graph",
+           "block_posterior_weights"]
+
+BLOCK_OBJECTIVE = "posterior-block"
 
 
 def group_privacy_delta(epsilon: float, delta: float, s: int) -> float:
@@ -65,6 +68,66 @@ def rounded_label_graph(instance, rng) -> sp.csr_array:
     N = instance.n * instance.q
     U = sp.coo_array((np.ones(r.size), (r, c)), shape=(N, N))
     return sp.csr_array(U + U.T)
+
+
+def block_posterior_weights(unbiased, p: float, n: int, q: int, s: int,
+                            rho: float | None = None) -> np.ndarray:
+    r"""Posterior-mean label weights under a constraint-block prior (post-processing).
+
+    The randomized-response release ``Y`` of the label-extended graph (``unbiased`` is
+    ``(Y - p)/(1 - 2p)`` with zero diagonal, so ``Y = [unbiased > 0]``) is read block by block:
+    the :math:`q \times q` bits between variables i and j. Prior (empirical Bayes): the block
+    holds a constraint with probability :math:`\rho`, and then each label pair is in its
+    relation independently with probability :math:`\theta = s / q^2` (``s`` = the public
+    ``relation_size``); otherwise the block is empty. With :math:`\ell_1(y) = (1-p)^y p^{1-y}`
+    and :math:`\ell_0(y) = p^y (1-p)^{1-y}` (the bit's law given the pair on / off),
+
+    .. math::
+       P[\text{block on} \mid Y] = \frac{\rho \prod_e m_e}{\rho \prod_e m_e
+       + (1-\rho) \prod_e \ell_0(Y_e)},\quad m_e = \theta\ell_1(Y_e) + (1-\theta)\ell_0(Y_e),
+
+    and the weight of pair e is :math:`P[\text{block on} \mid Y]\, \theta\ell_1(Y_e) / m_e`,
+    the posterior probability that e is an allowed pair of a constraint. The product over the
+    block pools the q^2 bits of one constraint, which the pairwise de-biased release ignores.
+    :math:`\rho` is the de-biased number of label pairs over :math:`\theta q^2 \binom n2`,
+    clipped to [1e-4, 1 - 1e-4], unless given. A function of the release and of public n, q, s only: no
+    privacy cost (docs/privacy.md 6.4). Within-variable blocks are 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = 0.2
+    >>> Y = np.zeros((4, 4)); Y[0, 2] = Y[2, 0] = Y[1, 3] = Y[3, 1] = 1  # x_1 = x_0, q = 2
+    >>> U = (Y - p) / (1 - 2 * p); np.fill_diagonal(U, 0)
+    >>> W = block_posterior_weights(U, p, 2, 2, 2)
+    >>> bool(W[0, 2] > W[0, 3]), float(W[0, 1])
+    (True, 0.0)
+    """
+    U = np.asarray(unbiased, dtype=np.float64)
+    N = n * q
+    if U.shape != (N, N):
+        raise ValueError(f"unbiased must have shape ({N}, {N}), got {U.shape}")
+    if not 0.0 < p < 0.5:
+        raise ValueError(f"flip probability must lie in (0, 1/2), got {p!r}")
+    bit = U > 0
+    l1 = np.where(bit, 1.0 - p, p)
+    l0 = np.where(bit, p, 1.0 - p)
+    theta = min(float(s) / (q * q), 1.0)
+    mix = theta * l1 + (1.0 - theta) * l0
+    pairs = n * (n - 1) / 2.0
+    total = float(np.triu(U, k=1).sum())
+    if rho is None:
+        rho = float(np.clip(total / max(theta * q * q * pairs, 1e-300), 1e-4, 1.0 - 1e-4))
+    elif not 0.0 < rho < 1.0:
+        raise ValueError(f"rho must lie in (0, 1), got {rho!r}")
+    lmix = np.log(mix).reshape(n, q, n, q).sum(axis=(1, 3))
+    l0b = np.log(l0).reshape(n, q, n, q).sum(axis=(1, 3))
+    odds = math.log(rho) - math.log1p(-rho) + lmix - l0b
+    on = 1.0 / (1.0 + np.exp(-np.clip(odds, -700.0, 700.0)))
+    W = np.repeat(np.repeat(on, q, axis=0), q, axis=1) * (theta * l1 / mix)
+    block = np.arange(N) // q
+    W[block[:, None] == block[None, :]] = 0.0
+    return W
 
 
 @dataclass(eq=False)
@@ -132,9 +195,40 @@ def _check_instance(instance, relation_size):
     return int(s)
 
 
+def _objective_names(pg, candidates, rank) -> tuple:
+    """The objectives to solve: ``candidates`` as in :func:`dpgraph.max_cut`, plus
+    ``"posterior-block"`` (asked for by name, or by ``"auto"`` on the randomized-response route)."""
+    if isinstance(candidates, str):
+        asked = [candidates]
+    else:
+        try:
+            asked = list(candidates)
+        except TypeError:
+            raise ValueError(f"candidates must be 'auto', an objective name or a sequence of "
+                             f"names, got {candidates!r}") from None
+    rr = pg.unbiased is not None
+    if BLOCK_OBJECTIVE in asked and not rr:
+        raise ValueError(f"objective {BLOCK_OBJECTIVE!r} needs the randomized-response route; "
+                         f"this release took {pg.diagnostics.get('route')!r}")
+    others = [c for c in asked if c != BLOCK_OBJECTIVE]
+    names = ()
+    if others:
+        try:
+            names = candidate_objectives(pg, others[0] if len(others) == 1 else others, rank)
+        except ValueError:
+            offered = (*pg.objective_names(rank), *((BLOCK_OBJECTIVE,) if rr else ()))
+            raise ValueError(f"candidates={candidates!r}: this release "
+                             f"({pg.diagnostics.get('route')} route) offers {offered}") from None
+    if rr and (BLOCK_OBJECTIVE in asked or asked == ["auto"]):
+        names = (*names, BLOCK_OBJECTIVE)
+    if not names:
+        raise ValueError(f"candidates={candidates!r} names no objective")
+    return names
+
+
 def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
              relation_size: int | None = None, estimate_share: float = 0.01,
-             select_share: float = 0.04, candidates="auto", solver_options: dict | None = None,
+             select_share: float = 0.02, candidates="auto", solver_options: dict | None = None,
              privatize_options: dict | None = None) -> PrivateCSPResult:
     """Edge-(epsilon, delta)-DP Max-2-CSP: the constraints are private (docs/privacy.md 6).
 
@@ -155,11 +249,17 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK
         Fractions of epsilon for the Laplace estimate (6.5) and the private choice (6.4); the
         rest goes to the release.
     candidates : "auto", str or sequence of str
-        Objectives of the release to solve (:meth:`PrivateGraph.objective_names`).
+        Objectives of the release to solve (:meth:`PrivateGraph.objective_names`, and
+        ``"posterior-block"``, :func:`block_posterior_weights`, on the randomized-response
+        route); ``"auto"``: those :func:`dpgraph.max_cut` would solve plus ``"posterior-block"``
+        where the route is randomized response.
     solver_options : dict
         Passed to :func:`dpgraph.csp.solve_label_csp`.
     privatize_options : dict
-        Passed to :func:`dpgraph.privatize` (e.g. ``route``, ``rr_postprocess``).
+        Passed to :func:`dpgraph.privatize` (e.g. ``route``, ``rr_postprocess``). Default
+        ``synthetic_share=None``: like :func:`dpgraph.max_cut`, no synthetic block model is
+        released, so the route keeps the whole release budget (``"auto"`` would spend 30% of it
+        on an export ``max_2csp`` never uses).
 
     Returns
     -------
@@ -205,18 +305,24 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK
                   mechanism="group privacy", epsilon=eps_p, delta=delta,
                   note=f"dpgraph.privatize at (eps/{s}, delta_0 = {dlt_0:.3g}) per label pair; "
                        f"one constraint moves <= {s} pairs (docs/privacy.md 6.1-6.3)")
+    # no block-model export by default (as max_cut): the whole eps_p goes to the route
+    popts = {"synthetic_share": None, **(privatize_options or {})}
     pg = privatize(from_matrix(L, labels, source="label-extended graph"), epsilon=eps_p / s,
-                   delta=dlt_0, rank=rank, rng=gen, **(privatize_options or {}))
+                   delta=dlt_0, rank=rank, rng=gen, **popts)
     del L  # nothing below reads the input except the releases 6.4 and 6.5
     t_priv = time.perf_counter() - t0
-    names = candidate_objectives(pg, candidates, rank)
+    names = _objective_names(pg, candidates, rank)
     block = np.arange(N) // q
     same = block[:, None] == block[None, :]
     opts = dict(solver_options or {})
     t0 = time.perf_counter()
     outs = []
     for name in names:
-        W = np.array(pg.objective(name), dtype=np.float64)
+        if name == BLOCK_OBJECTIVE:
+            W = block_posterior_weights(pg.unbiased, float(pg.diagnostics["flip_probability"]),
+                                        n, q, s)
+        else:
+            W = np.array(pg.objective(name), dtype=np.float64)
         W[same] = 0.0  # public: no constraint relates a variable to itself
         outs.append(solve_label_csp(W, n, q, rng=gen, **opts))
         del W

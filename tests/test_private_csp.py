@@ -8,7 +8,8 @@ import pytest
 
 from dpgraph.csp import CSPInstance
 from dpgraph.csp.twocsp_lowrank import label_values
-from dpgraph.private_csp import group_privacy_delta, max_2csp, rounded_label_graph
+from dpgraph.private_csp import (block_posterior_weights, group_privacy_delta, max_2csp,
+                                 rounded_label_graph)
 
 
 def _random_constraints(rng, n, q, density, s=None):
@@ -108,6 +109,10 @@ def test_max_2csp_release_and_ledger():
     pe, pd = res.private_graph.ledger.spent
     assert pe <= res.diagnostics["pair_epsilon"] * (1 + 1e-9)
     assert pd <= res.diagnostics["pair_delta"] * (1 + 1e-9)
+    # no synthetic block model by default (docs/privacy.md 6.3): the route spent all of eps/s
+    assert res.private_graph.block_model is None
+    assert not any("block" in e.name for e in res.private_graph.ledger.entries)
+    assert pe == pytest.approx(res.diagnostics["pair_epsilon"], rel=1e-9)
     names = [e.name for e in res.ledger.entries]
     assert names[0].startswith("privatize the label-extended graph")
     assert names[-1] == "value of the returned assignment"
@@ -142,3 +147,50 @@ def test_refuses_heavy_weights_big_relations_and_tiny_alphabets():
         max_2csp(CSPInstance(4, 1, [(0, 1, {(0, 0)}, 1.0)]), epsilon=1, delta=1e-6, rank=1)
     with pytest.raises(TypeError, match="CSPInstance"):
         max_2csp([(0, 1, {(0, 1)}, 1.0)], epsilon=1, delta=1e-6)
+
+
+@pytest.mark.parametrize("q, s, seed", [(2, 2, 0), (3, 3, 1), (3, 9, 2)])
+def test_block_posterior_matches_enumeration(q, s, seed):
+    """The constraint-block posterior against Bayes' rule by enumerating every relation R of one
+    block (2^(q^2) of them) under the prior: block on w.p. rho, each pair in R w.p. s/q^2."""
+    import itertools
+
+    rng = np.random.default_rng(seed)
+    p, rho, n = 0.3, 0.4, 2
+    N = n * q
+    theta = s / (q * q)
+    Y = np.zeros((N, N))
+    bits = rng.integers(0, 2, (q, q))
+    Y[:q, q:] = bits
+    Y[q:, :q] = bits.T
+    U = (Y - p) / (1 - 2 * p)
+    np.fill_diagonal(U, 0.0)
+    U[:q, :q] = U[q:, q:] = 0.0
+    W = block_posterior_weights(U, p, n, q, s, rho=rho)
+    post = np.zeros((q, q))
+    evidence = (1 - rho) * np.prod(np.where(bits == 1, p, 1 - p))  # block empty
+    for mask in itertools.product((0, 1), repeat=q * q):
+        R = np.array(mask).reshape(q, q)
+        prior = rho * theta ** R.sum() * (1 - theta) ** (q * q - R.sum())
+        like = np.prod(np.where(R == bits, 1 - p, p))
+        evidence += prior * like
+        post += prior * like * R
+    post /= evidence
+    np.testing.assert_allclose(W[:q, q:], post, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(W, W.T)
+    assert not W[:q, :q].any() and not W[q:, q:].any()
+
+
+def test_block_posterior_objective_is_a_candidate_on_the_rr_route():
+    rng = np.random.default_rng(5)
+    inst, _ = _planted(rng, 30, 3, 0.5)
+    res = max_2csp(inst, epsilon=4.0, delta=1e-6, rank=2, rng=0, relation_size=3,
+                   privatize_options={"route": "randomized-response"})
+    assert res.diagnostics["candidates"][-1] == "posterior-block"
+    only = max_2csp(inst, epsilon=4.0, delta=1e-6, rank=2, rng=0, relation_size=3,
+                    candidates="posterior-block",
+                    privatize_options={"route": "randomized-response"})
+    assert only.diagnostics["candidates"] == ("posterior-block",)
+    with pytest.raises(ValueError, match="offers .*posterior-block"):
+        max_2csp(inst, epsilon=4.0, delta=1e-6, rank=2, rng=0, relation_size=3,
+                 candidates="nonsense", privatize_options={"route": "randomized-response"})

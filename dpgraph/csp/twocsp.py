@@ -634,7 +634,9 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
     -------
     CSPResult
         ``upper_bound`` is certified by weak duality with a Cholesky-verified eigenvalue bound
-        (``info['certificate']``).
+        (``info['certificate'] == 'cholesky-verified'``; the low-rank path uses it up to
+        ``n(q-1) + 1 = FACTOR_MAX_N`` and above that a Lanczos Ritz value plus its residual,
+        ``'lanczos-residual'``, which is not a proof if Lanczos misses the top eigenvalue).
 
     Examples
     --------
