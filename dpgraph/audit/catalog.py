@@ -245,13 +245,14 @@ def _gaussian_epsilon(mu: float, delta: float) -> float:
 
 def matrix_free(*, epsilon: float = 4.0, delta: float = 1e-3, runs: int = 10_000, rng=0,
                 confidence: float = 0.95, n: int = 40, rank: int = 4) -> dict:
-    r""":func:`dpgraph.privatize` with ``route="matrix-free"`` (docs/privacy.md 5) on a dense
-    graph (``G(n - 2, 1/2)``, seed 1) plus two isolated nodes ``i, j``, vs the same graph with
-    the edge ``{i, j}``. The pair is the worst case argued in 5.2: the two nodes of smallest
-    degree get the two smallest released normalizers ``d~`` (with high probability: the other
-    degrees sit far above the degree noise), where the step sensitivity
+    r""":func:`dpgraph.privatize` with ``route="matrix-free"`` (docs/privacy.md 5) on the
+    complete graph ``K_{n-2}`` plus two isolated nodes ``i, j``, vs the same graph with the edge
+    ``{i, j}``. The pair is the worst case argued in 5.2: the two nodes of smallest degree get
+    the two smallest released normalizers ``d~`` (with high probability: the other degrees sit
+    far above the degree noise), where the step sensitivity
     ``kappa sqrt(r/S) sqrt(1/d~_(1) + 1/d~_(2))`` is attained when rows ``i, j`` of ``Z_t``
-    are at their clipping level (they are: an isolated node's row of the iterate is noise).
+    are at their clipping level. They are: the deflated ``M`` of a complete graph is nearly
+    zero, so the iterates are noise and every row of ``P X`` lies well above its level.
 
     Observed per run: the released degrees ``d^`` (public output) and, through a wrapper
     around the route's own ``_deflate`` and ``_clip_rows`` (which changes nothing), the
