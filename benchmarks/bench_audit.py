@@ -29,10 +29,11 @@ FULL = {
     "exponential": dict(runs=20_000),
     "edge_count": dict(runs=20_000),
     "rr_route": dict(runs=10_000, calibration_runs=2_000),
-    "cosine": dict(runs=20_000),
+    "cosine": dict(runs=100_000),
     "marginals": dict(runs=20_000),
     "max_cut": dict(runs=1_000),
     "pca_route": dict(runs=1_000, calibration_runs=250),
+    "matrix_free": dict(runs=10_000),
     "jl": dict(runs=1_000, calibration_runs=250),
 }
 

@@ -32,7 +32,8 @@ from fuzz_inputs import READERS, check_reader, fuzzed_file  # noqa: E402
 def fuzz(reader: str, examples: int, seed_value: int, directory: str) -> dict:
     counts = collections.Counter()
     failures = []
-    slowest = [0.0]
+    slowest = [0.0, b""]
+    slowest_cpu = [0.0, b""]
 
     @seed(seed_value)
     @settings(max_examples=examples, deadline=None, database=None, phases=[Phase.generate],
@@ -40,17 +41,23 @@ def fuzz(reader: str, examples: int, seed_value: int, directory: str) -> dict:
     @given(fuzzed_file(reader))
     def run(case):
         data, fmt = case
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             counts[check_reader(reader, data, fmt, directory)] += 1
         except AssertionError as exc:
             counts["FAILURE"] += 1
             if len(failures) < 5:
                 failures.append(str(exc)[:600])
-        slowest[0] = max(slowest[0], time.perf_counter() - t0)
+        took, cpu = time.perf_counter() - t0, time.process_time() - c0
+        if took > slowest[0]:
+            slowest[:] = [took, data]
+        if cpu > slowest_cpu[0]:
+            slowest_cpu[:] = [cpu, data]
 
     run()
-    return {"counts": counts, "failures": failures, "slowest": slowest[0]}
+    return {"counts": counts, "failures": failures, "slowest": slowest[0],
+            "slowest_input": slowest[1], "slowest_cpu": slowest_cpu[0],
+            "slowest_cpu_input": slowest_cpu[1]}
 
 
 def main(argv=None) -> int:
@@ -59,6 +66,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=17)
     ap.add_argument("--readers", nargs="*", default=list(READERS))
     ap.add_argument("--memory-gib", type=float, default=4.0)
+    ap.add_argument("--show-slowest", action="store_true",
+                    help="print the size and start of each reader's slowest input")
     args = ap.parse_args(argv)
     limit = int(args.memory_gib * 2**30)
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -76,6 +85,13 @@ def main(argv=None) -> int:
                   f"{out['slowest']:9.3f} {time.perf_counter() - t0:7.1f}", flush=True)
             for f in out["failures"]:
                 print("   ", f)
+            if args.show_slowest:
+                for what, key in (("wall", "slowest_input"), ("CPU", "slowest_cpu_input")):
+                    data = out[key]
+                    lines = data.count(b"\n")
+                    print(f"    slowest input ({what}): {len(data)} bytes, {lines} newlines, "
+                          f"starts {data[:120]!r}")
+                print(f"    largest CPU time of one read: {out['slowest_cpu']:.3f} s")
             bad += c["FAILURE"]
     return 1 if bad else 0
 

@@ -146,6 +146,24 @@ def test_fast_audit_randomized_response_route():
         assert not res.violated, res
 
 
+def test_fast_audit_matrix_free_route():
+    """The transcript's log-likelihood ratio has the moments the analysis predicts (N(-V/2, V)
+    without the edge, N(V/2, V) with it), the pair attains the step sensitivity (mean V at
+    least 97% of its value at full sensitivity), and no bound exceeds the claim."""
+    out = catalog.matrix_free(runs=300)
+    for res in out.values():
+        assert not res.violated, res
+    det = out["privacy loss"].details
+    v = det["V_at_sensitivity"]
+    assert 0.97 * v <= det["mean_V"] <= v * (1 + 1e-9)
+    se_mean, se_var = math.sqrt(v / 300), v * math.sqrt(2 / 300)
+    for key, sign in (("x0 (mean, var)", -1), ("x1 (mean, var)", 1)):
+        mean, var = det["loss_moments"][key]
+        assert abs(mean - sign * det["mean_V"] / 2) < 4 * se_mean, det
+        assert abs(var - det["mean_V"]) < 4 * se_var, det
+    assert out["privacy loss"].epsilon_lower_bound > 0  # the event has power
+
+
 def test_fast_audit_pca_route():
     out = catalog.pca_route(runs=60, calibration_runs=40)
     for res in out.values():
@@ -163,5 +181,5 @@ def test_full_tight_audit_reaches_80_percent(name):
 @pytest.mark.slow
 def test_full_pipeline_audits_never_exceed_the_claim():
     for res in [catalog.max_cut(), catalog.jl(), *catalog.rr_route().values(),
-                *catalog.pca_route().values()]:
+                *catalog.pca_route().values(), *catalog.matrix_free().values()]:
         assert not res.violated, res

@@ -113,3 +113,69 @@ def test_snap_non_ascii_ids_keep_their_characters(tmp_path):
     p = tmp_path / "g.txt"
     p.write_text("caf\u00e9 na\u00efve\nna\u00efve \U0001F600\n", encoding="utf-8")
     assert set(read_graph(p, format="snap").labels) == {"caf\u00e9", "na\u00efve", "\U0001F600"}
+
+
+# --- Pajek (issue 17): NetworkX's parser ran shlex on every line; 200,000 'e 1 2' lines took
+# over 5 s under load. dpgraph parses Pajek itself now, agreeing with networkx.read_pajek.
+
+_PAJEK_SLOW_HEAD = (b"*vertices 6\n1 1 0.0 0.0 ellipse\n2 2 0.0 0.0 ellipse\n3 3 0.0 0.0 ellipse\n"
+                    b"4 4 0.0 0.0 ellipse\n5 5 0.0 0.0 ellipse\n6 6 0.0 0.0 ellipse\n*edges\n"
+                    b"1 2 1.0\n1 3 1.0\n2 3 2.0\n3 4 5.0\n")
+
+
+def test_pajek_many_edge_lines_regression(tmp_path, monkeypatch):
+    """The fuzzed input that hung: read without shlex (it is only for lines with quotes) and
+    with NetworkX's meaning: 'e 1 2' is an edge from a new vertex 'e' to vertex '1', weight 2."""
+    import shlex
+
+    from dpgraph.io import read_graph
+
+    def no_shlex(*args, **kwargs):
+        raise AssertionError("shlex used on a line without quotes")
+
+    monkeypatch.setattr(shlex, "split", no_shlex)
+    p = tmp_path / "slow.net"
+    p.write_bytes(_PAJEK_SLOW_HEAD + b"e 1 2\n" * 200_000)
+    g = read_graph(p)
+    assert g.labels == ("1", "2", "3", "4", "5", "6", "e") and g.m == 5
+    i, j = g.labels.index("e"), g.labels.index("1")
+    assert g.weights[i, j] == 400_000.0
+
+
+def test_pajek_huge_vertex_count_is_checked_against_the_file(tmp_path):
+    from dpgraph.io import GraphFormatError, read_graph
+
+    p = tmp_path / "huge.net"
+    p.write_bytes(b"*Vertices 99999999999999999999\n1 a\n*Edges\n1 1\n")
+    with pytest.raises(GraphFormatError, match="line 1.*only 3 lines left"):
+        read_graph(p)
+
+
+_PAJEK_VALID = [
+    '*Vertices 3\n1 "a b" 0.1 0.2 box\n2 "c"\n3 d\n*Edges\n1 2 2.5\n2 3\n1 2 0.5\n3 3 1\n',
+    '*Network x\n*Vertices 3\n1 "it\'s"\n2 b ic Red\n3 c\n*Edges\n1 2 1 c Blue\n2 3 3 w 7\n',
+    '*Vertices 3\n1 a\n2 b\n3 c\n*Arcs\n1 2 1.0\n2 1 3.0\n2 3 2.0\n',
+    '*Vertices 3\n1 a\n2 b\n3 c\n*Matrix\n0 1 0\n1 0 2\n0 2 0\n',
+    '*Vertices 2\n1 a\n2 b\n*Edges\n1 2 x\na b 2\nb\tc\r\n\n',
+    '*Vertices 2\n1 a\n2 b\n*Edges\n1 2 0\n1 2 1e3\n',
+]
+
+
+@pytest.mark.parametrize("text", _PAJEK_VALID)
+@pytest.mark.parametrize("weight", ["weight", "w", None])
+def test_pajek_agrees_with_networkx(tmp_path, text, weight):
+    """Independent reference: networkx.read_pajek, converted by as_graph_data."""
+    import io
+
+    import networkx as nx
+
+    from dpgraph.graph import as_graph_data
+    from dpgraph.io import read_graph
+
+    p = tmp_path / "g.net"
+    p.write_text(text, encoding="utf-8")
+    ref = as_graph_data(nx.read_pajek(io.BytesIO(text.encode())), weight=weight,
+                        symmetrize="sum")
+    got = read_graph(p, symmetrize="sum", weight=weight)
+    assert got.labels == ref.labels
+    assert (got.weights != ref.weights).nnz == 0

@@ -12,7 +12,7 @@ metis      METIS ``.graph`` (fmt weight flags)           ``1..n``
 dimacs     DIMACS ``.col``: ``p edge n m``, ``e u v``    ``1..n``
 graphml    GraphML (NetworkX)                           node ids (strings)
 gml        GML (NetworkX)                               node ``label`` attribute
-pajek      Pajek ``.net`` (NetworkX)                    vertex names (strings)
+pajek      Pajek ``.net`` (read as NetworkX reads it)   vertex names (strings)
 edgelist   NetworkX edge list (``u v {dict}``)          strings (or ``nodetype=``)
 ========== ============================================ ==============================
 

@@ -1,12 +1,14 @@
 """Formats read through other libraries: Matrix Market (``scipy.io``) and the NetworkX formats
-(GraphML, GML, Pajek, NetworkX edge list). Their parse errors are re-raised as
-:class:`GraphFormatError` naming the file (and the line, where the library reports one)."""
+(GraphML, GML, NetworkX edge list). Their parse errors are re-raised as
+:class:`GraphFormatError` naming the file (and the line, where the library reports one). Pajek,
+written by NetworkX, is parsed here the way NetworkX reads it, in one pass (``_parse_pajek``)."""
 
 from __future__ import annotations
 
 import gzip
 import io
 import re
+import shlex
 import warnings
 import xml.etree.ElementTree as ET
 
@@ -14,7 +16,8 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-from ..graph import GraphData, GraphInputWarning, as_graph_data, from_matrix, to_networkx
+from ..graph import (GraphData, GraphInputWarning, _from_coo, as_graph_data, from_matrix,
+                     to_networkx)
 from ._base import (GraphFormatError, check_node_count, check_tokens, is_gzip, load_table,
                     open_text, row_line, scan_lines)
 from ._text import weight_column, write_columns
@@ -217,17 +220,161 @@ def read_gml(path, *, symmetrize=None, duplicates="sum", weight="weight",
                     symmetrize=symmetrize, duplicates=duplicates, weight=weight, label=label)
 
 
+_PAJEK = "a Pajek network ('*Vertices n', '*Edges' / '*Arcs')"
+_PAJEK_TOKEN = re.compile(r"[^ \t\r\n]+")
+
+
+def _pajek_tokens(path, number: int, line: str) -> list:
+    """The tokens of one Pajek line as :func:`shlex.split` gives them (NetworkX's reading):
+    whitespace ``' \\t\\r\\n'`` separates, quotes group. ``shlex`` only where the line has a
+    quote or a backslash: it costs ~10 us a line, which made a fuzzed file of 200,000 edge
+    lines take over 5 s (issue 17)."""
+    if '"' in line or "'" in line or "\\" in line:
+        try:
+            return shlex.split(line)
+        except ValueError as exc:  # "No closing quotation", "No escaped character"
+            raise GraphFormatError(path, number, line, _PAJEK, problem=str(exc)) from None
+    return _PAJEK_TOKEN.findall(line)
+
+
+def _parse_pajek(path, weight):
+    """Parse a Pajek file as :func:`networkx.read_pajek` does, without building a NetworkX
+    multigraph: ``(labels, rows, cols, values, line numbers, directed)``.
+
+    The sections read: ``*Vertices n`` then ``n`` lines ``id label [x y shape] [key value]...``
+    (an edge names a vertex by its id, or by any other token, which becomes a new vertex);
+    ``*Edges`` (undirected) or ``*Arcs`` (directed), after which every line with at least two
+    tokens is ``u v [weight] [key value]...``; or ``*Matrix`` (directed), rows of integers over
+    the vertices in file order. A missing or non-numeric third token means weight 1. A declared
+    vertex count is checked against the lines left in the file before any vertex is read.
+    """
+    with _open_binary(path) as f:
+        raw = f.read()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        number = raw.count(b"\n", 0, exc.start) + 1
+        raise GraphFormatError(path, number, None, "UTF-8 text",
+                               problem=f"byte {raw[exc.start]:#04x} is not UTF-8") from None
+    del raw
+    if not text.strip():
+        raise GraphFormatError(path, None, None, _PAJEK, problem="the file is empty")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    labels: list = []          # every vertex label in file order (the *Matrix rows)
+    index: dict = {}           # label -> node number (NetworkX's node order)
+    ids: dict = {}             # vertex id -> label
+    rows, cols, vals, where = [], [], [], []
+    directed = False
+
+    def node(label):
+        k = index.get(label)
+        if k is None:
+            k = index[label] = len(index)
+        return k
+
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        k += 1
+        low = line.lower()
+        if low.startswith("*vertices"):
+            parts = line.split()
+            try:
+                if len(parts) != 2:
+                    raise ValueError
+                count = int(parts[1])
+                if count < 0:
+                    raise ValueError
+            except ValueError:
+                raise GraphFormatError(path, k, line, "'*Vertices n' with one vertex count "
+                                       "n >= 0") from None
+            if count > len(lines) - k:
+                raise GraphFormatError(path, k, line, f"{count} vertex lines after it",
+                                       problem=f"the file has only {len(lines) - k} lines "
+                                       f"left") from None
+            ids = {}
+            for number in range(k + 1, k + count + 1):
+                tokens = _pajek_tokens(path, number, lines[number - 1])
+                if len(tokens) < 2:
+                    raise GraphFormatError(path, number, lines[number - 1],
+                                           "a vertex line 'id label [x y shape]'")
+                labels.append(tokens[1])
+                node(tokens[1])
+                ids[tokens[0]] = tokens[1]
+            k += count
+        elif low.startswith("*edges") or low.startswith("*arcs"):
+            directed = low.startswith("*arcs")
+            for number in range(k + 1, len(lines) + 1):
+                tokens = _pajek_tokens(path, number, lines[number - 1])
+                if len(tokens) < 2:
+                    continue
+                u, v = ids.get(tokens[0], tokens[0]), ids.get(tokens[1], tokens[1])
+                w = 1.0
+                if weight == "weight" and len(tokens) > 2:
+                    try:
+                        w = float(tokens[2])
+                    except ValueError:
+                        pass  # not a weight: NetworkX ignores it
+                if weight is not None and len(tokens) > 4:
+                    extra = dict(zip(tokens[3::2], tokens[4::2]))
+                    if weight in extra:
+                        try:
+                            w = float(extra[weight])
+                        except ValueError:
+                            raise GraphFormatError(
+                                path, number, lines[number - 1],
+                                f"a number after the key {weight!r}") from None
+                rows.append(node(u))
+                cols.append(node(v))
+                vals.append(1.0 if weight is None else w)
+                where.append(number)
+            break
+        elif low.startswith("*matrix"):
+            directed = True
+            for r, number in enumerate(range(k + 1, len(lines) + 1)):
+                for c, token in enumerate(lines[number - 1].split()):
+                    try:
+                        value = int(token)
+                        if value != 0:
+                            u, v = labels[r], labels[c]
+                    except (ValueError, IndexError):
+                        raise GraphFormatError(
+                            path, number, lines[number - 1],
+                            f"a row of integers over the {len(labels)} vertices") from None
+                    if value != 0:
+                        rows.append(node(u))
+                        cols.append(node(v))
+                        vals.append(float(value) if weight == "weight" else 1.0)
+                        where.append(number)
+            break
+    return list(index), rows, cols, vals, where, directed
+
+
 def read_pajek(path, *, symmetrize=None, duplicates="sum", weight="weight") -> GraphData:
-    """Read Pajek ``.net`` with :func:`networkx.read_pajek` (``*Arcs`` make it directed)."""
-    import networkx as nx
-
-    def reader(f):
-        G = nx.read_pajek(f)
-        # NetworkX reads every Pajek file as a multigraph and directed when it has *Arcs
-        return G
-
-    return _nx_read(path, reader, "a Pajek network ('*Vertices n', '*Edges' / '*Arcs')",
-                    symmetrize=symmetrize, duplicates=duplicates, weight=weight)
+    """Read a Pajek ``.net`` file as :func:`networkx.read_pajek` reads it (vertex names are the
+    labels; ``*Arcs`` and ``*Matrix`` make it directed, so ``symmetrize`` must say how to
+    combine arcs), parsed here in one pass into index arrays (:func:`_parse_pajek`)."""
+    labels, rows, cols, vals, where, directed = _parse_pajek(path, weight)
+    vals = np.asarray(vals, dtype=np.float64)
+    bad = ~np.isfinite(vals)
+    if bad.any():
+        number = where[int(np.flatnonzero(bad)[0])]
+        raise GraphFormatError(path, number, None, "a finite edge weight",
+                               problem=f"{int(bad.sum())} non-finite weight(s) (NaN or inf)")
+    if not labels:
+        raise GraphFormatError(path, None, None, _PAJEK, problem="no vertices")
+    if directed and symmetrize is None:
+        raise GraphFormatError(path, None, None, "an undirected graph, or symmetrize='max', "
+                               "'sum' or 'mean'", problem="*Arcs / *Matrix: the network is "
+                               "directed")
+    try:
+        return _from_coo(np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
+                         vals, labels, duplicates=duplicates, directed=directed,
+                         symmetrize=symmetrize, source=str(path), warn_duplicates=False)
+    except ValueError as exc:
+        raise GraphFormatError(path, None, None, _PAJEK, problem=str(exc)) from None
 
 
 def read_nx_edgelist(path, *, symmetrize=None, duplicates="sum", weight="weight",
