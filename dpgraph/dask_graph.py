@@ -183,6 +183,8 @@ def _share(obj):
         client = get_client()
     except (ImportError, ValueError):
         return dask.delayed(obj)
+    if getattr(dask.base.get_scheduler(), "__self__", None) is not client:
+        return dask.delayed(obj)  # a client exists but another scheduler was chosen
     return client.scatter(obj, broadcast=True, hash=False)
 
 

@@ -54,6 +54,21 @@ def test_passes_match_in_memory(cluster_client):
               for k in range(4)]
     assert np.allclose(dg.cut_values(Pd), expect)
     assert dg.total_weight == g.m and dg.is_unweighted and dg.weight_range == (1.0, 1.0)
+    edges = dg.edges.compute()  # the canonical edge list, rebuilt from the blocks
+    i, j, _ = g.edges()
+    assert sorted(zip(edges["i"], edges["j"])) == sorted(zip(i, j))
+
+
+def test_local_scheduler_without_cluster(cluster_client):
+    """A client exists but the synchronous scheduler is chosen: nothing is scattered to it."""
+    import dask
+
+    g, df = _edge_frame(n=80, d=6, seed=5)
+    with dask.config.set(scheduler="sync"):
+        dg = from_dask(dd.from_pandas(df, npartitions=3), blocks=4)
+        X = np.random.default_rng(2).standard_normal((g.n, 2))
+        assert np.array_equal(dg.weights @ X, g.weights @ X)
+        assert np.array_equal(dg.degrees, g.degrees)
 
 
 def test_string_labels_and_both_directions(cluster_client):
