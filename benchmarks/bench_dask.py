@@ -186,8 +186,9 @@ def compare(folder, workers, reps=3):
     with cluster, client:
         dg = dpgraph.dask_graph.read_edge_files(folder, weight=None)
         n, nnz = dg.n, 2 * dg.m
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        indices = np.empty(nnz, dtype=np.int32)
+        itype = np.int32 if nnz < 2**31 else np.int64  # as scipy would choose
+        indptr = np.zeros(n + 1, dtype=itype)
+        indices = np.empty(nnz, dtype=itype)
         data = np.ones(nnz, dtype=np.float64)
         pos = 0
         for blk in dg.blocks:  # one block at a time to the client
