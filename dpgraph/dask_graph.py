@@ -6,23 +6,28 @@ For edge lists too large for one machine (folders of Parquet or CSV files, or a
 (:mod:`dpgraph.routes.matrix_free`) and the private solvers use exactly like an in-memory
 :class:`~dpgraph.graph.GraphData`: they only ever ask for
 
-* ``degrees`` and ``total_weight`` (one pass each, cached),
-* ``weights @ X`` for an ``n x k`` dense ``X`` (one pass: each partition multiplies its own edges,
-  the partial ``n x k`` products are summed in a tree on the workers),
+* ``degrees`` and ``total_weight`` (computed once, when the graph is read),
+* ``weights @ X`` for an ``n x k`` dense ``X`` (one pass: ``X`` is sent once to each worker,
+  each row block of the symmetric weight matrix computes its rows of the product, the client
+  concatenates them),
 * :meth:`DaskGraph.cut_values` of fixed partitions (one pass).
 
-No worker and not the client ever holds the whole edge list: a worker holds one partition
-(plus ``O(n k)`` for the vectors it multiplies), the client ``O(n k)`` (the labels, the degrees,
-the iterate). Noise is drawn on the client by :mod:`dpgraph.privacy.noise`, so the ledger and
-the proofs (docs/privacy.md, section 5) are those of the in-memory route; for the same seed
-the release equals the in-memory one up to the summation order of floating-point products
+The graph is kept as row blocks: block ``b`` holds rows ``lo_b..hi_b - 1`` of the symmetric
+weight matrix (both directions of every edge) as a CSR block in the memory of the worker that
+built it. A product moves ``O(n k)`` numbers in all, whatever the number of blocks (summing
+per-partition ``n x k`` partial products would move ``O(P n k)``). No task and not the client
+ever holds the whole edge list: a task holds one input partition or one row block (plus
+``O(n k)`` for the vectors it multiplies), a worker the blocks it built, the client ``O(n k)``
+(the labels, the degrees, the iterate). Noise is drawn on the client by
+:mod:`dpgraph.privacy.noise`, so the ledger and the proofs (docs/privacy.md, section 5) are
+those of the in-memory route; each block's product is the float64 CSR product of the same rows
+with the same sorted columns, so for the same seed the release equals the in-memory one
 (docs/privacy.md 9).
 
 Input policy (that of :mod:`dpgraph.graph`): node ids are any hashable values of one type
 (integers or strings); they are mapped to ``0..n-1`` in sorted order by one Dask pass, and
-results come back in them. Self-loops are dropped with a warning that counts them. Each
-undirected pair is stored once (``(min, max)``); repeated pairs, e.g. a file listing both
-directions, are merged by ``duplicates="max"`` (the default: an edge listed twice is one edge),
+results come back in them. Self-loops are dropped with a warning that counts them, and so are
+weight-0 edges. Repeated pairs, e.g. a file listing both directions, are merged by ``duplicates="max"`` (the default: an edge listed twice is one edge),
 ``"sum"``, or refused with ``"error"``. Weights must be finite; the private routes need them
 in ``[0, 1]``.
 
@@ -81,7 +86,8 @@ def is_dask_input(G) -> bool:
 
 
 def read_edge_files(path, *, u: str = "u", v: str = "v", weight: str | None = "weight",
-                    duplicates: str = "max", spill_dir: str | None = None) -> "DaskGraph":
+                    duplicates: str = "max", spill_dir: str | None = None,
+                    blocks: int | None = None) -> "DaskGraph":
     """Read a path or glob of Parquet (``.parquet``/``.pq``) or CSV (``.csv``, ``.tsv``, ``.txt``;
     with a header row) edge files as a :class:`DaskGraph` (see :func:`from_dask`).
 
@@ -108,7 +114,7 @@ def read_edge_files(path, *, u: str = "u", v: str = "v", weight: str | None = "w
         raise ValueError(f"edge files must all be Parquet (.parquet, .pq) or CSV (.csv, .tsv, "
                          f".txt), got extensions {sorted(exts)} in {spec!r}")
     return from_dask(ddf, u=u, v=v, weight=weight, duplicates=duplicates, spill_dir=spill_dir,
-                     source=spec)
+                     blocks=blocks, source=spec)
 
 
 def _check_columns(ddf, u, v, weight, source):
@@ -120,160 +126,344 @@ def _check_columns(ddf, u, v, weight, source):
     return weight if weight is not None and weight in cols else None
 
 
-def _labels(ddf, u, v, source):
-    """The sorted distinct node ids (one Dask pass); refuses ids of mixed types."""
-    _, dd = _dask()
-    ids = dd.concat([ddf[u].rename("id"), ddf[v].rename("id")]).drop_duplicates().compute()
-    if ids.isna().any():
-        raise ValueError(f"{source}: missing node ids (empty u or v) in some rows")
-    values = ids.to_numpy()
+def _partition_scan(df, u, v, weight):
+    """One input partition: its distinct node ids (sorted when they can be) and its row
+    statistics ``[rows, self-loops, non-finite weights]``."""
+    import pandas as pd
+
+    a, b = df[u].to_numpy(), df[v].to_numpy()
+    w = df[weight].to_numpy(dtype=np.float64) if weight is not None else None
+    stats = np.array([len(df), int(np.count_nonzero(a == b)),
+                      0 if w is None else int(np.count_nonzero(~np.isfinite(w)))], dtype=np.int64)
+    ids = np.concatenate([a, b])
+    if ids.dtype == object or ids.dtype.kind in "USO":
+        if pd.isna(ids).any():
+            raise ValueError("missing node ids (empty u or v) in some rows")
+        ids = pd.unique(ids)
+        ids = np.sort(ids)  # TypeError when the ids mix types (refused on the client)
+    else:
+        if ids.dtype.kind == "f" and np.isnan(ids).any():
+            raise ValueError("missing node ids (empty u or v) in some rows")
+        ids = _distinct(ids)
+    return ids, stats
+
+
+def _distinct(a: np.ndarray) -> np.ndarray:
+    """Sorted distinct values by one sort (numpy's hash-based ``np.unique`` of integers took
+    4.5 CPU s for 8e6 ids here, the sort 0.7 s)."""
+    a = np.sort(a)
+    return a[np.concatenate([[True], a[1:] != a[:-1]])] if a.size else a
+
+
+def _combine_scans(x, y):
+    """Union of two partitions' sorted ids, sum of their statistics (a tree reduction)."""
+    a, b = x[0], y[0]
+    if a.dtype == object or b.dtype == object:
+        return np.union1d(a, b), x[1] + y[1]
+    return _distinct(np.concatenate([a, b])), x[1] + y[1]
+
+
+def _tree(parts, fn):
+    """Combine a list of delayed values pairwise with ``fn`` (depth ``log2 P``)."""
+    dask, _ = _dask()
+    step = dask.delayed(fn, pure=True)
+    while len(parts) > 1:
+        parts = [step(parts[k], parts[k + 1]) if k + 1 < len(parts) else parts[k]
+                 for k in range(0, len(parts), 2)]
+    return parts[0]
+
+
+def _share(obj):
+    """``obj`` for use in many tasks, sent once to each worker: scattered with ``broadcast``
+    when a ``distributed`` client is active (so it is neither embedded in the task graph nor
+    copied per task), else a ``dask.delayed`` constant (local schedulers)."""
+    dask, _ = _dask()
+    try:
+        from distributed import get_client
+        client = get_client()
+    except (ImportError, ValueError):
+        return dask.delayed(obj)
+    if getattr(dask.base.get_scheduler(), "__self__", None) is not client:
+        return dask.delayed(obj)  # a client exists but another scheduler was chosen
+    return client.scatter(obj, broadcast=True, hash=False)
+
+
+class _IdMap:
+    """Node ids -> indices ``0..n-1`` (``labels`` sorted): a subtraction when the ids are the
+    integers ``lo..lo+n-1``, a binary search for other numbers, a hash lookup otherwise."""
+
+    def __init__(self, labels: np.ndarray):
+        self.n = len(labels)
+        self.lo = None
+        self.labels = None
+        self.index = None
+        if labels.dtype.kind in "iu" and (self.n == 0 or int(labels[-1]) - int(labels[0]) == self.n - 1):
+            self.lo = int(labels[0]) if self.n else 0
+        elif labels.dtype.kind in "iuf":
+            self.labels = labels
+        else:
+            import pandas as pd
+            self.index = pd.Index(labels)
+
+    def __call__(self, ids) -> np.ndarray:
+        ids = np.asarray(ids)
+        if self.lo is not None:
+            return ids.astype(np.int64) - self.lo
+        if self.labels is not None:
+            return np.searchsorted(self.labels, ids).astype(np.int64)
+        return self.index.get_indexer(ids).astype(np.int64)
+
+
+def _split_partition(df, p, u, v, weight, idmap, bounds, folder):
+    """One input partition: ids -> indices, self-loops dropped, each edge written in both
+    directions ``(i, j), (j, i)`` to ``folder``, ordered by the row block of its first index.
+    Returns the offsets of the ``B`` row blocks in the files (``B + 1`` numbers)."""
+    i, j = idmap(df[u].to_numpy()), idmap(df[v].to_numpy())
+    keep = i != j
+    i, j = i[keep], j[keep]
+    rows, cols = np.concatenate([i, j]), np.concatenate([j, i])
+    B = len(bounds) - 1
+    block = np.searchsorted(bounds, rows, side="right") - 1
+    # a stable sort of small integers is numpy's radix sort: O(rows)
+    order = np.argsort(block.astype(np.int16) if B < 2**15 else block, kind="stable")
+    itype = np.int32 if bounds[-1] < 2**31 else np.int64
+    np.save(os.path.join(folder, f"p{p:06d}-rows.npy"), rows[order].astype(itype))
+    np.save(os.path.join(folder, f"p{p:06d}-cols.npy"), cols[order].astype(itype))
+    if weight is not None:
+        w = df[weight].to_numpy(dtype=np.float64)[keep]
+        np.save(os.path.join(folder, f"p{p:06d}-w.npy"), np.concatenate([w, w])[order])
+    counts = np.bincount(block, minlength=B)
+    return np.concatenate([[0], np.cumsum(counts)])
+
+
+class _Block:
+    """Rows ``lo..hi-1`` of the symmetric weight matrix as a CSR block ``(hi - lo) x n`` with
+    sorted column indices, int32 indices where they fit, and the narrowest exact data type:
+    ``bool`` when every weight is 1 (an unweighted graph: 5 bytes per stored entry instead of
+    12), ``float32`` when every weight is a float32 number, else ``float64``. Products convert
+    the data to float64, so ``A @ X`` is exactly the float64 CSR product. ``merged`` and
+    ``zeros`` count the repeated entries merged and the weight-0 entries dropped (both
+    directions: twice the pairs)."""
+
+    __slots__ = ("matrix", "lo", "merged", "zeros")
+
+    def __init__(self, matrix, lo, merged, zeros):
+        self.matrix, self.lo, self.merged, self.zeros = matrix, lo, merged, zeros
+
+
+def _build_block(folder, pieces, lo, hi, n, duplicates, weighted):
+    """Row block ``lo..hi-1`` from its slices ``(p, start, stop)`` of the partitions' files:
+    repeated ``(i, j)`` merged by ``duplicates`` (one sort of the keys ``(i - lo) n + j``)."""
+    def load(p, kind, a, b):
+        return np.load(os.path.join(folder, f"p{p:06d}-{kind}.npy"), mmap_mode="r")[a:b]
+
+    pieces = [pc for pc in pieces if pc[2] > pc[1]]
+    rows = np.concatenate([load(p, "rows", a, b) for p, a, b in pieces] or [np.empty(0, np.int64)])
+    cols = np.concatenate([load(p, "cols", a, b) for p, a, b in pieces] or [np.empty(0, np.int64)])
+    key = (rows.astype(np.int64) - lo) * n + cols
+    del rows, cols
+    total = key.size
+    w = None
+    if weighted:
+        w = np.concatenate([load(p, "w", a, b) for p, a, b in pieces] or [np.empty(0)])
+        order = np.argsort(key, kind="stable")
+        key, w = key[order], w[order]
+        del order
+        first = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]])) if key.size else key
+        if first.size < key.size:
+            w = (np.maximum if duplicates == "max" else np.add).reduceat(w, first)
+            key = key[first]
+    elif duplicates == "sum":
+        key = np.sort(key)
+        first = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]])) if key.size else key
+        if first.size < key.size:
+            w = np.diff(np.append(first, key.size)).astype(np.float64)  # multiplicities
+            key = key[first]
+    else:
+        key = _distinct(key)
+    merged = total - key.size
+    zeros = 0
+    if w is not None:
+        nonzero = w != 0
+        zeros = int(key.size - np.count_nonzero(nonzero))
+        if zeros:
+            key, w = key[nonzero], w[nonzero]
+    local = key // n
+    cols = (key - local * n)
+    nnz = key.size
+    itype = np.int32 if max(n, nnz) < 2**31 else np.int64
+    indptr = np.zeros(hi - lo + 1, dtype=itype)
+    np.cumsum(np.bincount(local, minlength=hi - lo), out=indptr[1:])
+    del key, local
+    if w is None or np.all(w == 1.0):
+        data = np.ones(nnz, dtype=bool)
+    elif np.array_equal(w.astype(np.float32), w):
+        data = w.astype(np.float32)
+    else:
+        data = w
+    A = sp.csr_array((data, cols.astype(itype), indptr), shape=(hi - lo, n))
+    A.has_sorted_indices = True
+    return _Block(A, lo, merged, zeros)
+
+
+def _block_summary(block):
+    """``([stored entries, merged, zeros, min w, max w, sum w, all ones], row sums)``."""
+    A = block.matrix
+    if A.nnz:
+        d = A.data
+        stats = [A.nnz, block.merged, block.zeros, float(d.min()), float(d.max()),
+                 float(np.sum(d, dtype=np.float64)), float(d.dtype == bool)]
+    else:
+        stats = [0, block.merged, block.zeros, np.inf, -np.inf, 0.0, 1.0]
+    # row sums as GraphData.degrees computes them (the same float64 additions, same order)
+    return np.array(stats, dtype=np.float64), np.asarray(A.astype(np.float64).sum(axis=1)).ravel()
+
+
+def _block_matmul(block, X):
+    return np.asarray(block.matrix @ X)
+
+
+def _block_cuts(block, P):
+    """Twice the cut weight, within this block's rows, of each column of the boolean ``P``."""
+    A = block.matrix
+    rows = np.repeat(np.arange(block.lo, block.lo + A.shape[0]), np.diff(A.indptr))
+    w = A.data.astype(np.float64)
+    return np.array([w @ (P[rows, k] != P[A.indices, k]) for k in range(P.shape[1])])
+
+
+def _block_upper(block):
+    """The block's entries with ``i < j`` as a DataFrame ``(i, j, w)`` (the canonical edges)."""
+    import pandas as pd
+
+    A = block.matrix.tocoo()
+    i = A.row.astype(np.int64) + block.lo
+    j = A.col.astype(np.int64)
+    keep = i < j
+    return pd.DataFrame({"i": i[keep], "j": j[keep], "w": A.data[keep].astype(np.float64)})
+
+
+def _default_blocks(entries: int, npartitions: int, n: int) -> int:
+    """Row blocks: at least one per input partition and at most ``2**24`` stored entries
+    (about 84 MB unweighted) each, at most ``n``."""
+    return int(max(1, min(max(n, 1), max(npartitions, -(-entries // 2**24)))))
+
+
+def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
+              duplicates: str = "max", spill_dir: str | None = None, blocks: int | None = None,
+              source: str = "dask DataFrame") -> "DaskGraph":
+    """A :class:`DaskGraph` from a Dask DataFrame of edges (columns ``u``, ``v``, optional
+    ``weight``; no ``weight`` column means weight 1).
+
+    Three passes, none of which shuffles and none of which holds more than one partition or
+    one row block in a task:
+
+    1. each partition's distinct ids and row statistics (self-loops, non-finite weights),
+       combined in a tree (the union of sorted ids): the labels, sorted;
+    2. each partition maps its ids to ``0..n-1``, drops self-loops and writes every edge in both
+       directions to ``spill_dir``, ordered by row block (``blocks`` equal ranges of rows);
+    3. each row block reads its slices of those files, merges repeated pairs (``duplicates``;
+       both directions of a pair are in the same blocks, so the result stays symmetric), drops
+       weight-0 edges (with a warning, as the in-memory reader), and is kept in the workers'
+       memory as a CSR block (``dask.persist``), which every later pass reuses.
+
+    ``spill_dir`` (default: a temporary folder removed with the object) must be visible to
+    every worker, e.g. shared storage on a multi-machine cluster; it holds ``8`` bytes per
+    edge and direction (``16`` with weights) until the graph is released, so that a lost block
+    can be rebuilt.
+    """
+    dask, dd = _dask()
+
+    if duplicates not in _DUPLICATES:
+        raise ValueError(f"duplicates={duplicates!r} is not one of {_DUPLICATES}")
+    weight = _check_columns(ddf, u, v, weight, source)
+    parts = ddf.to_delayed()
+    scan = [dask.delayed(_partition_scan, pure=True)(p, u, v, weight) for p in parts]
+    try:
+        ids, stats = _tree(scan, _combine_scans).compute()
+    except TypeError as exc:
+        raise ValueError(f"{source}: node ids are not of one type across partitions ({exc}); "
+                         f"the edge partitions are not consistent: cast the u and v columns to "
+                         f"one type (e.g. all str)") from exc
+    except ValueError as exc:  # e.g. ids parsed as int in one file, str in another
+        first = " ".join(str(exc).split())[:400]
+        if "missing node ids" in first:
+            raise ValueError(f"{source}: {first}") from exc
+        raise ValueError(f"{source}: the edge partitions are not consistent (node ids or "
+                         f"weights of different types in different files or partitions?; cast "
+                         f"u and v to one type): {first}") from exc
+    rows_in, loops, nonfinite = (int(s) for s in stats)
+    if nonfinite:
+        raise ValueError(f"{source}: {nonfinite} edge weight(s) are NaN or infinite; weights "
+                         f"must be finite")
+    labels = _check_labels(ids, source)
+    n = len(labels)
+    B = _default_blocks(2 * (rows_in - loops), ddf.npartitions, n) if blocks is None else int(blocks)
+    if not 1 <= B <= max(n, 1):
+        raise ValueError(f"blocks={blocks!r} must be between 1 and n = {n}")
+    bounds = (np.arange(B + 1, dtype=np.int64) * n) // B
+    folder = tempfile.mkdtemp(prefix="dpgraph-edges-", dir=spill_dir)
+    try:
+        idmap = _share(_IdMap(labels))
+        split = [dask.delayed(_split_partition, pure=False)(p, k, u, v, weight, idmap, bounds,
+                                                            folder)
+                 for k, p in enumerate(parts)]
+        offsets = dask.compute(*split)
+        built = [dask.delayed(_build_block, pure=False)(
+            folder, [(p, int(off[b]), int(off[b + 1])) for p, off in enumerate(offsets)],
+            int(bounds[b]), int(bounds[b + 1]), n, duplicates, weight is not None)
+            for b in range(B)]
+        built = dask.persist(*built)
+        summaries = dask.compute(*[dask.delayed(_block_summary, pure=True)(b) for b in built])
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    stats = np.sum([s for s, _ in summaries], axis=0) if summaries else np.zeros(7)
+    entries, merged, zeros = (int(x) for x in stats[:3])
+    degrees = (np.concatenate([d for _, d in summaries]) if summaries else np.zeros(0))
+    m = entries // 2
+    if merged:
+        if duplicates == "error":
+            shutil.rmtree(folder, ignore_errors=True)
+            raise ValueError(f"{source}: {merged // 2} repeated node pair(s) (counting both "
+                             f"directions); pass duplicates='max' or 'sum'")
+        warnings.warn(f"{source}: {merged // 2} repeated node pair(s) merged by their "
+                      f"{duplicates}", GraphInputWarning, stacklevel=2)
+    if loops:
+        warnings.warn(f"{source}: dropped {loops} self-loop(s)", GraphInputWarning, stacklevel=2)
+    if zeros:
+        warnings.warn(f"{source}: removed {zeros // 2} edge(s) of weight 0", GraphInputWarning,
+                      stacklevel=2)
+    lo_w = min((float(s[3]) for s, _ in summaries), default=np.inf)
+    hi_w = max((float(s[4]) for s, _ in summaries), default=-np.inf)
+    graph = DaskGraph(tuple(built), tuple(labels.tolist()), m=m, degrees=degrees,
+                      weight_stats=(lo_w, hi_w, float(stats[5]) / 2.0,
+                                    bool(all(s[6] for s, _ in summaries))),
+                      source=source)
+    weakref.finalize(graph, shutil.rmtree, folder, ignore_errors=True)
+    return graph
+
+
+def _check_labels(values, source):
+    """The sorted distinct ids of the scan pass, refusing ids of mixed types."""
     kinds = {type(x) for x in values[: min(len(values), 100000)]} if values.dtype == object else set()
     kinds = {int if issubclass(k, (int, np.integer)) else k for k in kinds}
     if len(kinds) > 1:
         raise ValueError(f"{source}: node ids are not of one type across partitions (found "
                          f"{sorted(k.__name__ for k in kinds)}); cast the u and v columns to one "
                          f"type (e.g. all str)")
-    try:
-        values = np.sort(values)
-    except TypeError as exc:
-        raise ValueError(f"{source}: node ids cannot be ordered ({exc}); cast u and v to one "
-                         f"type") from exc
     if values.dtype == object and kinds == {int}:
         values = values.astype(np.int64)
     return values
 
 
-def _canonical_partition(df, u, v, weight, index):
-    """One partition: ids -> indices (i < j), weights, self-loops dropped and counted."""
-    import pandas as pd
-
-    i = index.get_indexer(df[u])
-    j = index.get_indexer(df[v])
-    w = (df[weight].to_numpy(dtype=np.float64) if weight is not None
-         else np.ones(len(df), dtype=np.float64))
-    lo, hi = np.minimum(i, j), np.maximum(i, j)
-    keep = lo != hi
-    return pd.DataFrame({"i": lo[keep].astype(np.int64), "j": hi[keep].astype(np.int64),
-                         "w": w[keep]})
-
-
-def _partition_stats(df, u, v, weight):
-    import pandas as pd
-
-    w = (df[weight].to_numpy(dtype=np.float64) if weight is not None else np.ones(len(df)))
-    loops = int((df[u].to_numpy() == df[v].to_numpy()).sum())
-    bad = int((~np.isfinite(w)).sum())
-    return pd.DataFrame({"rows": [len(df)], "loops": [loops], "nonfinite": [bad],
-                         "zeros": [int((w == 0).sum())]})
-
-
-def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
-              duplicates: str = "max", spill_dir: str | None = None,
-              source: str = "dask DataFrame") -> "DaskGraph":
-    """A :class:`DaskGraph` from a Dask DataFrame of edges (columns ``u``, ``v``, optional
-    ``weight``; no ``weight`` column means weight 1).
-
-    Passes over the input: the distinct ids (labels), row statistics (self-loops, non-finite
-    weights), and the canonical edge list ``(i < j, w)`` with repeated pairs merged
-    (``duplicates``), which is written once to Parquet files in ``spill_dir`` (default: a
-    temporary folder removed with the object) so that later passes read it partition by
-    partition instead of recomputing it.
-    """
-    dask, dd = _dask()
-    import pandas as pd
-
-    if duplicates not in _DUPLICATES:
-        raise ValueError(f"duplicates={duplicates!r} is not one of {_DUPLICATES}")
-    weight = _check_columns(ddf, u, v, weight, source)
-    try:
-        stats = ddf.map_partitions(_partition_stats, u, v, weight,
-                                   meta={"rows": "i8", "loops": "i8", "nonfinite": "i8",
-                                         "zeros": "i8"}).sum().compute()
-    except (ValueError, TypeError) as exc:  # e.g. ids parsed as int in one file, str in another
-        first = " ".join(str(exc).split())[:400]
-        raise ValueError(f"{source}: the edge partitions are not consistent (node ids or "
-                         f"weights of different types in different files or partitions?; cast "
-                         f"u and v to one type): {first}") from exc
-    if stats["nonfinite"]:
-        raise ValueError(f"{source}: {int(stats['nonfinite'])} edge weight(s) are NaN or "
-                         f"infinite; weights must be finite")
-    labels = _labels(ddf, u, v, source)
-    index = pd.Index(labels)
-    canon = ddf.map_partitions(_canonical_partition, u, v, weight, index,
-                               meta={"i": "i8", "j": "i8", "w": "f8"})
-    merged = canon.groupby(["i", "j"]).w.agg("max" if duplicates == "max" else "sum",
-                                              split_out=max(canon.npartitions, 1))
-    merged = merged.reset_index()
-    rows_kept = int(stats["rows"]) - int(stats["loops"])
-    tmp = None
-    if spill_dir is None:
-        tmp = tempfile.mkdtemp(prefix="dpgraph-edges-")
-        spill_dir = tmp
-    merged.to_parquet(spill_dir, write_index=False)
-    edges = dd.read_parquet(spill_dir)
-    m = int(edges.shape[0].compute())
-    if m < rows_kept:
-        if duplicates == "error":
-            raise ValueError(f"{source}: {rows_kept - m} repeated node pair(s) (counting both "
-                             f"directions); pass duplicates='max' or 'sum'")
-        warnings.warn(f"{source}: {rows_kept - m} repeated node pair(s) merged by their "
-                      f"{duplicates}", GraphInputWarning, stacklevel=2)
-    if stats["loops"]:
-        warnings.warn(f"{source}: dropped {int(stats['loops'])} self-loop(s)", GraphInputWarning,
-                      stacklevel=2)
-    graph = DaskGraph(edges, tuple(labels.tolist()), m=m, source=source)
-    if tmp is not None:
-        weakref.finalize(graph, shutil.rmtree, tmp, ignore_errors=True)
-    return graph
-
-
 # ----------------------------------------------------------------------------- the graph
-
-
-def _tree_sum(parts):
-    """Sum a list of delayed arrays pairwise (depth log2 P), so no task holds more than two."""
-    dask, _ = _dask()
-    add = dask.delayed(np.add, pure=True)
-    while len(parts) > 1:
-        parts = [add(parts[k], parts[k + 1]) if k + 1 < len(parts) else parts[k]
-                 for k in range(0, len(parts), 2)]
-    return parts[0]
-
-
-def _partition_csr(df, n):
-    """One partition's edges ``(i < j, w)`` as an upper-triangular CSR block (built once)."""
-    i, j, w = df["i"].to_numpy(), df["j"].to_numpy(), df["w"].to_numpy()
-    return sp.csr_array((w, (i, j)), shape=(n, n))
-
-
-def _block_matmul(A, X):
-    return np.asarray(A @ X) + np.asarray(A.T @ X)
-
-
-def _partition_degrees(df, n):
-    i, j, w = df["i"].to_numpy(), df["j"].to_numpy(), df["w"].to_numpy()
-    return np.bincount(i, weights=w, minlength=n) + np.bincount(j, weights=w, minlength=n)
-
-
-def _partition_cuts(df, P):
-    i, j, w = df["i"].to_numpy(), df["j"].to_numpy(), df["w"].to_numpy()
-    return w @ (P[i] != P[j])
-
-
-def _partition_weight_stats(df):
-    w = df["w"].to_numpy()
-    if w.size == 0:
-        return np.array([np.inf, -np.inf, 0.0, 1.0])
-    return np.array([w.min(), w.max(), w.sum(), float(np.all(w == 1.0))])
-
-
-def _combine_stats(a, b):
-    return np.array([min(a[0], b[0]), max(a[1], b[1]), a[2] + b[2], min(a[3], b[3])])
 
 
 class DaskAdjacency:
     """The symmetric ``n x n`` weight matrix of a :class:`DaskGraph` as an operator:
-    ``A @ X`` is one Dask pass (each partition multiplies its edges; tree-summed)."""
+    ``A @ X`` is one Dask pass: ``X`` is sent once to each worker, each row block computes its
+    rows of the product, and the client concatenates them (``O(n k)`` moved in all, whatever
+    the number of blocks)."""
 
     def __init__(self, graph: "DaskGraph"):
         self._graph = graph
@@ -283,63 +473,42 @@ class DaskAdjacency:
     def __matmul__(self, X):
         dask, _ = _dask()
         X = np.asarray(X, dtype=np.float64)
-        Xd = dask.delayed(X)  # sent once per worker, not once per partition
-        parts = [dask.delayed(_block_matmul, pure=True)(b, Xd) for b in self._graph.blocks]
-        return _tree_sum(parts).compute()
+        if X.shape[0] != self.shape[1]:
+            raise ValueError(f"DaskAdjacency @ X: X has {X.shape[0]} rows, expected "
+                             f"n = {self.shape[1]}")
+        Xs = _share(X)
+        parts = dask.compute(*[dask.delayed(_block_matmul, pure=True)(b, Xs)
+                               for b in self._graph.blocks])
+        return np.concatenate(parts, axis=0) if parts else np.zeros(X.shape)
 
     def __repr__(self) -> str:
-        return f"DaskAdjacency(shape={self.shape}, partitions={self._graph.edges.npartitions})"
+        return f"DaskAdjacency(shape={self.shape}, blocks={len(self._graph.blocks)})"
 
 
 class DaskGraph:
-    """An undirected weighted graph stored as a partitioned edge list ``(i < j, w)`` on Dask,
-    with its node labels on the client. Use :func:`from_dask` or :func:`read_edge_files`.
+    """An undirected weighted graph kept on Dask as row blocks of its symmetric weight matrix
+    (one CSR block per range of rows, in the workers' memory), with its node labels, degrees
+    and weight statistics on the client. Use :func:`from_dask` or :func:`read_edge_files`.
 
-    Attributes: ``n``, ``m`` (distinct pairs), ``labels``, ``edges`` (the Dask DataFrame),
-    ``weights`` (a :class:`DaskAdjacency`), and the cached passes ``degrees``,
-    ``total_weight``, ``weight_range``, ``is_unweighted``.
+    Attributes: ``n``, ``m`` (distinct pairs), ``labels``, ``blocks`` (persisted Dask values),
+    ``weights`` (a :class:`DaskAdjacency`), ``degrees``, ``total_weight``, ``weight_range``,
+    ``is_unweighted``, and ``edges``: the canonical edge list ``(i < j, w)`` as a Dask
+    DataFrame (built from the blocks on demand).
     """
 
-    def __init__(self, edges, labels: tuple, *, m: int, source: str = "dask"):
-        self.edges = edges
+    def __init__(self, blocks: tuple, labels: tuple, *, m: int, degrees: np.ndarray,
+                 weight_stats: tuple, source: str = "dask"):
+        self.blocks = blocks
         self.labels = labels
         self.m = int(m)
+        self.degrees = degrees
+        self._weight_stats = weight_stats
         self.source = source
         self.weights = DaskAdjacency(self)
 
     @property
     def n(self) -> int:
         return len(self.labels)
-
-    @cached_property
-    def blocks(self) -> tuple:
-        """Each partition's edges as a CSR block, built once and kept where it was computed
-        (``dask.persist``: in the workers' memory on a cluster). The private iteration's
-        products reuse them instead of re-reading the Parquet files at every step; memory is
-        that of the edge list, spread over the workers (``~12 m`` bytes in all)."""
-        dask, _ = _dask()
-        parts = [dask.delayed(_partition_csr, pure=True)(p, self.n)
-                 for p in self.edges.to_delayed()]
-        return tuple(dask.persist(*parts))
-
-    @cached_property
-    def degrees(self) -> np.ndarray:
-        """Weighted degrees (one Dask pass)."""
-        dask, _ = _dask()
-        parts = [dask.delayed(_partition_degrees, pure=True)(p, self.n)
-                 for p in self.edges.to_delayed()]
-        return _tree_sum(parts).compute()
-
-    @cached_property
-    def _weight_stats(self) -> np.ndarray:
-        dask, _ = _dask()
-        parts = [dask.delayed(_partition_weight_stats, pure=True)(p)
-                 for p in self.edges.to_delayed()]
-        combine = dask.delayed(_combine_stats, pure=True)
-        while len(parts) > 1:
-            parts = [combine(parts[k], parts[k + 1]) if k + 1 < len(parts) else parts[k]
-                     for k in range(0, len(parts), 2)]
-        return parts[0].compute()
 
     @property
     def weight_range(self) -> tuple[float, float]:
@@ -349,31 +518,40 @@ class DaskGraph:
 
     @property
     def total_weight(self) -> float:
+        """Sum of the edge weights, each edge once."""
         return float(self._weight_stats[2])
 
     @property
     def is_unweighted(self) -> bool:
         return bool(self._weight_stats[3])
 
+    @cached_property
+    def edges(self):
+        """The canonical edge list ``(i < j, w)`` as a Dask DataFrame, one partition per block."""
+        dask, dd = _dask()
+        return dd.from_delayed([dask.delayed(_block_upper, pure=True)(b) for b in self.blocks],
+                               meta={"i": "i8", "j": "i8", "w": "f8"}, verify_meta=False)
+
     def cut_values(self, P) -> np.ndarray:
-        """Cut weight of each column of ``P`` (``n x k``, entries +-1 or 0/1 sides): one pass."""
+        """Cut weight of each column of ``P`` (``n x k``, entries +-1 or 0/1 sides): one pass
+        (each block counts its rows' cut entries; every edge is seen twice, once per row)."""
         dask, _ = _dask()
         P = np.asarray(P)
         P = (P.reshape(self.n, -1) > 0)
-        Pd = dask.delayed(P)
-        parts = [dask.delayed(_partition_cuts, pure=True)(p, Pd) for p in self.edges.to_delayed()]
-        return np.atleast_1d(_tree_sum(parts).compute()).astype(np.float64)
+        Ps = _share(P)
+        parts = dask.compute(*[dask.delayed(_block_cuts, pure=True)(b, Ps) for b in self.blocks])
+        return np.atleast_1d(np.sum(parts, axis=0) / 2.0).astype(np.float64)
 
     def to_graph_data(self):
         """Collect the whole graph on the client as :class:`~dpgraph.graph.GraphData` (for
         graphs that fit in memory: tests, comparisons)."""
+        dask, _ = _dask()
         from .graph import from_matrix
 
-        df = self.edges.compute()
-        A = sp.coo_array((df["w"].to_numpy(), (df["i"].to_numpy(), df["j"].to_numpy())),
-                         shape=(self.n, self.n))
-        return from_matrix((A + A.T).tocsr(), self.labels, source=self.source)
+        mats = [b.matrix.astype(np.float64) for b in dask.compute(*self.blocks)]
+        A = sp.vstack(mats, format="csr") if mats else sp.csr_array((self.n, self.n))
+        return from_matrix(A, self.labels, source=self.source)
 
     def __repr__(self) -> str:
-        return (f"DaskGraph(n={self.n}, m={self.m}, partitions={self.edges.npartitions}, "
+        return (f"DaskGraph(n={self.n}, m={self.m}, blocks={len(self.blocks)}, "
                 f"source={self.source!r})")

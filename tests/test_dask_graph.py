@@ -44,6 +44,9 @@ def test_passes_match_in_memory(cluster_client):
     Xd = np.empty_like(X)
     Xd[order] = X
     assert np.allclose((dg.weights @ Xd)[order], g.weights @ X)
+    # same rows, same sorted columns, float64 arithmetic: the very same numbers
+    assert dg.labels == g.labels and np.array_equal(dg.weights @ X, g.weights @ X)
+    assert np.array_equal(dg.degrees, g.degrees)
     P = np.random.default_rng(1).integers(0, 2, size=(g.n, 4))
     Pd = np.empty_like(P)
     Pd[order] = P
@@ -51,6 +54,21 @@ def test_passes_match_in_memory(cluster_client):
               for k in range(4)]
     assert np.allclose(dg.cut_values(Pd), expect)
     assert dg.total_weight == g.m and dg.is_unweighted and dg.weight_range == (1.0, 1.0)
+    edges = dg.edges.compute()  # the canonical edge list, rebuilt from the blocks
+    i, j, _ = g.edges()
+    assert sorted(zip(edges["i"], edges["j"])) == sorted(zip(i, j))
+
+
+def test_local_scheduler_without_cluster(cluster_client):
+    """A client exists but the synchronous scheduler is chosen: nothing is scattered to it."""
+    import dask
+
+    g, df = _edge_frame(n=80, d=6, seed=5)
+    with dask.config.set(scheduler="sync"):
+        dg = from_dask(dd.from_pandas(df, npartitions=3), blocks=4)
+        X = np.random.default_rng(2).standard_normal((g.n, 2))
+        assert np.array_equal(dg.weights @ X, g.weights @ X)
+        assert np.array_equal(dg.degrees, g.degrees)
 
 
 def test_string_labels_and_both_directions(cluster_client):
@@ -133,3 +151,35 @@ def test_cli_on_parquet_folder(tmp_path):
                           capture_output=True, text=True, timeout=600, cwd=str(root))
     assert done.returncode == 0, done.stderr[-2000:]
     assert "private estimate" in done.stdout and "matrix-free" in done.stdout
+
+
+def test_weighted_duplicates_ids_and_blocks(cluster_client):
+    """Non-contiguous integer ids (binary search), repeated pairs in both directions merged by
+    max / sum, weight-0 edges dropped, float32 / float64 storage, any number of row blocks: the
+    graph equals the in-memory reader's (dpgraph.graph.from_edges) on the same rows."""
+    rng = np.random.default_rng(4)
+    ids = np.sort(rng.choice(10**9, size=80, replace=False))
+    rows = 700
+    u, v = ids[rng.integers(0, 80, rows)], ids[rng.integers(0, 80, rows)]
+    for w in (rng.integers(0, 5, rows) / 4.0, rng.random(rows)):  # float32-exact, float64
+        df = pd.DataFrame({"u": u, "v": v, "weight": w})
+        for dup in ("max", "sum"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", GraphInputWarning)
+                ref = from_edges(zip(u.tolist(), v.tolist(), w), nodes=np.unique([u, v]).tolist(),
+                                 duplicates=dup)
+                got = [from_dask(dd.from_pandas(df, npartitions=5), duplicates=dup, blocks=b)
+                       for b in (1, 3, 80)]
+            for dg in got:
+                assert dg.labels == ref.labels and dg.m == ref.m
+                gd = dg.to_graph_data()
+                # "max" picks one of the values: exact; "sum" may add in another order
+                tol = 0.0 if dup == "max" else 1e-12
+                assert abs(gd.weights - ref.weights).max() <= tol
+                assert np.allclose(dg.degrees, ref.degrees, rtol=0, atol=100 * tol)
+                assert dg.total_weight == pytest.approx(ref.total_weight, rel=1e-12)
+                assert dg.weight_range == (ref.weights.data.min(), ref.weights.data.max())
+                X = rng.standard_normal((ref.n, 2))
+                assert np.allclose(dg.weights @ X, ref.weights @ X, rtol=0, atol=1e3 * tol)
+    with pytest.raises(ValueError, match="blocks=0"):
+        from_dask(dd.from_pandas(df, npartitions=2), blocks=0)
