@@ -1,7 +1,16 @@
 """Private synthetic graphs: a degree-corrected block model released from the graph and sampled.
 
-The export of :meth:`dpgraph.PrivateGraph.sample` (and ``dpgraph synth``) when ``privatize`` was
-given a ``synthetic_share`` (the default). Three steps (docs/privacy.md, section 7):
+Two releases share the block model and its sampler:
+
+- :func:`release_synthetic` (what ``dpgraph synth`` runs by default; docs/privacy.md 7.6-7.8):
+  pure epsilon-DP, ``O(m + n k + g^2)``, no spectral release. Private communities
+  (:func:`private_communities`: Louvain on a noisy super-graph of random super-nodes, then
+  noisy refinement, PrivGraph's community step), then one Laplace release of the inside
+  degrees, inter-block counts and across degrees (:func:`release_split_block_model`).
+- The export of :meth:`dpgraph.PrivateGraph.sample` (``dpgraph synth --mechanism privatize``)
+  when ``privatize`` was given a ``synthetic_share`` (the default), described below.
+
+The ``privatize`` export has three steps (docs/privacy.md, sections 7.1-7.5):
 
 1. **Partition** (post-processing, no privacy cost; :func:`synthetic_partition`): k-means on
    the spectral embedding of the route's release (:func:`partition_from_release`: the top
