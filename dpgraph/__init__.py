@@ -27,6 +27,7 @@ from .privacy import PrivacyBudgetError, PrivacyLedger
 from .private_solvers import PrivateCutResult, max_bisection, max_cut
 from .privatize import PrivateGraph, privatize
 from .spectral import EntryAdjacency, private_low_rank, private_subspace
+from .synthetic import SyntheticRelease, release_synthetic
 
 __version__ = "0.1.0"
 
@@ -44,6 +45,8 @@ __all__ = [
     "PrivacyBudgetError",
     "privatize",
     "PrivateGraph",
+    "release_synthetic",
+    "SyntheticRelease",
     "max_cut",
     "max_bisection",
     "PrivateCutResult",

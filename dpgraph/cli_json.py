@@ -98,7 +98,7 @@ def synth_document(pg, out_data, *, where: str, fmt: str, path: str, weighted: b
                    "edges": out_data.m, "total_weight": out_data.total_weight},
         "route": diag.get("route"),
         "rank": diag.get("rank"),
-        "mechanism": diag.get("low_rank_mechanism"),
+        "mechanism": diag.get("low_rank_mechanism", diag.get("mechanism")),
         **_privacy(pg.ledger),
         "diagnostics": diag,
     }

@@ -172,8 +172,12 @@ def _add_synth_parser(subparsers):
     p = subparsers.add_parser(
         "synth", help="write a private synthetic graph",
         description="Release a private synthetic graph and write it with write_graph (format "
-                    "from the output extension). By default an unweighted graph sampled from "
-                    "the synthetic weights; --weighted writes the weighted graph instead.")
+                    "from the output extension). By default (--mechanism block-model) "
+                    "dpgraph.release_synthetic: private communities and a degree-corrected "
+                    "block model, pure epsilon-DP (delta unused), O(m + n k) time and memory; "
+                    "--mechanism privatize samples the block model of dpgraph.privatize "
+                    "(a spectral route; keeps more of the cut structure, costs n^2 memory on "
+                    "the dense routes); --weighted writes privatize's weighted graph.")
     _add_graph_argument(p, "the result (output file and size, ledger, route, diagnostics)")
     _add_privacy_arguments(p)
     p.add_argument("-o", "--out", required=True,
@@ -185,9 +189,14 @@ def _add_synth_parser(subparsers):
     p.add_argument("--min-weight", type=float, default=None,
                    help="with --weighted, keep every pair of weight > this instead of the "
                         "released edge count's worth of heaviest pairs")
+    p.add_argument("--mechanism", choices=("block-model", "privatize"), default=None,
+                   help="block-model (default): dpgraph.release_synthetic; privatize: "
+                        "dpgraph.privatize(...).sample() (the default with --weighted, the only "
+                        "mechanism that has weights)")
     p.add_argument("--synthetic-share", type=float, default=None,
-                   help="fraction of epsilon for the synthetic block model (degrees and block "
-                        "edge counts; default 0.3, docs/privacy.md 7); the rest privatizes")
+                   help="with --mechanism privatize: fraction of epsilon for the synthetic "
+                        "block model (degrees and block edge counts; default 0.3, "
+                        "docs/privacy.md 7); the rest privatizes")
     p.add_argument("--report", action="store_true",
                    help="also print NON-PRIVATE fidelity metrics of the written graph against "
                         "the input (edge count, degree KL/Hellinger, clustering, triangles, "
@@ -205,17 +214,32 @@ def _cmd_synth(args) -> int:
     check_output_path(args.out)  # before anything is read or any budget spent
     if args.min_weight is not None and not args.weighted:
         raise ValueError("--min-weight applies to --weighted exports only")
+    mechanism = args.mechanism or ("privatize" if args.weighted else "block-model")
+    if mechanism == "block-model":
+        if args.weighted:
+            raise ValueError("--weighted needs --mechanism privatize (the block model has no "
+                             "weights)")
+        if args.synthetic_share is not None or args.rank is not None or args.route != "auto":
+            raise ValueError("--synthetic-share, --rank and --route apply to --mechanism "
+                             "privatize only")
     share = "auto" if args.synthetic_share is None else args.synthetic_share
     data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted)
-    report(f"read {where}: {data.n} nodes; privatizing")
     gen = make_rng(args.seed)
-    pg = privatize(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=gen,
-                   route=args.route, synthetic_share=share)
-    if args.weighted:
-        out = (pg.to_graph_data(max_edges=int(round(pg.edge_count))) if args.min_weight is None
-               else pg.to_graph_data(min_weight=args.min_weight))
-    else:
+    if mechanism == "block-model":
+        from .synthetic import release_synthetic
+
+        report(f"read {where}: {data.n} nodes; releasing communities and a block model")
+        pg = release_synthetic(data, epsilon=args.epsilon, rng=gen)
         out = pg.sample(rng=gen)
+    else:
+        report(f"read {where}: {data.n} nodes; privatizing")
+        pg = privatize(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=gen,
+                       route=args.route, synthetic_share=share)
+        if args.weighted:
+            out = (pg.to_graph_data(max_edges=int(round(pg.edge_count)))
+                   if args.min_weight is None else pg.to_graph_data(min_weight=args.min_weight))
+        else:
+            out = pg.sample(rng=gen)
     write_graph(out, args.out)
     _print_reproducible(pg.ledger, json_output=args.json)
     if args.json:
@@ -224,7 +248,7 @@ def _cmd_synth(args) -> int:
         print(dumps(synth_document(pg, out, where=where, fmt=fmt, path=args.out,
                                    weighted=args.weighted)))
         return 0
-    print(f"mechanism: {pg.diagnostics['low_rank_mechanism']}")
+    print(f"mechanism: {pg.diagnostics.get('low_rank_mechanism', pg.diagnostics.get('mechanism'))}")
     print(f"wrote {'weighted' if args.weighted else 'sampled'} synthetic graph "
           f"({out.n} nodes, {out.m} edges) to {args.out}")
     _print_release_notes(pg.ledger)

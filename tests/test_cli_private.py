@@ -24,9 +24,10 @@ def test_bisection_is_balanced(tmp_path):
     assert abs(sides.count("0") - sides.count("1")) <= 1
 
 
-def test_synth_writes_graphml(tmp_path, capsys):
+@pytest.mark.parametrize("extra", [[], ["--mechanism", "privatize", "--rank", "2"]])
+def test_synth_writes_graphml(tmp_path, capsys, extra):
     out = tmp_path / "syn.graphml"
-    assert main(["synth", "karate", "--epsilon", "2", "--delta", "1e-6", "--rank", "2",
+    assert main(["synth", "karate", "--epsilon", "2", "--delta", "1e-6", *extra,
                  "--seed", "1", "-o", str(out)]) == 0
     g = read_graph(out)
     assert g.n == 34

@@ -196,3 +196,89 @@ def test_low_rank_route_uses_its_factors_only():
     s = pg.sample(rng=0)
     assert s.m == pg.block_model.edge_count
     assert pg.block_model.blocks.max() + 1 <= 2 * 8
+
+
+# ----------------------------------------------------------------------------- release_synthetic
+
+
+def test_split_block_statistics_weighted_sensitivity_is_one(graph_and_blocks):
+    """docs/privacy.md 7.7: sum_k |Delta_k| / (eps b_k) <= 1 over adjacent graphs, attained
+    both by pairs inside a block and by pairs across blocks."""
+    from dpgraph.synthetic import split_block_scales, split_block_statistics
+
+    G, z = graph_and_blocks
+    n, k, eps = G.number_of_nodes(), int(z.max()) + 1, 0.7
+    unit = eps * split_block_scales(n, k, eps, 0.3)
+    inside, across = [], []
+    for A, B in _adjacent_pairs(G):
+        i, j = (abs(A - B)).nonzero()
+        loss = np.abs(split_block_statistics(A, z) - split_block_statistics(B, z)) / unit
+        (inside if z[i[0]] == z[j[0]] else across).append(loss.sum())
+    assert inside and across
+    assert max(inside) == pytest.approx(1.0) and max(across) == pytest.approx(1.0)
+
+
+def test_release_split_block_model_is_unbiased_at_large_epsilon(graph_and_blocks):
+    from dpgraph.synthetic import release_split_block_model
+
+    G, z = graph_and_blocks
+    data = as_graph_data(G)
+    led = PrivacyLedger(epsilon=1e4, delta=0)
+    bm = release_split_block_model(data, z, epsilon=1e4, ledger=led, rng=0)
+    true = block_edge_counts(data.weights, z)
+    assert np.array_equal(np.triu(bm.block_counts), np.rint(true).astype(int))
+    deg = np.asarray(data.weights.sum(axis=1)).ravel()
+    # isotonic smoothing keeps the order and, at this noise, the values (floored at 1)
+    assert np.allclose(bm.degrees, np.maximum(deg, 1.0), atol=0.05)
+    assert len(led.entries) == 1 and led.spent == pytest.approx((1e4, 0.0))
+
+
+def test_private_communities_recover_planted_blocks_at_large_epsilon():
+    """Distributional check, fixed seeds: far above the noise the partition is the planted one
+    up to the super-graph's merges (NMI against the planted blocks well above chance)."""
+    import igraph as ig
+
+    from dpgraph.synthetic import private_communities
+
+    G = nx.planted_partition_graph(2, 150, 0.2, 0.005, seed=0)
+    data = as_graph_data(G)
+    truth = np.repeat([0, 1], 150).tolist()
+    nmis = []
+    for s in range(3):
+        led = PrivacyLedger(epsilon=20, delta=0)
+        z = private_communities(data, epsilon=20, ledger=led, rng=s, rounds=2)
+        assert led.spent[0] == pytest.approx(20.0)
+        nmis.append(ig.compare_communities(truth, z.tolist(), method="nmi"))
+    assert np.median(nmis) > 0.5
+
+
+def test_release_synthetic_spends_epsilon_and_samples_the_released_count():
+    import warnings
+
+    G = nx.Graph(nx.les_miserables_graph().edges())
+    before = sorted(G.edges())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rel = dpgraph.release_synthetic(G, epsilon=1.5, rng=3)
+    assert rel.ledger.spent == pytest.approx((1.5, 0.0))
+    assert rel.ledger.reproducible  # a seeded release says so
+    H = rel.sample(rng=4)
+    assert H.m == rel.edge_count and H.labels == tuple(G.nodes())
+    assert not (np.asarray(H.weights.sum(axis=1)).ravel() == 0).any()  # no isolated node
+    assert sorted(G.edges()) == before  # input untouched
+    assert "SyntheticRelease" in repr(rel) and "reproducible" in repr(rel)
+
+
+@pytest.mark.parametrize("kwargs, message", [(dict(epsilon=0), "epsilon"),
+                                             (dict(epsilon=1, community_share=1.0), "community_share"),
+                                             (dict(epsilon=1, group_size=0), "group_size")])
+def test_release_synthetic_refuses_bad_parameters(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        dpgraph.release_synthetic(nx.karate_club_graph(), weight=None, rng=0, **kwargs)
+
+
+def test_release_synthetic_refuses_weights_outside_the_unit_interval():
+    G = nx.Graph()
+    G.add_weighted_edges_from([(0, 1, 2.0), (1, 2, 1.0), (2, 3, 1.0)])
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        dpgraph.release_synthetic(G, epsilon=1, rng=0)

@@ -7,7 +7,8 @@ import pytest
 from dpgraph.cli import main
 from dpgraph.io import read_graph
 
-ARGS = ["--epsilon", "2", "--delta", "1e-6", "--rank", "2", "--seed", "1"]
+ARGS = ["--epsilon", "2", "--delta", "1e-6", "--seed", "1"]
+PRIVATIZE = ["--mechanism", "privatize", "--rank", "2"]
 
 
 @pytest.mark.parametrize("name, message", [("syn.txt", "extension"),
@@ -17,21 +18,34 @@ def test_bad_output_fails_before_privatize(tmp_path, monkeypatch, capsys, name, 
         raise AssertionError("privatize ran before the output path was checked")
 
     monkeypatch.setattr(importlib.import_module("dpgraph.privatize"), "privatize", spent)
-    assert main(["synth", "karate", *ARGS, "-o", str(tmp_path / name)]) == 2
-    assert message in capsys.readouterr().err
+    monkeypatch.setattr(importlib.import_module("dpgraph.synthetic"), "release_synthetic", spent)
+    for extra in ([], PRIVATIZE):
+        assert main(["synth", "karate", *ARGS, *extra, "-o", str(tmp_path / name)]) == 2
+        assert message in capsys.readouterr().err
 
 
-def test_sampled_export_has_the_released_edge_count(tmp_path, capsys):
+@pytest.mark.parametrize("extra", [[], PRIVATIZE])
+def test_sampled_export_has_the_released_edge_count(tmp_path, capsys, extra):
     out = tmp_path / "syn.edgelist"
-    assert main(["synth", "karate", *ARGS, "-o", str(out)]) == 0
+    assert main(["synth", "karate", *ARGS, *extra, "-o", str(out)]) == 0
     text = capsys.readouterr().out
     released = int(text.split("released edge count:")[1].split()[0].replace(",", ""))
     assert read_graph(out).m == released
+    # the default mechanism is release_synthetic: pure DP, one block-model release
+    assert ("release_synthetic" in text) == (not extra)
+
+
+@pytest.mark.parametrize("extra, message", [(["--weighted", "--mechanism", "block-model"],
+                                             "--weighted needs --mechanism privatize"),
+                                            (["--rank", "2"], "apply to --mechanism privatize")])
+def test_block_model_refuses_privatize_options(tmp_path, capsys, extra, message):
+    assert main(["synth", "karate", *ARGS, *extra, "-o", str(tmp_path / "s.graphml")]) == 2
+    assert message in capsys.readouterr().err
 
 
 def test_weighted_export_is_proportionate(tmp_path, capsys):
     out = tmp_path / "w.graphml"
-    assert main(["synth", "karate", *ARGS, "--weighted", "-o", str(out)]) == 0
+    assert main(["synth", "karate", *ARGS, "--rank", "2", "--weighted", "-o", str(out)]) == 0
     text = capsys.readouterr().out
     released = int(text.split("released edge count:")[1].split()[0].replace(",", ""))
     assert read_graph(out).m <= released + 5  # ties at the threshold only
