@@ -27,9 +27,13 @@ def _add_graph_argument(p, what: str | None = None):
         add_json_argument(p, what)
 
 
-def _add_privacy_arguments(p, *, rank=True):
+def _add_privacy_arguments(p, *, rank=True, delta_required=True):
     p.add_argument("--epsilon", type=float, required=True, help="privacy budget epsilon (> 0)")
-    p.add_argument("--delta", type=float, required=True, help="privacy budget delta (in (0, 1))")
+    p.add_argument("--delta", type=float, required=delta_required, default=None,
+                   help="privacy budget delta (in (0, 1))" + (
+                       "" if delta_required else
+                       "; needed by --mechanism privatize only (the block model is pure "
+                       "epsilon-DP and ignores it)"))
     if rank:
         from .privatize import DEFAULT_RANK
         p.add_argument("--rank", type=int, default=None,
@@ -179,7 +183,7 @@ def _add_synth_parser(subparsers):
                     "(a spectral route; keeps more of the cut structure, costs n^2 memory on "
                     "the dense routes); --weighted writes privatize's weighted graph.")
     _add_graph_argument(p, "the result (output file and size, ledger, route, diagnostics)")
-    _add_privacy_arguments(p)
+    _add_privacy_arguments(p, delta_required=False)
     p.add_argument("-o", "--out", required=True,
                    help="output file; the format comes from the extension (e.g. out.graphml, "
                         "out.edgelist, out.mtx); checked before any budget is spent")
@@ -222,6 +226,9 @@ def _cmd_synth(args) -> int:
         if args.synthetic_share is not None or args.rank is not None or args.route != "auto":
             raise ValueError("--synthetic-share, --rank and --route apply to --mechanism "
                              "privatize only")
+    elif args.delta is None:
+        raise ValueError("--delta is required with --mechanism privatize (and with --weighted, "
+                         "which uses it): an (epsilon, delta)-DP route")
     share = "auto" if args.synthetic_share is None else args.synthetic_share
     data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted)
     gen = make_rng(args.seed)

@@ -56,3 +56,13 @@ def test_report_is_marked_non_private(tmp_path, capsys):
     assert main(["synth", "karate", *ARGS, "--report", "-o", str(out)]) == 0
     text = capsys.readouterr().out
     assert "NON-PRIVATE" in text and "degree Hellinger" in text and "max-cut transfer" in text
+
+
+def test_delta_needed_only_by_the_privatize_mechanism(tmp_path, capsys):
+    no_delta = ["--epsilon", "2", "--seed", "1"]
+    out = tmp_path / "s.edgelist"
+    assert main(["synth", "karate", *no_delta, "-o", str(out)]) == 0  # pure epsilon-DP
+    assert read_graph(out).m > 0
+    capsys.readouterr()
+    assert main(["synth", "karate", *no_delta, *PRIVATIZE, "-o", str(out)]) == 2
+    assert "--delta is required with --mechanism privatize" in capsys.readouterr().err
