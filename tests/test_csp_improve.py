@@ -195,3 +195,18 @@ def test_fallback_without_numba_in_a_fresh_process():
                          timeout=300)
     assert out.returncode == 0, out.stderr
     assert "ok" in out.stdout
+
+
+def test_swap_descent_stops_at_its_deadline_and_keeps_balance():
+    """A deadline in the past stops the bisection swap descent before its first move (no clock
+    reading is asserted: the deadline is either passed or absent); without one it descends."""
+    from dpgraph.csp.rounding import swap_local_search
+
+    G = nx.gnm_random_graph(60, 300, seed=3)
+    op = as_weight_operator(G)
+    x0 = np.where(np.random.default_rng(0).permutation(60) < 30, 1.0, -1.0)
+    x_stopped, moves_stopped = swap_local_search(op, x0.copy(), deadline=0.0)
+    assert moves_stopped == 0 and np.array_equal(x_stopped, x0)
+    x_free, moves_free = swap_local_search(op, x0.copy())
+    assert moves_free > 0 and x_free.sum() == 0
+    assert cut_values(op, x_free) > cut_values(op, x0)

@@ -58,6 +58,9 @@ _SDP_SHARE = 0.2
 # iterations, and a run cut short by the clock certifies far worse (G81: 16360), so the budget
 # is better spent converging loosely
 _TIME_LIMIT_TOL = 1e-3
+# Time by which, as a share of ``time_limit``, the per-candidate bisection swap descent stops.
+_LS_SHARE = 0.6
+
 # Share of ``time_limit`` for the certificate (the sparse LDL^T search stops there with a looser
 # but verified bound; see dpgraph.csp.sdp.certify_upper_bound)
 _CERT_SHARE = 0.1
@@ -251,11 +254,15 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
     best = None
     ls_moves = {}
     finals = []  # every rounding after local search (the private solvers choose among them)
+    # with a time budget the per-candidate descent stops at _LS_SHARE of it (the NumPy swap
+    # descent is O(n) per move: G81's took 2 s of a 2 s budget); the improvement phase, which
+    # keeps its own clock, gets the rest
+    ls_deadline = None if time_limit is None else t_start + _LS_SHARE * time_limit
     for name, (x0, v0) in cands.items():
         name = name.split("#")[0]
         if local_search:
             if balanced:
-                x1, moves = swap_local_search(op, x0)
+                x1, moves = swap_local_search(op, x0, deadline=ls_deadline)
             else:
                 x1, moves = flip_local_search(op, x0)
             if tabu_moves:

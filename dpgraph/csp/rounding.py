@@ -20,6 +20,8 @@ All functions see only the weights they are given: the objective of the instance
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ._operator import WeightOperator
@@ -172,11 +174,13 @@ def flip_local_search(op: WeightOperator, x: np.ndarray, *, max_moves: int | Non
 
 
 def swap_local_search(op: WeightOperator, x: np.ndarray, *, max_moves: int | None = None,
-                      tol: float = 1e-12, candidates: int = 8):
+                      tol: float = 1e-12, candidates: int = 8, deadline: float | None = None):
     """Local search for Max-Bisection: swaps across the sides (and, for odd n, single moves from
     the larger side, which keep ``|sum x| = 1``). Each step evaluates the ``candidates`` best
     vertices of each side pairwise, ``gain_i + gain_j + 2 W_ij``, and applies the best positive
-    move. Returns ``(x, moves)``; ``x`` stays balanced."""
+    move. ``deadline`` (a ``time.perf_counter()`` value) stops the descent early: each step costs
+    O(n) in NumPy, so on large graphs the full descent can outlast a caller's time budget.
+    Returns ``(x, moves)``; ``x`` stays balanced."""
     x = np.array(x, dtype=np.float64)
     Wx = op.matmul(x)
     gain = x * Wx
@@ -186,6 +190,8 @@ def swap_local_search(op: WeightOperator, x: np.ndarray, *, max_moves: int | Non
     limit = 20 * n + 100 if max_moves is None else int(max_moves)
     K = int(candidates)
     while moves < limit and n >= 2:
+        if deadline is not None and moves % 16 == 0 and time.perf_counter() > deadline:
+            break
         best = (thr, None)
         s = int(round(x.sum()))
         if s != 0:  # odd n: a single move from the larger side keeps balance
