@@ -124,3 +124,20 @@ def test_private_max_cut_certifies_the_returned_objective_only():
     assert res.sdp_bound == res.solver.upper_bound
     assert res.solver.value <= res.sdp_bound + 1e-9
     assert res.solver.sdp_value <= res.sdp_bound + 1e-9 * abs(res.sdp_bound)
+
+
+def test_dense_certificate_refuses_before_allocating_when_it_cannot_fit(monkeypatch):
+    from dpgraph.routes.memory import InsufficientMemoryError
+
+    g = nx.gnm_random_graph(400, 4000, seed=1)   # n <= 500: the dense check
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "1M")   # 400^2 * 24 bytes = 3.8 MB does not fit
+    with pytest.raises(InsufficientMemoryError, match="dense Cholesky certificate.*lanczos"):
+        solve_max_cut(g, rng=0, certificate="factor")
+    # 'auto' falls back to Gershgorin's bound on the same dual (rigorous, looser), never raising
+    res = solve_max_cut(g, rng=0)
+    assert res.info["certificate"].startswith(("gershgorin", "trivial"))
+    assert res.upper_bound >= res.value
+    monkeypatch.delenv("DPGRAPH_MEMORY_LIMIT")
+    tight = solve_max_cut(g, rng=0)
+    assert tight.info["certificate"] == "cholesky-verified"
+    assert tight.upper_bound <= res.upper_bound + 1e-9

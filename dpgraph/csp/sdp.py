@@ -78,6 +78,7 @@ import scipy.sparse.linalg as spla
 from ._operator import WeightOperator
 
 __all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "default_rank",
+           "dense_certificate_bytes",
            "rump_margin", "verified_lambda_max", "trivial_upper_bound", "gershgorin_upper_bound"]
 
 _EPS = np.finfo(np.float64).eps / 2  # unit roundoff u = 2^-53
@@ -347,7 +348,10 @@ def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, b
     verified in time the bound is the smaller of Gershgorin's bound on the dual and the sum of
     the positive weights (:func:`trivial_upper_bound`, :func:`gershgorin_upper_bound`), both
     rigorous, and ``info['certificate']`` names it and says ``(time cap)``. The returned UB is
-    never above :func:`trivial_upper_bound`.
+    never above :func:`trivial_upper_bound`. The dense check needs :func:`dense_certificate_bytes`
+    (24 n^2 bytes); when that does not fit in the available memory (``DPGRAPH_MEMORY_LIMIT``),
+    ``method="factor"`` raises :class:`~dpgraph.routes.memory.InsufficientMemoryError` before
+    allocating and ``"auto"`` falls back to Gershgorin's bound.
     """
     if method not in ("auto", "factor", "lanczos"):
         raise ValueError(f"method={method!r} is not one of 'auto', 'factor', 'lanczos'")
@@ -380,6 +384,7 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
     # fill bounded by n^2 / 2, for any sparse graph up to n = 4000
     sparse_ok = (not op.is_dense and n > 500 and not (balance and nu < 0)
                  and (op.nnz <= SPARSE_FACTOR_MAX_DEG * n or (n <= FACTOR_MAX_N and op.nnz <= 16 * n)))
+    requested = method
     if method == "auto":
         method = "factor" if (n <= FACTOR_MAX_N or sparse_ok) else "lanczos"
     info = {"certificate": None}
@@ -449,6 +454,12 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
     # with a budget, not started when its predicted cost exceeds what is left
     if 3.0 * left() < (n ** 3 / 3.0) / CHOLESKY_FLOPS:  # may take up to 3x the budget
         return fallback("time cap: dense Cholesky check predicted too slow")
+    try:
+        _check_dense_certificate_memory(n)
+    except MemoryError:
+        if requested == "factor":
+            raise
+        return fallback("the dense Cholesky check would not fit in memory")
     M = -op.to_dense()
     if balance and nu != 0.0:
         M -= nu
@@ -476,6 +487,25 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
         raise RuntimeError("could not verify the dual certificate (Cholesky kept failing)") from None
     info.update(certificate="cholesky-verified", lambda_max_bound=mu_try, rump_margin=c)
     return 0.25 * (base + n * mu_try), info
+
+
+def dense_certificate_bytes(n: int) -> int:
+    """Memory of the dense Cholesky certificate: M, the shifted copy that is factorised and
+    LAPACK's eigenvalue workspace (one more n x n), 8 bytes each.
+
+    >>> dense_certificate_bytes(1000)
+    24000000
+    """
+    return 3 * 8 * int(n) * int(n)
+
+
+def _check_dense_certificate_memory(n: int) -> None:
+    from ..routes.memory import check_memory
+
+    check_memory(dense_certificate_bytes(n), what=f"the dense Cholesky certificate at n = {n:,}",
+                 alternative="Use certificate='lanczos' (a Ritz-value estimate, not a proof), "
+                             "certificate='none' (the sum of the positive weights), or a machine "
+                             "with more memory; DPGRAPH_MEMORY_LIMIT caps what dpgraph may use.")
 
 
 def verified_lambda_max(S: np.ndarray, mu: float, exact_top=None, *,
