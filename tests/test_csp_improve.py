@@ -210,3 +210,20 @@ def test_swap_descent_stops_at_its_deadline_and_keeps_balance():
     x_free, moves_free = swap_local_search(op, x0.copy())
     assert moves_free > 0 and x_free.sum() == 0
     assert cut_values(op, x_free) > cut_values(op, x0)
+
+
+@needs_numba
+def test_bisection_improvement_keeps_the_better_of_free_and_penalised_anneals():
+    # a 2D torus with even sides is bipartite with equal sides: the maximum bisection cuts all
+    # 2 * 24 * 24 edges (independent reference), and the free Max-Cut anneal reaches it directly
+    g = nx.grid_2d_graph(24, 24, periodic=True)
+    op = as_weight_operator(g)
+    rng = np.random.default_rng(3)
+    x0 = np.ones(op.n)
+    x0[rng.permutation(op.n)[: op.n // 2]] = -1.0
+    x, v, info = improve_cut(op, x0, balanced=True, time_limit=0.5, rng=0)
+    assert x.sum() == 0 and v == pytest.approx(float(cut_values(op, x)))
+    both = info["anneal_values"]
+    assert set(both) == {"free+rebalance", "penalised+rebalance"}
+    assert v >= max(both.values()) and info["anneal_value"] == max(both.values())
+    assert v == 2 * 24 * 24
