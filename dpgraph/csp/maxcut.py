@@ -16,7 +16,9 @@ Lemma 7.6, Thms 7.8/7.10/7.11) specialised to cut problems:
 5. with ``time_limit``: the SDP (to ``max(tol, 1e-3)``) gets a fifth of the budget, the
    certificate a tenth (a looser but still verified bound when that runs out), and the rest
    goes to the best cut -- simulated annealing on the clock and tabu search (breakout local
-   search, Benlic and Hao 2013) -- so the returned cut keeps improving until the time is spent
+   search, Benlic and Hao 2013; bisection anneals both the free Max-Cut objective and a
+   balance-penalised one, rebalances each and keeps the better) -- so the returned cut keeps
+   improving until the time is spent
    or it meets the certified bound, while ``upper_bound`` stays the certified bound of step 2
    (``gap`` says how far from optimal the cut can be at most). ``certificate=False`` skips
    step 2 (the bound is then the sum of the positive weights).
