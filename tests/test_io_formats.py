@@ -263,3 +263,18 @@ def test_gzip_detected_by_content_not_name(tmp_path):
     with gzip.open(p, "wt") as f:
         f.write("# x\n1 2\n2 3\n")
     assert read_graph(p).m == 2
+
+
+@pytest.mark.parametrize("fmt", ["graphml", "gml"])
+def test_leading_whitespace_past_4096_characters_is_not_an_empty_file(tmp_path, fmt):
+    # the emptiness check once read only the first 4,096 characters
+    body = {"graphml": '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">'
+                       '<graph edgedefault="undirected"><node id="a"/><node id="b"/>'
+                       '<edge source="a" target="b"/></graph></graphml>',
+            "gml": "graph [ node [ id 0 label \"a\" ] node [ id 1 label \"b\" ] "
+                   "edge [ source 0 target 1 ] ]"}[fmt]
+    p = _write(tmp_path, "g." + fmt, " \n" * 5000 + body)
+    assert read_graph(p, format=fmt).m == 1
+    blank = _write(tmp_path, "blank." + fmt, " \n" * 50000)
+    with pytest.raises(GraphFormatError, match="empty"):
+        read_graph(blank, format=fmt)

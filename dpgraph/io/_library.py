@@ -179,12 +179,23 @@ def write_mtx(data: GraphData, f) -> None:
 # ----------------------------------------------------------------------------- NetworkX formats
 
 
+def _only_whitespace(path, chunk: int = 1 << 16) -> bool:
+    """True when the whole (decoded) file is whitespace; stops at the first other character, so
+    a real file costs one chunk."""
+    with open_text(path) as f:
+        while True:
+            block = f.read(chunk)
+            if not block:
+                return True
+            if block.strip():
+                return False
+
+
 def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, **kw):
     import networkx as nx
 
-    with open_text(path) as f:
-        if not f.read(4096).strip():
-            raise GraphFormatError(path, None, None, expected, problem="the file is empty")
+    if _only_whitespace(path):
+        raise GraphFormatError(path, None, None, expected, problem="the file is empty")
     try:
         with _open_binary(path) as f:
             G = reader(f, **kw)
