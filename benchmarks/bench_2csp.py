@@ -62,13 +62,14 @@ def bench_random(args):
 
     print(f"<!-- {_env()} -->")
     print("| n | m | SDP value | certified UB | certificate | (UB - SDP)/UB | value | value/UB | "
-          "rank | iterations | SDP s | certificate s | rounding+LS s | total s | total CPU s | SCS value | "
-          "SCS s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "rank | iterations | SDP s | certificate s | LDL^T factorizations, factor nnz | "
+          "rounding+LS s | total s | total CPU s | SCS value | SCS s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in args.sizes:
         inst = random_instance(n)
         t, c = time.perf_counter(), time.process_time()
-        r = solve_max_2csp(inst, rng=0, tol=args.tol, progress=args.progress, rank=args.rank)
+        r = solve_max_2csp(inst, rng=0, tol=args.tol, progress=args.progress, rank=args.rank,
+                           certificate=args.certificate)
         tot, cpu = time.perf_counter() - t, time.process_time() - c
         scs_v, scs_t = "-", "-"
         if n <= args.scs_max_n:
@@ -81,10 +82,12 @@ def bench_random(args):
                 scs_v = f"failed ({exc})"
             scs_t = f"{time.perf_counter() - t:.1f}"
         tm = r.timings
+        ldl = (f"{r.info['factorizations']}, {r.info['ldl_nnz_factor'] / 1e6:.1f}M"
+               if "factorizations" in r.info else "-")
         print(f"| {n} | {inst.m} | {r.sdp_value:.4f} | {r.upper_bound:.4f} | {r.info['certificate']} | "
               f"{(r.upper_bound - r.sdp_value) / r.upper_bound:.1e} | {r.value:.4f} | "
               f"{r.value / r.upper_bound:.4f} | {r.info['rank']} | {r.info['iterations']} | {tm['sdp']:.1f} | "
-              f"{tm['certificate']:.1f} | {tm['rounding'] + tm['local_search']:.1f} | {tot:.1f} | {cpu:.1f} | "
+              f"{tm['certificate']:.1f} | {ldl} | {tm['rounding'] + tm['local_search']:.1f} | {tot:.1f} | {cpu:.1f} | "
               f"{scs_v} | {scs_t} |", flush=True)
     print(f"<!-- {_env()} -->")
 
@@ -215,6 +218,7 @@ def main():
     r.add_argument("--scs-time", type=float, default=600.0)
     r.add_argument("--progress", action="store_true")
     r.add_argument("--rank", type=int, default=None, help="factor width (default: the engine's)")
+    r.add_argument("--certificate", default="auto", choices=["auto", "factor", "ldl", "lanczos"])
     t = sub.add_parser("gap-time")
     t.add_argument("--n", type=int, default=10000)
     t.add_argument("--rank", type=int, default=None)

@@ -608,7 +608,7 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
         ``"lowrank"`` (default): Burer-Monteiro on the per-variable manifold
         (:mod:`dpgraph.csp.twocsp_lowrank`): the vector relaxation (per-variable constraints
         only), never forming the moment matrix; certified by a dual point fitted to the
-        factor (rigorous Cholesky check up to nq + 1 = 6500, Lanczos residual above).
+        factor (rigorous: dense Cholesky check up to n(q-1) + 1 = 6500, sparse LDL^T above).
         ``"scs"``: CVXPY + SCS on the full ``(nq+1) x (nq+1)`` moment matrix, with the
         non-negativity of the constraint blocks as well (a tighter relaxation); each SCS
         iteration costs an eigendecomposition of the moment matrix, so nq up to a few hundred
@@ -633,10 +633,12 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
     Returns
     -------
     CSPResult
-        ``upper_bound`` is certified by weak duality with a Cholesky-verified eigenvalue bound
-        (``info['certificate'] == 'cholesky-verified'``; the low-rank path uses it up to
-        ``n(q-1) + 1 = FACTOR_MAX_N`` and above that a Lanczos Ritz value plus its residual,
-        ``'lanczos-residual'``, which is not a proof if Lanczos misses the top eigenvalue).
+        ``upper_bound`` is certified by weak duality with a verified eigenvalue bound
+        (``info['certificate']``: ``'cholesky-verified'`` -- dense, the low-rank path up to
+        ``n(q-1) + 1 = FACTOR_MAX_N`` -- or ``'ldl-verified'`` -- sparse LDL^T above it; both
+        use Rump's rounding margin). Only ``certificate='lanczos'``, or an LDL^T factor that
+        cannot fit in memory, gives ``'lanczos-residual...'``, a Ritz value plus its residual,
+        which is not a proof if Lanczos misses the top eigenvalue.
 
     Examples
     --------

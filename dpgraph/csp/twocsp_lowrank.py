@@ -38,10 +38,14 @@ Certificate (weak duality, as for Max-Cut in :mod:`.sdp`)
     :math:`\langle C, Y\rangle = b^T\lambda + \langle S, Y\rangle \le b^T\lambda + (n+1)\lambda_{\max}(S)`.
     :math:`\lambda` is fitted per variable by least squares to the stationarity condition
     :math:`S\,V = 0` (q k equations, :math:`1 + q + q(q-1)/2` unknowns per variable), then
-    :math:`\lambda_{00}` from row 0. :math:`\mu \ge \lambda_{\max}(S)` is verified by a dense
-    Cholesky factorisation of :math:`(\mu - c)I - S` with Rump's margin c (rigorous) for
-    :math:`nq + 1 \le` ``FACTOR_MAX_N``, and above that by a Lanczos Ritz value plus its
-    residual norm (exact up to Lanczos missing the top of the spectrum; see :mod:`.sdp`).
+    :math:`\lambda_{00}` from row 0. :math:`\mu \ge \lambda_{\max}(S)` is verified by a
+    factorisation of :math:`(\mu - c)I - S` with Rump's margin c: a dense Cholesky for
+    :math:`n(q-1) + 1 \le` ``FACTOR_MAX_N``, a sparse :math:`LDL^T` (SuperLU, minimum-degree
+    ordering, diagonal pivots only; Sylvester's law of inertia) above it -- S is sparse (the
+    constraint graph, the per-variable blocks and row 0), and on the random q = 3 family at
+    n = 10,000 its factor has 22M nonzeros, against 200M for the dense one. ``"lanczos"`` (a
+    Ritz value plus its residual norm, not a proof: Lanczos can miss the top of the spectrum)
+    is used only when asked for, or when the sparse factor could not fit in memory.
 
 Rounding (all candidates scored on the objective A)
     argmax of the marginals, independent rounding from :math:`p_i` (Alg. 7.4), vector rounding
@@ -64,14 +68,17 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..privacy.noise import make_rng
-from .sdp import verified_lambda_max
+from ..routes.memory import available_memory, check_memory, format_bytes
+from .sdp import rump_margin, verified_lambda_max
 
 __all__ = ["LabelSDPSolution", "solve_label_sdp", "certify_label_sdp", "round_label_sdp",
            "label_local_search", "label_values", "default_label_rank", "solve_label_csp",
            "reduced_objective", "cvxpy_label_sdp", "perturbed_local_search",
-           "FACTOR_MAX_N"]
+           "FACTOR_MAX_N", "ldl_verified_lambda_max", "ldl_memory_estimate"]
 
-FACTOR_MAX_N = 6500  # dense Cholesky certificate up to this N = nq + 1 (338 MB for one copy)
+# ``certificate="auto"``: dense Cholesky up to this reduced size N = n(q-1) + 1 (two dense
+# copies, 2 x 338 MB at the cap), the sparse LDL^T above it. Both are rigorous (Rump's margin).
+FACTOR_MAX_N = 6500
 
 
 def default_label_rank(n: int, q: int) -> int:
@@ -439,14 +446,142 @@ def _lanczos_top(S, gen, tol=1e-9):
     return theta, float(np.linalg.norm(Su - theta * u))
 
 
+def _ldl_positive_definite(M: sp.csc_matrix) -> tuple[bool, int]:
+    """Whether SuperLU's symmetric-mode factorisation of the symmetric M (minimum-degree ordering
+    on the pattern of M + M^T, diagonal pivots only, no equilibration) has all pivots > 0, and
+    the number of nonzeros of its two factors. Sylvester's law of inertia: for a factorisation
+    ``P M P^T = L D L^T`` without off-diagonal pivots, all pivots positive iff M is positive
+    definite; the pivots are the diagonal of U (``U = D L^T``)."""
+    try:
+        lu = spla.splu(M, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                       options=dict(SymmetricMode=True, Equil=False))
+    except RuntimeError:  # exactly singular pivot
+        return False, 0
+    nnz = int(lu.L.nnz + lu.U.nnz)
+    if not np.array_equal(lu.perm_r, lu.perm_c):
+        return False, nnz  # an off-diagonal pivot was taken: the inertia is not read off U
+    return bool(np.all(lu.U.diagonal() > 0)), nnz
+
+
+def _gershgorin_top(S: sp.csr_array) -> float:
+    """Rigorous (loose) bound on lambda_max of the sparse symmetric S: the largest Gershgorin
+    disc edge, inflated by (N + 3) units of roundoff of each row's absolute sum."""
+    N = S.shape[0]
+    d = S.diagonal()
+    rabs = np.asarray(abs(S).sum(axis=1)).ravel() - np.abs(d)
+    u = np.finfo(np.float64).eps / 2
+    return float(np.max(d + rabs + (N + 3) * u * (np.abs(d) + rabs))) * (1.0 + 4 * u)
+
+
+def ldl_memory_estimate(N: int, nnz: int) -> int:
+    """Bytes the sparse LDL^T certificate may need for an N x N matrix with nnz nonzeros: the
+    worst case of a fully filled factor (L and U, 12 bytes per stored entry with its index),
+    plus the matrix. The fill measured on the random q = 3 family is far lower (BENCHMARKS.md,
+    issue 14: 22M entries, 1.2 GB peak at N = 20,001, against this bound of 4.8 GB)."""
+    return int(12 * N * N + 40 * nnz)
+
+
+def ldl_verified_lambda_max(S, guess: tuple[float, float] | None = None, *, rel: float = 0.02,
+                            target: float = 0.0, max_factorizations: int = 12) -> tuple[float, dict]:
+    r"""A proven upper bound on :math:`\lambda_{\max}(S)` for a sparse symmetric S, near ``guess``.
+
+    Every candidate mu is checked by a sparse :math:`LDL^T` factorisation
+    (:func:`_ldl_positive_definite`) of :math:`(\mu' - c)I - S` with
+    :math:`\mu' = \mu + 2c` and Rump's margin c for the trace of :math:`\mu' I - S`
+    (:func:`dpgraph.csp.sdp.rump_margin`; S. M. Rump, BIT 46, 2006): all pivots positive proves
+    :math:`\mu' I - S \succ 0`. Rump proves the margin for a floating-point Cholesky
+    factorisation; it is applied here to the pivot-free :math:`LDL^T` of the same matrix, as the
+    Max-Cut engine's sparse certificate does (:mod:`dpgraph.csp.sdp`).
+
+    ``guess = (theta, r)``: a Ritz value and its residual norm (theta is a lower estimate of
+    lambda_max; ``theta + r`` bounds it when Lanczos found the top of the spectrum). The first
+    check is at ``theta + r``; when it fails (Lanczos missed an eigenvalue) mu is raised 4x at a
+    time until one verifies, then bisected until ``hi - lo <= max(rel * hi, target)``. Nothing unverified is
+    ever returned: after ``max_factorizations`` the last verified mu is returned, and if none
+    was verified, Gershgorin's bound (rigorous, loose). Returns ``(mu, info)``.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> S = sp.csr_array(np.diag([1.0, -2.0, 0.5]))
+    >>> mu, info = ldl_verified_lambda_max(S, (1.0, 0.0))
+    >>> bool(1.0 < mu < 1.0 + 1e-9), info["certificate"], info["factorizations"]
+    (True, 'ldl-verified', 1)
+    """
+    S = sp.csr_array(S, dtype=np.float64)
+    N = S.shape[0]
+    trS = float(S.diagonal().sum())
+    negS = sp.csc_matrix(-S)
+    gersh = _gershgorin_top(S)
+    scale = max(abs(gersh), float(np.max(np.abs(S.diagonal()), initial=0.0)), 1e-300)
+    info = {"factorizations": 0, "ldl_nnz_factor": 0}
+
+    def verified(mu):
+        slack = 1e-12 * max(abs(mu), 1e-9 * scale)
+        c = rump_margin(N, N * (abs(mu) + slack) - trS)
+        c = rump_margin(N, N * (abs(mu) + slack + 2 * c) - trS)
+        mu_try = mu + slack + 2 * c
+        M = (negS + sp.diags_array(np.full(N, mu_try - c), format="csc")).tocsc()
+        ok, nnz = _ldl_positive_definite(M)
+        info["factorizations"] += 1
+        info["ldl_nnz_factor"] = max(info["ldl_nnz_factor"], nnz)
+        return ok, mu_try, c
+
+    if guess is not None and np.isfinite(guess[0]) and np.isfinite(guess[1]):
+        lo, start = float(guess[0]), float(guess[0]) + abs(float(guess[1]))
+        if start <= 0:  # lambda_max(S) is near 0 at the optimum: start just above it
+            start = 1e-9 * scale
+    else:
+        lo, start = -np.inf, 1e-3 * scale
+    hi = c_hi = None
+    mu = min(start, gersh)
+    while info["factorizations"] < max_factorizations:
+        ok, mu_try, c = verified(mu)
+        if ok:
+            hi, c_hi = mu_try, c
+            break
+        lo = max(lo, mu)
+        if mu >= gersh:
+            break
+        mu = min(4.0 * mu if mu > 0 else 1e-6 * scale, gersh)
+    if hi is None:
+        info.update(certificate="gershgorin (no LDL^T shift verified)", lambda_max_bound=gersh)
+        return gersh, info
+    if np.isfinite(lo):
+        while hi - lo > max(rel * abs(hi), target) and info["factorizations"] < max_factorizations:
+            mid = math.sqrt(lo * hi) if lo > 0 and hi > 8 * lo else 0.5 * (lo + hi)
+            ok, mu_try, c = verified(mid)
+            if ok and mu_try < hi:
+                hi, c_hi = mu_try, c
+            elif not ok:
+                lo = mid
+            else:
+                break
+    hi = min(hi, gersh)
+    info.update(certificate="ldl-verified", lambda_max_bound=hi, rump_margin=c_hi)
+    return hi, info
+
+
 def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tuple[float, dict]:
     r"""Certified upper bound on the relaxation (hence on the 2-CSP optimum) from a factor V.
 
     ``UB = lambda_00 + sum_i lambda_sum_i + (n + 1) mu`` with ``mu >= lambda_max(S)`` (module
-    docstring). ``method``: ``"factor"`` (dense Cholesky with Rump's margin; rigorous),
-    ``"lanczos"`` (Ritz value + residual norm) or ``"auto"`` (``"factor"`` up to
-    ``N = FACTOR_MAX_N``). Any V gives a valid bound; a good V gives a tight one.
-    Returns ``(UB, info)``.
+    docstring). ``method``:
+
+    * ``"factor"``: dense Cholesky with Rump's margin (rigorous; two dense copies of S, refused
+      with :class:`~dpgraph.routes.memory.InsufficientMemoryError` when they do not fit);
+    * ``"ldl"``: sparse :math:`LDL^T` with Rump's margin (rigorous;
+      :func:`ldl_verified_lambda_max`); refused when the worst-case fill
+      (:func:`ldl_memory_estimate`) does not fit in the available memory;
+    * ``"lanczos"``: Ritz value + residual norm -- NOT a proof (Lanczos may miss the top
+      eigenvalue); ``info['certificate']`` then starts with ``"lanczos-residual"``;
+    * ``"auto"``: ``"factor"`` up to ``N = n(q-1) + 1 = FACTOR_MAX_N``, ``"ldl"`` above;
+      if the sparse factor cannot fit, Lanczos, labelled
+      ``"lanczos-residual (unverified: ...)"``.
+
+    Any V gives a valid bound; a good V gives a tight one. Returns ``(UB, info)``;
+    ``info['certificate']`` is ``"cholesky-verified"``, ``"ldl-verified"`` (both rigorous),
+    ``"gershgorin ..."`` (rigorous, loose) or ``"lanczos-residual..."`` (not a proof).
 
     Examples
     --------
@@ -456,9 +591,12 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
     >>> ub, info = certify_label_sdp(A, sol.V)
     >>> bool(abs(ub - 1.0) < 1e-6), info["certificate"]
     (True, 'cholesky-verified')
+    >>> ub, info = certify_label_sdp(A, sol.V, method="ldl")
+    >>> bool(abs(ub - 1.0) < 1e-6), info["certificate"]
+    (True, 'ldl-verified')
     """
-    if method not in ("auto", "factor", "lanczos"):
-        raise ValueError(f"method={method!r} is not one of 'auto', 'factor', 'lanczos'")
+    if method not in ("auto", "factor", "ldl", "lanczos"):
+        raise ValueError(f"method={method!r} is not one of 'auto', 'factor', 'ldl', 'lanczos'")
     n, q, k = V.shape
     op = _LabelOp(A, n, q)
     Cr = _reduced_objective(op)
@@ -467,14 +605,39 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
     N = S.shape[0]
     base = lam[0]
     gen = make_rng(rng)
-    if method == "auto":
-        method = "factor" if N <= FACTOR_MAX_N else "lanczos"
     theta, resid = _lanczos_top(S, gen)
     info = {"lanczos_theta": theta, "lanczos_residual": resid, "dual_base": base, "N_reduced": N}
+    unverified = ""
+    if method == "auto":
+        if N <= FACTOR_MAX_N:
+            method = "factor"
+        else:
+            need, have = ldl_memory_estimate(N, S.nnz), available_memory()
+            if have is None or need <= have:
+                method = "ldl"
+            else:
+                method = "lanczos"
+                unverified = (f" (unverified: the sparse LDL^T certificate may need "
+                              f"{format_bytes(need)}, {format_bytes(have)} available)")
     if method == "lanczos":
         mu = theta + resid
-        info.update(certificate="lanczos-residual", lambda_max_bound=mu)
+        info.update(certificate="lanczos-residual" + unverified, lambda_max_bound=mu)
         return base + (n + 1) * max(mu, 0.0), info
+    if method == "ldl":
+        check_memory(ldl_memory_estimate(N, S.nnz),
+                     what=f"the sparse LDL^T certificate of the 2-CSP bound (N = {N}, worst-case fill)",
+                     alternative="Use certificate='lanczos' for an unverified bound, or raise "
+                                 "DPGRAPH_MEMORY_LIMIT.")
+        t = time.perf_counter()
+        # bisect below theta + r only while it moves the bound by more than 5e-5 of it (one
+        # factorization at n = 10,000 is ~25-40 s; the goal is a gap of 1e-3)
+        mu, linfo = ldl_verified_lambda_max(S, (theta, resid),
+                                            target=5e-5 * max(abs(base), 1e-300) / (n + 1))
+        info.update(linfo, ldl_seconds=time.perf_counter() - t)
+        return base + (n + 1) * max(mu, 0.0), info
+    check_memory(2 * 8 * N * N, what=f"the dense Cholesky certificate of the 2-CSP bound (N = {N}, "
+                                     f"two dense copies)",
+                 alternative="Use certificate='ldl' (sparse, rigorous) or 'lanczos' (unverified).")
     Sd = S.toarray()
     try:  # LAPACK's top eigenvalue if the Lanczos bound does not verify
         mu_try, c = verified_lambda_max(
