@@ -126,7 +126,8 @@ def bench_maxkcut(args):
 
     root = os.environ.get("DPGRAPH_DATA", "/work/shared/datasets")
     print(f"<!-- {_env()} -->")
-    print(f"perturbation rounds: {args.perturbation_rounds}")
+    print(f"perturbation rounds: {args.perturbation_rounds}; tabu: {args.tabu_moves} moves, "
+          f"at most {args.tabu_time} s")
     print()
     print("| graph | n | m | k | SDP value | certified UB | certificate | value | value/UB | "
           "value/m | SDP s | total s |")
@@ -135,7 +136,8 @@ def bench_maxkcut(args):
         inst = dpgraph.read_csp(os.path.join(root, "gset", f"{g}.txt"), "max-k-cut", k=args.k)
         t = time.perf_counter()
         r = solve_max_2csp(inst, rng=0, tol=args.tol, samples=args.samples,
-                           perturbation_rounds=args.perturbation_rounds)
+                           perturbation_rounds=args.perturbation_rounds,
+                           tabu_moves=args.tabu_moves, tabu_time=args.tabu_time)
         tot = time.perf_counter() - t
         print(f"| {g} | {inst.n} | {inst.m} | {args.k} | {r.sdp_value:.2f} | {r.upper_bound:.2f} | "
               f"{r.info['certificate']} | {r.value:.0f} | {r.value / r.upper_bound:.4f} | "
@@ -231,6 +233,8 @@ def main():
     g.add_argument("--tol", type=float, default=1e-7)
     g.add_argument("--samples", type=int, default=32)
     g.add_argument("--perturbation-rounds", type=int, default=0)
+    g.add_argument("--tabu-moves", type=int, default=0)
+    g.add_argument("--tabu-time", type=float, default=None)
     p = sub.add_parser("private")
     p.add_argument("--n", type=int, default=300)
     p.add_argument("--d", type=float, default=20.0)

@@ -194,3 +194,29 @@ def test_auto_uses_ldl_above_the_dense_cap(monkeypatch):
     from dpgraph.routes.memory import InsufficientMemoryError
     with pytest.raises(InsufficientMemoryError, match="lanczos"):
         certify_label_sdp(A, sol.V, method="ldl")
+
+
+def test_label_tabu_search_finds_brute_force_optimum():
+    from dpgraph.csp.twocsp_lowrank import label_tabu_search
+
+    X = np.array(list(itertools.product(range(3), repeat=9)))
+    for seed in range(3):
+        rng = np.random.default_rng(300 + seed)
+        inst = _random_instance(9, 3, 27, rng)
+        A = inst.label_adjacency()
+        opt = label_values(A, X, 3).max()  # brute force over all 3^9 assignments
+        x0 = np.zeros(9, dtype=np.int64)
+        x, v, moves = label_tabu_search(A, x0, 3, moves=3000, rng=seed)
+        assert v == pytest.approx(inst.value(x))  # the returned value is the assignment's
+        assert v >= inst.value(x0) - 1e-12 and moves == 3000
+        assert v == pytest.approx(opt)
+    # Max-3-Cut of a 10-cycle with chords, through solve_max_2csp: never below the descent
+    edges = [(i, (i + 1) % 10) for i in range(10)] + [(i, (i + 3) % 10) for i in range(10)] \
+        + [(i, (i + 5) % 10) for i in range(5)]
+    inst = CSPInstance(10, 3, [(i, j, {(a, b) for a in range(3) for b in range(3) if a != b}, 1.0)
+                               for i, j in edges])
+    plain = solve_max_2csp(inst, rng=0)
+    tabu = solve_max_2csp(inst, rng=0, tabu_moves=2000)
+    assert tabu.value >= plain.value and tabu.value == inst.value(tabu.x)
+    X = np.array(list(itertools.product(range(3), repeat=10)))
+    assert tabu.value == label_values(inst.label_adjacency(), X, 3).max()

@@ -593,7 +593,7 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
                    samples: int = 16, local_search: bool = True, time_limit=None, progress: bool = False,
                    scs_eps: float = 1e-7, max_iters: int = 100000, tol: float = 1e-7,
                    rank: int | None = None, certificate: str = "auto",
-                   perturbation_rounds: int = 0) -> CSPResult:
+                   perturbation_rounds: int = 0, tabu_moves: int = 0, tabu_time=None) -> CSPResult:
     r"""Max-2-CSP by the degree-2 SoS relaxation with global correlation rounding.
 
     d'Orsi-Novikov Sec. 7.1: moment relaxation of system (7.1) with local-distribution
@@ -626,9 +626,11 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
         SCS accuracy (``eps_abs = eps_rel``).
     max_iters : int
         SCS iteration limit.
-    tol, rank, certificate, perturbation_rounds
-        ``"lowrank"`` only: stopping tolerance, factor width, certificate method and rounds of
-        iterated local search of :func:`dpgraph.csp.twocsp_lowrank.solve_label_csp`.
+    tol, rank, certificate, perturbation_rounds, tabu_moves, tabu_time
+        ``"lowrank"`` only: stopping tolerance, factor width, certificate method, rounds of
+        iterated local search, and moves / seconds of tabu search
+        (:func:`dpgraph.csp.twocsp_lowrank.label_tabu_search`, 0 = off) of
+        :func:`dpgraph.csp.twocsp_lowrank.solve_label_csp`.
 
     Returns
     -------
@@ -662,7 +664,8 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
     if method == "lowrank":
         return _solve_lowrank(inst, gen, seeds=seeds, samples=samples, local_search=local_search,
                               time_limit=time_limit, progress=progress, tol=tol, rank=rank,
-                              certificate=certificate, perturbation_rounds=perturbation_rounds)
+                              certificate=certificate, perturbation_rounds=perturbation_rounds,
+                              tabu_moves=tabu_moves, tabu_time=tabu_time)
     timings = {}
     t = time.perf_counter()
     sdp_val, Y, secs, status, (mom, lam, z) = cvxpy_max_2csp_sdp(
@@ -700,13 +703,15 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
 
 
 def _solve_lowrank(inst: CSPInstance, gen, *, seeds, samples, local_search, time_limit, progress,
-                   tol, rank, certificate, perturbation_rounds) -> CSPResult:
+                   tol, rank, certificate, perturbation_rounds, tabu_moves=0,
+                   tabu_time=None) -> CSPResult:
     from .twocsp_lowrank import solve_label_csp
 
     out = solve_label_csp(inst.label_adjacency(), inst.n, inst.q, rng=gen, rank=rank, tol=tol,
                           time_limit=time_limit, certificate=certificate, samples=samples,
                           seeds=seeds, local_search=local_search, progress=progress,
-                          perturbation_rounds=perturbation_rounds)
+                          perturbation_rounds=perturbation_rounds, tabu_moves=tabu_moves,
+                          tabu_time=tabu_time)
     x = out["x"]
     value = inst.value(x)
     ub = out["upper_bound"]
