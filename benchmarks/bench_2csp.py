@@ -62,13 +62,14 @@ def bench_random(args):
 
     print(f"<!-- {_env()} -->")
     print("| n | m | SDP value | certified UB | certificate | (UB - SDP)/UB | value | value/UB | "
-          "rank | iterations | SDP s | certificate s | rounding+LS s | total s | total CPU s | SCS value | "
-          "SCS s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "rank | iterations | SDP s | certificate s | LDL^T factorizations, factor nnz | "
+          "rounding+LS s | total s | total CPU s | SCS value | SCS s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in args.sizes:
         inst = random_instance(n)
         t, c = time.perf_counter(), time.process_time()
-        r = solve_max_2csp(inst, rng=0, tol=args.tol, progress=args.progress, rank=args.rank)
+        r = solve_max_2csp(inst, rng=0, tol=args.tol, progress=args.progress, rank=args.rank,
+                           certificate=args.certificate)
         tot, cpu = time.perf_counter() - t, time.process_time() - c
         scs_v, scs_t = "-", "-"
         if n <= args.scs_max_n:
@@ -81,10 +82,12 @@ def bench_random(args):
                 scs_v = f"failed ({exc})"
             scs_t = f"{time.perf_counter() - t:.1f}"
         tm = r.timings
+        ldl = (f"{r.info['factorizations']}, {r.info['ldl_nnz_factor'] / 1e6:.1f}M"
+               if "factorizations" in r.info else "-")
         print(f"| {n} | {inst.m} | {r.sdp_value:.4f} | {r.upper_bound:.4f} | {r.info['certificate']} | "
               f"{(r.upper_bound - r.sdp_value) / r.upper_bound:.1e} | {r.value:.4f} | "
               f"{r.value / r.upper_bound:.4f} | {r.info['rank']} | {r.info['iterations']} | {tm['sdp']:.1f} | "
-              f"{tm['certificate']:.1f} | {tm['rounding'] + tm['local_search']:.1f} | {tot:.1f} | {cpu:.1f} | "
+              f"{tm['certificate']:.1f} | {ldl} | {tm['rounding'] + tm['local_search']:.1f} | {tot:.1f} | {cpu:.1f} | "
               f"{scs_v} | {scs_t} |", flush=True)
     print(f"<!-- {_env()} -->")
 
@@ -123,7 +126,8 @@ def bench_maxkcut(args):
 
     root = os.environ.get("DPGRAPH_DATA", "/work/shared/datasets")
     print(f"<!-- {_env()} -->")
-    print(f"perturbation rounds: {args.perturbation_rounds}")
+    print(f"perturbation rounds: {args.perturbation_rounds}; tabu: {args.tabu_moves} moves, "
+          f"at most {args.tabu_time} s")
     print()
     print("| graph | n | m | k | SDP value | certified UB | certificate | value | value/UB | "
           "value/m | SDP s | total s |")
@@ -132,7 +136,8 @@ def bench_maxkcut(args):
         inst = dpgraph.read_csp(os.path.join(root, "gset", f"{g}.txt"), "max-k-cut", k=args.k)
         t = time.perf_counter()
         r = solve_max_2csp(inst, rng=0, tol=args.tol, samples=args.samples,
-                           perturbation_rounds=args.perturbation_rounds)
+                           perturbation_rounds=args.perturbation_rounds,
+                           tabu_moves=args.tabu_moves, tabu_time=args.tabu_time)
         tot = time.perf_counter() - t
         print(f"| {g} | {inst.n} | {inst.m} | {args.k} | {r.sdp_value:.2f} | {r.upper_bound:.2f} | "
               f"{r.info['certificate']} | {r.value:.0f} | {r.value / r.upper_bound:.4f} | "
@@ -215,6 +220,7 @@ def main():
     r.add_argument("--scs-time", type=float, default=600.0)
     r.add_argument("--progress", action="store_true")
     r.add_argument("--rank", type=int, default=None, help="factor width (default: the engine's)")
+    r.add_argument("--certificate", default="auto", choices=["auto", "factor", "ldl", "lanczos"])
     t = sub.add_parser("gap-time")
     t.add_argument("--n", type=int, default=10000)
     t.add_argument("--rank", type=int, default=None)
@@ -227,6 +233,8 @@ def main():
     g.add_argument("--tol", type=float, default=1e-7)
     g.add_argument("--samples", type=int, default=32)
     g.add_argument("--perturbation-rounds", type=int, default=0)
+    g.add_argument("--tabu-moves", type=int, default=0)
+    g.add_argument("--tabu-time", type=float, default=None)
     p = sub.add_parser("private")
     p.add_argument("--n", type=int, default=300)
     p.add_argument("--d", type=float, default=20.0)

@@ -130,3 +130,93 @@ def test_solve_max_2csp_lowrank_small_alphabets():
         solve_max_2csp(inst, method="cgal")
     with pytest.raises(ValueError, match="shape"):
         solve_label_sdp(sp.eye(5), 2, 2)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ldl_certificate_rigorous_and_tight(seed):
+    # the sparse LDL^T certificate (the large-n path) against CVXPY + SCS on the same relaxation
+    rng = np.random.default_rng(200 + seed)
+    inst = _random_instance(10, 3, 30, rng)
+    A = inst.label_adjacency()
+    ref = cvxpy_label_sdp(A, inst.n, inst.q)
+    sol = solve_label_sdp(A, 10, 3, rng=seed, tol=1e-10)
+    ub, info = certify_label_sdp(A, sol.V, method="ldl")
+    assert info["certificate"] == "ldl-verified" and info["factorizations"] >= 1
+    assert ub >= ref - 1e-7 * ref
+    assert ub <= ref * (1 + 1e-3)
+    # the same dual point as the dense Cholesky certificate: the same bound (the gap above is
+    # the fitted multipliers', shared by both)
+    ub_dense, _ = certify_label_sdp(A, sol.V, method="factor")
+    assert abs(ub - ub_dense) <= 1e-8 * ub
+    # any factor, however poor, still gives a bound (the Lanczos guess is then far off)
+    ub0, info0 = certify_label_sdp(A, solve_label_sdp(A, 10, 3, rng=seed, max_iter=0).V,
+                                   method="ldl")
+    assert info0["certificate"].startswith(("ldl-verified", "gershgorin")) and ub0 >= ref - 1e-7 * ref
+
+
+def test_ldl_lambda_max_never_below_the_spectrum():
+    # a wrong guess (far below the top eigenvalue, as when Lanczos misses it) must not leak into
+    # the bound: every returned mu is verified, and bisection brings it close to lambda_max
+    from dpgraph.csp.twocsp_lowrank import ldl_verified_lambda_max
+
+    rng = np.random.default_rng(3)
+    for trial in range(5):
+        B = sp.random(300, 300, density=0.02, random_state=rng.integers(1 << 30))
+        S = sp.csr_array(B + B.T - 3.0 * sp.eye(300))
+        top = float(np.linalg.eigvalsh(S.toarray())[-1])
+        for guess in ((top - 2.0, 1e-3), (top, 0.0), (-50.0, 0.0), None):
+            mu, info = ldl_verified_lambda_max(S, guess, rel=1e-3, max_factorizations=40)
+            assert info["certificate"] == "ldl-verified"
+            assert mu >= top
+            assert mu <= top + 2e-3 * max(abs(top), 1.0)
+
+
+def test_auto_uses_ldl_above_the_dense_cap(monkeypatch):
+    # the path taken at n > 3,250 (N = 2n + 1 > FACTOR_MAX_N), forced at n = 150
+    import dpgraph.csp.twocsp_lowrank as lr
+
+    rng = np.random.default_rng(7)
+    inst = _random_instance(150, 3, 450, rng)
+    A = inst.label_adjacency()
+    sol = solve_label_sdp(A, 150, 3, rng=0)
+    ub_dense, info_dense = certify_label_sdp(A, sol.V)
+    assert info_dense["certificate"] == "cholesky-verified"
+    monkeypatch.setattr(lr, "FACTOR_MAX_N", 100)
+    ub, info = certify_label_sdp(A, sol.V)
+    assert info["certificate"] == "ldl-verified"
+    assert (ub - sol.value) / ub <= 1e-3
+    # both rigorous bounds of the same dual point agree to the bisection tolerance
+    assert abs(ub - ub_dense) <= 1e-4 * ub
+    # when the sparse factor cannot fit, 'auto' says the bound is unverified; 'ldl' refuses
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "1K")
+    _, info_l = certify_label_sdp(A, sol.V)
+    assert info_l["certificate"].startswith("lanczos-residual (unverified")
+    from dpgraph.routes.memory import InsufficientMemoryError
+    with pytest.raises(InsufficientMemoryError, match="lanczos"):
+        certify_label_sdp(A, sol.V, method="ldl")
+
+
+def test_label_tabu_search_finds_brute_force_optimum():
+    from dpgraph.csp.twocsp_lowrank import label_tabu_search
+
+    X = np.array(list(itertools.product(range(3), repeat=9)))
+    for seed in range(3):
+        rng = np.random.default_rng(300 + seed)
+        inst = _random_instance(9, 3, 27, rng)
+        A = inst.label_adjacency()
+        opt = label_values(A, X, 3).max()  # brute force over all 3^9 assignments
+        x0 = np.zeros(9, dtype=np.int64)
+        x, v, moves = label_tabu_search(A, x0, 3, moves=3000, rng=seed)
+        assert v == pytest.approx(inst.value(x))  # the returned value is the assignment's
+        assert v >= inst.value(x0) - 1e-12 and moves == 3000
+        assert v == pytest.approx(opt)
+    # Max-3-Cut of a 10-cycle with chords, through solve_max_2csp: never below the descent
+    edges = [(i, (i + 1) % 10) for i in range(10)] + [(i, (i + 3) % 10) for i in range(10)] \
+        + [(i, (i + 5) % 10) for i in range(5)]
+    inst = CSPInstance(10, 3, [(i, j, {(a, b) for a in range(3) for b in range(3) if a != b}, 1.0)
+                               for i, j in edges])
+    plain = solve_max_2csp(inst, rng=0)
+    tabu = solve_max_2csp(inst, rng=0, tabu_moves=2000)
+    assert tabu.value >= plain.value and tabu.value == inst.value(tabu.x)
+    X = np.array(list(itertools.product(range(3), repeat=10)))
+    assert tabu.value == label_values(inst.label_adjacency(), X, 3).max()

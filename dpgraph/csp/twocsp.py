@@ -593,7 +593,7 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
                    samples: int = 16, local_search: bool = True, time_limit=None, progress: bool = False,
                    scs_eps: float = 1e-7, max_iters: int = 100000, tol: float = 1e-7,
                    rank: int | None = None, certificate: str = "auto",
-                   perturbation_rounds: int = 0) -> CSPResult:
+                   perturbation_rounds: int = 0, tabu_moves: int = 0, tabu_time=None) -> CSPResult:
     r"""Max-2-CSP by the degree-2 SoS relaxation with global correlation rounding.
 
     d'Orsi-Novikov Sec. 7.1: moment relaxation of system (7.1) with local-distribution
@@ -608,7 +608,7 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
         ``"lowrank"`` (default): Burer-Monteiro on the per-variable manifold
         (:mod:`dpgraph.csp.twocsp_lowrank`): the vector relaxation (per-variable constraints
         only), never forming the moment matrix; certified by a dual point fitted to the
-        factor (rigorous Cholesky check up to nq + 1 = 6500, Lanczos residual above).
+        factor (rigorous: dense Cholesky check up to n(q-1) + 1 = 6500, sparse LDL^T above).
         ``"scs"``: CVXPY + SCS on the full ``(nq+1) x (nq+1)`` moment matrix, with the
         non-negativity of the constraint blocks as well (a tighter relaxation); each SCS
         iteration costs an eigendecomposition of the moment matrix, so nq up to a few hundred
@@ -626,17 +626,21 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
         SCS accuracy (``eps_abs = eps_rel``).
     max_iters : int
         SCS iteration limit.
-    tol, rank, certificate, perturbation_rounds
-        ``"lowrank"`` only: stopping tolerance, factor width, certificate method and rounds of
-        iterated local search of :func:`dpgraph.csp.twocsp_lowrank.solve_label_csp`.
+    tol, rank, certificate, perturbation_rounds, tabu_moves, tabu_time
+        ``"lowrank"`` only: stopping tolerance, factor width, certificate method, rounds of
+        iterated local search, and moves / seconds of tabu search
+        (:func:`dpgraph.csp.twocsp_lowrank.label_tabu_search`, 0 = off) of
+        :func:`dpgraph.csp.twocsp_lowrank.solve_label_csp`.
 
     Returns
     -------
     CSPResult
-        ``upper_bound`` is certified by weak duality with a Cholesky-verified eigenvalue bound
-        (``info['certificate'] == 'cholesky-verified'``; the low-rank path uses it up to
-        ``n(q-1) + 1 = FACTOR_MAX_N`` and above that a Lanczos Ritz value plus its residual,
-        ``'lanczos-residual'``, which is not a proof if Lanczos misses the top eigenvalue).
+        ``upper_bound`` is certified by weak duality with a verified eigenvalue bound
+        (``info['certificate']``: ``'cholesky-verified'`` -- dense, the low-rank path up to
+        ``n(q-1) + 1 = FACTOR_MAX_N`` -- or ``'ldl-verified'`` -- sparse LDL^T above it; both
+        use Rump's rounding margin). Only ``certificate='lanczos'``, or an LDL^T factor that
+        cannot fit in memory, gives ``'lanczos-residual...'``, a Ritz value plus its residual,
+        which is not a proof if Lanczos misses the top eigenvalue.
 
     Examples
     --------
@@ -660,7 +664,8 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
     if method == "lowrank":
         return _solve_lowrank(inst, gen, seeds=seeds, samples=samples, local_search=local_search,
                               time_limit=time_limit, progress=progress, tol=tol, rank=rank,
-                              certificate=certificate, perturbation_rounds=perturbation_rounds)
+                              certificate=certificate, perturbation_rounds=perturbation_rounds,
+                              tabu_moves=tabu_moves, tabu_time=tabu_time)
     timings = {}
     t = time.perf_counter()
     sdp_val, Y, secs, status, (mom, lam, z) = cvxpy_max_2csp_sdp(
@@ -698,13 +703,15 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
 
 
 def _solve_lowrank(inst: CSPInstance, gen, *, seeds, samples, local_search, time_limit, progress,
-                   tol, rank, certificate, perturbation_rounds) -> CSPResult:
+                   tol, rank, certificate, perturbation_rounds, tabu_moves=0,
+                   tabu_time=None) -> CSPResult:
     from .twocsp_lowrank import solve_label_csp
 
     out = solve_label_csp(inst.label_adjacency(), inst.n, inst.q, rng=gen, rank=rank, tol=tol,
                           time_limit=time_limit, certificate=certificate, samples=samples,
                           seeds=seeds, local_search=local_search, progress=progress,
-                          perturbation_rounds=perturbation_rounds)
+                          perturbation_rounds=perturbation_rounds, tabu_moves=tabu_moves,
+                          tabu_time=tabu_time)
     x = out["x"]
     value = inst.value(x)
     ub = out["upper_bound"]

@@ -38,10 +38,14 @@ Certificate (weak duality, as for Max-Cut in :mod:`.sdp`)
     :math:`\langle C, Y\rangle = b^T\lambda + \langle S, Y\rangle \le b^T\lambda + (n+1)\lambda_{\max}(S)`.
     :math:`\lambda` is fitted per variable by least squares to the stationarity condition
     :math:`S\,V = 0` (q k equations, :math:`1 + q + q(q-1)/2` unknowns per variable), then
-    :math:`\lambda_{00}` from row 0. :math:`\mu \ge \lambda_{\max}(S)` is verified by a dense
-    Cholesky factorisation of :math:`(\mu - c)I - S` with Rump's margin c (rigorous) for
-    :math:`nq + 1 \le` ``FACTOR_MAX_N``, and above that by a Lanczos Ritz value plus its
-    residual norm (exact up to Lanczos missing the top of the spectrum; see :mod:`.sdp`).
+    :math:`\lambda_{00}` from row 0. :math:`\mu \ge \lambda_{\max}(S)` is verified by a
+    factorisation of :math:`(\mu - c)I - S` with Rump's margin c: a dense Cholesky for
+    :math:`n(q-1) + 1 \le` ``FACTOR_MAX_N``, a sparse :math:`LDL^T` (SuperLU, minimum-degree
+    ordering, diagonal pivots only; Sylvester's law of inertia) above it -- S is sparse (the
+    constraint graph, the per-variable blocks and row 0), and on the random q = 3 family at
+    n = 10,000 its factor has 22M nonzeros, against 200M for the dense one. ``"lanczos"`` (a
+    Ritz value plus its residual norm, not a proof: Lanczos can miss the top of the spectrum)
+    is used only when asked for, or when the sparse factor could not fit in memory.
 
 Rounding (all candidates scored on the objective A)
     argmax of the marginals, independent rounding from :math:`p_i` (Alg. 7.4), vector rounding
@@ -64,14 +68,18 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..privacy.noise import make_rng
-from .sdp import verified_lambda_max
+from ..routes.memory import available_memory, check_memory, format_bytes
+from .sdp import rump_margin, verified_lambda_max
 
 __all__ = ["LabelSDPSolution", "solve_label_sdp", "certify_label_sdp", "round_label_sdp",
            "label_local_search", "label_values", "default_label_rank", "solve_label_csp",
            "reduced_objective", "cvxpy_label_sdp", "perturbed_local_search",
-           "FACTOR_MAX_N"]
+           "FACTOR_MAX_N", "ldl_verified_lambda_max", "ldl_memory_estimate",
+           "label_tabu_search"]
 
-FACTOR_MAX_N = 6500  # dense Cholesky certificate up to this N = nq + 1 (338 MB for one copy)
+# ``certificate="auto"``: dense Cholesky up to this reduced size N = n(q-1) + 1 (two dense
+# copies, 2 x 338 MB at the cap), the sparse LDL^T above it. Both are rigorous (Rump's margin).
+FACTOR_MAX_N = 6500
 
 
 def default_label_rank(n: int, q: int) -> int:
@@ -439,14 +447,142 @@ def _lanczos_top(S, gen, tol=1e-9):
     return theta, float(np.linalg.norm(Su - theta * u))
 
 
+def _ldl_positive_definite(M: sp.csc_matrix) -> tuple[bool, int]:
+    """Whether SuperLU's symmetric-mode factorisation of the symmetric M (minimum-degree ordering
+    on the pattern of M + M^T, diagonal pivots only, no equilibration) has all pivots > 0, and
+    the number of nonzeros of its two factors. Sylvester's law of inertia: for a factorisation
+    ``P M P^T = L D L^T`` without off-diagonal pivots, all pivots positive iff M is positive
+    definite; the pivots are the diagonal of U (``U = D L^T``)."""
+    try:
+        lu = spla.splu(M, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                       options=dict(SymmetricMode=True, Equil=False))
+    except RuntimeError:  # exactly singular pivot
+        return False, 0
+    nnz = int(lu.L.nnz + lu.U.nnz)
+    if not np.array_equal(lu.perm_r, lu.perm_c):
+        return False, nnz  # an off-diagonal pivot was taken: the inertia is not read off U
+    return bool(np.all(lu.U.diagonal() > 0)), nnz
+
+
+def _gershgorin_top(S: sp.csr_array) -> float:
+    """Rigorous (loose) bound on lambda_max of the sparse symmetric S: the largest Gershgorin
+    disc edge, inflated by (N + 3) units of roundoff of each row's absolute sum."""
+    N = S.shape[0]
+    d = S.diagonal()
+    rabs = np.asarray(abs(S).sum(axis=1)).ravel() - np.abs(d)
+    u = np.finfo(np.float64).eps / 2
+    return float(np.max(d + rabs + (N + 3) * u * (np.abs(d) + rabs))) * (1.0 + 4 * u)
+
+
+def ldl_memory_estimate(N: int, nnz: int) -> int:
+    """Bytes the sparse LDL^T certificate may need for an N x N matrix with nnz nonzeros: the
+    worst case of a fully filled factor (L and U, 12 bytes per stored entry with its index),
+    plus the matrix. The fill measured on the random q = 3 family is far lower (BENCHMARKS.md,
+    issue 14: 22M entries, 1.2 GB peak at N = 20,001, against this bound of 4.8 GB)."""
+    return int(12 * N * N + 40 * nnz)
+
+
+def ldl_verified_lambda_max(S, guess: tuple[float, float] | None = None, *, rel: float = 0.02,
+                            target: float = 0.0, max_factorizations: int = 12) -> tuple[float, dict]:
+    r"""A proven upper bound on :math:`\lambda_{\max}(S)` for a sparse symmetric S, near ``guess``.
+
+    Every candidate mu is checked by a sparse :math:`LDL^T` factorisation
+    (:func:`_ldl_positive_definite`) of :math:`(\mu' - c)I - S` with
+    :math:`\mu' = \mu + 2c` and Rump's margin c for the trace of :math:`\mu' I - S`
+    (:func:`dpgraph.csp.sdp.rump_margin`; S. M. Rump, BIT 46, 2006): all pivots positive proves
+    :math:`\mu' I - S \succ 0`. Rump proves the margin for a floating-point Cholesky
+    factorisation; it is applied here to the pivot-free :math:`LDL^T` of the same matrix, as the
+    Max-Cut engine's sparse certificate does (:mod:`dpgraph.csp.sdp`).
+
+    ``guess = (theta, r)``: a Ritz value and its residual norm (theta is a lower estimate of
+    lambda_max; ``theta + r`` bounds it when Lanczos found the top of the spectrum). The first
+    check is at ``theta + r``; when it fails (Lanczos missed an eigenvalue) mu is raised 4x at a
+    time until one verifies, then bisected until ``hi - lo <= max(rel * hi, target)``. Nothing unverified is
+    ever returned: after ``max_factorizations`` the last verified mu is returned, and if none
+    was verified, Gershgorin's bound (rigorous, loose). Returns ``(mu, info)``.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> S = sp.csr_array(np.diag([1.0, -2.0, 0.5]))
+    >>> mu, info = ldl_verified_lambda_max(S, (1.0, 0.0))
+    >>> bool(1.0 < mu < 1.0 + 1e-9), info["certificate"], info["factorizations"]
+    (True, 'ldl-verified', 1)
+    """
+    S = sp.csr_array(S, dtype=np.float64)
+    N = S.shape[0]
+    trS = float(S.diagonal().sum())
+    negS = sp.csc_matrix(-S)
+    gersh = _gershgorin_top(S)
+    scale = max(abs(gersh), float(np.max(np.abs(S.diagonal()), initial=0.0)), 1e-300)
+    info = {"factorizations": 0, "ldl_nnz_factor": 0}
+
+    def verified(mu):
+        slack = 1e-12 * max(abs(mu), 1e-9 * scale)
+        c = rump_margin(N, N * (abs(mu) + slack) - trS)
+        c = rump_margin(N, N * (abs(mu) + slack + 2 * c) - trS)
+        mu_try = mu + slack + 2 * c
+        M = (negS + sp.diags_array(np.full(N, mu_try - c), format="csc")).tocsc()
+        ok, nnz = _ldl_positive_definite(M)
+        info["factorizations"] += 1
+        info["ldl_nnz_factor"] = max(info["ldl_nnz_factor"], nnz)
+        return ok, mu_try, c
+
+    if guess is not None and np.isfinite(guess[0]) and np.isfinite(guess[1]):
+        lo, start = float(guess[0]), float(guess[0]) + abs(float(guess[1]))
+        if start <= 0:  # lambda_max(S) is near 0 at the optimum: start just above it
+            start = 1e-9 * scale
+    else:
+        lo, start = -np.inf, 1e-3 * scale
+    hi = c_hi = None
+    mu = min(start, gersh)
+    while info["factorizations"] < max_factorizations:
+        ok, mu_try, c = verified(mu)
+        if ok:
+            hi, c_hi = mu_try, c
+            break
+        lo = max(lo, mu)
+        if mu >= gersh:
+            break
+        mu = min(4.0 * mu if mu > 0 else 1e-6 * scale, gersh)
+    if hi is None:
+        info.update(certificate="gershgorin (no LDL^T shift verified)", lambda_max_bound=gersh)
+        return gersh, info
+    if np.isfinite(lo):
+        while hi - lo > max(rel * abs(hi), target) and info["factorizations"] < max_factorizations:
+            mid = math.sqrt(lo * hi) if lo > 0 and hi > 8 * lo else 0.5 * (lo + hi)
+            ok, mu_try, c = verified(mid)
+            if ok and mu_try < hi:
+                hi, c_hi = mu_try, c
+            elif not ok:
+                lo = mid
+            else:
+                break
+    hi = min(hi, gersh)
+    info.update(certificate="ldl-verified", lambda_max_bound=hi, rump_margin=c_hi)
+    return hi, info
+
+
 def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tuple[float, dict]:
     r"""Certified upper bound on the relaxation (hence on the 2-CSP optimum) from a factor V.
 
     ``UB = lambda_00 + sum_i lambda_sum_i + (n + 1) mu`` with ``mu >= lambda_max(S)`` (module
-    docstring). ``method``: ``"factor"`` (dense Cholesky with Rump's margin; rigorous),
-    ``"lanczos"`` (Ritz value + residual norm) or ``"auto"`` (``"factor"`` up to
-    ``N = FACTOR_MAX_N``). Any V gives a valid bound; a good V gives a tight one.
-    Returns ``(UB, info)``.
+    docstring). ``method``:
+
+    * ``"factor"``: dense Cholesky with Rump's margin (rigorous; two dense copies of S, refused
+      with :class:`~dpgraph.routes.memory.InsufficientMemoryError` when they do not fit);
+    * ``"ldl"``: sparse :math:`LDL^T` with Rump's margin (rigorous;
+      :func:`ldl_verified_lambda_max`); refused when the worst-case fill
+      (:func:`ldl_memory_estimate`) does not fit in the available memory;
+    * ``"lanczos"``: Ritz value + residual norm -- NOT a proof (Lanczos may miss the top
+      eigenvalue); ``info['certificate']`` then starts with ``"lanczos-residual"``;
+    * ``"auto"``: ``"factor"`` up to ``N = n(q-1) + 1 = FACTOR_MAX_N``, ``"ldl"`` above;
+      if the sparse factor cannot fit, Lanczos, labelled
+      ``"lanczos-residual (unverified: ...)"``.
+
+    Any V gives a valid bound; a good V gives a tight one. Returns ``(UB, info)``;
+    ``info['certificate']`` is ``"cholesky-verified"``, ``"ldl-verified"`` (both rigorous),
+    ``"gershgorin ..."`` (rigorous, loose) or ``"lanczos-residual..."`` (not a proof).
 
     Examples
     --------
@@ -456,9 +592,12 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
     >>> ub, info = certify_label_sdp(A, sol.V)
     >>> bool(abs(ub - 1.0) < 1e-6), info["certificate"]
     (True, 'cholesky-verified')
+    >>> ub, info = certify_label_sdp(A, sol.V, method="ldl")
+    >>> bool(abs(ub - 1.0) < 1e-6), info["certificate"]
+    (True, 'ldl-verified')
     """
-    if method not in ("auto", "factor", "lanczos"):
-        raise ValueError(f"method={method!r} is not one of 'auto', 'factor', 'lanczos'")
+    if method not in ("auto", "factor", "ldl", "lanczos"):
+        raise ValueError(f"method={method!r} is not one of 'auto', 'factor', 'ldl', 'lanczos'")
     n, q, k = V.shape
     op = _LabelOp(A, n, q)
     Cr = _reduced_objective(op)
@@ -467,14 +606,39 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
     N = S.shape[0]
     base = lam[0]
     gen = make_rng(rng)
-    if method == "auto":
-        method = "factor" if N <= FACTOR_MAX_N else "lanczos"
     theta, resid = _lanczos_top(S, gen)
     info = {"lanczos_theta": theta, "lanczos_residual": resid, "dual_base": base, "N_reduced": N}
+    unverified = ""
+    if method == "auto":
+        if N <= FACTOR_MAX_N:
+            method = "factor"
+        else:
+            need, have = ldl_memory_estimate(N, S.nnz), available_memory()
+            if have is None or need <= have:
+                method = "ldl"
+            else:
+                method = "lanczos"
+                unverified = (f" (unverified: the sparse LDL^T certificate may need "
+                              f"{format_bytes(need)}, {format_bytes(have)} available)")
     if method == "lanczos":
         mu = theta + resid
-        info.update(certificate="lanczos-residual", lambda_max_bound=mu)
+        info.update(certificate="lanczos-residual" + unverified, lambda_max_bound=mu)
         return base + (n + 1) * max(mu, 0.0), info
+    if method == "ldl":
+        check_memory(ldl_memory_estimate(N, S.nnz),
+                     what=f"the sparse LDL^T certificate of the 2-CSP bound (N = {N}, worst-case fill)",
+                     alternative="Use certificate='lanczos' for an unverified bound, or raise "
+                                 "DPGRAPH_MEMORY_LIMIT.")
+        t = time.perf_counter()
+        # bisect below theta + r only while it moves the bound by more than 5e-5 of it (one
+        # factorization at n = 10,000 is ~25-40 s; the goal is a gap of 1e-3)
+        mu, linfo = ldl_verified_lambda_max(S, (theta, resid),
+                                            target=5e-5 * max(abs(base), 1e-300) / (n + 1))
+        info.update(linfo, ldl_seconds=time.perf_counter() - t)
+        return base + (n + 1) * max(mu, 0.0), info
+    check_memory(2 * 8 * N * N, what=f"the dense Cholesky certificate of the 2-CSP bound (N = {N}, "
+                                     f"two dense copies)",
+                 alternative="Use certificate='ldl' (sparse, rigorous) or 'lanczos' (unverified).")
     Sd = S.toarray()
     try:  # LAPACK's top eigenvalue if the Lanczos bound does not verify
         mu_try, c = verified_lambda_max(
@@ -628,13 +792,179 @@ def perturbed_local_search(A, x: np.ndarray, q: int, *, rounds: int = 100, stren
     return x, best
 
 
+def _tabu_label_kernel(indptr, indices, data, n, q, x, s, tabu_until, tenures, it0, max_moves,
+                       stall, last, value, best, best_x, thr):
+    """Tabu moves (numba-compiled when available) until ``stall`` moves without a new best or
+    ``max_moves``; the same move rule as the NumPy loop of :func:`label_tabu_search`.
+    ``last``: the move count at the last new best. Returns ``(moves, value, best, last)``;
+    updates x, s, tabu_until, best_x in place."""
+    it = it0
+    nt = tenures.size
+    while it - it0 < max_moves and it - last <= stall:
+        bi, bb, bg = -1, -1, -np.inf
+        for i in range(n):
+            xi = x[i]
+            si = s[i * q + xi]
+            tabu = tabu_until[i] > it
+            for b in range(q):
+                if b == xi:
+                    continue
+                g = s[i * q + b] - si
+                if tabu and value + g <= best + thr:
+                    continue
+                if g > bg:
+                    bi, bb, bg = i, b, g
+        if bi < 0:
+            for i in range(n):
+                tabu_until[i] = 0
+            it += 1
+            continue
+        old = bi * q + x[bi]
+        new = bi * q + bb
+        for k in range(indptr[old], indptr[old + 1]):
+            s[indices[k]] -= data[k]
+        for k in range(indptr[new], indptr[new + 1]):
+            s[indices[k]] += data[k]
+        x[bi] = bb
+        value += bg
+        tabu_until[bi] = it + tenures[it % nt]
+        it += 1
+        if value > best + thr:
+            best = value
+            last = it
+            for i in range(n):
+                best_x[i] = x[i]
+    return it - it0, value, best, last
+
+
+try:  # optional accelerator (as in :mod:`.improve`); the NumPy loop is used without numba
+    from .improve import _numba as _nb
+    _tabu_label_jit = _nb.njit(cache=True, nogil=True)(_tabu_label_kernel) if _nb is not None else None
+except Exception:  # pragma: no cover
+    _tabu_label_jit = None
+
+
+def label_tabu_search(A, x: np.ndarray, q: int, *, moves: int = 100000, time_limit=None,
+                      tenure: tuple[int, int] | None = None, stall: int | None = None,
+                      perturb: float = 0.05, rng=None, backend: str = "auto"
+                      ) -> tuple[np.ndarray, float, int]:
+    r"""Tabu search on assignments with incremental gains (the breakout-local-search move rule
+    of Benlic and Hao, 2013, on labels; the single-vertex move of the max-k-cut tabu searches
+    of Ma and Hao, 2017).
+
+    The scores :math:`s = Az` (one per variable and label) give the gain of moving variable i
+    from label a to b as :math:`s_{ib} - s_{ia}` (within-variable blocks of A are zero). Every
+    move takes the best (variable, label) pair whose variable is not tabu -- or that would
+    beat the best value found (aspiration) -- even when its gain is negative; the variable
+    is then tabu for a random tenure in ``tenure`` (default ``[3, max(4, n/10)]``). After
+    ``stall`` moves (default ``10 n``) without a new best, the search restarts from the best
+    assignment with a ``perturb`` fraction of the variables set to random labels. One move
+    costs O(nq) (a scan for the best pair) plus one column of A: a numba kernel when numba is
+    installed (``backend="auto"``; about 40x faster), a NumPy loop otherwise
+    (``backend="numpy"``). Stops after ``moves`` moves or ``time_limit`` seconds. Returns ``(best x, best value, moves made)``; the value never
+    decreases from that of the start.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> A = sp.csr_array(np.kron(1 - np.eye(4), 1 - np.eye(3)))  # K4, "not equal", q = 3
+    >>> x, v, _ = label_tabu_search(A, np.zeros(4, dtype=int), 3, moves=50, rng=0)
+    >>> v  # 5 of the 6 edges: K4 is not 3-colourable
+    5.0
+    """
+    gen = make_rng(rng)
+    x = np.array(x, dtype=np.int64, copy=True)
+    n = x.size
+    A = sp.csc_array(A, dtype=np.float64)
+    A.sort_indices()
+    indptr, indices, data = A.indptr, A.indices, A.data
+    z = np.zeros(n * q)
+    z[np.arange(n) * q + x] = 1.0
+    s = np.asarray(A @ z).reshape(n, q)
+    ar = np.arange(n)
+    value = 0.5 * float(s[ar, x].sum())
+    best_x, best = x.copy(), value
+    t_lo, t_hi = tenure if tenure is not None else (3, max(4, n // 10))
+    stall = 10 * n if stall is None else int(stall)
+    tabu_until = np.zeros(n, dtype=np.int64)
+    thr = 1e-9 * max(1.0, float(np.abs(data).max()) if data.size else 1.0)
+    t0 = time.perf_counter()
+    if _tabu_label_jit is not None and backend != "numpy":
+        it = last = 0
+        tenures = gen.integers(t_lo, t_hi + 1, 1 << 16).astype(np.int64)
+        sf = s.reshape(-1)
+        chunk = max(1000, 200_000 // max(n * q // 1000, 1))  # ~ 0.1-0.5 s between clock checks
+        while it < moves:
+            if time_limit is not None and time.perf_counter() - t0 > time_limit:
+                break
+            want = min(chunk, moves - it)
+            m, value, best, last = _tabu_label_jit(
+                indptr, indices, data, n, q, x, sf, tabu_until, tenures, it, want, stall, last,
+                value, best, best_x, thr)
+            it += m
+            if m < want:  # stalled: restart from the best, perturbed
+                x[:] = best_x
+                idx = gen.choice(n, max(2, int(perturb * n)), replace=False)
+                x[idx] = gen.integers(0, q, idx.size)
+                z[:] = 0.0
+                z[ar * q + x] = 1.0
+                s[:] = np.asarray(A @ z).reshape(n, q)
+                value = 0.5 * float(s[ar, x].sum())
+                tabu_until[:] = 0
+                tabu_until[idx] = it + gen.integers(t_lo, t_hi + 1, idx.size)
+                last = it
+        best = float(label_values(A, best_x[None, :], q)[0])
+        return best_x, best, it
+    last_best = 0
+    it = 0
+    flat_s = s.reshape(-1)
+    while it < moves:
+        if time_limit is not None and it % 256 == 0 and time.perf_counter() - t0 > time_limit:
+            break
+        gain = s - s[ar, x][:, None]
+        gain[ar, x] = -np.inf
+        tabu = tabu_until > it
+        if tabu.any():
+            g_t = gain[tabu]
+            g_t[value + g_t <= best + thr] = -np.inf  # aspiration: a tabu move only to a new best
+            gain[tabu] = g_t
+        flat = int(np.argmax(gain))
+        i, b = divmod(flat, q)
+        if not np.isfinite(gain[i, b]):
+            tabu_until[:] = 0
+            continue
+        value += float(gain[i, b])
+        for col, sign in ((i * q + x[i], -1.0), (i * q + b, 1.0)):
+            a0, a1 = indptr[col], indptr[col + 1]
+            flat_s[indices[a0:a1]] += sign * data[a0:a1]
+        x[i] = b
+        tabu_until[i] = it + int(gen.integers(t_lo, t_hi + 1))
+        it += 1
+        if value > best + thr:
+            best, best_x[:], last_best = value, x, it
+        elif it - last_best > stall:  # restart from the best, perturbed
+            x[:] = best_x
+            idx = gen.choice(n, max(2, int(perturb * n)), replace=False)
+            x[idx] = gen.integers(0, q, idx.size)
+            z[:] = 0.0
+            z[ar * q + x] = 1.0
+            s[:] = np.asarray(A @ z).reshape(n, q)
+            value = 0.5 * float(s[ar, x].sum())
+            tabu_until[:] = 0
+            tabu_until[idx] = it + gen.integers(t_lo, t_hi + 1, idx.size)
+            last_best = it
+    best = float(label_values(A, best_x[None, :], q)[0])  # recomputed: no drift from updates
+    return best_x, best, it
+
+
 # ----------------------------------------------------------------------------- driver
 
 
 def solve_label_csp(A, n: int, q: int, *, rng=None, rank: int | None = None, tol: float = 1e-7,
                     max_iter: int = 20000, time_limit=None, certificate: str = "auto",
                     samples: int = 32, seeds: int = 2, polish: int = 4, local_search: bool = True,
-                    perturbation_rounds: int = 0, progress: bool = False) -> dict:
+                    perturbation_rounds: int = 0, tabu_moves: int = 0, tabu_time=None,
+                    progress: bool = False) -> dict:
     r"""Relaxation, certificate, rounding and local search for the objective ``z^T A z / 2``.
 
     The engine behind ``solve_max_2csp(method="lowrank")``; it also serves objectives that are
@@ -687,6 +1017,12 @@ def solve_label_csp(A, n: int, q: int, *, rng=None, rank: int | None = None, tol
             X = np.unique(np.vstack([X, P]), axis=0)
         if perturbation_rounds:
             y, v = perturbed_local_search(A, x, q, rounds=perturbation_rounds, rng=gen)
+            if v > value:
+                x, value = y, v
+                X = np.unique(np.vstack([X, y[None, :]]), axis=0)
+        if tabu_moves:
+            y, v, tm = label_tabu_search(A, x, q, moves=tabu_moves, time_limit=tabu_time, rng=gen)
+            timings["tabu_moves"] = tm
             if v > value:
                 x, value = y, v
                 X = np.unique(np.vstack([X, y[None, :]]), axis=0)
