@@ -47,6 +47,17 @@ def _peak_rss() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # GiB
 
 
+def _hwm(reset: bool = False) -> float:
+    """Peak RSS of this process since the last reset (VmHWM, GiB); ``reset`` starts a new one
+    (Linux: ``/proc/self/clear_refs``), so that a phase's peak can be told from the read's."""
+    with open("/proc/self/status") as f:
+        peak = next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 2**20
+    if reset:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    return peak
+
+
 def _worker_peak():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
@@ -161,14 +172,16 @@ def dask_run(folder, workers):
         X = np.random.default_rng(0).standard_normal((dg.n, 3))
         b = _breakdown(client, dg, X, workers)
         print(f"product n x 3: {b['total']:.2f} s; {_fmt_breakdown(b)}", flush=True)
-        t0 = time.perf_counter()
+        del X
+        before = _hwm(reset=True)
+        t0, c0 = time.perf_counter(), time.process_time()
         r = dpgraph.max_cut(dg, **KW)
-        e2e = time.perf_counter() - t0
+        e2e, cpu = time.perf_counter() - t0, time.process_time() - c0
         peaks = client.run(_worker_peak)
-        print(f"max_cut end to end: {e2e:.1f} s (after the read); estimate "
-              f"{r.estimated_value:.6g}; partition {_digest(r.assignment)}", flush=True)
-        print(f"peak RSS: client {_peak_rss():.2f} GiB, workers {peaks}; load {os.getloadavg()}",
-              flush=True)
+        print(f"max_cut end to end: {e2e:.1f} s (after the read; client CPU {cpu:.1f} s); "
+              f"estimate {r.estimated_value:.6g}; partition {_digest(r.assignment)}", flush=True)
+        print(f"peak RSS: client {_peak_rss():.2f} GiB (before max_cut {before:.2f}, during "
+              f"max_cut {_hwm():.2f}), workers {peaks}; load {os.getloadavg()}", flush=True)
         with open(f"{folder}-result-{workers}.json", "w") as f:
             json.dump({"estimate": r.estimated_value, "digest": _digest(r.assignment),
                        "read_s": t_read, "product_s": b["total"], "e2e_s": e2e}, f)

@@ -145,7 +145,7 @@ def _choose_seeds(V: np.ndarray, t: int, gen) -> list[int]:
         vs = R[s]
         nv = float(vs @ vs)
         if nv > 1e-300:
-            R = R - np.outer(R @ vs, vs) / nv
+            R -= np.outer(R @ vs, vs) / nv  # R is our own copy: in place, same operations
     return seeds
 
 

@@ -127,20 +127,24 @@ def estimated_memory(n: int, m: int, rank: int, *, solve: bool = True) -> int:
     index pointer) and the route's working set: ``16`` length-``n`` vectors and about ``12``
     ``n x (rank + 1)`` blocks (iterates, their clipped copies, products, noise, averaged
     iterates, factors). ``solve=True`` (the default: the interface of :mod:`dpgraph.routes`
-    counts the solves a release implies) adds the engine on the factor form (its ``n x 8``
-    Burer-Monteiro factor and batches of 64 roundings: about ``n x 240`` floats) and the
-    candidates' cut evaluations. An estimate, not a bound (BENCHMARKS.md, issue 11, compares it
-    with measured peaks).
+    counts the solves a release implies) adds the engine on the factor form: its Burer-Monteiro
+    iterate, gradient and trial point (about six ``n x 8`` blocks: ``48 n`` floats) and the
+    roundings, evaluated a few columns at a time within
+    :data:`dpgraph.csp.rounding.ROUND_MEMORY` (measured at n = 10^6: 0.41 GiB above the input
+    for the whole ``max_cut``; BENCHMARKS.md, issue 12). An estimate, not a bound
+    (BENCHMARKS.md, issue 11, compares it with measured peaks).
 
     Examples
     --------
     >>> round(estimated_memory(1_000_000, 50_000_000, 2) / 2**30, 1)
-    3.3
+    2.1
     """
+    from ..csp.rounding import ROUND_MEMORY
+
     n, m, r = int(n), int(m), int(rank)
     total = 24 * m + 8 * (n + 1) + 8 * n * (16 + 12 * (r + 1))
     if solve:
-        total += 8 * n * 240
+        total += 8 * n * 48 + min(ROUND_MEMORY, 48 * 64 * n)
     return int(total)
 
 
@@ -429,7 +433,9 @@ class LowRankOperator(WeightOperator):
     def matmul(self, V: np.ndarray) -> np.ndarray:
         V = np.asarray(V, dtype=np.float64)
         out = self.W @ V
-        return out - (self.diag * V if V.ndim == 1 else self.diag[:, None] * V)
+        # out - diag V, into the temporary (the same operations, one n x c array fewer)
+        tmp = self.diag * V if V.ndim == 1 else self.diag[:, None] * V
+        return np.subtract(out, tmp, out=tmp)
 
     def column(self, i: int):
         col = self.W[int(i)]
