@@ -136,6 +136,9 @@ def test_dense_routes_refuse_dask_edges(cluster_client):
     with pytest.raises(ValueError, match="matrix-free"):
         dpgraph.privatize(dd.from_pandas(df, npartitions=2), epsilon=1.0, delta=1e-6,
                           route="randomized-response")
+    with pytest.raises(ValueError, match="synthetic_share"):  # its block model is in memory
+        dpgraph.privatize(dd.from_pandas(df, npartitions=2), epsilon=1.0, delta=1e-6,
+                          synthetic_share=0.3)
 
 
 def test_cli_on_parquet_folder(tmp_path, cluster_client):
