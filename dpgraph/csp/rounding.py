@@ -58,10 +58,11 @@ def _op_bytes(op: WeightOperator) -> int:
 def column_block(op: WeightOperator, width: int, max_bytes: int | None = None) -> int:
     """How many ``±1`` columns of length ``n`` to evaluate at once (at most ``width``): the
     largest power of two whose temporaries fit in ``max_bytes`` (default: :data:`ROUND_MEMORY`
-    or half the operator's own size, whichever is larger), and at least 4. Only memory depends
-    on it: blocks of a power of two >= 4 columns line up with the column unrolling of the BLAS
-    products, so each column's value comes out bit for bit as in one product over all columns
-    (tests/test_csp_rounding_memory.py; blocks of 1, 3 or 5 columns did not, in the last bits)."""
+    or half the operator's own size, whichever is larger), and at least 4. Meant to change
+    memory only: with blocks of a power of two >= 4 columns (aligned with the BLAS products'
+    column unrolling) each column's value came out bit for bit as in one product over all
+    columns, on OpenBLAS here and in tests/test_csp_rounding_memory.py, which checks it wherever
+    it runs; blocks of 1, 3 or 5 columns differed in the last bits."""
     if max_bytes is None:
         max_bytes = max(ROUND_MEMORY, _op_bytes(op) // 2)
     fit = int(max_bytes) // (_BYTES_PER_COLUMN_ROW * max(op.n, 1))
