@@ -10,6 +10,9 @@ Three modes, each one process (the client's peak RSS is that of the process):
 ``dask FOLDER WORKERS``
     A Parquet folder (e.g. from make_edge_parquet.py) on ``WORKERS`` workers: read, products,
     ``max_cut`` end to end, peak RSS; the partition and estimate go to FOLDER-result-WORKERS.json.
+``sample FOLDER WORKERS OUT``
+    A matrix-free release of FOLDER; its synthetic graph drawn by Dask tasks and written to OUT
+    (Parquet), then by the in-memory sampler from the same seed: time and peak RSS of each.
 ``compare FOLDER WORKERS [reps]``
     Reads FOLDER on ``WORKERS`` workers, collects the same graph on the client as an in-memory
     CSR (the in-memory route's ``GraphData``), then alternates in-memory and Dask products
@@ -45,6 +48,17 @@ KW = dict(epsilon=2.0, delta=1e-6, rng=0, route="matrix-free")
 
 def _peak_rss() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # GiB
+
+
+def _hwm(reset: bool = False) -> float:
+    """Peak RSS of this process since the last reset (VmHWM, GiB); ``reset`` starts a new one
+    (Linux: ``/proc/self/clear_refs``), so that a phase's peak can be told from the read's."""
+    with open("/proc/self/status") as f:
+        peak = next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 2**20
+    if reset:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    return peak
 
 
 def _worker_peak():
@@ -161,17 +175,55 @@ def dask_run(folder, workers):
         X = np.random.default_rng(0).standard_normal((dg.n, 3))
         b = _breakdown(client, dg, X, workers)
         print(f"product n x 3: {b['total']:.2f} s; {_fmt_breakdown(b)}", flush=True)
-        t0 = time.perf_counter()
+        del X
+        before = _hwm(reset=True)
+        t0, c0 = time.perf_counter(), time.process_time()
         r = dpgraph.max_cut(dg, **KW)
-        e2e = time.perf_counter() - t0
+        e2e, cpu = time.perf_counter() - t0, time.process_time() - c0
         peaks = client.run(_worker_peak)
-        print(f"max_cut end to end: {e2e:.1f} s (after the read); estimate "
-              f"{r.estimated_value:.6g}; partition {_digest(r.assignment)}", flush=True)
-        print(f"peak RSS: client {_peak_rss():.2f} GiB, workers {peaks}; load {os.getloadavg()}",
-              flush=True)
+        print(f"max_cut end to end: {e2e:.1f} s (after the read; client CPU {cpu:.1f} s); "
+              f"estimate {r.estimated_value:.6g}; partition {_digest(r.assignment)}", flush=True)
+        print(f"peak RSS: client {_peak_rss():.2f} GiB (before max_cut {before:.2f}, during "
+              f"max_cut {_hwm():.2f}), workers {peaks}; load {os.getloadavg()}", flush=True)
         with open(f"{folder}-result-{workers}.json", "w") as f:
             json.dump({"estimate": r.estimated_value, "digest": _digest(r.assignment),
                        "read_s": t_read, "product_s": b["total"], "e2e_s": e2e}, f)
+
+
+def sample_run(folder, workers, out):
+    """The synthetic graph of a matrix-free release of FOLDER, drawn by Dask tasks and written
+    to OUT as Parquet (client and worker peaks), then drawn in memory by ``pg.sample`` from the
+    same seed (client peak); the edge counts must agree (the same graph)."""
+    import pandas as pd
+
+    folder = os.path.normpath(folder)
+    print(f"sample on {folder}, {workers} worker(s); load {os.getloadavg()}", flush=True)
+    cluster, client = _cluster(workers)
+    with cluster, client:
+        dg = dpgraph.dask_graph.read_edge_files(folder, weight=None)
+        pg = dpgraph.privatize(dg, epsilon=2.0, delta=1e-6, rng=0, route="matrix-free")
+        del dg
+        client.run(lambda: _hwm(reset=True))
+        before = _hwm(reset=True)
+        t0, c0 = time.perf_counter(), time.process_time()
+        m = pg.write_sample(out, rng=1)
+        t_dask, c_dask = time.perf_counter() - t0, time.process_time() - c0
+        peak_dask = _hwm(reset=True)
+        workers_peak = client.run(lambda: _hwm())
+        files = len(os.listdir(out))
+        print(f"Dask sampler: {m:,} edges in {files} Parquet files, {t_dask:.1f} s (client CPU "
+              f"{c_dask:.1f} s); client peak {peak_dask:.2f} GiB (before {before:.2f}); "
+              f"worker peaks {workers_peak}; load {os.getloadavg()}", flush=True)
+    t0, c0 = time.perf_counter(), time.process_time()
+    G = pg.sample(rng=1)
+    t_mem, c_mem = time.perf_counter() - t0, time.process_time() - c0
+    print(f"in-memory sampler: {G.m:,} edges, {t_mem:.1f} s (CPU {c_mem:.1f} s); client peak "
+          f"{_hwm():.2f} GiB; same edge count: {G.m == m}; load {os.getloadavg()}", flush=True)
+    first = pd.read_parquet(os.path.join(out, "part-00000.parquet"))
+    A = G.weights.tocoo()
+    up = (A.row < A.col) & (A.row < len(pg.labels))
+    same = np.array_equal(first["u"].to_numpy(), np.asarray(pg.labels)[A.row[up]][:len(first)])
+    print(f"first partition equals the in-memory sample's first rows: {same}")
 
 
 def compare(folder, workers, reps=3):
@@ -242,6 +294,8 @@ if __name__ == "__main__":
               int(a[2]) if len(a) > 2 else 8)
     elif mode == "dask":
         dask_run(a[0], int(a[1]))
+    elif mode == "sample":
+        sample_run(a[0], int(a[1]), a[2])
     elif mode == "compare":
         compare(a[0], int(a[1]), int(a[2]) if len(a) > 2 else 3)
     else:

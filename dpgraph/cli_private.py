@@ -5,7 +5,9 @@ Registered in :data:`dpgraph.cli.COMMANDS`. Progress goes to stderr, results to 
 
 from __future__ import annotations
 
+import os
 import sys
+from types import SimpleNamespace
 
 from .progress import report
 
@@ -186,7 +188,10 @@ def _add_synth_parser(subparsers):
     _add_privacy_arguments(p, delta_required=False)
     p.add_argument("-o", "--out", required=True,
                    help="output file; the format comes from the extension (e.g. out.graphml, "
-                        "out.edgelist, out.mtx); checked before any budget is spent")
+                        "out.edgelist, out.mtx); checked before any budget is spent. For Dask "
+                        "edge files (a glob, folder or .parquet input) a folder instead: the "
+                        "sample is drawn by Dask tasks and written there as Parquet files "
+                        "part-00000.parquet, ... (columns u, v), never held whole")
     p.add_argument("--weighted", action="store_true",
                    help="write the weighted synthetic graph instead of a sampled unweighted one: "
                         "its heaviest pairs, as many as the released edge count")
@@ -215,7 +220,13 @@ def _cmd_synth(args) -> int:
     from .privacy import make_rng
     from .privatize import privatize
 
-    check_output_path(args.out)  # before anything is read or any budget spent
+    from .cli import is_edge_files
+
+    on_dask = is_edge_files(args.graph)
+    if on_dask:  # checked before anything is read or any budget spent
+        _check_dask_synth(args)
+    else:
+        check_output_path(args.out)  # before anything is read or any budget spent
     if args.min_weight is not None and not args.weighted:
         raise ValueError("--min-weight applies to --weighted exports only")
     mechanism = args.mechanism or ("privatize" if args.weighted else "block-model")
@@ -242,12 +253,17 @@ def _cmd_synth(args) -> int:
         report(f"read {where}: {data.n} nodes; privatizing")
         pg = privatize(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=gen,
                        route=args.route, synthetic_share=share)
-        if args.weighted:
+        if on_dask:
+            # drawn and written by Dask tasks (docs: FactorPrivateGraph.write_sample)
+            edges = pg.write_sample(args.out, rng=gen)
+            out = SimpleNamespace(n=pg.n, m=edges, total_weight=float(edges))
+        elif args.weighted:
             out = (pg.to_graph_data(max_edges=int(round(pg.edge_count)))
                    if args.min_weight is None else pg.to_graph_data(min_weight=args.min_weight))
         else:
             out = pg.sample(rng=gen)
-    write_graph(out, args.out)
+    if not on_dask:
+        write_graph(out, args.out)
     _print_reproducible(pg.ledger, json_output=args.json)
     if args.json:
         from .cli_json import dumps, synth_document
@@ -257,7 +273,9 @@ def _cmd_synth(args) -> int:
         return 0
     print(f"mechanism: {pg.diagnostics.get('low_rank_mechanism', pg.diagnostics.get('mechanism'))}")
     print(f"wrote {'weighted' if args.weighted else 'sampled'} synthetic graph "
-          f"({out.n} nodes, {out.m} edges) to {args.out}")
+          f"({out.n} nodes, {out.m} edges) to {args.out}"
+          + (" (Parquet files written by the Dask workers; isolated nodes are not listed)"
+             if on_dask else ""))
     _print_release_notes(pg.ledger)
     print(f"released edge count: {pg.edge_count:,.0f}")
     print("privacy ledger:")
@@ -268,6 +286,30 @@ def _cmd_synth(args) -> int:
         report("computing the NON-PRIVATE fidelity report")
         print(format_synthetic_report(synthetic_report(data, out)))
     return 0
+
+
+def _check_dask_synth(args) -> None:
+    """``synth`` on Dask edge files: only the matrix-free release's sampler runs on Dask;
+    ``-o`` is a folder for its Parquet files (refused here, before any budget is spent)."""
+    if args.mechanism != "privatize":
+        raise ValueError("synth on Dask edge files needs --mechanism privatize --delta D (the "
+                         "matrix-free route, whose sampler runs as Dask tasks); the default "
+                         "block-model mechanism needs the graph in memory")
+    if args.weighted or args.report:
+        raise ValueError("--weighted and --report need the graph in memory; not available for "
+                         "Dask edge files")
+    if args.route not in ("auto", "matrix-free") or args.synthetic_share is not None:
+        raise ValueError("Dask edge files take the matrix-free route, which samples its own "
+                         "block model: drop --route and --synthetic-share")
+    out = os.path.abspath(args.out)
+    if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
+        raise FileExistsError(f"-o {args.out!r}: for Dask edge files the output is a folder of "
+                              f"Parquet files; give a new or empty folder")
+    parent = os.path.dirname(out.rstrip(os.sep)) or os.sep
+    if not os.path.isdir(parent):
+        raise FileNotFoundError(f"cannot write {args.out!r}: no such directory {parent!r}")
+    if not os.access(parent, os.W_OK):
+        raise PermissionError(f"cannot write {args.out!r}: permission denied")
 
 
 # ----------------------------------------------------------------------------- bench

@@ -59,7 +59,8 @@ import scipy.sparse as sp
 
 from .graph import GraphInputWarning
 
-__all__ = ["DaskGraph", "DaskAdjacency", "from_dask", "read_edge_files", "is_dask_input"]
+__all__ = ["DaskGraph", "DaskAdjacency", "from_dask", "read_edge_files", "is_dask_input",
+           "sample_edges", "write_sampled_edges"]
 
 _DUPLICATES = ("max", "sum", "error")
 
@@ -555,3 +556,113 @@ class DaskGraph:
     def __repr__(self) -> str:
         return (f"DaskGraph(n={self.n}, m={self.m}, blocks={len(self.blocks)}, "
                 f"source={self.source!r})")
+
+
+# ----------------------------------------------------------------------------- sampling
+
+
+def _sample_split(plan, t, key_bounds):
+    """Sampling task ``t`` (:func:`dpgraph.routes.matrix_free.sample_task`), its keys cut into
+    the output partitions' key ranges (one stable radix sort of the partition numbers)."""
+    from .routes.matrix_free import sample_task
+
+    key = sample_task(plan, t)
+    part = np.searchsorted(key_bounds, key, side="right") - 1
+    R = len(key_bounds) - 1
+    order = np.argsort(part.astype(np.int16) if R < 2**15 else part, kind="stable")
+    cuts = np.searchsorted(part[order], np.arange(R + 1))
+    key = key[order]
+    return tuple(key[cuts[r]:cuts[r + 1]] for r in range(R))
+
+
+def _sample_merge(pieces, labels, n):
+    """One output partition: its keys from every task, sorted, repeats dropped, as a frame of
+    labels ``(u, v)``."""
+    import pandas as pd
+
+    from .routes.matrix_free import _distinct_sorted
+
+    key = _distinct_sorted(np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64))
+    lo, hi = key // n, key % n
+    return pd.DataFrame({"u": labels[lo], "v": labels[hi]})
+
+
+def _sample_write(pieces, labels, n, path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    df = _sample_merge(pieces, labels, n)
+    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path)
+    return len(df)
+
+
+def _sample_partitions(plan, partitions) -> int:
+    """Output partitions: given, or one per :data:`~dpgraph.routes.matrix_free.SAMPLE_CHUNK`
+    draws of the plan (at least 1, at most n)."""
+    from .routes.matrix_free import SAMPLE_CHUNK
+
+    n = plan.n
+    if partitions is None:
+        draws = sum(c for _, _, c in plan.tasks)
+        return int(max(1, min(max(n, 1), -(-draws // SAMPLE_CHUNK))))
+    R = int(partitions)
+    if not 1 <= R <= max(n, 1):
+        raise ValueError(f"partitions={partitions!r} must be between 1 and n = {n}")
+    return R
+
+
+def _sample_graph(plan, labels, partitions, finish, extra=()):
+    """The task graph of the Dask sampler: one task per plan task (its draws, cut by output
+    partition), one per output partition (``finish(pieces, labels, n, *extra[r])``)."""
+    dask, _ = _dask()
+    n = plan.n
+    T = len(plan.tasks)
+    R = _sample_partitions(plan, partitions)
+    key_bounds = ((np.arange(R + 1, dtype=np.int64) * n) // R) * n  # node ranges of u
+    lab = np.asarray(labels)
+    if lab.dtype.kind not in "iu":
+        lab = np.asarray(labels, dtype=object)
+    plan_s, lab_s = _share(plan), _share(lab)
+    split = [dask.delayed(_sample_split, pure=True, nout=R)(plan_s, t, key_bounds)
+             for t in range(T)]
+    step = dask.delayed(finish, pure=True)
+    return [step([split[t][r] for t in range(T)], lab_s, n, *(extra[r] if extra else ()))
+            for r in range(R)], lab
+
+
+def sample_edges(plan, labels, *, partitions: int | None = None):
+    """The edges of the sampled synthetic graph of ``plan``
+    (:meth:`dpgraph.routes.matrix_free.FactorPrivateGraph.sample_plan`) as a lazy
+    ``dask.dataframe.DataFrame`` with columns ``u``, ``v`` (labels; ``u`` first by node index),
+    partition ``r`` holding the edges whose ``u`` is in the ``r``-th of ``partitions`` equal node
+    ranges (default: one per ``SAMPLE_CHUNK`` draws of the plan), sorted.
+
+    Each sampling task draws its pairs from its own stream (the same as in memory) and cuts
+    them by partition; each partition task gathers its pieces, drops repeated pairs and maps
+    indices to labels. A task holds one task's draws (at most
+    :data:`dpgraph.routes.matrix_free.SAMPLE_CHUNK` pairs) or one partition; the client holds
+    the plan and the labels (``O(n)``), sent once to each worker. Computing the frame twice
+    gives the same edges."""
+    _, dd = _dask()
+    parts, lab = _sample_graph(plan, labels, partitions, _sample_merge)
+    import pandas as pd
+
+    meta = pd.DataFrame({"u": lab[:0], "v": lab[:0]})
+    return dd.from_delayed(parts, meta=meta, verify_meta=False)
+
+
+def write_sampled_edges(plan, labels, folder, *, partitions: int | None = None) -> int:
+    """:func:`sample_edges` written as Parquet files ``folder/part-00000.parquet``, ... by the
+    partition tasks themselves (one pass; nothing comes back to the client but the counts).
+    ``folder`` is created if missing and must be empty. Returns the number of edges."""
+    dask, _ = _dask()
+    folder = os.fspath(folder)
+    if os.path.isdir(folder) and os.listdir(folder):
+        raise FileExistsError(f"cannot write the sample to {folder!r}: the folder is not empty")
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise FileExistsError(f"cannot write the sample to {folder!r}: it is a file, not a folder")
+    os.makedirs(folder, exist_ok=True)
+    R = _sample_partitions(plan, partitions)
+    paths = [(os.path.join(os.path.abspath(folder), f"part-{r:05d}.parquet"),) for r in range(R)]
+    parts, _ = _sample_graph(plan, labels, partitions, _sample_write, extra=paths)
+    return int(sum(dask.compute(*parts)))

@@ -341,6 +341,11 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
             raise ValueError(f"route={route!r} needs the graph in memory; Dask edge lists take "
                              f"route='matrix-free' (or 'auto')")
         route = "matrix-free"
+        if synthetic_share is not None and not isinstance(synthetic_share, str):
+            raise ValueError("synthetic_share (privatize's synthetic block model, docs 7) needs "
+                             "the graph in memory; on Dask edge lists the matrix-free release "
+                             "samples its own block model as Dask tasks (.sample_dask(), "
+                             ".write_sample(folder)): leave synthetic_share unset")
     if isinstance(synthetic_share, str):  # "auto"
         # the matrix-free route's factor form has its own O(m + n r) sampler (docs 5.5): no
         # extra release there; the dense routes' weights need the block model (docs 7)

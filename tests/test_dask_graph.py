@@ -136,9 +136,13 @@ def test_dense_routes_refuse_dask_edges(cluster_client):
     with pytest.raises(ValueError, match="matrix-free"):
         dpgraph.privatize(dd.from_pandas(df, npartitions=2), epsilon=1.0, delta=1e-6,
                           route="randomized-response")
+    with pytest.raises(ValueError, match="synthetic_share"):  # its block model is in memory
+        dpgraph.privatize(dd.from_pandas(df, npartitions=2), epsilon=1.0, delta=1e-6,
+                          synthetic_share=0.3)
 
 
-def test_cli_on_parquet_folder(tmp_path):
+def test_cli_on_parquet_folder(tmp_path, cluster_client):
+    """maxcut and synth on a Parquet folder, on the running test cluster (--scheduler)."""
     import subprocess
     import sys
     from pathlib import Path
@@ -146,11 +150,78 @@ def test_cli_on_parquet_folder(tmp_path):
     g, df = _edge_frame(n=400, d=30, seed=2)
     dd.from_pandas(df, npartitions=3).to_parquet(str(tmp_path / "edges"))
     root = Path(dpgraph.__file__).resolve().parent.parent
+    sched = ["--scheduler", cluster_client.scheduler.address]
     done = subprocess.run([sys.executable, "-m", "dpgraph", "maxcut", str(tmp_path / "edges"),
-                           "--epsilon", "4", "--delta", "1e-6", "--quiet"],
+                           "--epsilon", "4", "--delta", "1e-6", "--quiet", *sched],
                           capture_output=True, text=True, timeout=600, cwd=str(root))
     assert done.returncode == 0, done.stderr[-2000:]
     assert "private estimate" in done.stdout and "matrix-free" in done.stdout
+    # synth: the sample is drawn and written as Parquet files by Dask tasks
+    done = subprocess.run([sys.executable, "-m", "dpgraph", "synth", str(tmp_path / "edges"),
+                           "--epsilon", "4", "--delta", "1e-6", "--mechanism", "privatize",
+                           "-o", str(tmp_path / "synth"), "--quiet", *sched],
+                          capture_output=True, text=True, timeout=600, cwd=str(root))
+    assert done.returncode == 0, done.stderr[-2000:]
+    back = pd.read_parquet(tmp_path / "synth")
+    assert f"({g.n} nodes, {len(back)} edges)" in done.stdout
+    assert abs(len(back) - g.m) < 0.2 * g.m and (back["u"] < back["v"]).all()
+
+
+def test_cli_synth_on_edge_files_refuses_what_needs_memory(tmp_path):
+    """Checked before anything is read or spent: the mechanism, the in-memory options, and
+    an output folder that is new or empty."""
+    from types import SimpleNamespace
+
+    from dpgraph.cli_private import _check_dask_synth
+
+    ok = dict(mechanism="privatize", weighted=False, report=False, route="auto",
+              synthetic_share=None, out=str(tmp_path / "new"))
+    _check_dask_synth(SimpleNamespace(**ok))
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x").write_text("")
+    for change, match in (({"mechanism": None}, "--mechanism privatize"),
+                          ({"weighted": True}, "in memory"), ({"report": True}, "in memory"),
+                          ({"route": "pca"}, "matrix-free"),
+                          ({"synthetic_share": 0.3}, "matrix-free"),
+                          ({"out": str(tmp_path / "full")}, "empty folder"),
+                          ({"out": str(tmp_path / "no" / "such")}, "no such directory")):
+        with pytest.raises((ValueError, OSError), match=match):
+            _check_dask_synth(SimpleNamespace(**{**ok, **change}))
+
+
+def test_sampler_on_dask_draws_the_in_memory_sample(cluster_client, tmp_path, monkeypatch):
+    """The synthetic graph drawn by Dask tasks (sample_dask, write_sample) is, for the same
+    seed, the very graph the in-memory sampler draws (same plan, same per-task streams), in the
+    caller's labels; several tasks and partitions on a small graph."""
+    import dpgraph.routes.matrix_free as mf
+
+    monkeypatch.setattr(mf, "SAMPLE_CHUNK", 3000)  # the plan is made on the client
+    labels = [f"n{i:04d}" for i in range(600)]
+    g, df = _edge_frame(n=600, d=40, seed=3, labels=labels)
+    pg = dpgraph.privatize(dd.from_pandas(df, npartitions=4), epsilon=4.0, delta=1e-6, rng=5,
+                           route="matrix-free")
+    assert pg.labels == tuple(labels)
+    assert len(pg.sample_plan(11).tasks) > 3
+    mem = pg.sample(rng=11)
+    A = mem.weights.tocoo()
+    up = A.row < A.col
+    lab = np.asarray(labels, dtype=object)
+    expect = list(zip(lab[A.row[up]], lab[A.col[up]]))
+    assert len(expect) == mem.m > 0.8 * g.m
+    edges = pg.sample_dask(rng=11)
+    assert edges.npartitions > 1
+    assert list(edges.compute().itertuples(index=False, name=None)) == expect
+    one = pg.sample_dask(rng=11, partitions=1).compute()
+    assert list(one.itertuples(index=False, name=None)) == expect
+    assert pg.write_sample(tmp_path / "out", rng=11, partitions=3) == mem.m
+    back = pd.read_parquet(tmp_path / "out")
+    assert sorted(back.itertuples(index=False, name=None)) == expect
+    with pytest.raises(FileExistsError, match="not empty"):
+        pg.write_sample(tmp_path / "out", rng=11)
+    # other seeds, other graphs; the secure default (rng=None) draws AES streams per task
+    assert list(pg.sample_dask(rng=12).compute().itertuples(index=False, name=None)) != expect
+    assert pg.sample_plan(None).cipher in ("aes", "chacha")
+    assert len(pg.sample_dask().compute()) > 0.8 * g.m
 
 
 def test_weighted_duplicates_ids_and_blocks(cluster_client):

@@ -288,3 +288,80 @@ def test_structured_certificate_bounds_the_dense_top_eigenvalue(nu):
         scale = max(1.0, abs(top))
         assert mu - top <= 1e-6 * scale or mu <= np.max(g + np.diag(U @ K @ U.T)) + 1e-6 * scale
         assert mu <= info["weyl_bound"] + 1e-6 * scale
+
+
+def _reference_sample(gen, plan, pair_counts):
+    """The sampler before issue 12's tasks (one stream; all draws of a block pair at once),
+    kept here as the reference for the task-cut sampler: sorted distinct keys lo * n + hi."""
+    rows, cols = [], []
+    for a, b, c in pair_counts:
+        def draw(x, size):
+            members = plan.order[plan.starts[x]:plan.starts[x + 1]]
+            return np.repeat(members, gen.multinomial(size, plan.theta[members] / plan.mass[x]))
+        rows.append(draw(a, c))
+        cols.append(gen.permutation(draw(b, c)))
+    i, j = np.concatenate(rows), np.concatenate(cols)
+    keep = i != j
+    return np.unique(np.minimum(i[keep], j[keep]) * plan.n + np.maximum(i[keep], j[keep]))
+
+
+def test_sampling_tasks_draw_the_reference_distribution():
+    """The sampler's draws are cut into tasks, each with its own stream (so that Dask workers
+    can draw them, issue 12). For a fixed plan, against the previous one-stream sampler: the
+    frequency of every node pair (chi-square homogeneity) and the number of distinct edges
+    (two-sample z) agree, with fixed seeds; and a task's draws do not depend on the others."""
+    from scipy.stats import chi2_contingency
+
+    from dpgraph.routes.matrix_free import SamplePlan, _distinct_sorted, sample_task
+
+    n = 10
+    theta = np.array([1.0, 2, 3, 1, 1, 4, 2, 2, 1, 5])
+    pair_counts = [(0, 0, 9), (0, 1, 12), (1, 1, 4)]
+    tasks = ((0, 0, 3), (0, 0, 3), (0, 0, 3), (0, 1, 6), (0, 1, 6), (1, 1, 4))
+    base = dict(n=n, order=np.arange(n), starts=np.array([0, 6, 10]), theta=theta,
+                mass=np.array([12.0, 10.0]), cipher=None)
+    ref_plan = SamplePlan(tasks=(), key=None, **base)
+    reps = 4000
+    gen = np.random.default_rng(2024)
+    freq = np.zeros((2, n * n))
+    distinct = [[], []]
+    for rep in range(reps):
+        plan = SamplePlan(tasks=tasks, key=[rep, 7, 8, 9], **base)
+        new = _distinct_sorted(np.concatenate([sample_task(plan, t) for t in range(len(tasks))]))
+        old = _reference_sample(gen, ref_plan, pair_counts)
+        for row, keys in enumerate((new, old)):
+            freq[row, keys] += 1
+            distinct[row].append(keys.size)
+    used = freq.sum(axis=0) > 0
+    assert used.sum() >= 30  # most pairs of the 10 nodes occur
+    assert chi2_contingency(freq[:, used])[1] > 1e-4
+    a, b = np.asarray(distinct[0], float), np.asarray(distinct[1], float)
+    z = (a.mean() - b.mean()) / math.sqrt(a.var() / reps + b.var() / reps)
+    assert abs(z) < 4.5
+    # each task has its own stream: its draws do not depend on the other tasks
+    plan = SamplePlan(tasks=tasks, key=[1, 2, 3, 4], **base)
+    other = SamplePlan(tasks=((1, 1, 50),) + tasks[1:], key=[1, 2, 3, 4], **base)
+    assert np.array_equal(sample_task(plan, 4), sample_task(other, 4))
+    assert not np.array_equal(sample_task(plan, 3), sample_task(plan, 4))
+
+
+def test_sample_does_not_depend_on_the_task_size(monkeypatch):
+    """Cut into more tasks, the sample keeps its distribution (and the plan's counts)."""
+    import dpgraph.routes.matrix_free as mf
+
+    inst = planted_cut(1500, 30.0, rng=6)
+    pg = dpgraph.privatize(inst.graph, epsilon=4.0, delta=1e-6, rank=1, rng=0,
+                           route="matrix-free")
+    whole = pg.sample_plan(3)
+    monkeypatch.setattr(mf, "SAMPLE_CHUNK", 500)
+    cut = pg.sample_plan(3)
+    assert len(cut.tasks) > 3 * len(whole.tasks)
+    assert sum(c for *_, c in cut.tasks) == sum(c for *_, c in whole.tasks)
+    side = {i: int(inst.partition[i]) for i in range(1500)}
+    fr = []
+    for chunk in (mf.SAMPLE_CHUNK, 2**22):
+        monkeypatch.setattr(mf, "SAMPLE_CHUNK", chunk)
+        G = [pg.sample(rng=s) for s in range(6)]
+        fr.append((np.mean([g.m for g in G]), np.mean([cut_value(g, side) / g.m for g in G])))
+    assert abs(fr[0][0] - fr[1][0]) <= 0.01 * fr[1][0]
+    assert abs(fr[0][1] - fr[1][1]) <= 0.01

@@ -39,41 +39,93 @@ def _sign(Z):
     return np.where(Z >= 0, 1.0, -1.0)
 
 
+# Bytes of ``n x c`` float64 temporaries the roundings may hold at once (a product, its
+# diagonal correction, the rounded signs, the projections): the columns of one batch are
+# evaluated ``c`` at a time so that the client's memory stays O(n) with a small constant at
+# n = 10^6 (64 columns at once held 2.9 KB per node; issue 12). An operator whose own matrix is
+# larger gets half its size instead, so that sparse inputs are not re-read for nothing.
+ROUND_MEMORY = 256 * 2**20
+_BYTES_PER_COLUMN_ROW = 48  # about six n-vectors of float64 per column evaluated at once
+
+
+def _op_bytes(op: WeightOperator) -> int:
+    W = op.W
+    if isinstance(W, np.ndarray):
+        return int(W.nbytes)
+    return int(sum(getattr(W, a).nbytes for a in ("data", "indices", "indptr") if hasattr(W, a)))
+
+
+def column_block(op: WeightOperator, width: int, max_bytes: int | None = None) -> int:
+    """How many ``±1`` columns of length ``n`` to evaluate at once (at most ``width``): the
+    largest power of two whose temporaries fit in ``max_bytes`` (default: :data:`ROUND_MEMORY`
+    or half the operator's own size, whichever is larger), and at least 4. Meant to change
+    memory only: with blocks of a power of two >= 4 columns (aligned with the BLAS products'
+    column unrolling) each column's value came out bit for bit as in one product over all
+    columns, on OpenBLAS here and in tests/test_csp_rounding_memory.py, which checks it wherever
+    it runs; blocks of 1, 3 or 5 columns differed in the last bits."""
+    if max_bytes is None:
+        max_bytes = max(ROUND_MEMORY, _op_bytes(op) // 2)
+    fit = int(max_bytes) // (_BYTES_PER_COLUMN_ROW * max(op.n, 1))
+    c = 4
+    while 2 * c <= fit:
+        c *= 2
+    return int(max(1, min(int(width), c)))
+
+
 def hyperplane_round(op: WeightOperator, V: np.ndarray, n_hyperplanes: int, gen, *,
-                     balanced: bool = False, batch: int = 64, keep: int = 1):
+                     balanced: bool = False, batch: int = 64, keep: int = 1,
+                     max_bytes: int | None = None):
     """Best of ``n_hyperplanes`` random-hyperplane roundings of the rows of ``V``.
 
     Returns ``(x, value, all_values)``; with ``keep > 1``, ``x`` is an ``n x keep`` matrix of the
-    ``keep`` best roundings (best first) and ``value`` their values.
+    ``keep`` best roundings (best first) and ``value`` their values. The hyperplanes are drawn
+    ``batch`` at a time; their roundings are evaluated :func:`column_block` at a time (memory
+    ``O(n)`` per column evaluated at once plus ``n x keep`` bytes for the best), which changes
+    neither the draws nor the values.
     """
     n, k = V.shape
     best_x, best_v, vals = None, -np.inf, []
-    top_X, top_v = np.zeros((n, 0)), np.zeros(0)
+    top_X, top_v = np.zeros((n, 0), dtype=np.int8), np.zeros(0)
+    c = column_block(op, batch, max_bytes)
     left = int(n_hyperplanes)
     while left > 0:
         h = min(batch, left)
         left -= h
-        Z = V @ gen.standard_normal((k, h))
-        if balanced:
-            # the floor(n/2) largest projections go to +1 (ties broken by index): balanced
-            order = np.argsort(-Z, axis=0, kind="stable")
-            X = -np.ones((n, h))
-            np.put_along_axis(X, order[: n // 2], 1.0, axis=0)
-        else:
-            X = _sign(Z)
-        v = cut_values(op, X)
-        vals.append(v)
-        j = int(np.argmax(v))
-        if v[j] > best_v:
-            best_v, best_x = float(v[j]), X[:, j].copy()
-        if keep > 1:
-            allX = np.hstack([top_X, X])
-            allv = np.r_[top_v, v]
-            order = np.argsort(-allv, kind="stable")[:keep]
-            top_X, top_v = allX[:, order], allv[order]
+        G = gen.standard_normal((k, h))
+        for a in range(0, h, c):
+            Z = V @ G[:, a:a + c]
+            if balanced:
+                # the floor(n/2) largest projections go to +1 (ties broken by index): balanced
+                order = np.argsort(-Z, axis=0, kind="stable")
+                del Z
+                X = -np.ones(order.shape)
+                np.put_along_axis(X, order[: n // 2], 1.0, axis=0)
+                del order
+            else:
+                X = _sign(Z)
+                del Z
+            v = cut_values(op, X)
+            vals.append(v)
+            j = int(np.argmax(v))
+            if v[j] > best_v:
+                best_v, best_x = float(v[j]), X[:, j].copy()
+            if keep > 1:
+                allv = np.r_[top_v, v]
+                order = np.argsort(-allv, kind="stable")[:keep]
+                top_X = _merge_top(top_X, X, order, top_v.size)
+                top_v = allv[order]
+            del X
     if keep > 1:
-        return top_X, top_v, np.concatenate(vals)
+        return top_X.astype(np.float64), top_v, np.concatenate(vals)
     return best_x, best_v, np.concatenate(vals)
+
+
+def _merge_top(top_X: np.ndarray, X: np.ndarray, order: np.ndarray, n_top: int) -> np.ndarray:
+    """Columns ``order`` of ``[top_X, X]`` (``int8``) without forming the concatenation."""
+    out = np.empty((X.shape[0], order.size), dtype=np.int8)
+    for c, o in enumerate(order):
+        out[:, c] = top_X[:, o] if o < n_top else X[:, o - n_top]
+    return out
 
 
 def _choose_seeds(V: np.ndarray, t: int, gen) -> list[int]:
@@ -94,38 +146,49 @@ def _choose_seeds(V: np.ndarray, t: int, gen) -> list[int]:
         vs = R[s]
         nv = float(vs @ vs)
         if nv > 1e-300:
-            R = R - np.outer(R @ vs, vs) / nv
+            R -= np.outer(R @ vs, vs) / nv  # R is our own copy: in place, same operations
     return seeds
 
 
 def correlation_round(op: WeightOperator, V: np.ndarray, seeds: int, gen, *, samples: int = 4,
-                      balanced: bool = False):
+                      balanced: bool = False, max_bytes: int | None = None):
     """Global correlation rounding at degree 2 (see the module docstring).
 
-    Returns ``(x, value, seeds_used)``; with ``balanced`` each sample is rebalanced first.
+    Returns ``(x, value, seeds_used)``; with ``balanced`` each sample is rebalanced first. The
+    ``2^|S| x samples`` roundings are evaluated a few seed assignments at a time
+    (:func:`column_block`), which changes neither the draws nor the values.
     """
     n = V.shape[0]
     S = _choose_seeds(V, min(int(seeds), n), gen)
-    XS = V @ V[S].T if S else np.zeros((n, 0))         # X_{iS}
     if S:
+        XS = V @ V[S].T                                 # X_{iS}
         P = np.linalg.pinv(XS[S])                       # X_SS^+
         coef = XS @ P                                   # n x |S|
+        del XS
     sigmas = np.array(np.meshgrid(*[[-1.0, 1.0]] * len(S), indexing="ij")).reshape(len(S), -1).T \
         if S else np.zeros((1, 0))
-    cols = []
-    for sigma in sigmas:
-        m = np.clip(coef @ sigma, -1.0, 1.0) if S else np.zeros(n)
-        U = gen.random((n, samples))
-        X = np.where(U < (1.0 + m[:, None]) / 2.0, 1.0, -1.0)
-        if S:
-            X[S, :] = sigma[:, None]
-        cols.append(X)
-    X = np.hstack(cols)
-    if balanced:
-        X = np.column_stack([rebalance(op, X[:, j])[0] for j in range(X.shape[1])])
-    v = cut_values(op, X)
-    j = int(np.argmax(v))
-    return X[:, j].copy(), float(v[j]), S
+    group = max(1, column_block(op, len(sigmas) * samples, max_bytes) // max(samples, 1))
+    best_x, best_v = None, -np.inf
+    for g0 in range(0, len(sigmas), group):
+        cols = []
+        for sigma in sigmas[g0:g0 + group]:
+            m = np.clip(coef @ sigma, -1.0, 1.0) if S else np.zeros(n)
+            U = gen.random((n, samples))
+            X = np.where(U < (1.0 + m[:, None]) / 2.0, 1.0, -1.0)
+            del U, m
+            if S:
+                X[S, :] = sigma[:, None]
+            cols.append(X)
+        X = np.hstack(cols) if len(cols) > 1 else cols[0]
+        del cols
+        if balanced:
+            X = np.column_stack([rebalance(op, X[:, j])[0] for j in range(X.shape[1])])
+        v = cut_values(op, X)
+        j = int(np.argmax(v))
+        if v[j] > best_v:  # the first of equal values, as one argmax over all columns
+            best_v, best_x = float(v[j]), X[:, j].copy()
+        del X
+    return best_x, best_v, S
 
 
 def _flip(op, x, Wx, gain, i):

@@ -115,10 +115,21 @@ class LowRankSolution:
     history: list = field(default_factory=list, repr=False)
 
 
-def _normalize_rows(V: np.ndarray) -> np.ndarray:
+def _normalize_rows(V: np.ndarray, *, inplace: bool = False) -> np.ndarray:
     nrm = np.sqrt(np.einsum("ij,ij->i", V, V))
     nrm[nrm == 0] = 1.0
+    if inplace:  # the same division, without a second n x k array
+        V /= nrm[:, None]
+        return V
     return V / nrm[:, None]
+
+
+def _step(V: np.ndarray, step: float, G: np.ndarray) -> np.ndarray:
+    """``_normalize_rows(V - step * G)`` with one ``n x k`` array instead of three (the same
+    floating-point operations: the client's memory at n = 10^6, issue 12)."""
+    T = step * G
+    np.subtract(V, T, out=T)
+    return _normalize_rows(T, inplace=True)
 
 
 class _Objective:
@@ -142,11 +153,14 @@ class _Objective:
             h = float(s @ s) - self.b
             sigma = self.nu + self.rho * h
             f_aug = f + self.nu * h + 0.5 * self.rho * h * h
-            WV = WV + sigma * s[None, :]
+            WV += sigma * s[None, :]  # WV is this call's own product
         else:
             f_aug = f
         g = np.einsum("ij,ij->i", WV, V)
-        G = 2.0 * (WV - g[:, None] * V)
+        G = g[:, None] * V  # 2 (WV - g V), computed in place (same operations)
+        np.subtract(WV, G, out=G)
+        del WV
+        G *= 2.0
         return f_aug, G, f, h
 
 
@@ -216,7 +230,7 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
         while it_total < max_iter:
             # non-monotone Armijo backtracking along the retraction
             for _ in range(40):
-                Vn = _normalize_rows(V - step * G)
+                Vn = _step(V, step, G)
                 fn_aug, Gn, fn, hn = obj(Vn)
                 if fn_aug <= C - 1e-4 * step * gnorm2 or step < 1e-14:
                     break
@@ -229,6 +243,7 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
                     step = float(np.einsum("ij,ij->", S, S)) / sy
                 else:
                     step = sy / max(float(np.einsum("ij,ij->", Y, Y)), 1e-300)
+            del S, Y  # not held through the next iteration's products
             step = min(max(step, 1e-12), 1e12)
             V, G, f_aug, fval, h = Vn, Gn, fn_aug, fn, hn
             gnorm2 = float(np.einsum("ij,ij->", G, G))

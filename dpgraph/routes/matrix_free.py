@@ -55,7 +55,7 @@ from ..progress import report
 
 __all__ = ["release", "release_matrix_free", "MATRIX_FREE_DEFAULT_RANK", "estimated_memory", "default_steps", "clip_levels",
            "step_sensitivity", "core_sensitivity", "LowRankOperator", "FactorPrivateGraph",
-           "MATRIX_FREE_DEFAULTS"]
+           "MATRIX_FREE_DEFAULTS", "SamplePlan", "sample_task", "SAMPLE_CHUNK"]
 
 #: Defaults of :func:`release_matrix_free` (measured on planted graphs, BENCHMARKS.md, issue 11).
 MATRIX_FREE_DEFAULTS = {
@@ -127,20 +127,24 @@ def estimated_memory(n: int, m: int, rank: int, *, solve: bool = True) -> int:
     index pointer) and the route's working set: ``16`` length-``n`` vectors and about ``12``
     ``n x (rank + 1)`` blocks (iterates, their clipped copies, products, noise, averaged
     iterates, factors). ``solve=True`` (the default: the interface of :mod:`dpgraph.routes`
-    counts the solves a release implies) adds the engine on the factor form (its ``n x 8``
-    Burer-Monteiro factor and batches of 64 roundings: about ``n x 240`` floats) and the
-    candidates' cut evaluations. An estimate, not a bound (BENCHMARKS.md, issue 11, compares it
-    with measured peaks).
+    counts the solves a release implies) adds the engine on the factor form: its Burer-Monteiro
+    iterate, gradient and trial point (about six ``n x 8`` blocks: ``48 n`` floats) and the
+    roundings, evaluated a few columns at a time within
+    :data:`dpgraph.csp.rounding.ROUND_MEMORY` (measured at n = 10^6: 0.41 GiB above the input
+    for the whole ``max_cut``; BENCHMARKS.md, issue 12). An estimate, not a bound
+    (BENCHMARKS.md, issue 11, compares it with measured peaks).
 
     Examples
     --------
     >>> round(estimated_memory(1_000_000, 50_000_000, 2) / 2**30, 1)
-    3.3
+    2.1
     """
+    from ..csp.rounding import ROUND_MEMORY
+
     n, m, r = int(n), int(m), int(rank)
     total = 24 * m + 8 * (n + 1) + 8 * n * (16 + 12 * (r + 1))
     if solve:
-        total += 8 * n * 240
+        total += 8 * n * 48 + min(ROUND_MEMORY, 48 * 64 * n)
     return int(total)
 
 
@@ -429,7 +433,9 @@ class LowRankOperator(WeightOperator):
     def matmul(self, V: np.ndarray) -> np.ndarray:
         V = np.asarray(V, dtype=np.float64)
         out = self.W @ V
-        return out - (self.diag * V if V.ndim == 1 else self.diag[:, None] * V)
+        # out - diag V, into the temporary (the same operations, one n x c array fewer)
+        tmp = self.diag * V if V.ndim == 1 else self.diag[:, None] * V
+        return np.subtract(out, tmp, out=tmp)
 
     def column(self, i: int):
         col = self.W[int(i)]
@@ -590,6 +596,47 @@ class FactorPrivateGraph(PrivateGraph):
         E[np.diag_indices(k)] *= 0.5
         return np.maximum(E, 0.0)
 
+    def sample_plan(self, rng=None, *, n_blocks: int | None = None,
+                    chunk: int | None = None) -> "SamplePlan":
+        """What :meth:`sample` draws from (post-processing, ``O(n r + k^2)``): the blocks
+        (:meth:`blocks`), the endpoint weights ``max(d^_i, 0)``, the ``Poisson(c E_ab)`` edge
+        count of each block pair (:meth:`block_masses`; ``c`` scales the total to the released
+        edge count ``max(sum d^, 0) / 2``), split into tasks of at most ``chunk`` draws
+        (default :data:`SAMPLE_CHUNK`), and the key of the tasks' random streams (one
+        independent stream per task, :func:`dpgraph.privacy.rng.block_generator`). Every
+        draw from ``rng`` happens here, so the in-memory sampler and the Dask one
+        (:meth:`sample_dask`) draw the same graph from the same plan."""
+        from ..privacy.rng import block_key
+
+        gen = make_rng(rng)
+        chunk = SAMPLE_CHUNK if chunk is None else int(chunk)
+        if chunk < 1:
+            raise ValueError(f"chunk must be a positive number of draws, got {chunk!r}")
+        blocks = self.blocks(n_blocks, gen)
+        E = self.block_masses(blocks)
+        target = max(float(np.sum(self.degrees)) / 2.0, 0.0)
+        theta = np.maximum(self.degrees, 0.0)
+        k = E.shape[0]
+        # nodes grouped by block, with cumulative degree weights for inverse-CDF draws
+        order = np.argsort(blocks, kind="stable")
+        starts = np.searchsorted(blocks[order], np.arange(k + 1))
+        mass = np.array([theta[order[starts[a]:starts[a + 1]]].sum() for a in range(k)])
+        E[mass <= 0, :] = 0.0
+        E[:, mass <= 0] = 0.0
+        iu = np.triu_indices(k)
+        pair_mass = E[iu]
+        total = float(pair_mass.sum())
+        tasks = []
+        if total > 0 and target > 0:
+            counts = gen.poisson(pair_mass * (target / total))
+            for a, b, c in zip(iu[0], iu[1], counts):
+                parts = -(-int(c) // chunk)
+                for q in range(parts):  # near-equal parts; together exactly c draws
+                    tasks.append((int(a), int(b), int(c) // parts + (q < int(c) % parts)))
+        cipher, key = block_key(gen)
+        return SamplePlan(n=self.n, order=order, starts=starts, theta=theta, mass=mass,
+                          tasks=tuple(tasks), cipher=cipher, key=key)
+
     def sample(self, rng=None, *, n_blocks: int | None = None) -> GraphData:
         """An unweighted simple graph from a degree-corrected block model fitted to the release.
 
@@ -598,8 +645,9 @@ class FactorPrivateGraph(PrivateGraph):
         ``max(sum d^, 0) / 2``), each endpoint drawn inside its block with probability
         proportional to ``max(d^_i, 0)`` (Chung-Lu inside and between blocks). Self-pairs and
         repeated pairs are dropped (the edge count comes out slightly below the released one on
-        graphs with very high-degree nodes). ``O(m + n r)`` expected time and memory;
-        post-processing, no privacy cost.
+        graphs with very high-degree nodes). ``O(m + n r)`` expected time and memory, on this
+        machine; :meth:`sample_dask` draws the same graph as Dask tasks (the client then holds
+        ``O(n r)``). Post-processing, no privacy cost.
 
         Examples
         --------
@@ -616,56 +664,104 @@ class FactorPrivateGraph(PrivateGraph):
             return super().sample(rng)
         import scipy.sparse as sp
 
-        gen = make_rng(rng)
+        plan = self.sample_plan(rng, n_blocks=n_blocks)
         n = self.n
-        blocks = self.blocks(n_blocks, gen)
-        E = self.block_masses(blocks)
-        target = max(float(np.sum(self.degrees)) / 2.0, 0.0)
-        theta = np.maximum(self.degrees, 0.0)
-        k = E.shape[0]
-        # nodes grouped by block, with cumulative degree weights for inverse-CDF draws
-        order = np.argsort(blocks, kind="stable")
-        starts = np.searchsorted(blocks[order], np.arange(k + 1))
-        mass = np.array([theta[order[starts[a]:starts[a + 1]]].sum() for a in range(k)])
-        E[mass <= 0, :] = 0.0
-        E[:, mass <= 0] = 0.0
-        iu = np.triu_indices(k)
-        pair_mass = E[iu]
-        total = float(pair_mass.sum())
-        rows, cols = [], []
-        if total > 0 and target > 0:
-            counts = gen.poisson(pair_mass * (target / total))
-            probs = [theta[order[starts[a]:starts[a + 1]]] / mass[a] if mass[a] > 0 else None
-                     for a in range(k)]
-
-            def draw(a, size):
-                # endpoint multiplicities ~ Multinomial(size, theta_a / mass_a): O(|a| + size)
-                members = order[starts[a]:starts[a + 1]]
-                return np.repeat(members, gen.multinomial(size, probs[a]))
-
-            for a, b, c in zip(iu[0], iu[1], counts):
-                if c:
-                    rows.append(draw(a, c))
-                    cols.append(gen.permutation(draw(b, c)))  # pair the endpoints at random
-        if rows:
-            i = np.concatenate(rows).astype(np.int64)
-            j = np.concatenate(cols).astype(np.int64)
-            keep = i != j
-            lo, hi = np.minimum(i[keep], j[keep]), np.maximum(i[keep], j[keep])
-            key = np.sort(lo * n + hi)  # sort-based distinct (numpy's hash unique is slower here)
-            key = key[np.r_[True, key[1:] != key[:-1]]]
-            lo, hi = key // n, key % n
-        else:
-            lo = hi = np.zeros(0, dtype=np.int64)
+        keys = [sample_task(plan, t) for t in range(len(plan.tasks))]
+        key = _distinct_sorted(np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64))
+        del keys
+        lo, hi = key // n, key % n
         A = sp.csr_array((np.ones(2 * lo.size), (np.concatenate([lo, hi]),
                                                  np.concatenate([hi, lo]))), shape=(n, n))
         A.sort_indices()
         return GraphData(weights=A, labels=self.labels)
 
+    def sample_dask(self, rng=None, *, n_blocks: int | None = None,
+                    partitions: int | None = None):
+        """:meth:`sample` as a Dask computation: a ``dask.dataframe.DataFrame`` of the sampled
+        edges (columns ``u < v`` by node index, in the release's labels), each partition one
+        range of ``u``, in order. The same plan (:meth:`sample_plan`, drawn here on the client)
+        and the same tasks as :meth:`sample`: for the same ``rng`` it is the same graph
+        (isolated nodes are not in an edge list). No task and not the client holds the whole
+        edge list: see :func:`dpgraph.dask_graph.sample_edges`. Post-processing."""
+        from ..dask_graph import sample_edges
+
+        self._check_factor_sampler("sample_dask", n_blocks)
+        return sample_edges(self.sample_plan(rng, n_blocks=n_blocks), self.labels,
+                            partitions=partitions)
+
+    def write_sample(self, folder, rng=None, *, n_blocks: int | None = None,
+                     partitions: int | None = None) -> int:
+        """Write :meth:`sample_dask`'s edges as Parquet files ``folder/part-00000.parquet``, ...
+        (columns ``u``, ``v``), each written by the task that drew it; returns the number of
+        edges written. ``folder`` is created; it must be empty if it exists, and on a
+        multi-machine cluster visible to every worker. Post-processing."""
+        from ..dask_graph import write_sampled_edges
+
+        self._check_factor_sampler("write_sample", n_blocks)
+        return write_sampled_edges(self.sample_plan(rng, n_blocks=n_blocks), self.labels,
+                                   folder, partitions=partitions)
+
+    def _check_factor_sampler(self, name, n_blocks):
+        if self.block_model is not None and n_blocks is None:
+            raise ValueError(f"{name}: this release carries privatize's synthetic block model "
+                             f"(synthetic_share), whose sampler runs in memory: use .sample(), "
+                             f"or pass n_blocks= to sample the factor form's own block model")
+
     def __repr__(self) -> str:
         eps, dlt = self.ledger.spent
         return (f"FactorPrivateGraph(n={self.n}, rank={self.rank}, epsilon={eps:.4g}, "
                 f"delta={dlt:.3g}, route='matrix-free')")
+
+
+#: Draws per sampling task (:meth:`FactorPrivateGraph.sample_plan`): about 64 MB of pairs
+#: each. Both samplers use the same tasks, so the graph does not depend on where they run.
+SAMPLE_CHUNK = 2**22
+
+
+@dataclass(frozen=True, eq=False)
+class SamplePlan:
+    """The sampler's input (:meth:`FactorPrivateGraph.sample_plan`): nodes grouped by block
+    (``order``, block ``a`` is ``order[starts[a]:starts[a + 1]]``), endpoint weights ``theta``
+    and their block sums ``mass``, the tasks ``(a, b, draws)`` (``a <= b``), and the key of the
+    tasks' random streams (``cipher``, ``key``: :func:`dpgraph.privacy.rng.block_generator`)."""
+
+    n: int
+    order: np.ndarray
+    starts: np.ndarray
+    theta: np.ndarray
+    mass: np.ndarray
+    tasks: tuple
+    cipher: object
+    key: object
+
+
+def sample_task(plan: SamplePlan, t: int) -> np.ndarray:
+    """Task ``t`` of a plan: its ``draws`` node pairs, each endpoint drawn inside its block with
+    probability ``theta_i / mass_block`` (endpoint multiplicities ``Multinomial(draws, .)``, the
+    second side paired at random: ``draws`` independent pairs), self-pairs dropped. Returns the
+    keys ``lo * n + hi`` (``lo < hi``), unsorted, possibly repeated. Its own random stream
+    (``block_generator(cipher, key, (t, 0))``): the same numbers wherever it runs."""
+    from ..privacy.rng import block_generator
+
+    a, b, c = plan.tasks[t]
+    gen = block_generator(plan.cipher, plan.key, (t, 0))
+
+    def draw(x, size):
+        members = plan.order[plan.starts[x]:plan.starts[x + 1]]
+        # endpoint multiplicities ~ Multinomial(size, theta_x / mass_x): O(|x| + size)
+        return np.repeat(members, gen.multinomial(size, plan.theta[members] / plan.mass[x]))
+
+    i = draw(a, c).astype(np.int64)
+    j = gen.permutation(draw(b, c)).astype(np.int64)  # pair the endpoints at random
+    keep = i != j
+    i, j = i[keep], j[keep]
+    return np.minimum(i, j) * plan.n + np.maximum(i, j)
+
+
+def _distinct_sorted(key: np.ndarray) -> np.ndarray:
+    """Sorted distinct keys (sort-based: numpy's hash unique is slower here)."""
+    key = np.sort(key)
+    return key[np.r_[True, key[1:] != key[:-1]]] if key.size else key
 
 
 def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger: PrivacyLedger,
