@@ -4,9 +4,10 @@ Two releases share the block model and its sampler:
 
 - :func:`release_synthetic` (what ``dpgraph synth`` runs by default; docs/privacy.md 7.6-7.8):
   pure epsilon-DP, ``O(m + n k + g^2)``, no spectral release. Private communities
-  (:func:`private_communities`: Louvain on a noisy super-graph of random super-nodes, then
-  noisy refinement, PrivGraph's community step), then one Laplace release of the inside
-  degrees, inter-block counts and across degrees (:func:`release_split_block_model`).
+  (:func:`private_communities`: Louvain on a noisy super-graph of random super-nodes, or from
+  epsilon 3 on random labels, then noisy refinement, PrivGraph's community step), then one
+  Laplace release of the inside degrees, inter-block counts and across degrees
+  (:func:`release_split_block_model`).
 - The export of :meth:`dpgraph.PrivateGraph.sample` (``dpgraph synth --mechanism privatize``)
   when ``privatize`` was given a ``synthetic_share`` (the default), described below.
 
@@ -54,7 +55,8 @@ __all__ = ["BlockModel", "partition_from_release", "release_block_model", "consi
            "DEFAULT_BLOCKS", "supergraph_communities", "private_communities",
            "split_block_statistics", "split_block_scales", "release_split_block_model",
            "default_rounds", "SyntheticRelease", "release_synthetic", "COMMUNITY_SHARE",
-           "INIT_SHARE", "SPLIT_COUNT_SHARE", "GROUP_SIZE", "MAX_GROUPS"]
+           "INIT_SHARE", "SPLIT_COUNT_SHARE", "GROUP_SIZE", "MAX_GROUPS", "default_init_labels",
+           "RANDOM_INIT_FROM", "RANDOM_INIT_LABELS", "RANDOM_INIT_ROUNDS"]
 
 # privatize's default share of epsilon for the block model (degrees + block counts); the rest
 # goes to the route, whose release gives the partition (BENCHMARKS.md, "Synthetic graphs").
@@ -606,6 +608,15 @@ SPLIT_COUNT_SHARE = 0.3
 # 8 g^2 bytes (32 MB)
 GROUP_SIZE = 20
 MAX_GROUPS = 2000
+# from epsilon RANDOM_INIT_FROM on, the communities start from RANDOM_INIT_LABELS uniformly
+# random labels (no super-graph; the whole community budget goes to RANDOM_INIT_ROUNDS
+# refinement rounds), which opens more communities than the super-graph's 3-7. Below it the
+# per-node noise of the refinement is too large for 12 labels (chameleon, ca-hepph at epsilon 2
+# lost NMI and modularity). Chosen on chameleon, facebook, ca-hepph at epsilon 2, 3, 4
+# (BENCHMARKS.md, "Private synthetic graphs (issue 18)", fifth session).
+RANDOM_INIT_FROM = 3.0
+RANDOM_INIT_LABELS = 12
+RANDOM_INIT_ROUNDS = 4
 
 
 def _louvain_on_weights(g: int, W: np.ndarray, seed: int, resolution: float = 1.0) -> np.ndarray:
@@ -663,15 +674,27 @@ def supergraph_communities(data: GraphData, *, epsilon: float, ledger: PrivacyLe
 
 def private_communities(data: GraphData, *, epsilon: float, ledger: PrivacyLedger, rng=None,
                         init_share: float = INIT_SHARE, rounds: int = 1,
-                        group_size: int = GROUP_SIZE) -> np.ndarray:
+                        group_size: int = GROUP_SIZE, init_labels: int = 0) -> np.ndarray:
     """A private community partition: :func:`supergraph_communities` with
     ``init_share * epsilon``, then :func:`refine_partition` (``rounds`` rounds of noisy
     node-to-community counts and Louvain moves) with the rest. Adaptive sequential composition:
     ``epsilon`` in all (docs/privacy.md 7.6). This is PrivGraph's community step (Yuan et al.,
-    USENIX Security 2023) as we read the paper, with its split of the budget a parameter."""
+    USENIX Security 2023) as we read the paper, with its split of the budget a parameter.
+
+    ``init_labels >= 2``: start instead from that many uniformly random labels (fresh
+    randomness, independent of the graph: no privacy cost) and give the whole ``epsilon``
+    to the ``rounds`` refinement rounds (docs/privacy.md 7.6, step 1'); ``init_share`` and
+    ``group_size`` are then unused."""
     if not 0 < init_share < 1:
         raise ValueError(f"init_share must lie strictly between 0 and 1, got {init_share!r}")
+    if isinstance(init_labels, bool) or int(init_labels) != init_labels or init_labels < 0 \
+            or init_labels == 1:
+        raise ValueError(f"init_labels must be 0 (super-graph) or an integer >= 2, "
+                         f"got {init_labels!r}")
     gen = make_rng(rng)
+    if init_labels:
+        z = gen.integers(int(init_labels), size=data.n)  # data-independent start
+        return refine_partition(data, z, epsilon=epsilon, ledger=ledger, rng=gen, rounds=rounds)
     z = supergraph_communities(data, epsilon=init_share * epsilon, ledger=ledger, rng=gen,
                                group_size=group_size)
     if int(z.max()) == 0:  # one community: nothing to refine, keep the budget unspent
@@ -759,9 +782,22 @@ def release_split_block_model(data: GraphData, blocks, *, epsilon: float,
                                   shrink=float(scales[-1]))
 
 
-def default_rounds(epsilon: float) -> int:
-    """Refinement rounds of :func:`release_synthetic` (a public function of epsilon): 2 from
-    epsilon 2 on, where a second round raised the NMI on chameleon and ca-hepph, else 1."""
+def default_init_labels(epsilon: float) -> int:
+    """How :func:`release_synthetic` starts its communities (a public function of epsilon):
+    ``RANDOM_INIT_LABELS`` random labels from ``epsilon >= RANDOM_INIT_FROM`` on, else 0 (the
+    noisy super-graph)."""
+    return RANDOM_INIT_LABELS if epsilon >= RANDOM_INIT_FROM else 0
+
+
+def default_rounds(epsilon: float, init_labels: int | None = None) -> int:
+    """Refinement rounds of :func:`release_synthetic` (a public function of epsilon):
+    ``RANDOM_INIT_ROUNDS`` after a random start (``init_labels >= 2``; by default from
+    ``epsilon >= RANDOM_INIT_FROM``); after the super-graph 2 from epsilon 2 on, where a second
+    round raised the NMI on chameleon and ca-hepph, else 1."""
+    if init_labels is None:
+        init_labels = default_init_labels(epsilon)
+    if init_labels:
+        return RANDOM_INIT_ROUNDS
     return 2 if epsilon >= 2 else 1
 
 
@@ -804,7 +840,8 @@ class SyntheticRelease:
 def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weight",
                       community_share: float = COMMUNITY_SHARE, init_share: float = INIT_SHARE,
                       rounds: int | None = None, count_share: float = SPLIT_COUNT_SHARE,
-                      group_size: int = GROUP_SIZE) -> SyntheticRelease:
+                      group_size: int = GROUP_SIZE,
+                      init_labels: int | None = None) -> SyntheticRelease:
     """Release a private synthetic-graph model of ``G`` (pure edge-level ``epsilon``-DP).
 
     Cheaper than :func:`dpgraph.privatize` for this one use: ``O(m + n k + g^2)`` time and
@@ -812,8 +849,10 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     Steps (docs/privacy.md 7.6-7.8):
 
     1. ``community_share * epsilon``: a private community partition
-       (:func:`private_communities`: Louvain on a noisy super-graph of random super-nodes, then
-       ``rounds`` rounds of noisy node-to-community counts; default :func:`default_rounds`).
+       (:func:`private_communities`: Louvain on a noisy super-graph of random super-nodes, or
+       from ``epsilon >= 3`` by default ``RANDOM_INIT_LABELS`` random labels
+       (:func:`default_init_labels`), then ``rounds`` rounds of noisy node-to-community counts;
+       default :func:`default_rounds`).
     2. The rest: inside degrees, inter-community edge counts and across degrees in one Laplace
        release (:func:`release_split_block_model`), post-processed into a consistent
        degree-corrected block model (isotonic degrees, counts capped by the pairs available).
@@ -836,6 +875,10 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     community_share, init_share, count_share : float in (0, 1)
     rounds : int, optional
     group_size : int
+    init_labels : int, optional
+        0: start the communities from the noisy super-graph; ``k >= 2``: from ``k`` random
+        labels (all of the community budget to the refinement). Default
+        :func:`default_init_labels` (``epsilon``-dependent).
 
     Returns
     -------
@@ -873,17 +916,20 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     check_private_graph_input(data, what="release_synthetic")
     if isinstance(group_size, bool) or int(group_size) != group_size or group_size < 1:
         raise ValueError(f"group_size must be a positive integer, got {group_size!r}")
-    rounds = default_rounds(epsilon) if rounds is None else int(rounds)
+    init_labels = default_init_labels(epsilon) if init_labels is None else init_labels
+    rounds = default_rounds(epsilon, init_labels) if rounds is None else int(rounds)
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=0.0)  # the draws mark it if seeded
     eps_c = community_share * epsilon
     blocks = private_communities(data, epsilon=eps_c, ledger=ledger, rng=gen,
-                                 init_share=init_share, rounds=rounds, group_size=group_size)
+                                 init_share=init_share, rounds=rounds, group_size=group_size,
+                                 init_labels=init_labels)
     # whatever the communities left unspent (one community: no refinement) goes to the model
     eps_model = epsilon - ledger.spent[0]
     bm = release_split_block_model(data, blocks, epsilon=eps_model, ledger=ledger, rng=gen,
                                    count_share=count_share)
     diag = {"communities": int(blocks.max()) + 1, "rounds": rounds,
+            "init": f"{init_labels} random labels" if init_labels else "super-graph",
             "community_share": community_share, "mechanism": "release_synthetic (block model)"}
     return SyntheticRelease(block_model=bm, ledger=ledger, labels=tuple(data.labels),
                             diagnostics=diag)

@@ -252,6 +252,64 @@ def test_private_communities_recover_planted_blocks_at_large_epsilon():
     assert np.median(nmis) > 0.5
 
 
+def test_private_communities_from_random_labels_recover_planted_blocks():
+    """The random start (``init_labels``, docs/privacy.md 7.6 step 1'): no super-graph charge,
+    the whole epsilon on the refinement rounds, and far above the noise the refinement finds
+    the planted blocks from uniformly random labels (fixed seeds; NMI against the planted
+    blocks). With 12 labels on 4 planted blocks the labels may stay split, so the check is
+    that nodes of different planted blocks rarely share a label (purity)."""
+    import igraph as ig
+
+    from dpgraph.synthetic import private_communities
+
+    G = nx.planted_partition_graph(4, 100, 0.25, 0.005, seed=1)
+    data = as_graph_data(G)
+    truth = np.repeat(np.arange(4), 100)
+    nmis, purities = [], []
+    for s in range(3):
+        led = PrivacyLedger(epsilon=40, delta=0)
+        z = private_communities(data, epsilon=40, ledger=led, rng=s, rounds=4, init_labels=12)
+        assert led.spent[0] == pytest.approx(40.0)
+        assert len(led.entries) == 4 and all("node-to-block" in e.name for e in led.entries)
+        nmis.append(ig.compare_communities(truth.tolist(), z.tolist(), method="nmi"))
+        # each label's majority planted block holds most of its nodes
+        purities.append(sum(np.bincount(truth[z == c]).max() for c in np.unique(z)) / z.size)
+    assert np.median(nmis) > 0.6 and np.median(purities) > 0.9
+    # at chance level a random labelling has NMI near 0: the check can fail
+    rnd = np.random.default_rng(0).integers(12, size=400)
+    assert ig.compare_communities(truth.tolist(), rnd.tolist(), method="nmi") < 0.1
+
+
+@pytest.mark.parametrize("bad", [1, -1, 2.5, True])
+def test_private_communities_refuse_bad_init_labels(bad):
+    from dpgraph.synthetic import private_communities
+
+    data = as_graph_data(nx.karate_club_graph())
+    with pytest.raises(ValueError, match="init_labels"):
+        private_communities(data, epsilon=1, ledger=PrivacyLedger(), rng=0, init_labels=bad)
+
+
+@pytest.mark.parametrize("epsilon, start, rounds", [(1.0, "super-graph", 1),
+                                                    (2.0, "super-graph", 2),
+                                                    (4.0, "12 random labels", 4)])
+def test_release_synthetic_default_start_and_charges(epsilon, start, rounds):
+    """The default community start is a public function of epsilon (random labels from
+    epsilon 3 on); either way the ledger totals epsilon, and the random start charges no
+    super-graph release."""
+    import warnings
+
+    G = nx.planted_partition_graph(3, 100, 0.2, 0.01, seed=2)  # 15 super-nodes
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rel = dpgraph.release_synthetic(G, epsilon=epsilon, rng=5)
+    assert rel.diagnostics["init"] == start and rel.diagnostics["rounds"] == rounds
+    assert rel.ledger.spent == pytest.approx((epsilon, 0.0))
+    names = [e.name for e in rel.ledger.entries]
+    assert sum("node-to-block" in nm for nm in names) == rounds
+    assert any("super-graph" in nm for nm in names) == (start == "super-graph")
+    assert rel.sample(rng=1).m == rel.edge_count
+
+
 def test_release_synthetic_spends_epsilon_and_samples_the_released_count():
     import warnings
 
