@@ -94,3 +94,35 @@ def test_rounding_memory_is_a_few_columns():
         assert p < 512 * n, small_peaks
     # and one block of 64 columns needs several of them
     assert peak_h > 2 * 512 * n and peak_c > 2 * 512 * n, (peak_h, peak_c)
+
+
+def test_rebalance_on_a_factor_form_makes_the_greedy_moves_with_few_products():
+    # reference: the one-column-at-a-time greedy on the same weights as a dense matrix
+    from dpgraph.csp.rounding import cut_values, rebalance
+
+    g = np.random.default_rng(5)
+    n = 3000
+    U = g.standard_normal((n, 4)) / np.sqrt(n)
+    op = LowRankOperator(U, np.diag([1.0, -1.0, 2.0, -0.5]), tuple(range(n)))
+    dense = as_weight_operator(op.to_dense())
+    calls = {"matmul": 0}
+    real_mm, real_mv = op.matmul, op.W.__class__.__matmul__
+
+    def counting(self, V):
+        calls["matmul"] += 1
+        return real_mv(self, V)
+
+    op.W.__class__.__matmul__ = counting
+    try:
+        for trial in range(5):
+            x = np.where(g.random(n) < 0.5 + 0.1 * (trial - 2), 1.0, -1.0)  # |sum x| up to ~1200
+            calls["matmul"] = 0
+            xb, Wxb = rebalance(op, x)
+            moves = abs(int(x.sum())) // 2
+            xr, _ = rebalance(dense, x)
+            assert abs(xb.sum()) <= 1
+            assert np.array_equal(xb, xr)   # the same greedy moves
+            assert np.allclose(Wxb, real_mm(xb))
+            assert calls["matmul"] <= 2 + moves // 4   # full products; the rest is O(T k) a move
+    finally:
+        op.W.__class__.__matmul__ = real_mv

@@ -437,6 +437,11 @@ class LowRankOperator(WeightOperator):
         tmp = self.diag * V if V.ndim == 1 else self.diag[:, None] * V
         return np.subtract(out, tmp, out=tmp)
 
+    def factors(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(U, K)`` with ``W^ = U K U^T`` (no copies): lets :func:`dpgraph.csp.rounding.rebalance`
+        update gains in O(k) per move instead of one O(n k) column."""
+        return self.W.U, self.W.K
+
     def column(self, i: int):
         col = self.W[int(i)]
         col[i] = 0.0
