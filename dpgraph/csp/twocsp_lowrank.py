@@ -844,6 +844,23 @@ except Exception:  # pragma: no cover
     _tabu_label_jit = None
 
 
+def _perturbed_restart(A, x, best_x, z, s, tabu_until, gen, perturb, it, tenure) -> float:
+    """Label tabu search restart, in place: x = best_x with a ``perturb`` share of its variables
+    given random labels (made tabu for a random tenure); z, s = A z recomputed. Returns the
+    value of the new x."""
+    n, q = s.shape
+    ar = np.arange(n)
+    x[:] = best_x
+    idx = gen.choice(n, max(2, int(perturb * n)), replace=False)
+    x[idx] = gen.integers(0, q, idx.size)
+    z[:] = 0.0
+    z[ar * q + x] = 1.0
+    s[:] = np.asarray(A @ z).reshape(n, q)
+    tabu_until[:] = 0
+    tabu_until[idx] = it + gen.integers(tenure[0], tenure[1] + 1, idx.size)
+    return 0.5 * float(s[ar, x].sum())
+
+
 def label_tabu_search(A, x: np.ndarray, q: int, *, moves: int = 100000, time_limit=None,
                       tenure: tuple[int, int] | None = None, stall: int | None = None,
                       perturb: float = 0.05, rng=None, backend: str = "auto"
@@ -903,15 +920,8 @@ def label_tabu_search(A, x: np.ndarray, q: int, *, moves: int = 100000, time_lim
                 value, best, best_x, thr)
             it += m
             if m < want:  # stalled: restart from the best, perturbed
-                x[:] = best_x
-                idx = gen.choice(n, max(2, int(perturb * n)), replace=False)
-                x[idx] = gen.integers(0, q, idx.size)
-                z[:] = 0.0
-                z[ar * q + x] = 1.0
-                s[:] = np.asarray(A @ z).reshape(n, q)
-                value = 0.5 * float(s[ar, x].sum())
-                tabu_until[:] = 0
-                tabu_until[idx] = it + gen.integers(t_lo, t_hi + 1, idx.size)
+                value = _perturbed_restart(A, x, best_x, z, s, tabu_until, gen, perturb, it,
+                                           (t_lo, t_hi))
                 last = it
         best = float(label_values(A, best_x[None, :], q)[0])
         return best_x, best, it
@@ -943,15 +953,8 @@ def label_tabu_search(A, x: np.ndarray, q: int, *, moves: int = 100000, time_lim
         if value > best + thr:
             best, best_x[:], last_best = value, x, it
         elif it - last_best > stall:  # restart from the best, perturbed
-            x[:] = best_x
-            idx = gen.choice(n, max(2, int(perturb * n)), replace=False)
-            x[idx] = gen.integers(0, q, idx.size)
-            z[:] = 0.0
-            z[ar * q + x] = 1.0
-            s[:] = np.asarray(A @ z).reshape(n, q)
-            value = 0.5 * float(s[ar, x].sum())
-            tabu_until[:] = 0
-            tabu_until[idx] = it + gen.integers(t_lo, t_hi + 1, idx.size)
+            value = _perturbed_restart(A, x, best_x, z, s, tabu_until, gen, perturb, it,
+                                       (t_lo, t_hi))
             last_best = it
     best = float(label_values(A, best_x[None, :], q)[0])  # recomputed: no drift from updates
     return best_x, best, it
