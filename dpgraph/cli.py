@@ -228,6 +228,7 @@ from .cli_private import (  # noqa: E402
     _cmd_bisection,
     _cmd_maxcut,
     _cmd_synth,
+    precheck_synth,
 )
 
 COMMANDS += [
@@ -236,6 +237,10 @@ COMMANDS += [
     ("synth", _add_synth_parser, _cmd_synth),
     ("bench", _add_bench_parser, _cmd_bench),
 ]
+
+
+# subcommand -> checks that must refuse before the Dask session of main() starts a cluster
+_PRECHECKS = {"synth": precheck_synth}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -272,8 +277,12 @@ def main(argv=None) -> int:
     from .progress import reporting
 
     try:
-        with reporting(enabled=not getattr(args, "quiet", False)), dask_session(args):
-            return int(args._run(args) or 0)
+        with reporting(enabled=not getattr(args, "quiet", False)):
+            precheck = _PRECHECKS.get(args.command)
+            if precheck is not None:  # refusals before a Dask cluster is started
+                precheck(args)
+            with dask_session(args):
+                return int(args._run(args) or 0)
     except _expected_errors() as exc:
         message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
         print(f"dpgraph: error: {' '.join(message.split())}", file=sys.stderr)

@@ -214,19 +214,27 @@ def _add_synth_parser(subparsers):
     return p
 
 
+def precheck_synth(args) -> None:
+    """What ``synth`` checks before anything is read, any Dask cluster started or any budget
+    spent: the output path (a Parquet folder for Dask edge files) and the option combination.
+    ``dpgraph.cli.main`` runs it before opening the Dask session."""
+    from .cli import is_edge_files
+    from .io import check_output_path
+
+    if is_edge_files(args.graph):
+        _check_dask_synth(args)
+    else:
+        check_output_path(args.out)
+
+
 def _cmd_synth(args) -> int:
-    from .cli import load_input
-    from .io import check_output_path, write_graph
+    from .cli import is_edge_files, load_input
+    from .io import write_graph
     from .privacy import make_rng
     from .privatize import privatize
 
-    from .cli import is_edge_files
-
     on_dask = is_edge_files(args.graph)
-    if on_dask:  # checked before anything is read or any budget spent
-        _check_dask_synth(args)
-    else:
-        check_output_path(args.out)  # before anything is read or any budget spent
+    precheck_synth(args)  # idempotent: main already ran it before the Dask session
     if args.min_weight is not None and not args.weighted:
         raise ValueError("--min-weight applies to --weighted exports only")
     mechanism = args.mechanism or ("privatize" if args.weighted else "block-model")

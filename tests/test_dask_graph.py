@@ -254,3 +254,21 @@ def test_weighted_duplicates_ids_and_blocks(cluster_client):
                 assert np.allclose(dg.weights @ X, ref.weights @ X, rtol=0, atol=1e3 * tol)
     with pytest.raises(ValueError, match="blocks=0"):
         from_dask(dd.from_pandas(df, npartitions=2), blocks=0)
+
+
+def test_cli_synth_refuses_before_starting_a_dask_cluster(tmp_path, monkeypatch):
+    # a refused option combination must not start a local cluster first (seconds lost)
+    import dpgraph.cli as cli
+
+    started = []
+
+    class _Boom:
+        def __init__(self, *a, **k):
+            started.append(1)
+            raise AssertionError("a Dask session was opened before the refusal")
+
+    monkeypatch.setattr(cli, "dask_session", _Boom)
+    folder = tmp_path / "edges"
+    folder.mkdir()
+    rc = cli.main(["synth", str(folder), "--epsilon", "1", "-o", str(tmp_path / "out")])
+    assert rc == 2 and not started   # default mechanism needs the graph in memory: refused
