@@ -78,7 +78,7 @@ import scipy.sparse.linalg as spla
 from ._operator import WeightOperator
 
 __all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "default_rank",
-           "dense_certificate_bytes",
+           "dense_certificate_bytes", "gershgorin_max", "sparse_ldl_positive",
            "rump_margin", "verified_lambda_max", "trivial_upper_bound", "gershgorin_upper_bound"]
 
 _EPS = np.finfo(np.float64).eps / 2  # unit roundoff u = 2^-53
@@ -338,8 +338,15 @@ def gershgorin_upper_bound(op: WeightOperator, g: np.ndarray, nu: float = 0.0) -
         rabs = np.asarray(abs(W).sum(axis=1), dtype=np.float64).ravel() - np.abs(op.diag)
     g = np.asarray(g, dtype=np.float64)
     row = g - nu + rabs + (n - 1) * abs(nu)
-    err = (n + 3) * _EPS * (np.abs(g) + rabs + n * abs(nu))
-    return float(np.max(row + err)) * (1.0 + 4 * _EPS)
+    return gershgorin_max(row, np.abs(g) + rabs + n * abs(nu), n)
+
+
+def gershgorin_max(row: np.ndarray, magnitude: np.ndarray, n: int) -> float:
+    r"""``max_i row_i`` (each a Gershgorin disc's right edge, centre plus radius, summed in
+    floating point) made rigorous: each row inflated by :math:`(n + 3)` units of roundoff of
+    ``magnitude_i`` (the sum of the absolute values that went into it), the maximum by 4 more.
+    Shared by the Max-Cut and the 2-CSP certificates' fallbacks."""
+    return float(np.max(row + (n + 3) * _EPS * magnitude)) * (1.0 + 4 * _EPS)
 
 
 class _Deadline(Exception):
@@ -554,16 +561,27 @@ def verified_lambda_max(S: np.ndarray, mu: float, exact_top=None, *,
     raise RuntimeError("could not verify the upper bound on lambda_max (Cholesky kept failing)")
 
 
+def sparse_ldl_positive(M) -> tuple[bool, int]:
+    """Whether SuperLU's symmetric-mode factorisation of the symmetric sparse M (minimum-degree
+    ordering on the pattern of M + M^T, diagonal pivots only, no equilibration) has all pivots
+    > 0, and the number of nonzeros of its two factors. Sylvester's law of inertia: for a
+    factorisation ``P M P^T = L D L^T`` without off-diagonal pivots, all pivots positive iff M
+    is positive definite; the pivots are the diagonal of U (``U = D L^T``). Used by the Max-Cut
+    and the 2-CSP sparse certificates."""
+    try:
+        lu = spla.splu(M, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                       options=dict(SymmetricMode=True, Equil=False))
+    except RuntimeError:  # exactly singular pivot
+        return False, 0
+    nnz = int(lu.L.nnz + lu.U.nnz)
+    if not np.array_equal(lu.perm_r, lu.perm_c):
+        return False, nnz  # an off-diagonal pivot was taken: the inertia is not read off U
+    return bool(np.all(lu.U.diagonal() > 0)), nnz
+
+
 def _sparse_pd(A_csc) -> bool:
     """True when SuperLU's symmetric-mode LDL^T (diagonal pivots only) has all pivots > 0."""
-    try:
-        lu = spla.splu(A_csc, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
-                       options=dict(SymmetricMode=True))
-    except RuntimeError:  # exactly singular
-        return False
-    if not np.array_equal(lu.perm_r, lu.perm_c):
-        return False  # an off-diagonal pivot was taken: inertia not read off U
-    return bool(np.all(lu.U.diagonal() > 0))
+    return sparse_ldl_positive(A_csc)[0]
 
 
 def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: float = 0.02,

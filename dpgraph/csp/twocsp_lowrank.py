@@ -69,7 +69,8 @@ import scipy.sparse.linalg as spla
 
 from ..privacy.noise import make_rng
 from ..routes.memory import available_memory, check_memory, format_bytes
-from .sdp import rump_margin, verified_lambda_max
+from .sdp import (dense_certificate_bytes, gershgorin_max, rump_margin, sparse_ldl_positive,
+                  verified_lambda_max)
 
 __all__ = ["LabelSDPSolution", "solve_label_sdp", "certify_label_sdp", "round_label_sdp",
            "label_local_search", "label_values", "default_label_rank", "solve_label_csp",
@@ -77,8 +78,9 @@ __all__ = ["LabelSDPSolution", "solve_label_sdp", "certify_label_sdp", "round_la
            "FACTOR_MAX_N", "ldl_verified_lambda_max", "ldl_memory_estimate",
            "label_tabu_search"]
 
-# ``certificate="auto"``: dense Cholesky up to this reduced size N = n(q-1) + 1 (two dense
-# copies, 2 x 338 MB at the cap), the sparse LDL^T above it. Both are rigorous (Rump's margin).
+# ``certificate="auto"``: dense Cholesky up to this reduced size N = n(q-1) + 1 (S, its shifted
+# copy and LAPACK's workspace: 3 x 338 MB at the cap), the sparse LDL^T above it. Both are
+# rigorous (Rump's margin).
 FACTOR_MAX_N = 6500
 
 
@@ -447,31 +449,12 @@ def _lanczos_top(S, gen, tol=1e-9):
     return theta, float(np.linalg.norm(Su - theta * u))
 
 
-def _ldl_positive_definite(M: sp.csc_matrix) -> tuple[bool, int]:
-    """Whether SuperLU's symmetric-mode factorisation of the symmetric M (minimum-degree ordering
-    on the pattern of M + M^T, diagonal pivots only, no equilibration) has all pivots > 0, and
-    the number of nonzeros of its two factors. Sylvester's law of inertia: for a factorisation
-    ``P M P^T = L D L^T`` without off-diagonal pivots, all pivots positive iff M is positive
-    definite; the pivots are the diagonal of U (``U = D L^T``)."""
-    try:
-        lu = spla.splu(M, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
-                       options=dict(SymmetricMode=True, Equil=False))
-    except RuntimeError:  # exactly singular pivot
-        return False, 0
-    nnz = int(lu.L.nnz + lu.U.nnz)
-    if not np.array_equal(lu.perm_r, lu.perm_c):
-        return False, nnz  # an off-diagonal pivot was taken: the inertia is not read off U
-    return bool(np.all(lu.U.diagonal() > 0)), nnz
-
-
 def _gershgorin_top(S: sp.csr_array) -> float:
     """Rigorous (loose) bound on lambda_max of the sparse symmetric S: the largest Gershgorin
-    disc edge, inflated by (N + 3) units of roundoff of each row's absolute sum."""
-    N = S.shape[0]
+    disc edge (:func:`dpgraph.csp.sdp.gershgorin_max`)."""
     d = S.diagonal()
     rabs = np.asarray(abs(S).sum(axis=1)).ravel() - np.abs(d)
-    u = np.finfo(np.float64).eps / 2
-    return float(np.max(d + rabs + (N + 3) * u * (np.abs(d) + rabs))) * (1.0 + 4 * u)
+    return gershgorin_max(d + rabs, np.abs(d) + rabs, S.shape[0])
 
 
 def ldl_memory_estimate(N: int, nnz: int) -> int:
@@ -487,7 +470,7 @@ def ldl_verified_lambda_max(S, guess: tuple[float, float] | None = None, *, rel:
     r"""A proven upper bound on :math:`\lambda_{\max}(S)` for a sparse symmetric S, near ``guess``.
 
     Every candidate mu is checked by a sparse :math:`LDL^T` factorisation
-    (:func:`_ldl_positive_definite`) of :math:`(\mu' - c)I - S` with
+    (:func:`dpgraph.csp.sdp.sparse_ldl_positive`) of :math:`(\mu' - c)I - S` with
     :math:`\mu' = \mu + 2c` and Rump's margin c for the trace of :math:`\mu' I - S`
     (:func:`dpgraph.csp.sdp.rump_margin`; S. M. Rump, BIT 46, 2006): all pivots positive proves
     :math:`\mu' I - S \succ 0`. Rump proves the margin for a floating-point Cholesky
@@ -523,7 +506,7 @@ def ldl_verified_lambda_max(S, guess: tuple[float, float] | None = None, *, rel:
         c = rump_margin(N, N * (abs(mu) + slack + 2 * c) - trS)
         mu_try = mu + slack + 2 * c
         M = (negS + sp.diags_array(np.full(N, mu_try - c), format="csc")).tocsc()
-        ok, nnz = _ldl_positive_definite(M)
+        ok, nnz = sparse_ldl_positive(M)
         info["factorizations"] += 1
         info["ldl_nnz_factor"] = max(info["ldl_nnz_factor"], nnz)
         return ok, mu_try, c
@@ -569,7 +552,8 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
     ``UB = lambda_00 + sum_i lambda_sum_i + (n + 1) mu`` with ``mu >= lambda_max(S)`` (module
     docstring). ``method``:
 
-    * ``"factor"``: dense Cholesky with Rump's margin (rigorous; two dense copies of S, refused
+    * ``"factor"``: dense Cholesky with Rump's margin (rigorous; up to three dense copies of S,
+      :func:`dpgraph.csp.sdp.dense_certificate_bytes`, refused
       with :class:`~dpgraph.routes.memory.InsufficientMemoryError` when they do not fit);
     * ``"ldl"``: sparse :math:`LDL^T` with Rump's margin (rigorous;
       :func:`ldl_verified_lambda_max`); refused when the worst-case fill
@@ -636,8 +620,8 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
                                             target=5e-5 * max(abs(base), 1e-300) / (n + 1))
         info.update(linfo, ldl_seconds=time.perf_counter() - t)
         return base + (n + 1) * max(mu, 0.0), info
-    check_memory(2 * 8 * N * N, what=f"the dense Cholesky certificate of the 2-CSP bound (N = {N}, "
-                                     f"two dense copies)",
+    check_memory(dense_certificate_bytes(N),
+                 what=f"the dense Cholesky certificate of the 2-CSP bound (N = {N})",
                  alternative="Use certificate='ldl' (sparse, rigorous) or 'lanczos' (unverified).")
     Sd = S.toarray()
     try:  # LAPACK's top eigenvalue if the Lanczos bound does not verify
