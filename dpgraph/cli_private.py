@@ -233,8 +233,7 @@ def _cmd_synth(args) -> int:
     from .privacy import make_rng
     from .privatize import privatize
 
-    on_dask = is_edge_files(args.graph)
-    precheck_synth(args)  # idempotent: main already ran it before the Dask session
+    on_dask = is_edge_files(args.graph)  # output and options: checked by precheck_synth
     if args.min_weight is not None and not args.weighted:
         raise ValueError("--min-weight applies to --weighted exports only")
     mechanism = args.mechanism or ("privatize" if args.weighted else "block-model")
@@ -309,10 +308,10 @@ def _check_dask_synth(args) -> None:
     if args.route not in ("auto", "matrix-free") or args.synthetic_share is not None:
         raise ValueError("Dask edge files take the matrix-free route, which samples its own "
                          "block model: drop --route and --synthetic-share")
+    from .dask_graph import check_sample_folder
+
+    check_sample_folder(args.out)  # for Dask edge files -o is a folder of Parquet files
     out = os.path.abspath(args.out)
-    if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
-        raise FileExistsError(f"-o {args.out!r}: for Dask edge files the output is a folder of "
-                              f"Parquet files; give a new or empty folder")
     parent = os.path.dirname(out.rstrip(os.sep)) or os.sep
     if not os.path.isdir(parent):
         raise FileNotFoundError(f"cannot write {args.out!r}: no such directory {parent!r}")

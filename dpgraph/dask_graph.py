@@ -60,7 +60,7 @@ import scipy.sparse as sp
 from .graph import GraphInputWarning
 
 __all__ = ["DaskGraph", "DaskAdjacency", "from_dask", "read_edge_files", "is_dask_input",
-           "sample_edges", "write_sampled_edges"]
+           "sample_edges", "write_sampled_edges", "check_sample_folder"]
 
 _DUPLICATES = ("max", "sum", "error")
 
@@ -651,16 +651,25 @@ def sample_edges(plan, labels, *, partitions: int | None = None):
     return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
 
+def check_sample_folder(folder) -> None:
+    """Refuse an output folder for :func:`write_sampled_edges` that is a file or not empty (the
+    CLI calls it before any budget is spent)."""
+    folder = os.fspath(folder)
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise FileExistsError(f"cannot write the sample to {folder!r}: it is a file, not a "
+                              f"folder; give a new or empty folder")
+    if os.path.isdir(folder) and os.listdir(folder):
+        raise FileExistsError(f"cannot write the sample to {folder!r}: the folder is not empty; "
+                              f"give a new or empty folder")
+
+
 def write_sampled_edges(plan, labels, folder, *, partitions: int | None = None) -> int:
     """:func:`sample_edges` written as Parquet files ``folder/part-00000.parquet``, ... by the
     partition tasks themselves (one pass; nothing comes back to the client but the counts).
     ``folder`` is created if missing and must be empty. Returns the number of edges."""
     dask, _ = _dask()
     folder = os.fspath(folder)
-    if os.path.isdir(folder) and os.listdir(folder):
-        raise FileExistsError(f"cannot write the sample to {folder!r}: the folder is not empty")
-    if os.path.exists(folder) and not os.path.isdir(folder):
-        raise FileExistsError(f"cannot write the sample to {folder!r}: it is a file, not a folder")
+    check_sample_folder(folder)
     os.makedirs(folder, exist_ok=True)
     R = _sample_partitions(plan, partitions)
     paths = [(os.path.join(os.path.abspath(folder), f"part-{r:05d}.parquet"),) for r in range(R)]

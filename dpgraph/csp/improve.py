@@ -698,29 +698,27 @@ def improve_cut(op: WeightOperator, x0, *, balanced: bool = False, time_limit: f
     v0 = float(cut_values(op, x0))
     info = {"backend": prep.backend, "sweeps": 0}
     x, v = x0, v0
-    if prep.backend == "numba-csr" and op.n >= 2 and not balanced:
-        xa, va, sweeps = anneal(op, x0, time_limit=_ANNEAL_SHARE * time_limit, rng=gen,
-                                prepared=prep, target=target)
+    if prep.backend == "numba-csr" and op.n >= 2:
+        if not balanced:
+            xa, va, sweeps = anneal(op, x0, time_limit=_ANNEAL_SHARE * time_limit, rng=gen,
+                                    prepared=prep, target=target)
+        else:
+            # two anneals, each rebalanced. The free one (plain Max-Cut) moves one vertex at a
+            # time and is the better start where the maximum cut is nearly balanced (G81: 13956
+            # vs 13842 in 3 s; G35 7680 vs 7669); the balance-penalised one where it is far from
+            # balanced (K_100,900 plus 20,000 edges inside the 900: 62045 vs 61756;
+            # benchmarks/bench_bisection.py anneal, BENCHMARKS.md issue 13)
+            half = 0.5 * _ANNEAL_SHARE * time_limit
+            xf, _, sf = anneal(op, x0, time_limit=half, rng=gen, prepared=prep)
+            xp, _, sp_ = anneal(op, x0, time_limit=half, balanced=True, rng=gen, prepared=prep)
+            xf, _ = rebalance(op, xf)
+            xp, _ = rebalance(op, xp)
+            vf, vp = float(cut_values(op, xf)), float(cut_values(op, xp))
+            xa, va = (xf, vf) if vf >= vp else (xp, vp)
+            sweeps = sf + sp_
+            info["anneal_values"] = {"free+rebalance": vf, "penalised+rebalance": vp}
         info["sweeps"] = sweeps
         info["anneal_value"] = va
-        if va > v:
-            x, v = xa, va
-        info["method"] = "anneal+tabu"
-    elif prep.backend == "numba-csr" and op.n >= 2:
-        # bisection: two anneals, each rebalanced. The free one (plain Max-Cut) moves one vertex
-        # at a time and is the better start where the maximum cut is nearly balanced (G81:
-        # 13940 vs 13784 in 3 s; G35 7684 vs 7665); the balance-penalised one where it is far
-        # from balanced (K_100,900 plus 20,000 edges inside the 900: 62045 vs 61756)
-        half = 0.5 * _ANNEAL_SHARE * time_limit
-        xf, _, sf = anneal(op, x0, time_limit=half, rng=gen, prepared=prep)
-        xp, _, sp_ = anneal(op, x0, time_limit=half, balanced=True, rng=gen, prepared=prep)
-        xf, _ = rebalance(op, xf)
-        xp, _ = rebalance(op, xp)
-        vf, vp = float(cut_values(op, xf)), float(cut_values(op, xp))
-        xa, va = (xf, vf) if vf >= vp else (xp, vp)
-        info["sweeps"] = sf + sp_
-        info["anneal_value"] = va
-        info["anneal_values"] = {"free+rebalance": vf, "penalised+rebalance": vp}
         if va > v:
             x, v = xa, va
         info["method"] = "anneal+tabu"
