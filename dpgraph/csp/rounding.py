@@ -226,6 +226,7 @@ _REBALANCE_TOP = 256  # candidates whose gains are kept exact between full refre
 # moves between two refreshes at least: when the gains are flat (a noise-dominated release,
 # where every stale gain is within the drift bound of the best) the greedy is then followed
 # among the top candidates only; n = 2e5, d = 20: 8,303 refreshes (28 s) otherwise
+# (benchmarks/bench_bisection.py matrix-free)
 _REBALANCE_MIN_MOVES = 16
 
 
