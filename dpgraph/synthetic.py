@@ -84,12 +84,17 @@ class BlockModel:
         Released fraction of each node's degree inside its own block (in [0, 1]): endpoint
         weights ``degrees * inside`` for edges inside a block, ``degrees * (1 - inside)``
         across blocks. None: the same weights for both.
+    groups : ndarray of int, shape (k,), or None
+        Community of each block, where the blocks refine a community partition (blocks =
+        community x degree bin, :func:`split_by_degree_bins`): the inside weights then serve
+        every pair of blocks of one community. None: each block is its own community.
     """
 
     blocks: np.ndarray
     block_counts: np.ndarray
     degrees: np.ndarray
     inside: np.ndarray | None = None
+    groups: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -418,24 +423,31 @@ def consistent_block_model(blocks, counts: np.ndarray, degrees: np.ndarray, *, i
     return BlockModel(blocks=b, block_counts=C, degrees=d, inside=frac)
 
 
-def _draw_endpoints(gen, members: list, cdfs: list, block_ids: np.ndarray) -> np.ndarray:
-    """One endpoint per entry of ``block_ids``, drawn proportional to degree inside the block."""
-    out = np.empty(block_ids.size, dtype=np.int64)
-    for a in np.unique(block_ids):
-        sel = np.flatnonzero(block_ids == a)
-        cdf = cdfs[a]
-        pos = np.searchsorted(cdf, gen.random(sel.size) * cdf[-1], side="right")
-        out[sel] = members[a][np.minimum(pos, cdf.size - 1)]
-    return out
+def _draw_endpoints(gen, cdf: tuple, block_ids: np.ndarray) -> np.ndarray:
+    """One endpoint per entry of ``block_ids``, drawn proportional to weight inside the block:
+    one binary search in the concatenated cumulative weights of :func:`_cdfs` for all blocks
+    (a loop over blocks costs a pass per block, and blocks x degree classes are many)."""
+    order, cum, base, tot, off = cdf
+    r = base[block_ids] + gen.random(block_ids.size) * tot[block_ids]
+    pos = np.searchsorted(cum, r, side="right")
+    return order[np.clip(pos, off[block_ids], off[block_ids + 1] - 1)]
 
 
-def _cdfs(w: np.ndarray, members: list) -> list:
-    """Per-block cumulative endpoint weights (uniform where a block's weights sum to 0)."""
-    out = []
-    for m in members:
-        x = w[m]
-        out.append(np.cumsum(x if x.sum() > 0 else np.ones_like(x)))
-    return out
+def _cdfs(w: np.ndarray, members: list) -> tuple:
+    """Cumulative endpoint weights of all blocks, concatenated in block order (uniform where a
+    block's weights sum to 0): ``(nodes, cumsum, start of each block, block total, offsets)``."""
+    k = len(members)
+    sizes = np.array([m.size for m in members], dtype=np.int64)
+    order = np.concatenate(members) if k else np.zeros(0, dtype=np.int64)
+    blk = np.repeat(np.arange(k), sizes)
+    x = np.asarray(w, dtype=float)[order]
+    tot = np.bincount(blk, weights=x, minlength=k)
+    x = np.where(tot[blk] > 0, x, 1.0)
+    tot = np.bincount(blk, weights=x, minlength=k)
+    cum = np.cumsum(x)
+    off = np.concatenate([[0], np.cumsum(sizes)])
+    base = np.concatenate([[0.0], cum])[off[:-1]]
+    return order, cum, base, tot, off
 
 
 def _fill_uniformly(gen, keys, members, ia, ib, need, n):
@@ -448,7 +460,9 @@ def _fill_uniformly(gen, keys, members, ia, ib, need, n):
         u, v = u.ravel(), v.ravel()
         ok = u < v if ia[p] == ib[p] else np.ones(u.size, dtype=bool)
         lo, hi = np.minimum(u[ok], v[ok]), np.maximum(u[ok], v[ok])
-        free = np.setdiff1d(lo * n + hi, keys, assume_unique=False)
+        cand = lo * n + hi  # distinct; ``keys`` is sorted: membership by binary search
+        pos = np.minimum(np.searchsorted(keys, cand), max(keys.size - 1, 0))
+        free = cand[keys[pos] != cand] if keys.size else cand
         extra.append(gen.choice(free, size=min(int(need[p]), free.size), replace=False))
     return np.union1d(keys, np.concatenate(extra)) if extra else keys
 
@@ -492,8 +506,11 @@ def _accept(keys, u, v, pair_of, need, n):
     return merged, need - np.bincount(pair_of[take], minlength=need.size)
 
 
+ANCHOR_RETRIES = 5
+
+
 def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, labels=None,
-                       max_rounds: int = 50) -> GraphData:
+                       max_rounds: int = 50, groups=None) -> GraphData:
     """Sample a simple graph from a degree-corrected block model (post-processing).
 
     For each block pair ``a <= b``, draw exactly ``block_counts[a, b]`` distinct edges, each
@@ -514,6 +531,9 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     inside : array, shape (n,), optional
         Fraction in [0, 1] of each node's weight used for edges inside its block (the rest for
         edges across blocks); default: the same weights for both.
+    groups : array of int, shape (k,), optional
+        Community of each block: with it, "inside" means inside the block's community (pairs of
+        blocks of one group draw with the inside weights). Default: ``arange(k)``.
     rng : None, int or numpy.random.Generator
     labels : sequence, optional
         Node labels of the result (default ``0..n-1``).
@@ -550,6 +570,9 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     if f.shape != (n,) or not np.all(np.isfinite(f)):
         raise ValueError(f"inside must be {n} finite numbers in [0, 1]")
     w_in, w_out = d * f, d * (1.0 - f)
+    grp = np.arange(k) if groups is None else np.asarray(groups, dtype=np.int64)
+    if grp.shape != (k,):
+        raise ValueError(f"groups must give the community of each of the {k} blocks")
     ia, ib = np.nonzero(target)
     need = target[ia, ib]
     pair_index = np.full((k, k), -1, dtype=np.int64)
@@ -562,25 +585,43 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
         u, c = _anchor_blocks(gen, b, target)
         has = c >= 0
         u, c = u[has], c[has]
-        v = np.where(c == b[u], _draw_endpoints(gen, members, cin, c),
-                     _draw_endpoints(gen, members, cout, c))
+        v = np.where(grp[c] == grp[b[u]], _draw_endpoints(gen, cin, c),
+                     _draw_endpoints(gen, cout, c))
         lo_b, hi_b = np.minimum(b[u], c), np.maximum(b[u], c)
         keys, need = _accept(keys, u, v, pair_index[lo_b, hi_b], need, n)
+        # a node whose anchor was rejected (its block pair's count already used up by other
+        # anchors: small blocks) draws again, in proportion to the counts still unplaced
+        for _ in range(ANCHOR_RETRIES):
+            deg = np.bincount(keys // n, minlength=n) + np.bincount(keys % n, minlength=n)
+            left = np.zeros((k, k), dtype=np.int64)
+            left[ia, ib] = need
+            u, c = _anchor_blocks(gen, b, left)
+            has = (c >= 0) & (deg == 0)
+            if not has.any():
+                break
+            u, c = u[has], c[has]
+            v = np.where(grp[c] == grp[b[u]], _draw_endpoints(gen, cin, c),
+                         _draw_endpoints(gen, cout, c))
+            lo_b, hi_b = np.minimum(b[u], c), np.maximum(b[u], c)
+            keys, need = _accept(keys, u, v, pair_index[lo_b, hi_b], need, n)
         # the remaining draws discount the anchor edge (each node already has about one)
         keep = np.maximum(d - 1.0, 0.1) / d
         cin, cout = _cdfs(w_in * keep, members), _cdfs(w_out * keep, members)
-    inner = ia == ib
-    for _ in range(max_rounds):
-        if need.sum() == 0:
+    inner = grp[ia] == grp[ib]
+    for t in range(max_rounds):
+        left = int(need.sum())
+        if left == 0:
             break
         pair_of = np.repeat(np.arange(ia.size), need)
         inn = inner[pair_of]
         u = np.empty(pair_of.size, dtype=np.int64)
         v = np.empty(pair_of.size, dtype=np.int64)
         for sel, cdfs in ((inn, cin), (~inn, cout)):
-            u[sel] = _draw_endpoints(gen, members, cdfs, ia[pair_of[sel]])
-            v[sel] = _draw_endpoints(gen, members, cdfs, ib[pair_of[sel]])
+            u[sel] = _draw_endpoints(gen, cdfs, ia[pair_of[sel]])
+            v[sel] = _draw_endpoints(gen, cdfs, ib[pair_of[sel]])
         keys, need = _accept(keys, u, v, pair_of, need, n)
+        if t >= 4 and left - need.sum() < 0.02 * left:
+            break  # the rest lies in nearly complete block pairs: fill them directly
     if need.sum():
         keys = _fill_uniformly(gen, keys, members, ia, ib, need, n)
     rows, cols = keys // n, keys % n
@@ -617,6 +658,10 @@ MAX_GROUPS = 2000
 RANDOM_INIT_FROM = 3.0
 RANDOM_INIT_LABELS = 12
 RANDOM_INIT_ROUNDS = 4
+# share of epsilon for the edge counts between degree classes (docs/privacy.md 7.10); the
+# counts are sums over many edges, so a small share suffices. At most MAX_DEGREE_BINS classes.
+DEGREE_BIN_SHARE = 0.05
+MAX_DEGREE_BINS = 16
 
 
 def _louvain_on_weights(g: int, W: np.ndarray, seed: int, resolution: float = 1.0) -> np.ndarray:
@@ -782,6 +827,127 @@ def release_split_block_model(data: GraphData, blocks, *, epsilon: float,
                                   shrink=float(scales[-1]))
 
 
+def degree_bins(degrees, noise: float = 1.0) -> np.ndarray:
+    """Logarithmic degree classes of released degrees: ``floor(log2(max(d / noise, 1)))``,
+    capped at ``MAX_DEGREE_BINS - 1``, relabelled ``0..B-1`` in increasing order
+    (post-processing). ``noise`` (the standard deviation of the released degrees' noise) sets
+    the lowest class, ``d < 2 noise``: below it the classes would sort noise.
+
+    Examples
+    --------
+    >>> degree_bins(np.array([1.0, 3.0, 4.5, 100.0])).tolist()
+    [0, 1, 2, 3]
+    >>> degree_bins(np.array([1.0, 3.0, 4.5, 100.0]), noise=4.0).tolist()
+    [0, 0, 0, 1]
+    """
+    d = np.asarray(degrees, dtype=float) / max(float(noise), 1.0)
+    raw = np.minimum(np.floor(np.log2(np.maximum(d, 1.0))), MAX_DEGREE_BINS - 1)
+    return np.unique(raw.astype(np.int64), return_inverse=True)[1].astype(np.int64)
+
+
+def release_degree_mixing(data: GraphData, bins, *, epsilon: float, ledger: PrivacyLedger,
+                          rng=None) -> np.ndarray:
+    """The edge counts between degree classes, released with Laplace noise of scale
+    ``1 / epsilon`` (pure ``epsilon``-DP): the ``B (B + 1) / 2`` entries of
+    :func:`block_edge_counts` for the classes ``bins``. One edge lies in exactly one pair of
+    classes, so the L1 sensitivity is 1 (docs/privacy.md 7.10), provided ``bins`` depends on
+    ``data`` only through earlier releases (adaptive composition; :func:`degree_bins` of the
+    released degrees). Returns the symmetric ``B x B`` matrix, clipped at 0 (diagonal: edges
+    inside a class).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpgraph.graph import as_graph_data
+    >>> data = as_graph_data(nx.Graph(nx.karate_club_graph().edges()))
+    >>> led = PrivacyLedger(epsilon=1, delta=0)
+    >>> M = release_degree_mixing(data, np.arange(34) % 3, epsilon=1, ledger=led, rng=0)
+    >>> M.shape, bool((M == M.T).all()), round(led.spent[0], 6)
+    ((3, 3), True, 1.0)
+    """
+    b, B = _check_blocks(bins, data.n)
+    iu = np.triu_indices(B)
+    counts, _ = laplace_mechanism(
+        block_edge_counts(data.weights, b)[iu], sensitivity=1.0, epsilon=epsilon, ledger=ledger,
+        name="synthetic: degree-class edge counts", rng=make_rng(rng),
+        note=f"{B} degree classes of the released degrees; one edge lies in one class pair "
+             "(docs/privacy.md 7.10)")
+    M = np.zeros((B, B))
+    M[iu] = np.maximum(counts, 0.0)
+    return M + np.triu(M, 1).T
+
+
+def mixing_assortativity(mixing: np.ndarray, degrees, bins) -> float:
+    """Degree assortativity (Newman 2002, the Pearson correlation of the degrees at the two
+    ends of an edge) of released class-pair counts ``mixing``, each class represented by the
+    mean released degree of its nodes (post-processing). 0 where undefined."""
+    b, B = _check_blocks(bins)
+    x = np.bincount(b, weights=np.asarray(degrees, dtype=float), minlength=B) / np.maximum(
+        np.bincount(b, minlength=B), 1)
+    E = np.asarray(mixing, dtype=float)
+    E = E + np.diag(np.diag(E))  # endpoints
+    S = E.sum()
+    if S <= 0:
+        return 0.0
+    p = E.sum(axis=1) / S
+    mu = p @ x
+    var = p @ (x * x) - mu * mu
+    return float((x @ E @ x / S - mu * mu) / var) if var > 0 else 0.0
+
+
+def _random_round(gen, x: np.ndarray) -> np.ndarray:
+    """Unbiased randomized rounding of non-negative reals to integers."""
+    lo = np.floor(x)
+    return (lo + (gen.random(x.shape) < x - lo)).astype(np.int64)
+
+
+def split_by_degree_bins(bm: BlockModel, bins, mixing: np.ndarray, *, rng=None,
+                         iterations: int = 100) -> BlockModel:
+    """Refine a block model's communities by degree class (post-processing, no privacy cost).
+
+    New blocks: (community c, class a) for the nodes of ``bm`` in community c whose released
+    degree lies in class a; ``groups`` records c. Their edge counts ``T[(c, a), (c', b)]`` are
+    the maximum-entropy table (iterative proportional fitting, Deming and Stephan 1940) that
+    starts from the degree-proportional split of each community pair's released count
+    (``inside`` weights within a community, ``across`` weights between two) and matches both
+    the released community-pair counts (``bm.block_counts``) and the released class-pair
+    counts ``mixing`` (rescaled to the same total): the samples keep the communities and
+    gain the degree mixing (assortativity) of the graph. Counts are rounded at random
+    (unbiased).
+    """
+    gen = make_rng(rng)
+    b = bm.blocks
+    a, B = _check_blocks(bins, b.size)
+    K = bm.block_counts.shape[0]
+    d = bm.degrees
+    f = np.full(b.size, 0.5) if bm.inside is None else bm.inside
+    comp = b * B + a
+    w_in = np.bincount(comp, weights=d * f, minlength=K * B).reshape(K, B)
+    w_out = np.bincount(comp, weights=d * (1 - f), minlength=K * B).reshape(K, B)
+    p_in = w_in / np.maximum(w_in.sum(axis=1, keepdims=True), 1e-12)
+    p_out = w_out / np.maximum(w_out.sum(axis=1, keepdims=True), 1e-12)
+    C = bm.block_counts.astype(float)
+    Ec = C + np.diag(np.diag(C))  # endpoint convention: the diagonal counts both ends
+    M = np.asarray(mixing, dtype=float)
+    Em = M + np.diag(np.diag(M))
+    Em *= Ec.sum() / max(Em.sum(), 1e-12)
+    T = np.einsum("cd,ca,db->cadb", Ec, p_out, p_out)
+    for c in range(K):
+        T[c, :, c, :] = Ec[c, c] * np.outer(p_in[c], p_in[c])
+    for _ in range(int(iterations)):
+        s = T.sum(axis=(0, 2))
+        T *= np.where(s > 0, Em / np.where(s > 0, s, 1.0), 0.0)[None, :, None, :]
+        s = T.sum(axis=(1, 3))
+        T *= np.where(s > 0, Ec / np.where(s > 0, s, 1.0), 0.0)[:, None, :, None]
+    used, new_b = np.unique(comp, return_inverse=True)
+    T = T.reshape(K * B, K * B)[np.ix_(used, used)]
+    counts = np.triu(T, 1) + np.diag(np.diag(T) / 2.0)
+    counts = np.triu(_random_round(gen, counts))
+    out = consistent_block_model(new_b.astype(np.int64), counts, d)
+    return BlockModel(blocks=out.blocks, block_counts=out.block_counts, degrees=d, inside=f,
+                      groups=(used // B).astype(np.int64))
+
+
 def default_init_labels(epsilon: float) -> int:
     """How :func:`release_synthetic` starts its communities (a public function of epsilon):
     ``RANDOM_INIT_LABELS`` random labels from ``epsilon >= RANDOM_INIT_FROM`` on, else 0 (the
@@ -826,7 +992,7 @@ class SyntheticRelease:
         """An unweighted simple graph from the block model (:func:`sample_block_model`)."""
         bm = self.block_model
         return sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,
-                                  rng=make_rng(rng), labels=self.labels)
+                                  rng=make_rng(rng), labels=self.labels, groups=bm.groups)
 
     def __repr__(self) -> str:
         from .privacy import reproducible_tag
@@ -837,31 +1003,52 @@ class SyntheticRelease:
                 f"{reproducible_tag(self.ledger)})")
 
 
+def _split_by_released_degree_classes(data, bm, *, eps_model, eps_bins, count_share, ledger,
+                                      gen, diag) -> BlockModel:
+    """Step 3 of :func:`release_synthetic`: degree classes of the released degrees (lowest
+    class below twice the degrees' noise standard deviation), their pair counts released with
+    ``eps_bins`` (:func:`release_degree_mixing`), the block model split by class
+    (:func:`split_by_degree_bins`)."""
+    sc = split_block_scales(1, 1, eps_model, count_share)  # [inside, count, across] scales
+    noise_sd = float(np.sqrt(2.0 * (sc[0] ** 2 + sc[-1] ** 2)))  # Laplace(b): variance 2 b^2
+    bins = degree_bins(bm.degrees, noise=noise_sd)
+    mixing = release_degree_mixing(data, bins, epsilon=eps_bins, ledger=ledger, rng=gen)
+    diag["degree_classes"] = int(bins.max()) + 1
+    diag["released_assortativity"] = round(mixing_assortativity(mixing, bm.degrees, bins), 4)
+    return split_by_degree_bins(bm, bins, mixing, rng=gen)
+
+
 def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weight",
                       community_share: float = COMMUNITY_SHARE, init_share: float = INIT_SHARE,
                       rounds: int | None = None, count_share: float = SPLIT_COUNT_SHARE,
                       group_size: int = GROUP_SIZE,
-                      init_labels: int | None = None) -> SyntheticRelease:
+                      init_labels: int | None = None,
+                      bin_share: float = DEGREE_BIN_SHARE) -> SyntheticRelease:
     """Release a private synthetic-graph model of ``G`` (pure edge-level ``epsilon``-DP).
 
     Cheaper than :func:`dpgraph.privatize` for this one use: ``O(m + n k + g^2)`` time and
     memory (``k`` communities, ``g <= MAX_GROUPS`` super-nodes), no eigensolve, no n x n array.
-    Steps (docs/privacy.md 7.6-7.8):
+    Steps (docs/privacy.md 7.6-7.10):
 
     1. ``community_share * epsilon``: a private community partition
        (:func:`private_communities`: Louvain on a noisy super-graph of random super-nodes, or
        from ``epsilon >= 3`` by default ``RANDOM_INIT_LABELS`` random labels
        (:func:`default_init_labels`), then ``rounds`` rounds of noisy node-to-community counts;
        default :func:`default_rounds`).
-    2. The rest: inside degrees, inter-community edge counts and across degrees in one Laplace
-       release (:func:`release_split_block_model`), post-processed into a consistent
-       degree-corrected block model (isotonic degrees, counts capped by the pairs available).
-    3. :meth:`SyntheticRelease.sample`: exactly the released number of edges per block pair,
+    2. ``(1 - community_share - bin_share) * epsilon``: inside degrees, inter-community edge
+       counts and across degrees in one Laplace release (:func:`release_split_block_model`),
+       post-processed into a consistent degree-corrected block model (isotonic degrees,
+       counts capped by the pairs available).
+    3. ``bin_share * epsilon`` (0: skipped): the edge counts between logarithmic classes of
+       the released degrees (:func:`release_degree_mixing`); every community is split by
+       degree class and the new block pair counts fitted to both released margins
+       (:func:`split_by_degree_bins`), so the samples keep the graph's degree mixing
+       (assortative or not), which shapes triangles, paths and cuts.
+    4. :meth:`SyntheticRelease.sample`: exactly the released number of edges per block pair,
        endpoints drawn in proportion to the released degrees (Chung-Lu within and between
        blocks), one anchor edge per node (no isolated nodes).
 
-    Unlike the export of :func:`dpgraph.privatize` this keeps no spectral release, so the
-    samples carry no private max-cut structure beyond the communities' (BENCHMARKS.md).
+    Unlike the export of :func:`dpgraph.privatize` this keeps no spectral release.
 
     Parameters
     ----------
@@ -873,6 +1060,9 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     weight : str or None
         Edge attribute read as weight; None: every edge weighs 1.
     community_share, init_share, count_share : float in (0, 1)
+    bin_share : float in [0, 1)
+        Share of ``epsilon`` for the degree-class counts (step 3; 0 turns it off);
+        ``community_share + bin_share < 1``.
     rounds : int, optional
     group_size : int
     init_labels : int, optional
@@ -909,6 +1099,11 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     for name, value in (("community_share", community_share), ("init_share", init_share),
                         ("count_share", count_share)):
         check_share(name, value)
+    if bin_share != 0:
+        check_share("bin_share", bin_share)
+    if community_share + bin_share >= 1:
+        raise ValueError(f"community_share + bin_share must be below 1 (the rest is the block "
+                         f"model's), got {community_share!r} + {bin_share!r}")
     if is_dask_input(G):
         raise ValueError("release_synthetic needs the graph in memory; for a Dask edge list use "
                          "dpgraph.privatize(..., route='matrix-free').sample()")
@@ -924,12 +1119,17 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     blocks = private_communities(data, epsilon=eps_c, ledger=ledger, rng=gen,
                                  init_share=init_share, rounds=rounds, group_size=group_size,
                                  init_labels=init_labels)
-    # whatever the communities left unspent (one community: no refinement) goes to the model
-    eps_model = epsilon - ledger.spent[0]
-    bm = release_split_block_model(data, blocks, epsilon=eps_model, ledger=ledger, rng=gen,
-                                   count_share=count_share)
     diag = {"communities": int(blocks.max()) + 1, "rounds": rounds,
             "init": f"{init_labels} random labels" if init_labels else "super-graph",
             "community_share": community_share, "mechanism": "release_synthetic (block model)"}
+    # whatever the communities left unspent (one community: no refinement) goes to the model
+    eps_bins = bin_share * epsilon
+    eps_model = epsilon - ledger.spent[0] - eps_bins
+    bm = release_split_block_model(data, blocks, epsilon=eps_model, ledger=ledger, rng=gen,
+                                   count_share=count_share)
+    if eps_bins > 0:
+        bm = _split_by_released_degree_classes(data, bm, eps_model=eps_model,
+                                               eps_bins=eps_bins, count_share=count_share,
+                                               ledger=ledger, gen=gen, diag=diag)
     return SyntheticRelease(block_model=bm, ledger=ledger, labels=tuple(data.labels),
                             diagnostics=diag)

@@ -340,3 +340,155 @@ def test_release_synthetic_refuses_weights_outside_the_unit_interval():
     G.add_weighted_edges_from([(0, 1, 2.0), (1, 2, 1.0), (2, 3, 1.0)])
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         dpgraph.release_synthetic(G, epsilon=1, rng=0)
+
+
+# ----------------------------------------------------------------------------- degree classes
+# (docs/privacy.md 7.10)
+
+
+def test_degree_class_counts_sensitivity_is_one(graph_and_blocks):
+    """docs/privacy.md 7.10: for classes fixed before the release (a function of earlier
+    releases), one edge changes the class-pair counts by exactly 1 in L1, and the release
+    charges its epsilon once."""
+    from dpgraph.synthetic import degree_bins, release_degree_mixing
+
+    G, _ = graph_and_blocks
+    deg = np.array([d for _, d in sorted(G.degree())], dtype=float)
+    classes = degree_bins(deg + np.random.default_rng(0).laplace(0, 2, deg.size))
+    worst = max(np.abs(block_edge_counts(A, classes) - block_edge_counts(B, classes)).sum()
+                for A, B in _adjacent_pairs(G))
+    assert worst == pytest.approx(1.0)
+    led = PrivacyLedger(epsilon=0.3, delta=0)
+    M = release_degree_mixing(as_graph_data(G), classes, epsilon=0.3, ledger=led, rng=1)
+    assert led.spent == pytest.approx((0.3, 0.0)) and len(led.entries) == 1
+    assert (M >= 0).all() and np.array_equal(M, M.T)
+
+
+def test_degree_bins_start_above_the_noise():
+    from dpgraph.synthetic import degree_bins
+
+    d = np.array([1, 2, 3, 7, 8, 15, 16, 31, 64, 1000], dtype=float)
+    assert degree_bins(d).tolist() == [0, 1, 1, 2, 3, 3, 4, 4, 5, 6]
+    # noise sd 4: everything below 8 is one class, then doubling
+    assert degree_bins(d, noise=4.0).tolist() == [0, 0, 0, 0, 1, 1, 2, 2, 3, 4]
+
+
+@pytest.mark.parametrize("graph", ["assortative", "disassortative"])
+def test_mixing_assortativity_is_newmans_coefficient_with_exact_classes(graph):
+    """With one class per distinct degree and the exact degrees, the assortativity of the
+    class-pair counts is Newman's degree assortativity (NetworkX's, an independent code)."""
+    from dpgraph.synthetic import mixing_assortativity
+
+    if graph == "assortative":
+        G = nx.disjoint_union(nx.complete_graph(8), nx.cycle_graph(30))
+        G.add_edge(0, 10)
+    else:
+        G = nx.star_graph(12)
+        G = nx.disjoint_union(G, nx.star_graph(5))
+        G.add_edge(0, 13)
+    deg = np.array([d for _, d in sorted(G.degree())], dtype=float)
+    classes = np.unique(deg, return_inverse=True)[1]
+    A = nx.to_scipy_sparse_array(G, nodelist=sorted(G), format="csr", dtype=float)
+    M = block_edge_counts(A, classes)
+    M = M + np.triu(M, 1).T
+    got = mixing_assortativity(M, deg, classes)
+    assert got == pytest.approx(nx.degree_assortativity_coefficient(G), abs=1e-9)
+    assert (got > 0.3) if graph == "assortative" else (got < -0.3)
+
+
+def test_split_by_degree_bins_fits_both_released_margins():
+    """Iterative proportional fitting: the split counts sum back to the community-pair counts
+    (over classes) and to the class-pair counts (over communities), up to the unbiased
+    rounding; every split block stays in its community."""
+    from dpgraph.synthetic import split_by_degree_bins
+
+    G = nx.planted_partition_graph(3, 120, 0.15, 0.01, seed=4)
+    rng = np.random.default_rng(5)
+    for u in range(0, 360, 3):  # a few hubs, so the degree classes differ
+        for v in rng.choice(360, size=25, replace=False):
+            if u != v:
+                G.add_edge(u, int(v))
+    A = nx.to_scipy_sparse_array(G, nodelist=range(360), format="csr", dtype=float)
+    z = np.repeat(np.arange(3), 120)
+    deg = np.asarray(A.sum(axis=1)).ravel()
+    split = degree_split(A, z)
+    C = block_edge_counts(A, z)
+    bm = consistent_block_model(z, C, deg, inside=split[:, 0], across=split[:, 1], shrink=1.0)
+    classes = np.minimum(np.floor(np.log2(deg)).astype(int) - 2, 3)
+    classes = np.unique(classes, return_inverse=True)[1]
+    M = block_edge_counts(A, classes)
+    M = M + np.triu(M, 1).T
+    out = split_by_degree_bins(bm, classes, M, rng=0)
+    k2 = out.block_counts.shape[0]
+    assert out.groups.shape == (k2,)
+    # each new block holds nodes of one community and one class
+    for q in range(k2):
+        members = out.blocks == q
+        assert set(z[members]) == {out.groups[q]} and len(set(classes[members])) == 1
+    full = out.block_counts.astype(float)
+    # margins over classes: the community-pair counts
+    Zc = np.zeros((k2, 3))
+    Zc[np.arange(k2), out.groups] = 1
+    comm = Zc.T @ np.triu(full) @ Zc
+    comm = np.triu(comm + np.tril(comm, -1).T)
+    assert np.allclose(comm, np.triu(bm.block_counts), atol=0.02 * bm.block_counts.max() + 3)
+    # margins over communities: the class-pair counts
+    cls_of = np.array([classes[out.blocks == q][0] for q in range(k2)])
+    Zb = np.zeros((k2, M.shape[0]))
+    Zb[np.arange(k2), cls_of] = 1
+    mix = Zb.T @ np.triu(full) @ Zb
+    mix = np.triu(mix + np.tril(mix, -1).T)
+    assert np.allclose(mix, np.triu(M), atol=0.03 * M.max() + 3)
+    assert abs(out.edge_count - bm.edge_count) <= 0.01 * bm.edge_count + 5
+
+
+def test_sampler_groups_use_the_inside_weights_between_blocks_of_one_community():
+    """Two blocks of one community: the edges between them draw with the inside weights, so
+    nodes whose released inside share is 0 get none of them."""
+    n = 200
+    z = np.repeat([0, 1], 100)
+    inside = np.tile([1.0, 0.0], 100)  # even nodes: all inside; odd: all across
+    C = np.array([[0, 300], [300, 0]])
+    g = sample_block_model(z, C, np.full(n, 6.0), inside=inside, rng=0, groups=np.array([0, 0]))
+    deg = np.asarray(g.weights.sum(axis=1)).ravel()
+    # anchors aside (one edge per node at most), the odd nodes stay out
+    assert deg[1::2].max() <= 2 and deg[0::2].mean() > 4
+    g2 = sample_block_model(z, C, np.full(n, 6.0), inside=inside, rng=0)  # two communities
+    deg2 = np.asarray(g2.weights.sum(axis=1)).ravel()
+    assert deg2[0::2].max() <= 2 and deg2[1::2].mean() > 4
+    with pytest.raises(ValueError, match="groups"):
+        sample_block_model(z, C, np.full(n, 6.0), rng=0, groups=np.array([0]))
+
+
+def test_release_synthetic_degree_classes_charge_and_no_isolated_node():
+    """The degree-class step charges bin_share * epsilon once, the total stays epsilon, the
+    split blocks leave no node isolated (small class blocks: the anchors retry) and every
+    sample has the released edge count; bin_share=0 skips the step."""
+    import warnings
+
+    G = nx.powerlaw_cluster_graph(1500, 3, 0.3, seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rel = dpgraph.release_synthetic(G, epsilon=4.0, rng=3)
+        off = dpgraph.release_synthetic(G, epsilon=4.0, rng=3, bin_share=0)
+    entries = [e for e in rel.ledger.entries if "degree-class" in e.name]
+    assert len(entries) == 1 and entries[0].epsilon == pytest.approx(0.05 * 4.0)
+    assert rel.ledger.spent == pytest.approx((4.0, 0.0))
+    assert rel.diagnostics["degree_classes"] >= 2
+    assert rel.block_model.groups is not None
+    assert rel.block_model.block_counts.shape[0] > rel.diagnostics["communities"]
+    for s in range(3):
+        H = rel.sample(rng=s)
+        assert H.m == rel.edge_count
+        assert (np.asarray(H.weights.sum(axis=1)).ravel() > 0).all()
+    assert not any("degree-class" in e.name for e in off.ledger.entries)
+    assert off.block_model.groups is None and off.ledger.spent == pytest.approx((4.0, 0.0))
+
+
+@pytest.mark.parametrize("kwargs, message", [(dict(bin_share=-0.1), "bin_share"),
+                                             (dict(bin_share=1.0), "bin_share"),
+                                             (dict(community_share=0.9, bin_share=0.1),
+                                              "community_share \\+ bin_share")])
+def test_release_synthetic_refuses_bad_bin_share(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        dpgraph.release_synthetic(nx.karate_club_graph(), epsilon=1, weight=None, rng=0, **kwargs)
