@@ -662,6 +662,7 @@ RANDOM_INIT_ROUNDS = 4
 # counts are sums over many edges, so a small share suffices. At most MAX_DEGREE_BINS classes.
 DEGREE_BIN_SHARE = 0.05
 MAX_DEGREE_BINS = 16
+DEGREE_CLASS_RATIO = 2.0  # each class spans this factor of degrees
 
 
 def _louvain_on_weights(g: int, W: np.ndarray, seed: int, resolution: float = 1.0) -> np.ndarray:
@@ -841,7 +842,8 @@ def degree_bins(degrees, noise: float = 1.0) -> np.ndarray:
     [0, 0, 0, 1]
     """
     d = np.asarray(degrees, dtype=float) / max(float(noise), 1.0)
-    raw = np.minimum(np.floor(np.log2(np.maximum(d, 1.0))), MAX_DEGREE_BINS - 1)
+    raw = np.minimum(np.floor(np.log(np.maximum(d, 1.0)) / np.log(DEGREE_CLASS_RATIO)),
+                     MAX_DEGREE_BINS - 1)
     return np.unique(raw.astype(np.int64), return_inverse=True)[1].astype(np.int64)
 
 
