@@ -464,18 +464,24 @@ def _fill_uniformly(gen, keys, members, ia, ib, need, n):
         pos = np.minimum(np.searchsorted(keys, cand), max(keys.size - 1, 0))
         free = cand[keys[pos] != cand] if keys.size else cand
         extra.append(gen.choice(free, size=min(int(need[p]), free.size), replace=False))
-    return np.union1d(keys, np.concatenate(extra)) if extra else keys
+    # the extra pairs are free, so distinct from ``keys``: a stable (radix) sort merges them
+    return np.sort(np.concatenate([keys, *extra]), kind="stable") if extra else keys
 
 
 def _anchor_blocks(gen, b: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For every node, a partner block drawn with probability proportional to its block's row
     of incidences (``2 k_aa`` inside, ``k_ab`` across); -1 where that row is empty."""
-    full = target + target.T  # the diagonal doubles: 2 k_aa incidences inside block a
-    cum = np.cumsum(full, axis=1).astype(float)
-    tot = cum[:, -1]
+    k = target.shape[0]
+    full = (target + target.T).astype(float)  # the diagonal doubles: 2 k_aa inside block a
+    # all rows' cumulative sums in one increasing array (row a shifted by the totals of the
+    # rows before it): one binary search per node, O(n log k^2) time and no n x k array
+    flat = np.cumsum(full.ravel())
+    tot = full.sum(axis=1)
+    base = np.concatenate([[0.0], np.cumsum(tot)])[:-1]
     u = np.arange(b.size)
-    r = gen.random(b.size) * tot[b]
-    c = np.minimum((cum[b] <= r[:, None]).sum(axis=1), target.shape[0] - 1).astype(np.int64)
+    r = base[b] + gen.random(b.size) * tot[b]
+    pos = np.searchsorted(flat, r, side="right")
+    c = np.clip(pos - b * k, 0, k - 1).astype(np.int64)
     c[tot[b] <= 0] = -1
     return u, c
 
@@ -663,6 +669,8 @@ RANDOM_INIT_ROUNDS = 4
 DEGREE_BIN_SHARE = 0.05
 MAX_DEGREE_BINS = 16
 DEGREE_CLASS_RATIO = 2.0  # each class spans this factor of degrees
+# at most this many (community, class) blocks: the fit holds (k B)^2 floats (32 MB at 2048)
+MAX_SPLIT_BLOCKS = 2048
 
 
 def _louvain_on_weights(g: int, W: np.ndarray, seed: int, resolution: float = 1.0) -> np.ndarray:
@@ -1014,6 +1022,9 @@ def _split_by_released_degree_classes(data, bm, *, eps_model, eps_bins, count_sh
     sc = split_block_scales(1, 1, eps_model, count_share)  # [inside, count, across] scales
     noise_sd = float(np.sqrt(2.0 * (sc[0] ** 2 + sc[-1] ** 2)))  # Laplace(b): variance 2 b^2
     bins = degree_bins(bm.degrees, noise=noise_sd)
+    k = bm.block_counts.shape[0]
+    while k * (int(bins.max()) + 1) > MAX_SPLIT_BLOCKS and bins.max() > 0:
+        bins = bins // 2  # merge neighbouring classes: the split's k^2 B^2 table stays small
     mixing = release_degree_mixing(data, bins, epsilon=eps_bins, ledger=ledger, rng=gen)
     diag["degree_classes"] = int(bins.max()) + 1
     diag["released_assortativity"] = round(mixing_assortativity(mixing, bm.degrees, bins), 4)

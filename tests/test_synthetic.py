@@ -492,3 +492,22 @@ def test_release_synthetic_degree_classes_charge_and_no_isolated_node():
 def test_release_synthetic_refuses_bad_bin_share(kwargs, message):
     with pytest.raises(ValueError, match=message):
         dpgraph.release_synthetic(nx.karate_club_graph(), epsilon=1, weight=None, rng=0, **kwargs)
+
+
+def test_release_synthetic_merges_degree_classes_to_bound_the_split(monkeypatch):
+    """The (community, class) table holds (k B)^2 floats: above MAX_SPLIT_BLOCKS blocks the
+    classes are merged pairwise before the class counts are released."""
+    import warnings
+
+    import dpgraph.synthetic as sy
+
+    G = nx.powerlaw_cluster_graph(600, 4, 0.2, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = dpgraph.release_synthetic(G, epsilon=8.0, rng=2)
+        monkeypatch.setattr(sy, "MAX_SPLIT_BLOCKS", 2 * full.diagnostics["communities"])
+        small = dpgraph.release_synthetic(G, epsilon=8.0, rng=2)
+    assert full.diagnostics["degree_classes"] > 2
+    assert small.diagnostics["degree_classes"] <= 2
+    assert small.block_model.block_counts.shape[0] <= 2 * small.diagnostics["communities"]
+    assert small.sample(rng=0).m == small.edge_count
