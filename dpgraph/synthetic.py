@@ -450,22 +450,49 @@ def _cdfs(w: np.ndarray, members: list) -> tuple:
     return order, cum, base, tot, off
 
 
-def _fill_uniformly(gen, keys, members, ia, ib, need, n):
-    """Place the edges that degree-proportional draws could not (nearly complete block pairs,
-    or nodes of weight ~0) uniformly among the block pair's free pairs."""
+def _fill_remaining(gen, keys, members, ia, ib, need, n, weights, inner):
+    """Place the edges that the rejection rounds did not (nearly complete block pairs, hubs
+    whose pairs are used up): for each block pair, ``need`` distinct free pairs ``{u, v}``
+    drawn without replacement with probability proportional to ``w_u w_v`` (Efraimidis and
+    Spirakis 2006: the largest keys ``log(U) / (w_u w_v)``), ``weights = (inside, across)``.
+    Block pairs of more than ``FILL_ENUMERATE`` node pairs are not enumerated (memory): their
+    free pairs are many, so uniform pairs with rejection fill them."""
     extra = []
+    taken = keys
     for p in np.flatnonzero(need):
         ma, mb = members[ia[p]], members[ib[p]]
+        w = weights[0] if inner[p] else weights[1]
+        if ma.size * mb.size > FILL_ENUMERATE:
+            extra.append(_fill_by_rejection(gen, taken, ma, mb, int(need[p]), n))
+            taken = np.sort(np.concatenate([taken, extra[-1]]), kind="stable")
+            continue
         u, v = np.meshgrid(ma, mb, indexing="ij")
         u, v = u.ravel(), v.ravel()
         ok = u < v if ia[p] == ib[p] else np.ones(u.size, dtype=bool)
         lo, hi = np.minimum(u[ok], v[ok]), np.maximum(u[ok], v[ok])
         cand = lo * n + hi  # distinct; ``keys`` is sorted: membership by binary search
         pos = np.minimum(np.searchsorted(keys, cand), max(keys.size - 1, 0))
-        free = cand[keys[pos] != cand] if keys.size else cand
-        extra.append(gen.choice(free, size=min(int(need[p]), free.size), replace=False))
-    # the extra pairs are free, so distinct from ``keys``: a stable (radix) sort merges them
+        free = (keys[pos] != cand) if keys.size else np.ones(cand.size, dtype=bool)
+        cand, lo, hi = cand[free], lo[free], hi[free]
+        take = min(int(need[p]), cand.size)
+        wt = np.maximum(w[lo] * w[hi], 1e-300)
+        key = np.log(gen.random(cand.size)) / wt
+        extra.append(cand[np.argpartition(-key, take - 1)[:take]] if take else cand[:0])
     return np.sort(np.concatenate([keys, *extra]), kind="stable") if extra else keys
+
+
+def _fill_by_rejection(gen, keys, ma, mb, need, n):
+    """``need`` distinct uniform pairs between ``ma`` and ``mb`` (not in sorted ``keys``)."""
+    got = np.zeros(0, dtype=np.int64)
+    while got.size < need:
+        u = ma[gen.integers(ma.size, size=2 * (need - got.size) + 8)]
+        v = mb[gen.integers(mb.size, size=u.size)]
+        ok = u != v
+        c = np.unique(np.minimum(u[ok], v[ok]) * n + np.maximum(u[ok], v[ok]))
+        pos = np.minimum(np.searchsorted(keys, c), max(keys.size - 1, 0))
+        c = c[keys[pos] != c] if keys.size else c
+        got = np.union1d(got, c)[:need]
+    return got
 
 
 def _anchor_blocks(gen, b: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -513,6 +540,7 @@ def _accept(keys, u, v, pair_of, need, n):
 
 
 ANCHOR_RETRIES = 5
+FILL_ENUMERATE = 4_000_000  # node pairs of a block pair enumerated by the final fill (64 MB)
 
 
 def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, labels=None,
@@ -571,7 +599,8 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     pairs = np.outer(sizes, sizes).astype(np.int64)
     pairs[np.diag_indices(k)] = sizes * (sizes - 1) // 2
     target = np.minimum(np.rint(np.triu(C)).astype(np.int64), np.triu(pairs))
-    members = [np.flatnonzero(b == a) for a in range(k)]
+    # each block's nodes in increasing order: one stable sort, not k passes over the nodes
+    members = np.split(np.argsort(b, kind="stable"), np.cumsum(sizes)[:-1])
     f = np.full(n, 0.5) if inside is None else np.clip(np.asarray(inside, dtype=float), 0, 1)
     if f.shape != (n,) or not np.all(np.isfinite(f)):
         raise ValueError(f"inside must be {n} finite numbers in [0, 1]")
@@ -584,6 +613,7 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     pair_index = np.full((k, k), -1, dtype=np.int64)
     pair_index[ia, ib] = np.arange(ia.size)
     keys = np.empty(0, dtype=np.int64)
+    keep = np.ones(n)
     cin, cout = _cdfs(w_in, members), _cdfs(w_out, members)
     if ia.size:
         # anchors: one edge from every node, to a block drawn in proportion to its block's
@@ -626,10 +656,11 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
             u[sel] = _draw_endpoints(gen, cdfs, ia[pair_of[sel]])
             v[sel] = _draw_endpoints(gen, cdfs, ib[pair_of[sel]])
         keys, need = _accept(keys, u, v, pair_of, need, n)
-        if t >= 4 and left - need.sum() < 0.02 * left:
-            break  # the rest lies in nearly complete block pairs: fill them directly
+        if t >= 2 and left - need.sum() < 0.1 * left:
+            break  # the rest lies in nearly used-up pairs: draw them among the free pairs
     if need.sum():
-        keys = _fill_uniformly(gen, keys, members, ia, ib, need, n)
+        keys = _fill_remaining(gen, keys, members, ia, ib, need, n,
+                               (w_in * keep, w_out * keep), inner)
     rows, cols = keys // n, keys % n
     A = sp.coo_array((np.ones(keys.size), (rows, cols)), shape=(n, n))
     lab = tuple(range(n)) if labels is None else tuple(labels)
@@ -944,11 +975,14 @@ def split_by_degree_bins(bm: BlockModel, bins, mixing: np.ndarray, *, rng=None,
     T = np.einsum("cd,ca,db->cadb", Ec, p_out, p_out)
     for c in range(K):
         T[c, :, c, :] = Ec[c, c] * np.outer(p_in[c], p_in[c])
+    s = T.sum(axis=(0, 2))
     for _ in range(int(iterations)):
-        s = T.sum(axis=(0, 2))
         T *= np.where(s > 0, Em / np.where(s > 0, s, 1.0), 0.0)[None, :, None, :]
         s = T.sum(axis=(1, 3))
         T *= np.where(s > 0, Ec / np.where(s > 0, s, 1.0), 0.0)[:, None, :, None]
+        s = T.sum(axis=(0, 2))
+        if np.abs(s - Em)[s > 0].max(initial=0.0) < 0.01:  # class margins met to 0.01 edge
+            break
     used, new_b = np.unique(comp, return_inverse=True)
     T = T.reshape(K * B, K * B)[np.ix_(used, used)]
     counts = np.triu(T, 1) + np.diag(np.diag(T) / 2.0)
