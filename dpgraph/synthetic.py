@@ -702,6 +702,9 @@ MAX_DEGREE_BINS = 16
 DEGREE_CLASS_RATIO = 2.0  # each class spans this factor of degrees
 # at most this many (community, class) blocks: the fit holds (k B)^2 floats (32 MB at 2048)
 MAX_SPLIT_BLOCKS = 2048
+# the top degree class holds at least this many nodes (measured on chameleon, facebook,
+# ca-hepph: 32 gave 108 of 120 benchmark cells, 1 gave 104 and 100 gave 105; BENCHMARKS.md)
+MIN_TOP_CLASS = 32
 
 
 def _louvain_on_weights(g: int, W: np.ndarray, seed: int, resolution: float = 1.0) -> np.ndarray:
@@ -867,11 +870,13 @@ def release_split_block_model(data: GraphData, blocks, *, epsilon: float,
                                   shrink=float(scales[-1]))
 
 
-def degree_bins(degrees, noise: float = 1.0) -> np.ndarray:
+def degree_bins(degrees, noise: float = 1.0, min_top: int = 1) -> np.ndarray:
     """Logarithmic degree classes of released degrees: ``floor(log2(max(d / noise, 1)))``,
     capped at ``MAX_DEGREE_BINS - 1``, relabelled ``0..B-1`` in increasing order
     (post-processing). ``noise`` (the standard deviation of the released degrees' noise) sets
-    the lowest class, ``d < 2 noise``: below it the classes would sort noise.
+    the lowest class, ``d < 2 noise``: below it the classes would sort noise. The top class
+    is merged into the one below until it holds at least ``min_top`` nodes (a class of a few
+    hubs, split again by community, makes blocks with almost no free node pairs).
 
     Examples
     --------
@@ -879,11 +884,17 @@ def degree_bins(degrees, noise: float = 1.0) -> np.ndarray:
     [0, 1, 2, 3]
     >>> degree_bins(np.array([1.0, 3.0, 4.5, 100.0]), noise=4.0).tolist()
     [0, 0, 0, 1]
+    >>> degree_bins(np.array([1.0, 3.0, 4.5, 100.0]), min_top=2).tolist()
+    [0, 1, 2, 2]
     """
     d = np.asarray(degrees, dtype=float) / max(float(noise), 1.0)
     raw = np.minimum(np.floor(np.log(np.maximum(d, 1.0)) / np.log(DEGREE_CLASS_RATIO)),
                      MAX_DEGREE_BINS - 1)
-    return np.unique(raw.astype(np.int64), return_inverse=True)[1].astype(np.int64)
+    out = np.unique(raw.astype(np.int64), return_inverse=True)[1].astype(np.int64)
+    # the top classes hold the few hubs: merge them down until the top one has enough nodes
+    while out.max() > 0 and np.count_nonzero(out == out.max()) < min_top:
+        out[out == out.max()] -= 1
+    return out
 
 
 def release_degree_mixing(data: GraphData, bins, *, epsilon: float, ledger: PrivacyLedger,
@@ -1055,7 +1066,7 @@ def _split_by_released_degree_classes(data, bm, *, eps_model, eps_bins, count_sh
     (:func:`split_by_degree_bins`)."""
     sc = split_block_scales(1, 1, eps_model, count_share)  # [inside, count, across] scales
     noise_sd = float(np.sqrt(2.0 * (sc[0] ** 2 + sc[-1] ** 2)))  # Laplace(b): variance 2 b^2
-    bins = degree_bins(bm.degrees, noise=noise_sd)
+    bins = degree_bins(bm.degrees, noise=noise_sd, min_top=MIN_TOP_CLASS)
     k = bm.block_counts.shape[0]
     while k * (int(bins.max()) + 1) > MAX_SPLIT_BLOCKS and bins.max() > 0:
         bins = bins // 2  # merge neighbouring classes: the split's k^2 B^2 table stays small

@@ -511,3 +511,23 @@ def test_release_synthetic_merges_degree_classes_to_bound_the_split(monkeypatch)
     assert small.diagnostics["degree_classes"] <= 2
     assert small.block_model.block_counts.shape[0] <= 2 * small.diagnostics["communities"]
     assert small.sample(rng=0).m == small.edge_count
+
+
+@pytest.mark.parametrize("enumerate_limit", [4_000_000, 0])
+def test_sampler_fill_realises_nearly_complete_counts(monkeypatch, enumerate_limit):
+    """A nearly complete block (400 of its 435 pairs) with very uneven weights: the rejection
+    rounds stall and the final fill places the rest among the free pairs, by weighted
+    enumeration or (enumeration disabled) by uniform rejection; exact count, no repeats."""
+    import dpgraph.synthetic as sy
+
+    monkeypatch.setattr(sy, "FILL_ENUMERATE", enumerate_limit)
+    n = 30
+    d = np.geomspace(1, 200, n)
+    g = sample_block_model(np.zeros(n, dtype=int), np.array([[400]]), d, rng=7)
+    A = g.weights
+    assert g.m == 400 and (A.data == 1).all() and A.diagonal().sum() == 0
+    # a second block pair, sparse, alongside the full one
+    z = np.repeat([0, 1], [n, 200])
+    dd = np.concatenate([d, np.full(200, 3.0)])
+    g2 = sample_block_model(z, np.array([[400, 50], [50, 250]]), dd, rng=8)
+    assert np.array_equal(block_edge_counts(g2.weights, z), [[400.0, 50.0], [0.0, 250.0]])
