@@ -30,6 +30,7 @@ Writes benchmarks/out/synthetic_<graph>.json and .png and prints a table (mean o
 
 import argparse
 import json
+import os
 import platform
 import sys
 import time
@@ -48,7 +49,7 @@ from dpgraph.privacy import PrivacyLedger, laplace_mechanism, make_rng
 from dpgraph.synthetic import block_edge_counts, refine_partition
 
 OUT = Path(__file__).resolve().parent / "out"
-DATA = Path("/work/shared/datasets/social")
+DATA = Path(os.environ.get("DPGRAPH_DATA", "/work/shared/datasets")) / "social"
 GROUP_SIZE = 20  # PrivGraph's super-node size N1 (our choice; the paper tunes it)
 TIME_REPEATS = 3
 METRICS = ["edge_ratio", "degree_kl", "degree_hellinger", "clustering_rel_error",

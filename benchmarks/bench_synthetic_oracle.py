@@ -12,6 +12,7 @@ Usage (repository root):
 """
 
 import argparse
+import os
 import warnings
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from dpgraph.graph import from_matrix
 from dpgraph.io import read_graph
 from dpgraph.synthetic import block_edge_counts, degree_split, sample_block_model
 
-DATA = Path("/work/shared/datasets/social")
+DATA = Path(os.environ.get("DPGRAPH_DATA", "/work/shared/datasets")) / "social"
 KEYS = ("path_rel_error", "modularity_rel_error", "evc_overlap", "clustering_rel_error", "nmi")
 
 
