@@ -122,6 +122,8 @@ FAST = {
     "cosine": (dict(runs=600), 0.3),
     "marginals": (dict(runs=600), 0.3),
     "jl": (dict(runs=20, calibration_runs=20), None),
+    "synthetic_refinement": (dict(runs=3_000), 0.7),
+    "synthetic_degree_classes": (dict(runs=3_000), 0.7),
 }
 
 
@@ -132,6 +134,25 @@ def test_fast_audit(name):
     assert res.epsilon_lower_bound <= res.claimed_epsilon, res
     if fraction is not None:
         assert res.fraction >= fraction, res
+
+
+def test_fast_audit_synthetic_block_model_both_pairs():
+    """docs/privacy.md 7.7: an inside pair and an across pair each attain the weighted
+    sensitivity, so both tight events approach the claim and neither exceeds it."""
+    out = catalog.synthetic_block_model(runs=3_000)
+    for res in out.values():
+        assert not res.violated and res.fraction >= 0.55, res
+
+
+def test_synthetic_audit_catches_a_halved_noise_scale(monkeypatch):
+    """The audit can fail: with the block model's noise scales halved (twice the claimed
+    epsilon spent), the inside-pair event's bound exceeds the claim."""
+    import dpgraph.synthetic as sy
+
+    original = sy.split_block_scales
+    monkeypatch.setattr(sy, "split_block_scales", lambda *a, **k: original(*a, **k) / 2)
+    out = catalog.synthetic_block_model(runs=3_000)
+    assert out["inside"].violated, out["inside"]
 
 
 def test_fast_audit_max_cut_has_power():
@@ -172,7 +193,8 @@ def test_fast_audit_pca_route():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["randomized_response", "laplace", "gaussian", "exponential",
-                                  "edge_count", "cosine", "marginals"])
+                                  "edge_count", "cosine", "marginals", "synthetic_refinement",
+                                  "synthetic_degree_classes"])
 def test_full_tight_audit_reaches_80_percent(name):
     res = getattr(catalog, name)()
     assert 0.8 <= res.fraction <= 1.0, res

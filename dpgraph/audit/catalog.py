@@ -11,7 +11,9 @@ tests (``rng`` is a seed), not private releases.
 
 Tight events (the audit can reach the claim; ``docs/audit.md``): :func:`randomized_response`,
 :func:`laplace`, :func:`gaussian`, :func:`exponential`, :func:`edge_count`,
-:func:`rr_route` (``"released"``), :func:`cosine`, :func:`marginals`. The others audit
+:func:`rr_route` (``"released"``), :func:`cosine`, :func:`marginals`, and the synthetic
+release's three Laplace releases (:func:`synthetic_block_model`, :func:`synthetic_refinement`,
+:func:`synthetic_degree_classes`). The others audit
 post-processed or composed releases and report how far they got.
 """
 
@@ -31,11 +33,13 @@ from .harness import (AuditResult, audit_event, audit_threshold, audit_threshold
 
 __all__ = ["randomized_response", "laplace", "gaussian", "exponential", "edge_count",
            "rr_route", "pca_route", "matrix_free", "max_cut", "cosine", "marginals", "jl",
+           "synthetic_block_model", "synthetic_refinement", "synthetic_degree_classes",
            "TIGHT"]
 
 #: Audits whose event is tight for the mechanism: their bound must reach a stated fraction.
 TIGHT = ("randomized_response", "laplace", "gaussian", "exponential", "edge_count",
-         "rr_route", "cosine", "marginals")
+         "rr_route", "cosine", "marginals", "synthetic_block_model", "synthetic_refinement",
+         "synthetic_degree_classes")
 
 
 def _ledger(epsilon: float, delta: float = 0.0) -> PrivacyLedger:
@@ -490,3 +494,120 @@ def jl(*, epsilon: float = 1.0, delta: float = 1e-3, runs: int = 2_000, rng=0,
                            mechanism_name="jl_two_way_marginals (Gaussian, Gordon bound)",
                            pair_name=f"m={m} one-hot rows: a row e_2 vs e_1",
                            statistic_name="S[0,0] - S[1,1]")
+
+
+# ----------------------------------------------------------------------------- synthetic release
+# release_synthetic's Laplace releases (docs/privacy.md 7.4, 7.7, 7.10), each observed at the
+# noise draw itself: the mechanism runs the public function and records what it passed
+# through ``laplace_mechanism`` (the release before post-processing). Every coordinate the pair
+# moves has Laplace noise of scale b and a shift s with s / b summing to epsilon, so the event
+# "every moved coordinate at or above its x1 value" has P1 / P0 = e^epsilon exactly: tight.
+
+
+def _observe_laplace(call):
+    """Run ``call()`` and return the noisy vectors it released through
+    ``dpgraph.synthetic.laplace_mechanism`` (in order)."""
+    from .. import synthetic as sy
+
+    seen = []
+    original = sy.laplace_mechanism
+
+    def spy(*args, **kwargs):
+        out = original(*args, **kwargs)
+        seen.append(np.asarray(out[0], dtype=float).ravel().copy())
+        return out
+
+    sy.laplace_mechanism = spy
+    try:
+        call()
+    finally:
+        sy.laplace_mechanism = original
+    return seen
+
+
+def _all_at_least(index, target):
+    index, target = np.asarray(index), np.asarray(target, dtype=float)
+    return lambda noisy: bool(np.all(noisy[index] >= target))
+
+
+def synthetic_block_model(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
+                          confidence: float = 0.95) -> dict:
+    """:func:`dpgraph.synthetic.release_split_block_model` (7.7: one Laplace release, weighted
+    L1 sensitivity 1) on blocks ``[0, 0, 1, 1]`` and the graph ``{0, 2}``, with a pair inside
+    block 0 (``{0, 1}``: two inside degrees move, each by half the budget) and a pair across
+    (``{1, 3}``: one inter-block count and two across degrees). Returns ``{"inside": ...,
+    "across": ...}``."""
+    from ..graph import as_graph_data
+    from ..synthetic import release_split_block_model, split_block_scales, split_block_statistics
+
+    blocks = np.array([0, 0, 1, 1])
+    unit = epsilon * split_block_scales(4, 2, epsilon)
+    out = {}
+    for kind, extra in (("inside", (0, 1)), ("across", (1, 3))):
+        G0, G1 = _graph_pair([(0, 2)], extra, 4)
+        pair = (as_graph_data(G0), as_graph_data(G1))
+        v0, v1 = (split_block_statistics(d.weights, blocks) / unit for d in pair)
+        moved = np.flatnonzero(v0 != v1)
+
+        def mech(data, gen):
+            return _observe_laplace(lambda: release_split_block_model(
+                data, blocks, epsilon=epsilon, ledger=_ledger(epsilon), rng=gen))[0]
+
+        out[kind] = audit_event(
+            mech, pair, _all_at_least(moved, v1[moved]), epsilon=epsilon, runs=runs,
+            confidence=confidence, rng=rng,
+            mechanism_name="release_split_block_model (synthetic block model)",
+            pair_name=f"blocks [0, 0, 1, 1], edge {{0, 2}} vs + {kind} pair {set(extra)}",
+            event_name=f"the {moved.size} moved coordinates at or above their x1 values")
+    return out
+
+
+def synthetic_refinement(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
+                         confidence: float = 0.95) -> AuditResult:
+    """One round of :func:`dpgraph.synthetic.refine_partition` (7.4: node-to-block counts,
+    L1 sensitivity 2, Laplace ``2 / epsilon``) on blocks ``[0, 0, 1, 1]``, the graph
+    ``{0, 2}`` vs + ``{1, 3}``: ``N[1, 1]`` and ``N[3, 0]`` move by 1."""
+    from ..graph import as_graph_data
+    from ..synthetic import node_block_counts, refine_partition
+
+    blocks = np.array([0, 0, 1, 1])
+    G0, G1 = _graph_pair([(0, 2)], (1, 3), 4)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+    n0, n1 = (node_block_counts(d.weights, blocks, 2).ravel() for d in pair)
+    moved = np.flatnonzero(n0 != n1)
+
+    def mech(data, gen):
+        return _observe_laplace(lambda: refine_partition(
+            data, blocks, epsilon=epsilon, ledger=_ledger(epsilon), rng=gen, rounds=1))[0]
+
+    return audit_event(mech, pair, _all_at_least(moved, n1[moved]), epsilon=epsilon, runs=runs,
+                       confidence=confidence, rng=rng,
+                       mechanism_name="refine_partition, one round (synthetic communities)",
+                       pair_name="blocks [0, 0, 1, 1], edge {0, 2} vs + {1, 3}",
+                       event_name="N[1, 1] and N[3, 0] at or above their x1 values")
+
+
+def synthetic_degree_classes(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
+                             confidence: float = 0.95) -> AuditResult:
+    """:func:`dpgraph.synthetic.release_degree_mixing` (7.10: class-pair edge counts, L1
+    sensitivity 1) for classes ``[0, 1, 0, 1]`` fixed in advance, the path 0-2-1 vs + ``{0, 1}``
+    (class pair (0, 1): its count moves from 1 to 2)."""
+    from ..graph import as_graph_data
+    from ..synthetic import block_edge_counts, release_degree_mixing
+
+    classes = np.array([0, 1, 0, 1])
+    G0, G1 = _graph_pair([(0, 2), (2, 1)], (0, 1), 4)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+    iu = np.triu_indices(2)
+    c0, c1 = (block_edge_counts(d.weights, classes)[iu] for d in pair)
+    moved = np.flatnonzero(c0 != c1)
+
+    def mech(data, gen):
+        return _observe_laplace(lambda: release_degree_mixing(
+            data, classes, epsilon=epsilon, ledger=_ledger(epsilon), rng=gen))[0]
+
+    return audit_event(mech, pair, _all_at_least(moved, c1[moved]), epsilon=epsilon, runs=runs,
+                       confidence=confidence, rng=rng,
+                       mechanism_name="release_degree_mixing (synthetic degree classes)",
+                       pair_name="path 0-2-1 vs + edge {0, 1}, classes [0, 1, 0, 1]",
+                       event_name="class-pair (0, 1) count at or above 2")
