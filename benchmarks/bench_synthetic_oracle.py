@@ -4,7 +4,9 @@ Samples :func:`dpgraph.synthetic.sample_block_model` with the TRUE degrees, insi
 block edge counts of four partitions of the true graph -- one block, logarithmic degree classes
 (``floor(log2 d)``, capped at 9), the true graph's Louvain communities, and Louvain x classes --
 and scores the samples with :func:`dpgraph.evaluate.synthetic_report` (path error, modularity
-error of the true Louvain partition, EVC top-1% overlap, clustering error, NMI). Diagnosis only:
+error of the true Louvain partition, EVC top-1% overlap, clustering error, NMI; with
+``--max-cut`` also the max-cut transfer, and a fifth partition, Louvain x the sides of the max
+cut that dpgraph.solve_max_cut finds on the true graph). Diagnosis only:
 it reads the graph freely; it shows which released structure is worth paying privacy for.
 
 Usage (repository root):
@@ -29,15 +31,16 @@ DATA = Path(os.environ.get("DPGRAPH_DATA", "/work/shared/datasets")) / "social"
 KEYS = ("path_rel_error", "modularity_rel_error", "evc_overlap", "clustering_rel_error", "nmi")
 
 
-def score(t, ts, A, d, blocks, samples):
+def score(t, ts, A, d, blocks, samples, keys, ref=None):
     b = np.unique(blocks, return_inverse=True)[1]
     C = block_edge_counts(A, b)
     inside = degree_split(A, b)[:, 0] / np.maximum(d, 1)
     out = []
     for s in range(samples):
         S = sample_block_model(b, C, d, inside=inside, rng=s, labels=t.labels)
-        r = synthetic_report(t, S, rng=0, true_stats=ts, max_cut=False)
-        out.append([r[k] for k in KEYS])
+        r = synthetic_report(t, S, rng=0, true_stats=ts, max_cut=ref is not None,
+                             reference_cut=None if ref is None else ref.value)
+        out.append([r[k] for k in keys])
     return int(b.max()) + 1, np.mean(out, axis=0)
 
 
@@ -45,7 +48,10 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--graphs", default="chameleon,ca-hepph")
     p.add_argument("--samples", type=int, default=2)
+    p.add_argument("--max-cut", action="store_true",
+                   help="also score the max-cut transfer (and add Louvain x max-cut sides)")
     args = p.parse_args()
+    keys = KEYS + (("maxcut_transfer",) if args.max_cut else ())
     warnings.simplefilter("ignore")
     for name in args.graphs.split(","):
         raw = read_graph(DATA / f"{name}.txt")
@@ -59,13 +65,18 @@ def main():
               f"mean path {ts['avg_path']:.3f}")
         louv = np.asarray(ts["louvain"])
         classes = np.minimum(np.log2(np.maximum(d, 1)).astype(int), 9)
-        print("| partition | blocks | " + " | ".join(KEYS) + " |")
-        print("|---|---|" + "---|" * len(KEYS))
-        for label, blocks in (("one block", np.zeros(t.n, dtype=int)),
-                              ("degree classes", classes),
-                              ("true Louvain", louv),
-                              ("Louvain x classes", louv * 16 + classes)):
-            k, m = score(t, ts, A, d, blocks, args.samples)
+        parts = [("one block", np.zeros(t.n, dtype=int)), ("degree classes", classes),
+                 ("true Louvain", louv), ("Louvain x classes", louv * 16 + classes)]
+        ref = None
+        if args.max_cut:
+            from dpgraph.csp import solve_max_cut
+
+            ref = solve_max_cut(t, rng=0, tol=1e-3, certificate="auto")
+            parts.append(("Louvain x max-cut sides", louv * 2 + (np.asarray(ref.x) > 0)))
+        print("| partition | blocks | " + " | ".join(keys) + " |")
+        print("|---|---|" + "---|" * len(keys))
+        for label, blocks in parts:
+            k, m = score(t, ts, A, d, blocks, args.samples, keys, ref)
             print(f"| {label} | {k} | " + " | ".join(f"{x:.3f}" for x in m) + " |")
 
 
