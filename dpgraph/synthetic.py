@@ -909,12 +909,15 @@ def release_degree_mixing(data: GraphData, bins, *, epsilon: float, ledger: Priv
 
     Examples
     --------
-    >>> import networkx as nx
-    >>> from dpgraph.graph import as_graph_data
-    >>> data = as_graph_data(nx.Graph(nx.karate_club_graph().edges()))
-    >>> led = PrivacyLedger(epsilon=1, delta=0)
-    >>> M = release_degree_mixing(data, np.arange(34) % 3, epsilon=1, ledger=led, rng=0)
-    >>> M.shape, bool((M == M.T).all()), round(led.spent[0], 6)
+    Three classes of a 30-node cycle; one epsilon-1 charge:
+
+    >>> import scipy.sparse as sp
+    >>> from dpgraph.graph import from_matrix
+    >>> ring = sp.diags([np.ones(29), np.ones(29)], [1, -1]).tocsr()
+    >>> ledger = PrivacyLedger(epsilon=1, delta=0)
+    >>> M = release_degree_mixing(from_matrix(ring), np.arange(30) % 3, epsilon=1,
+    ...                           ledger=ledger, rng=0)
+    >>> M.shape, bool((M == M.T).all()), round(ledger.spent[0], 6)
     ((3, 3), True, 1.0)
     """
     b, B = _check_blocks(bins, data.n)
