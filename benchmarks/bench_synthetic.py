@@ -187,7 +187,7 @@ def run_graph(name, args):
     from dpgraph.evaluate import cut_value
 
     signs = np.random.default_rng(0).choice([-1, 1], size=(20, data.n))
-    args.random_cut = float(np.mean([cut_value(data, x) for x in signs]) / ref)
+    random_cut = float(np.mean([cut_value(data, x) for x in signs]) / ref)
     rows = []
     for eps in args.epsilons:
         for seed in range(args.seeds):
@@ -219,10 +219,10 @@ def run_graph(name, args):
     OUT.mkdir(exist_ok=True)
     with open(OUT / f"synthetic_{name}{args.suffix}.json", "w") as fh:
         json.dump({"graph": name, "n": data.n, "m": data.m, "reference_cut": ref,
-                   "random_cut_transfer": args.random_cut,
+                   "random_cut_transfer": random_cut,
                    "rows": rows}, fh, default=float)
-    table(name, rows, args)
-    plot(name, rows, args)
+    table(name, rows, args, random_cut)
+    plot(name, rows, args, random_cut)
     return rows
 
 
@@ -231,10 +231,10 @@ def _mean(rows, method, eps, key):
     return float(np.mean(v)) if v else float("nan")
 
 
-def table(name, rows, args):
+def table(name, rows, args, random_cut):
     keys = METRICS + ["isolated", "seconds", "cpu_seconds", "peak_mb"]
     print(f"\n### {name} (mean over {args.seeds} seed(s))\n")
-    print(f"(max-cut transfer of uniformly random sides, 20 draws: {args.random_cut:.3f})\n")
+    print(f"(max-cut transfer of uniformly random sides, 20 draws: {random_cut:.3f})\n")
     print("| epsilon | method | " + " | ".join(keys) + " |")
     print("|---|---|" + "---|" * len(keys))
     for eps in args.epsilons:
@@ -262,7 +262,7 @@ def table(name, rows, args):
     sys.stdout.flush()
 
 
-def plot(name, rows, args):
+def plot(name, rows, args, random_cut):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -274,7 +274,7 @@ def plot(name, rows, args):
         for m in args.methods:
             ax.plot(args.epsilons, [_mean(rows, m, e, key) for e in args.epsilons], "o-", label=m)
         if key == "maxcut_transfer":
-            ax.axhline(args.random_cut, ls=":", color="gray", label="random sides")
+            ax.axhline(random_cut, ls=":", color="gray", label="random sides")
             ax.legend(fontsize=7)
         ax.set_xscale("log", base=2)
         ax.set_title(key + (" (higher better)" if key in HIGHER_IS_BETTER else ""))

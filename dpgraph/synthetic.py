@@ -386,6 +386,17 @@ def _isotonic_sorted(values: np.ndarray) -> np.ndarray:
     return out
 
 
+def _capped_counts(b: np.ndarray, k: int, counts) -> np.ndarray:
+    """The upper triangle of ``counts`` rounded, clipped to ``[0, pairs_ab]`` (``pairs_aa =
+    n_a (n_a - 1) / 2``, ``pairs_ab = n_a n_b``) and symmetrised, as int64."""
+    sizes = np.bincount(b, minlength=k).astype(float)
+    pairs = np.outer(sizes, sizes)
+    pairs[np.diag_indices(k)] = sizes * (sizes - 1) / 2.0
+    C = np.rint(np.triu(np.asarray(counts, dtype=float)[:k, :k]))
+    C = np.clip(C, 0.0, np.triu(pairs)).astype(np.int64)
+    return C + np.triu(C, 1).T
+
+
 def consistent_block_model(blocks, counts: np.ndarray, degrees: np.ndarray, *, inside=None,
                            across=None, shrink: float = 1.0) -> BlockModel:
     """Post-process noisy releases into a consistent :class:`BlockModel` (no privacy cost).
@@ -404,12 +415,7 @@ def consistent_block_model(blocks, counts: np.ndarray, degrees: np.ndarray, *, i
     """
     b, k = _check_blocks(blocks)
     n = b.size
-    sizes = np.bincount(b, minlength=k).astype(float)
-    pairs = np.outer(sizes, sizes)
-    pairs[np.diag_indices(k)] = sizes * (sizes - 1) / 2.0
-    C = np.rint(np.triu(np.asarray(counts, dtype=float)[:k, :k]))
-    C = np.clip(C, 0.0, np.triu(pairs)).astype(np.int64)
-    C = C + np.triu(C, 1).T
+    C = _capped_counts(b, k, counts)
     d = np.clip(_isotonic_sorted(np.asarray(degrees, dtype=float)), 1.0, max(n - 1, 1))
     frac = None
     if inside is not None:
@@ -450,6 +456,13 @@ def _cdfs(w: np.ndarray, members: list) -> tuple:
     return order, cum, base, tot, off
 
 
+def _absent(keys: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """Mask of the entries of ``cand`` not in the sorted array ``keys`` (binary search)."""
+    if not keys.size:
+        return np.ones(cand.size, dtype=bool)
+    return keys[np.minimum(np.searchsorted(keys, cand), keys.size - 1)] != cand
+
+
 def _fill_remaining(gen, keys, members, ia, ib, need, n, weights, inner):
     """Place the edges that the rejection rounds did not (nearly complete block pairs, hubs
     whose pairs are used up): for each block pair, ``need`` distinct free pairs ``{u, v}``
@@ -457,22 +470,19 @@ def _fill_remaining(gen, keys, members, ia, ib, need, n, weights, inner):
     Spirakis 2006: the largest keys ``log(U) / (w_u w_v)``), ``weights = (inside, across)``.
     Block pairs of more than ``FILL_ENUMERATE`` node pairs are not enumerated (memory): their
     free pairs are many, so uniform pairs with rejection fill them."""
-    extra = []
-    taken = keys
+    extra = []  # block pairs are disjoint: one pair's extra edges never meet another's
     for p in np.flatnonzero(need):
         ma, mb = members[ia[p]], members[ib[p]]
         w = weights[0] if inner[p] else weights[1]
         if ma.size * mb.size > FILL_ENUMERATE:
-            extra.append(_fill_by_rejection(gen, taken, ma, mb, int(need[p]), n))
-            taken = np.sort(np.concatenate([taken, extra[-1]]), kind="stable")
+            extra.append(_fill_by_rejection(gen, keys, ma, mb, int(need[p]), n))
             continue
         u, v = np.meshgrid(ma, mb, indexing="ij")
         u, v = u.ravel(), v.ravel()
         ok = u < v if ia[p] == ib[p] else np.ones(u.size, dtype=bool)
         lo, hi = np.minimum(u[ok], v[ok]), np.maximum(u[ok], v[ok])
-        cand = lo * n + hi  # distinct; ``keys`` is sorted: membership by binary search
-        pos = np.minimum(np.searchsorted(keys, cand), max(keys.size - 1, 0))
-        free = (keys[pos] != cand) if keys.size else np.ones(cand.size, dtype=bool)
+        cand = lo * n + hi  # distinct
+        free = _absent(keys, cand)
         cand, lo, hi = cand[free], lo[free], hi[free]
         take = min(int(need[p]), cand.size)
         wt = np.maximum(w[lo] * w[hi], 1e-300)
@@ -489,9 +499,7 @@ def _fill_by_rejection(gen, keys, ma, mb, need, n):
         v = mb[gen.integers(mb.size, size=u.size)]
         ok = u != v
         c = np.unique(np.minimum(u[ok], v[ok]) * n + np.maximum(u[ok], v[ok]))
-        pos = np.minimum(np.searchsorted(keys, c), max(keys.size - 1, 0))
-        c = c[keys[pos] != c] if keys.size else c
-        got = np.union1d(got, c)[:need]
+        got = np.union1d(got, c[_absent(keys, c)])[:need]
     return got
 
 
@@ -522,10 +530,8 @@ def _accept(keys, u, v, pair_of, need, n):
     lo, hi = np.minimum(u[ok], v[ok]), np.maximum(u[ok], v[ok])
     new, first = np.unique(lo * n + hi, return_index=True)
     pair_of = pair_of[ok][first]
-    if keys.size:
-        pos = np.minimum(np.searchsorted(keys, new), keys.size - 1)
-        fresh = keys[pos] != new
-        new, pair_of = new[fresh], pair_of[fresh]
+    fresh = _absent(keys, new)
+    new, pair_of = new[fresh], pair_of[fresh]
     order = np.argsort(pair_of, kind="stable")
     new, pair_of = new[order], pair_of[order]
     start = np.searchsorted(pair_of, np.arange(need.size))
@@ -618,16 +624,10 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     if ia.size:
         # anchors: one edge from every node, to a block drawn in proportion to its block's
         # released incidences, so no node with a positive released block volume is isolated
-        u, c = _anchor_blocks(gen, b, target)
-        has = c >= 0
-        u, c = u[has], c[has]
-        v = np.where(grp[c] == grp[b[u]], _draw_endpoints(gen, cin, c),
-                     _draw_endpoints(gen, cout, c))
-        lo_b, hi_b = np.minimum(b[u], c), np.maximum(b[u], c)
-        keys, need = _accept(keys, u, v, pair_index[lo_b, hi_b], need, n)
-        # a node whose anchor was rejected (its block pair's count already used up by other
-        # anchors: small blocks) draws again, in proportion to the counts still unplaced
-        for _ in range(ANCHOR_RETRIES):
+        # (the first pass draws for every node; a node whose anchor was rejected -- its block
+        # pair's count used up by other anchors: small blocks -- draws again, in proportion to
+        # the counts still unplaced)
+        for _ in range(1 + ANCHOR_RETRIES):
             deg = np.bincount(keys // n, minlength=n) + np.bincount(keys % n, minlength=n)
             left = np.zeros((k, k), dtype=np.int64)
             left[ia, ib] = need
@@ -1027,9 +1027,9 @@ def split_by_degree_bins(bm: BlockModel, bins, mixing: np.ndarray, *, rng=None,
     T = T.reshape(K * B, K * B)[np.ix_(used, used)]
     counts = np.triu(T, 1) + np.diag(np.diag(T) / 2.0)
     counts = np.triu(_random_round(gen, counts))
-    out = consistent_block_model(new_b.astype(np.int64), counts, d)
-    return BlockModel(blocks=out.blocks, block_counts=out.block_counts, degrees=d, inside=f,
-                      groups=(used // B).astype(np.int64))
+    new_b = new_b.astype(np.int64)
+    return BlockModel(blocks=new_b, block_counts=_capped_counts(new_b, used.size, counts),
+                      degrees=d, inside=f, groups=(used // B).astype(np.int64))
 
 
 def default_init_labels(epsilon: float) -> int:
