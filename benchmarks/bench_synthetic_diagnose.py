@@ -1,0 +1,164 @@
+"""Why the cells where ``release_synthetic`` stays behind the PrivGraph-style baseline are
+behind (issue 18): the measurements behind BENCHMARKS.md's seventh-session diagnosis.
+
+NOT PRIVATE: every number here reads the true graph (benchmark use only).
+
+Subcommands (from the repository root, ``DPGRAPH_DATA`` pointing at the data sets):
+
+``path [--graph chameleon] [--epsilons 2,4] [--seeds 3]``
+    Average shortest path (dpgraph.evaluate.graph_statistics, 64 sources) of our sample, of the
+    same release sampled with the baseline's two distortions applied -- hub weights capped
+    (``--cap``; the baseline's Chung-Lu collapses repeated hub pairs) and edges deleted at
+    random down to the baseline's edge ratio -- and of the baseline's sample; plus the share of
+    all degree held by the top 1% of nodes and the maximum degree of each.
+``maxcut [--graph facebook] [--epsilons 1] [--seeds 4]``
+    The max-cut transfer of our sample (the partition ``solve_max_cut`` finds on it, scored on
+    the true graph, over the benchmark's reference cut), of the same release sampled with flat
+    degrees (a plain block model), and the block-level prediction of the true cut: with ``p_c``
+    the share of community ``c`` on one side, ``sum_{c <= c'} T_cc' (p_c (1 - p_c') + p_c'
+    (1 - p_c))`` over the true edge counts ``T`` of the release's communities (uniform sides
+    give ``m / 2``).
+``spectral [--graphs facebook,ca-hepph,chameleon]``
+    The cut, as a fraction of the edges, of the sign of each of the 4 lowest eigenvectors of the
+    true normalized adjacency ``D^-1/2 A D^-1/2``: whether even an exact spectral release could
+    carry a cut side better than random sides (0.5) into a synthetic graph.
+
+    PYTHONPATH=. python benchmarks/bench_synthetic_diagnose.py path
+"""
+
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_synthetic as bs  # noqa: E402
+
+import dpgraph  # noqa: E402
+from dpgraph.evaluate import cut_value, graph_statistics  # noqa: E402
+from dpgraph.graph import from_matrix  # noqa: E402
+from dpgraph.io import read_graph  # noqa: E402
+from dpgraph.synthetic import block_edge_counts, sample_block_model  # noqa: E402
+
+
+def load(name):
+    raw = read_graph(bs.DATA / f"{name}.txt")
+    return from_matrix(raw.weights, tuple(range(raw.n)), source=name)
+
+
+def release(data, eps, seed):
+    """The benchmark's dpgraph release for this seed (bench_synthetic.dpgraph_synth's stream)."""
+    return dpgraph.release_synthetic(data, epsilon=eps, rng=1000 * seed + 17).block_model
+
+
+def resample(bm, degrees, rng=5):
+    return sample_block_model(bm.blocks, bm.block_counts, degrees, inside=bm.inside, rng=rng,
+                              groups=bm.groups)
+
+
+def keep_edges(g, frac, seed):
+    U = sp.triu(g.weights).tocoo()
+    keep = np.random.default_rng(seed).random(U.nnz) < frac
+    A = sp.coo_array((U.data[keep], (U.row[keep], U.col[keep])), shape=g.weights.shape)
+    return from_matrix((A + A.T).tocsr())
+
+
+def hubs(g):
+    d = np.sort(np.asarray(g.weights.sum(axis=1)).ravel())[::-1]
+    return d[: max(int(0.01 * g.n), 1)].sum() / d.sum(), int(d[0])
+
+
+def path_cmd(args):
+    data = load(args.graph)
+    path = lambda g: graph_statistics(g, rng=0)["avg_path"]  # noqa: E731
+    share, top = hubs(data)
+    print(f"{args.graph}: true path {path(data):.3f}, top-1% degree share {share:.3f}, "
+          f"max degree {top}")
+    print("| eps | seed | ours | hubs capped | edges deleted | both | baseline | baseline "
+          "edges / true | top-1% share ours / baseline | max degree ours / baseline |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for eps in args.epsilons:
+        for seed in range(args.seeds):
+            bm = release(data, eps, seed)
+            ours = resample(bm, bm.degrees)
+            base, _ = bs.privgraph_style(data, eps, 1000 * seed + 17)
+            ratio = base.m / data.m
+            capped = resample(bm, np.minimum(bm.degrees, args.cap))
+            (so, mo), (sb, mb) = hubs(ours), hubs(base)
+            print(f"| {eps:g} | {seed} | {path(ours):.3f} | {path(capped):.3f} | "
+                  f"{path(keep_edges(ours, ratio, seed)):.3f} | "
+                  f"{path(keep_edges(capped, ratio, seed)):.3f} | {path(base):.3f} | "
+                  f"{ratio:.3f} | {so:.3f} / {sb:.3f} | {mo} / {mb} |", flush=True)
+
+
+def maxcut_cmd(args):
+    from dpgraph.csp import solve_max_cut
+
+    data = load(args.graph)
+    out = bs.OUT / f"synthetic_{args.graph}_s10.json"
+    ref = (json.loads(out.read_text())["reference_cut"] if out.exists()
+           else solve_max_cut(data, rng=0, tol=1e-3, certificate="auto").value)
+
+    def side(g):
+        return np.where(np.asarray(solve_max_cut(g, rng=0, tol=1e-3).x) > 0, 1.0, -1.0)
+
+    print(f"{args.graph}: uniform sides give {data.m / 2 / ref:.4f} of the reference cut")
+    print("| eps | seed | transfer | flat degrees | block-level prediction | community side "
+          "shares |")
+    print("|---|---|---|---|---|---|")
+    for eps in args.epsilons:
+        for seed in range(args.seeds):
+            bm = release(data, eps, seed)
+            x = side(resample(bm, bm.degrees))
+            flat = side(resample(bm, np.ones(bm.n)))
+            comm = bm.groups[bm.blocks]
+            k = int(comm.max()) + 1
+            p = np.bincount(comm, weights=x > 0, minlength=k) / np.bincount(comm, minlength=k)
+            T = np.triu(block_edge_counts(data.weights, comm))
+            pred = (T * (p[:, None] * (1 - p[None, :]) + p[None, :] * (1 - p[:, None]))).sum()
+            print(f"| {eps:g} | {seed} | {cut_value(data, x) / ref:.4f} | "
+                  f"{cut_value(data, flat) / ref:.4f} | {pred / ref:.4f} | "
+                  f"{', '.join(f'{v:.2f}' for v in p)} |", flush=True)
+
+
+def spectral_cmd(args):
+    from scipy.sparse.linalg import eigsh
+
+    for name in args.graphs.split(","):
+        data = load(name)
+        d = np.asarray(data.weights.sum(axis=1)).ravel()
+        s = sp.diags(1.0 / np.sqrt(np.maximum(d, 1.0)))
+        vals, vecs = eigsh(s @ data.weights @ s, k=4, which="SA")
+        fr = [cut_value(data, np.where(vecs[:, i] >= 0, 1.0, -1.0)) / data.m for i in range(4)]
+        print(f"{name}: eigenvalues {', '.join(f'{v:.3f}' for v in vals)}; cut / edges of "
+              f"their signs {', '.join(f'{f:.4f}' for f in fr)} (uniform sides: 0.5)")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    a = sub.add_parser("path")
+    a.add_argument("--graph", default="chameleon")
+    a.add_argument("--epsilons", default="2,4")
+    a.add_argument("--seeds", type=int, default=3)
+    a.add_argument("--cap", type=float, default=150.0)
+    b = sub.add_parser("maxcut")
+    b.add_argument("--graph", default="facebook")
+    b.add_argument("--epsilons", default="1")
+    b.add_argument("--seeds", type=int, default=4)
+    c = sub.add_parser("spectral")
+    c.add_argument("--graphs", default="facebook,ca-hepph,chameleon")
+    args = p.parse_args()
+    if hasattr(args, "epsilons"):
+        args.epsilons = [float(e) for e in args.epsilons.split(",")]
+    warnings.simplefilter("ignore")  # seeded noise warns (benchmarks are reproducible runs)
+    {"path": path_cmd, "maxcut": maxcut_cmd, "spectral": spectral_cmd}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
