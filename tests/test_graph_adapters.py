@@ -109,7 +109,7 @@ def test_scipy_and_edges_round_trip(graph):
 def test_igraph_without_names_gets_index_labels():
     G = ig.Graph(n=4, edges=[(0, 1), (2, 3)])
     data = as_graph_data(G)
-    assert data.labels == (0, 1, 2, 3) and data.is_unweighted
+    assert data.labels == range(4) and data.is_unweighted  # the default labels: a range
     assert to_igraph(data).vs["name"] == [0, 1, 2, 3]
 
 
