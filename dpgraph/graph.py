@@ -314,8 +314,14 @@ def _from_coo(rows, cols, vals, labels, *, duplicates="sum", directed=False, sym
     A = sp.coo_array((vals, (lo, hi)), shape=(n, n))
     U = _drop_zero_pairs(_merge(A, duplicates, source=source, warn=warn_duplicates,
                                 pair_key=(lo, hi)), source=source)
-    diag = U.diagonal()
-    W = U + U.T - sp.diags_array(diag)  # keep loops once so _finalize can count them
+    # W = U + U^T with the loops kept once (so _finalize can count them), from U's stored
+    # entries: O(n + m) index work, no length-n diagonal or DIA matrix (a header announcing
+    # 10^8 nodes and no edges must not allocate gigabytes)
+    C = U.tocoo()
+    off = C.row != C.col
+    W = sp.csr_array((np.concatenate([C.data, C.data[off]]),
+                      (np.concatenate([C.row, C.col[off]]), np.concatenate([C.col, C.row[off]]))),
+                     shape=(n, n))
     return _finalize(W, labels, source=source)
 
 

@@ -316,6 +316,26 @@ def test_gset_labels_are_a_range_naming_the_same_nodes(tmp_path):
     assert to_igraph(g).vs["name"] == [1, 2, 3, 4, 5]
 
 
+def test_edgeless_gset_with_many_nodes_holds_no_int_per_node(tmp_path):
+    """2,000,000 nodes, no edges: one CSR index pointer (4 bytes a node) is what must be held;
+    a label tuple alone was 8 bytes a node plus an int object for each."""
+    import tracemalloc
+
+    from dpgraph.io import read_graph
+
+    n = 2_000_000
+    p = tmp_path / "big.gset"
+    p.write_text(f"{n} 0\n")
+    tracemalloc.start()
+    try:
+        g = read_graph(p)
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert g.labels == range(1, n + 1) and (g.n, g.m) == (n, 0)
+    assert held < 6 * n and peak < 16 * n, (held / n, peak / n)
+
+
 def _range_and_tuple_graphs(start=0):
     """The same small weighted graph twice: labels as a range and as the equal tuple."""
     rng = np.random.default_rng(7)
