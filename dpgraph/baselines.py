@@ -35,7 +35,7 @@ class SyntheticRelease:
     """A released weighted graph: ``weights`` (dense or sparse, symmetric), labels, ledger."""
 
     name: str
-    labels: tuple
+    labels: tuple | range
     weights: object
     ledger: PrivacyLedger | None
     info: dict = field(default_factory=dict)

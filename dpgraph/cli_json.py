@@ -30,7 +30,7 @@ def jsonable(value):
     """
     if isinstance(value, Mapping):
         return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, range)):  # range: GraphData's default integer labels
         return [jsonable(v) for v in value]
     if isinstance(value, (set, frozenset)):
         items = [jsonable(v) for v in value]

@@ -436,12 +436,22 @@ def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
                       stacklevel=2)
     lo_w = min((float(s[3]) for s, _ in summaries), default=np.inf)
     hi_w = max((float(s[4]) for s, _ in summaries), default=-np.inf)
-    graph = DaskGraph(tuple(built), tuple(labels.tolist()), m=m, degrees=degrees,
+    graph = DaskGraph(tuple(built), _client_labels(labels), m=m, degrees=degrees,
                       weight_stats=(lo_w, hi_w, float(stats[5]) / 2.0,
                                     bool(all(s[6] for s, _ in summaries))),
                       source=source)
     weakref.finalize(graph, shutil.rmtree, folder, ignore_errors=True)
     return graph
+
+
+def _client_labels(labels: np.ndarray) -> tuple | range:
+    """The sorted distinct ids as the client keeps them (as :class:`~dpgraph.graph.GraphData`
+    does): ``range(lo, lo + n)`` when they are the integers ``lo..lo+n-1``, so the client holds
+    no Python int per node; a tuple of Python values otherwise."""
+    n = len(labels)
+    if n and labels.dtype.kind in "iu" and int(labels[-1]) - int(labels[0]) == n - 1:
+        return range(int(labels[0]), int(labels[0]) + n)
+    return tuple(labels.tolist())
 
 
 def _check_labels(values, source):
@@ -491,13 +501,14 @@ class DaskGraph:
     (one CSR block per range of rows, in the workers' memory), with its node labels, degrees
     and weight statistics on the client. Use :func:`from_dask` or :func:`read_edge_files`.
 
-    Attributes: ``n``, ``m`` (distinct pairs), ``labels``, ``blocks`` (persisted Dask values),
+    Attributes: ``n``, ``m`` (distinct pairs), ``labels`` (sorted ids: a ``range`` when they
+    are consecutive integers, else a tuple), ``blocks`` (persisted Dask values),
     ``weights`` (a :class:`DaskAdjacency`), ``degrees``, ``total_weight``, ``weight_range``,
     ``is_unweighted``, and ``edges``: the canonical edge list ``(i < j, w)`` as a Dask
     DataFrame (built from the blocks on demand).
     """
 
-    def __init__(self, blocks: tuple, labels: tuple, *, m: int, degrees: np.ndarray,
+    def __init__(self, blocks: tuple, labels: tuple | range, *, m: int, degrees: np.ndarray,
                  weight_stats: tuple, source: str = "dask"):
         self.blocks = blocks
         self.labels = labels

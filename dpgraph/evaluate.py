@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .graph import GraphData, as_graph_data
+from .graph import GraphData, _label_sequence, _same_labels, as_graph_data
 
 __all__ = ["cut_value", "partition_vector", "bisection_imbalance", "transfer_ratio",
            "graph_statistics", "synthetic_report", "format_synthetic_report"]
@@ -180,7 +180,7 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
 
     t = as_graph_data(true_graph)
     s = as_graph_data(synthetic_graph)
-    if s.labels != t.labels:
+    if not _same_labels(s.labels, t.labels):  # a range and the equal tuple are the same labels
         if set(s.labels) != set(t.labels):
             raise ValueError("the synthetic graph must have the true graph's node set")
         s = _reorder(s, t.labels)
@@ -220,7 +220,8 @@ def _reorder(s: GraphData, labels) -> GraphData:
 
     idx = {lab: i for i, lab in enumerate(s.labels)}
     perm = np.array([idx[lab] for lab in labels])
-    return from_matrix(s.weights[perm][:, perm].tocsr(), tuple(labels), source=s.source)
+    return from_matrix(s.weights[perm][:, perm].tocsr(), _label_sequence(labels),
+                       source="synthetic graph")
 
 
 _REPORT_ROWS = [("edges", "edges (true {edges_true:,})", "{edges:,} ({edge_ratio:.3f}x)"),

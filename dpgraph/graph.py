@@ -2,7 +2,9 @@
 
 Every dpgraph algorithm works on one internal form, :class:`GraphData`: a symmetric
 ``scipy.sparse.csr_array`` of float64 edge weights with a zero diagonal and no stored zeros,
-plus the tuple of node labels (index ``i`` of the matrix is node ``labels[i]``).
+plus the node labels (index ``i`` of the matrix is node ``labels[i]``): a tuple, or a ``range``
+for the default integer labels (``0..n-1``, or ``1..n`` from the 1-indexed file formats), so that
+a graph with many nodes does not hold one Python int per node.
 
 Input policy (documented here once; every adapter follows it, and nothing is dropped silently):
 
@@ -74,12 +76,16 @@ class GraphData:
     ----------
     weights : scipy.sparse.csr_array
         Symmetric ``n x n`` float64 matrix, zero diagonal, no stored zeros, sorted indices.
-    labels : tuple
-        ``labels[i]`` is the caller's label of node ``i``.
+    labels : tuple, or range for the default integer labels
+        ``labels[i]`` is the caller's label of node ``i``. The default integer labels
+        (``0..n-1``, or ``1..n`` from the G-set, Matrix Market, METIS and DIMACS readers) are
+        kept as a ``range``: ``O(1)`` memory whatever ``n``. Compare label sequences by their
+        items (``tuple(a) == tuple(b)``), not with ``==`` alone: ``range(3) == (0, 1, 2)`` is
+        False.
     """
 
     weights: sp.csr_array
-    labels: tuple
+    labels: tuple | range
     _index: dict = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
@@ -145,6 +151,20 @@ def _check_choice(name: str, value, choices) -> None:
         raise ValueError(f"{name}={value!r} is not one of {choices}")
 
 
+def _label_sequence(labels) -> tuple | range:
+    """Node labels as :class:`GraphData` stores them: a ``range`` unchanged (the default integer
+    labels: ``O(1)`` memory, not ``n`` Python ints), any other sequence as a tuple."""
+    return labels if isinstance(labels, range) else tuple(labels)
+
+
+def _same_labels(a, b) -> bool:
+    """True when two label sequences list the same labels in the same order, each a tuple or a
+    ``range`` (``range(3) == (0, 1, 2)`` is False in Python; two ranges compare in ``O(1)``)."""
+    if isinstance(a, range) and isinstance(b, range):
+        return a == b
+    return len(a) == len(b) and tuple(a) == tuple(b)
+
+
 def _finalize(matrix, labels: Sequence[Hashable], *, source: str) -> GraphData:
     """Drop self-loops and zero-weight edges (warning with counts), check finiteness,
     canonicalize CSR (summed duplicates, sorted indices, no stored zeros)."""
@@ -169,7 +189,7 @@ def _finalize(matrix, labels: Sequence[Hashable], *, source: str) -> GraphData:
     if not keep.all():
         W = sp.csr_array((C.data[keep], (C.row[keep], C.col[keep])), shape=(n, n))
     W.sort_indices()
-    return GraphData(weights=W, labels=tuple(labels))
+    return GraphData(weights=W, labels=_label_sequence(labels))
 
 
 def _symmetrize(W: sp.csr_array, how: str | None, *, source: str) -> sp.csr_array:
@@ -217,7 +237,7 @@ def from_matrix(matrix, labels: Sequence[Hashable] | None = None, *, symmetrize:
         labels = range(W.shape[0])
     elif len(labels) != W.shape[0]:
         raise ValueError(f"{len(labels)} labels for a {W.shape[0]}-node matrix")
-    elif len(set(labels)) != len(labels):
+    elif not isinstance(labels, range) and len(set(labels)) != len(labels):  # a range is unique
         raise ValueError("labels has repeated values; node labels must be unique")
     if W.nnz and not np.all(np.isfinite(W.data)):
         raise ValueError(f"{source} has non-finite entries (NaN or inf)")
@@ -294,8 +314,14 @@ def _from_coo(rows, cols, vals, labels, *, duplicates="sum", directed=False, sym
     A = sp.coo_array((vals, (lo, hi)), shape=(n, n))
     U = _drop_zero_pairs(_merge(A, duplicates, source=source, warn=warn_duplicates,
                                 pair_key=(lo, hi)), source=source)
-    diag = U.diagonal()
-    W = U + U.T - sp.diags_array(diag)  # keep loops once so _finalize can count them
+    # W = U + U^T with the loops kept once (so _finalize can count them), from U's stored
+    # entries: O(n + m) index work, no length-n diagonal or DIA matrix (a header announcing
+    # 10^8 nodes and no edges must not allocate gigabytes)
+    C = U.tocoo()
+    off = C.row != C.col
+    W = sp.csr_array((np.concatenate([C.data, C.data[off]]),
+                      (np.concatenate([C.row, C.col[off]]), np.concatenate([C.col, C.row[off]]))),
+                     shape=(n, n))
     return _finalize(W, labels, source=source)
 
 
@@ -385,8 +411,8 @@ def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphDat
 def _from_igraph(G, *, weight: str | None, symmetrize, duplicates) -> GraphData:
     n = G.vcount()
     source = "igraph.Graph"
-    labels = G.vs["name"] if "name" in G.vs.attributes() else list(range(n))
-    if len(set(labels)) != len(labels):
+    labels = G.vs["name"] if "name" in G.vs.attributes() else range(n)
+    if not isinstance(labels, range) and len(set(labels)) != len(labels):
         raise ValueError(f"{source}: vertex 'name' attribute has repeated values; labels must be unique")
     edges = np.asarray(G.get_edgelist(), dtype=np.int64).reshape(-1, 2)
     if G.is_directed() and symmetrize is None:

@@ -27,8 +27,9 @@ class PrivateGraph:
 
     Attributes
     ----------
-    labels : tuple
-        Node labels (the node set is public under edge-level privacy).
+    labels : tuple, or range for the default integer labels
+        Node labels (the node set is public under edge-level privacy), as the input graph's
+        :class:`~dpgraph.graph.GraphData` keeps them.
     degrees : ndarray
         Private degree estimates ``d^`` (may be negative for low-degree nodes).
     normalizer : ndarray
@@ -56,7 +57,7 @@ class PrivateGraph:
         (:meth:`objective`); the exports use its projection onto ``[0, 1]``.
     """
 
-    labels: tuple
+    labels: tuple | range
     degrees: np.ndarray
     normalizer: np.ndarray
     basis: np.ndarray

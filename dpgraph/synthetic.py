@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .graph import GraphData, from_matrix
+from .graph import GraphData, _label_sequence, from_matrix
 from .privacy import PrivacyLedger, laplace_mechanism, make_rng
 
 __all__ = ["BlockModel", "partition_from_release", "release_block_model", "consistent_block_model",
@@ -663,7 +663,7 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
                                (w_in * keep, w_out * keep), inner)
     rows, cols = keys // n, keys % n
     A = sp.coo_array((np.ones(keys.size), (rows, cols)), shape=(n, n))
-    lab = tuple(range(n)) if labels is None else tuple(labels)
+    lab = range(n) if labels is None else _label_sequence(labels)  # a range stays O(1)
     out = from_matrix((A + A.T).tocsr(), lab, source="sampled synthetic graph (block model)")
     return out
 
@@ -1061,7 +1061,7 @@ class SyntheticRelease:
 
     block_model: BlockModel
     ledger: PrivacyLedger
-    labels: tuple
+    labels: tuple | range  # the graph's labels, as GraphData keeps them
     diagnostics: dict
 
     @property
@@ -1218,5 +1218,5 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         bm = _split_by_released_degree_classes(data, bm, eps_model=eps_model,
                                                eps_bins=eps_bins, count_share=count_share,
                                                ledger=ledger, gen=gen, diag=diag)
-    return SyntheticRelease(block_model=bm, ledger=ledger, labels=tuple(data.labels),
+    return SyntheticRelease(block_model=bm, ledger=ledger, labels=_label_sequence(data.labels),
                             diagnostics=diag)

@@ -13,7 +13,7 @@ def _check_canonical(g: GraphData):
     assert (W != W.T).nnz == 0
     assert np.all(W.diagonal() == 0)
     assert np.all(W.data != 0)
-    assert g.labels == tuple(range(g.n))
+    assert g.labels == range(g.n)
 
 
 def _binomial_z(count, trials, p):

@@ -109,7 +109,7 @@ def test_scipy_and_edges_round_trip(graph):
 def test_igraph_without_names_gets_index_labels():
     G = ig.Graph(n=4, edges=[(0, 1), (2, 3)])
     data = as_graph_data(G)
-    assert data.labels == (0, 1, 2, 3) and data.is_unweighted
+    assert data.labels == range(4) and data.is_unweighted  # the default labels: a range
     assert to_igraph(data).vs["name"] == [0, 1, 2, 3]
 
 
@@ -292,3 +292,101 @@ def test_graphdata_properties():
     assert repr(as_graph_data(np.zeros((2, 2)))) == "GraphData(n=2, m=0)"
     with pytest.raises(ValueError, match="labels"):
         GraphData(weights=sp.csr_array((2, 2)), labels=(0,))
+
+
+# ----------------------------------------------------------------------------- range labels
+# The default integer labels (0..n-1 from matrices and generators, 1..n from the G-set, METIS,
+# DIMACS and Matrix Market readers) are kept as a range, not a tuple of n Python ints: a G-set
+# header '67777777 0' used to take seconds and gigabytes for the labels alone.
+
+
+def test_gset_labels_are_a_range_naming_the_same_nodes(tmp_path):
+    from dpgraph.io import read_graph
+
+    p = tmp_path / "g.gset"
+    p.write_text("5 3\n1 2 1\n2 3 -1\n1 5 2.5\n")
+    g = read_graph(p)
+    assert type(g.labels) is range and g.labels == range(1, 6)
+    H = to_networkx(g)
+    assert list(H.nodes) == [1, 2, 3, 4, 5] and all(type(v) is int for v in H.nodes)
+    assert {frozenset((u, v)): w for u, v, w in H.edges(data="weight")} == {
+        frozenset({1, 2}): 1.0, frozenset({2, 3}): -1.0, frozenset({1, 5}): 2.5}
+    back = as_graph_data(H)
+    assert back.labels == (1, 2, 3, 4, 5) and (back.weights != g.weights).nnz == 0
+    assert to_igraph(g).vs["name"] == [1, 2, 3, 4, 5]
+
+
+def test_edgeless_gset_with_many_nodes_holds_no_int_per_node(tmp_path):
+    """2,000,000 nodes, no edges: one CSR index pointer (4 bytes a node) is what must be held;
+    a label tuple alone was 8 bytes a node plus an int object for each."""
+    import tracemalloc
+
+    from dpgraph.io import read_graph
+
+    n = 2_000_000
+    p = tmp_path / "big.gset"
+    p.write_text(f"{n} 0\n")
+    tracemalloc.start()
+    try:
+        g = read_graph(p)
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert g.labels == range(1, n + 1) and (g.n, g.m) == (n, 0)
+    assert held < 6 * n and peak < 16 * n, (held / n, peak / n)
+
+
+def _range_and_tuple_graphs(start=0):
+    """The same small weighted graph twice: labels as a range and as the equal tuple."""
+    rng = np.random.default_rng(7)
+    n = 10
+    A = np.triu(rng.integers(0, 3, (n, n)) / 2.0, 1)  # weights 0.5 and 1: private routes accept them
+    A = A + A.T
+    labels = range(start, start + n)
+    by_range = from_matrix(A, labels)
+    by_tuple = from_matrix(A, tuple(labels))
+    assert type(by_range.labels) is range and type(by_tuple.labels) is tuple
+    return by_range, by_tuple
+
+
+@pytest.mark.parametrize("start", [0, 1])
+def test_range_and_tuple_labels_give_the_same_results(start):
+    import dpgraph
+    from dpgraph.cli_json import jsonable
+    from dpgraph.csp import cut_value, solve_max_cut
+    from dpgraph.csp._operator import as_weight_operator
+
+    gr, gt = _range_and_tuple_graphs(start)
+    cr, ct = solve_max_cut(gr, rng=0), solve_max_cut(gt, rng=0)
+    assert cr.partition == ct.partition and cr.assignment == ct.assignment
+    assert cr.value == ct.value and cut_value(gr, cr.assignment) == cut_value(gt, ct.assignment)
+    assert all(type(v) is int for side in cr.partition for v in side)
+    assert set().union(*cr.partition) == set(range(start, start + gr.n))
+    # matrix input: the default labels are a range, the same as passing the tuple
+    W = gr.weights.toarray()
+    op = as_weight_operator(W)
+    assert type(op.labels) is range and tuple(op.labels) == tuple(range(gr.n))
+    assert solve_max_cut(W, rng=0).partition == solve_max_cut(W, labels=tuple(range(gr.n)),
+                                                            rng=0).partition
+    # the private solver keeps the graph's labels through the release (on 10 nodes the private
+    # PCA may halt, with a warning: the labels are what is checked here)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        pr = dpgraph.max_cut(gr, epsilon=4.0, delta=1e-6, rng=3)
+        pt = dpgraph.max_cut(gt, epsilon=4.0, delta=1e-6, rng=3)
+    assert pr.partition == pt.partition and pr.assignment == pt.assignment
+    assert nx.utils.graphs_equal(to_networkx(gr), to_networkx(gt))
+    assert to_igraph(gr).vs["name"] == to_igraph(gt).vs["name"]
+    assert jsonable({"labels": gr.labels}) == jsonable({"labels": gt.labels})
+
+
+def test_synthetic_report_treats_a_range_as_the_equal_tuple():
+    from dpgraph.evaluate import synthetic_report
+
+    gr, gt = _range_and_tuple_graphs()
+    report = synthetic_report(gr, gt, max_cut=False)
+    assert report["edge_ratio"] == 1.0 and report["degree_kl"] == 0.0
+    # a reordered synthetic graph is put back in the true graph's order
+    perm = list(reversed(range(gr.n)))
+    shuffled = from_matrix(gr.weights.toarray()[np.ix_(perm, perm)], tuple(perm))
+    assert synthetic_report(gr, shuffled, max_cut=False)["degree_kl"] == 0.0

@@ -50,7 +50,7 @@ def test_round_trip_every_format(tmp_path, fmt, gz):
     assert detect_format(path) == fmt
     back = read_graph(path)
     if fmt in _INDEXED:
-        assert back.labels == tuple(range(1, data.n + 1))
+        assert back.labels == range(1, data.n + 1)
         assert _edge_dict(back, relabel=data.labels) == _edge_dict(data)
     else:
         assert _edge_dict(back) == _edge_dict(data)

@@ -81,5 +81,5 @@ def test_indexed_formats_round_trip(tmp_path, fmt, data):
     path = tmp_path / "g.dat"
     write_graph(data, path, format=fmt)
     back = read_graph(path, format=fmt)
-    assert back.labels == tuple(range(1, data.n + 1))
+    assert back.labels == range(1, data.n + 1)
     assert _edges(back, labels=data.labels) == _edges(data)

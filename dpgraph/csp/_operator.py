@@ -14,7 +14,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ..graph import GraphData, as_graph_data
+from ..graph import GraphData, _label_sequence, as_graph_data
 
 __all__ = ["WeightOperator", "as_weight_operator"]
 
@@ -28,13 +28,14 @@ class WeightOperator:
     ----------
     W : numpy.ndarray or scipy sparse matrix/array
         Symmetric ``n x n`` float64 weights (the diagonal is ignored).
-    labels : tuple
-        Node labels (``labels[i]`` is row ``i``).
+    labels : tuple or range
+        Node labels (``labels[i]`` is row ``i``); a ``range`` (the default ``0..n-1``) is kept
+        as it is, any other sequence becomes a tuple.
     """
 
-    def __init__(self, W, labels: tuple):
+    def __init__(self, W, labels: tuple | range):
         self.W = W
-        self.labels = tuple(labels)
+        self.labels = _label_sequence(labels)
         self.n = W.shape[0]
         self.is_dense = isinstance(W, np.ndarray)
         diag = np.asarray(W.diagonal(), dtype=np.float64).copy()
@@ -139,10 +140,10 @@ def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
         if check:
             _check_dense(W, name="weight matrix")
         n = W.shape[0]
-        lab = tuple(range(n)) if labels is None else tuple(labels)
+        lab = range(n) if labels is None else _label_sequence(labels)
         if len(lab) != n:
             raise ValueError(f"labels has {len(lab)} entries for {n} nodes")
-        if len(set(lab)) != n:
+        if not isinstance(lab, range) and len(set(lab)) != n:
             raise ValueError("labels must be unique")
         return WeightOperator(W, lab)
     if sp.issparse(G):
@@ -158,7 +159,7 @@ def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
             if D.nnz and np.max(np.abs(D.data)) > 1e-12 * max(1.0, float(np.max(np.abs(W.data)))):
                 raise ValueError("weight matrix is not symmetric; symmetrize it first, e.g. (W + W.T) / 2")
         n = W.shape[0]
-        lab = tuple(range(n)) if labels is None else tuple(labels)
+        lab = range(n) if labels is None else _label_sequence(labels)
         if len(lab) != n:
             raise ValueError(f"labels has {len(lab)} entries for {n} nodes")
         return WeightOperator(W, lab)

@@ -65,7 +65,7 @@ def _from_pairs(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray | None = Non
     cols = np.concatenate([j, i])
     W = sp.csr_array((np.concatenate([w, w]).astype(np.float64), (rows, cols)), shape=(n, n))
     W.sort_indices()
-    return GraphData(weights=W, labels=tuple(range(n)))
+    return GraphData(weights=W, labels=range(n))  # the default labels: O(1), not n ints
 
 
 def _bernoulli_positions(rng, population: int, p: float) -> np.ndarray:
