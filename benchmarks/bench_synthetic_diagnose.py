@@ -56,6 +56,18 @@ def release(data, eps, seed):
     return dpgraph.release_synthetic(data, epsilon=eps, rng=1000 * seed + 17).block_model
 
 
+def releases(args, data):
+    """``(epsilon, seed, block model)`` for every epsilon and seed of the command."""
+    for eps in args.epsilons:
+        for seed in range(args.seeds):
+            yield eps, seed, release(data, eps, seed)
+
+
+def header(*columns):
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns))
+
+
 def resample(bm, degrees, rng=5):
     return sample_block_model(bm.blocks, bm.block_counts, degrees, inside=bm.inside, rng=rng,
                               groups=bm.groups)
@@ -79,21 +91,18 @@ def path_cmd(args):
     share, top = hubs(data)
     print(f"{args.graph}: true path {path(data):.3f}, top-1% degree share {share:.3f}, "
           f"max degree {top}")
-    print("| eps | seed | ours | hubs capped | edges deleted | both | baseline | baseline "
-          "edges / true | top-1% share ours / baseline | max degree ours / baseline |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for eps in args.epsilons:
-        for seed in range(args.seeds):
-            bm = release(data, eps, seed)
-            ours = resample(bm, bm.degrees)
-            base, _ = bs.privgraph_style(data, eps, 1000 * seed + 17)
-            ratio = base.m / data.m
-            capped = resample(bm, np.minimum(bm.degrees, args.cap))
-            (so, mo), (sb, mb) = hubs(ours), hubs(base)
-            print(f"| {eps:g} | {seed} | {path(ours):.3f} | {path(capped):.3f} | "
-                  f"{path(keep_edges(ours, ratio, seed)):.3f} | "
-                  f"{path(keep_edges(capped, ratio, seed)):.3f} | {path(base):.3f} | "
-                  f"{ratio:.3f} | {so:.3f} / {sb:.3f} | {mo} / {mb} |", flush=True)
+    header("eps", "seed", "ours", "hubs capped", "edges deleted", "both", "baseline",
+           "baseline edges / true", "top-1% share ours / baseline", "max degree ours / baseline")
+    for eps, seed, bm in releases(args, data):
+        ours = resample(bm, bm.degrees)
+        base, _ = bs.privgraph_style(data, eps, 1000 * seed + 17)
+        ratio = base.m / data.m
+        capped = resample(bm, np.minimum(bm.degrees, args.cap))
+        (so, mo), (sb, mb) = hubs(ours), hubs(base)
+        print(f"| {eps:g} | {seed} | {path(ours):.3f} | {path(capped):.3f} | "
+              f"{path(keep_edges(ours, ratio, seed)):.3f} | "
+              f"{path(keep_edges(capped, ratio, seed)):.3f} | {path(base):.3f} | "
+              f"{ratio:.3f} | {so:.3f} / {sb:.3f} | {mo} / {mb} |", flush=True)
 
 
 def maxcut_cmd(args):
@@ -108,22 +117,19 @@ def maxcut_cmd(args):
         return np.where(np.asarray(solve_max_cut(g, rng=0, tol=1e-3).x) > 0, 1.0, -1.0)
 
     print(f"{args.graph}: uniform sides give {data.m / 2 / ref:.4f} of the reference cut")
-    print("| eps | seed | transfer | flat degrees | block-level prediction | community side "
-          "shares |")
-    print("|---|---|---|---|---|---|")
-    for eps in args.epsilons:
-        for seed in range(args.seeds):
-            bm = release(data, eps, seed)
-            x = side(resample(bm, bm.degrees))
-            flat = side(resample(bm, np.ones(bm.n)))
-            comm = bm.groups[bm.blocks]
-            k = int(comm.max()) + 1
-            p = np.bincount(comm, weights=x > 0, minlength=k) / np.bincount(comm, minlength=k)
-            T = np.triu(block_edge_counts(data.weights, comm))
-            pred = (T * (p[:, None] * (1 - p[None, :]) + p[None, :] * (1 - p[:, None]))).sum()
-            print(f"| {eps:g} | {seed} | {cut_value(data, x) / ref:.4f} | "
-                  f"{cut_value(data, flat) / ref:.4f} | {pred / ref:.4f} | "
-                  f"{', '.join(f'{v:.2f}' for v in p)} |", flush=True)
+    header("eps", "seed", "transfer", "flat degrees", "block-level prediction",
+           "community side shares")
+    for eps, seed, bm in releases(args, data):
+        x = side(resample(bm, bm.degrees))
+        flat = side(resample(bm, np.ones(bm.n)))
+        comm = bm.groups[bm.blocks]
+        k = int(comm.max()) + 1
+        p = np.bincount(comm, weights=x > 0, minlength=k) / np.bincount(comm, minlength=k)
+        T = np.triu(block_edge_counts(data.weights, comm))
+        pred = (T * (p[:, None] * (1 - p[None, :]) + p[None, :] * (1 - p[:, None]))).sum()
+        print(f"| {eps:g} | {seed} | {cut_value(data, x) / ref:.4f} | "
+              f"{cut_value(data, flat) / ref:.4f} | {pred / ref:.4f} | "
+              f"{', '.join(f'{v:.2f}' for v in p)} |", flush=True)
 
 
 def spectral_cmd(args):
