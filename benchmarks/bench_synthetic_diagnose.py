@@ -18,6 +18,14 @@ Subcommands (from the repository root, ``DPGRAPH_DATA`` pointing at the data set
     the share of community ``c`` on one side, ``sum_{c <= c'} T_cc' (p_c (1 - p_c') + p_c'
     (1 - p_c))`` over the true edge counts ``T`` of the release's communities (uniform sides
     give ``m / 2``).
+``floor [--graphs chameleon,facebook,ca-hepph,soc-douban] [--epsilons 1,4]``
+    The released degrees of ``release_synthetic`` (seed 17) against the true graph: their sum
+    over twice the edge count, the share of nodes at the floor of 1, and the true degrees of
+    those nodes.
+``anchors [--graph soc-douban] [--epsilons 1,4] [--seeds 3]``
+    Degree KL / Hellinger, path error, maximum degree of samples with each anchor partner
+    (``dpgraph.synthetic.ANCHOR_PARTNER``: "degree", "uniform"); no max-cut or community scores,
+    so it runs on the 155,000-node graph.
 ``spectral [--graphs facebook,ca-hepph,chameleon]``
     The cut, as a fraction of the edges, of the sign of each of the 4 lowest eigenvectors of the
     true normalized adjacency ``D^-1/2 A D^-1/2``: whether even an exact spectral release could
@@ -145,6 +153,53 @@ def spectral_cmd(args):
               f"their signs {', '.join(f'{f:.4f}' for f in fr)} (uniform sides: 0.5)")
 
 
+def floor_cmd(args):
+    for name in args.graphs.split(","):
+        data = load(name)
+        t = np.asarray(data.weights.sum(axis=1)).ravel()
+        for eps in args.epsilons:
+            d = dpgraph.release_synthetic(data, epsilon=eps, rng=17).block_model.degrees
+            low = d <= 1.0 + 1e-9
+            print(f"{name} eps {eps:g}: released degrees sum / 2m = {d.sum() / t.sum():.2f}; at "
+                  f"the floor of 1: {low.mean():.0%} of nodes, their true degree mean "
+                  f"{t[low].mean():.1f}, share truly 1: {(t[low] == 1).mean():.0%}")
+
+
+def anchors_cmd(args):
+    import dpgraph.synthetic as sy
+    from dpgraph.evaluate import _degree_distances, _igraph
+
+    data = load(args.graph)
+    deg = lambda g: np.asarray(g.weights.sum(axis=1)).ravel()  # noqa: E731
+
+    def path(g):
+        src = np.random.default_rng(0).choice(g.n, 64, replace=False).tolist()
+        D = np.asarray(_igraph(g).distances(source=src))
+        return D[np.isfinite(D) & (D > 0)].mean()
+
+    true_path = path(data)
+    print(f"{args.graph}: n {data.n}, m {data.m}, path {true_path:.3f} (64 sources)")
+    header("eps", "anchor partner", "degree KL", "degree Hellinger", "path error", "max degree",
+           "isolated", "edges / true")
+    saved = sy.ANCHOR_PARTNER
+    try:
+        for eps in args.epsilons:
+            for mode in ("degree", "uniform"):
+                sy.ANCHOR_PARTNER = mode
+                r = []
+                for seed in range(args.seeds):
+                    S = dpgraph.release_synthetic(data, epsilon=eps,
+                                                  rng=1000 * seed + 17).sample(rng=5)
+                    kl, hel = _degree_distances(deg(data), deg(S))
+                    r.append((kl, hel, abs(path(S) - true_path) / true_path, deg(S).max(),
+                              np.sum(deg(S) == 0), S.m / data.m))
+                r = np.mean(r, axis=0)
+                print(f"| {eps:g} | {mode} | {r[0]:.3f} | {r[1]:.3f} | {r[2]:.3f} | {r[3]:.0f} | "
+                      f"{r[4]:.0f} | {r[5]:.3f} |", flush=True)
+    finally:
+        sy.ANCHOR_PARTNER = saved
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -157,13 +212,21 @@ def main():
     b.add_argument("--graph", default="facebook")
     b.add_argument("--epsilons", default="1")
     b.add_argument("--seeds", type=int, default=4)
+    f = sub.add_parser("floor")
+    f.add_argument("--graphs", default="chameleon,facebook,ca-hepph,soc-douban")
+    f.add_argument("--epsilons", default="1,4")
+    e = sub.add_parser("anchors")
+    e.add_argument("--graph", default="soc-douban")
+    e.add_argument("--epsilons", default="1,4")
+    e.add_argument("--seeds", type=int, default=3)
     c = sub.add_parser("spectral")
     c.add_argument("--graphs", default="facebook,ca-hepph,chameleon")
     args = p.parse_args()
     if hasattr(args, "epsilons"):
         args.epsilons = [float(e) for e in args.epsilons.split(",")]
     warnings.simplefilter("ignore")  # seeded noise warns (benchmarks are reproducible runs)
-    {"path": path_cmd, "maxcut": maxcut_cmd, "spectral": spectral_cmd}[args.cmd](args)
+    {"path": path_cmd, "maxcut": maxcut_cmd, "spectral": spectral_cmd, "floor": floor_cmd,
+     "anchors": anchors_cmd}[args.cmd](args)
 
 
 if __name__ == "__main__":
