@@ -26,6 +26,10 @@ Subcommands (from the repository root, ``DPGRAPH_DATA`` pointing at the data set
     Degree KL / Hellinger, path error, maximum degree of samples with each anchor partner
     (``dpgraph.synthetic.ANCHOR_PARTNER``: "degree", "uniform"); no max-cut or community scores,
     so it runs on the 155,000-node graph.
+``compare A B --suffix S [--graphs chameleon,facebook,ca-hepph]``
+    From saved runs (``benchmarks/out/synthetic_<graph><S>.json`` of bench_synthetic or
+    bench_synthetic_variants holding methods A and B): every (graph, epsilon, metric) cell where
+    B is better or worse than A beyond 2 standard errors (Welch's t over the seeds).
 ``spectral [--graphs facebook,ca-hepph,chameleon]``
     The cut, as a fraction of the edges, of the sign of each of the 4 lowest eigenvectors of the
     true normalized adjacency ``D^-1/2 A D^-1/2``: whether even an exact spectral release could
@@ -200,6 +204,25 @@ def anchors_cmd(args):
         sy.ANCHOR_PARTNER = saved
 
 
+def compare_cmd(args):
+    better, worse, cells = [], [], 0
+    for name in args.graphs.split(","):
+        rows = json.loads((bs.OUT / f"synthetic_{name}{args.suffix}.json").read_text())["rows"]
+        for eps in sorted({r["epsilon"] for r in rows}):
+            for k in bs.METRICS:
+                a = bs._values(rows, args.a, eps, k)
+                b = bs._values(rows, args.b, eps, k)
+                t = bs.welch_t(b, a) * (1 if k in bs.HIGHER_IS_BETTER else -1)  # > 0: B better
+                cells += 1
+                if abs(t) > 2:
+                    (better if t > 0 else worse).append(
+                        f"{name} eps {eps:g} {k}: {a.mean():.3f} -> {b.mean():.3f} (t = {abs(t):.1f})")
+    print(f"{args.b} against {args.a}, {cells} cells: better beyond 2 standard errors in "
+          f"{len(better)}, worse in {len(worse)}")
+    print("better:\n" + "\n".join("- " + x for x in better))
+    print("worse:\n" + ("\n".join("- " + x for x in worse) or "- none"))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -219,6 +242,11 @@ def main():
     e.add_argument("--graph", default="soc-douban")
     e.add_argument("--epsilons", default="1,4")
     e.add_argument("--seeds", type=int, default=3)
+    g = sub.add_parser("compare")
+    g.add_argument("a")
+    g.add_argument("b")
+    g.add_argument("--suffix", required=True)
+    g.add_argument("--graphs", default="chameleon,facebook,ca-hepph")
     c = sub.add_parser("spectral")
     c.add_argument("--graphs", default="facebook,ca-hepph,chameleon")
     args = p.parse_args()
@@ -226,7 +254,7 @@ def main():
         args.epsilons = [float(e) for e in args.epsilons.split(",")]
     warnings.simplefilter("ignore")  # seeded noise warns (benchmarks are reproducible runs)
     {"path": path_cmd, "maxcut": maxcut_cmd, "spectral": spectral_cmd, "floor": floor_cmd,
-     "anchors": anchors_cmd}[args.cmd](args)
+     "anchors": anchors_cmd, "compare": compare_cmd}[args.cmd](args)
 
 
 if __name__ == "__main__":
