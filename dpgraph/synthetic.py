@@ -23,9 +23,8 @@ The ``privatize`` export has three steps (docs/privacy.md, sections 7.1-7.5):
    (Laplace, L1 sensitivity 1: one edge lies in exactly one block pair) and each node's degree
    inside its block and across blocks (Laplace, L1 sensitivity 2: one edge changes two entries
    by 1), then made consistent (post-processing, :func:`consistent_block_model`): counts
-   rounded, non-negative and at most the pairs a block pair has; degrees smoothed by isotonic
-   regression on their sorted order (Hay, Li, Miklau & Jensen, ICDM 2009, "Accurate estimation
-   of the degree distribution of private networks") and floored at 1.
+   rounded, non-negative and at most the pairs a block pair has; degrees clipped to
+   ``[1, n - 1]`` (each node's own noisy value: no smoothing across nodes).
 3. **Sample** (:func:`sample_block_model`, post-processing): one anchor edge per node (no
    isolated nodes), then for every block pair ``(a, b)`` exactly ``k_ab`` distinct edges whose
    endpoints are drawn with probability proportional to the released degrees inside (or
@@ -376,16 +375,6 @@ def release_block_model(data: GraphData, blocks, *, epsilon: float, ledger: Priv
 
 
 
-def _isotonic_sorted(values: np.ndarray) -> np.ndarray:
-    """Isotonic (non-decreasing) least-squares fit of ``values`` along their sorted order."""
-    from scipy.optimize import isotonic_regression  # SciPy >= 1.12 (pool adjacent violators)
-
-    order = np.argsort(values, kind="stable")
-    out = np.empty_like(values, dtype=float)
-    out[order] = isotonic_regression(values[order]).x
-    return out
-
-
 def _capped_counts(b: np.ndarray, k: int, counts) -> np.ndarray:
     """The upper triangle of ``counts`` rounded, clipped to ``[0, pairs_ab]`` (``pairs_aa =
     n_a (n_a - 1) / 2``, ``pairs_ab = n_a n_b``) and symmetrised, as int64."""
@@ -403,8 +392,12 @@ def consistent_block_model(blocks, counts: np.ndarray, degrees: np.ndarray, *, i
 
     ``counts``: upper triangle used (a <= b); rounded, clipped to ``[0, pairs_ab]`` with
     ``pairs_aa = n_a (n_a - 1) / 2`` and ``pairs_ab = n_a n_b``, symmetrised. ``degrees``:
-    isotonic regression along their sorted order (Hay et al. 2009; it keeps each node's rank
-    and averages the noise of neighbours in that order), then clipped to ``[1, n - 1]``.
+    clipped to ``[1, n - 1]``. (Until the seventh session on issue 18 this step claimed Hay et
+    al.'s isotonic smoothing, but it fitted the noisy degrees along their own sorted order,
+    which is already non-decreasing: the fit was the identity. Hay et al.'s smoothing applies
+    to noise added to the *sorted* true sequence; here each node's degree carries its own
+    noise. The clip at 1 makes the released degrees sum to more than twice the released edge
+    count where many are noisy and small: BENCHMARKS.md.)
 
     Examples
     --------
@@ -416,7 +409,7 @@ def consistent_block_model(blocks, counts: np.ndarray, degrees: np.ndarray, *, i
     b, k = _check_blocks(blocks)
     n = b.size
     C = _capped_counts(b, k, counts)
-    d = np.clip(_isotonic_sorted(np.asarray(degrees, dtype=float)), 1.0, max(n - 1, 1))
+    d = np.clip(np.asarray(degrees, dtype=float), 1.0, max(n - 1, 1))
     frac = None
     if inside is not None:
         # each node's share of its degree inside its block, shrunk towards its block's share
@@ -1137,8 +1130,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        default :func:`default_rounds`).
     2. ``(1 - community_share - bin_share) * epsilon``: inside degrees, inter-community edge
        counts and across degrees in one Laplace release (:func:`release_split_block_model`),
-       post-processed into a consistent degree-corrected block model (isotonic degrees,
-       counts capped by the pairs available).
+       post-processed into a consistent degree-corrected block model (degrees clipped to
+       ``[1, n - 1]``, counts capped by the pairs available).
     3. ``bin_share * epsilon`` (0: skipped): the edge counts between logarithmic classes of
        the released degrees (:func:`release_degree_mixing`); every community is split by
        degree class and the new block pair counts fitted to both released margins
