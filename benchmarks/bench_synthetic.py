@@ -228,14 +228,20 @@ def run_graph(name, args):
     return rows
 
 
+def _column(rows, method, eps, key):
+    return np.asarray([r[key] for r in rows if r["method"] == method and r["epsilon"] == eps],
+                      dtype=float)
+
+
 def _values(rows, method, eps, key):
-    v = [r[key] for r in rows if r["method"] == method and r["epsilon"] == eps]
-    return np.abs(np.asarray(v, dtype=float) - 1) if key == "edge_ratio" else np.asarray(v, float)
+    """Per-seed values as compared against the baseline (``|ratio - 1|`` for the edge count)."""
+    v = _column(rows, method, eps, key)
+    return np.abs(v - 1) if key == "edge_ratio" else v
 
 
 def _mean(rows, method, eps, key):
-    v = [r[key] for r in rows if r["method"] == method and r["epsilon"] == eps]
-    return float(np.mean(v)) if v else float("nan")
+    v = _column(rows, method, eps, key)
+    return float(v.mean()) if v.size else float("nan")
 
 
 def welch_t(a, b):

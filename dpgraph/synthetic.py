@@ -392,12 +392,11 @@ def consistent_block_model(blocks, counts: np.ndarray, degrees: np.ndarray, *, i
 
     ``counts``: upper triangle used (a <= b); rounded, clipped to ``[0, pairs_ab]`` with
     ``pairs_aa = n_a (n_a - 1) / 2`` and ``pairs_ab = n_a n_b``, symmetrised. ``degrees``:
-    clipped to ``[1, n - 1]``. (Until the seventh session on issue 18 this step claimed Hay et
-    al.'s isotonic smoothing, but it fitted the noisy degrees along their own sorted order,
-    which is already non-decreasing: the fit was the identity. Hay et al.'s smoothing applies
-    to noise added to the *sorted* true sequence; here each node's degree carries its own
-    noise. The clip at 1 makes the released degrees sum to more than twice the released edge
-    count where many are noisy and small: BENCHMARKS.md.)
+    clipped to ``[1, n - 1]``, each node's own noisy value. There is no smoothing across nodes:
+    Hay et al.'s isotonic regression (ICDM 2009) smooths noise added to the *sorted* true
+    sequence, whereas here each node's degree carries its own noise. Where many degrees are
+    small and noisy, the clip at 1 makes them sum to more than twice the released edge count
+    (BENCHMARKS.md, issue 18).
 
     Examples
     --------
