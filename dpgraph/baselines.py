@@ -65,8 +65,6 @@ def randomized_response(G, *, epsilon: float, rng=None,
     epsilon = check_epsilon(epsilon)
     data = as_graph_data(G, weight=weight)
     check_private_graph_input(data, what="randomized response")
-    if not data.is_unweighted and data.m:
-        raise ValueError("randomized response protects unweighted graphs; this graph has weights")
     ledger = PrivacyLedger(epsilon=epsilon, delta=0.0)
     W, p = randomized_response_matrix(
         data.weights, epsilon=epsilon, ledger=ledger, rng=make_rng(rng), name="randomized response",

@@ -214,7 +214,7 @@ def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger:
     # 3. private low-rank estimate of M (entry adjacency, max change w: docs/privacy.md 4.2)
     t0 = time.perf_counter()
     pca_share = 1.0 - degree_share - tail_share
-    use_fallback = fallback == "randomized-response" and data.is_unweighted
+    use_fallback = fallback == "randomized-response"  # any weights: Bernoulli-rounded (4.12)
     basis, core, mechanism, pca = release_low_rank(
         M, rank, EntryAdjacency(max_abs=w, symmetric=True), epsilon=pca_share * epsilon,
         delta=pca_share * delta, core_share=core_share, ledger=ledger, rng=gen,

@@ -4,8 +4,8 @@ Edge-level adjacency changes one pair indicator, so flipping every indicator ind
 probability ``p = 1/(1 + e^epsilon)`` is epsilon-DP (Warner 1965; docs/privacy.md 4.5). The
 release is kept de-biased, ``(Y - p)/(1 - 2p)``, the unbiased estimate of the adjacency matrix
 (``PrivateGraph.unbiased``); exports and solver objectives are post-processing of it
-(:mod:`dpgraph.rr_posterior`). Dense: ``O(n^2)`` memory (:func:`estimated_memory`). Unweighted
-graphs only.
+(:mod:`dpgraph.rr_posterior`). Dense: ``O(n^2)`` memory (:func:`estimated_memory`). Weights in
+``[0, 1]`` are Bernoulli-rounded to 0/1 bits with fresh randomness first (:func:`bernoulli_round`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from scipy.sparse import linalg as spla
 
 from ..graph import GraphData
 from ..private_graph import PrivateGraph
-from ..privacy import PrivacyLedger, flip_probability, randomized_response
+from ..privacy import PrivacyLedger, flip_probability, make_rng, randomized_response
 from ..progress import report
 
-__all__ = ["release", "estimated_memory", "randomized_response_matrix", "top_eigenpairs",
+__all__ = ["release", "estimated_memory", "randomized_response_matrix", "bernoulli_round", "top_eigenpairs",
            "fallback_randomized_response", "BYTES_PER_PAIR"]
 
 # Peak bytes per n^2 above the interpreter's baseline, measured with
@@ -36,13 +36,33 @@ def estimated_memory(n: int, m: int, rank: int) -> int:
     return int(BYTES_PER_PAIR * float(n) ** 2)
 
 
+def bernoulli_round(w: np.ndarray, rng) -> np.ndarray:
+    """0/1 bits with ``P[bit = 1] = w`` for weights ``w`` in ``[0, 1]`` (fresh randomness for
+    the entries strictly between 0 and 1; 0 and 1 stay as they are).
+
+    Randomized response on the rounded bit is epsilon-DP under the weighted adjacency (one
+    pair's weight moves by at most 1): the output's probability ``w (1 - p) + (1 - w) p`` is
+    affine in ``w`` and lies in ``[p, 1 - p]`` (docs/privacy.md 4.12). Every graph, weighted or
+    not, takes this same path: no release depends on whether the weights are all 1.
+
+    >>> bernoulli_round(np.array([0.0, 1.0, 1.0]), 0).tolist()
+    [0, 1, 1]
+    """
+    w = np.asarray(w, dtype=np.float64)
+    bits = (w >= 1.0).astype(np.int8)
+    frac = (w > 0.0) & (w < 1.0)
+    if frac.any():
+        bits[frac] = make_rng(rng).random(int(frac.sum())) < w[frac]
+    return bits
+
+
 def randomized_response_matrix(weights, *, epsilon: float, ledger: PrivacyLedger, rng, name: str,
                                 note: str) -> tuple[np.ndarray, float]:
-    """Randomized response on every pair indicator (pure epsilon-DP, docs/privacy.md 4.5),
-    returned de-biased: ``(A_RR - p) / (1 - 2p)`` (dense, symmetric, zero diagonal), and ``p``."""
+    """Randomized response on every pair's Bernoulli-rounded weight (pure epsilon-DP,
+    docs/privacy.md 4.5, 4.12), returned de-biased: ``(A_RR - p) / (1 - 2p)`` (dense, symmetric, zero diagonal), and ``p``."""
     n = weights.shape[0]
     iu, ju = np.triu_indices(n, 1)
-    bits = weights.toarray()[iu, ju].astype(np.int8)
+    bits = bernoulli_round(weights.toarray()[iu, ju], rng)
     flipped = randomized_response(bits, epsilon=epsilon, ledger=ledger, name=name, rng=rng,
                                   note=note)
     del bits
@@ -70,7 +90,7 @@ def fallback_randomized_response(weights, d_tilde: np.ndarray, rank: int, *, eps
     ``rank`` eigenpairs of largest magnitude *in adjacency units* (normalizing by noisy degrees
     first costs a lot of utility: BENCHMARKS.md), then expressed in the normalized frame of the
     PCA route as an orthonormal basis and core: ``D~^-1/2 V diag(lam) V^T D~^-1/2 = B C B^T``.
-    Pure epsilon-DP for unweighted graphs (docs/privacy.md 4.5, 4.7). Dense O(n^2) memory.
+    Pure epsilon-DP (docs/privacy.md 4.5, 4.7, 4.12). Dense O(n^2) memory.
     """
     W, _ = randomized_response_matrix(weights, epsilon=epsilon, ledger=ledger, rng=rng,
                                        name="fallback: randomized response",
