@@ -77,6 +77,10 @@ def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None) ->
         "graph": {"source": where, "format": fmt, "nodes": res.private_graph.n},
         "partition": {"sizes": [len(left), len(right)], "file": out},
         "estimated_value": res.estimated_value,
+        "estimate_interval": (None if res.estimate_interval is None
+                              else {"level": res.estimate_level,
+                                    "low": res.estimate_interval[0],
+                                    "high": res.estimate_interval[1]}),
         "synthetic_value": res.synthetic_value,
         "sdp_bound": res.sdp_bound,
         "route": pg_diag.get("route"),

@@ -47,10 +47,12 @@ def _add_privacy_arguments(p, *, rank=True, delta_required=True):
                         "private (anyone with the seed can remove the noise); the output says "
                         "'reproducible noise: not a private release'. Default: a "
                         "cryptographically secure generator keyed from the operating system")
-    p.add_argument("--route", choices=("auto", "randomized-response", "pca", "matrix-free"),
+    p.add_argument("--route", choices=("auto", "local", "randomized-response", "pca",
+                                       "matrix-free"),
                    default="auto",
-                   help="private mechanism (default auto: chosen from the number of nodes, a "
-                        "private edge count and the available memory; a dense route that would "
+                   help="private mechanism (default auto: the degree-ordered local route, or the "
+                        "matrix-free route on large graphs of high private density; chosen from "
+                        "the number of nodes and a private edge count; a dense route that would "
                         "not fit is refused before allocating)")
 
 
@@ -126,8 +128,7 @@ def _run_cut(args, problem: str) -> int:
     fn = max_cut if problem == "maxcut" else max_bisection
     res = fn(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=args.seed,
              solver_options={"progress": False}, route=args.route)
-    t = res.diagnostics["timings"]
-    report(f"done: privatize {t['privatize']:.1f} s, solve {t['solve']:.1f} s")
+    report(f"done ({res.diagnostics['route']} route)")
     left, right = res.partition
     _print_reproducible(res.ledger, json_output=args.json)
     if args.out:
@@ -140,11 +141,19 @@ def _run_cut(args, problem: str) -> int:
     print(f"graph:             {where}")
     print(f"problem:           private {'max-cut' if problem == 'maxcut' else 'max-bisection'}")
     print(f"partition sizes:   {len(left)} / {len(right)}")
-    print(f"private estimate:  {res.estimated_value:.6g} (noisy cut of this partition in the input)")
-    print(f"synthetic value:   {res.synthetic_value:.6g} (cut of this partition on the synthetic graph)")
-    print(f"SDP bound:         {res.sdp_bound:.6g} (of the instance the partition was solved on)")
+    if res.estimated_value is not None:
+        lo, hi = res.estimate_interval
+        print(f"private estimate:  {res.estimated_value:.6g}, {res.estimate_level:.0%} interval "
+              f"[{lo:.6g}, {hi:.6g}] (noisy cut of this partition in the input)")
+    if res.synthetic_value is not None:
+        print(f"synthetic value:   {res.synthetic_value:.6g} (cut of this partition on the "
+              f"synthetic graph)")
+    if res.sdp_bound is not None:
+        print(f"SDP bound:         {res.sdp_bound:.6g} (certified bound of the released "
+              f"instance the partition was solved on, not of the input)")
+    print(f"route:             {res.diagnostics['route']}")
     print(f"objective:         {res.diagnostics['objective']} (chosen privately among "
-          f"{res.diagnostics['candidate_partitions']} roundings of "
+          f"{res.diagnostics['candidate_partitions']} candidate partition(s) of "
           f"{len(res.diagnostics['candidates'])} objective(s))")
     diag = res.private_graph.diagnostics
     print(f"mechanism:         {diag['low_rank_mechanism']} (rank {diag.get('rank')})")

@@ -140,10 +140,12 @@ class PrivateCSPResult:
         variable -> value in ``range(q)``.
     estimated_value : float
         Its value in the input plus Laplace noise (sensitivity 1; docs/privacy.md 6.5).
-    synthetic_value : float
-        Its value on the exported synthetic label-extended weights (post-processing).
-    sdp_bound : float
-        Certified relaxation bound of the objective it came from (post-processing).
+    synthetic_value : float or None
+        Its value on the exported synthetic label-extended weights (post-processing; None on
+        the local route, which releases labels, not weights).
+    sdp_bound : float or None
+        Certified relaxation bound of the released objective it came from (post-processing;
+        None on the local route).
     ledger : PrivacyLedger
         Every charge, the privatize step as one group-privacy entry (its own per-pair ledger is
         ``private_graph.ledger``).
@@ -156,17 +158,19 @@ class PrivateCSPResult:
 
     assignment: dict
     estimated_value: float
-    synthetic_value: float
-    sdp_bound: float
+    synthetic_value: float | None
+    sdp_bound: float | None
     ledger: PrivacyLedger
-    private_graph: PrivateGraph
-    solver: dict
+    private_graph: PrivateGraph | None
+    solver: dict | None
     diagnostics: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
         eps, dlt = self.ledger.spent
+        syn = ("" if self.synthetic_value is None
+               else f", synthetic_value={self.synthetic_value:.6g}")
         return (f"PrivateCSPResult(n={len(self.assignment)}, estimated_value="
-                f"{self.estimated_value:.6g}, synthetic_value={self.synthetic_value:.6g}, "
+                f"{self.estimated_value:.6g}{syn}, "
                 f"epsilon={eps:.4g}, delta={dlt:.3g}, route={self.diagnostics.get('route')!r}"
                 f"{reproducible_tag(self.ledger)})")
 
@@ -193,6 +197,33 @@ def _check_instance(instance, relation_size):
             raise ValueError(f"constraint #{k} allows {len(rel)} label pairs, more than "
                              f"relation_size = {s} (the public bound of the adjacency)")
     return int(s)
+
+
+def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: float):
+    """Max-2-CSP on the degree-ordered local route (docs/privacy.md 11.7): labels chosen one
+    variable at a time by the exponential mechanism on the weight of the constraints to decided
+    variables (each constraint read once), then the Laplace estimate of the assignment's value
+    (6.5). Pure epsilon-DP, no group privacy: one constraint moves one variable's scores by at
+    most its weight, whatever its relation."""
+    from .csp.twocsp_lowrank import label_values
+    from .routes.local import release_local_labels
+
+    epsilon = ledger.epsilon
+    eps_estimate = estimate_share * epsilon
+    A_true = instance.label_adjacency()  # NOT private: read only through the releases below
+    x, order = release_local_labels(A_true, instance.variable_weights(), instance.q,
+                                    epsilon=epsilon - eps_estimate, ledger=ledger, rng=rng)
+    estimate, _ = laplace_mechanism(
+        float(label_values(A_true, x[None, :], instance.q)[0]), sensitivity=1.0,
+        epsilon=eps_estimate, ledger=ledger, name="value of the returned assignment", rng=rng,
+        note="fixed assignment; one constraint of weight <= 1 (docs/privacy.md 6.5)")
+    del A_true
+    return PrivateCSPResult(
+        assignment={i: int(a) for i, a in enumerate(x)}, estimated_value=float(estimate),
+        synthetic_value=None, sdp_bound=None, ledger=ledger, private_graph=None, solver=None,
+        diagnostics={"route": "local", "order": order, "objective": "local decisions",
+                     "candidates": ("local decisions",), "candidate_assignments": 1,
+                     "unspent": "pure epsilon-DP route: delta is not spent"})
 
 
 def _objective_names(pg, candidates, rank) -> tuple:
@@ -232,12 +263,19 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK
              privatize_options: dict | None = None) -> PrivateCSPResult:
     """Edge-(epsilon, delta)-DP Max-2-CSP: the constraints are private (docs/privacy.md 6).
 
+    By default (``privatize_options`` without a ``route``, or ``route="local"``) the
+    degree-ordered local route labels the variables one by one (docs/privacy.md 11.7; pure
+    epsilon-DP, ``relation_size``, ``rank``, ``candidates`` and ``select_share`` unused). With
+    ``privatize_options={"route": ...}`` naming a spectral or randomized-response route, the
+    label-extended graph is privatized with group privacy over ``relation_size`` pairs and
+    solved by the engine (the steps of the module docstring).
+
     Parameters
     ----------
     instance : dpgraph.csp.CSPInstance
         Constraint weights must lie in [0, 1].
     epsilon, delta : float
-        Budget for one constraint added or removed.
+        Budget for one constraint added or removed (``delta=0``: pure DP, the local route).
     rank : int
         Rank of the private release of the label-extended graph (:func:`dpgraph.privatize`).
     rng : None, int or numpy.random.Generator
@@ -280,7 +318,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK
     from .csp.twocsp_lowrank import label_values, solve_label_csp
 
     epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
+    delta = check_delta(delta, allow_zero=True)
     s = _check_instance(instance, relation_size)
     for name, v in (("estimate_share", estimate_share), ("select_share", select_share)):
         if not 0 < float(v) < 1:
@@ -293,6 +331,12 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK
         raise ValueError(f"rank must be an integer in [1, n q - 2 = {N - 2}], got {rank!r}")
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
+    route = (privatize_options or {}).get("route", "auto")
+    if route in ("auto", "local"):
+        return _max_2csp_local(instance, ledger=ledger, rng=gen, estimate_share=estimate_share)
+    if delta == 0:
+        raise ValueError(f"delta=0 asks for pure epsilon-DP: leave privatize_options['route'] "
+                         f"unset (the local route) instead of {route!r}, or pass delta > 0")
     t0 = time.perf_counter()
     eps_select, eps_estimate = side_budgets(epsilon, select_share, estimate_share)
     eps_p = epsilon - eps_select - eps_estimate

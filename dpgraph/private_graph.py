@@ -142,6 +142,14 @@ class PrivateGraph:
         raise ValueError(f"unknown objective {name!r}; this release offers "
                          f"{self.objective_names()}")
 
+    def synthetic_blocks(self, k: int, rng=None) -> np.ndarray:
+        """Blocks of the synthetic block model :func:`dpgraph.privatize` releases on this
+        release (post-processing): ``k`` spectral communities, each split along the release's
+        max-cut eigenvector (:func:`dpgraph.synthetic.synthetic_partition`)."""
+        from .synthetic import synthetic_partition
+
+        return synthetic_partition(self, k, rng=rng)
+
     @property
     def edge_count(self) -> float:
         """The released edge count the exports aim at: the block model's (when released), else

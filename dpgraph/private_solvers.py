@@ -24,9 +24,13 @@ import numpy as np
 
 from .privacy import (PrivacyLedger, reproducible_tag, laplace_mechanism, make_rng,
                       monotone_exponential_mechanism)
-from .privacy._validate import check_delta, check_epsilon, check_number
-from .privatize import (SCREEN_SHARE, PrivateGraph, check_private_graph_input, input_graph,
-                        check_share, privatize, release_edge_count, screen, screens)
+from .privacy._validate import check_choice, check_delta, check_epsilon, check_number
+from .privatize import (MATRIX_FREE_MIN_N, SCREEN_SHARE, PrivateGraph, check_private_graph_input,
+                        input_graph, check_rank, check_share, privatize,
+                        release_edge_count)
+from .routes import ROUTES, route_spec
+from .routes.local import (DEGREE_SHARE as LOCAL_DEGREE_SHARE, LARGE_CORE_FROM, LocalPrivateGraph,
+                           balance_sides, plan_local, release_local_sides)
 from .dask_graph import is_dask_input
 from .progress import report
 from .rr_posterior import prior_rank
@@ -59,15 +63,23 @@ class PrivateCutResult:
         The two sides, in the caller's node labels.
     assignment : dict
         label -> 0/1.
-    estimated_value : float
-        Private, unbiased estimate of the cut of ``partition`` in the input graph: its true cut
-        plus Laplace noise (sensitivity 1, ``estimate_share`` of epsilon).
-    synthetic_value : float
+    estimated_value : float or None
+        Private estimate of the cut of ``partition`` in the input graph: its true cut plus
+        Laplace noise (sensitivity 1; docs/privacy.md 4.10), clamped to the feasible range
+        ``[0, released edge count]`` (its 95% upper end; post-processing). None with
+        ``estimate=False``.
+    estimate_interval : tuple of float or None
+        A ``estimate_level`` (95%) confidence interval for the true cut: the Laplace draw
+        ``+- b ln(1 / (1 - level))`` clamped like the estimate (post-processing).
+    estimate_level : float
+    synthetic_value : float or None
         Cut of ``partition`` on the exported synthetic graph (post-processing; biased upward on
-        sparse graphs, where the partition is chosen on the same noise).
-    sdp_bound : float
-        Certified upper bound of the degree-2 SoS relaxation of the instance the partition was
-        solved on (the chosen objective, ``diagnostics["objective"]``).
+        sparse graphs, where the partition is chosen on the same noise). None on the local
+        route, which releases sides rather than a weighted graph.
+    sdp_bound : float or None
+        Certified upper bound of the degree-2 SoS relaxation of the *released instance* the
+        partition was solved on (the chosen objective, ``diagnostics["objective"]``): a bound
+        on that synthetic instance, not on the input graph. None on the local route.
     eta : float
         ``max(sigma_{r+1} estimate, kappa)`` of Alg. 7.13 step 4 (private).
     ledger : PrivacyLedger
@@ -84,14 +96,16 @@ class PrivateCutResult:
 
     partition: tuple
     assignment: dict
-    estimated_value: float
-    synthetic_value: float
-    sdp_bound: float
+    estimated_value: float | None
+    synthetic_value: float | None
+    sdp_bound: float | None
     eta: float
     ledger: object
     private_graph: PrivateGraph
     solver: object
     diagnostics: dict = field(default_factory=dict)
+    estimate_interval: tuple | None = None
+    estimate_level: float = 0.95
 
     @property
     def halted(self) -> bool:
@@ -99,11 +113,29 @@ class PrivateCutResult:
 
     def __repr__(self) -> str:
         eps, dlt = self.ledger.spent
-        return (f"PrivateCutResult(sides=({len(self.partition[0])}, {len(self.partition[1])}), "
-                f"estimated_value={self.estimated_value:.6g}, synthetic_value={self.synthetic_value:.6g}, "
-                f"sdp_bound={self.sdp_bound:.6g}, "
-                f"epsilon={eps:.4g}, delta={dlt:.3g}, rank={self.private_graph.rank}, "
-                f"halted={self.halted}{reproducible_tag(self.ledger)})")
+        req_eps, req_dlt = self.ledger.epsilon, self.ledger.delta
+        parts = [f"sides=({len(self.partition[0])}, {len(self.partition[1])})",
+                 f"route={self.diagnostics.get('route')!r}"]
+        if self.estimated_value is not None:
+            lo, hi = self.estimate_interval
+            parts.append(f"estimated_value={self.estimated_value:.6g} "
+                         f"[{self.estimate_level:.0%} CI {lo:.6g}, {hi:.6g}]")
+        if self.synthetic_value is not None:
+            parts.append(f"synthetic_value={self.synthetic_value:.6g}")
+        if self.sdp_bound is not None:
+            parts.append(f"sdp_bound_of_release={self.sdp_bound:.6g}")
+        spent = f"spent=(epsilon={eps:.4g}, delta={dlt:.3g})"
+        if req_eps is not None:
+            spent += f" of requested (epsilon={req_eps:.4g}, delta={req_dlt:.3g})"
+            why = self.diagnostics.get("unspent")
+            if why:
+                spent += f" [{why}]"
+        parts.append(spent)
+        rank = self.diagnostics.get("rank", self.private_graph.rank)
+        if rank is not None:
+            parts.append(f"rank={rank}")
+        return (f"PrivateCutResult({', '.join(parts)}, halted={self.halted}"
+                f"{reproducible_tag(self.ledger)})")
 
 
 def _candidate_names(pg: PrivateGraph, candidates, rank: int) -> tuple:
@@ -125,13 +157,29 @@ def _candidate_names(pg: PrivateGraph, candidates, rank: int) -> tuple:
     return names
 
 
+def answer_route(n: int, m_hat: float, epsilon: float, delta: float) -> str:
+    """The route ``route="auto"`` takes for a private answer (a function of public ``n``, the
+    released edge count ``m_hat`` and the budget only; no privacy cost).
+
+    The matrix-free route when the graph is large (``n >= MATRIX_FREE_MIN_N``) and the released
+    density ``rho = 2 m_hat epsilon / n`` is at least ``LARGE_CORE_FROM`` (where its global
+    low-rank release carries the cut: planted graphs, BENCHMARKS.md) and ``delta > 0``; the
+    degree-ordered local route otherwise (real graphs, whose cut structure is local).
+
+    >>> answer_route(4039, 88234, 1.0, 1e-6), answer_route(100000, 5e6, 2.0, 1e-6)
+    ('local', 'matrix-free')
+    """
+    rho = 2.0 * max(float(m_hat), 0.0) * float(epsilon) / max(int(n), 1)
+    if delta > 0 and n >= MATRIX_FREE_MIN_N and rho >= LARGE_CORE_FROM:
+        return "matrix-free"
+    return "local"
+
+
 def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share, select_share,
-           candidates, solver_options, privatize_options, weight, route=None):
+           candidates, solver_options, privatize_options, weight, route=None, estimate=True):
     from .csp import WeightOperator, as_weight_operator, solve_max_bisection, solve_max_cut
     from .csp import default_rank as default_sdp_rank
     from .csp.rounding import cut_values
-    from .graph import as_graph_data
-
     gen = make_rng(rng)
     t0 = time.perf_counter()
     if isinstance(G, PrivateGraph):
@@ -139,7 +187,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                         "returned partition's cut); to reuse a release, solve it with "
                         "dpgraph.solve_max_cut(pg.weights(), labels=pg.labels)")
     epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
+    delta = check_delta(delta, allow_zero=True)
     kappa = check_number(kappa, name="kappa", low=0.0)
     estimate_share = check_share("estimate_share", estimate_share)
     select_share = check_share("select_share", select_share)
@@ -149,25 +197,38 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     if is_dask_input(data):
         route = "matrix-free"
     check_private_graph_input(data)
-    ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
+    if rank is not None:  # refused before anything is spent, whichever route runs
+        check_rank(rank, data.n)
     # no synthetic-graph export: max_cut does not use it, so it pays nothing for it
     opts = {"synthetic_share": None, **(privatize_options or {})}
     if route is not None:
         opts["route"] = route
-    forced_matrix_free = opts.get("route") == "matrix-free"
-    m_hat = None
-    if forced_matrix_free or screens(data, opts.get("route", "auto"),
-                                     opts.get("fallback", "randomized-response")):
-        # the screening count, released here so that it can also size the side releases (on
-        # the matrix-free route too, where nothing else needs it)
+    requested = check_choice(opts.get("route", "auto"), name="route", choices=("auto", *ROUTES))
+    if delta == 0 and requested != "auto" and not route_spec(requested).pure:
+        raise ValueError(f"delta=0 asks for pure epsilon-DP, which route={requested!r} does not "
+                         f"give; use route='local' or route='randomized-response' (pure), or "
+                         f"pass delta > 0")
+    ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
+    m_hat, m_upper = None, data.n * (data.n - 1) / 2.0
+    if requested in ("auto", "matrix-free", "local"):
+        # the screening count (docs/privacy.md 4.9), released here so that it can also choose
+        # the route and size the side releases
         screen_share = check_share("screen_share", opts.pop("screen_share", SCREEN_SHARE))
         m_hat = release_edge_count(data, screen_share * epsilon, ledger, gen)
-        if not forced_matrix_free:
-            opts["edge_count"] = m_hat
+        # the feasible range of a cut, as released: up to the 95% upper end of m^ (<= n(n-1)/2)
+        m_upper = min(data.n * (data.n - 1) / 2.0,
+                      max(m_hat, 0.0) + np.log(20.0) / (screen_share * epsilon))
+        if requested == "auto":
+            requested = answer_route(data.n, m_hat, epsilon, delta)
+            opts["route"] = requested
+    if route_spec(requested).answers == "sides":
+        return _solve_local(problem, data, ledger=ledger, rng=gen, m_hat=m_hat,
+                            m_upper=m_upper, select_share=select_share,
+                            estimate_share=estimate_share, estimate=estimate)
     eps_select, eps_estimate = _side_budgets(epsilon, select_share, estimate_share, m_hat)
-    shares = {k: opts[k] for k in ("degree_share", "tail_share", "core_share") if k in opts}
-    if m_hat is not None and not forced_matrix_free and screen(m_hat, data.n, epsilon - ledger.spent[0] - eps_select
-                                     - eps_estimate, delta, **shares)["predicted_pass"]:
+    if not estimate:
+        eps_estimate = 0.0
+    if requested == "pca":
         eps_select = 0.0  # the PCA route makes no choice (its budget goes to the PCA instead)
     pg = privatize(data, epsilon=epsilon - ledger.spent[0] - eps_select - eps_estimate,
                    delta=delta, rank=rank, rng=gen, **opts)
@@ -221,17 +282,19 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     partition = ({lab for lab, xi in zip(pg.labels, x) if xi > 0},
                  {lab for lab, xi in zip(pg.labels, x) if xi < 0})
     # The partition is fixed now; its cut in the input has sensitivity 1 (4.10).
-    estimate, _ = laplace_mechanism(
-        float(np.ravel(true_cuts(x))[0]), sensitivity=1.0, epsilon=eps_estimate,
-        ledger=ledger, name="cut of the returned partition", rng=gen,
-        note="fixed partition; one edge changes its cut by <= 1 (docs/privacy.md 4.10)")
+    value, interval = (None, None)
+    if estimate:
+        value, interval = release_estimate(float(np.ravel(true_cuts(x))[0]),
+                                           epsilon=eps_estimate, ledger=ledger, rng=gen,
+                                           upper=m_upper)
     if matrix_free:  # the factor form's own operator: no n x n array
         synthetic_op = pg.objective(names[chosen])
     else:
         synthetic_op = as_weight_operator(pg.weights(), check=False)
     synthetic_value = float(cut_values(synthetic_op, x))
     return PrivateCutResult(
-        partition=partition, assignment=assignment, estimated_value=float(estimate),
+        partition=partition, assignment=assignment, estimated_value=value,
+        estimate_interval=interval,
         synthetic_value=synthetic_value, sdp_bound=float(res.upper_bound), eta=eta,
         ledger=ledger, private_graph=pg, solver=res,
         diagnostics={"timings": {"privatize": t_priv, "solve": t_solve, "certificate": t_cert},
@@ -240,7 +303,101 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                      **({"rank_note": pg.diagnostics["rank_note"]}
                         if "rank_note" in pg.diagnostics else {}),
                      "candidate_partitions": int(pool.shape[1]),
+                     **({"unspent": "pure epsilon-DP route: delta is not spent"}
+                        if route_spec(pg.diagnostics.get("route")).pure else {}),
                      "objective_values": {n: float(r.value) for n, r in zip(names, results)}})
+
+
+def release_estimate(cut_of_x: float, *, epsilon: float, ledger, rng, upper: float,
+                     level: float = 0.95) -> tuple[float, tuple[float, float]]:
+    """The private estimate of a fixed partition's cut (Laplace, sensitivity 1; docs/privacy.md
+    4.10) and a ``level`` confidence interval, both clamped to ``[0, upper]`` (post-processing;
+    ``upper``: the 95% upper end of the released edge count, at most ``n (n - 1) / 2``).
+
+    ``P[|Laplace(b)| > t] = exp(-t / b)``, so ``t = b ln(1 / (1 - level))`` gives the interval.
+    """
+    noisy, b = laplace_mechanism(
+        float(cut_of_x), sensitivity=1.0, epsilon=epsilon, ledger=ledger,
+        name="cut of the returned partition", rng=rng,
+        note="fixed partition; one edge changes its cut by <= 1 (docs/privacy.md 4.10)")
+    t = b * np.log(1.0 / (1.0 - level))
+    clamp = lambda v: float(min(max(v, 0.0), upper))  # noqa: E731
+    return clamp(noisy), (clamp(noisy - t), clamp(noisy + t))
+
+
+def _solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float,
+                 select_share: float,
+                 estimate_share: float, estimate: bool) -> PrivateCutResult:
+    """Max-Cut / Max-Bisection on the degree-ordered local route (docs/privacy.md 11).
+
+    The route's candidates (forward pass; refined sides when the plan has a sweep) are balanced
+    for bisection by post-processing (:func:`dpgraph.routes.local.balance_sides`), one is chosen
+    by the monotone exponential mechanism on their cuts (4.11) when there are two, and its cut
+    is estimated (4.10). Pure epsilon-DP: delta is not spent.
+    """
+    epsilon = ledger.epsilon
+    eps_left = epsilon - ledger.spent[0]
+    plan = plan_local(data.n, m_hat, eps_left * (1.0 - LOCAL_DEGREE_SHARE))
+    eps_select, eps_estimate = _side_budgets(epsilon, select_share, estimate_share, m_hat)
+    if plan.refine_share == 0:
+        eps_select = 0.0  # one candidate: nothing to choose
+    if not estimate:
+        eps_estimate = 0.0
+    rel = release_local_sides(data, epsilon=eps_left - eps_select - eps_estimate, ledger=ledger,
+                              rng=rng, plan=plan)
+    cands = rel.candidates
+    if problem != "maxcut":
+        cands = np.stack([balance_sides(cands[:, j], rel.confidence)
+                          for j in range(cands.shape[1])], axis=1)
+    true_cuts = _true_cuts(data)  # NOT private: read only through the releases below
+    chosen = cands.shape[1] - 1
+    if cands.shape[1] > 1:
+        chosen = monotone_exponential_mechanism(
+            true_cuts(cands), sensitivity=1.0, epsilon=eps_select, ledger=ledger,
+            name="choice among candidate partitions", rng=rng,
+            note="forward-pass and refined sides of the local route; monotone cuts "
+                 "(docs/privacy.md 4.11)")
+    x = cands[:, chosen]
+    value, interval = (None, None)
+    if estimate:
+        value, interval = release_estimate(float(np.ravel(true_cuts(x[:, None]))[0]),
+                                           epsilon=eps_estimate, ledger=ledger, rng=rng,
+                                           upper=m_upper)
+    pg = LocalPrivateGraph(labels=data.labels, degrees=rel.degrees, normalizer=np.ones(data.n),
+                           basis=None, core=None, projected=None, ledger=ledger,
+                           diagnostics={**rel.diagnostics, "pca_halted": False,
+                                        "low_rank_mechanism": "none (degree-ordered local "
+                                                              "decisions)"},
+                           sides=x.copy(), local=rel)
+    partition, assignment = _partition_of(pg.labels, x)
+    names = ("forward", "refined")[:cands.shape[1]]
+    return PrivateCutResult(
+        partition=partition, assignment=assignment, estimated_value=value,
+        estimate_interval=interval, synthetic_value=None, sdp_bound=None, eta=0.0,
+        ledger=ledger, private_graph=pg, solver=None,
+        diagnostics={"route": "local", "objective": names[chosen], "candidates": names,
+                     "candidate_partitions": int(cands.shape[1]), "core": rel.plan.core,
+                     "refine_share": rel.plan.refine_share, "rank": None,
+                     "unspent": "pure epsilon-DP route: delta is not spent"})
+
+
+def _true_cuts(data):
+    """Cuts of fixed +-1 partitions (columns) in the input: NOT private; every use is an input
+    to a mechanism (docs/privacy.md 4.10, 4.11)."""
+    from .csp import as_weight_operator
+    from .csp.rounding import cut_values
+
+    if is_dask_input(data):
+        return data.cut_values
+    op = as_weight_operator(data)
+    return lambda X: cut_values(op, np.asarray(X, dtype=np.float64))
+
+
+def _partition_of(labels, x) -> tuple[tuple, dict]:
+    assignment = {lab: int(xi > 0) for lab, xi in zip(labels, x)}
+    partition = ({lab for lab, xi in zip(labels, x) if xi > 0},
+                 {lab for lab, xi in zip(labels, x) if xi <= 0})
+    return partition, assignment
 
 
 def _certify_result(res, op, *, balanced: bool, method, rng) -> None:
@@ -322,56 +479,67 @@ def _candidate_pool(results) -> tuple[np.ndarray, list]:
 
 
 def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
-            kappa: float = 0.0, estimate_share: float = 0.01, select_share: float = 0.04,
+            kappa: float = 0.0, estimate_share: float = 0.1, select_share: float = 0.04,
             candidates="auto", solver_options: dict | None = None,
             privatize_options: dict | None = None, route: str | None = None,
-            weight: str | None = "weight") -> PrivateCutResult:
-    """Edge-(epsilon, delta)-DP Max-Cut of ``G`` (d'Orsi & Novikov, Alg. 7.13).
+            weight: str | None = "weight", estimate: bool = True) -> PrivateCutResult:
+    """Edge-(epsilon, delta)-DP Max-Cut of ``G``.
+
+    By default (``route="auto"``) a private edge count ``m^`` (0.5% of epsilon, Laplace) chooses
+    between two mechanisms from public ``n`` and ``rho = 2 m^ epsilon / n``
+    (:func:`answer_route`): the **degree-ordered local route** (pure epsilon-DP, docs/privacy.md
+    11: one private decision per node from its already-decided neighbours, each pair read once
+    per pass), which carries the local cut structure of real graphs; or, for large graphs of
+    high released density (``n >= 15,000`` and ``rho >= 200``), the **matrix-free route**
+    (d'Orsi & Novikov's coherence-aware private subspace, Alg. 7.13 on its release), whose global
+    low-rank release is exact on planted two-block graphs. The dense routes
+    (``"randomized-response"``, ``"pca"``) are taken when asked for.
 
     Parameters
     ----------
     G : graph
         Anything :func:`dpgraph.graph.as_graph_data` accepts (edge weights in [0, 1]).
     epsilon, delta : float
-        Privacy budget of the whole call.
+        Privacy budget of the whole call. ``delta=0`` asks for pure epsilon-DP: ``"auto"`` then
+        takes the local route; a route that needs delta > 0 is refused before anything is
+        spent. The pure routes leave delta unspent (``diagnostics["unspent"]`` says so).
     rank : int or None
-        Rank of the private low-rank estimate; ``None`` (default): 8, capped at ``n - 2`` on
-        graphs with fewer than 10 nodes (``private_graph.diagnostics["rank_note"]``).
+        Rank of the private low-rank estimate on the spectral routes; ``None`` (default): 8,
+        capped at ``n - 2`` on graphs with fewer than 10 nodes.
     rng : None, int or numpy.random.Generator
     kappa : float
         Accuracy floor of Alg. 7.13 step 4: ``eta = max(sigma_{r+1} estimate, kappa)``.
     estimate_share : float
-        At most this fraction of epsilon (default 0.01) goes to the private estimate of the
-        returned partition's cut (Laplace; 4.10).
+        At most this fraction of epsilon (default 0.1) goes to the private estimate of the
+        returned partition's cut (Laplace; 4.10), and no more than what puts its noise scale at
+        0.5% of ``m^`` (so the 95% interval is about +-1.5% of the edge count when the budget
+        allows): at epsilon 1 a 78-edge graph takes the full 10% (scale 10), a 20,000-edge graph
+        1% and a 100,000-edge graph 0.2%. ``estimate=False`` spends nothing on it.
     select_share : float
         At most this fraction of epsilon (default 0.04) goes to choosing among the candidate
-        partitions (every distinct rounding of every objective's solve; monotone exponential
-        mechanism on their cuts in the input; docs/privacy.md 4.11). None on the PCA route.
-        On unweighted graphs 0.5% of epsilon first releases the edge count ``m^`` (the
-        screening of :func:`dpgraph.privatize`), and the two side releases take no more than
-        what puts their noise scales at 0.1% (choice) and 0.5% (estimate) of ``m^``: at epsilon
-        1 on a 20,000-edge graph they take the full 4% and 1%, at epsilon 4 1.25% and 0.25%.
-        The rest of epsilon and all of delta go to :func:`dpgraph.privatize`.
+        partitions (monotone exponential mechanism on their cuts in the input; docs/privacy.md
+        4.11), and no more than what puts the choice's noise scale at 0.1% of ``m^``. Nothing
+        when there is a single candidate.
     candidates : "auto", str or sequence of str
-        Objectives solved on the release (:meth:`PrivateGraph.objective_names`). On the
-        randomized-response route ``"auto"`` solves the de-biased release and three
-        empirical-Bayes posterior objectives (only the de-biased release above 5,000 nodes),
-        then picks one of all their distinct roundings privately; measured, no single objective
-        is best on every graph (BENCHMARKS.md). On the PCA route: the synthetic graph, and the
-        engine's best rounding on it (no choice; nothing is reserved for one).
+        Objectives solved on the release of the spectral routes
+        (:meth:`PrivateGraph.objective_names`). On the randomized-response route ``"auto"``
+        solves the de-biased release and three empirical-Bayes posterior objectives (only the
+        de-biased release above 5,000 nodes), then picks one of all their distinct roundings
+        privately. Ignored on the local route, whose candidates are its forward-pass and
+        refined sides.
     solver_options, privatize_options : dict
-        Passed to :func:`dpgraph.csp.solve_max_cut` and :func:`dpgraph.privatize`.
-    route : str, optional
-        ``route`` of :func:`dpgraph.privatize` (overrides ``privatize_options["route"]``).
-        On the matrix-free route (``"matrix-free"``, or ``"auto"`` on large graphs) the engine
-        runs on the release's low-rank operator (no n x n array), every distinct rounding is a
-        candidate for the private choice (4.11), and their cuts in the input, like the
-        estimate's, are computed by sparse products; with ``route="matrix-free"`` the edge
-        count is released first (0.5% of epsilon, as for the screening) to size the choice and
-        the estimate (docs/privacy.md 5.5).
+        Passed to :func:`dpgraph.csp.solve_max_cut` and :func:`dpgraph.privatize` (spectral
+        routes).
+    route : {"auto", "local", "matrix-free", "randomized-response", "pca"}, optional
+        Overrides ``privatize_options["route"]``. On the matrix-free route the engine runs on
+        the release's low-rank operator (no n x n array) and their cuts in the input, like the
+        estimate's, are computed by sparse products (docs/privacy.md 5.5).
     weight : str or None
         Edge attribute holding the weight (NetworkX, igraph; default ``"weight"``); ``None``
-        treats every edge as weight 1, as NetworkX does. Weights must lie in [0, 1].
+        treats every edge as weight 1, as NetworkX does. Weights must lie in [0, 1]; every
+        route takes the same path whatever their values (docs/privacy.md 4.12).
+    estimate : bool
+        Release the private estimate of the returned partition's cut (default True).
 
     Returns
     -------
@@ -382,26 +550,44 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=Non
     >>> import networkx as nx, dpgraph
     >>> res = dpgraph.max_cut(nx.karate_club_graph(), epsilon=4.0, delta=1e-6, weight=None,
     ...                       rng=1)
-    >>> len(res.assignment), res.ledger.spent <= (4.0, 1e-6)
-    (34, True)
+    >>> len(res.assignment), res.diagnostics["route"], res.ledger.spent[1]
+    (34, 'local', 0.0)
+    >>> lo, hi = res.estimate_interval
+    >>> 0 <= lo <= res.estimated_value <= hi
+    True
     """
     return _solve("maxcut", G, epsilon=epsilon, delta=delta, rank=rank, rng=rng, kappa=kappa,
                   estimate_share=estimate_share, select_share=select_share,
                   candidates=candidates, solver_options=solver_options,
-                  privatize_options=privatize_options, route=route, weight=weight)
+                  privatize_options=privatize_options, route=route, weight=weight,
+                  estimate=estimate)
 
 
 def max_bisection(G, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
-                  kappa: float = 0.0, estimate_share: float = 0.01, select_share: float = 0.04,
+                  kappa: float = 0.0, estimate_share: float = 0.1, select_share: float = 0.04,
                   candidates="auto", solver_options: dict | None = None,
                   privatize_options: dict | None = None,
                   route: str | None = None,
-                  weight: str | None = "weight") -> PrivateCutResult:
-    """Edge-(epsilon, delta)-DP Max-Bisection of ``G`` (d'Orsi & Novikov, Thm 7.19).
+                  weight: str | None = "weight", estimate: bool = True) -> PrivateCutResult:
+    """Edge-(epsilon, delta)-DP Max-Bisection of ``G`` (d'Orsi & Novikov, Thm 7.19 on the
+    spectral routes): the sides differ in size by at most 1.
 
-    Same as :func:`max_cut`, with the balanced engine: the sides differ in size by at most 1.
+    Same parameters as :func:`max_cut`. On the local route the candidates are balanced by
+    post-processing of the release: the least confident nodes of the larger side (smallest
+    released field) move to the smaller side (:func:`dpgraph.routes.local.balance_sides`); the
+    guarantee is the local route's (docs/privacy.md 11.5). On the spectral routes the balanced
+    engine solves the release.
+
+    Examples
+    --------
+    >>> import networkx as nx, dpgraph
+    >>> res = dpgraph.max_bisection(nx.karate_club_graph(), epsilon=2.0, delta=0, weight=None,
+    ...                             rng=1)
+    >>> sorted(map(len, res.partition))
+    [17, 17]
     """
     return _solve("bisection", G, epsilon=epsilon, delta=delta, rank=rank, rng=rng, kappa=kappa,
                   estimate_share=estimate_share, select_share=select_share,
                   candidates=candidates, solver_options=solver_options,
-                  privatize_options=privatize_options, route=route, weight=weight)
+                  privatize_options=privatize_options, route=route, weight=weight,
+                  estimate=estimate)

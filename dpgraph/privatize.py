@@ -32,10 +32,9 @@ from .private_graph import DEFAULT_RANK, PrivateGraph
 from .privacy import PrivacyLedger, laplace_mechanism, make_rng
 from .privacy._validate import check_choice, check_delta, check_epsilon, check_number
 from .progress import report
-from .routes import DENSE_ROUTES, ROUTES, check_memory, route_module
+from .routes import DENSE_ROUTES, ROUTES, check_memory, route_module, route_spec
 from .routes.memory import available_memory
-from .synthetic import (DEFAULT_BLOCKS, SYNTHETIC_SHARE, release_block_model,
-                        synthetic_partition)
+from .synthetic import DEFAULT_BLOCKS, SYNTHETIC_SHARE, release_block_model
 
 __all__ = ["PrivateGraph", "privatize", "input_graph", "check_private_graph_input", "release_edge_count",
            "check_rank", "default_rank", "check_share", "screens", "screen", "choose_scale_route",
@@ -118,11 +117,11 @@ def check_share(name: str, value: float) -> float:
     return check_number(value, name=name, low=0.0, high=1.0, open_low=True, open_high=True)
 
 
-def screens(data: GraphData, route: str, fallback: str) -> bool:
-    """Whether ``privatize`` screens this input: ``route="auto"`` with the randomized-response
-    fallback on an unweighted graph (docs/privacy.md 4.9)."""
-    return (route == "auto" and fallback == "randomized-response"
-            and (data.is_unweighted or not data.m))
+def screens(route: str, fallback: str) -> bool:
+    """Whether ``privatize`` screens: ``route="auto"`` with the randomized-response fallback
+    (docs/privacy.md 4.9). A function of the caller's arguments only, never of the weights
+    (docs/privacy.md 4.12)."""
+    return route == "auto" and fallback == "randomized-response"
 
 
 def screen(m_hat: float, n: int, epsilon: float, delta: float,
@@ -310,7 +309,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
     (77, 'randomized-response')
     """
     epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
+    delta = check_delta(delta, allow_zero=True)
     degree_share = check_share("degree_share", degree_share)
     tail_share = check_share("tail_share", tail_share)
     core_share = check_share("core_share", core_share)
@@ -335,6 +334,13 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         synthetic_share = check_share("synthetic_share", synthetic_share)
     data = input_graph(G, weight=weight)
     check_private_graph_input(data)
+    if delta == 0:  # pure epsilon-DP asked for: only a pure route may run (docs/privacy.md 11)
+        if route == "auto":
+            route = "local" if data.n >= MATRIX_FREE_MIN_N else "randomized-response"
+        elif not route_spec(route).pure:
+            raise ValueError(f"delta=0 asks for pure epsilon-DP, which route={route!r} does not "
+                             f"give; use route='local' or route='randomized-response', or pass "
+                             f"delta > 0")
     on_dask = is_dask_input(data)
     if on_dask:  # only the matrix-free route reads the edges by passes (docs/privacy.md 9)
         if route not in ("auto", "matrix-free"):
@@ -363,9 +369,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
     eps_synthetic = 0.0 if synthetic_share is None else synthetic_share * epsilon
     epsilon = epsilon - eps_synthetic  # basic composition: the route gets the rest
     screening, m_hat = None, edge_count
-    if route == "randomized-response" and data.m and not data.is_unweighted:
-        raise ValueError("route='randomized-response' needs an unweighted graph")
-    if screens(data, route, fallback):
+    if screens(route, fallback):
         # 0. screening (docs/privacy.md 4.9): can the PCA's gap test pass at this budget?
         if edge_count is None:
             m_hat = release_edge_count(data, screen_share * epsilon, ledger, gen)
@@ -391,8 +395,10 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         options = dict(degree_share=degree_share, tail_share=tail_share, core_share=core_share,
                        regularization=regularization, projection=projection, fallback=fallback,
                        max_projector_noise=max_projector_noise, pca_options=pca_options)
-    else:
+    elif route == "matrix-free":
         options = dict(regularization=regularization, **(matrix_free_options or {}))
+    else:
+        options = {}
     pg = module.release(data, epsilon=epsilon, delta=delta, rank=rank, ledger=ledger, rng=gen,
                         screening=screening, **options)
     pg.diagnostics.setdefault("rank", rank)
@@ -402,7 +408,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         # docs/privacy.md 7: a partition from the release (post-processing), then the block
         # model's releases for that partition (adaptive composition)
         report(f"privatize: synthetic block model ({synthetic_blocks} blocks)")
-        blocks = synthetic_partition(pg, int(synthetic_blocks), rng=gen)
+        blocks = pg.synthetic_blocks(int(synthetic_blocks), rng=gen)
         pg.block_model = release_block_model(data, blocks, epsilon=eps_synthetic, ledger=ledger,
                                              rng=gen)
         pg.diagnostics["synthetic_share"] = synthetic_share

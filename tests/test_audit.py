@@ -124,6 +124,7 @@ FAST = {
     "jl": (dict(runs=20, calibration_runs=20), None),
     "synthetic_refinement": (dict(runs=3_000), 0.7),
     "synthetic_degree_classes": (dict(runs=3_000), 0.7),
+    "local_route": (dict(runs=4_000), 0.6),
 }
 
 
@@ -194,10 +195,17 @@ def test_fast_audit_pca_route():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["randomized_response", "laplace", "gaussian", "exponential",
                                   "edge_count", "cosine", "marginals", "synthetic_refinement",
-                                  "synthetic_degree_classes"])
+                                  "synthetic_degree_classes", "local_route"])
 def test_full_tight_audit_reaches_80_percent(name):
     res = getattr(catalog, name)()
     assert 0.8 <= res.fraction <= 1.0, res
+
+
+def test_weighted_pair_audit_stays_at_or_below_the_claim():
+    """docs/privacy.md 4.12: the pair on which routes once branched on the weights."""
+    for res in catalog.weighted_pair(runs=60).values():
+        assert not res.violated and res.epsilon_lower_bound <= res.claimed_epsilon, res
+        assert res.counts[0] == res.counts[1]  # the same path on both graphs
 
 
 @pytest.mark.slow

@@ -46,7 +46,7 @@ def test_cut_json(command, tmp_path, capsys):
     if command == "bisection":
         assert abs(sizes[0] - sizes[1]) <= 1
     assert isinstance(doc["estimated_value"], float)
-    assert doc["route"] in ("randomized-response", "pca", "matrix-free")
+    assert doc["route"] in ("local", "randomized-response", "pca", "matrix-free")
     assert doc["route"] == doc["diagnostics"]["release"]["route"]
     assert doc["private_release"] is False and "not a private release" in doc["warning"]
     _check_ledger(doc)

@@ -96,7 +96,8 @@ def test_selection_probabilities_adjacent():
 
 def test_max_cut_chooses_among_candidates_within_budget():
     inst = dpgraph.datasets.planted_cut(300, 20, rng=3)
-    res = dpgraph.max_cut(inst.graph, epsilon=1.0, delta=1e-6, rng=0)
+    res = dpgraph.max_cut(inst.graph, epsilon=1.0, delta=1e-6, rng=0,
+                          route="randomized-response")
     assert res.private_graph.diagnostics["route"] == "randomized-response"
     assert res.diagnostics["candidates"] == ("unbiased", "posterior-lowrank-2",
                                              "posterior-lowrank-8", "posterior-degree")
@@ -105,12 +106,14 @@ def test_max_cut_chooses_among_candidates_within_budget():
     assert names[-2:] == ["choice among candidate partitions", "cut of the returned partition"]
     eps, dlt = res.ledger.spent
     assert math.isclose(eps, 1.0, rel_tol=1e-9) and dlt == 0.0  # pure DP on this route
-    one = dpgraph.max_cut(inst.graph, epsilon=1.0, delta=1e-6, rng=0, candidates="unbiased")
+    one = dpgraph.max_cut(inst.graph, epsilon=1.0, delta=1e-6, rng=0, candidates="unbiased",
+                          route="randomized-response")
     assert one.diagnostics["candidates"] == ("unbiased",)
     assert one.diagnostics["candidate_partitions"] > 1  # still a choice among its roundings
     assert math.isclose(one.ledger.spent[0], 1.0, rel_tol=1e-9)
     with pytest.raises(ValueError, match="offers"):
-        dpgraph.max_cut(inst.graph, epsilon=1.0, delta=1e-6, rng=0, candidates="synthetic")
+        dpgraph.max_cut(inst.graph, epsilon=1.0, delta=1e-6, rng=0, candidates="synthetic",
+                        route="randomized-response")
     with pytest.raises(ValueError, match="select_share"):
         dpgraph.max_cut(inst.graph, epsilon=1.0, delta=1e-6, select_share=0.99)
 
@@ -123,9 +126,9 @@ def test_max_cut_pca_route_has_one_candidate():
     assert "choice among candidate partitions" not in [e.name for e in res.ledger.entries]
     eps, dlt = res.ledger.spent
     assert eps <= 1.0 * (1 + 1e-9) and dlt <= 1e-6 * (1 + 1e-9)
-    # screened onto the PCA route by max_cut itself: no budget is held back for a choice
+    # on the PCA route no budget is held back for a choice
     dense = dpgraph.datasets.planted_cut(400, 150, rng=0)
-    res = dpgraph.max_cut(dense.graph, epsilon=8.0, delta=1e-6, rank=2, rng=0)
+    res = dpgraph.max_cut(dense.graph, epsilon=8.0, delta=1e-6, rank=2, rng=0, route="pca")
     assert res.private_graph.diagnostics["route"] == "pca"
     assert math.isclose(res.ledger.spent[0], 8.0, rel_tol=1e-9)
 

@@ -97,7 +97,7 @@ def test_no_fallback_warns():
 @pytest.mark.parametrize("kwargs, match", [
     ({"epsilon": 0, "delta": 1e-6}, "epsilon"),
     ({"epsilon": 1, "delta": 1.0}, "delta"),
-    ({"epsilon": 1, "delta": 0}, "delta"),
+    ({"epsilon": 1, "delta": 0, "route": "pca"}, "delta"),
     ({"epsilon": 1, "delta": 1e-6, "rank": 0}, "rank"),
     ({"epsilon": 1, "delta": 1e-6, "rank": 40}, "rank"),
     ({"epsilon": 1, "delta": 1e-6, "projection": "magic"}, "projection"),

@@ -13,7 +13,8 @@ Tight events (the audit can reach the claim; ``docs/audit.md``): :func:`randomiz
 :func:`laplace`, :func:`gaussian`, :func:`exponential`, :func:`edge_count`,
 :func:`rr_route` (``"released"``), :func:`cosine`, :func:`marginals`, and the synthetic
 release's three Laplace releases (:func:`synthetic_block_model`, :func:`synthetic_refinement`,
-:func:`synthetic_degree_classes`). The others audit
+:func:`synthetic_degree_classes`) and the local route's decisions (:func:`local_route`).
+The others audit
 post-processed or composed releases and report how far they got.
 """
 
@@ -34,12 +35,12 @@ from .harness import (AuditResult, audit_event, audit_threshold, audit_threshold
 __all__ = ["randomized_response", "laplace", "gaussian", "exponential", "edge_count",
            "rr_route", "pca_route", "matrix_free", "max_cut", "cosine", "marginals", "jl",
            "synthetic_block_model", "synthetic_refinement", "synthetic_degree_classes",
-           "TIGHT"]
+           "local_route", "weighted_pair", "TIGHT"]
 
 #: Audits whose event is tight for the mechanism: their bound must reach a stated fraction.
 TIGHT = ("randomized_response", "laplace", "gaussian", "exponential", "edge_count",
          "rr_route", "cosine", "marginals", "synthetic_block_model", "synthetic_refinement",
-         "synthetic_degree_classes")
+         "synthetic_degree_classes", "local_route")
 
 
 def _ledger(epsilon: float, delta: float = 0.0) -> PrivacyLedger:
@@ -611,3 +612,68 @@ def synthetic_degree_classes(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
                        mechanism_name="release_degree_mixing (synthetic degree classes)",
                        pair_name="path 0-2-1 vs + edge {0, 1}, classes [0, 1, 0, 1]",
                        event_name="class-pair (0, 1) count at or above 2")
+
+
+def local_route(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
+                confidence: float = 0.95) -> AuditResult:
+    """The degree-ordered local route (:func:`dpgraph.routes.local.release_local_sides`,
+    docs/privacy.md 11) on 3 isolated nodes vs the same plus edge ``{0, 1}``, with one node per
+    batch (a public plan), so the pair is read by the forward field of whichever of 0 and 1
+    comes later in the released order. Event: ``x_earlier * f_later >= 1`` (that field, released,
+    leans by a full unit towards the earlier node's side): ``P = e^{-eps_1} / 2`` without the
+    edge and ``1/2`` with it, the ratio ``e^{eps_1}`` with ``eps_1 = 0.95 eps`` (the degrees take
+    the other 5%). Tight for the forward pass."""
+    from ..graph import as_graph_data
+    from ..routes.local import LocalPlan, release_local_sides
+
+    G0, G1 = _graph_pair([], (0, 1), 3)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+    plan = LocalPlan(first_batch=1, batch_growth=0.0)
+
+    def mech(data, gen):
+        rel = release_local_sides(data, epsilon=epsilon, ledger=_ledger(epsilon), rng=gen,
+                                  plan=plan)
+        pos = np.empty(3, dtype=np.int64)
+        pos[rel.order] = np.arange(3)
+        early, late = (0, 1) if pos[0] < pos[1] else (1, 0)
+        return rel.candidates[early, 0] * rel.fields[late]
+
+    return audit_event(mech, pair, lambda lean: lean >= 1.0, epsilon=epsilon, runs=runs,
+                       confidence=confidence, rng=rng,
+                       mechanism_name="local route (forward pass)",
+                       pair_name="3 isolated nodes vs + edge {0, 1}",
+                       event_name="later field leans >= 1 to the earlier side")
+
+
+def weighted_pair(*, epsilon: float = 1.0, runs: int = 200, rng=0,
+                  confidence: float = 0.95) -> dict:
+    """docs/privacy.md 4.12: a 30-node path with every weight 1 vs the same path plus edge
+    ``{0, 29}`` of weight 0.5 (adjacent). Before every route took one path, the screening charge
+    and the route were certain on one side and absent on the other (unbounded epsilon). Events:
+    ``"privatize steps"``: :func:`dpgraph.privatize`'s ledger holds the screening charge;
+    ``"max_cut route"``: :func:`dpgraph.max_cut` runs the local route. Both must now stay at or
+    below the claim. Returns ``{"privatize steps": AuditResult, "max_cut route": AuditResult}``."""
+    from ..private_solvers import max_cut as private_max_cut
+    from ..privatize import privatize
+
+    G0 = nx.path_graph(30)
+    nx.set_edge_attributes(G0, 1.0, "weight")
+    G1 = G0.copy()
+    G1.add_edge(0, 29, weight=0.5)
+
+    def steps(G, gen):
+        pg = privatize(G, epsilon=epsilon, delta=1e-6, rank=2, rng=gen, synthetic_share=None)
+        return "screening: edge count" in [e.name for e in pg.ledger.entries]
+
+    def route(G, gen):
+        return private_max_cut(G, epsilon=epsilon, delta=1e-6, rng=gen,
+                               estimate=False).diagnostics["route"] == "local"
+
+    out = {}
+    for name, mech in (("privatize steps", steps), ("max_cut route", route)):
+        out[name] = audit_event(mech, (G0, G1), lambda hit: hit, epsilon=epsilon, delta=1e-6,
+                                runs=runs, confidence=confidence, rng=rng,
+                                mechanism_name=f"weighted pair: {name}",
+                                pair_name="path (weights 1) vs + edge {0, 29} of weight 0.5",
+                                event_name=name)
+    return out

@@ -161,6 +161,17 @@ class CSPInstance:
             return 0.0
         return float(np.sum(Wt * R[np.arange(len(I)), a[I], a[J]]))
 
+    def variable_weights(self) -> np.ndarray:
+        """Total constraint weight at each variable (length ``n``; a constraint counts at both
+        of its variables).
+
+        >>> CSPInstance(3, 2, [(0, 1, {(0, 1)}, 0.5), (1, 2, {(1, 1)}, 1.0)]).variable_weights()
+        array([0.5, 1.5, 1. ])
+        """
+        I, J, _, Wt = self._arrays
+        return (np.bincount(I, weights=Wt, minlength=self.n)
+                + np.bincount(J, weights=Wt, minlength=self.n)).astype(np.float64)
+
     def label_extended_graph(self) -> GraphData:
         r"""The label-extended graph (d'Orsi-Novikov Def. 7.9).
 

@@ -40,6 +40,8 @@ __all__ = [
     "randomized_response",
     "flip_probability",
     "laplace_mechanism",
+    "laplace_noise",
+    "gumbel_noise",
     "monotone_exponential_mechanism",
 ]
 
@@ -129,6 +131,33 @@ def ball_knorm_mechanism(value, *, sensitivity: float, epsilon: float, ledger: P
     radius = gen.gamma(shape=d + 1, scale=scale)
     noisy = arr + radius * direction / norm
     return (float(noisy) if noisy.ndim == 0 else noisy), scale
+
+
+def laplace_noise(shape, *, scale: float, ledger: PrivacyLedger, rng=None) -> np.ndarray:
+    """Raw ``Laplace(0, scale)`` draws for a mechanism whose charge was already recorded in
+    ``ledger``.
+
+    Prefer :func:`laplace_mechanism`; use this only inside a mechanism that called
+    ``ledger.charge`` once for many draws, e.g. the degree-ordered local route, whose per-batch
+    releases read disjoint node pairs and are charged once by parallel composition
+    (docs/privacy.md 11).
+    """
+    if not isinstance(ledger, PrivacyLedger):
+        raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
+    scale = check_sensitivity(scale, name="scale")
+    return _draw_rng(rng, ledger).laplace(0.0, scale, size=shape)
+
+
+def gumbel_noise(shape, *, scale: float, ledger: PrivacyLedger, rng=None) -> np.ndarray:
+    """Raw ``Gumbel(0, scale)`` draws for exponential mechanisms whose charge was already
+    recorded in ``ledger`` (``argmax(score + Gumbel(0, Delta / eps))`` picks each option with
+    probability proportional to ``exp(eps score / Delta)``; see
+    :func:`monotone_exponential_mechanism`). Used by the local route's per-variable choices,
+    charged once by parallel composition (docs/privacy.md 11.7)."""
+    if not isinstance(ledger, PrivacyLedger):
+        raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
+    scale = check_sensitivity(scale, name="scale")
+    return _draw_rng(rng, ledger).gumbel(0.0, scale, size=shape)
 
 
 def flip_probability(epsilon: float) -> float:
