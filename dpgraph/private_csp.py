@@ -200,7 +200,7 @@ def _check_instance(instance, relation_size):
 
 
 def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: float):
-    """Max-2-CSP on the degree-ordered local route (docs/privacy.md 11.7): labels chosen one
+    """Max-2-CSP on the degree-ordered local route (docs/privacy.md 14.7): labels chosen one
     variable at a time by the exponential mechanism on the weight of the constraints to decided
     variables (each constraint read once), then the Laplace estimate of the assignment's value
     (6.5). Pure epsilon-DP, no group privacy: one constraint moves one variable's scores by at
@@ -264,7 +264,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK
     """Edge-(epsilon, delta)-DP Max-2-CSP: the constraints are private (docs/privacy.md 6).
 
     By default (``privatize_options`` without a ``route``, or ``route="local"``) the
-    degree-ordered local route labels the variables one by one (docs/privacy.md 11.7; pure
+    degree-ordered local route labels the variables one by one (docs/privacy.md 14.7; pure
     epsilon-DP, ``relation_size``, ``rank``, ``candidates`` and ``select_share`` unused). With
     ``privatize_options={"route": ...}`` naming a spectral or randomized-response route, the
     label-extended graph is privatized with group privacy over ``relation_size`` pairs and

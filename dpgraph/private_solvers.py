@@ -328,7 +328,7 @@ def release_estimate(cut_of_x: float, *, epsilon: float, ledger, rng, upper: flo
 def _solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float,
                  select_share: float,
                  estimate_share: float, estimate: bool) -> PrivateCutResult:
-    """Max-Cut / Max-Bisection on the degree-ordered local route (docs/privacy.md 11).
+    """Max-Cut / Max-Bisection on the degree-ordered local route (docs/privacy.md 14).
 
     The route's candidates (forward pass; refined sides when the plan has a sweep) are balanced
     for bisection by post-processing (:func:`dpgraph.routes.local.balance_sides`), one is chosen
@@ -575,7 +575,7 @@ def max_bisection(G, *, epsilon: float, delta: float, rank: int | None = None, r
     Same parameters as :func:`max_cut`. On the local route the candidates are balanced by
     post-processing of the release: the least confident nodes of the larger side (smallest
     released field) move to the smaller side (:func:`dpgraph.routes.local.balance_sides`); the
-    guarantee is the local route's (docs/privacy.md 11.5). On the spectral routes the balanced
+    guarantee is the local route's (docs/privacy.md 14.5). On the spectral routes the balanced
     engine solves the release.
 
     Examples

@@ -334,7 +334,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         synthetic_share = check_share("synthetic_share", synthetic_share)
     data = input_graph(G, weight=weight)
     check_private_graph_input(data)
-    if delta == 0:  # pure epsilon-DP asked for: only a pure route may run (docs/privacy.md 11)
+    if delta == 0:  # pure epsilon-DP asked for: only a pure route may run (docs/privacy.md 14)
         if route == "auto":
             route = "local" if data.n >= MATRIX_FREE_MIN_N else "randomized-response"
         elif not route_spec(route).pure:

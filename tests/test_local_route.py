@@ -1,4 +1,4 @@
-"""The degree-ordered local route (dpgraph/routes/local.py; docs/privacy.md 11) and the
+"""The degree-ordered local route (dpgraph/routes/local.py; docs/privacy.md 14) and the
 weighted-graph path (docs/privacy.md 4.12)."""
 
 import math
@@ -34,7 +34,7 @@ def _pair(n, extra):
 
 @pytest.mark.parametrize("where", ["first", "last", "inside-batch"])
 def test_forward_fields_move_one_coordinate_by_at_most_one(where):
-    """docs/privacy.md 11.2: with the same noise, adjacent graphs give the same fields up to the
+    """docs/privacy.md 14.2: with the same noise, adjacent graphs give the same fields up to the
     changed pair's later endpoint, whose field moves by at most 1 (0 inside a batch)."""
     n = 40
     order = np.arange(n)[::-1].copy()  # a fixed public order

@@ -199,7 +199,7 @@ def test_block_posterior_objective_is_a_candidate_on_the_rr_route():
 
 
 def test_max_2csp_local_route_is_pure_and_beats_random():
-    """docs/privacy.md 11.7: the default route labels variables one by one (exponential
+    """docs/privacy.md 14.7: the default route labels variables one by one (exponential
     mechanism on monotone scores, each constraint read once); pure epsilon-DP."""
     rng = np.random.default_rng(3)
     inst, sigma = _planted(rng, 300, 3, 0.1)

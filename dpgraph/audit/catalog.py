@@ -617,7 +617,7 @@ def synthetic_degree_classes(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
 def local_route(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
                 confidence: float = 0.95) -> AuditResult:
     """The degree-ordered local route (:func:`dpgraph.routes.local.release_local_sides`,
-    docs/privacy.md 11) on 3 isolated nodes vs the same plus edge ``{0, 1}``, with one node per
+    docs/privacy.md 14) on 3 isolated nodes vs the same plus edge ``{0, 1}``, with one node per
     batch (a public plan), so the pair is read by the forward field of whichever of 0 and 1
     comes later in the released order. Event: ``x_earlier * f_later >= 1`` (that field, released,
     leans by a full unit towards the earlier node's side): ``P = e^{-eps_1} / 2`` without the

@@ -140,7 +140,7 @@ def laplace_noise(shape, *, scale: float, ledger: PrivacyLedger, rng=None) -> np
     Prefer :func:`laplace_mechanism`; use this only inside a mechanism that called
     ``ledger.charge`` once for many draws, e.g. the degree-ordered local route, whose per-batch
     releases read disjoint node pairs and are charged once by parallel composition
-    (docs/privacy.md 11).
+    (docs/privacy.md 14).
     """
     if not isinstance(ledger, PrivacyLedger):
         raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
@@ -153,7 +153,7 @@ def gumbel_noise(shape, *, scale: float, ledger: PrivacyLedger, rng=None) -> np.
     recorded in ``ledger`` (``argmax(score + Gumbel(0, Delta / eps))`` picks each option with
     probability proportional to ``exp(eps score / Delta)``; see
     :func:`monotone_exponential_mechanism`). Used by the local route's per-variable choices,
-    charged once by parallel composition (docs/privacy.md 11.7)."""
+    charged once by parallel composition (docs/privacy.md 14.7)."""
     if not isinstance(ledger, PrivacyLedger):
         raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
     scale = check_sensitivity(scale, name="scale")

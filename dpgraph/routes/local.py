@@ -1,5 +1,5 @@
 """The degree-ordered local route: one private decision per node, each pair read once per pass
-(pure epsilon-DP; docs/privacy.md 11).
+(pure epsilon-DP; docs/privacy.md 14).
 
 Real graphs have no global two-block structure: their cut structure is local and concentrated
 at the high-degree nodes. This route follows it:
@@ -19,7 +19,7 @@ at the high-degree nodes. This route follows it:
    opposite to most of its decided neighbours). Pairs inside a batch and pairs of the core are
    not read here, every other pair exactly once (by its later endpoint), and one pair's weight
    moves ``s_v`` by at most 1: the pass is ``eps_1``-DP by adaptive composition over disjoint
-   reads (docs/privacy.md 11.2). Releasing the noisy field and taking its sign is the
+   reads (docs/privacy.md 14.2). Releasing the noisy field and taking its sign is the
    Laplace-sign rule, whose error ``exp(-eps |s|) / 2`` is below the exponential mechanism's
    ``1 / (1 + exp(eps |s|))`` at every ``|s|``.
 4. **Refinement sweep** (where :func:`plan_local` gives it a share): every node, in the same
@@ -159,11 +159,11 @@ class LocalRelease:
 def release_order(weights, *, epsilon: float, ledger: PrivacyLedger,
                   rng) -> tuple[np.ndarray, np.ndarray]:
     """Step 1: released weighted degrees (Laplace, L1 sensitivity 2: one pair's weight moves two
-    degrees by at most 1 each; docs/privacy.md 11.1) and the order by released degree."""
+    degrees by at most 1 each; docs/privacy.md 14.1) and the order by released degree."""
     deg = np.asarray(weights.sum(axis=1)).ravel()
     dhat, _ = laplace_mechanism(
         deg, sensitivity=2.0, epsilon=epsilon, ledger=ledger, name="local route: degrees",
-        rng=rng, note="one pair moves two degrees by <= 1 each (docs/privacy.md 11.1)")
+        rng=rng, note="one pair moves two degrees by <= 1 each (docs/privacy.md 14.1)")
     dhat = np.atleast_1d(np.asarray(dhat, dtype=np.float64))
     return dhat, np.argsort(-dhat, kind="stable")
 
@@ -186,7 +186,7 @@ def _solve_core(weights, core: np.ndarray, *, epsilon: float, ledger: PrivacyLed
     W, _ = randomized_response_matrix(
         sub, epsilon=epsilon, ledger=ledger, rng=rng, name="local route: core pairs",
         note=f"randomized response on the {core.size} core nodes' pairs; read only here in "
-             f"the first pass (docs/privacy.md 11.2)")
+             f"the first pass (docs/privacy.md 14.2)")
     del sub
     return np.asarray(solve_max_cut(W, rng=rng, **_CORE_SOLVER).x, dtype=np.float64)
 
@@ -195,7 +195,7 @@ def forward_pass(weights, order, x, fields, bounds, *, epsilon, ledger, rng) -> 
     """Step 3 of the module docstring, in place: for each batch ``[a, b)`` of positions, the
     released fields ``fields[v] = sum_u w_uv x_u + Laplace(1 / epsilon)`` of its nodes (``x_u = 0``
     for nodes not yet decided) and their sides ``x[v] = -sign(fields[v])``. The caller has
-    charged ``epsilon`` once (docs/privacy.md 11.2)."""
+    charged ``epsilon`` once (docs/privacy.md 14.2)."""
     scale = 1.0 / epsilon
     for a, b in bounds:
         rows = order[a:b]
@@ -220,7 +220,7 @@ def _refine_sweep(weights, order, x, confidence, bounds, *, epsilon, ledger, rng
 def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedger, rng,
                         plan: LocalPlan | None = None,
                         degree_share: float = DEGREE_SHARE) -> LocalRelease:
-    """Steps 1-4 of the module docstring with ``epsilon`` in all (pure DP; docs/privacy.md 11).
+    """Steps 1-4 of the module docstring with ``epsilon`` in all (pure DP; docs/privacy.md 14).
 
     ``plan=None``: :func:`plan_local` from the released degrees (``m^ = sum(d^) / 2``).
     """
@@ -245,14 +245,14 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
     report(f"local route: forward pass over {n - k:,} nodes in {len(bounds):,} batches")
     # Parallel composition with the core's randomized response: the forward pass reads no core
     # pair, so the first pass costs eps_1 in all (charged by the core's release when there is a
-    # core, here otherwise; docs/privacy.md 11.2).
+    # core, here otherwise; docs/privacy.md 14.2).
     ledger.charge("local route: forward pass", mechanism="laplace (adaptive, disjoint reads)",
                   epsilon=0.0 if k else eps_1, sensitivity=1.0, sensitivity_norm="l1",
                   noise_scale=1 / eps_1,
                   note=(f"eps {eps_1:.4g} per pair, in parallel with the core's randomized "
                         f"response (disjoint pairs); " if k else "") +
                        "each non-core pair read once, by its later endpoint's field; inside-batch "
-                       "pairs never (docs/privacy.md 11.2)")
+                       "pairs never (docs/privacy.md 14.2)")
     forward_pass(weights, order, x, fields, bounds, epsilon=eps_1, ledger=ledger, rng=rng)
     confidence = np.where(np.isnan(fields), np.inf, np.abs(fields))
     candidates = [x.copy()]
@@ -263,7 +263,7 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
                       mechanism="laplace (adaptive, two reads per pair)", epsilon=eps_2,
                       sensitivity=1.0, sensitivity_norm="l1", noise_scale=2 / eps_2,
                       note="each pair read by both endpoints' fields at epsilon/2 "
-                           "(docs/privacy.md 11.3)")
+                           "(docs/privacy.md 14.3)")
         _refine_sweep(weights, order, x, confidence, all_bounds, epsilon=eps_2, ledger=ledger,
                       rng=rng)
         candidates.append(x.copy())
@@ -279,7 +279,7 @@ def release_local_labels(label_adjacency, constraint_degrees: np.ndarray, q: int
                          epsilon: float, ledger: PrivacyLedger, rng,
                          degree_share: float = DEGREE_SHARE,
                          plan: LocalPlan | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The local route for Max-2-CSP (docs/privacy.md 11.7): one label per variable.
+    """The local route for Max-2-CSP (docs/privacy.md 14.7): one label per variable.
 
     ``label_adjacency`` is the ``n q x n q`` label-extended adjacency (entry ``((v, a), (u, b))``:
     the weight of the constraints between ``v`` and ``u`` that allow ``(a, b)``) and
@@ -296,14 +296,14 @@ def release_local_labels(label_adjacency, constraint_degrees: np.ndarray, q: int
     dhat, _ = laplace_mechanism(
         np.asarray(constraint_degrees, dtype=np.float64), sensitivity=2.0, epsilon=eps_d,
         ledger=ledger, name="local route: constraint degrees", rng=rng,
-        note="one constraint of weight <= 1 moves two degrees by <= 1 (docs/privacy.md 11.7)")
+        note="one constraint of weight <= 1 moves two degrees by <= 1 (docs/privacy.md 14.7)")
     order = np.argsort(-np.atleast_1d(dhat), kind="stable")
     plan = plan or LocalPlan()
     bounds = batch_bounds(0, n, plan.first_batch, plan.batch_growth)
     ledger.charge("local route: label choices", mechanism="exponential (monotone, disjoint reads)",
                   epsilon=eps_m, sensitivity=1.0, sensitivity_norm="linf", noise_scale=1 / eps_m,
                   note="each constraint read once, by its later variable's choice; monotone "
-                       "scores (docs/privacy.md 11.7)")
+                       "scores (docs/privacy.md 14.7)")
     A = sp.csr_array(label_adjacency)
     z = np.zeros(n * q)  # one-hot of the decided labels
     labels = np.full(n, -1, dtype=np.int64)
