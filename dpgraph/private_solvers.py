@@ -303,8 +303,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                      **({"rank_note": pg.diagnostics["rank_note"]}
                         if "rank_note" in pg.diagnostics else {}),
                      "candidate_partitions": int(pool.shape[1]),
-                     **({"unspent": "pure epsilon-DP route: delta is not spent"}
-                        if route_spec(pg.diagnostics.get("route")).pure else {}),
+                     **_unspent(ledger, route_spec(pg.diagnostics.get("route")).pure),
                      "objective_values": {n: float(r.value) for n, r in zip(names, results)}})
 
 
@@ -379,6 +378,18 @@ def _solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: floa
                      "candidate_partitions": int(cands.shape[1]), "core": rel.plan.core,
                      "refine_share": rel.plan.refine_share, "rank": None,
                      "unspent": "pure epsilon-DP route: delta is not spent"})
+
+
+def _unspent(ledger, pure: bool) -> dict:
+    """``{"unspent": why}`` when the call spent less than it was given (for the repr)."""
+    why = []
+    eps_left = ledger.epsilon - ledger.spent[0]
+    if eps_left > 1e-9 * ledger.epsilon:
+        why.append(f"epsilon {eps_left:.3g} reserved for a private choice among candidate "
+                   f"partitions was not needed (one candidate)")
+    if pure and ledger.delta:
+        why.append("pure epsilon-DP route: delta is not spent")
+    return {"unspent": "; ".join(why)} if why else {}
 
 
 def _true_cuts(data):

@@ -165,3 +165,19 @@ def test_weighted_pair_takes_the_same_path(fn):
     pg = dpgraph.privatize(G1, epsilon=1.0, delta=1e-6, rank=2, rng=0, synthetic_share=None,
                            route="randomized-response")
     assert pg.diagnostics["route"] == "randomized-response"
+
+
+@pytest.mark.parametrize("bad", ["1", True, b"1", np.bool_(True)])
+def test_privacy_parameters_refuse_non_numbers(bad):
+    G = nx.path_graph(10)
+    with pytest.raises(ValueError, match="must be a number"):
+        dpgraph.max_cut(G, epsilon=bad, delta=1e-6)
+    with pytest.raises(ValueError, match="must be a number"):
+        dpgraph.max_cut(G, epsilon=1.0, delta=bad)
+
+
+def test_repr_shows_requested_and_spent_budget():
+    res = dpgraph.max_cut(nx.karate_club_graph(), epsilon=1.0, delta=1e-6, rng=0, weight=None)
+    r = repr(res)
+    assert "spent=(epsilon=1, delta=0) of requested (epsilon=1, delta=1e-06)" in r
+    assert "delta is not spent" in r and "95% CI" in r

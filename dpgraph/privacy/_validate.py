@@ -4,13 +4,28 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 #: Largest epsilon accepted: ``epsilon^2 / 2`` (the zCDP rho of pure DP) stays far inside the
 #: floating-point range, so every accounting step on it is finite.
 MAX_EPSILON = 1e50
 
 
+def _refuse_non_numeric(value, name: str) -> None:
+    """Strings and booleans convert to floats (``float('1')``, ``float(True)``) but are not
+    privacy parameters: a typo must not become a budget."""
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        raise ValueError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
+
+
 def check_epsilon(epsilon, *, name: str = "epsilon", allow_zero: bool = False) -> float:
-    """Return ``epsilon`` as a float, or raise ValueError unless it is finite and > 0."""
+    """Return ``epsilon`` as a float, or raise ValueError unless it is a finite number > 0
+    (strings and booleans refused).
+
+    >>> check_epsilon(1)
+    1.0
+    """
+    _refuse_non_numeric(epsilon, name)
     try:
         eps = float(epsilon)
     except (TypeError, ValueError):
@@ -24,7 +39,9 @@ def check_epsilon(epsilon, *, name: str = "epsilon", allow_zero: bool = False) -
 
 
 def check_delta(delta, *, name: str = "delta", allow_zero: bool = True) -> float:
-    """Return ``delta`` as a float, or raise ValueError unless it lies in [0, 1) (or (0, 1))."""
+    """Return ``delta`` as a float, or raise ValueError unless it is a number in [0, 1) (or
+    (0, 1)); strings and booleans refused."""
+    _refuse_non_numeric(delta, name)
     try:
         d = float(delta)
     except (TypeError, ValueError):
