@@ -251,6 +251,14 @@ def _cmd_synth(args) -> int:
                          "which uses it): an (epsilon, delta)-DP route")
     share = "auto" if args.synthetic_share is None else args.synthetic_share
     data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted)
+    from .routes.matrix_free import DENSE_EXPORT_MAX_N
+
+    if (args.weighted and args.min_weight is not None and data.n > DENSE_EXPORT_MAX_N
+            and args.route not in ("pca", "randomized-response")):
+        # before any budget is spent: the factor form keeps the heaviest pairs, not a threshold
+        raise ValueError(f"--min-weight needs a dense release ({data.n:,} nodes may take the "
+                         f"matrix-free route, whose export keeps the released edge count's "
+                         f"heaviest pairs): drop --min-weight, or pass --route pca")
     gen = make_rng(args.seed)
     if mechanism == "block-model":
         from .synthetic import release_synthetic
@@ -356,6 +364,11 @@ def _cmd_bench(args) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
+    try:  # the plot is written last: refuse now, not after minutes of runs
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ModuleNotFoundError("dpgraph bench writes a PNG plot, which needs matplotlib: "
+                                  "pip install 'dpgraph[bench]'") from None
     data, where, _ = load_input(args.graph, format=args.format, unweighted=args.unweighted)
     report(f"read {where}: {data.n} nodes")
     bench = run_transfer_benchmark(data, epsilons=epsilons, delta=args.delta,

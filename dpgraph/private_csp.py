@@ -225,6 +225,30 @@ def _objective_names(pg, candidates, rank) -> tuple:
     return names
 
 
+def _check_dense_release(N: int, rank: int, privatize_options: dict | None) -> None:
+    """Refuse, before any draw, a label-extended graph that :func:`dpgraph.privatize` would not
+    release on a dense route: the solver and the synthetic value read the release's ``N x N``
+    objective (``N = n q``), which the matrix-free factor form does not hold. The choice uses
+    public ``N``, the requested route and the machine's memory only, as ``privatize``'s does."""
+    from .privatize import MATRIX_FREE_MIN_N
+    from .routes import DENSE_ROUTES, check_memory, route_module
+
+    route = (privatize_options or {}).get("route", "auto")
+    if route != "auto" and route not in DENSE_ROUTES:
+        raise ValueError(f"max_2csp solves the label-extended graph's dense n q x n q objective; "
+                         f"privatize_options route={route!r} does not release one: use 'auto', "
+                         f"'pca' or 'randomized-response'")
+    if N >= MATRIX_FREE_MIN_N:
+        raise ValueError(f"max_2csp needs a dense release of the label-extended graph, and n q = "
+                         f"{N:,} label pairs is at or above the {MATRIX_FREE_MIN_N:,} where "
+                         f"privatize moves to the matrix-free factor form: use fewer variables or "
+                         f"labels (n q < {MATRIX_FREE_MIN_N:,})")
+    for name in ((route,) if route != "auto" else DENSE_ROUTES):
+        check_memory(route_module(name).estimated_memory(N, 0, rank),
+                     what=f"max_2csp's dense release ({name}) of {N:,} label pairs",
+                     alternative="Use fewer variables or labels, or a machine with more memory.")
+
+
 def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
              relation_size: int | None = None, estimate_share: float = 0.01,
              select_share: float = 0.02, candidates="auto", solver_options: dict | None = None,
@@ -290,6 +314,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK
     N = n * q
     if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank < N - 1:
         raise ValueError(f"rank must be an integer in [1, n q - 2 = {N - 2}], got {rank!r}")
+    _check_dense_release(N, rank, privatize_options)  # before anything is drawn
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     eps_select, eps_estimate = side_budgets(epsilon, select_share, estimate_share)

@@ -156,6 +156,10 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     if route is not None:
         opts["route"] = route
     forced_matrix_free = opts.get("route") == "matrix-free"
+    # every refusal that needs no release, before the screening release below
+    _precheck_solver(problem, candidates, solver_options)
+    privatize(data, epsilon=epsilon, delta=delta, rank=rank, rng=None, _check_only=True,
+              **opts)
     m_hat = None
     if forced_matrix_free or screens(data, opts.get("route", "auto"),
                                      opts.get("fallback", "randomized-response")):
@@ -236,6 +240,31 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                         if "rank_note" in pg.diagnostics else {}),
                      "candidate_partitions": int(pool.shape[1]),
                      "objective_values": {n: float(r.value) for n, r in zip(names, results)}})
+
+
+_KNOWN_OBJECTIVES = ("synthetic", "low-rank", "unbiased", "posterior-degree")
+
+
+def _precheck_solver(problem: str, candidates, solver_options) -> None:
+    """Refuse, before any release, engine options the solver does not take and objective names
+    no route offers (which ones a release offers depends on its route: checked again after)."""
+    import inspect
+
+    from .csp import solve_max_bisection, solve_max_cut
+
+    solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
+    params = inspect.signature(solver).parameters
+    bad = sorted(set(solver_options or {}) - set(params) - {"G"})
+    if bad:
+        raise TypeError(f"solver_options {bad} are not options of dpgraph.{solver.__name__} "
+                        f"(it takes {', '.join(p for p in params if p != 'G')})")
+    if candidates != "auto":
+        names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
+        unknown = [c for c in names if not isinstance(c, str)
+                   or (c not in _KNOWN_OBJECTIVES and prior_rank(c) is None)]
+        if not names or unknown:
+            raise ValueError(f"candidates={candidates!r}: objectives are 'auto' or among "
+                             f"{_KNOWN_OBJECTIVES} and 'posterior-lowrank-<k>'")
 
 
 def _certify_result(res, op, *, balanced: bool, method, rng) -> None:

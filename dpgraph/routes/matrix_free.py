@@ -545,8 +545,65 @@ class FactorPrivateGraph(PrivateGraph):
                 f".operator() for products, .sample() for a synthetic graph, or the dense "
                 f"routes below {DENSE_EXPORT_MAX_N} nodes")
         W = self.operator().to_dense()
+        W += W.T  # (U K) U^T is symmetric up to rounding; the export must be exactly
+        W *= 0.5
         np.maximum(W, 0.0, out=W)
         return W
+
+    @property
+    def edge_count(self) -> float:
+        """The released edge count: the block model's (when :func:`dpgraph.privatize` released
+        one), else half the released degree total, ``max(sum d^, 0) / 2`` (what :meth:`sample`
+        aims at). ``O(n)`` at every size (post-processing of the release)."""
+        if self.block_model is not None:
+            return float(self.block_model.edge_count)
+        return max(float(np.sum(self.degrees)), 0.0) / 2.0
+
+    def to_graph_data(self, *, min_weight: float = 0.0, max_edges: int | None = None,
+                      block_rows: int = 1024) -> GraphData:
+        """The synthetic weighted graph ``max(W^, 0)`` as :class:`GraphData`.
+
+        Up to 5,000 nodes: the dense export (:meth:`PrivateGraph.to_graph_data`). Above, the
+        ``max_edges`` heaviest pairs of ``W^ = U K U^T`` (ties at the threshold broken by
+        index), found ``block_rows`` rows at a time: ``O(n^2 r)`` time, ``O(block_rows n +
+        max_edges)`` memory, no ``n x n`` array. ``max_edges`` is required there (a threshold
+        alone could keep ``n^2`` pairs): ``max_edges=round(pg.edge_count)`` keeps the released
+        edge count's worth. Post-processing."""
+        if self.n <= DENSE_EXPORT_MAX_N:
+            return super().to_graph_data(min_weight=min_weight, max_edges=max_edges)
+        if max_edges is None:
+            raise ValueError(f"a weighted export of the {self.n}-node factor form needs "
+                             f"max_edges (a threshold alone may keep up to n^2 / 2 pairs): e.g. "
+                             f"max_edges=round(pg.edge_count), or .sample() for an unweighted "
+                             f"graph")
+        import scipy.sparse as sp
+
+        k = int(max_edges)
+        if k < 0:
+            raise ValueError(f"max_edges must be >= 0, got {k}")
+        U = np.sqrt(self.normalizer)[:, None] * self.basis
+        UK = U @ (0.5 * (self.core + self.core.T))
+        n, bs = self.n, max(int(block_rows), 1)
+        keys = np.zeros(0, dtype=np.int64)
+        vals = np.zeros(0)
+        floor = max(float(min_weight), 0.0)
+        for lo in range(0, n - 1, bs):
+            hi = min(lo + bs, n - 1)
+            block = UK[lo:hi] @ U[lo:].T  # rows lo..hi-1, columns lo..n-1
+            r, c = np.nonzero(np.triu(block, 1) > floor)  # pairs i < j with positive weight
+            w = block[r, c]
+            del block
+            keys = np.concatenate([keys, (r + lo).astype(np.int64) * n + (c + lo)])
+            vals = np.concatenate([vals, w])
+            if vals.size > 2 * k:  # keep the k heaviest so far (and their ties, by index)
+                keys, vals = _heaviest(keys, vals, k)
+        keys, vals = _heaviest(keys, vals, k)
+        i, j = keys // n, keys % n
+        W = sp.csr_array((np.concatenate([vals, vals]), (np.concatenate([i, j]),
+                                                         np.concatenate([j, i]))), shape=(n, n))
+        from ..graph import from_matrix
+
+        return from_matrix(W, self.labels, source="synthetic graph")
 
     def objective_names(self, rank: int | None = None) -> tuple:
         """``("low-rank",)``: the signed low-rank synthetic weights ``W^`` (:meth:`operator`)."""
@@ -761,6 +818,15 @@ def sample_task(plan: SamplePlan, t: int) -> np.ndarray:
     keep = i != j
     i, j = i[keep], j[keep]
     return np.minimum(i, j) * plan.n + np.maximum(i, j)
+
+
+def _heaviest(keys: np.ndarray, vals: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` entries of largest value (ties broken by the smaller key), sorted by key."""
+    if vals.size > k:
+        order = np.lexsort((keys, -vals))[:k]
+        keys, vals = keys[order], vals[order]
+    order = np.argsort(keys, kind="stable")
+    return keys[order], vals[order]
 
 
 def _distinct_sorted(key: np.ndarray) -> np.ndarray:
