@@ -20,6 +20,12 @@ REL = 2e-3  # the PLD accountant's discretization (value interval 1e-4), pessimi
 
 
 def _single_event_epsilon(entry) -> float:
+    if type(entry.dp_event).__name__ == "ZCDpEvent":  # the discrete Gaussian: RDP accountant
+        from dp_accounting.rdp import RdpAccountant
+
+        acc = RdpAccountant([1 + 10 ** (k / 200) for k in range(-600, 601)])
+        acc.compose(entry.dp_event)
+        return acc.get_epsilon(entry.delta)
     rr = type(entry.dp_event).__name__ == "RandomizedResponseDpEvent"
     rel = dpa.NeighboringRelation.REPLACE_ONE if rr else dpa.NeighboringRelation.ADD_OR_REMOVE_ONE
     acc = PLDAccountant(rel)

@@ -96,10 +96,13 @@ class LedgerEntry:
         return None
 
 
+# Renyi orders for zCDP events: a fine grid (the conversion minimises over them)
+_RDP_ORDERS = tuple(1.0 + 10.0 ** (k / 100.0) for k in range(-300, 301))
+
 #: delta read off the accountant for a group of pure epsilon-DP charges (see accountant_spent)
 PLD_TAIL = 1e-12
 
-_PURE = ("randomized-response", "exponential (monotone)", "knorm-l2-ball")
+_PURE = ("randomized-response", "exponential (monotone)", "knorm-l2-ball", "discrete laplace")
 
 
 def dp_event_for(mechanism: str, epsilon: float, delta: float, sensitivity, noise_scale):
@@ -283,11 +286,12 @@ class PrivacyLedger:
         from dp_accounting.pld import PLDAccountant
 
         rel = dpa.NeighboringRelation
-        groups = {"shift": [], "rr": [], "none": []}
+        groups = {"shift": [], "rr": [], "zcdp": [], "none": []}
         for e in self._entries:
             kind = type(e.dp_event).__name__ if e.dp_event is not None else ""
             groups["shift" if kind in ("GaussianDpEvent", "LaplaceDpEvent", "ComposedDpEvent")
-                   else "rr" if kind == "RandomizedResponseDpEvent" else "none"].append(e)
+                   else "rr" if kind == "RandomizedResponseDpEvent"
+                   else "zcdp" if kind == "ZCDpEvent" else "none"].append(e)
         eps = math.fsum(e.epsilon for e in groups["none"])
         dlt = math.fsum(e.delta for e in self._entries)
         for key, relation in (("shift", rel.ADD_OR_REMOVE_ONE), ("rr", rel.REPLACE_ONE)):
@@ -300,6 +304,12 @@ class PrivacyLedger:
             d_group = math.fsum(e.delta for e in groups[key])
             eps += acc.get_epsilon(max(d_group, PLD_TAIL))
             dlt += max(PLD_TAIL - d_group, 0.0)
+        if groups["zcdp"]:  # zCDP events (the discrete Gaussian): the library's RDP accountant
+            from dp_accounting.rdp import RdpAccountant
+
+            acc = RdpAccountant(_RDP_ORDERS)
+            acc.compose(dpa.ComposedDpEvent([e.dp_event for e in groups["zcdp"]]))
+            eps += acc.get_epsilon(math.fsum(e.delta for e in groups["zcdp"]))
         return eps, dlt
 
     # -- reporting

@@ -50,8 +50,9 @@ import numpy as np
 
 from ..csp import WeightOperator
 from ..graph import GraphData
-from ..privacy import PrivacyLedger, gaussian_noise, make_rng
+from ..privacy import PrivacyLedger, approx_dp_to_zcdp_rho, gaussian_noise, make_rng, zcdp_to_approx_dp
 from ..privacy.calibration import gdp_epsilon, gdp_mu
+from ..privacy.noise import discrete_gaussian_noise
 from ..private_graph import PrivateGraph
 from .pca import regularizer
 from ..progress import report
@@ -173,8 +174,11 @@ def composition_rho(epsilon: float, delta: float) -> float:
 
 
 def _split_budget(epsilon: float, delta: float, steps: int, degree_share: float,
-                  core_share: float, final_steps: int, final_weight: float) -> _Budget:
-    rho = composition_rho(epsilon, delta)
+                  core_share: float, final_steps: int, final_weight: float,
+                  noise: str = "continuous") -> _Budget:
+    # discrete Gaussians are proven zCDP (CKS Thm 14), not GDP: the zCDP conversion there
+    rho = (composition_rho(epsilon, delta) if noise == "continuous"
+           else approx_dp_to_zcdp_rho(epsilon, delta) * (1.0 - 1e-12))
     weights = np.ones(steps)
     if final_steps:
         weights[-min(final_steps, steps):] = final_weight
@@ -183,11 +187,19 @@ def _split_budget(epsilon: float, delta: float, steps: int, degree_share: float,
 
 
 def _charge(ledger: PrivacyLedger, name: str, rho_i: float, budget: _Budget, delta: float,
-            sensitivity: float, sigma: float, note: str) -> None:
+            sensitivity: float, sigma: float, note: str, discrete: bool = False) -> None:
     """Record one Gaussian release in the Gaussian-DP ledger: its own ``rho_i = mu_i^2 / 2``, a
     delta share proportional to rho, and the epsilon its ``mu_i`` alone guarantees at that delta
     (a true statement of the step; the ledger composes the ``mu_i``)."""
     dlt = delta * rho_i / budget.rho
+    if discrete:
+        import dp_accounting
+
+        ledger.charge(name, mechanism="discrete gaussian", epsilon=zcdp_to_approx_dp(
+                          rho_i, min(dlt, 0.5)), delta=dlt, sensitivity=sensitivity,
+                      sensitivity_norm="l2", noise_scale=sigma, note=note, rho=rho_i,
+                      dp_event=dp_accounting.ZCDpEvent(rho_i))
+        return
     eps = gdp_epsilon(math.sqrt(2.0 * rho_i), min(dlt, 0.5))
     ledger.charge(name, mechanism="gaussian", epsilon=eps, delta=dlt,
                   sensitivity=sensitivity, sensitivity_norm="l2", noise_scale=sigma, note=note,
@@ -234,7 +246,7 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
                         degree_share: float | None = None, core_share: float | None = None,
                         final_steps: int | None = None, final_weight: float | None = None,
                         average: int | None = None, regularization="mean",
-                        progress: bool = False) -> "FactorPrivateGraph":
+                        progress: bool = False, noise: str = "continuous") -> "FactorPrivateGraph":
     """Edge-(epsilon, delta)-DP factor-form release of ``data`` (module docstring; docs 5).
 
     Parameters
@@ -258,6 +270,11 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
     progress : bool
         Print one line per stage to stderr (otherwise lines go to :func:`dpgraph.progress.report`,
         which the command line turns on).
+    noise : {"continuous", "discrete"}
+        ``"continuous"`` (default): floating-point Gaussians calibrated by exact Gaussian DP.
+        ``"discrete"``: every release rounded to a grid plus exact discrete Gaussian noise
+        (no floating-point sample; calibrated by zCDP, about 7% more noise, and slower:
+        docs/privacy.md 13.3, BENCHMARKS.md).
 
     Returns
     -------
@@ -305,22 +322,44 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
         else:
             report(f"matrix-free: {msg}")
 
-    budget = _split_budget(epsilon, delta, steps, dshare, cshare, fsteps, fweight)
+    if noise not in ("continuous", "discrete"):
+        raise ValueError(f"noise must be 'continuous' or 'discrete', got {noise!r}")
+    discrete = noise == "discrete"
+    budget = _split_budget(epsilon, delta, steps, dshare, cshare, fsteps, fweight, noise)
     import dp_accounting
 
     mu = math.sqrt(2.0 * budget.rho)
-    ledger.charge("matrix-free route (Gaussian-DP composition)",
-                  mechanism="gaussian (GDP composition)", epsilon=epsilon, delta=delta,
-                  rho=budget.rho, dp_event=dp_accounting.GaussianDpEvent(1.0 / mu),
-                  note=f"degrees + {steps} noisy power steps + core, mu = {mu:.4g}-GDP "
-                       f"(docs/privacy.md 5.4); itemized in diagnostics['composition_ledger']")
-    zled = PrivacyLedger(epsilon=epsilon, delta=delta, accounting="gdp")
+    if discrete:
+        ledger.charge("matrix-free route (zCDP composition, discrete Gaussians)",
+                      mechanism="discrete gaussian (zCDP composition)", epsilon=epsilon,
+                      delta=delta, rho=budget.rho, dp_event=dp_accounting.ZCDpEvent(budget.rho),
+                      note=f"degrees + {steps} noisy power steps + core, rho = "
+                           f"{budget.rho:.4g}-zCDP (docs/privacy.md 13.3); itemized in "
+                           f"diagnostics['composition_ledger']")
+    else:
+        ledger.charge("matrix-free route (Gaussian-DP composition)",
+                      mechanism="gaussian (GDP composition)", epsilon=epsilon, delta=delta,
+                      rho=budget.rho, dp_event=dp_accounting.GaussianDpEvent(1.0 / mu),
+                      note=f"degrees + {steps} noisy power steps + core, mu = {mu:.4g}-GDP "
+                           f"(docs/privacy.md 5.4); itemized in diagnostics['composition_ledger']")
+    zled = PrivacyLedger(epsilon=epsilon, delta=delta,
+                         accounting="zcdp" if discrete else "gdp")
+
+    def noisy(value, sens, rho_i, changed, name, note):
+        """value + Gaussian noise of zCDP / GDP share rho_i, itemized in zled."""
+        if discrete:
+            out, p = discrete_gaussian_noise(value, sensitivity=sens, rho=rho_i,
+                                             changed=changed, ledger=ledger, rng=gen)
+            _charge(zled, name, p["rho"], budget, delta, sens, p["sigma"], note, True)
+            return out, p["sigma"]
+        sigma = sens / math.sqrt(2.0 * rho_i)
+        _charge(zled, name, rho_i, budget, delta, sens, sigma, note)
+        return value + gaussian_noise(np.shape(value), sigma=sigma, ledger=ledger, rng=gen), sigma
 
     # 1. private degrees (sensitivity sqrt 2: docs 4.1, 5.1), public normalizer
-    sigma_d = math.sqrt(2.0) / math.sqrt(2.0 * budget.degrees)
-    _charge(zled, "degrees", budget.degrees, budget, delta, math.sqrt(2.0), sigma_d,
-            "one edge changes two degrees by <= 1 (docs/privacy.md 4.1)")
-    d_hat = data.degrees + gaussian_noise(n, sigma=sigma_d, ledger=ledger, rng=gen)
+    d_hat, sigma_d = noisy(np.asarray(data.degrees, dtype=np.float64), math.sqrt(2.0),
+                           budget.degrees, 2, "degrees",
+                           "one edge changes two degrees by <= 1 (docs/privacy.md 4.1)")
     tau = regularizer(d_hat, regularization)
     d_tilde = np.maximum(d_hat, 0.0) + tau
     S = float(d_tilde.sum())
@@ -337,10 +376,9 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
     W = data.weights
     for t in range(steps):
         Z = _clip_rows(_deflate(X, u0), levels)
-        sigma_t = delta_step / math.sqrt(2.0 * budget.steps[t])
-        _charge(zled, f"power step {t + 1}", float(budget.steps[t]), budget, delta, delta_step,
-                sigma_t, "rows of Z clipped at kappa sqrt(r d~_i/S) (docs/privacy.md 5.2)")
-        Y = _normalized_product(W, inv_sqrt, Z) + gaussian_noise(Z.shape, sigma=sigma_t, ledger=ledger, rng=gen)
+        Y, sigma_t = noisy(_normalized_product(W, inv_sqrt, Z), delta_step,
+                           float(budget.steps[t]), 2 * rank, f"power step {t + 1}",
+                           "rows of Z clipped at kappa sqrt(r d~_i/S) (docs/privacy.md 5.2)")
         X, _ = np.linalg.qr(_deflate(Y, u0))
         sigmas.append(sigma_t)
         if t >= steps - avg:
@@ -352,15 +390,24 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
     # 3. private core on Q = [u0, clip(P X)] (docs 5.3)
     Q = np.column_stack([u0, _clip_rows(_deflate(X, u0), clip_levels(d_tilde, rank, ckap))])
     s_core = core_sensitivity(d_tilde, rank, ckap)
-    sigma_c = s_core / math.sqrt(2.0 * budget.core)
-    _charge(zled, "core", budget.core, budget, delta, s_core, sigma_c,
-            "upper triangle of Q^T M Q, diagonal weighted 1/sqrt 2 (docs/privacy.md 5.3)")
     C = Q.T @ _normalized_product(W, inv_sqrt, Q)
     k = rank + 1
-    G = gaussian_noise((k, k), sigma=sigma_c, ledger=ledger, rng=gen)
-    G = np.triu(G, 1)
-    G = G + G.T + np.diag(math.sqrt(2.0) * gaussian_noise(k, sigma=sigma_c, ledger=ledger, rng=gen))
-    C = 0.5 * (C + C.T) + G
+    C = 0.5 * (C + C.T)
+    note_c = "upper triangle of Q^T M Q, diagonal weighted 1/sqrt 2 (docs/privacy.md 5.3)"
+    if discrete:  # the released vector: (C_ij)_{i<j} ++ (C_ii / sqrt 2)_i, then rebuilt
+        iu = np.triu_indices(k, 1)
+        v, sigma_c = noisy(np.concatenate([C[iu], np.diag(C) / math.sqrt(2.0)]), s_core,
+                           budget.core, k * (k + 1) // 2, "core", note_c)
+        C = np.zeros((k, k))
+        C[iu] = v[:iu[0].size]
+        C = C + C.T + np.diag(math.sqrt(2.0) * v[iu[0].size:])
+    else:
+        sigma_c = s_core / math.sqrt(2.0 * budget.core)
+        _charge(zled, "core", budget.core, budget, delta, s_core, sigma_c, note_c)
+        G = gaussian_noise((k, k), sigma=sigma_c, ledger=ledger, rng=gen)
+        G = np.triu(G, 1)
+        G = G + G.T + np.diag(math.sqrt(2.0) * gaussian_noise(k, sigma=sigma_c, ledger=ledger, rng=gen))
+        C = C + G
     del data, W  # nothing below may see the input
     B, R = np.linalg.qr(Q)
     Rinv = np.linalg.inv(R)
@@ -374,7 +421,9 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
         "kappa": kap, "core_kappa": ckap, "rho": budget.rho, "degree_sigma": sigma_d,
         "step_sensitivity": delta_step, "step_sigmas": sigmas, "core_sensitivity": s_core,
         "core_sigma": sigma_c, "pca_halted": False,
-        "low_rank_mechanism": f"matrix-free noisy power iteration ({steps} steps, Gaussian DP)",
+        "low_rank_mechanism": f"matrix-free noisy power iteration ({steps} steps, "
+                              f"{'discrete Gaussians, zCDP' if discrete else 'Gaussian DP'})",
+        "noise": noise,
         "composition_ledger": zled,
     }
     return FactorPrivateGraph(labels=labels, degrees=d_hat, normalizer=d_tilde, basis=B, core=K,

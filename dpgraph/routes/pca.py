@@ -201,7 +201,8 @@ def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger:
     d_hat, sigma_deg = gaussian_mechanism(
         data.degrees, sensitivity=math.sqrt(2.0), epsilon=degree_share * epsilon,
         delta=degree_share * delta, ledger=ledger, name="degrees", rng=gen,
-        note="one edge changes two degrees by <= 1 (docs/privacy.md 4.1)")
+        note="one edge changes two degrees by <= 1 (docs/privacy.md 4.1)",
+        sampler="discrete", changed=2)
     d_hat = np.atleast_1d(d_hat)
     # 2. public normalizer
     tau = regularizer(d_hat, regularization)
