@@ -93,7 +93,8 @@ def test_discrete_mechanisms_spend_what_they_claim():
     assert q["rho"] <= approx_dp_to_zcdp_rho(1.0, 1e-6)
     led = PrivacyLedger(epsilon=2.0, delta=1e-6)
     out, sigma = noise.gaussian_mechanism(np.arange(4.0), sensitivity=1.0, epsilon=1.0,
-                                          delta=1e-6, ledger=led, name="g", rng=0, changed=2)
+                                          delta=1e-6, ledger=led, name="g", rng=0, changed=2,
+                                          sampler="discrete")
     e = led.entries[-1]
     assert e.mechanism == "discrete gaussian" and e.rho == pytest.approx(q["rho"])
     assert np.all(np.abs(out / q["grid"] - np.rint(out / q["grid"])) < 1e-6)  # on the grid
