@@ -258,8 +258,12 @@ def _precheck_solver(problem: str, candidates, solver_options) -> None:
     if bad:
         raise TypeError(f"solver_options {bad} are not options of dpgraph.{solver.__name__} "
                         f"(it takes {', '.join(p for p in params if p != 'G')})")
-    if candidates != "auto":
-        names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
+    if not isinstance(candidates, str) or candidates != "auto":
+        try:
+            names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
+        except TypeError:
+            raise TypeError(f"candidates must be 'auto', an objective name or a sequence of "
+                            f"names, got {candidates!r}") from None
         unknown = [c for c in names if not isinstance(c, str)
                    or (c not in _KNOWN_OBJECTIVES and prior_rank(c) is None)]
         if not names or unknown:

@@ -547,12 +547,20 @@ def discrete_gaussian_parameters(sensitivity: float, epsilon: float, delta: floa
     k = max(int(changed), 1)
     rho = approx_dp_to_zcdp_rho(epsilon, delta) if rho is None else float(rho)
     g = sensitivity / (GRID_STEPS * math.sqrt(k))
-    for _ in range(3):
-        d_z = (sensitivity / g) * (1 + 1e-12) + math.sqrt(k)
-        sigma = d_z / math.sqrt(2.0 * rho)
-        if sigma <= _MAX_SIGMA_STEPS:
-            break
-        g *= sigma / _MAX_SIGMA_STEPS
+    sigma = math.inf
+    with np.errstate(all="ignore"):
+        for _ in range(3):
+            if not (math.isfinite(g) and g > 0 and rho > 0):
+                break
+            d_z = (sensitivity / g) * (1 + 1e-12) + math.sqrt(k)
+            sigma = d_z / math.sqrt(2.0 * rho)
+            if sigma <= _MAX_SIGMA_STEPS:
+                break
+            g *= sigma / _MAX_SIGMA_STEPS
+    if not (math.isfinite(g) and g > 0 and 0 < sigma <= 2 * _MAX_SIGMA_STEPS):
+        raise ValueError(f"sensitivity={sensitivity!r}, epsilon={epsilon!r}, delta={delta!r}: "
+                         f"outside the discrete Gaussian's range (grid step {g!r}); use "
+                         f"sampler='continuous'")
     t = math.floor(sigma) + 1
     u = math.ceil(sigma * sigma / t)
     return {"grid": g, "t": t, "u": u, "sensitivity_steps": d_z,
@@ -571,12 +579,21 @@ def discrete_laplace_parameters(sensitivity: float, epsilon: float, changed: int
     every ``beta <= 1 / (2e)``, as for a continuous Laplace of that scale (13.1)."""
     k = max(int(changed), 1)
     g = sensitivity / (GRID_STEPS * k)
+    t = 0
     for _ in range(3):
+        if not (math.isfinite(g) and g > 0):
+            break
         d_z = (sensitivity / g) * (1 + 1e-12) + k
-        t = math.ceil(d_z / epsilon * _LAPLACE_S)
+        x = d_z / epsilon * _LAPLACE_S
+        if not math.isfinite(x):
+            break
+        t = math.ceil(x)
         if t <= _MAX_LAPLACE_T:
             break
         g *= t / _MAX_LAPLACE_T
+    if not (math.isfinite(g) and g > 0 and 1 <= t <= 2 * _MAX_LAPLACE_T):
+        raise ValueError(f"sensitivity={sensitivity!r}, epsilon={epsilon!r}: outside the "
+                         f"discrete Laplace's range (grid step {g!r}); use sampler='continuous'")
     return {"grid": g, "t": t, "s": _LAPLACE_S, "sensitivity_steps": d_z,
             "epsilon": d_z * _LAPLACE_S / t, "scale": g * t / _LAPLACE_S,
             "tail_scale": g * (t / _LAPLACE_S + 1.0)}
