@@ -633,8 +633,8 @@ class FactorPrivateGraph(PrivateGraph):
         """The synthetic weighted graph ``max(W^, 0)`` as :class:`GraphData`.
 
         Up to 5,000 nodes: the dense export (:meth:`PrivateGraph.to_graph_data`). Above, the
-        ``max_edges`` heaviest pairs of ``W^ = U K U^T`` (ties at the threshold broken by
-        index), found ``block_rows`` rows at a time: ``O(n^2 r)`` time, ``O(block_rows n +
+        ``max_edges`` heaviest pairs of ``W^ = U K U^T`` (exactly ``max_edges`` of them: a tie at
+        the threshold is broken arbitrarily), found ``block_rows`` rows at a time: ``O(n^2 r)`` time, ``O(block_rows n +
         max_edges)`` memory, no ``n x n`` array. ``max_edges`` is required there (a threshold
         alone could keep ``n^2`` pairs): ``max_edges=round(pg.edge_count)`` keeps the released
         edge count's worth. Post-processing."""
@@ -659,13 +659,19 @@ class FactorPrivateGraph(PrivateGraph):
         for lo in range(0, n - 1, bs):
             hi = min(lo + bs, n - 1)
             block = UK[lo:hi] @ U[lo:].T  # rows lo..hi-1, columns lo..n-1
-            r, c = np.nonzero(np.triu(block, 1) > floor)  # pairs i < j with positive weight
-            w = block[r, c]
-            del block
+            block[np.tril_indices(hi - lo, 0, block.shape[1])] = -np.inf  # keep pairs i < j
+            flat = block.ravel()
+            cand = np.flatnonzero(flat > floor)
+            if cand.size > k:  # this block's k heaviest
+                cand = cand[np.argpartition(flat[cand], cand.size - k)[cand.size - k:]]
+            w = flat[cand]
+            r, c = np.divmod(cand, block.shape[1])
+            del block, flat
             keys = np.concatenate([keys, (r + lo).astype(np.int64) * n + (c + lo)])
             vals = np.concatenate([vals, w])
-            if vals.size > 2 * k:  # keep the k heaviest so far (and their ties, by index)
-                keys, vals = _heaviest(keys, vals, k)
+            if vals.size > k:  # the k heaviest so far
+                top = np.argpartition(vals, vals.size - k)[vals.size - k:]
+                keys, vals = keys[top], vals[top]
         keys, vals = _heaviest(keys, vals, k)
         i, j = keys // n, keys % n
         W = sp.csr_array((np.concatenate([vals, vals]), (np.concatenate([i, j]),
