@@ -238,11 +238,12 @@ def _check_dense_release(N: int, rank: int, privatize_options: dict | None) -> N
         raise ValueError(f"max_2csp solves the label-extended graph's dense n q x n q objective; "
                          f"privatize_options route={route!r} does not release one: use 'auto', "
                          f"'pca' or 'randomized-response'")
-    if N >= MATRIX_FREE_MIN_N:
+    if route == "auto" and N >= MATRIX_FREE_MIN_N:
         raise ValueError(f"max_2csp needs a dense release of the label-extended graph, and n q = "
                          f"{N:,} label pairs is at or above the {MATRIX_FREE_MIN_N:,} where "
-                         f"privatize moves to the matrix-free factor form: use fewer variables or "
-                         f"labels (n q < {MATRIX_FREE_MIN_N:,})")
+                         f"privatize's route='auto' moves to the matrix-free factor form: use "
+                         f"fewer variables or labels, or privatize_options={{'route': 'pca'}} "
+                         f"(or 'randomized-response') if the dense release fits in memory")
     for name in ((route,) if route != "auto" else DENSE_ROUTES):
         check_memory(route_module(name).estimated_memory(N, 0, rank),
                      what=f"max_2csp's dense release ({name}) of {N:,} label pairs",
