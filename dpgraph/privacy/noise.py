@@ -467,7 +467,7 @@ def sample_discrete_laplace(t: int, s: int, size: int, gen) -> np.ndarray:
     """``size`` draws of the discrete Laplace with scale ``t / s`` (integers ``t, s >= 1``):
     ``P[Y = y] proportional to exp(-|y| s / t)`` on the integers (CKS Alg. 2)."""
     t, s = int(t), int(s)
-    if t < 1 or s < 1 or t > 2 ** 62 // 64:
+    if t < 1 or s < 1 or t > 2 ** 51:  # t V stays below 2^63 unless V >= 2^12: prob. e^-4096
         raise ValueError(f"discrete Laplace scale {t}/{s} is outside the sampler's range")
     out = np.zeros(size, dtype=_I64)
     pending = np.arange(size)
