@@ -113,6 +113,7 @@ def _write_partition(res, path: str) -> None:
 
 def _run_cut(args, problem: str) -> int:
     import os
+    import time
 
     from .cli import load_input
     from .private_solvers import max_bisection, max_cut
@@ -126,9 +127,11 @@ def _run_cut(args, problem: str) -> int:
     data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted)
     report(f"read {where}: {data.n} nodes; privatizing and solving ({problem})")
     fn = max_cut if problem == "maxcut" else max_bisection
+    t0 = time.perf_counter()
     res = fn(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=args.seed,
              solver_options={"progress": False}, route=args.route)
-    report(f"done ({res.diagnostics['route']} route)")
+    # stderr only, seen by the data holder: released objects carry no timing (docs/privacy.md)
+    report(f"done in {time.perf_counter() - t0:.1f} s ({res.diagnostics['route']} route)")
     left, right = res.partition
     _print_reproducible(res.ledger, json_output=args.json)
     if args.out:
@@ -258,6 +261,14 @@ def _cmd_synth(args) -> int:
                          "which uses it): an (epsilon, delta)-DP route")
     share = "auto" if args.synthetic_share is None else args.synthetic_share
     data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted)
+    from .routes.matrix_free import DENSE_EXPORT_MAX_N
+
+    if (args.weighted and args.min_weight is not None and data.n > DENSE_EXPORT_MAX_N
+            and args.route not in ("pca", "randomized-response")):
+        # before any budget is spent: the factor form keeps the heaviest pairs, not a threshold
+        raise ValueError(f"--min-weight needs a dense release ({data.n:,} nodes may take the "
+                         f"matrix-free route, whose export keeps the released edge count's "
+                         f"heaviest pairs): drop --min-weight, or pass --route pca")
     gen = make_rng(args.seed)
     if mechanism == "block-model":
         from .synthetic import release_synthetic
@@ -363,6 +374,11 @@ def _cmd_bench(args) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
+    try:  # the plot is written last: refuse now, not after minutes of runs
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ModuleNotFoundError("dpgraph bench writes a PNG plot, which needs matplotlib: "
+                                  "pip install 'dpgraph[bench]'") from None
     data, where, _ = load_input(args.graph, format=args.format, unweighted=args.unweighted)
     report(f"read {where}: {data.n} nodes")
     bench = run_transfer_benchmark(data, epsilons=epsilons, delta=args.delta,

@@ -23,7 +23,6 @@ Nothing returned is an unprivatized statistic of the input.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -257,6 +256,24 @@ def _objective_names(pg, candidates, rank) -> tuple:
     return names
 
 
+def _check_dense_release(N: int, rank: int, privatize_options: dict | None) -> None:
+    """Refuse, before any draw, a route that does not release the label-extended graph's dense
+    ``N x N`` objective (``N = n q``), which the solver and the synthetic value read, or a dense
+    release that does not fit in memory. Uses public ``N``, the requested route and the machine's
+    memory only."""
+    from .routes import DENSE_ROUTES, check_memory, route_module
+
+    route = (privatize_options or {}).get("route")
+    if route not in DENSE_ROUTES:
+        raise ValueError(f"max_2csp solves the label-extended graph's dense n q x n q objective; "
+                         f"privatize_options route={route!r} does not release one: leave the "
+                         f"route unset (the local route), or use 'pca' or 'randomized-response'")
+    check_memory(route_module(route).estimated_memory(N, 0, rank),
+                 what=f"max_2csp's dense release ({route}) of {N:,} label pairs",
+                 alternative="Leave privatize_options' route unset (the local route, O(m)), or "
+                             "use fewer variables or labels.")
+
+
 def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
              relation_size: int | None = None, estimate_share: float = 0.01,
              select_share: float = 0.02, candidates="auto", solver_options: dict | None = None,
@@ -337,7 +354,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK
     if delta == 0:
         raise ValueError(f"delta=0 asks for pure epsilon-DP: leave privatize_options['route'] "
                          f"unset (the local route) instead of {route!r}, or pass delta > 0")
-    t0 = time.perf_counter()
+    _check_dense_release(N, rank, privatize_options)  # before anything is drawn
     eps_select, eps_estimate = side_budgets(epsilon, select_share, estimate_share)
     eps_p = epsilon - eps_select - eps_estimate
     dlt_0 = group_privacy_delta(eps_p, delta, s)
@@ -354,12 +371,10 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK
     pg = privatize(from_matrix(L, labels, source="label-extended graph"), epsilon=eps_p / s,
                    delta=dlt_0, rank=rank, rng=gen, **popts)
     del L  # nothing below reads the input except the releases 6.4 and 6.5
-    t_priv = time.perf_counter() - t0
     names = _objective_names(pg, candidates, rank)
     block = np.arange(N) // q
     same = block[:, None] == block[None, :]
     opts = dict(solver_options or {})
-    t0 = time.perf_counter()
     outs = []
     for name in names:
         if name == BLOCK_OBJECTIVE:
@@ -370,7 +385,6 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK
         W[same] = 0.0  # public: no constraint relates a variable to itself
         outs.append(solve_label_csp(W, n, q, rng=gen, **opts))
         del W
-    t_solve = time.perf_counter() - t0
     pool, owner = [], []
     seen = set()
     for k, out in enumerate(outs):
@@ -408,5 +422,4 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK
         diagnostics={"route": pg.diagnostics.get("route"), "relation_size": s,
                      "pair_epsilon": eps_p / s, "pair_delta": dlt_0,
                      "objective": names[owner[chosen]], "candidates": names,
-                     "candidate_assignments": int(pool.shape[0]),
-                     "timings": {"privatize": t_priv, "solve": t_solve}})
+                     "candidate_assignments": int(pool.shape[0])})

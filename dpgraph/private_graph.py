@@ -46,7 +46,7 @@ class PrivateGraph:
     ledger : PrivacyLedger
     diagnostics : dict
         Private (released) quantities and method details: tau, w, the private tail estimate,
-        radius, whether the private PCA halted, timings.
+        radius, whether the private PCA halted. No timings (docs/privacy.md 11).
     block_model : dpgraph.synthetic.BlockModel or None
         The released degree-corrected block model that :meth:`sample` draws from (when
         :func:`dpgraph.privatize` was given a ``synthetic_share``; docs/privacy.md 7).

@@ -85,13 +85,15 @@ class PrivateCutResult:
     ledger : PrivacyLedger
     private_graph : PrivateGraph
     solver : object
-        The engine's result on the chosen objective (timings, certificate, ...); its own best
+        The engine's result on the chosen objective (certificate, the engine's timings of its
+        work on the release: post-processing, ...); its own best
         rounding on that objective may differ from ``partition``, which the private choice
         picked among all roundings.
     diagnostics : dict
         ``objective`` (the winner), ``candidates`` (objectives solved),
         ``candidate_partitions`` (distinct roundings chosen among), ``objective_values``
-        (each solve's value on its own objective, post-processing), timings.
+        (each solve's value on its own objective, post-processing). No timings: the time of
+        work on the input is not covered by the guarantee (docs/privacy.md 11).
     """
 
     partition: tuple
@@ -181,7 +183,6 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     from .csp import default_rank as default_sdp_rank
     from .csp.rounding import cut_values
     gen = make_rng(rng)
-    t0 = time.perf_counter()
     if isinstance(G, PrivateGraph):
         raise TypeError("max_cut needs the graph itself (it releases a private estimate of the "
                         "returned partition's cut); to reuse a release, solve it with "
@@ -208,6 +209,10 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
         raise ValueError(f"delta=0 asks for pure epsilon-DP, which route={requested!r} does not "
                          f"give; use route='local' or route='randomized-response' (pure), or "
                          f"pass delta > 0")
+    # every refusal that needs no release, before the screening release below
+    _precheck_solver(problem, candidates, solver_options)
+    privatize(data, epsilon=epsilon, delta=delta, rank=rank, rng=None, _check_only=True,
+              **{**opts, "route": "local" if requested == "auto" else requested})
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     m_hat, m_upper = None, data.n * (data.n - 1) / 2.0
     if requested in ("auto", "matrix-free", "local"):
@@ -233,7 +238,6 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     pg = privatize(data, epsilon=epsilon - ledger.spent[0] - eps_select - eps_estimate,
                    delta=delta, rank=rank, rng=gen, **opts)
     ledger.extend(pg.ledger)
-    t_priv = time.perf_counter() - t0
     names = _candidate_names(pg, candidates, rank)
     eta = max(float(pg.diagnostics.get("tail_estimate", 0.0)), float(kappa))
     solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
@@ -245,7 +249,6 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     # the candidates are solved without the dual certificate; only the returned objective's
     # bound is certified, below (post-processing either way; it halves small-graph solve time)
     cert_method = options.pop("certificate", "auto")
-    t0 = time.perf_counter()
     results, ops = [], []
     for k, name in enumerate(names, 1):
         report(f"solving objective {k}/{len(names)} ({name}) with the degree-2 SoS engine")
@@ -257,7 +260,6 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
             op = as_weight_operator(obj, labels=pg.labels, check=False)
         ops.append(op)
         results.append(solver(op, rng=gen, certificate=False, **options))
-    t_solve = time.perf_counter() - t0
     chosen, x = 0, results[0].x
     pool, owner = _candidate_pool(results)
     # NOT private: the input is read only through the releases below (cuts of fixed partitions;
@@ -275,9 +277,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                  f"monotone cuts (docs/privacy.md 4.11)")
         chosen, x = owner[k], pool[:, k].astype(np.float64)
     res = results[chosen]
-    t1 = time.perf_counter()
     _certify_result(res, ops[chosen], balanced=problem != "maxcut", method=cert_method, rng=gen)
-    t_cert = time.perf_counter() - t1
     assignment = {lab: int(xi > 0) for lab, xi in zip(pg.labels, x)}
     partition = ({lab for lab, xi in zip(pg.labels, x) if xi > 0},
                  {lab for lab, xi in zip(pg.labels, x) if xi < 0})
@@ -297,8 +297,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
         estimate_interval=interval,
         synthetic_value=synthetic_value, sdp_bound=float(res.upper_bound), eta=eta,
         ledger=ledger, private_graph=pg, solver=res,
-        diagnostics={"timings": {"privatize": t_priv, "solve": t_solve, "certificate": t_cert},
-                     "objective": names[chosen], "candidates": names,
+        diagnostics={"objective": names[chosen], "candidates": names,
                      "route": pg.diagnostics.get("route"), "rank": pg.diagnostics.get("rank"),
                      **({"rank_note": pg.diagnostics["rank_note"]}
                         if "rank_note" in pg.diagnostics else {}),
@@ -409,6 +408,35 @@ def _partition_of(labels, x) -> tuple[tuple, dict]:
     partition = ({lab for lab, xi in zip(labels, x) if xi > 0},
                  {lab for lab, xi in zip(labels, x) if xi <= 0})
     return partition, assignment
+
+
+_KNOWN_OBJECTIVES = ("synthetic", "low-rank", "unbiased", "posterior-degree")
+
+
+def _precheck_solver(problem: str, candidates, solver_options) -> None:
+    """Refuse, before any release, engine options the solver does not take and objective names
+    no route offers (which ones a release offers depends on its route: checked again after)."""
+    import inspect
+
+    from .csp import solve_max_bisection, solve_max_cut
+
+    solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
+    params = inspect.signature(solver).parameters
+    bad = sorted(set(solver_options or {}) - set(params) - {"G"})
+    if bad:
+        raise TypeError(f"solver_options {bad} are not options of dpgraph.{solver.__name__} "
+                        f"(it takes {', '.join(p for p in params if p != 'G')})")
+    if not isinstance(candidates, str) or candidates != "auto":
+        try:
+            names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
+        except TypeError:
+            raise TypeError(f"candidates must be 'auto', an objective name or a sequence of "
+                            f"names, got {candidates!r}") from None
+        unknown = [c for c in names if not isinstance(c, str)
+                   or (c not in _KNOWN_OBJECTIVES and prior_rank(c) is None)]
+        if not names or unknown:
+            raise ValueError(f"candidates={candidates!r}: objectives are 'auto' or among "
+                             f"{_KNOWN_OBJECTIVES} and 'posterior-lowrank-<k>'")
 
 
 def _certify_result(res, op, *, balanced: bool, method, rng) -> None:

@@ -198,7 +198,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
               edge_count: float | None = None,
               matrix_free_options: dict | None = None,
               synthetic_share: float | None | str = "auto",
-              synthetic_blocks: int = DEFAULT_BLOCKS) -> PrivateGraph:
+              synthetic_blocks: int = DEFAULT_BLOCKS, _check_only: bool = False) -> PrivateGraph:
     """Release a private synthetic version of ``G`` under edge-level (epsilon, delta)-DP.
 
     Parameters
@@ -364,6 +364,10 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         raise ValueError(f"synthetic_blocks must be a positive integer, got {synthetic_blocks!r}")
     # each community is split in two: on tiny graphs at most n // 4 communities
     synthetic_blocks = min(int(synthetic_blocks), max(1, data.n // 4))
+    if _check_only:  # a caller's precheck (dpgraph.max_cut): every refusal that needs no release
+        if route != "auto":
+            _refuse_if_too_large(route, data.n, 0, rank)
+        return None
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     eps_synthetic = 0.0 if synthetic_share is None else synthetic_share * epsilon

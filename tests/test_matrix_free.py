@@ -14,7 +14,12 @@ from dpgraph.csp import solve_max_cut
 from dpgraph.datasets import planted_bisection, planted_cut
 from dpgraph.evaluate import cut_value
 from dpgraph.graph import GraphData, from_edges
-from dpgraph.privacy import PrivacyLedger, approx_dp_to_zcdp_rho
+from dpgraph.privacy import PrivacyLedger, analytic_gaussian_sigma, approx_dp_to_zcdp_rho
+
+
+def rho_cks_less_noise(epsilon, delta):
+    """The zCDP (CKS) calibration would have used a smaller total rho: more noise."""
+    return approx_dp_to_zcdp_rho(epsilon, delta) < 0.5 / analytic_gaussian_sigma(epsilon, delta) ** 2
 from dpgraph.routes.pca import normalized_adjacency
 from dpgraph.routes.matrix_free import (FactorPrivateGraph, LowRankOperator, clip_levels,
                                         core_sensitivity, default_steps, estimated_memory,
@@ -111,10 +116,14 @@ def test_release_accounting_and_noise_scales():
     assert isinstance(pg, FactorPrivateGraph)
     assert led.spent == pytest.approx((2.0, 1e-6), rel=1e-9)
     assert len(led.entries) == 1  # one charge: the composition
-    z = pg.diagnostics["zcdp_ledger"]
+    z = pg.diagnostics["composition_ledger"]
     assert [e.name for e in z.entries] == ["degrees"] + [f"power step {t}" for t in range(1, 7)] + ["core"]
-    rho = approx_dp_to_zcdp_rho(2.0, 1e-6)
-    assert z.rho == pytest.approx(rho, rel=1e-9)
+    # exact Gaussian-DP composition: sum (Delta_i / sigma_i)^2 = mu^2 with mu the analytic
+    # Gaussian's 1 / sigma at (2, 1e-6) (independent of the route's own helper)
+    mu = 1.0 / analytic_gaussian_sigma(2.0, 1e-6)
+    assert z.rho == pytest.approx(mu * mu / 2, rel=1e-9)
+    assert sum((e.sensitivity / e.noise_scale) ** 2 for e in z.entries) == pytest.approx(mu * mu, rel=1e-9)
+    assert rho_cks_less_noise(2.0, 1e-6)
     assert z.spent[0] <= 2.0 * (1 + 1e-9) and z.spent[1] <= 1e-6 * (1 + 1e-9)
     for e in z.entries:  # every release: sigma = sensitivity / sqrt(2 rho_i) (Prop. 1.6)
         assert e.noise_scale == pytest.approx(e.sensitivity / math.sqrt(2 * e.rho), rel=1e-12)

@@ -62,9 +62,10 @@ def test_gaussian_mechanism_empirical_privacy_loss(eps, delta, sens, dim):
     xp = x + sens * u
     led = PrivacyLedger()  # unlimited: records only
     ya, sigma = gaussian_mechanism(np.broadcast_to(x, (N, dim)), sensitivity=sens, epsilon=eps,
-                                   delta=delta, ledger=led, name="a", rng=rng)
+                                   delta=delta, ledger=led, name="a", rng=rng,
+                                   sampler="continuous")
     yb, _ = gaussian_mechanism(np.broadcast_to(xp, (N, dim)), sensitivity=sens, epsilon=eps,
-                               delta=delta, ledger=led, name="b", rng=rng)
+                               delta=delta, ledger=led, name="b", rng=rng, sampler="continuous")
     # the worst half-lines for the Gaussian are around c* = <x,u> + sens/2 - eps sigma^2 / sens
     c0 = x @ u + sens / 2 - eps * sigma**2 / sens
     thresholds = c0 + sigma * np.linspace(-1.5, 1.5, 31)
@@ -112,7 +113,7 @@ def test_zcdp_ledger_composes_gaussians_tighter():
     for i in range(10):
         for led in (basic, z):
             gaussian_mechanism(0.0, sensitivity=1.0, epsilon=0.1, delta=1e-7, ledger=led,
-                               name=f"q{i}", rng=rng)
+                               name=f"q{i}", rng=rng, sampler="continuous")
     sigma = analytic_gaussian_sigma(0.1, 1e-7)
     rho = 10 * gaussian_zcdp_rho(sigma)
     assert z.rho == pytest.approx(rho)
@@ -122,7 +123,7 @@ def test_zcdp_ledger_composes_gaussians_tighter():
     # the basic ledger is full
     with pytest.raises(PrivacyBudgetError):
         gaussian_mechanism(0.0, sensitivity=1.0, epsilon=0.1, delta=1e-7, ledger=basic,
-                           name="more", rng=rng)
+                           name="more", rng=rng, sampler="continuous")
     assert "zCDP" in z.report() and z.to_dict()["accounting"] == "zcdp"
 
 
@@ -133,7 +134,7 @@ def test_zcdp_ledger_allows_more_small_charges():
     with pytest.raises(PrivacyBudgetError):
         for count in range(1, 1000):
             gaussian_mechanism(0.0, sensitivity=1.0, epsilon=0.05, delta=1e-8, ledger=z,
-                               name=f"q{count}", rng=rng)
+                               name=f"q{count}", rng=rng, sampler="continuous")
     # basic composition would stop after 20 charges of epsilon 0.05; zCDP allows many more
     assert len(z.entries) > 30
     assert z.spent[0] <= 1.0 * (1 + 1e-9) and z.spent[1] <= 1e-5

@@ -118,7 +118,7 @@ def test_max_2csp_release_and_ledger():
     assert names[0].startswith("privatize the label-extended graph")
     assert names[-1] == "value of the returned assignment"
     entry = res.ledger.entries[-1]
-    assert entry.sensitivity == 1.0 and entry.mechanism == "laplace"
+    assert entry.sensitivity == 1.0 and entry.mechanism == "discrete laplace"
     true = inst.value(res.assignment)
     assert abs(res.estimated_value - true) <= 20 * entry.noise_scale  # P[|Lap| > 20 b] = e^-20
     # at epsilon 8 on a dense planted instance the answer beats a random assignment (m / 3)

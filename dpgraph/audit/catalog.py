@@ -285,7 +285,6 @@ def matrix_free(*, epsilon: float = 4.0, delta: float = 1e-3, runs: int = 10_000
     AuditResult}``; ``details`` hold ``gaussian_optimum`` and the mean of ``V`` over the runs
     against its value at full sensitivity (their ratio shows whether the pair attains it).
     """
-    from ..privacy import approx_dp_to_zcdp_rho
     from ..privatize import privatize
     from ..routes import matrix_free as mf
 
@@ -345,7 +344,7 @@ def matrix_free(*, epsilon: float = 4.0, delta: float = 1e-3, runs: int = 10_000
         losses[G.has_edge(i, j)].append(L - V / 2.0)
         return L - V / 2.0, d_hat[i] + d_hat[j]
 
-    rho = approx_dp_to_zcdp_rho(epsilon, delta)
+    rho = mf.composition_rho(epsilon, delta)
     share = mf.MATRIX_FREE_DEFAULTS
     v_attained = 2.0 * rho * (1.0 - share["core_share"])  # degrees + steps, docs 5.1-5.4
     sd_deg = math.sqrt(2.0) / math.sqrt(share["degree_share"] * rho)  # of d^_i + d^_j

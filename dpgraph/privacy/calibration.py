@@ -9,6 +9,11 @@ All functions are pure (no randomness). Formulas:
   satisfying it, valid for every epsilon > 0.
 * Classical (Dwork & Roth, Thm A.1): ``sigma = sqrt(2 ln(1.25/delta)) D / epsilon``, valid only
   for epsilon <= 1; kept for comparison.
+* Gaussian differential privacy (Dong, Roth & Su, JRSS-B 2022): the Gaussian mechanism with
+  L2 sensitivity ``D`` and noise ``sigma`` is ``mu = D / sigma``-GDP (Thm 2.7); the adaptive
+  composition of ``mu_i``-GDP mechanisms is exactly ``sqrt(sum mu_i^2)``-GDP (Cor. 3.3), and
+  ``mu``-GDP is (epsilon, delta(epsilon))-DP for every epsilon with the analytic-Gaussian
+  ``delta`` at ``sigma / D = 1 / mu`` (Cor. 2.13): :func:`gdp_mu`, :func:`gdp_epsilon`.
 * zCDP (Bun & Steinke, 2016): the Gaussian mechanism is ``rho = D^2/(2 sigma^2)``-zCDP
   (Prop. 1.6); rho-zCDP implies (rho + 2 sqrt(rho ln(1/delta)), delta)-DP (Prop. 1.3); the
   tighter conversion of Canonne, Kamath & Steinke (NeurIPS 2020, Prop. 12 via Renyi DP):
@@ -32,6 +37,8 @@ __all__ = [
     "zcdp_sigma",
     "zcdp_to_approx_dp",
     "approx_dp_to_zcdp_rho",
+    "gdp_mu",
+    "gdp_epsilon",
 ]
 
 
@@ -171,3 +178,35 @@ def approx_dp_to_zcdp_rho(epsilon: float, delta: float, *, conversion: str = "ck
     while g(rho) > 0:
         rho *= 1 - 1e-12
     return float(np.float64(rho))
+
+
+def gdp_mu(epsilon: float, delta: float) -> float:
+    """Largest ``mu`` whose ``mu``-GDP guarantee implies (epsilon, delta)-DP:
+    ``1 / analytic_gaussian_sigma(epsilon, delta, 1)`` (Dong-Roth-Su Cor. 2.13, the
+    Balle-Wang formula). A composition of Gaussian mechanisms with ``sum (D_i / sigma_i)^2 <=
+    mu^2`` is (epsilon, delta)-DP.
+
+    Examples
+    --------
+    >>> round(gdp_mu(1.0, 1e-6), 5)
+    0.2367
+    """
+    return 1.0 / analytic_gaussian_sigma(epsilon, delta, 1.0)
+
+
+def gdp_epsilon(mu: float, delta: float) -> float:
+    """Smallest epsilon (to a relative 1e-12, rounded up) with ``mu``-GDP implying
+    (epsilon, delta)-DP, i.e. ``analytic_gaussian_delta(1/mu, epsilon) <= delta``."""
+    mu = check_epsilon(mu, name="mu")
+    delta = check_delta(delta, allow_zero=False)
+    s, target = 1.0 / mu, math.log(delta)
+    f = lambda e: _log_delta(s, e) - target  # noqa: E731  decreasing in epsilon
+    if f(0.0) <= 0:
+        return 0.0
+    hi = 1.0
+    while f(hi) > 0:
+        hi *= 2.0
+    eps = optimize.brentq(f, 0.0, hi, xtol=1e-14, rtol=1e-13, maxiter=500)
+    while f(eps) > 0:
+        eps *= 1 + 1e-13
+    return float(eps)

@@ -12,6 +12,25 @@ to ``(epsilon_R, delta_R)`` at ``delta_R`` = the sum of those charges' deltas (C
 conversion, never looser than Bun-Steinke Prop. 1.3), and the smaller of that epsilon and their
 basic-composition sum is used (both guarantees hold). Charges without a rho add on top by basic
 composition.
+
+Gaussian-DP accounting (``accounting="gdp"``): the Gaussian charges (those whose
+:attr:`LedgerEntry.dp_event` is a Gaussian event, ``mu_i = sensitivity / sigma``) compose
+exactly to ``mu = sqrt(sum mu_i^2)``-GDP (Dong, Roth & Su 2022, Cor. 3.3), converted to
+``(epsilon, delta)`` at the sum of their deltas by the analytic-Gaussian formula
+(:func:`~dpgraph.privacy.calibration.gdp_epsilon`); the smaller of that and their basic sum is
+used; every other charge adds by basic composition.
+
+Vetted accounting: every charge also carries a ``dp_accounting`` event (Google's
+``dp-accounting`` library; :attr:`LedgerEntry.dp_event`): the Gaussian and Laplace mechanisms as
+``GaussianDpEvent`` / ``LaplaceDpEvent`` with noise multiplier ``scale / sensitivity``; every
+other pure epsilon-DP charge (randomized response, the exponential and K-norm mechanisms) as
+binary randomized response at that epsilon, which dominates every pure epsilon-DP mechanism
+(Kairouz, Oh & Viswanath 2015); a composition the caller describes itself (the matrix-free
+route) passes its own event. Charges that are only an ``(epsilon, delta)`` statement (a halting
+step's failure probability, a reserved share, group privacy) carry none.
+:meth:`PrivacyLedger.accountant_spent` recomputes the total with ``dp_accounting``'s
+privacy-loss-distribution accountant; tests check it never exceeds :attr:`PrivacyLedger.spent`
+and that each charge's own epsilon is the accountant's (docs/privacy.md 12).
 """
 
 from __future__ import annotations
@@ -20,7 +39,7 @@ import math
 import os
 import sys
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from ._validate import check_delta, check_epsilon, check_number
 from .rng import REPRODUCIBLE_NOTICE, ReproducibleNoiseWarning
@@ -64,6 +83,40 @@ class LedgerEntry:
     noise_scale: float | None = None
     note: str = ""
     rho: float | None = None  # zCDP parameter of this charge, when it has one
+    #: the ``dp_accounting`` event of this charge (module docstring), or None for a charge that
+    #: is only an (epsilon, delta) statement
+    dp_event: object | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def gdp_mu(self) -> float | None:
+        """``mu`` of a Gaussian charge (``sensitivity / sigma``), else None."""
+        ev = self.dp_event
+        if ev is not None and type(ev).__name__ == "GaussianDpEvent":
+            return math.inf if ev.noise_multiplier == 0 else 1.0 / ev.noise_multiplier
+        return None
+
+
+# Renyi orders for zCDP events: a fine grid (the conversion minimises over them)
+_RDP_ORDERS = tuple(1.0 + 10.0 ** (k / 100.0) for k in range(-300, 301))
+
+#: delta read off the accountant for a group of pure epsilon-DP charges (see accountant_spent)
+PLD_TAIL = 1e-12
+
+_PURE = ("randomized-response", "exponential (monotone)", "knorm-l2-ball", "discrete laplace")
+
+
+def dp_event_for(mechanism: str, epsilon: float, delta: float, sensitivity, noise_scale):
+    """The ``dp_accounting`` event of a charge (module docstring), or None."""
+    import dp_accounting as dpa
+
+    if mechanism in ("gaussian", "laplace") and sensitivity and noise_scale is not None:
+        ratio = float(noise_scale) / float(sensitivity)
+        return dpa.GaussianDpEvent(ratio) if mechanism == "gaussian" else dpa.LaplaceDpEvent(ratio)
+    if mechanism in _PURE and delta == 0.0 and epsilon > 0:
+        # binary randomized response at epsilon: keep the true answer w.p. e^eps / (1 + e^eps)
+        return dpa.RandomizedResponseDpEvent(noise_parameter=2.0 / (1.0 + math.exp(min(epsilon, 700.0))),
+                                             num_buckets=2)
+    return None
 
 
 class PrivacyLedger:
@@ -91,8 +144,8 @@ class PrivacyLedger:
                  accounting: str = "basic", conversion: str = "cks"):
         self.epsilon = None if epsilon is None else check_epsilon(epsilon)
         self.delta = None if delta is None else check_delta(delta)
-        if accounting not in ("basic", "zcdp"):
-            raise ValueError(f"accounting must be 'basic' or 'zcdp', got {accounting!r}")
+        if accounting not in ("basic", "zcdp", "gdp"):
+            raise ValueError(f"accounting must be 'basic', 'zcdp' or 'gdp', got {accounting!r}")
         if conversion not in ("cks", "standard"):
             raise ValueError(f"conversion must be 'cks' or 'standard', got {conversion!r}")
         self.accounting = accounting
@@ -120,6 +173,17 @@ class PrivacyLedger:
     def _spent_of(self, entries) -> tuple[float, float]:
         if self.accounting == "basic":
             return (math.fsum(e.epsilon for e in entries), math.fsum(e.delta for e in entries))
+        if self.accounting == "gdp":
+            from .calibration import gdp_epsilon
+
+            g = [e for e in entries if e.gdp_mu is not None]
+            a = [e for e in entries if e.gdp_mu is None]
+            eps_g = math.fsum(e.epsilon for e in g)
+            dlt_g = math.fsum(e.delta for e in g)
+            mu = math.sqrt(math.fsum(e.gdp_mu ** 2 for e in g))
+            if 0 < mu < math.inf and 0 < dlt_g < 1:
+                eps_g = min(eps_g, gdp_epsilon(mu, dlt_g))
+            return (eps_g + math.fsum(e.epsilon for e in a), dlt_g + math.fsum(e.delta for e in a))
         from .calibration import zcdp_to_approx_dp
 
         z = [e for e in entries if e.rho is not None]
@@ -176,21 +240,25 @@ class PrivacyLedger:
     def charge(self, name: str, *, mechanism: str, epsilon: float, delta: float = 0.0,
                sensitivity: float | None = None, sensitivity_norm: str | None = None,
                noise_scale: float | None = None, note: str = "",
-               rho: float | None = None) -> LedgerEntry:
+               rho: float | None = None, dp_event=None) -> LedgerEntry:
         """Record a charge; raises :class:`PrivacyBudgetError` (recording nothing) if over budget.
 
         Call this *before* drawing the noise it pays for. ``rho``: the charge's zCDP parameter,
-        if it has one (used by ``accounting="zcdp"``; recorded either way).
+        if it has one (used by ``accounting="zcdp"``; recorded either way). ``dp_event``: the
+        charge's ``dp_accounting`` event, when the caller composes several mechanisms itself
+        (otherwise derived from ``mechanism``: :func:`dp_event_for`).
         """
         epsilon = check_epsilon(epsilon, name=f"{name}: epsilon", allow_zero=True)
         delta = check_delta(delta, name=f"{name}: delta")
         if rho is not None:
             rho = check_number(rho, name=f"{name}: rho", low=0.0)
+        if dp_event is None:
+            dp_event = dp_event_for(mechanism, epsilon, delta, sensitivity, noise_scale)
         entry = LedgerEntry(name=name, mechanism=mechanism, epsilon=epsilon, delta=delta,
                             sensitivity=None if sensitivity is None else float(sensitivity),
                             sensitivity_norm=sensitivity_norm,
                             noise_scale=None if noise_scale is None else float(noise_scale),
-                            note=note, rho=rho)
+                            note=note, rho=rho, dp_event=dp_event)
         self._check_entries([entry])
         self._entries.append(entry)
         return entry
@@ -203,14 +271,60 @@ class PrivacyLedger:
         if other.reproducible:
             self.mark_reproducible(warn=False)
 
+    # -- vetted accounting (dp_accounting)
+    def accountant_spent(self, *, value_discretization_interval: float = 1e-4) -> tuple[float, float]:
+        """(epsilon, delta) of this ledger's charges recomputed with ``dp_accounting``.
+
+        The charges with a Gaussian or Laplace event are composed by a ``PLDAccountant``
+        (shift mechanisms, sensitivity-normalised: its add-or-remove relation), those with a
+        randomized-response event by a second one (its replace-one relation, the adjacency of
+        one pair's value), each read at the sum of its charges' deltas (pessimistic estimates:
+        upper bounds); the two and every charge without an event then add by basic composition.
+        Never more than :attr:`spent` for a sound ledger (up to the accountant's
+        discretization); tests check this for every entry point."""
+        import dp_accounting as dpa
+        from dp_accounting.pld import PLDAccountant
+
+        rel = dpa.NeighboringRelation
+        groups = {"shift": [], "rr": [], "zcdp": [], "none": []}
+        for e in self._entries:
+            kind = type(e.dp_event).__name__ if e.dp_event is not None else ""
+            groups["shift" if kind in ("GaussianDpEvent", "LaplaceDpEvent", "ComposedDpEvent")
+                   else "rr" if kind == "RandomizedResponseDpEvent"
+                   else "zcdp" if kind == "ZCDpEvent" else "none"].append(e)
+        eps = math.fsum(e.epsilon for e in groups["none"])
+        dlt = math.fsum(e.delta for e in self._entries)
+        for key, relation in (("shift", rel.ADD_OR_REMOVE_ONE), ("rr", rel.REPLACE_ONE)):
+            if not groups[key]:
+                continue
+            acc = PLDAccountant(relation, value_discretization_interval=value_discretization_interval)
+            acc.compose(dpa.ComposedDpEvent([e.dp_event for e in groups[key]]))
+            # the PLD truncates each tail of mass below ~1e-15 and counts it at infinite loss:
+            # read at least PLD_TAIL of delta (added to the returned delta)
+            d_group = math.fsum(e.delta for e in groups[key])
+            eps += acc.get_epsilon(max(d_group, PLD_TAIL))
+            dlt += max(PLD_TAIL - d_group, 0.0)
+        if groups["zcdp"]:  # zCDP events (the discrete Gaussian): the library's RDP accountant
+            from dp_accounting.rdp import RdpAccountant
+
+            acc = RdpAccountant(_RDP_ORDERS)
+            acc.compose(dpa.ComposedDpEvent([e.dp_event for e in groups["zcdp"]]))
+            eps += acc.get_epsilon(math.fsum(e.delta for e in groups["zcdp"]))
+        return eps, dlt
+
     # -- reporting
     def to_dict(self) -> dict:
         eps, dlt = self.spent
+        entries = []
+        for e in self._entries:
+            d = {k: v for k, v in asdict(e).items() if k != "dp_event"}
+            d["dp_event"] = None if e.dp_event is None else repr(e.dp_event)
+            entries.append(d)
         return {"budget": {"epsilon": self.epsilon, "delta": self.delta},
                 "accounting": self.accounting,
                 "reproducible": self._reproducible,
                 "spent": {"epsilon": eps, "delta": dlt, "rho": self.rho},
-                "entries": [asdict(e) for e in self._entries]}
+                "entries": entries}
 
     def report(self) -> str:
         """A plain-text table of the charges and the totals."""
@@ -221,8 +335,10 @@ class PrivacyLedger:
             rows.append((e.name, e.mechanism, f"{e.epsilon:.4g}", f"{e.delta:.3g}", sens,
                          "" if e.noise_scale is None else f"{e.noise_scale:.4g}"))
         eps, dlt = self.spent
+        mu = math.sqrt(math.fsum(e.gdp_mu ** 2 for e in self._entries if e.gdp_mu is not None))
         how = ("basic composition" if self.accounting == "basic"
-               else f"zCDP (rho={self.rho:.4g}) + basic")
+               else f"zCDP (rho={self.rho:.4g}) + basic" if self.accounting == "zcdp"
+               else f"Gaussian DP (mu={mu:.4g}) + basic")
         rows.append(("total", how, f"{eps:.4g}", f"{dlt:.3g}", "", ""))
         if self.epsilon is not None or self.delta is not None:
             rows.append(("budget", "", "inf" if self.epsilon is None else f"{self.epsilon:.4g}",

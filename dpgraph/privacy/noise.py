@@ -5,10 +5,14 @@ it draws, so the ledger is a complete record of the noise a result depends on.
 
 Floating-point caveat (Mironov, CCS 2012): sampling ``N(0, sigma^2)`` in IEEE doubles and
 adding it to a double is not exactly the continuous Gaussian mechanism, and the gaps in the
-floating-point grid can in principle leak information. dpgraph uses NumPy's
-``Generator.standard_normal`` (ziggurat) and ``Generator.gamma``; its guarantees are those of the
-idealised real-valued mechanisms. The noise path is kept to these few functions so that a
-discrete or vetted sampler (e.g. the discrete Gaussian of Canonne-Kamath-Steinke) can replace it.
+floating-point grid can in principle leak information. So the Laplace mechanism and scalar
+Gaussian releases draw, by default, from exact discrete samplers on a grid (discrete Laplace and
+discrete Gaussian, Canonne-Kamath-Steinke 2020: integer arithmetic on the generator's uniform
+integers, no floating-point sample; docs/privacy.md 13); array Gaussian releases
+(``sampler="auto"``), the raw matrix noise (:func:`gaussian_noise`, :class:`GaussianMatrixNoise`),
+the K-norm mechanism and the Gumbel draws of the exponential mechanism use NumPy's
+floating-point samplers, whose guarantees are those of the idealised real-valued mechanisms;
+``sampler="discrete"`` and the matrix-free route's ``noise="discrete"`` switch the Gaussian ones.
 
 Randomness (:mod:`dpgraph.privacy.rng`): ``rng=None`` means an AES-CTR or ChaCha20 generator keyed from the
 operating system's entropy (cryptographically secure); an int or a caller's
@@ -40,7 +44,7 @@ __all__ = [
     "randomized_response",
     "flip_probability",
     "laplace_mechanism",
-    "laplace_noise",
+    "laplace_add",
     "gumbel_noise",
     "monotone_exponential_mechanism",
 ]
@@ -69,22 +73,45 @@ def _charge_gaussian(ledger, name, sensitivity, epsilon, delta, note) -> float:
 
 
 def gaussian_mechanism(value, *, sensitivity: float, epsilon: float, delta: float,
-                       ledger: PrivacyLedger, name: str, rng=None, note: str = ""):
-    """Release ``value + N(0, sigma^2 I)`` with sigma from the analytic Gaussian calibration.
+                       ledger: PrivacyLedger, name: str, rng=None, note: str = "",
+                       sampler: str = "auto", changed: int | None = None):
+    """Release ``value`` plus Gaussian noise, (epsilon, delta)-DP.
 
     ``sensitivity`` is the L2 sensitivity of ``value`` (a float or an array) under the
     caller's adjacency; the caller states where it is derived (``note``).
     Returns ``(noisy_value, sigma)``; the charge is recorded in ``ledger`` first.
 
+    ``sampler="auto"`` (default): ``"discrete"`` for a scalar ``value``, ``"continuous"`` for
+    arrays (docs/privacy.md 13.3 says why and what each costs). ``sampler="discrete"``:
+    ``value`` is rounded to a grid of step ``g`` and the exact discrete Gaussian
+    ``g N_Z(0, sigma_Z^2)`` is added (Canonne-Kamath-Steinke 2020;
+    :func:`discrete_gaussian_parameters`): no floating-point sample, calibrated by zCDP
+    (docs/privacy.md 13.2). ``changed``: at most how many coordinates of ``value`` differ
+    between adjacent inputs (default: all; a smaller bound makes the grid coarser, nothing
+    else). ``sampler="continuous"``: ``N(0, sigma^2)`` in floating point with sigma from the
+    analytic Gaussian calibration (Balle-Wang; about 6-9% less noise, and the
+    floating-point caveat of Mironov 2012).
+
     Examples
     --------
     >>> from dpgraph.privacy import PrivacyLedger
-    >>> led = PrivacyLedger(epsilon=1, delta=1e-6)
+    >>> led = PrivacyLedger(epsilon=2, delta=2e-6)
     >>> noisy, sigma = gaussian_mechanism(10.0, sensitivity=1.0, epsilon=1, delta=1e-6,
-    ...                                   ledger=led, name="count", rng=0)
+    ...                                   ledger=led, name="count", rng=0, sampler="continuous")
     >>> round(sigma, 3)
     4.225
+    >>> noisy, sigma = gaussian_mechanism(10.0, sensitivity=1.0, epsilon=1, delta=1e-6,
+    ...                                   ledger=led, name="count", rng=0)
+    >>> round(sigma, 3)  # the zCDP calibration of the discrete Gaussian, one grid step finer
+    4.536
     """
+    if sampler == "auto":
+        sampler = "discrete" if np.ndim(value) == 0 else "continuous"
+    if sampler == "discrete":
+        return _discrete_gaussian_mechanism(value, sensitivity, epsilon, delta, ledger, name,
+                                            rng, note, changed)
+    if sampler != "continuous":
+        raise ValueError(f"sampler must be 'auto', 'discrete' or 'continuous', got {sampler!r}")
     sigma = _charge_gaussian(ledger, name, sensitivity, epsilon, delta, note)
     gen = _draw_rng(rng, ledger)
     arr = np.asarray(value, dtype=np.float64)
@@ -133,19 +160,24 @@ def ball_knorm_mechanism(value, *, sensitivity: float, epsilon: float, ledger: P
     return (float(noisy) if noisy.ndim == 0 else noisy), scale
 
 
-def laplace_noise(shape, *, scale: float, ledger: PrivacyLedger, rng=None) -> np.ndarray:
-    """Raw ``Laplace(0, scale)`` draws for a mechanism whose charge was already recorded in
-    ``ledger``.
+def laplace_add(value, *, sensitivity: float, epsilon: float, changed: int,
+                ledger: PrivacyLedger, rng=None) -> np.ndarray:
+    """``value`` plus the exact discrete Laplace of :func:`laplace_mechanism` (same grid, same
+    scale, docs/privacy.md 13.1), for a mechanism that charged ``ledger`` once for many such
+    releases.
 
     Prefer :func:`laplace_mechanism`; use this only inside a mechanism that called
-    ``ledger.charge`` once for many draws, e.g. the degree-ordered local route, whose per-batch
-    releases read disjoint node pairs and are charged once by parallel composition
-    (docs/privacy.md 14).
+    ``ledger.charge`` itself, e.g. the degree-ordered local route, whose per-batch releases read
+    disjoint node pairs and are charged once by parallel composition (docs/privacy.md 14.2).
+    ``changed``: at most how many coordinates of one call move between adjacent inputs.
     """
     if not isinstance(ledger, PrivacyLedger):
         raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
-    scale = check_sensitivity(scale, name="scale")
-    return _draw_rng(rng, ledger).laplace(0.0, scale, size=shape)
+    p = discrete_laplace_parameters(check_sensitivity(sensitivity), check_epsilon(epsilon),
+                                    changed)
+    arr = np.asarray(value, dtype=np.float64)
+    z = sample_discrete_laplace(p["t"], p["s"], arr.size, _draw_rng(rng, ledger))
+    return p["grid"] * (_grid_rounded(arr, p["grid"]) + z.reshape(arr.shape)).astype(np.float64)
 
 
 def gumbel_noise(shape, *, scale: float, ledger: PrivacyLedger, rng=None) -> np.ndarray:
@@ -316,8 +348,16 @@ def symmetric_gaussian_noise(n: int, *, sensitivity: float, epsilon: float, delt
 
 # --- appended by the spectral (private PCA) component -------------------------------------------
 def laplace_mechanism(value, *, sensitivity: float, epsilon: float, ledger: PrivacyLedger,
-                      name: str, rng=None, note: str = ""):
+                      name: str, rng=None, note: str = "", sampler: str = "discrete",
+                      changed: int | None = None):
     """Release ``value + Laplace(b)`` entrywise with ``b = sensitivity / epsilon`` (pure epsilon-DP).
+
+    ``sampler="discrete"`` (default): ``value`` is rounded to a grid of step ``g`` and the
+    exact discrete Laplace is added (:func:`discrete_laplace_parameters`, docs/privacy.md
+    13.1): pure epsilon-DP with no floating-point sample; the returned scale is then the tail
+    scale ``g (t/s + 1)``, slightly above ``b``, for which the tail bound below holds exactly.
+    ``changed``: at most how many coordinates differ between adjacent inputs (default all).
+    ``sampler="continuous"``: the floating-point Laplace (Mironov's caveat).
 
     ``sensitivity`` is the L1 sensitivity of ``value`` (Dwork & Roth, Thm 3.6). Used by the
     propose-test-release steps of private PCA (``dpgraph.spectral``): a one-sided Laplace tail
@@ -328,14 +368,31 @@ def laplace_mechanism(value, *, sensitivity: float, epsilon: float, ledger: Priv
     --------
     >>> from dpgraph.privacy import PrivacyLedger
     >>> led = PrivacyLedger(epsilon=1, delta=0)
-    >>> noisy, b = laplace_mechanism(3.0, sensitivity=2.0, epsilon=0.5, ledger=led, name="x", rng=0)
+    >>> noisy, b = laplace_mechanism(3.0, sensitivity=2.0, epsilon=0.5, ledger=led, name="x",
+    ...                              rng=0, sampler="continuous")
     >>> b
     4.0
+    >>> noisy, b = laplace_mechanism(3.0, sensitivity=2.0, epsilon=0.5, ledger=led, name="x", rng=0)
+    >>> round(b, 4)  # the discrete sampler's tail scale: 4 (1 + 1/1024), plus one grid step
+    4.0059
     """
     if not isinstance(ledger, PrivacyLedger):
         raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
     epsilon = check_epsilon(epsilon, name=f"{name}: epsilon")
     sensitivity = check_sensitivity(sensitivity, name=f"{name}: sensitivity")
+    if sampler == "discrete":
+        arr = np.asarray(value, dtype=np.float64)
+        p = discrete_laplace_parameters(sensitivity, epsilon, arr.size if changed is None else changed)
+        ledger.charge(name, mechanism="discrete laplace", epsilon=epsilon, delta=0.0,
+                      sensitivity=sensitivity, sensitivity_norm="l1", noise_scale=p["scale"],
+                      note=note)
+        gen = _draw_rng(rng, ledger)
+        q = _grid_rounded(arr, p["grid"])
+        z = sample_discrete_laplace(p["t"], p["s"], arr.size, gen).reshape(arr.shape)
+        noisy = p["grid"] * (q + z).astype(np.float64)
+        return (float(noisy) if noisy.ndim == 0 else noisy), p["tail_scale"]
+    if sampler != "continuous":
+        raise ValueError(f"sampler must be 'discrete' or 'continuous', got {sampler!r}")
     scale = sensitivity / epsilon
     ledger.charge(name, mechanism="laplace", epsilon=epsilon, delta=0.0, sensitivity=sensitivity,
                   sensitivity_norm="l1", noise_scale=scale, note=note)
@@ -378,3 +435,238 @@ def monotone_exponential_mechanism(scores, *, sensitivity: float, epsilon: float
     ledger.charge(name, mechanism="exponential (monotone)", epsilon=epsilon, delta=0.0,
                   sensitivity=sensitivity, sensitivity_norm="linf", noise_scale=scale, note=note)
     return int(np.argmax(s + _draw_rng(rng, ledger).gumbel(0.0, scale, size=s.shape)))
+
+
+# --- exact discrete samplers (Canonne, Kamath & Steinke, NeurIPS 2020) ----------------------------
+#
+# Every probability below is a ratio of integers, decided by comparing a uniform integer from
+# ``Generator.integers`` (exact: rejection sampling on the generator's bits) with an integer:
+# no floating-point number enters a draw, so the output distribution is exactly the discrete
+# Laplace or discrete Gaussian (docs/privacy.md 13). Vectorised: each loop pass serves every
+# draw still pending.
+
+_I64 = np.int64
+#: grid resolution: the sensitivity spans this many grid steps (per changed coordinate)
+GRID_STEPS = 1024
+#: the discrete Gaussian's sigma is kept at most this many grid steps (int64 arithmetic)
+_MAX_SIGMA_STEPS = 2 ** 20
+#: the discrete Laplace's scale numerator is kept at most this (int64 arithmetic)
+_MAX_LAPLACE_T = 2 ** 50
+_LAPLACE_S = 1024  # scale denominator: the discrete Laplace's scale is t / _LAPLACE_S steps
+
+
+def _bern_exp_unit(num: np.ndarray, den: np.ndarray, gen) -> np.ndarray:
+    """``Bernoulli(exp(-num/den))`` for integers ``0 <= num <= den`` (CKS Alg. 1, gamma <= 1):
+    ``K = 1``; while ``Bernoulli(gamma / K)``: ``K += 1``; accept iff ``K`` is odd."""
+    K = np.ones(num.shape, dtype=_I64)
+    pending = np.arange(num.size)
+    while pending.size:
+        hit = gen.integers(0, den[pending] * K[pending]) < num[pending]
+        K[pending[hit]] += 1
+        pending = pending[hit]
+    return (K % 2) == 1
+
+
+def _bern_exp(num: np.ndarray, den: np.ndarray, gen) -> np.ndarray:
+    """``Bernoulli(exp(-num/den))`` for integers ``num >= 0``, ``den >= 1`` (CKS Alg. 1):
+    ``floor(gamma)`` draws of ``Bernoulli(exp(-1))`` must all succeed, then one of
+    ``Bernoulli(exp(-(gamma - floor gamma)))``."""
+    whole, frac = np.divmod(num, den)
+    out = np.ones(num.shape, dtype=bool)
+    pending = np.flatnonzero(whole > 0)
+    left = whole.copy()
+    while pending.size:
+        ok = _bern_exp_unit(np.ones(pending.size, _I64), np.ones(pending.size, _I64), gen)
+        out[pending[~ok]] = False
+        left[pending] -= 1
+        pending = pending[ok & (left[pending] > 0)]
+    idx = np.flatnonzero(out)
+    out[idx] = _bern_exp_unit(frac[idx], den[idx], gen)
+    return out
+
+
+def _geometric_exp1(size: int, gen) -> np.ndarray:
+    """``V ~ Geometric``: the number of consecutive successes of ``Bernoulli(exp(-1))``."""
+    V = np.zeros(size, dtype=_I64)
+    pending = np.arange(size)
+    one = np.ones(size, dtype=_I64)
+    while pending.size:
+        ok = _bern_exp_unit(one[:pending.size], one[:pending.size], gen)
+        V[pending[ok]] += 1
+        pending = pending[ok]
+    return V
+
+
+def sample_discrete_laplace(t: int, s: int, size: int, gen) -> np.ndarray:
+    """``size`` draws of the discrete Laplace with scale ``t / s`` (integers ``t, s >= 1``):
+    ``P[Y = y] proportional to exp(-|y| s / t)`` on the integers (CKS Alg. 2)."""
+    t, s = int(t), int(s)
+    if t < 1 or s < 1 or t > 2 ** 51:  # t V stays below 2^63 unless V >= 2^12: prob. e^-4096
+        raise ValueError(f"discrete Laplace scale {t}/{s} is outside the sampler's range")
+    out = np.zeros(size, dtype=_I64)
+    pending = np.arange(size)
+    while pending.size:
+        m = pending.size
+        U = gen.integers(0, t, size=m, dtype=_I64)
+        D = _bern_exp(U, np.full(m, t, dtype=_I64), gen)
+        keep = np.flatnonzero(D)
+        V = _geometric_exp1(keep.size, gen)
+        Y = (U[keep] + t * V) // s
+        B = gen.integers(0, 2, size=keep.size, dtype=_I64)
+        ok = ~((B == 1) & (Y == 0))
+        out[pending[keep[ok]]] = ((1 - 2 * B) * Y)[ok]
+        done = np.zeros(m, dtype=bool)
+        done[keep[ok]] = True
+        pending = pending[~done]
+    return out
+
+
+def sample_discrete_gaussian(t: int, u: int, size: int, gen) -> np.ndarray:
+    """``size`` draws of the discrete Gaussian ``N_Z(0, t u)``: ``P[Y = y] proportional to
+    exp(-y^2 / (2 t u))`` on the integers (integers ``t, u >= 1``; ``t`` near ``sqrt(t u)`` is
+    efficient). CKS Alg. 3 with ``sigma^2 = t u``: ``Y ~`` discrete Laplace of scale ``t``,
+    accepted with probability ``exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2)) = exp(-(|Y| - u)^2 /
+    (2 t u))``; the product of the two is proportional to ``exp(-Y^2 / (2 sigma^2))`` for every
+    ``t > 0``."""
+    t, u = int(t), int(u)
+    if t < 1 or u < 1 or 2 * t * u > 2 ** 56:
+        raise ValueError(f"discrete Gaussian variance {t}*{u} is outside the sampler's range")
+    out = np.zeros(size, dtype=_I64)
+    pending = np.arange(size)
+    den = 2 * t * u
+    while pending.size:
+        m = pending.size
+        Y = sample_discrete_laplace(t, 1, m, gen)
+        a = np.abs(np.abs(Y) - u)
+        small = a < 3_000_000_000  # a^2 fits in int64
+        C = np.zeros(m, dtype=bool)
+        si = np.flatnonzero(small)
+        C[si] = _bern_exp(a[si] * a[si], np.full(si.size, den, dtype=_I64), gen)
+        for k in np.flatnonzero(~small):  # |Y| > 2^31: about exp(-2^11) likely per draw
+            whole, frac = divmod(int(a[k]) ** 2, den)
+            ok = True
+            for _ in range(min(whole, 2 ** 62)):  # stops at the first failure
+                if not _bern_exp_unit(np.ones(1, _I64), np.ones(1, _I64), gen)[0]:
+                    ok = False
+                    break
+            C[k] = ok and bool(_bern_exp_unit(np.array([frac], _I64), np.array([den], _I64), gen)[0])
+        out[pending[C]] = Y[C]
+        pending = pending[~C]
+    return out
+
+
+def _grid_rounded(arr: np.ndarray, g: float) -> np.ndarray:
+    """``round(arr / g)`` as int64 (refusing values beyond the int64 range)."""
+    q = np.rint(arr / g)
+    if q.size and not np.all(np.abs(q) < 2.0 ** 62):
+        raise ValueError("a value is too large for the discrete sampler's grid (|value| / grid "
+                         "step >= 2^62); use sampler='continuous'")
+    return q.astype(_I64)
+
+
+def discrete_gaussian_parameters(sensitivity: float, epsilon: float, delta: float,
+                                 changed: int, *, rho: float | None = None) -> dict:
+    """Grid and variance of the discrete Gaussian mechanism (docs/privacy.md 13.2).
+
+    Grid step ``g = sensitivity / (GRID_STEPS sqrt(changed))`` (coarser if sigma would exceed
+    ``2^20`` steps); rounding to the grid changes at most ``changed`` coordinates' difference by
+    less than one step each, so the rounded values' L2 sensitivity in steps is at most
+    ``D_Z = (sensitivity / g)(1 + 1e-12) + sqrt(changed)``. The discrete Gaussian
+    ``N_Z(0, sigma^2)`` per coordinate is ``D_Z^2 / (2 sigma^2)``-zCDP (CKS Thm 14), so sigma^2
+    ``>= D_Z^2 / (2 rho)`` with ``rho = approx_dp_to_zcdp_rho(epsilon, delta)`` gives
+    (epsilon, delta)-DP; sigma^2 is rounded up to ``t u`` with ``t = floor(sigma) + 1``.
+    ``rho`` given: calibrate to that zCDP parameter instead (``epsilon``, ``delta`` unused)."""
+    from .calibration import approx_dp_to_zcdp_rho
+
+    k = max(int(changed), 1)
+    rho = approx_dp_to_zcdp_rho(epsilon, delta) if rho is None else float(rho)
+    g = sensitivity / (GRID_STEPS * math.sqrt(k))
+    sigma = math.inf
+    with np.errstate(all="ignore"):
+        for _ in range(3):
+            if not (math.isfinite(g) and g > 0 and rho > 0):
+                break
+            d_z = (sensitivity / g) * (1 + 1e-12) + math.sqrt(k)
+            sigma = d_z / math.sqrt(2.0 * rho)
+            if sigma <= _MAX_SIGMA_STEPS:
+                break
+            g *= sigma / _MAX_SIGMA_STEPS
+    if not (math.isfinite(g) and g > 0 and 0 < sigma <= 2 * _MAX_SIGMA_STEPS):
+        raise ValueError(f"sensitivity={sensitivity!r}, epsilon={epsilon!r}, delta={delta!r}: "
+                         f"outside the discrete Gaussian's range (grid step {g!r}); use "
+                         f"sampler='continuous'")
+    t = math.floor(sigma) + 1
+    u = math.ceil(sigma * sigma / t)
+    return {"grid": g, "t": t, "u": u, "sensitivity_steps": d_z,
+            "rho": d_z * d_z / (2.0 * t * u), "sigma": g * math.sqrt(t * u)}
+
+
+def discrete_laplace_parameters(sensitivity: float, epsilon: float, changed: int) -> dict:
+    """Grid and scale of the discrete Laplace mechanism (docs/privacy.md 13.1).
+
+    Grid step ``g = sensitivity / (GRID_STEPS changed)`` (coarser if the scale would leave
+    the sampler's range); the rounded values' L1 sensitivity in steps is at most
+    ``D_Z = (sensitivity / g)(1 + 1e-12) + changed``; the discrete Laplace of scale
+    ``t / s >= D_Z / epsilon`` steps is pure epsilon-DP (its pmf ratio at a shift of ``D_Z`` is
+    at most ``exp(D_Z s / t)``). ``tail_scale = g (t / s + 1)``: a one-sided tail of the
+    rounded release beyond ``tail_scale ln(1 / (2 beta))`` has probability at most ``beta`` for
+    every ``beta <= 1 / (2e)``, as for a continuous Laplace of that scale (13.1)."""
+    k = max(int(changed), 1)
+    g = sensitivity / (GRID_STEPS * k)
+    t = 0
+    for _ in range(3):
+        if not (math.isfinite(g) and g > 0):
+            break
+        d_z = (sensitivity / g) * (1 + 1e-12) + k
+        x = d_z / epsilon * _LAPLACE_S
+        if not math.isfinite(x):
+            break
+        t = math.ceil(x)
+        if t <= _MAX_LAPLACE_T:
+            break
+        g *= t / _MAX_LAPLACE_T
+    if not (math.isfinite(g) and g > 0 and 1 <= t <= 2 * _MAX_LAPLACE_T):
+        raise ValueError(f"sensitivity={sensitivity!r}, epsilon={epsilon!r}: outside the "
+                         f"discrete Laplace's range (grid step {g!r}); use sampler='continuous'")
+    return {"grid": g, "t": t, "s": _LAPLACE_S, "sensitivity_steps": d_z,
+            "epsilon": d_z * _LAPLACE_S / t, "scale": g * t / _LAPLACE_S,
+            "tail_scale": g * (t / _LAPLACE_S + 1.0)}
+
+
+def _discrete_gaussian_mechanism(value, sensitivity, epsilon, delta, ledger, name, rng, note,
+                                 changed):
+    import dp_accounting
+
+    if not isinstance(ledger, PrivacyLedger):
+        raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
+    epsilon = check_epsilon(epsilon, name=f"{name}: epsilon")
+    delta = check_delta(delta, name=f"{name}: delta", allow_zero=False)
+    sensitivity = check_sensitivity(sensitivity, name=f"{name}: sensitivity")
+    arr = np.asarray(value, dtype=np.float64)
+    p = discrete_gaussian_parameters(sensitivity, epsilon, delta,
+                                     arr.size if changed is None else changed)
+    ledger.charge(name, mechanism="discrete gaussian", epsilon=epsilon, delta=delta,
+                  sensitivity=sensitivity, sensitivity_norm="l2", noise_scale=p["sigma"],
+                  note=note, rho=p["rho"], dp_event=dp_accounting.ZCDpEvent(p["rho"]))
+    gen = _draw_rng(rng, ledger)
+    q = _grid_rounded(arr, p["grid"])
+    z = sample_discrete_gaussian(p["t"], p["u"], arr.size, gen).reshape(arr.shape)
+    noisy = p["grid"] * (q + z).astype(np.float64)
+    return (float(noisy) if noisy.ndim == 0 else noisy), p["sigma"]
+
+
+def discrete_gaussian_noise(value, *, sensitivity: float, rho: float, changed: int,
+                            ledger: PrivacyLedger, rng=None) -> tuple[np.ndarray, dict]:
+    """``value`` rounded to a grid plus exact discrete Gaussian noise, ``rho``-zCDP for L2
+    sensitivity ``sensitivity`` with at most ``changed`` coordinates differing
+    (:func:`discrete_gaussian_parameters`): the discrete counterpart of :func:`gaussian_noise`
+    for a mechanism that charged ``ledger`` itself (a zCDP composition). Returns the noisy
+    value and the parameters (``p["rho"] <= rho`` is what the release spends)."""
+    if not isinstance(ledger, PrivacyLedger):
+        raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
+    arr = np.asarray(value, dtype=np.float64)
+    p = discrete_gaussian_parameters(check_sensitivity(sensitivity), 1.0, 0.5, changed, rho=rho)
+    gen = _draw_rng(rng, ledger)
+    q = _grid_rounded(arr, p["grid"])
+    z = sample_discrete_gaussian(p["t"], p["u"], arr.size, gen).reshape(arr.shape)
+    return p["grid"] * (q + z).astype(np.float64), p

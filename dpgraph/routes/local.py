@@ -42,7 +42,7 @@ import scipy.sparse as sp
 
 from ..graph import GraphData
 from ..private_graph import PrivateGraph
-from ..privacy import PrivacyLedger, gumbel_noise, laplace_mechanism, laplace_noise
+from ..privacy import PrivacyLedger, gumbel_noise, laplace_add, laplace_mechanism
 from ..progress import report
 from .randomized_response import randomized_response_matrix
 
@@ -163,7 +163,7 @@ def release_order(weights, *, epsilon: float, ledger: PrivacyLedger,
     deg = np.asarray(weights.sum(axis=1)).ravel()
     dhat, _ = laplace_mechanism(
         deg, sensitivity=2.0, epsilon=epsilon, ledger=ledger, name="local route: degrees",
-        rng=rng, note="one pair moves two degrees by <= 1 each (docs/privacy.md 14.1)")
+        rng=rng, changed=2, note="one pair moves two degrees by <= 1 each (docs/privacy.md 14.1)")
     dhat = np.atleast_1d(np.asarray(dhat, dtype=np.float64))
     return dhat, np.argsort(-dhat, kind="stable")
 
@@ -196,10 +196,10 @@ def forward_pass(weights, order, x, fields, bounds, *, epsilon, ledger, rng) -> 
     released fields ``fields[v] = sum_u w_uv x_u + Laplace(1 / epsilon)`` of its nodes (``x_u = 0``
     for nodes not yet decided) and their sides ``x[v] = -sign(fields[v])``. The caller has
     charged ``epsilon`` once (docs/privacy.md 14.2)."""
-    scale = 1.0 / epsilon
     for a, b in bounds:
         rows = order[a:b]
-        noisy = weights[rows] @ x + laplace_noise(b - a, scale=scale, ledger=ledger, rng=rng)
+        noisy = laplace_add(weights[rows] @ x, sensitivity=1.0, epsilon=epsilon, changed=1,
+                            ledger=ledger, rng=rng)
         x[rows] = _sides_from_field(noisy, rng)
         fields[rows] = noisy
 
@@ -210,7 +210,9 @@ def _refine_sweep(weights, order, x, confidence, bounds, *, epsilon, ledger, rng
     scale = 2.0 / epsilon
     for a, b in bounds:
         rows = order[a:b]
-        noisy = weights[rows] @ x + laplace_noise(b - a, scale=scale, ledger=ledger, rng=rng)
+        # a pair moves two fields (its endpoints'), in one batch or two: L1 sensitivity 2
+        noisy = laplace_add(weights[rows] @ x, sensitivity=2.0, epsilon=epsilon, changed=2,
+                            ledger=ledger, rng=rng)
         lean = noisy * x[rows]
         flip = lean > scale
         x[rows[flip]] *= -1.0
@@ -246,13 +248,13 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
     # Parallel composition with the core's randomized response: the forward pass reads no core
     # pair, so the first pass costs eps_1 in all (charged by the core's release when there is a
     # core, here otherwise; docs/privacy.md 14.2).
-    ledger.charge("local route: forward pass", mechanism="laplace (adaptive, disjoint reads)",
+    ledger.charge("local route: forward pass", mechanism="discrete laplace",
                   epsilon=0.0 if k else eps_1, sensitivity=1.0, sensitivity_norm="l1",
                   noise_scale=1 / eps_1,
                   note=(f"eps {eps_1:.4g} per pair, in parallel with the core's randomized "
                         f"response (disjoint pairs); " if k else "") +
-                       "each non-core pair read once, by its later endpoint's field; inside-batch "
-                       "pairs never (docs/privacy.md 14.2)")
+                       "adaptive, disjoint reads: each non-core pair read once, by its later "
+                       "endpoint's field; inside-batch pairs never (docs/privacy.md 14.2)")
     forward_pass(weights, order, x, fields, bounds, epsilon=eps_1, ledger=ledger, rng=rng)
     confidence = np.where(np.isnan(fields), np.inf, np.abs(fields))
     candidates = [x.copy()]
@@ -260,9 +262,9 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
         report("local route: refinement sweep")
         all_bounds = batch_bounds(0, n, plan.first_batch, plan.batch_growth)
         ledger.charge("local route: refinement sweep",
-                      mechanism="laplace (adaptive, two reads per pair)", epsilon=eps_2,
+                      mechanism="discrete laplace", epsilon=eps_2,
                       sensitivity=1.0, sensitivity_norm="l1", noise_scale=2 / eps_2,
-                      note="each pair read by both endpoints' fields at epsilon/2 "
+                      note="adaptive; each pair read by both endpoints' fields, L1 sensitivity 2 "
                            "(docs/privacy.md 14.3)")
         _refine_sweep(weights, order, x, confidence, all_bounds, epsilon=eps_2, ledger=ledger,
                       rng=rng)
@@ -295,12 +297,12 @@ def release_local_labels(label_adjacency, constraint_degrees: np.ndarray, q: int
     eps_m = epsilon - eps_d
     dhat, _ = laplace_mechanism(
         np.asarray(constraint_degrees, dtype=np.float64), sensitivity=2.0, epsilon=eps_d,
-        ledger=ledger, name="local route: constraint degrees", rng=rng,
+        ledger=ledger, name="local route: constraint degrees", rng=rng, changed=2,
         note="one constraint of weight <= 1 moves two degrees by <= 1 (docs/privacy.md 14.7)")
     order = np.argsort(-np.atleast_1d(dhat), kind="stable")
     plan = plan or LocalPlan()
     bounds = batch_bounds(0, n, plan.first_batch, plan.batch_growth)
-    ledger.charge("local route: label choices", mechanism="exponential (monotone, disjoint reads)",
+    ledger.charge("local route: label choices", mechanism="exponential (monotone)",
                   epsilon=eps_m, sensitivity=1.0, sensitivity_norm="linf", noise_scale=1 / eps_m,
                   note="each constraint read once, by its later variable's choice; monotone "
                        "scores (docs/privacy.md 14.7)")

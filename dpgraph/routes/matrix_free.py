@@ -24,12 +24,15 @@ far beyond what the dense routes can hold (derivations: docs/privacy.md, section
    With ``Q = B R`` (QR), ``M^ = B K B^T``, ``K = R^-T C R^-1``: the projection of ``M`` onto
    ``span Q``, and the synthetic weights are ``W^ = U K U^T`` with ``U = D~^1/2 B``.
 
-Every release is a Gaussian mechanism with a zCDP parameter ``rho_i = Delta_i^2 / (2
-sigma_i^2)`` (Bun & Steinke Prop. 1.6); adaptive composition adds them (Lemma 2.3) to
-``rho = approx_dp_to_zcdp_rho(epsilon, delta)`` (Canonne-Kamath-Steinke conversion), which is
-(epsilon, delta)-DP. The caller's ledger gets one charge for the whole composition; every
-release is itemized, with its sensitivity and noise scale, in the zCDP ledger
-``diagnostics["zcdp_ledger"]``.
+Every release is a Gaussian mechanism, ``mu_i = Delta_i / sigma_i``-GDP (Dong, Roth & Su
+2022, Thm 2.7; we write ``rho_i = mu_i^2 / 2``, also its zCDP parameter); their adaptive
+composition is exactly ``mu = sqrt(sum mu_i^2)``-GDP (Cor. 3.3), calibrated to
+``mu = gdp_mu(epsilon, delta)``, the exact analytic-Gaussian conversion to (epsilon, delta)-DP
+(:func:`composition_rho`; 6-9% less noise than the zCDP bound of Canonne-Kamath-Steinke:
+BENCHMARKS.md). The caller's ledger gets one charge for the whole composition, with its
+``dp_accounting`` event (one Gaussian of noise multiplier ``1/mu``); every release is itemized,
+with its sensitivity and noise scale, in the Gaussian-DP ledger
+``diagnostics["composition_ledger"]``.
 
 Memory: the input's CSR (``24 m`` bytes) and ``O(n r)`` floats: :func:`estimated_memory`.
 Downstream, :class:`LowRankOperator` gives the CSP engine ``W^ V`` in ``O(n r k)`` and
@@ -47,15 +50,17 @@ import numpy as np
 
 from ..csp import WeightOperator
 from ..graph import GraphData
-from ..privacy import (PrivacyLedger, approx_dp_to_zcdp_rho, gaussian_noise, make_rng,
-                       zcdp_to_approx_dp)
+from ..privacy import PrivacyLedger, approx_dp_to_zcdp_rho, gaussian_noise, make_rng, zcdp_to_approx_dp
+from ..privacy.calibration import gdp_epsilon, gdp_mu
+from ..privacy.noise import discrete_gaussian_noise
 from ..private_graph import PrivateGraph
 from .pca import regularizer
 from ..progress import report
 
 __all__ = ["release", "release_matrix_free", "MATRIX_FREE_DEFAULT_RANK", "estimated_memory", "default_steps", "clip_levels",
            "step_sensitivity", "core_sensitivity", "LowRankOperator", "FactorPrivateGraph",
-           "MATRIX_FREE_DEFAULTS", "SamplePlan", "sample_task", "SAMPLE_CHUNK"]
+           "MATRIX_FREE_DEFAULTS", "SamplePlan", "sample_task", "SAMPLE_CHUNK",
+           "composition_rho"]
 
 #: Defaults of :func:`release_matrix_free` (measured on planted graphs, BENCHMARKS.md, issue 11).
 MATRIX_FREE_DEFAULTS = {
@@ -156,9 +161,24 @@ class _Budget:
     core: float
 
 
+def composition_rho(epsilon: float, delta: float) -> float:
+    """``mu^2 / 2`` for ``mu = gdp_mu(epsilon, delta)``, a hair under (float slack): the total
+    that the releases' ``rho_i = (Delta_i / sigma_i)^2 / 2`` may sum to (docs/privacy.md 5.4).
+
+    Examples
+    --------
+    >>> round(composition_rho(1.0, 1e-6), 6)
+    0.028014
+    """
+    return 0.5 * gdp_mu(epsilon, delta) ** 2 * (1.0 - 1e-12)
+
+
 def _split_budget(epsilon: float, delta: float, steps: int, degree_share: float,
-                  core_share: float, final_steps: int, final_weight: float) -> _Budget:
-    rho = approx_dp_to_zcdp_rho(epsilon, delta) * (1.0 - 1e-12)  # a hair under: float slack
+                  core_share: float, final_steps: int, final_weight: float,
+                  noise: str = "continuous") -> _Budget:
+    # discrete Gaussians are proven zCDP (CKS Thm 14), not GDP: the zCDP conversion there
+    rho = (composition_rho(epsilon, delta) if noise == "continuous"
+           else approx_dp_to_zcdp_rho(epsilon, delta) * (1.0 - 1e-12))
     weights = np.ones(steps)
     if final_steps:
         weights[-min(final_steps, steps):] = final_weight
@@ -167,13 +187,21 @@ def _split_budget(epsilon: float, delta: float, steps: int, degree_share: float,
 
 
 def _charge(ledger: PrivacyLedger, name: str, rho_i: float, budget: _Budget, delta: float,
-            sensitivity: float, sigma: float, note: str) -> None:
-    """Record one Gaussian release in the zCDP ledger: its own rho, a delta share proportional to
-    rho, and the epsilon its rho alone guarantees at that delta (a true statement of the step;
-    the ledger composes the rhos)."""
+            sensitivity: float, sigma: float, note: str, discrete: bool = False) -> None:
+    """Record one Gaussian release in the Gaussian-DP ledger: its own ``rho_i = mu_i^2 / 2``, a
+    delta share proportional to rho, and the epsilon its ``mu_i`` alone guarantees at that delta
+    (a true statement of the step; the ledger composes the ``mu_i``)."""
     dlt = delta * rho_i / budget.rho
-    eps = zcdp_to_approx_dp(rho_i, min(dlt, 0.5))
-    ledger.charge(name, mechanism="gaussian (zCDP)", epsilon=eps, delta=dlt,
+    if discrete:
+        import dp_accounting
+
+        ledger.charge(name, mechanism="discrete gaussian", epsilon=zcdp_to_approx_dp(
+                          rho_i, min(dlt, 0.5)), delta=dlt, sensitivity=sensitivity,
+                      sensitivity_norm="l2", noise_scale=sigma, note=note, rho=rho_i,
+                      dp_event=dp_accounting.ZCDpEvent(rho_i))
+        return
+    eps = gdp_epsilon(math.sqrt(2.0 * rho_i), min(dlt, 0.5))
+    ledger.charge(name, mechanism="gaussian", epsilon=eps, delta=dlt,
                   sensitivity=sensitivity, sensitivity_norm="l2", noise_scale=sigma, note=note,
                   rho=rho_i)
 
@@ -218,7 +246,7 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
                         degree_share: float | None = None, core_share: float | None = None,
                         final_steps: int | None = None, final_weight: float | None = None,
                         average: int | None = None, regularization="mean",
-                        progress: bool = False) -> "FactorPrivateGraph":
+                        progress: bool = False, noise: str = "continuous") -> "FactorPrivateGraph":
     """Edge-(epsilon, delta)-DP factor-form release of ``data`` (module docstring; docs 5).
 
     Parameters
@@ -242,6 +270,11 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
     progress : bool
         Print one line per stage to stderr (otherwise lines go to :func:`dpgraph.progress.report`,
         which the command line turns on).
+    noise : {"continuous", "discrete"}
+        ``"continuous"`` (default): floating-point Gaussians calibrated by exact Gaussian DP.
+        ``"discrete"``: every release rounded to a grid plus exact discrete Gaussian noise
+        (no floating-point sample; calibrated by zCDP, about 7% more noise, and slower:
+        docs/privacy.md 13.3, BENCHMARKS.md).
 
     Returns
     -------
@@ -289,18 +322,44 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
         else:
             report(f"matrix-free: {msg}")
 
-    budget = _split_budget(epsilon, delta, steps, dshare, cshare, fsteps, fweight)
-    ledger.charge("matrix-free route (zCDP composition)", mechanism="gaussian (zCDP composition)",
-                  epsilon=epsilon, delta=delta, rho=budget.rho,
-                  note=f"degrees + {steps} noisy power steps + core, rho = {budget.rho:.4g} "
-                       f"(docs/privacy.md 5.4); itemized in diagnostics['zcdp_ledger']")
-    zled = PrivacyLedger(epsilon=epsilon, delta=delta, accounting="zcdp")
+    if noise not in ("continuous", "discrete"):
+        raise ValueError(f"noise must be 'continuous' or 'discrete', got {noise!r}")
+    discrete = noise == "discrete"
+    budget = _split_budget(epsilon, delta, steps, dshare, cshare, fsteps, fweight, noise)
+    import dp_accounting
+
+    mu = math.sqrt(2.0 * budget.rho)
+    if discrete:
+        ledger.charge("matrix-free route (zCDP composition, discrete Gaussians)",
+                      mechanism="discrete gaussian (zCDP composition)", epsilon=epsilon,
+                      delta=delta, rho=budget.rho, dp_event=dp_accounting.ZCDpEvent(budget.rho),
+                      note=f"degrees + {steps} noisy power steps + core, rho = "
+                           f"{budget.rho:.4g}-zCDP (docs/privacy.md 13.3); itemized in "
+                           f"diagnostics['composition_ledger']")
+    else:
+        ledger.charge("matrix-free route (Gaussian-DP composition)",
+                      mechanism="gaussian (GDP composition)", epsilon=epsilon, delta=delta,
+                      rho=budget.rho, dp_event=dp_accounting.GaussianDpEvent(1.0 / mu),
+                      note=f"degrees + {steps} noisy power steps + core, mu = {mu:.4g}-GDP "
+                           f"(docs/privacy.md 5.4); itemized in diagnostics['composition_ledger']")
+    zled = PrivacyLedger(epsilon=epsilon, delta=delta,
+                         accounting="zcdp" if discrete else "gdp")
+
+    def noisy(value, sens, rho_i, changed, name, note):
+        """value + Gaussian noise of zCDP / GDP share rho_i, itemized in zled."""
+        if discrete:
+            out, p = discrete_gaussian_noise(value, sensitivity=sens, rho=rho_i,
+                                             changed=changed, ledger=ledger, rng=gen)
+            _charge(zled, name, p["rho"], budget, delta, sens, p["sigma"], note, True)
+            return out, p["sigma"]
+        sigma = sens / math.sqrt(2.0 * rho_i)
+        _charge(zled, name, rho_i, budget, delta, sens, sigma, note)
+        return value + gaussian_noise(np.shape(value), sigma=sigma, ledger=ledger, rng=gen), sigma
 
     # 1. private degrees (sensitivity sqrt 2: docs 4.1, 5.1), public normalizer
-    sigma_d = math.sqrt(2.0) / math.sqrt(2.0 * budget.degrees)
-    _charge(zled, "degrees", budget.degrees, budget, delta, math.sqrt(2.0), sigma_d,
-            "one edge changes two degrees by <= 1 (docs/privacy.md 4.1)")
-    d_hat = data.degrees + gaussian_noise(n, sigma=sigma_d, ledger=ledger, rng=gen)
+    d_hat, sigma_d = noisy(np.asarray(data.degrees, dtype=np.float64), math.sqrt(2.0),
+                           budget.degrees, 2, "degrees",
+                           "one edge changes two degrees by <= 1 (docs/privacy.md 4.1)")
     tau = regularizer(d_hat, regularization)
     d_tilde = np.maximum(d_hat, 0.0) + tau
     S = float(d_tilde.sum())
@@ -317,10 +376,9 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
     W = data.weights
     for t in range(steps):
         Z = _clip_rows(_deflate(X, u0), levels)
-        sigma_t = delta_step / math.sqrt(2.0 * budget.steps[t])
-        _charge(zled, f"power step {t + 1}", float(budget.steps[t]), budget, delta, delta_step,
-                sigma_t, "rows of Z clipped at kappa sqrt(r d~_i/S) (docs/privacy.md 5.2)")
-        Y = _normalized_product(W, inv_sqrt, Z) + gaussian_noise(Z.shape, sigma=sigma_t, ledger=ledger, rng=gen)
+        Y, sigma_t = noisy(_normalized_product(W, inv_sqrt, Z), delta_step,
+                           float(budget.steps[t]), 2 * rank, f"power step {t + 1}",
+                           "rows of Z clipped at kappa sqrt(r d~_i/S) (docs/privacy.md 5.2)")
         X, _ = np.linalg.qr(_deflate(Y, u0))
         sigmas.append(sigma_t)
         if t >= steps - avg:
@@ -332,15 +390,24 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
     # 3. private core on Q = [u0, clip(P X)] (docs 5.3)
     Q = np.column_stack([u0, _clip_rows(_deflate(X, u0), clip_levels(d_tilde, rank, ckap))])
     s_core = core_sensitivity(d_tilde, rank, ckap)
-    sigma_c = s_core / math.sqrt(2.0 * budget.core)
-    _charge(zled, "core", budget.core, budget, delta, s_core, sigma_c,
-            "upper triangle of Q^T M Q, diagonal weighted 1/sqrt 2 (docs/privacy.md 5.3)")
     C = Q.T @ _normalized_product(W, inv_sqrt, Q)
     k = rank + 1
-    G = gaussian_noise((k, k), sigma=sigma_c, ledger=ledger, rng=gen)
-    G = np.triu(G, 1)
-    G = G + G.T + np.diag(math.sqrt(2.0) * gaussian_noise(k, sigma=sigma_c, ledger=ledger, rng=gen))
-    C = 0.5 * (C + C.T) + G
+    C = 0.5 * (C + C.T)
+    note_c = "upper triangle of Q^T M Q, diagonal weighted 1/sqrt 2 (docs/privacy.md 5.3)"
+    if discrete:  # the released vector: (C_ij)_{i<j} ++ (C_ii / sqrt 2)_i, then rebuilt
+        iu = np.triu_indices(k, 1)
+        v, sigma_c = noisy(np.concatenate([C[iu], np.diag(C) / math.sqrt(2.0)]), s_core,
+                           budget.core, k * (k + 1) // 2, "core", note_c)
+        C = np.zeros((k, k))
+        C[iu] = v[:iu[0].size]
+        C = C + C.T + np.diag(math.sqrt(2.0) * v[iu[0].size:])
+    else:
+        sigma_c = s_core / math.sqrt(2.0 * budget.core)
+        _charge(zled, "core", budget.core, budget, delta, s_core, sigma_c, note_c)
+        G = gaussian_noise((k, k), sigma=sigma_c, ledger=ledger, rng=gen)
+        G = np.triu(G, 1)
+        G = G + G.T + np.diag(math.sqrt(2.0) * gaussian_noise(k, sigma=sigma_c, ledger=ledger, rng=gen))
+        C = C + G
     del data, W  # nothing below may see the input
     B, R = np.linalg.qr(Q)
     Rinv = np.linalg.inv(R)
@@ -354,8 +421,10 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
         "kappa": kap, "core_kappa": ckap, "rho": budget.rho, "degree_sigma": sigma_d,
         "step_sensitivity": delta_step, "step_sigmas": sigmas, "core_sensitivity": s_core,
         "core_sigma": sigma_c, "pca_halted": False,
-        "low_rank_mechanism": f"matrix-free noisy power iteration ({steps} steps, zCDP)",
-        "zcdp_ledger": zled, "timings": {"matrix_free": time.perf_counter() - t_start},
+        "low_rank_mechanism": f"matrix-free noisy power iteration ({steps} steps, "
+                              f"{'discrete Gaussians, zCDP' if discrete else 'Gaussian DP'})",
+        "noise": noise,
+        "composition_ledger": zled,
     }
     return FactorPrivateGraph(labels=labels, degrees=d_hat, normalizer=d_tilde, basis=B, core=K,
                               projected=None, ledger=ledger, diagnostics=diagnostics)
@@ -545,8 +614,71 @@ class FactorPrivateGraph(PrivateGraph):
                 f".operator() for products, .sample() for a synthetic graph, or the dense "
                 f"routes below {DENSE_EXPORT_MAX_N} nodes")
         W = self.operator().to_dense()
+        W += W.T  # (U K) U^T is symmetric up to rounding; the export must be exactly
+        W *= 0.5
         np.maximum(W, 0.0, out=W)
         return W
+
+    @property
+    def edge_count(self) -> float:
+        """The released edge count: the block model's (when :func:`dpgraph.privatize` released
+        one), else half the released degree total, ``max(sum d^, 0) / 2`` (what :meth:`sample`
+        aims at). ``O(n)`` at every size (post-processing of the release)."""
+        if self.block_model is not None:
+            return float(self.block_model.edge_count)
+        return max(float(np.sum(self.degrees)), 0.0) / 2.0
+
+    def to_graph_data(self, *, min_weight: float = 0.0, max_edges: int | None = None,
+                      block_rows: int = 1024) -> GraphData:
+        """The synthetic weighted graph ``max(W^, 0)`` as :class:`GraphData`.
+
+        Up to 5,000 nodes: the dense export (:meth:`PrivateGraph.to_graph_data`). Above, the
+        ``max_edges`` heaviest pairs of ``W^ = U K U^T`` (exactly ``max_edges`` of them: a tie at
+        the threshold is broken arbitrarily), found ``block_rows`` rows at a time: ``O(n^2 r)`` time, ``O(block_rows n +
+        max_edges)`` memory, no ``n x n`` array. ``max_edges`` is required there (a threshold
+        alone could keep ``n^2`` pairs): ``max_edges=round(pg.edge_count)`` keeps the released
+        edge count's worth. Post-processing."""
+        if self.n <= DENSE_EXPORT_MAX_N:
+            return super().to_graph_data(min_weight=min_weight, max_edges=max_edges)
+        if max_edges is None:
+            raise ValueError(f"a weighted export of the {self.n}-node factor form needs "
+                             f"max_edges (a threshold alone may keep up to n^2 / 2 pairs): e.g. "
+                             f"max_edges=round(pg.edge_count), or .sample() for an unweighted "
+                             f"graph")
+        import scipy.sparse as sp
+
+        k = int(max_edges)
+        if k < 0:
+            raise ValueError(f"max_edges must be >= 0, got {k}")
+        U = np.sqrt(self.normalizer)[:, None] * self.basis
+        UK = U @ (0.5 * (self.core + self.core.T))
+        n, bs = self.n, max(int(block_rows), 1)
+        keys = np.zeros(0, dtype=np.int64)
+        vals = np.zeros(0)
+        floor = max(float(min_weight), 0.0)
+        for lo in range(0, n - 1, bs):
+            hi = min(lo + bs, n - 1)
+            block = UK[lo:hi] @ U[lo:].T  # rows lo..hi-1, columns lo..n-1
+            block[np.tril_indices(hi - lo, 0, block.shape[1])] = -np.inf  # keep pairs i < j
+            flat = block.ravel()
+            cand = np.flatnonzero(flat > floor)
+            if cand.size > k:  # this block's k heaviest
+                cand = cand[np.argpartition(flat[cand], cand.size - k)[cand.size - k:]]
+            w = flat[cand]
+            r, c = np.divmod(cand, block.shape[1])
+            del block, flat
+            keys = np.concatenate([keys, (r + lo).astype(np.int64) * n + (c + lo)])
+            vals = np.concatenate([vals, w])
+            if vals.size > k:  # the k heaviest so far
+                top = np.argpartition(vals, vals.size - k)[vals.size - k:]
+                keys, vals = keys[top], vals[top]
+        keys, vals = _heaviest(keys, vals, k)
+        i, j = keys // n, keys % n
+        W = sp.csr_array((np.concatenate([vals, vals]), (np.concatenate([i, j]),
+                                                         np.concatenate([j, i]))), shape=(n, n))
+        from ..graph import from_matrix
+
+        return from_matrix(W, self.labels, source="synthetic graph")
 
     def objective_names(self, rank: int | None = None) -> tuple:
         """``("low-rank",)``: the signed low-rank synthetic weights ``W^`` (:meth:`operator`)."""
@@ -761,6 +893,15 @@ def sample_task(plan: SamplePlan, t: int) -> np.ndarray:
     keep = i != j
     i, j = i[keep], j[keep]
     return np.minimum(i, j) * plan.n + np.maximum(i, j)
+
+
+def _heaviest(keys: np.ndarray, vals: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` entries of largest value (ties broken by the smaller key), sorted by key."""
+    if vals.size > k:
+        order = np.lexsort((keys, -vals))[:k]
+        keys, vals = keys[order], vals[order]
+    order = np.argsort(keys, kind="stable")
+    return keys[order], vals[order]
 
 
 def _distinct_sorted(key: np.ndarray) -> np.ndarray:

@@ -26,7 +26,6 @@ matrices (:func:`estimated_memory`).
 from __future__ import annotations
 
 import math
-import time
 import warnings
 
 import numpy as np
@@ -195,24 +194,23 @@ def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger:
     Parameters are those of :func:`dpgraph.privatize` (validated there)."""
     from ..spectral import EntryAdjacency
 
-    gen, labels, timings, t0 = rng, data.labels, {}, time.perf_counter()
+    gen, labels = rng, data.labels
     report(f"private PCA route: degrees, rank-{rank} private subspace of the {data.n:,}-node "
            f"normalized adjacency, projection")
     # 1. private degrees (L2 sensitivity sqrt 2: docs/privacy.md 4.1)
     d_hat, sigma_deg = gaussian_mechanism(
         data.degrees, sensitivity=math.sqrt(2.0), epsilon=degree_share * epsilon,
         delta=degree_share * delta, ledger=ledger, name="degrees", rng=gen,
-        note="one edge changes two degrees by <= 1 (docs/privacy.md 4.1)")
+        note="one edge changes two degrees by <= 1 (docs/privacy.md 4.1)",
+        sampler="discrete", changed=2)
     d_hat = np.atleast_1d(d_hat)
     # 2. public normalizer
     tau = regularizer(d_hat, regularization)
     d_tilde = np.maximum(d_hat, 0.0) + tau
     w = 1.0 / float(d_tilde.min())
     M = normalized_adjacency(data.weights, d_tilde)
-    timings["degrees"] = time.perf_counter() - t0
 
     # 3. private low-rank estimate of M (entry adjacency, max change w: docs/privacy.md 4.2)
-    t0 = time.perf_counter()
     pca_share = 1.0 - degree_share - tail_share
     use_fallback = fallback == "randomized-response"  # any weights: Bernoulli-rounded (4.12)
     basis, core, mechanism, pca = release_low_rank(
@@ -222,10 +220,8 @@ def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger:
         fallback=(lambda eps_left, _dlt_left, weights=data.weights: fallback_randomized_response(
             weights, d_tilde, rank, epsilon=eps_left, ledger=ledger, rng=gen))
         if use_fallback else None, fallback_name="randomized response")
-    timings["private_pca"] = time.perf_counter() - t0
 
     # 4. private tail level sigma_{r+1}(M) (Weyl: sensitivity ||E|| = w, docs/privacy.md 4.3)
-    t0 = time.perf_counter()
     tail_true = tail_singular_value(M, rank, gen)
     tail_hat, sigma_tail = gaussian_mechanism(
         tail_true, sensitivity=w + 1e-8, epsilon=tail_share * epsilon, delta=tail_share * delta,
@@ -233,20 +229,17 @@ def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger:
         note="Weyl: |sigma_k(M') - sigma_k(M)| <= ||E|| = w (docs/privacy.md 4.3)")
     del tail_true, M, data  # nothing below may see the input
     radius = max(tail_hat, 0.0) + 2.0 * sigma_tail
-    timings["tail"] = time.perf_counter() - t0
 
     # 5. projection onto non-negative bounded-spectrum matrices (post-processing)
-    t0 = time.perf_counter()
     n = basis.shape[0]
     method = projection if projection != "auto" else ("dykstra" if n <= DYKSTRA_MAX_N else "clip")
     projected, proj_info = project(basis, core, radius, method)
-    timings["projection"] = time.perf_counter() - t0
 
     diagnostics = {
         "route": "pca", "screening": screening, "tau": tau, "w": w, "degree_sigma": sigma_deg,
         "tail_estimate": tail_hat, "tail_sigma": sigma_tail, "projection": proj_info, "pca_halted": bool(pca.halted),
         "low_rank_mechanism": mechanism,
-        "pca": getattr(pca, "diagnostics", {}), "timings": timings,
+        "pca": getattr(pca, "diagnostics", {}),
     }
     return PrivateGraph(labels=labels, degrees=d_hat, normalizer=d_tilde, basis=basis,
                         core=core, projected=projected, ledger=ledger, diagnostics=diagnostics)

@@ -11,7 +11,6 @@ release is kept de-biased, ``(Y - p)/(1 - 2p)``, the unbiased estimate of the ad
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 from scipy.sparse import linalg as spla
@@ -108,7 +107,7 @@ def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger:
     the projection onto ``[0, 1]`` (perturb-and-project onto the box that contains every
     adjacency matrix) with or without a rank-r truncation first. All of it after the draw is
     post-processing. ``delta`` is not spent (pure DP)."""
-    t0, timings, post, gen = time.perf_counter(), {}, rr_postprocess, rng
+    post, gen = rr_postprocess, rng
     n, labels = data.n, data.labels
     report(f"randomized response on {n * (n - 1) // 2:,} node pairs (dense, {n:,} x {n:,})")
     W, p = randomized_response_matrix(
@@ -125,12 +124,10 @@ def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger:
         projected += projected.T
         projected *= 0.5
         np.clip(projected, 0.0, 1.0, out=projected)
-    timings["randomized_response"] = time.perf_counter() - t0
     diagnostics = {"route": "randomized-response", "screening": screening, "rank": rank,
                    "flip_probability": p, "postprocess": post, "pca_halted": False,
                    "low_rank_mechanism": "randomized response on all pairs" +
-                   (" (screened out of the PCA)" if screening else ""),
-                   "timings": timings}
+                   (" (screened out of the PCA)" if screening else "")}
     return PrivateGraph(labels=labels, degrees=degrees, normalizer=np.ones(n), basis=basis,
                         core=core, projected=projected, ledger=ledger, diagnostics=diagnostics,
                         unbiased=W)
