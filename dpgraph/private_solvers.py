@@ -195,8 +195,6 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     if estimate_share + select_share >= 1:
         raise ValueError("estimate_share + select_share must be < 1 (the rest privatizes)")
     data = input_graph(G, weight=weight)
-    if is_dask_input(data):
-        route = "matrix-free"
     check_private_graph_input(data)
     if rank is not None:  # refused before anything is spent, whichever route runs
         check_rank(rank, data.n)
@@ -335,7 +333,8 @@ def _solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: floa
     """
     epsilon = ledger.epsilon
     eps_left = epsilon - ledger.spent[0]
-    plan = plan_local(data.n, m_hat, eps_left * (1.0 - LOCAL_DEGREE_SHARE))
+    plan = plan_local(data.n, m_hat, eps_left * (1.0 - LOCAL_DEGREE_SHARE),
+                      passes_cost=is_dask_input(data))
     eps_select, eps_estimate = _side_budgets(epsilon, select_share, estimate_share, m_hat)
     if plan.refine_share == 0:
         eps_select = 0.0  # one candidate: nothing to choose

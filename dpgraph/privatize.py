@@ -342,11 +342,13 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
                              f"give; use route='local' or route='randomized-response', or pass "
                              f"delta > 0")
     on_dask = is_dask_input(data)
-    if on_dask:  # only the matrix-free route reads the edges by passes (docs/privacy.md 9)
-        if route not in ("auto", "matrix-free"):
+    if on_dask:  # the routes that read the edges by passes (docs/privacy.md 9, 14)
+        if route not in ("auto", "matrix-free", "local"):
             raise ValueError(f"route={route!r} needs the graph in memory; Dask edge lists take "
-                             f"route='matrix-free' (or 'auto')")
-        route = "matrix-free"
+                             f"route='matrix-free' (or 'auto') or route='local'")
+        route = "matrix-free" if route == "auto" else route
+        if route == "local":
+            synthetic_share = None  # its block model would need the graph in memory
         if synthetic_share is not None and not isinstance(synthetic_share, str):
             raise ValueError("synthetic_share (privatize's synthetic block model, docs 7) needs "
                              "the graph in memory; on Dask edge lists the matrix-free release "

@@ -155,7 +155,8 @@ def test_cli_on_parquet_folder(tmp_path, cluster_client):
                            "--epsilon", "4", "--delta", "1e-6", "--quiet", *sched],
                           capture_output=True, text=True, timeout=600, cwd=str(root))
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "private estimate" in done.stdout and "matrix-free" in done.stdout
+    # the default on these edges: the local route, reading them by a few tens of passes
+    assert "private estimate" in done.stdout and "route:             local" in done.stdout
     # synth: the sample is drawn and written as Parquet files by Dask tasks
     done = subprocess.run([sys.executable, "-m", "dpgraph", "synth", str(tmp_path / "edges"),
                            "--epsilon", "4", "--delta", "1e-6", "--mechanism", "privatize",
@@ -272,3 +273,24 @@ def test_cli_synth_refuses_before_starting_a_dask_cluster(tmp_path, monkeypatch)
     folder.mkdir()
     rc = cli.main(["synth", str(folder), "--epsilon", "1", "-o", str(tmp_path / "out")])
     assert rc == 2 and not started   # default mechanism needs the graph in memory: refused
+
+
+def test_local_route_on_dask_matches_in_memory_and_takes_few_passes(cluster_client):
+    """docs/privacy.md 14: the local route reads Dask edges by passes; with the same plan and
+    seed it releases what the in-memory route releases, and its Dask plan is a few tens of
+    batches (passes) whatever n."""
+    from dpgraph.privacy import PrivacyLedger
+    from dpgraph.routes.local import plan_local, release_local_sides
+
+    g, df = _edge_frame(n=600, d=12, seed=4)
+    dg = from_dask(dd.from_pandas(df, npartitions=3))
+    assert dg.labels == g.labels
+    plan = plan_local(g.n, g.m, 2.0, passes_cost=True)
+    assert plan.core == 0
+    outs = [release_local_sides(x, epsilon=2.0, ledger=PrivacyLedger(), rng=9, plan=plan)
+            for x in (g, dg)]
+    assert np.array_equal(outs[0].candidates, outs[1].candidates)
+    assert np.array_equal(outs[0].fields, outs[1].fields)
+    res = dpgraph.max_cut(dd.from_pandas(df, npartitions=3), epsilon=2.0, delta=0, rng=1)
+    assert res.diagnostics["route"] == "local" and res.ledger.spent[1] == 0.0
+    assert res.private_graph.local.diagnostics["batches"] <= 40

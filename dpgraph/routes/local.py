@@ -50,7 +50,7 @@ __all__ = ["LocalPlan", "LocalRelease", "LocalPrivateGraph", "plan_local", "rele
            "release_local_sides", "release", "estimated_memory", "batch_bounds", "balance_sides",
            "forward_pass", "release_local_labels",
            "DEGREE_SHARE", "FIRST_BATCH", "BATCH_GROWTH", "REFINE_SHARE", "CORE_FROM",
-           "LARGE_CORE_FROM"]
+           "LARGE_CORE_FROM", "DASK_FIRST_BATCH", "DASK_BATCH_GROWTH"]
 
 # Share of the route's epsilon for the degrees that fix the order (the order only needs to be
 # roughly right; the decisions need the budget).
@@ -70,6 +70,9 @@ REFINE_SHARE = 0.2
 CORE_FROM = 50.0
 LARGE_CORE_FROM = 200.0
 CORE_NODES, LARGE_CORE_NODES = 1000, 2000
+# On Dask every batch is a pass over the edges: the first batch is DASK_FIRST_BATCH of the nodes
+# and batches grow by DASK_BATCH_GROWTH of the position (about 32 batches whatever n).
+DASK_FIRST_BATCH, DASK_BATCH_GROWTH = 0.001, 0.25
 # Engine options of the core's solve (post-processing of the core's release).
 _CORE_SOLVER = {"tol": 1e-3, "rank": 16, "certificate": False}
 
@@ -84,9 +87,13 @@ class LocalPlan:
     batch_growth: float = BATCH_GROWTH
 
 
-def plan_local(n: int, m_hat: float, epsilon: float) -> LocalPlan:
+def plan_local(n: int, m_hat: float, epsilon: float, *, passes_cost: bool = False) -> LocalPlan:
     """The plan of the route from public ``n``, a released edge count ``m_hat`` and the
     decision budget ``epsilon`` (no privacy cost).
+
+    ``passes_cost=True`` (edges on Dask, where every batch is one pass over the edges): no
+    core (it would collect its pairs on the client) and ``DASK_FIRST_BATCH`` of the nodes
+    first, growing by ``DASK_BATCH_GROWTH``: a few tens of passes per pass of the route.
 
     ``rho = 2 m_hat epsilon / n`` (released mean degree times epsilon) measures how much a
     node's decision can see: below ``CORE_FROM`` every bit of budget goes to the forward pass;
@@ -96,6 +103,10 @@ def plan_local(n: int, m_hat: float, epsilon: float) -> LocalPlan:
     (0, 1000)
     """
     rho = 2.0 * max(float(m_hat), 0.0) * float(epsilon) / max(int(n), 1)
+    if passes_cost:
+        return LocalPlan(core=0, refine_share=REFINE_SHARE if rho >= CORE_FROM else 0.0,
+                         first_batch=max(1, int(DASK_FIRST_BATCH * n)),
+                         batch_growth=DASK_BATCH_GROWTH)
     if rho < CORE_FROM:
         return LocalPlan()
     size = LARGE_CORE_NODES if rho >= LARGE_CORE_FROM else CORE_NODES
@@ -156,11 +167,12 @@ class LocalRelease:
     diagnostics: dict = field(default_factory=dict)
 
 
-def release_order(weights, *, epsilon: float, ledger: PrivacyLedger,
+def release_order(degrees, *, epsilon: float, ledger: PrivacyLedger,
                   rng) -> tuple[np.ndarray, np.ndarray]:
-    """Step 1: released weighted degrees (Laplace, L1 sensitivity 2: one pair's weight moves two
-    degrees by at most 1 each; docs/privacy.md 14.1) and the order by released degree."""
-    deg = np.asarray(weights.sum(axis=1)).ravel()
+    """Step 1: the weighted ``degrees`` released (Laplace, L1 sensitivity 2: one pair's weight
+    moves two degrees by at most 1 each; docs/privacy.md 14.1) and the order by released
+    degree."""
+    deg = np.asarray(degrees, dtype=np.float64).ravel()
     dhat, _ = laplace_mechanism(
         deg, sensitivity=2.0, epsilon=epsilon, ledger=ledger, name="local route: degrees",
         rng=rng, changed=2, note="one pair moves two degrees by <= 1 each (docs/privacy.md 14.1)")
@@ -191,6 +203,14 @@ def _solve_core(weights, core: np.ndarray, *, epsilon: float, ledger: PrivacyLed
     return np.asarray(solve_max_cut(W, rng=rng, **_CORE_SOLVER).x, dtype=np.float64)
 
 
+def _rows_product(weights, rows: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``(W x)[rows]``: a sparse row slice in memory; one pass over the edges on Dask (whose
+    ``DaskAdjacency`` multiplies whole: the plan keeps the number of batches small there)."""
+    if sp.issparse(weights):
+        return weights[rows] @ x
+    return (weights @ x)[rows]
+
+
 def forward_pass(weights, order, x, fields, bounds, *, epsilon, ledger, rng) -> None:
     """Step 3 of the module docstring, in place: for each batch ``[a, b)`` of positions, the
     released fields ``fields[v] = sum_u w_uv x_u + Laplace(1 / epsilon)`` of its nodes (``x_u = 0``
@@ -198,8 +218,8 @@ def forward_pass(weights, order, x, fields, bounds, *, epsilon, ledger, rng) -> 
     charged ``epsilon`` once (docs/privacy.md 14.2)."""
     for a, b in bounds:
         rows = order[a:b]
-        noisy = laplace_add(weights[rows] @ x, sensitivity=1.0, epsilon=epsilon, changed=1,
-                            ledger=ledger, rng=rng)
+        noisy = laplace_add(_rows_product(weights, rows, x), sensitivity=1.0, epsilon=epsilon,
+                            changed=1, ledger=ledger, rng=rng)
         x[rows] = _sides_from_field(noisy, rng)
         fields[rows] = noisy
 
@@ -211,8 +231,8 @@ def _refine_sweep(weights, order, x, confidence, bounds, *, epsilon, ledger, rng
     for a, b in bounds:
         rows = order[a:b]
         # a pair moves two fields (its endpoints'), in one batch or two: L1 sensitivity 2
-        noisy = laplace_add(weights[rows] @ x, sensitivity=2.0, epsilon=epsilon, changed=2,
-                            ledger=ledger, rng=rng)
+        noisy = laplace_add(_rows_product(weights, rows, x), sensitivity=2.0, epsilon=epsilon,
+                            changed=2, ledger=ledger, rng=rng)
         lean = noisy * x[rows]
         flip = lean > scale
         x[rows[flip]] *= -1.0
@@ -230,10 +250,10 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
     n = data.n
     eps_d = degree_share * epsilon
     eps_m = epsilon - eps_d
-    dhat, order = release_order(weights, epsilon=eps_d, ledger=ledger, rng=rng)
+    dhat, order = release_order(data.degrees, epsilon=eps_d, ledger=ledger, rng=rng)
     m_hat = float(dhat.sum()) / 2.0
     if plan is None:
-        plan = plan_local(n, m_hat, eps_m)
+        plan = plan_local(n, m_hat, eps_m, passes_cost=not sp.issparse(weights))
     eps_1 = (1.0 - plan.refine_share) * eps_m
     eps_2 = eps_m - eps_1
     x = np.zeros(n)
