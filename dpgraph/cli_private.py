@@ -155,11 +155,19 @@ def _run_cut(args, problem: str) -> int:
         print(f"SDP bound:         {res.sdp_bound:.6g} (certified bound of the released "
               f"instance the partition was solved on, not of the input)")
     print(f"route:             {res.diagnostics['route']}")
-    print(f"objective:         {res.diagnostics['objective']} (chosen privately among "
-          f"{res.diagnostics['candidate_partitions']} candidate partition(s) of "
-          f"{len(res.diagnostics['candidates'])} objective(s))")
     diag = res.private_graph.diagnostics
-    print(f"mechanism:         {diag['low_rank_mechanism']} (rank {diag.get('rank')})")
+    if res.diagnostics["route"] == "local":
+        k = res.diagnostics["candidate_partitions"]
+        print(f"sides:             {res.diagnostics['objective']} "
+              + (f"(chosen privately between {k} candidates: forward pass, refined)" if k > 1
+                 else "(one private decision per node, in order of released degree)"))
+        print(f"plan:              core of {diag['core']:,} nodes, refinement share "
+              f"{diag['refine_share']:g}, {diag['batches']:,} batches")
+    else:
+        print(f"objective:         {res.diagnostics['objective']} (chosen privately among "
+              f"{res.diagnostics['candidate_partitions']} candidate partition(s) of "
+              f"{len(res.diagnostics['candidates'])} objective(s))")
+        print(f"mechanism:         {diag['low_rank_mechanism']} (rank {diag.get('rank')})")
     if diag.get("rank_note"):
         print(f"rank:              {diag['rank_note']}")
     scr = diag.get("screening")
