@@ -49,7 +49,7 @@ from .randomized_response import randomized_response_matrix
 __all__ = ["LocalPlan", "LocalRelease", "LocalPrivateGraph", "plan_local", "release_order",
            "release_local_sides", "release", "estimated_memory", "batch_bounds", "balance_sides",
            "forward_pass", "release_local_labels",
-           "DEGREE_SHARE", "FIRST_BATCH", "BATCH_GROWTH", "REFINE_SHARE", "CORE_FROM",
+           "DEGREE_SHARE", "FIRST_BATCH", "BATCH_GROWTH", "REFINE_SHARE", "SWEEP_FROM", "CORE_FROM",
            "LARGE_CORE_FROM", "DASK_FIRST_BATCH", "DASK_BATCH_GROWTH"]
 
 # Share of the route's epsilon for the degrees that fix the order (the order only needs to be
@@ -63,10 +63,12 @@ DEGREE_SHARE = 0.05
 FIRST_BATCH = 1
 BATCH_GROWTH = 0.01
 # The plan (a function of public n and the released density rho = 2 m^ epsilon / n only):
-# below CORE_FROM the forward pass gets the whole budget; from CORE_FROM on a core of
-# min(1000, n/2) nodes and a refinement sweep with REFINE_SHARE of the decision budget; from
+# below SWEEP_FROM the forward pass gets the whole budget; from SWEEP_FROM on a refinement sweep
+# takes REFINE_SHARE of the decision budget (and max_cut chooses privately between the forward
+# and the refined sides); from CORE_FROM on a core of min(1000, n/2) nodes too; from
 # LARGE_CORE_FROM on a core of min(2000, n) nodes. Where each pays is measured in BENCHMARKS.md.
 REFINE_SHARE = 0.2
+SWEEP_FROM = 20.0
 CORE_FROM = 50.0
 LARGE_CORE_FROM = 200.0
 CORE_NODES, LARGE_CORE_NODES = 1000, 2000
@@ -103,12 +105,13 @@ def plan_local(n: int, m_hat: float, epsilon: float, *, passes_cost: bool = Fals
     (0, 1000)
     """
     rho = 2.0 * max(float(m_hat), 0.0) * float(epsilon) / max(int(n), 1)
+    sweep = REFINE_SHARE if rho >= SWEEP_FROM else 0.0
     if passes_cost:
-        return LocalPlan(core=0, refine_share=REFINE_SHARE if rho >= CORE_FROM else 0.0,
+        return LocalPlan(core=0, refine_share=sweep,
                          first_batch=max(1, int(DASK_FIRST_BATCH * n)),
                          batch_growth=DASK_BATCH_GROWTH)
     if rho < CORE_FROM:
-        return LocalPlan()
+        return LocalPlan(refine_share=sweep)
     size = LARGE_CORE_NODES if rho >= LARGE_CORE_FROM else CORE_NODES
     core = min(size, n if rho >= LARGE_CORE_FROM else n // 2)
     return LocalPlan(core=core if core >= 3 else 0, refine_share=REFINE_SHARE)
