@@ -117,8 +117,14 @@ def _add_info_parser(subparsers):
     p.add_argument("--symmetrize", choices=["max", "sum", "mean"], default=None,
                    help="how to read a directed file as undirected")
     add_unweighted_argument(p)
+    add_quiet_argument(p)
     add_json_argument(p, "the summary")
     return p
+
+
+def add_quiet_argument(p):
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress lines or warnings on standard error (errors still print)")
 
 
 def add_unweighted_argument(p):
@@ -238,6 +244,12 @@ COMMANDS += [
     ("bench", _add_bench_parser, _cmd_bench),
 ]
 
+from .cli_csp import add_max2csp_parser as _add_max2csp_parser  # noqa: E402
+from .cli_csp import cmd_max2csp as _cmd_max2csp  # noqa: E402
+
+COMMANDS.insert(COMMANDS.index(("bench", _add_bench_parser, _cmd_bench)),
+                ("max2csp", _add_max2csp_parser, _cmd_max2csp))
+
 
 # subcommand -> checks that must refuse before the Dask session of main() starts a cluster
 _PRECHECKS = {"synth": precheck_synth}
@@ -269,6 +281,59 @@ def _expected_errors():
             OSError, ModuleNotFoundError, InsufficientMemoryError, NotImplementedError)
 
 
+# Python spellings in library messages -> the command's options (see _cli_message)
+_OPTION_SPELLINGS = [
+    (r"\bPass weight=None\b", "Pass --unweighted"),
+    (r"\bweight=None\b", "--unweighted"),
+    (r"\b(route|rank|epsilon|delta|format)='([^'\s]+)'", r"--\1 \2"),
+    (r"\b(rank|epsilon|delta)=([0-9][\w.+-]*)", r"--\1 \2"),
+    (r"\bsynthetic_share\b", "--synthetic-share"),
+    (r"\brelation_size\b", "--relation-size"),
+    (r"\bpass format=", "pass --format"),
+    (r"\bformat= one of\b", "--format one of"),
+]
+
+
+def _cli_message(message: str) -> str:
+    """A library message in the command's words: ``weight=None`` -> ``--unweighted``,
+    ``route='matrix-free'`` -> ``--route matrix-free``, ``format=`` -> ``--format``, ...;
+    a memory refusal on a route that released no edge count says so instead of "~0 edges".
+
+    >>> _cli_message("Pass weight=None to treat every edge as weight 1. Use "
+    ...              "route='matrix-free' (memory O(m + n r)), or route='auto'.")
+    'Pass --unweighted to treat every edge as weight 1. Use --route matrix-free (memory O(m + n r)), or --route auto.'
+    """
+    import re
+
+    # the explicit dense routes release no edge count, so the refusal is sized by n alone
+    message = re.sub(r"\bon ([0-9,]+) nodes and ~0 edges\b",
+                     r"on \1 nodes (its n x n matrices alone; no edge count is released on "
+                     r"an explicitly chosen route)", message)
+    for pattern, repl in _OPTION_SPELLINGS:
+        message = re.sub(pattern, repl, message)
+    return message
+
+
+def _show_warning(quiet: bool):
+    """``warnings.showwarning`` for the command: one line ``dpgraph: warning: ...`` per
+    distinct message on stderr (no source line, no traceback); nothing with ``--quiet``. The
+    reproducible-noise warning is left out: the command prints its own notice for ``--seed``."""
+    from .privacy import ReproducibleNoiseWarning
+
+    seen = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if quiet or issubclass(category, ReproducibleNoiseWarning):
+            return
+        text = _cli_message(" ".join(str(message).split()))
+        if text in seen:
+            return
+        seen.add(text)
+        print(f"dpgraph: warning: {text}", file=sys.stderr, flush=True)
+
+    return show
+
+
 def main(argv=None) -> int:
     """Run the ``dpgraph`` command with ``argv`` (default ``sys.argv[1:]``); return the exit
     status (0 success, 2 usage or input error)."""
@@ -276,8 +341,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     from .progress import reporting
 
+    quiet = getattr(args, "quiet", False)
     try:
-        with reporting(enabled=not getattr(args, "quiet", False)):
+        with reporting(enabled=not quiet), warnings.catch_warnings():
+            warnings.simplefilter("default")
+            warnings.showwarning = _show_warning(quiet)
             precheck = _PRECHECKS.get(args.command)
             if precheck is not None:  # refusals before a Dask cluster is started
                 precheck(args)
@@ -285,7 +353,7 @@ def main(argv=None) -> int:
                 return int(args._run(args) or 0)
     except _expected_errors() as exc:
         message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-        print(f"dpgraph: error: {' '.join(message.split())}", file=sys.stderr)
+        print(f"dpgraph: error: {_cli_message(' '.join(message.split()))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("dpgraph: interrupted", file=sys.stderr)
