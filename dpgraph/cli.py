@@ -56,7 +56,7 @@ def dask_session(args):
 
 
 def load_input(spec: str, *, format: str | None = None, symmetrize: str | None = None,
-               unweighted: bool = False):
+               unweighted: bool = False, ids: str | None = None):
     """Return ``(GraphData, description, format)`` for a file path or a data set name.
 
     A path that exists is read with :func:`dpgraph.io.read_graph`; Dask edge files
@@ -64,11 +64,12 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
     :class:`~dpgraph.dask_graph.DaskGraph`, format ``"dask"``); otherwise ``spec`` is looked
     up in :mod:`dpgraph.datasets` (registry, built-ins, bundled instances). Shared by every
     subcommand that takes a graph. ``unweighted=True`` (``--unweighted``) gives every edge
-    weight 1, as NetworkX's ``weight=None`` does.
+    weight 1, as NetworkX's ``weight=None`` does. ``ids`` (``--ids``) is the node-id rule of
+    SNAP edge lists (:func:`dpgraph.io.read_graph`: ``"auto"``, ``"int"`` or ``"str"``).
     """
     from .graph import unweighted as drop_weights
 
-    data, where, fmt = _load(spec, format=format, symmetrize=symmetrize)
+    data, where, fmt = _load(spec, format=format, symmetrize=symmetrize, ids=ids)
     if unweighted and fmt == "dask":
         raise ValueError("--unweighted is not supported for Dask edge files: drop the weight "
                          "column instead (every edge then has weight 1)")
@@ -76,7 +77,7 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
         (data, where, fmt)
 
 
-def _load(spec: str, *, format: str | None, symmetrize: str | None):
+def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | None = None):
     from . import datasets
     from .io import detect_format, read_graph
 
@@ -87,6 +88,11 @@ def _load(spec: str, *, format: str | None, symmetrize: str | None):
     if os.path.exists(spec):
         fmt = format or detect_format(spec)
         kw = {"symmetrize": symmetrize} if symmetrize else {}
+        if ids is not None:
+            if fmt != "snap":
+                raise ValueError(f"--ids applies to SNAP edge lists ('u v' lines); {spec} is "
+                                 f"read as {fmt}")
+            kw["ids"] = ids
         return read_graph(spec, format=fmt, **kw), spec, fmt
     known = set(datasets.REGISTRY) | set(datasets.BUILTIN) | set(datasets.BUNDLED)
     if spec in known:
@@ -131,6 +137,10 @@ def add_unweighted_argument(p):
     p.add_argument("--unweighted", action="store_true",
                    help="treat every edge as weight 1 (NetworkX's weight=None); the private "
                         "commands need weights in [0, 1]")
+    p.add_argument("--ids", choices=("auto", "int", "str"), default=None,
+                   help="node ids of a 'u v' edge list: auto (default) follows the first edge "
+                        "line and refuses a file that mixes integer and name ids; str reads "
+                        "every id as a name; int requires integers")
 
 
 def add_json_argument(p, what: str):
@@ -180,7 +190,7 @@ def _cmd_info(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         data, where, fmt = load_input(args.graph, format=args.format, symmetrize=args.symmetrize,
-                                      unweighted=args.unweighted)
+                                      unweighted=args.unweighted, ids=args.ids)
     if fmt == "dask":  # passes over the partitions; no in-memory matrix
         lo, hi = data.weight_range
         print("\n".join([f"graph:       {where}", "format:      dask edge files",
@@ -285,7 +295,7 @@ def _expected_errors():
 _OPTION_SPELLINGS = [
     (r"\bPass weight=None\b", "Pass --unweighted"),
     (r"\bweight=None\b", "--unweighted"),
-    (r"\b(route|rank|epsilon|delta|format)='([^'\s]+)'", r"--\1 \2"),
+    (r"\b(route|rank|epsilon|delta|format|ids)='([^'\s]+)'", r"--\1 \2"),
     (r"\b(rank|epsilon|delta)=([0-9][\w.+-]*)", r"--\1 \2"),
     (r"\bsynthetic_share\b", "--synthetic-share"),
     (r"\brelation_size\b", "--relation-size"),

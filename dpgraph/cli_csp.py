@@ -72,16 +72,18 @@ def _read_instance(args):
     if fmt != "max-k-cut":
         if args.k is not None:
             raise ValueError(f"--k applies to --format max-k-cut only, not {fmt}")
-        if args.graph_format is not None or args.unweighted:
-            raise ValueError(f"--graph-format and --unweighted apply to --format max-k-cut "
-                             f"only, not {fmt}")
+        if args.graph_format is not None or args.unweighted or args.ids is not None:
+            raise ValueError(f"--graph-format, --unweighted and --ids apply to --format "
+                             f"max-k-cut only, not {fmt}")
     if fmt == "max-k-cut":
         if args.k is None:
             raise ValueError("--format max-k-cut needs --k (the number of parts, e.g. --k 3)")
         from .io import read_graph
 
-        data = read_graph(path, format=args.graph_format,
-                          **({"weight": None} if args.unweighted else {}))
+        kw = {"weight": None} if args.unweighted else {}
+        if args.ids is not None:
+            kw["ids"] = args.ids
+        data = read_graph(path, format=args.graph_format, **kw)
         try:
             inst = max_k_cut_instance(data, args.k)
         except ValueError as exc:

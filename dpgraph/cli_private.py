@@ -120,7 +120,8 @@ def _run_cut(args, problem: str) -> int:
             raise FileNotFoundError(f"cannot write --out {args.out!r}: directory {folder!r} "
                                     f"does not exist or is not writable")
 
-    data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted)
+    data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted,
+                                  ids=args.ids)
     report(f"read {where}: {data.n} nodes; privatizing and solving ({problem})")
     fn = max_cut if problem == "maxcut" else max_bisection
     res = fn(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=args.seed,
@@ -263,7 +264,8 @@ def _cmd_synth(args) -> int:
                      f"epsilon-DP and spends delta 0 (--mechanism privatize is the "
                      f"(epsilon, delta) mechanism)")
     share = "auto" if args.synthetic_share is None else args.synthetic_share
-    data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted)
+    data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted,
+                                  ids=args.ids)
     gen = make_rng(args.seed)
     if mechanism == "block-model":
         from .synthetic import release_synthetic
@@ -372,7 +374,8 @@ def _cmd_bench(args) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
-    data, where, _ = load_input(args.graph, format=args.format, unweighted=args.unweighted)
+    data, where, _ = load_input(args.graph, format=args.format, unweighted=args.unweighted,
+                                ids=args.ids)
     report(f"read {where}: {data.n} nodes")
     bench = run_transfer_benchmark(data, epsilons=epsilons, delta=args.delta,
                                    seeds=range(args.seeds), methods=methods, problem=args.problem,

@@ -95,6 +95,16 @@ def test_synth_delta_note_in_json(tmp_path):
     assert doc["ledger"]["spent"]["delta"] == 0
 
 
+def test_edge_list_with_a_stray_token_is_refused_and_ids_str_reads_it(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 2\n2 3\n3 x\n4 1\n")
+    code, out, err = dpgraph_cmd("info", bad)
+    assert code == 2 and out == ""
+    assert f"{bad}, line 3" in err and "'x'" in err and "--ids str" in err
+    code, out, err = dpgraph_cmd("info", bad, "--ids", "str")
+    assert code == 0 and "nodes:       5" in out, err
+
+
 def test_info_accepts_quiet():
     code, out, err = dpgraph_cmd("info", "florentine", "-q")
     assert code == 0, err

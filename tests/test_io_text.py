@@ -194,3 +194,42 @@ def test_byte_order_mark_and_crlf(tmp_path):
     p.write_bytes(b"\xef\xbb\xbf3 2\r\n1 2 1\r\n2 3 -1\r\n")
     g = read_graph(p)
     assert (g.n, g.m) == (3, 2) and sorted(g.weights.data.tolist()) == [-1, -1, 1, 1]
+
+
+# ----------------------------------------------------------------------------- node-id rule
+
+
+def test_a_non_integer_token_in_a_file_of_integer_ids_is_refused_with_its_line(tmp_path):
+    path = tmp_path / "ints.txt"
+    path.write_text("# ids\n1 2\n2 3\n3 x\n4 1\n")
+    with pytest.raises(GraphFormatError) as err:
+        read_graph(path)
+    e = err.value
+    assert e.line == 4 and e.text == "x" and "integer" in str(e) and str(path) in str(e)
+    assert "first edge line 2" in str(e)  # the rule that applied
+    # asked for names: read, with every id a string
+    g = read_graph(path, ids="str")
+    assert g.labels == ("1", "2", "3", "4", "x")
+
+
+def test_name_ids_are_read_when_the_file_is_consistently_non_numeric(tmp_path):
+    path = tmp_path / "names.txt"
+    path.write_text("alice bob\nbob carol\ncarol dave\n")
+    g = read_graph(path)
+    assert g.labels == ("alice", "bob", "carol", "dave") and g.m == 3
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_text("alice bob\nbob 7\n")
+    with pytest.raises(GraphFormatError) as err:
+        read_graph(mixed)
+    assert err.value.line == 2 and err.value.text == "7" and "names" in str(err.value)
+    with pytest.raises(GraphFormatError, match="ids='int'"):
+        read_graph(path, ids="int")
+    with pytest.raises(ValueError, match="ids="):
+        read_graph(path, ids="names")
+
+
+def test_integer_files_keep_integer_labels(tmp_path):
+    path = tmp_path / "ok.txt"
+    path.write_text("10 20\n20 30\n")
+    assert read_graph(path).labels == (10, 20, 30)
+    assert read_graph(path, ids="str").labels == ("10", "20", "30")
