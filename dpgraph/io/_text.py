@@ -17,8 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..graph import GraphData, GraphInputWarning, _from_coo
-from ._base import (GraphFormatError, check_node_count, check_tokens, is_skippable, load_table, open_text,
-                    row_line, scan_lines, strip_comment)
+from ._base import (GraphFormatError, check_node_count, check_tokens, is_gzip, is_skippable,
+                    load_table, open_text, row_line, scan_lines, strip_comment)
 
 
 def _peek(path, comments, k):
@@ -179,10 +179,12 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
     if ids not in ("auto", "int", "str"):
         raise ValueError(f"ids={ids!r} is not 'auto', 'int' or 'str'")
     names = [("u", "i8"), ("v", "i8")] + ([("w", "f8")] if ncols == 3 else [])
+    table = None if ids == "str" else _arrow_table(path, ncols, skip=fnum - 1, first=fline)
     try:
         if ids == "str":
             raise ValueError("string ids asked for")
-        table = load_table(path, skip=0, dtype=names, comments=_SNAP_COMMENTS)
+        if table is None:
+            table = load_table(path, skip=0, dtype=names, comments=_SNAP_COMMENTS)
     except ValueError as exc:
         # a wrong field count or a bad weight is an error; then the id rule of ``ids``
         check_tokens(path, start=1, comments=_SNAP_COMMENTS, columns=(ncols,),
@@ -195,6 +197,53 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
     return _from_coo(inverse[: u.size], inverse[u.size:], np.asarray(w, dtype=np.float64), labels,
                      duplicates=duplicates, directed=directed, symmetrize=symmetrize,
                      source=str(path), warn_duplicates=directed)
+
+
+def _arrow_table(path, ncols: int, *, skip: int, first: str) -> dict | None:
+    """The fast path of :func:`read_snap`: the edge lines read by pyarrow's multi-threaded CSV
+    reader as integer ids (and float weights), or None when pyarrow is not installed or the
+    file is not that simple (a comment or blank-field line after the first edge line, mixed
+    separators, a non-integer id, a gzip file, ...): the NumPy path then reads the file, with
+    the same result and its exact error for a malformed line.
+
+    The reader is configured to accept only what the NumPy path reads the same way: one
+    separator (tab or space, from the first edge line), no quoting, no null values, ``ncols``
+    fields on every line."""
+    if is_gzip(path):
+        return None
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+    except ImportError:
+        return None
+    if skip:  # pyarrow's skip_rows must count exactly the lines before the first edge line
+        for number, line in scan_lines(path):
+            if number > skip:
+                break
+            if not line.strip() or "\r" in line.rstrip("\r\n"):
+                return None
+    body = strip_comment(first, _SNAP_COMMENTS).strip()
+    delimiter = "\t" if "\t" in body else " "
+    if delimiter == " " and ("\t" in body or "  " in body):
+        return None
+    cols = ["u", "v", "w"][:ncols]
+    types = {"u": pa.int64(), "v": pa.int64(), "w": pa.float64()}
+    try:
+        t = pcsv.read_csv(
+            path,
+            read_options=pcsv.ReadOptions(skip_rows=skip, column_names=cols, use_threads=True),
+            parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False,
+                                            double_quote=False, escape_char=False,
+                                            newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pcsv.ConvertOptions(column_types={c: types[c] for c in cols},
+                                                null_values=[], strings_can_be_null=False,
+                                                quoted_strings_can_be_null=False,
+                                                check_utf8=False))
+    except (pa.ArrowException, OSError, ValueError):
+        return None
+    if t.num_columns != ncols or any(t.column(c).null_count for c in cols):
+        return None
+    return {c: t.column(c).to_numpy() for c in cols}
 
 
 _INTEGER_ID = re.compile(r"[+-]?[0-9]+")
@@ -255,9 +304,12 @@ def _relabel(ids: np.ndarray):
         lo, hi = int(ids.min()), int(ids.max())
         if hi - lo <= 4 * ids.size + 1024:
             present = np.zeros(hi - lo + 1, dtype=bool)
-            present[ids - lo] = True
+            offset = ids - lo
+            present[offset] = True
+            if present.all():  # every id in [lo, hi] occurs: positions are the offsets
+                return np.arange(lo, hi + 1), offset
             position = np.cumsum(present) - 1
-            return np.flatnonzero(present) + lo, position[ids - lo]
+            return np.flatnonzero(present) + lo, position[offset]
     distinct, inverse = np.unique(ids, return_inverse=True)
     return distinct, inverse.reshape(-1)
 
