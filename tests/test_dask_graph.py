@@ -34,6 +34,7 @@ def _edge_frame(n=300, d=8, seed=0, labels=None):
     return g, df
 
 
+@pytest.mark.slow  # 7-14 s on 2 cores (a local Dask cluster)
 def test_passes_match_in_memory(cluster_client):
     g, df = _edge_frame()
     dg = from_dask(dd.from_pandas(df.sample(frac=1.0, random_state=1), npartitions=7))
@@ -141,6 +142,7 @@ def test_dense_routes_refuse_dask_edges(cluster_client):
                           synthetic_share=0.3)
 
 
+@pytest.mark.slow  # 7-14 s on 2 cores (a local Dask cluster)
 def test_cli_on_parquet_folder(tmp_path, cluster_client):
     """maxcut and synth on a Parquet folder, on the running test cluster (--scheduler)."""
     import subprocess
@@ -224,6 +226,7 @@ def test_sampler_on_dask_draws_the_in_memory_sample(cluster_client, tmp_path, mo
     assert len(pg.sample_dask().compute()) > 0.8 * g.m
 
 
+@pytest.mark.slow  # 7-14 s on 2 cores (a local Dask cluster)
 def test_weighted_duplicates_ids_and_blocks(cluster_client):
     """Non-contiguous integer ids (binary search), repeated pairs in both directions merged by
     max / sum, weight-0 edges dropped, float32 / float64 storage, any number of row blocks: the
