@@ -72,6 +72,7 @@ def test_local_scheduler_without_cluster(cluster_client):
         assert np.array_equal(dg.degrees, g.degrees)
 
 
+@pytest.mark.slow  # 5 s on 2 cores (a local Dask cluster)
 def test_string_labels_and_both_directions(cluster_client):
     df = pd.DataFrame({"u": ["x", "y", "y", "z", "z"], "v": ["y", "x", "z", "z", "w"]})
     with pytest.warns(GraphInputWarning) as rec:
