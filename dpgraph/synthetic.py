@@ -764,6 +764,8 @@ def supergraph_communities(data: GraphData, *, epsilon: float, ledger: PrivacyLe
     W = np.zeros((g, g))
     W[iu] = np.maximum(counts, 0.0)
     del counts
+    report(f"communities: Louvain on the noisy super-graph ({g:,} super-nodes, "
+           f"{int(np.count_nonzero(W)):,} weighted pairs)")
     comm = _louvain_on_weights(g, W, int(gen.integers(2**31)))
     return np.unique(comm[groups], return_inverse=True)[1].astype(np.int64)
 
