@@ -87,6 +87,7 @@ def test_string_labels_and_both_directions(cluster_client):
             from_dask(dd.from_pandas(df, npartitions=2), duplicates="error")
 
 
+@pytest.mark.slow  # 2-5 s on 2 cores (Dask)
 def test_bad_input(tmp_path):
     df = pd.DataFrame({"src": [1, 2], "dst": [2, 3]})
     with pytest.raises(ValueError, match=r"columns found: \['src', 'dst'\]"):
