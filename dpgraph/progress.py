@@ -39,7 +39,7 @@ import contextvars
 import sys
 import time
 
-__all__ = ["reporting", "report", "enabled", "progress", "format_duration"]
+__all__ = ["reporting", "report", "enabled", "progress", "Progress", "format_duration"]
 
 _LEN = object()  # progress(total=...) default: len(iterable) where it has one
 _STREAM: contextvars.ContextVar = contextvars.ContextVar("dpgraph_progress", default=None)
@@ -118,6 +118,82 @@ def _bar_line(desc: str, done: int, total: int | None, elapsed: float, unit: str
     return f"{desc} {done} {unit} [{rate}, {format_duration(elapsed)} elapsed]"
 
 
+class Progress:
+    """A progress display updated by hand, for loops that are not a plain iteration (a solver's
+    ``while`` loop): ``update()`` after each step, ``close()`` at the end (or use it as a
+    context manager). Does nothing while reporting is off. :func:`progress` is the same for
+    an iterable.
+
+    >>> import io
+    >>> buf = io.StringIO()
+    >>> with reporting(stream=buf), Progress(desc="solver", unit="it") as bar:
+    ...     for _ in range(3):
+    ...         bar.update()
+    >>> buf.getvalue().splitlines()[-1].split("] ")[1].startswith("solver: 3 it done in")
+    True
+    """
+
+    def __init__(self, *, total: int | None = None, desc: str = "working", unit: str = "it",
+                 interval: float = 10.0):
+        self.stream = _STREAM.get()
+        self.total, self.desc, self.unit, self.interval = total, desc, unit, interval
+        self.done = 0
+        self.closed = self.stream is None
+        if self.closed:
+            return
+        self.tty = _is_terminal(self.stream)
+        self.t0 = self.last = time.perf_counter()
+        if self.tty:
+            self.stream.write("\r" + _bar_line(desc, 0, total, 0.0, unit))
+            self.stream.flush()
+            _BAR_OPEN.set(True)
+        else:
+            print(f"{_stamp()} {desc}: started" + (f" ({total} {unit})" if total else ""),
+                  file=self.stream, flush=True)
+
+    def update(self, k: int = 1) -> None:
+        """Count ``k`` more steps; redraw the bar (terminal, at most ten times a second) or
+        write a plain line (at most one every ``interval`` seconds)."""
+        if self.closed:
+            return
+        self.done += k
+        now = time.perf_counter()
+        if self.tty and (now - self.last >= 0.1 or self.done == self.total):
+            _BAR_OPEN.set(True)  # a report() line may have ended the previous bar line
+            self.stream.write("\r\033[K" + _bar_line(self.desc, self.done, self.total,
+                                                      now - self.t0, self.unit))
+            self.stream.flush()
+            self.last = now
+        elif not self.tty and now - self.last >= self.interval and self.done != self.total:
+            print(f"{_stamp()} {_bar_line(self.desc, self.done, self.total, now - self.t0, self.unit)}",
+                  file=self.stream, flush=True)
+            self.last = now
+
+    def close(self) -> None:
+        """The final line: count, time taken and rate (once)."""
+        if self.closed:
+            return
+        self.closed = True
+        elapsed = time.perf_counter() - self.t0
+        if self.tty:
+            self.stream.write("\r\033[K" + _bar_line(self.desc, self.done, self.total, elapsed,
+                                                      self.unit) + "\n")
+            self.stream.flush()
+            _BAR_OPEN.set(False)
+        else:
+            state = "done" if self.total is None or self.done >= self.total else "stopped"
+            count = f"{self.done}/{self.total}" if self.total else f"{self.done} {self.unit}"
+            print(f"{_stamp()} {self.desc}: {count} {state} in {format_duration(elapsed)} "
+                  f"({_rate(self.done, elapsed, self.unit)})", file=self.stream, flush=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
 def progress(iterable, *, total=_LEN, desc: str = "working", unit: str = "it",
              interval: float = 10.0):
     """Yield the items of ``iterable`` and show the loop's progress while reporting is on.
@@ -126,11 +202,10 @@ def progress(iterable, *, total=_LEN, desc: str = "working", unit: str = "it",
     rate and the ETA. Otherwise: a plain line at the start, then at most one every
     ``interval`` seconds, and a final line with the count, the time taken and the rate.
     ``total`` defaults to ``len(iterable)`` when it has one; ``None`` means unknown (a loop
-    that may stop early: count, rate and elapsed time, no ETA). With reporting off this is a plain
-    iteration (no clock is read).
+    that may stop early: count, rate and elapsed time, no ETA). With reporting off this is a
+    plain iteration (no clock is read).
     """
-    stream = _STREAM.get()
-    if stream is None:
+    if _STREAM.get() is None:
         yield from iterable
         return
     if total is _LEN:
@@ -138,40 +213,10 @@ def progress(iterable, *, total=_LEN, desc: str = "working", unit: str = "it",
             total = len(iterable)
         except TypeError:
             total = None
-    tty = _is_terminal(stream)
-    t0 = last = time.perf_counter()
-    done = 0
-    if tty:
-        stream.write("\r" + _bar_line(desc, 0, total, 0.0, unit))
-        stream.flush()
-        _BAR_OPEN.set(True)
-    else:
-        print(f"{_stamp()} {desc}: started" + (f" ({total} {unit})" if total else ""),
-              file=stream, flush=True)
+    bar = Progress(total=total, desc=desc, unit=unit, interval=interval)
     try:
         for item in iterable:
             yield item
-            done += 1
-            now = time.perf_counter()
-            if tty and (now - last >= 0.1 or done == total):
-                if not _BAR_OPEN.get():  # a report() line ended the bar: start a new one
-                    _BAR_OPEN.set(True)
-                stream.write("\r\033[K" + _bar_line(desc, done, total, now - t0, unit))
-                stream.flush()
-                last = now
-            elif not tty and now - last >= interval and done != total:
-                print(f"{_stamp()} {_bar_line(desc, done, total, now - t0, unit)}",
-                      file=stream, flush=True)
-                last = now
+            bar.update()
     finally:
-        elapsed = time.perf_counter() - t0
-        if tty:
-            stream.write("\r\033[K" + _bar_line(desc, done, total, elapsed, unit) + "\n")
-            stream.flush()
-            _BAR_OPEN.set(False)
-        else:
-            state = "done" if total is None or done >= total else "stopped"
-            count = f"{done}/{total}" if total else f"{done} {unit}"
-            print(f"{_stamp()} {desc}: {count} {state} in "
-                  f"{format_duration(elapsed)} ({_rate(done, elapsed, unit)})",
-                  file=stream, flush=True)
+        bar.close()

@@ -186,3 +186,21 @@ def test_plain_progress_lines_respect_the_interval():
     lines = buf.getvalue().splitlines()
     assert len(lines) == 2 and "steps: started (50 it)" in lines[0]
     assert "steps: 50/50 done in" in lines[1]
+
+
+def test_solver_loops_report_their_iterations():
+    import networkx as nx
+
+    from dpgraph.csp import as_weight_operator
+    from dpgraph.csp.sdp import solve_lowrank_sdp
+
+    buf = io.StringIO()
+    with reporting(stream=buf):
+        sol = solve_lowrank_sdp(as_weight_operator(nx.petersen_graph()), rng=0)
+    lines = buf.getvalue().splitlines()
+    assert "SDP solve (10 variables, Burer-Monteiro): started" in lines[0]
+    assert f"{sol.iterations} it done in" in lines[-1] and "it/s" in lines[-1]
+    quiet = io.StringIO()
+    with reporting(enabled=False, stream=quiet):
+        solve_lowrank_sdp(as_weight_operator(nx.petersen_graph()), rng=0)
+    assert quiet.getvalue() == ""
