@@ -15,7 +15,7 @@ Examples
 34
 """
 
-from . import audit, datasets, evaluate
+from . import datasets, evaluate
 from .csp import CSPInstance, CutResult, read_csp, solve_max_2csp, solve_max_bisection, solve_max_cut
 from .private_csp import PrivateCSPResult, max_2csp
 from .graph import GraphData, GraphInputWarning, as_graph_data
@@ -70,3 +70,13 @@ __all__ = [
     "max_2csp",
     "PrivateCSPResult",
 ]
+
+
+def __getattr__(name):
+    # dpgraph.audit (the empirical privacy audits) imports scipy.stats, about a second: loaded
+    # on first use, so that ``import dpgraph`` and every ``dpgraph`` command start faster
+    if name == "audit":
+        import importlib
+
+        return importlib.import_module(".audit", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

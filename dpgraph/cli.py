@@ -56,7 +56,7 @@ def dask_session(args):
 
 
 def load_input(spec: str, *, format: str | None = None, symmetrize: str | None = None,
-               unweighted: bool = False):
+               unweighted: bool = False, ids: str | None = None):
     """Return ``(GraphData, description, format)`` for a file path or a data set name.
 
     A path that exists is read with :func:`dpgraph.io.read_graph`; Dask edge files
@@ -64,11 +64,12 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
     :class:`~dpgraph.dask_graph.DaskGraph`, format ``"dask"``); otherwise ``spec`` is looked
     up in :mod:`dpgraph.datasets` (registry, built-ins, bundled instances). Shared by every
     subcommand that takes a graph. ``unweighted=True`` (``--unweighted``) gives every edge
-    weight 1, as NetworkX's ``weight=None`` does.
+    weight 1, as NetworkX's ``weight=None`` does. ``ids`` (``--ids``) is the node-id rule of
+    SNAP edge lists (:func:`dpgraph.io.read_graph`: ``"auto"``, ``"int"`` or ``"str"``).
     """
     from .graph import unweighted as drop_weights
 
-    data, where, fmt = _load(spec, format=format, symmetrize=symmetrize)
+    data, where, fmt = _load(spec, format=format, symmetrize=symmetrize, ids=ids)
     if unweighted and fmt == "dask":
         raise ValueError("--unweighted is not supported for Dask edge files: drop the weight "
                          "column instead (every edge then has weight 1)")
@@ -76,7 +77,7 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
         (data, where, fmt)
 
 
-def _load(spec: str, *, format: str | None, symmetrize: str | None):
+def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | None = None):
     from . import datasets
     from .io import detect_format, read_graph
 
@@ -87,6 +88,11 @@ def _load(spec: str, *, format: str | None, symmetrize: str | None):
     if os.path.exists(spec):
         fmt = format or detect_format(spec)
         kw = {"symmetrize": symmetrize} if symmetrize else {}
+        if ids is not None:
+            if fmt != "snap":
+                raise ValueError(f"--ids applies to SNAP edge lists ('u v' lines); {spec} is "
+                                 f"read as {fmt}")
+            kw["ids"] = ids
         return read_graph(spec, format=fmt, **kw), spec, fmt
     known = set(datasets.REGISTRY) | set(datasets.BUILTIN) | set(datasets.BUNDLED)
     if spec in known:
@@ -117,14 +123,24 @@ def _add_info_parser(subparsers):
     p.add_argument("--symmetrize", choices=["max", "sum", "mean"], default=None,
                    help="how to read a directed file as undirected")
     add_unweighted_argument(p)
+    add_quiet_argument(p)
     add_json_argument(p, "the summary")
     return p
+
+
+def add_quiet_argument(p):
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress lines or warnings on standard error (errors still print)")
 
 
 def add_unweighted_argument(p):
     p.add_argument("--unweighted", action="store_true",
                    help="treat every edge as weight 1 (NetworkX's weight=None); the private "
                         "commands need weights in [0, 1]")
+    p.add_argument("--ids", choices=("auto", "int", "str"), default=None,
+                   help="node ids of a 'u v' edge list: auto (default) follows the first edge "
+                        "line and refuses a file that mixes integer and name ids; str reads "
+                        "every id as a name; int requires integers")
 
 
 def add_json_argument(p, what: str):
@@ -174,7 +190,7 @@ def _cmd_info(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         data, where, fmt = load_input(args.graph, format=args.format, symmetrize=args.symmetrize,
-                                      unweighted=args.unweighted)
+                                      unweighted=args.unweighted, ids=args.ids)
     if fmt == "dask":  # passes over the partitions; no in-memory matrix
         lo, hi = data.weight_range
         print("\n".join([f"graph:       {where}", "format:      dask edge files",
@@ -238,6 +254,12 @@ COMMANDS += [
     ("bench", _add_bench_parser, _cmd_bench),
 ]
 
+from .cli_csp import add_max2csp_parser as _add_max2csp_parser  # noqa: E402
+from .cli_csp import cmd_max2csp as _cmd_max2csp  # noqa: E402
+
+COMMANDS.insert(COMMANDS.index(("bench", _add_bench_parser, _cmd_bench)),
+                ("max2csp", _add_max2csp_parser, _cmd_max2csp))
+
 
 # subcommand -> checks that must refuse before the Dask session of main() starts a cluster
 _PRECHECKS = {"synth": precheck_synth}
@@ -269,6 +291,59 @@ def _expected_errors():
             OSError, ModuleNotFoundError, InsufficientMemoryError, NotImplementedError)
 
 
+# Python spellings in library messages -> the command's options (see _cli_message)
+_OPTION_SPELLINGS = [
+    (r"\bPass weight=None\b", "Pass --unweighted"),
+    (r"\bweight=None\b", "--unweighted"),
+    (r"\b(route|rank|epsilon|delta|format|ids)='([^'\s]+)'", r"--\1 \2"),
+    (r"\b(rank|epsilon|delta)=([0-9][\w.+-]*)", r"--\1 \2"),
+    (r"\bsynthetic_share\b", "--synthetic-share"),
+    (r"\brelation_size\b", "--relation-size"),
+    (r"\bpass format=", "pass --format"),
+    (r"\bformat= one of\b", "--format one of"),
+]
+
+
+def _cli_message(message: str) -> str:
+    """A library message in the command's words: ``weight=None`` -> ``--unweighted``,
+    ``route='matrix-free'`` -> ``--route matrix-free``, ``format=`` -> ``--format``, ...;
+    a memory refusal on a route that released no edge count says so instead of "~0 edges".
+
+    >>> _cli_message("Pass weight=None to treat every edge as weight 1. Use "
+    ...              "route='matrix-free' (memory O(m + n r)), or route='auto'.")
+    'Pass --unweighted to treat every edge as weight 1. Use --route matrix-free (memory O(m + n r)), or --route auto.'
+    """
+    import re
+
+    # the explicit dense routes release no edge count, so the refusal is sized by n alone
+    message = re.sub(r"\bon ([0-9,]+) nodes and ~0 edges\b",
+                     r"on \1 nodes (its n x n matrices alone; no edge count is released on "
+                     r"an explicitly chosen route)", message)
+    for pattern, repl in _OPTION_SPELLINGS:
+        message = re.sub(pattern, repl, message)
+    return message
+
+
+def _show_warning(quiet: bool):
+    """``warnings.showwarning`` for the command: one line ``dpgraph: warning: ...`` per
+    distinct message on stderr (no source line, no traceback); nothing with ``--quiet``. The
+    reproducible-noise warning is left out: the command prints its own notice for ``--seed``."""
+    from .privacy import ReproducibleNoiseWarning
+
+    seen = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if quiet or issubclass(category, ReproducibleNoiseWarning):
+            return
+        text = _cli_message(" ".join(str(message).split()))
+        if text in seen:
+            return
+        seen.add(text)
+        print(f"dpgraph: warning: {text}", file=sys.stderr, flush=True)
+
+    return show
+
+
 def main(argv=None) -> int:
     """Run the ``dpgraph`` command with ``argv`` (default ``sys.argv[1:]``); return the exit
     status (0 success, 2 usage or input error)."""
@@ -276,8 +351,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     from .progress import reporting
 
+    quiet = getattr(args, "quiet", False)
     try:
-        with reporting(enabled=not getattr(args, "quiet", False)):
+        with reporting(enabled=not quiet), warnings.catch_warnings():
+            warnings.simplefilter("default")
+            warnings.showwarning = _show_warning(quiet)
             precheck = _PRECHECKS.get(args.command)
             if precheck is not None:  # refusals before a Dask cluster is started
                 precheck(args)
@@ -285,7 +363,7 @@ def main(argv=None) -> int:
                 return int(args._run(args) or 0)
     except _expected_errors() as exc:
         message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-        print(f"dpgraph: error: {' '.join(message.split())}", file=sys.stderr)
+        print(f"dpgraph: error: {_cli_message(' '.join(message.split()))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("dpgraph: interrupted", file=sys.stderr)

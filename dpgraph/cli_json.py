@@ -15,7 +15,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["jsonable", "dumps", "cut_document", "synth_document", "info_document"]
+__all__ = ["jsonable", "dumps", "cut_document", "synth_document", "info_document",
+           "csp_document"]
 
 _NONFINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
 
@@ -75,7 +76,8 @@ def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None) ->
         "command": problem,
         "problem": "max-cut" if problem == "maxcut" else "max-bisection",
         "graph": {"source": where, "format": fmt, "nodes": res.private_graph.n},
-        "partition": {"sizes": [len(left), len(right)], "file": out},
+        "partition": {"sizes": [len(left), len(right)], "file": out,
+                      "nodes": list(res.assignment), "sides": list(res.assignment.values())},
         "estimated_value": res.estimated_value,
         "estimate_interval": (None if res.estimate_interval is None
                               else {"level": res.estimate_level,
@@ -91,7 +93,8 @@ def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None) ->
     }
 
 
-def synth_document(pg, out_data, *, where: str, fmt: str, path: str, weighted: bool) -> dict:
+def synth_document(pg, out_data, *, where: str, fmt: str, path: str, weighted: bool,
+                   notes=()) -> dict:
     """``dpgraph synth --json``: schema ``dpgraph.synth/1`` (docs/cli.md)."""
     diag = dict(pg.diagnostics)
     return {
@@ -103,6 +106,7 @@ def synth_document(pg, out_data, *, where: str, fmt: str, path: str, weighted: b
         "route": diag.get("route"),
         "rank": diag.get("rank"),
         "mechanism": diag.get("low_rank_mechanism", diag.get("mechanism")),
+        "notes": list(notes),
         **_privacy(pg.ledger),
         "diagnostics": diag,
     }
@@ -111,3 +115,22 @@ def synth_document(pg, out_data, *, where: str, fmt: str, path: str, weighted: b
 def info_document(summary: dict) -> dict:
     """``dpgraph info --json``: schema ``dpgraph.info/1`` (docs/cli.md). Not private."""
     return {"schema": "dpgraph.info/1", "command": "info", "private_release": False, **summary}
+
+
+def csp_document(res, *, source: str, fmt: str, n: int, q: int, names, values,
+                 relation_size, out: str | None) -> dict:
+    """``dpgraph max2csp --json``: schema ``dpgraph.csp/1`` (docs/cli.md). ``n``, ``q`` and
+    the relation-size bound are public; the number of constraints is not (it is not given)."""
+    return {
+        "schema": "dpgraph.csp/1",
+        "command": "max2csp",
+        "instance": {"source": source, "format": fmt, "variables": n, "values": q,
+                     "relation_size": relation_size},
+        "assignment": {"variables": list(names), "values": list(values), "file": out},
+        "estimated_value": res.estimated_value,
+        "synthetic_value": res.synthetic_value,
+        "sdp_bound": res.sdp_bound,
+        "route": res.diagnostics.get("route"),
+        **_privacy(res.ledger),
+        "diagnostics": dict(res.diagnostics),
+    }

@@ -13,15 +13,14 @@ from .progress import report
 
 
 def _add_graph_argument(p, what: str | None = None):
-    from .cli import _formats, add_json_argument, add_unweighted_argument
+    from .cli import _formats, add_json_argument, add_quiet_argument, add_unweighted_argument
 
     p.add_argument("graph", metavar="PATH|NAME",
                    help="a graph file (any format read_graph knows) or a data set name")
     p.add_argument("--format", choices=_formats(), default=None,
                    help="file format (default: detected)")
     add_unweighted_argument(p)
-    p.add_argument("--quiet", "-q", action="store_true",
-                   help="no progress lines on standard error")
+    add_quiet_argument(p)
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask scheduler to use for edge files given as a glob, folder or "
                         ".parquet path (default: a local cluster on this machine)")
@@ -35,7 +34,7 @@ def _add_privacy_arguments(p, *, rank=True, delta_required=True):
                    help="privacy budget delta (in (0, 1))" + (
                        "" if delta_required else
                        "; needed by --mechanism privatize only (the block model is pure "
-                       "epsilon-DP and ignores it)"))
+                       "epsilon-DP: given with it, the output notes that it is not used)"))
     if rank:
         from .privatize import DEFAULT_RANK
         p.add_argument("--rank", type=int, default=None,
@@ -124,7 +123,8 @@ def _run_cut(args, problem: str) -> int:
             raise FileNotFoundError(f"cannot write --out {args.out!r}: directory {folder!r} "
                                     f"does not exist or is not writable")
 
-    data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted)
+    data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted,
+                                  ids=args.ids)
     report(f"read {where}: {data.n} nodes; privatizing and solving ({problem})")
     fn = max_cut if problem == "maxcut" else max_bisection
     t0 = time.perf_counter()
@@ -207,11 +207,16 @@ def _add_synth_parser(subparsers):
     _add_graph_argument(p, "the result (output file and size, ledger, route, diagnostics)")
     _add_privacy_arguments(p, delta_required=False)
     p.add_argument("-o", "--out", required=True,
-                   help="output file; the format comes from the extension (e.g. out.graphml, "
-                        "out.edgelist, out.mtx); checked before any budget is spent. For Dask "
+                   help="output file; the format comes from --output-format or the extension "
+                        "(e.g. out.graphml, out.mtx; .txt, .edges, .tsv: a plain 'u v' edge "
+                        "list); checked before any budget is spent. For Dask "
                         "edge files (a glob, folder or .parquet input) a folder instead: the "
                         "sample is drawn by Dask tasks and written there as Parquet files "
                         "part-00000.parquet, ... (columns u, v), never held whole")
+    from .cli import _formats
+    p.add_argument("--output-format", choices=_formats(), default=None,
+                   help="format of the -o file (default: from its extension; snap is the plain "
+                        "'u v' edge list)")
     p.add_argument("--weighted", action="store_true",
                    help="write the weighted synthetic graph instead of a sampled unweighted one: "
                         "its heaviest pairs, as many as the released edge count")
@@ -242,9 +247,15 @@ def precheck_synth(args) -> None:
     from .io import check_output_path
 
     if is_edge_files(args.graph):
+        if args.output_format is not None:
+            raise ValueError("--output-format does not apply to Dask edge files: -o is then a "
+                             "folder of Parquet files")
         _check_dask_synth(args)
     else:
-        check_output_path(args.out)
+        try:
+            check_output_path(args.out, format=args.output_format)
+        except ValueError as exc:
+            raise ValueError(str(exc).replace("pass format=", "pass --output-format")) from None
 
 
 def _cmd_synth(args) -> int:
@@ -267,8 +278,14 @@ def _cmd_synth(args) -> int:
     elif args.delta is None:
         raise ValueError("--delta is required with --mechanism privatize (and with --weighted, "
                          "which uses it): an (epsilon, delta)-DP route")
+    notes = []
+    if mechanism == "block-model" and args.delta is not None:
+        notes.append(f"--delta {args.delta:g} is not used: the block-model mechanism is pure "
+                     f"epsilon-DP and spends delta 0 (--mechanism privatize is the "
+                     f"(epsilon, delta) mechanism)")
     share = "auto" if args.synthetic_share is None else args.synthetic_share
-    data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted)
+    data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted,
+                                  ids=args.ids)
     from .routes.matrix_free import DENSE_EXPORT_MAX_N
 
     if (args.weighted and args.min_weight is not None and data.n > DENSE_EXPORT_MAX_N
@@ -298,14 +315,17 @@ def _cmd_synth(args) -> int:
         else:
             out = pg.sample(rng=gen)
     if not on_dask:
-        write_graph(out, args.out)
+        report(f"writing {out.n:,} nodes and {out.m:,} edges to {args.out}")
+        write_graph(out, args.out, format=args.output_format)
     _print_reproducible(pg.ledger, json_output=args.json)
     if args.json:
         from .cli_json import dumps, synth_document
 
         print(dumps(synth_document(pg, out, where=where, fmt=fmt, path=args.out,
-                                   weighted=args.weighted)))
+                                   weighted=args.weighted, notes=notes)))
         return 0
+    for note in notes:
+        print(f"note: {note}")
     print(f"mechanism: {pg.diagnostics.get('low_rank_mechanism', pg.diagnostics.get('mechanism'))}")
     print(f"wrote {'weighted' if args.weighted else 'sampled'} synthetic graph "
           f"({out.n} nodes, {out.m} edges) to {args.out}"
@@ -387,7 +407,8 @@ def _cmd_bench(args) -> int:
     except ImportError:
         raise ModuleNotFoundError("dpgraph bench writes a PNG plot, which needs matplotlib: "
                                   "pip install 'dpgraph[bench]'") from None
-    data, where, _ = load_input(args.graph, format=args.format, unweighted=args.unweighted)
+    data, where, _ = load_input(args.graph, format=args.format, unweighted=args.unweighted,
+                                ids=args.ids)
     report(f"read {where}: {data.n} nodes")
     bench = run_transfer_benchmark(data, epsilons=epsilons, delta=args.delta,
                                    seeds=range(args.seeds), methods=methods, problem=args.problem,

@@ -26,7 +26,19 @@ them raises :class:`TypeError`; under automatic dispatch (``nx.config.backend_pr
 backend declines a call that names neither (``should_run`` is False), so NetworkX runs its own,
 non-private algorithm only when the caller did not ask for privacy; a call that names one of
 them runs here and raises for the other. Arguments with no private counterpart
-(``initial_cut``, ``partition``) make the backend decline (``can_run``).
+(``initial_cut``, ``partition``) make the backend decline (``can_run``), with a
+:class:`BackendDeclinedWarning` that says why when the call asked for privacy. Multigraphs are
+refused (:class:`networkx.NetworkXNotImplemented`), as NetworkX's ``one_exchange`` does:
+merging parallel edges would answer for a different graph.
+
+=========================================  ===============================================
+Not supported                              What happens
+=========================================  ===============================================
+directed graphs                            ``NotImplementedError`` (as in NetworkX)
+multigraphs                                ``NetworkXNotImplemented``: convert, ``nx.Graph(G)``
+``initial_cut=`` / ``partition=``          declined + ``BackendDeclinedWarning`` (why)
+``max_iter`` (``kernighan_lin_bisection``)  accepted and unused
+=========================================  ===============================================
 
 Randomness. ``seed`` (NetworkX's ``py_random_state``) left at ``None`` means dpgraph's
 cryptographically secure noise; a seed makes the run reproducible and *not a private release*
@@ -37,8 +49,8 @@ from __future__ import annotations
 
 import random
 
-__all__ = ["BackendInterface", "BackendGraph", "one_exchange", "kernighan_lin_bisection",
-           "FUNCTIONS"]
+__all__ = ["BackendInterface", "BackendGraph", "BackendDeclinedWarning", "one_exchange",
+           "kernighan_lin_bisection", "FUNCTIONS"]
 
 BACKEND_NAME = "dpgraph"
 
@@ -102,6 +114,15 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
 
     if G.is_directed():
         raise NotImplementedError("dpgraph's NetworkX backend takes undirected graphs")
+    if G.is_multigraph():
+        # as_graph_data would collapse parallel edges: a different graph (and one edge of the
+        # multigraph would no longer be what one unit of privacy protects)
+        import networkx as nx
+
+        raise nx.NetworkXNotImplemented(
+            "dpgraph's NetworkX backend does not take multigraphs (it would merge parallel "
+            "edges into one); convert first, e.g. nx.Graph(G), to decide how parallel edges "
+            "combine")
     weight = _weight_of(edge_attrs)
     return BackendGraph(as_graph_data(G, weight=weight), weight, G)
 
@@ -120,8 +141,9 @@ def _budget(name: str, epsilon, delta):
         missing = " and ".join(k for k, v in (("epsilon", epsilon), ("delta", delta)) if v is None)
         raise TypeError(
             f"{name}() on the dpgraph NetworkX backend needs the privacy budget: pass {missing} "
-            f"(e.g. epsilon=1.0, delta=1e-6). dpgraph never returns a non-private answer; "
-            f"drop backend='dpgraph' for NetworkX's own (non-private) algorithm.")
+            f"(e.g. epsilon=1.0, delta=1e-6). dpgraph never returns a non-private answer; for "
+            f"NetworkX's own (non-private) algorithm, pass neither epsilon nor delta and do not "
+            f"select the dpgraph backend.")
     return epsilon, delta
 
 
@@ -201,14 +223,27 @@ def _asks_for_privacy(kwargs) -> bool:
     return kwargs.get("epsilon") is not None or kwargs.get("delta") is not None
 
 
+class BackendDeclinedWarning(UserWarning):
+    """The dpgraph backend declined a call that asked for privacy, and why (NetworkX's own
+    message, "not implemented by 'dpgraph' for the given arguments", does not say)."""
+
+
 def can_run(name, args, kwargs):
     """True for the functions above, unless an argument has no private counterpart (then a
-    string saying why: NetworkX reads a string as "cannot run" and logs it)."""
+    string saying why: NetworkX reads a string as "cannot run" and only logs it, so a call that
+    asked for privacy also gets the reason as a :class:`BackendDeclinedWarning`)."""
     if name not in FUNCTIONS:
         return False
     arg = FUNCTIONS[name]
     if kwargs.get(arg) is not None or len(args) > 1 and args[1] is not None:
-        return f"{arg} has no private counterpart in dpgraph"
+        reason = (f"{name}(): {arg} has no private counterpart in dpgraph (the partition comes "
+                  f"from the private release); call it without {arg}")
+        if _asks_for_privacy(kwargs):
+            import warnings
+
+            warnings.warn(f"the dpgraph backend declined the call: {reason}",
+                          BackendDeclinedWarning, stacklevel=2)
+        return reason
     return True
 
 

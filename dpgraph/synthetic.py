@@ -46,6 +46,7 @@ import scipy.sparse as sp
 
 from .graph import GraphData, _label_sequence, from_matrix
 from .privacy import PrivacyLedger, laplace_mechanism, make_rng
+from .progress import progress, report
 
 __all__ = ["BlockModel", "partition_from_release", "release_block_model", "consistent_block_model",
            "sample_block_model", "block_edge_counts", "degree_split", "node_block_counts",
@@ -319,7 +320,8 @@ def refine_partition(data: GraphData, blocks, *, epsilon: float, ledger: Privacy
     gen = make_rng(rng)
     A = sp.csr_array(data.weights)
     del data
-    for t in range(rounds):
+    for t in progress(range(rounds), desc="communities: private refinement rounds",
+                      unit="round"):
         N, _ = laplace_mechanism(
             node_block_counts(A, b, k), sensitivity=2.0, epsilon=epsilon / rounds, ledger=ledger,
             name=f"synthetic: node-to-block counts (round {t + 1}/{rounds})", rng=gen,
@@ -649,7 +651,8 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
         keep = np.maximum(d - 1.0, 0.1) / d
         cin, cout = _cdfs(w_in * keep, members), _cdfs(w_out * keep, members)
     inner = grp[ia] == grp[ib]
-    for t in range(max_rounds):
+    for t in progress(range(max_rounds), total=None, desc="sampling: edge draws",
+                      unit="round"):
         left = int(need.sum())
         if left == 0:
             break
@@ -761,6 +764,8 @@ def supergraph_communities(data: GraphData, *, epsilon: float, ledger: PrivacyLe
     W = np.zeros((g, g))
     W[iu] = np.maximum(counts, 0.0)
     del counts
+    report(f"communities: Louvain on the noisy super-graph ({g:,} super-nodes, "
+           f"{int(np.count_nonzero(W)):,} weighted pairs)")
     comm = _louvain_on_weights(g, W, int(gen.integers(2**31)))
     return np.unique(comm[groups], return_inverse=True)[1].astype(np.int64)
 
@@ -1208,6 +1213,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=0.0)  # the draws mark it if seeded
     eps_c = community_share * epsilon
+    report(f"release_synthetic: private communities of {data.n:,} nodes")
     blocks = private_communities(data, epsilon=eps_c, ledger=ledger, rng=gen,
                                  init_share=init_share, rounds=rounds, group_size=group_size,
                                  init_labels=init_labels)
@@ -1217,6 +1223,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     # whatever the communities left unspent (one community: no refinement) goes to the model
     eps_bins = bin_share * epsilon
     eps_model = epsilon - ledger.spent[0] - eps_bins
+    report(f"release_synthetic: block model of {diag['communities']} communities")
     bm = release_split_block_model(data, blocks, epsilon=eps_model, ledger=ledger, rng=gen,
                                    count_share=count_share)
     if eps_bins > 0:

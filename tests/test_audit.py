@@ -137,6 +137,7 @@ def test_fast_audit(name):
         assert res.fraction >= fraction, res
 
 
+@pytest.mark.slow  # 10-17 s on 2 cores; the other fast audits stay in the default run
 def test_fast_audit_synthetic_block_model_both_pairs():
     """docs/privacy.md 7.7: an inside pair and an across pair each attain the weighted
     sensitivity, so both tight events approach the claim and neither exceeds it."""
@@ -145,6 +146,7 @@ def test_fast_audit_synthetic_block_model_both_pairs():
         assert not res.violated and res.fraction >= 0.55, res
 
 
+@pytest.mark.slow  # 10-17 s on 2 cores; the other fast audits stay in the default run
 def test_synthetic_audit_catches_a_halved_noise_scale(monkeypatch):
     """The audit can fail: with the block model's noise scales halved (twice the claimed
     epsilon spent), the inside-pair event's bound exceeds the claim."""
@@ -168,6 +170,7 @@ def test_fast_audit_randomized_response_route():
         assert not res.violated, res
 
 
+@pytest.mark.slow  # 10-17 s on 2 cores; the other fast audits stay in the default run
 def test_fast_audit_matrix_free_route():
     """The transcript's log-likelihood ratio has the moments the analysis predicts (N(-V/2, V)
     without the edge, N(V/2, V) with it), the pair attains the step sensitivity (mean V at

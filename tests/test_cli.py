@@ -79,7 +79,7 @@ def test_unknown_extension_exit_2(capsys, tmp_path):
     path = tmp_path / "g.weird"
     path.write_text("1 2\n")
     code, _, err = _run(capsys, "info", str(path))
-    assert code == 2 and "unknown file extension" in err and "format=" in err
+    assert code == 2 and "unknown file extension" in err and "--format one of" in err
 
 
 def test_usage_errors_exit_2():

@@ -227,3 +227,33 @@ def test_bisection_improvement_keeps_the_better_of_free_and_penalised_anneals():
     assert set(both) == {"free+rebalance", "penalised+rebalance"}
     assert v >= max(both.values()) and info["anneal_value"] == max(both.values())
     assert v == 2 * 24 * 24
+
+
+@pytest.mark.skipif(not numba_available(), reason="the default annealing needs numba")
+def test_default_max_cut_anneals_from_the_best_rounding_deterministically():
+    from dpgraph.csp.maxcut import auto_sweeps
+    from dpgraph.datasets import toroidal_grid_pm1
+
+    g = toroidal_grid_pm1(16, 24, rng=3)  # G81-like: +-1 weights on a torus
+    plain = solve_max_cut(g, rng=5, anneal_sweeps=0)
+    res = solve_max_cut(g, rng=5)
+    again = solve_max_cut(g, rng=5)
+    info = res.info["improve"]
+    assert info["method"] == "anneal+tabu" and info["sweeps"] == auto_sweeps(g.n, g.weights.nnz)
+    # the annealed cut is kept only when better; the rounded candidates are all still there
+    assert res.value >= max(res.info["candidates"].values())
+    assert res.value == pytest.approx(cut_value(g, res.assignment))
+    assert res.value <= res.upper_bound + 1e-9
+    assert plain.info["improve"] is None and res.info["rounded"].shape[1] == plain.info["rounded"].shape[1] + 1
+    np.testing.assert_array_equal(res.x, again.x)  # a fixed schedule: no clock involved
+    # a fixed number of sweeps is honoured; bisection and time-limited solves are unchanged
+    few = solve_max_cut(g, rng=5, anneal_sweeps=50)
+    assert few.info["improve"]["sweeps"] == 50
+    assert solve_max_bisection(g, rng=5).info["improve"] is None
+
+
+def test_anneal_sweeps_validation():
+    with pytest.raises(ValueError, match="anneal_sweeps"):
+        solve_max_cut(nx.path_graph(4), anneal_sweeps=-1)
+    with pytest.raises(ValueError, match="anneal_sweeps"):
+        solve_max_cut(nx.path_graph(4), anneal_sweeps="fast")

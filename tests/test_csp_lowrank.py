@@ -171,6 +171,7 @@ def test_ldl_lambda_max_never_below_the_spectrum():
             assert mu <= top + 2e-3 * max(abs(top), 1.0)
 
 
+@pytest.mark.slow  # 3-6 s on 2 cores
 def test_auto_uses_ldl_above_the_dense_cap(monkeypatch):
     # the path taken at n > 3,250 (N = 2n + 1 > FACTOR_MAX_N), forced at n = 150
     import dpgraph.csp.twocsp_lowrank as lr

@@ -34,6 +34,7 @@ def _edge_frame(n=300, d=8, seed=0, labels=None):
     return g, df
 
 
+@pytest.mark.slow  # 7-14 s on 2 cores (a local Dask cluster)
 def test_passes_match_in_memory(cluster_client):
     g, df = _edge_frame()
     dg = from_dask(dd.from_pandas(df.sample(frac=1.0, random_state=1), npartitions=7))
@@ -71,6 +72,7 @@ def test_local_scheduler_without_cluster(cluster_client):
         assert np.array_equal(dg.degrees, g.degrees)
 
 
+@pytest.mark.slow  # 5 s on 2 cores (a local Dask cluster)
 def test_string_labels_and_both_directions(cluster_client):
     df = pd.DataFrame({"u": ["x", "y", "y", "z", "z"], "v": ["y", "x", "z", "z", "w"]})
     with pytest.warns(GraphInputWarning) as rec:
@@ -85,6 +87,7 @@ def test_string_labels_and_both_directions(cluster_client):
             from_dask(dd.from_pandas(df, npartitions=2), duplicates="error")
 
 
+@pytest.mark.slow  # 2-5 s on 2 cores (Dask)
 def test_bad_input(tmp_path):
     df = pd.DataFrame({"src": [1, 2], "dst": [2, 3]})
     with pytest.raises(ValueError, match=r"columns found: \['src', 'dst'\]"):
@@ -141,6 +144,7 @@ def test_dense_routes_refuse_dask_edges(cluster_client):
                           synthetic_share=0.3)
 
 
+@pytest.mark.slow  # 7-14 s on 2 cores (a local Dask cluster)
 def test_cli_on_parquet_folder(tmp_path, cluster_client):
     """maxcut and synth on a Parquet folder, on the running test cluster (--scheduler)."""
     import subprocess
@@ -225,6 +229,7 @@ def test_sampler_on_dask_draws_the_in_memory_sample(cluster_client, tmp_path, mo
     assert len(pg.sample_dask().compute()) > 0.8 * g.m
 
 
+@pytest.mark.slow  # 7-14 s on 2 cores (a local Dask cluster)
 def test_weighted_duplicates_ids_and_blocks(cluster_client):
     """Non-contiguous integer ids (binary search), repeated pairs in both directions merged by
     max / sum, weight-0 edges dropped, float32 / float64 storage, any number of row blocks: the

@@ -28,7 +28,8 @@ def no_data(monkeypatch, tmp_path):
 
 
 def test_registry_entries_are_complete():
-    assert {"G3", "G35", "G48", "G81", "facebook", "chameleon", "ca-hepph"} <= set(REGISTRY)
+    assert {"G3", "G35", "G48", "G81", "facebook", "chameleon", "ca-hepph", "email-Enron",
+            "soc-douban"} <= set(REGISTRY)
     for name, e in REGISTRY.items():
         assert e.name == name and e.url.startswith("https://")
         assert len(e.sha256) == 64 and e.n > 0 and e.m > 0
@@ -46,6 +47,27 @@ def test_missing_file_message_says_how_to_obtain(no_data):
     assert "DPGRAPH_DATA" in msg and REGISTRY["G3"].sha256 in msg and "\n" not in msg
     assert "G3" not in datasets.available()
     assert {"karate", "les-miserables", "florentine"} <= set(datasets.available())
+
+
+def test_scale_graphs_are_registered_with_source_and_checksum(no_data):
+    for name, host in (("email-Enron", "snap.stanford.edu"),
+                       ("soc-douban", "networkrepository.com")):
+        e = REGISTRY[name]
+        assert e.path == f"social/{name}.txt" and e.format == "snap" and host in e.url
+        with pytest.raises(DatasetNotFoundError) as info:
+            datasets.load(name)
+        assert e.url in str(info.value) and e.sha256 in str(info.value)
+
+
+def test_scale_graphs_load_by_name(data_dir, monkeypatch):
+    monkeypatch.setenv("DPGRAPH_DATA", str(data_dir))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # checksum and size match the registry
+        enron = datasets.load("email-Enron")
+        douban = datasets.load("soc-douban")
+    assert (enron.n, enron.m, enron.labels[0], enron.labels[-1]) == (36692, 183831, 0, 36691)
+    assert (douban.n, douban.m, douban.labels[0], douban.labels[-1]) == (154908, 327162, 1,
+                                                                         154908)
 
 
 def test_unknown_name():

@@ -10,7 +10,13 @@ import pytest
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.py"))
 
 
-@pytest.mark.parametrize("script", EXAMPLES, ids=[p.name for p in EXAMPLES])
+# the two slowest examples (3-7 s each on 2 cores) run with -m slow; the others by default
+SLOW_EXAMPLES = {"private_maxcut_networkx.py", "igraph_in_out.py"}
+
+
+@pytest.mark.parametrize("script", [pytest.param(p, marks=pytest.mark.slow)
+                                    if p.name in SLOW_EXAMPLES else p for p in EXAMPLES],
+                         ids=[p.name for p in EXAMPLES])
 def test_example_runs(script, tmp_path, nx_backend_paths):
     root = str(script.parent.parent)
     # nx_backend_paths: the NetworkX backend entry point, also from a source checkout

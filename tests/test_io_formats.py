@@ -62,8 +62,10 @@ def test_round_trip_every_format(tmp_path, fmt, gz):
 
 
 def test_write_graph_needs_a_known_extension(tmp_path):
-    with pytest.raises(ValueError, match="format="):
-        write_graph(nx.path_graph(3), tmp_path / "g.txt")
+    # .txt (like the other plain-text extensions) writes a SNAP edge list that reads back
+    write_graph(nx.path_graph(3), tmp_path / "plain.txt")
+    assert detect_format(tmp_path / "plain.txt") == "snap"
+    assert read_graph(tmp_path / "plain.txt").labels == (0, 1, 2)
     with pytest.raises(ValueError, match="format="):
         write_graph(nx.path_graph(3), tmp_path / "g.bin")
     with pytest.raises(ValueError, match="not one of"):

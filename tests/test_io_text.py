@@ -194,3 +194,126 @@ def test_byte_order_mark_and_crlf(tmp_path):
     p.write_bytes(b"\xef\xbb\xbf3 2\r\n1 2 1\r\n2 3 -1\r\n")
     g = read_graph(p)
     assert (g.n, g.m) == (3, 2) and sorted(g.weights.data.tolist()) == [-1, -1, 1, 1]
+
+
+# ----------------------------------------------------------------------------- node-id rule
+
+
+def test_a_non_integer_token_in_a_file_of_integer_ids_is_refused_with_its_line(tmp_path):
+    path = tmp_path / "ints.txt"
+    path.write_text("# ids\n1 2\n2 3\n3 x\n4 1\n")
+    with pytest.raises(GraphFormatError) as err:
+        read_graph(path)
+    e = err.value
+    assert e.line == 4 and e.text == "x" and "integer" in str(e) and str(path) in str(e)
+    assert "first edge line 2" in str(e)  # the rule that applied
+    # asked for names: read, with every id a string
+    g = read_graph(path, ids="str")
+    assert g.labels == ("1", "2", "3", "4", "x")
+
+
+def test_name_ids_are_read_when_the_file_is_consistently_non_numeric(tmp_path):
+    path = tmp_path / "names.txt"
+    path.write_text("alice bob\nbob carol\ncarol dave\n")
+    g = read_graph(path)
+    assert g.labels == ("alice", "bob", "carol", "dave") and g.m == 3
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_text("alice bob\nbob 7\n")
+    with pytest.raises(GraphFormatError) as err:
+        read_graph(mixed)
+    assert err.value.line == 2 and err.value.text == "7" and "names" in str(err.value)
+    with pytest.raises(GraphFormatError, match="ids='int'"):
+        read_graph(path, ids="int")
+    with pytest.raises(ValueError, match="ids="):
+        read_graph(path, ids="names")
+
+
+def test_integer_files_keep_integer_labels(tmp_path):
+    path = tmp_path / "ok.txt"
+    path.write_text("10 20\n20 30\n")
+    assert read_graph(path).labels == (10, 20, 30)
+    assert read_graph(path, ids="str").labels == ("10", "20", "30")
+
+
+# ----------------------------------------------------------------------------- pyarrow fast path
+
+
+def _same_graph(a, b):
+    assert a.labels == b.labels and (a.weights != b.weights).nnz == 0
+
+
+@pytest.mark.parametrize("text, arrow", [
+    ("1 2\n2 3\n3 1\n7 1\n", True),
+    ("# header\n# more\n1\t2\t0.5\n2\t3\t1\n3\t1\t0.25\n", True),
+    ("1 2\n2 1\n1 2\n3 1\n", True),                # repeats, merged by max
+    ("1 2\r\n2 3\r\n", True),
+    ("# c\n\n1 2\n2 3\n", False),                  # a blank line before the first edge
+    ("1 2\n# mid-file comment\n2 3\n", False),
+    ("1  2\n2 3\n", False),                        # two spaces
+    ("1 2 \n2 3\n", False),                        # trailing space
+    ('"1" 2\n"2" 3\n', False),                     # quotes are not CSV quoting here
+    ("1 2\nNULL 3\nNULL 4\n", False),              # no null values
+    ("1 2\n2 3\n3 4\n4 5 # trailing comment\n", False),
+])
+def test_pyarrow_path_reads_what_the_numpy_path_reads(tmp_path, monkeypatch, text, arrow):
+    from dpgraph.io import _text
+
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "e.txt"
+    path.write_bytes(text.encode())
+    used = []
+    real = _text._arrow_table
+    monkeypatch.setattr(_text, "_arrow_table",
+                        lambda *a, **k: used.append(real(*a, **k)) or used[-1])
+    try:
+        fast = read_graph(path)
+    except GraphFormatError as exc:
+        fast = exc
+    assert (used[0] is not None) is arrow
+    monkeypatch.setattr(_text, "_arrow_table", lambda *a, **k: None)  # NumPy only
+    try:
+        slow = read_graph(path)
+    except GraphFormatError as exc:
+        slow = exc
+    if isinstance(slow, Exception):
+        assert str(fast) == str(slow)
+    else:
+        _same_graph(fast, slow)
+
+
+def test_large_random_edge_list_same_through_both_paths(tmp_path, monkeypatch):
+    from dpgraph.io import _text
+
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(4)
+    u, v = rng.integers(0, 3000, 20000), rng.integers(0, 3000, 20000)
+    w = rng.random(20000).round(3)
+    path = tmp_path / "big.tsv"
+    path.write_text("# Undirected graph\n" + "".join(f"{a}\t{b}\t{c}\n" for a, b, c in
+                                                     zip(u, v, w)))
+    with warnings.catch_warnings(record=True) as fast_w:
+        warnings.simplefilter("always")
+        fast = read_graph(path)
+    monkeypatch.setattr(_text, "_arrow_table", lambda *a, **k: None)
+    with warnings.catch_warnings(record=True) as slow_w:
+        warnings.simplefilter("always")
+        slow = read_graph(path)
+    _same_graph(fast, slow)
+    assert [str(x.message) for x in fast_w] == [str(x.message) for x in slow_w]  # self-loops
+
+
+def test_reader_works_without_pyarrow(tmp_path, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_pyarrow(name, *args, **kwargs):
+        if name.startswith("pyarrow"):
+            raise ImportError("no pyarrow here")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pyarrow)
+    path = tmp_path / "e.txt"
+    path.write_text("1 2\n2 3\n")
+    g = read_graph(path)
+    assert g.labels == (1, 2, 3) and g.m == 2

@@ -68,12 +68,20 @@ for key, call in {
         "weights > 1": lambda: nx.community.kernighan_lin_bisection(
             G, backend="dpgraph", epsilon=1.0, delta=1e-6),
         "initial_cut": lambda: nx.approximation.one_exchange(
-            G, initial_cut={0}, backend="dpgraph", epsilon=1.0, delta=1e-6)}.items():
-    try:
-        call()
-        errors[key] = None
-    except Exception as exc:
-        errors[key] = [type(exc).__name__, str(exc)]
+            G, initial_cut={0}, backend="dpgraph", epsilon=1.0, delta=1e-6),
+        "multigraph": lambda: nx.community.kernighan_lin_bisection(
+            nx.MultiGraph([(0, 1), (0, 1), (1, 2), (2, 3), (3, 0)]), weight=None,
+            backend="dpgraph", epsilon=1.0, delta=1e-6)}.items():
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            call()
+            errors[key] = None
+        except Exception as exc:
+            errors[key] = [type(exc).__name__, str(exc)]
+    errors[key + " warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught
+                                 if "Reproducible" not in w.category.__name__]
 out["errors"] = errors
 
 # automatic dispatch: dpgraph first in the priority list
@@ -124,6 +132,12 @@ def test_backend_call_without_budget_raises_clearly(dispatched):
     assert kind == "ValueError" and "weight=None" in msg
     kind, msg = errors["initial_cut"]
     assert kind == "NotImplementedError"
+    # NetworkX's own message has no reason; the warning gives it
+    assert any(w.startswith("BackendDeclinedWarning") and "initial_cut has no private "
+               "counterpart" in w for w in errors["initial_cut warnings"])
+    # parallel edges are not silently merged: refused as NetworkX's one_exchange refuses them
+    kind, msg = errors["multigraph"]
+    assert kind == "NetworkXNotImplemented" and "multigraph" in msg and "nx.Graph(G)" in msg
 
 
 def test_automatic_dispatch_never_answers_silently(dispatched):
@@ -132,6 +146,8 @@ def test_automatic_dispatch_never_answers_silently(dispatched):
     assert own == auto and same_partition
     # one of the two given: the call goes to dpgraph, which names the missing one
     assert "pass delta" in dispatched["auto_only_epsilon"]
+    # the caller never named the backend: the message does not tell them to drop it
+    assert "drop backend" not in dispatched["auto_only_epsilon"]
     value, true_cut = dispatched["auto_with_budget"]
     assert value != true_cut and abs(value - true_cut) <= (1 / 0.9) * 13.82
 

@@ -11,7 +11,7 @@ ARGS = ["--epsilon", "2", "--delta", "1e-6", "--seed", "1"]
 PRIVATIZE = ["--mechanism", "privatize", "--rank", "2"]
 
 
-@pytest.mark.parametrize("name, message", [("syn.txt", "extension"),
+@pytest.mark.parametrize("name, message", [("syn.weird", "extension"),
                                            ("no-such-dir/syn.graphml", "no such directory")])
 def test_bad_output_fails_before_privatize(tmp_path, monkeypatch, capsys, name, message):
     def spent(*a, **k):

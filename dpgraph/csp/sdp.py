@@ -75,6 +75,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse.linalg as spla
 
+from ..progress import Progress
 from ._operator import WeightOperator
 
 __all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "default_rank",
@@ -218,6 +219,9 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
     gnorm = np.inf
     fval = h = 0.0
     step = None  # set on the first outer round, then carried over (warm step length)
+    # iterations shown while reporting is on (the dpgraph command); the count to convergence is
+    # not known in advance, so count, rate and elapsed time, no ETA
+    ticker = Progress(desc=f"SDP solve ({n:,} variables, Burer-Monteiro)", unit="it")
     for outer in range(outer_rounds):
         f_aug, G, fval, h = obj(V)
         gnorm2 = float(np.einsum("ij,ij->", G, G))
@@ -252,6 +256,7 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
             C = (0.85 * Q * C + f_aug) / Qn
             Q = Qn
             it_total += 1
+            ticker.update()
             f_window.append(f_aug)
             if progress and it_total % 50 == 0:
                 print(f"  sdp it {it_total:5d}  value {0.25 * (op.total - fval):.6f}  "
@@ -280,6 +285,7 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
         h_prev = abs(h)
         if it_total >= max_iter or (time_limit is not None and time.perf_counter() - t0 > time_limit):
             break
+    ticker.close()
     sigma = obj.nu + obj.rho * h if balance else 0.0
     return LowRankSolution(V=V, value=0.25 * (op.total - fval), iterations=it_total, converged=converged,
                            grad_norm=gnorm, multiplier=sigma, imbalance=h, products=obj.products,

@@ -68,6 +68,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..privacy.noise import make_rng
+from ..progress import Progress
 from ..routes.memory import available_memory, check_memory, format_bytes
 from .sdp import (dense_certificate_bytes, gershgorin_max, rump_margin, sparse_ldl_positive,
                   verified_lambda_max)
@@ -253,6 +254,7 @@ def solve_label_sdp(A, n: int, q: int, *, rank: int | None = None, tol: float = 
     converged = False
     it = 0
     history = []
+    ticker = Progress(desc=f"2-CSP SDP solve ({n:,} variables x {q} labels)", unit="it")
     while it < max_iter:
         for _ in range(40):  # non-monotone Armijo backtracking (ascent) along the retraction
             Un = _polar(U + step * dU)
@@ -276,6 +278,7 @@ def solve_label_sdp(A, n: int, q: int, *, rank: int | None = None, tol: float = 
         C = (0.85 * Qz * C + f) / Qn
         Qz = Qn
         it += 1
+        ticker.update()
         window.append(f)
         if progress and it % 100 == 0:
             print(f"  2-csp sdp it {it:6d}  value {f:.8f}  |grad| {math.sqrt(g2):.2e}",
@@ -286,6 +289,7 @@ def solve_label_sdp(A, n: int, q: int, *, rank: int | None = None, tol: float = 
             break
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
             break
+    ticker.close()
     history.append((it, f))
     sol = LabelSDPSolution(V=V, value=f, iterations=it, converged=converged,
                            grad_norm=math.sqrt(g2), products=obj.products, history=history)

@@ -1,7 +1,8 @@
 """Benchmark graphs and random instances.
 
 * :data:`REGISTRY` — public benchmark graphs (G-set G3, G35, G48, G81; SNAP facebook,
-  chameleon, ca-hepph) with source URL, format, sha256, n, m and published values;
+  chameleon, ca-hepph; for scale, email-Enron and soc-douban) with source URL, format,
+  sha256, n, m and published values;
   :func:`load` finds their files in ``$DPGRAPH_DATA`` or ``~/.cache/dpgraph`` (never
   downloads) and otherwise says how to obtain them.
 * Built-in small graphs from NetworkX (``load("karate")``, ``"les-miserables"``,

@@ -49,8 +49,8 @@ from . import _library as _lib
 from . import _text
 from ._base import GraphFormatError, open_text
 
-__all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "GraphFormatError",
-           "FORMATS"]
+__all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "output_format",
+           "GraphFormatError", "FORMATS"]
 
 # name -> (reader, writer, writer mode: "t" text stream or "b" binary stream)
 _REGISTRY = {
@@ -81,6 +81,9 @@ _EXTENSIONS = {
 }
 # extensions that say "text" but not which text format: decided from the content
 _SNIFFED = {"", ".txt", ".dat", ".edges", ".el", ".tsv", ".e", ".g"}
+# writing: the plain-text extensions above mean a SNAP edge list ('u<TAB>v[<TAB>w]' lines),
+# which detect_format reads back from any of them
+_OUTPUT_EXTENSIONS = {**_EXTENSIONS, **{ext: "snap" for ext in _SNIFFED if ext}}
 
 
 def _suffix(path) -> str:
@@ -248,6 +251,24 @@ def _check_format(format) -> str:
     return format
 
 
+def output_format(path) -> str:
+    """The format :func:`write_graph` uses for ``path`` when no ``format=`` is given: from the
+    extension (``.gz`` aside); the plain-text extensions (``.txt``, ``.edges``, ``.el``,
+    ``.tsv``, ``.dat``, ...) mean a SNAP edge list, which :func:`read_graph` reads back.
+
+    Examples
+    --------
+    >>> output_format("out.txt"), output_format("out.graphml.gz"), output_format("g.mtx")
+    ('snap', 'graphml', 'mtx')
+    """
+    suffix = _suffix(os.fspath(path))
+    if suffix not in _OUTPUT_EXTENSIONS:
+        raise ValueError(f"cannot tell the output format of {os.fspath(path)!r} from its "
+                         f"extension (use one of: {', '.join(sorted(_OUTPUT_EXTENSIONS))}; or "
+                         f"pass format= one of {', '.join(FORMATS)})")
+    return _OUTPUT_EXTENSIONS[suffix]
+
+
 def check_output_path(path, format: str | None = None) -> str:
     """Check, before any work is done, that :func:`write_graph` can write ``path``: the format
     is known (``format=`` or the extension) and the directory exists and is writable. Returns
@@ -260,11 +281,7 @@ def check_output_path(path, format: str | None = None) -> str:
     """
     path = os.fspath(path)
     if format is None:
-        suffix = _suffix(path)
-        if suffix not in _EXTENSIONS:
-            raise ValueError(f"cannot tell the output format of {path!r} from its extension "
-                             f"(use one of: {', '.join(sorted(_EXTENSIONS))}; or pass format=)")
-        format = _EXTENSIONS[suffix]
+        format = output_format(path)
     format = _check_format(format)
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
@@ -286,11 +303,7 @@ def write_graph(graph, path, format: str | None = None, *,
     """
     path = os.fspath(path)
     if format is None:
-        suffix = _suffix(path)
-        if suffix not in _EXTENSIONS:
-            raise ValueError(f"cannot tell the format of {path!r} from its extension; pass "
-                             f"format= one of {', '.join(FORMATS)}")
-        format = _EXTENSIONS[suffix]
+        format = output_format(path)
     _, writer, mode = _REGISTRY[_check_format(format)]
     data = as_graph_data(graph, weight=weight)
     compress = path.lower().endswith(".gz")

@@ -17,8 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..graph import GraphData, GraphInputWarning, _from_coo
-from ._base import (GraphFormatError, check_node_count, check_tokens, is_skippable, load_table, open_text,
-                    row_line, scan_lines, strip_comment)
+from ._base import (GraphFormatError, check_node_count, check_tokens, is_gzip, is_skippable,
+                    load_table, open_text, row_line, scan_lines, strip_comment)
 
 
 def _peek(path, comments, k):
@@ -145,12 +145,18 @@ _SNAP_COMMENTS = ("#", "%")
 _DIRECTED = re.compile(r"(?<!un)directed\s+(graph|network)", re.IGNORECASE)
 
 
-def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max") -> GraphData:
+def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
+              ids: str = "auto") -> GraphData:
     """Read a SNAP-style edge list: one ``u v`` (or ``u v w``) pair per line, tabs or spaces,
     ``#`` (or ``%``) comment lines.
 
-    Node ids are kept as labels: Python ints when every id is an integer, strings otherwise;
-    nodes are ordered by sorted id. The two directions of an edge are merged (``duplicates``:
+    Node ids are kept as labels, ordered by sorted id. ``ids`` says what they are:
+    ``"auto"`` (default) decides from the first edge line: integer ids there make every id an
+    integer (Python ints), and a token that is not one (``3 x`` in a file of integers, a
+    corrupted line) is refused with its line; name ids there make every id a string, and an
+    integer id later in the file is refused the same way (a file that mixes them is read only
+    when asked: ``ids="str"``). ``"int"``: every id must be an integer. ``"str"``: every id
+    is read as a string, ``"7"`` included. The two directions of an edge are merged (``duplicates``:
     ``"max"`` by default, so a file listing both ``u v`` and ``v u`` gives one edge of the larger
     weight). A file whose comments declare a directed graph (SNAP writes ``# Directed graph``)
     is refused unless ``symmetrize`` says how to read arcs as edges; passing ``symmetrize`` also
@@ -170,14 +176,20 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max") -
             raise GraphFormatError(
                 path, number, line, "symmetrize='max', 'sum' or 'mean' to read a directed graph "
                 "as undirected", problem="the file declares a directed graph")
+    if ids not in ("auto", "int", "str"):
+        raise ValueError(f"ids={ids!r} is not 'auto', 'int' or 'str'")
     names = [("u", "i8"), ("v", "i8")] + ([("w", "f8")] if ncols == 3 else [])
+    table = None if ids == "str" else _arrow_table(path, ncols, skip=fnum - 1, first=fline)
     try:
-        table = load_table(path, skip=0, dtype=names, comments=_SNAP_COMMENTS)
+        if ids == "str":
+            raise ValueError("string ids asked for")
+        if table is None:
+            table = load_table(path, skip=0, dtype=names, comments=_SNAP_COMMENTS)
     except ValueError as exc:
-        # a wrong field count or a bad weight is an error; non-integer ids are string labels
+        # a wrong field count or a bad weight is an error; then the id rule of ``ids``
         check_tokens(path, start=1, comments=_SNAP_COMMENTS, columns=(ncols,),
                      kinds=(str, str, float)[:ncols], expected=expected)
-        table = _string_table(path, ncols)
+        table = _string_table(path, ncols, ids=ids)
     u, v = table["u"], table["v"]
     w = table["w"] if ncols == 3 else np.ones(u.size)
     ids, inverse = _relabel(np.concatenate([u, v]))
@@ -187,16 +199,96 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max") -
                      source=str(path), warn_duplicates=directed)
 
 
-def _string_table(path, ncols: int) -> dict:
+def _arrow_table(path, ncols: int, *, skip: int, first: str) -> dict | None:
+    """The fast path of :func:`read_snap`: the edge lines read by pyarrow's multi-threaded CSV
+    reader as integer ids (and float weights), or None when pyarrow is not installed or the
+    file is not that simple (a comment or blank-field line after the first edge line, mixed
+    separators, a non-integer id, a gzip file, ...): the NumPy path then reads the file, with
+    the same result and its exact error for a malformed line.
+
+    The reader is configured to accept only what the NumPy path reads the same way: one
+    separator (tab or space, from the first edge line), no quoting, no null values, ``ncols``
+    fields on every line."""
+    if is_gzip(path):
+        return None
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+    except ImportError:
+        return None
+    if skip:  # pyarrow's skip_rows must count exactly the lines before the first edge line
+        for number, line in scan_lines(path):
+            if number > skip:
+                break
+            if not line.strip() or "\r" in line.rstrip("\r\n"):
+                return None
+    body = strip_comment(first, _SNAP_COMMENTS).strip()
+    delimiter = "\t" if "\t" in body else " "
+    if delimiter == " " and ("\t" in body or "  " in body):
+        return None
+    cols = ["u", "v", "w"][:ncols]
+    types = {"u": pa.int64(), "v": pa.int64(), "w": pa.float64()}
+    try:
+        t = pcsv.read_csv(
+            path,
+            read_options=pcsv.ReadOptions(skip_rows=skip, column_names=cols, use_threads=True),
+            parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False,
+                                            double_quote=False, escape_char=False,
+                                            newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pcsv.ConvertOptions(column_types={c: types[c] for c in cols},
+                                                null_values=[], strings_can_be_null=False,
+                                                quoted_strings_can_be_null=False,
+                                                check_utf8=False))
+    except (pa.ArrowException, OSError, ValueError):
+        return None
+    if t.num_columns != ncols or any(t.column(c).null_count for c in cols):
+        return None
+    return {c: t.column(c).to_numpy() for c in cols}
+
+
+_INTEGER_ID = re.compile(r"[+-]?[0-9]+")
+
+
+def _id_rule_error(path, number, token, first, first_is_int, asked):
+    if asked:
+        return GraphFormatError(path, number, token, "an integer node id (ids='int')",
+                                problem="non-integer node id")
+    if first_is_int:
+        return GraphFormatError(
+            path, number, token,
+            f"an integer node id: the ids of this file are integers (decided by its first "
+            f"edge line {first[0]}: {first[1].strip()!r}); pass ids='str' to read every id "
+            f"as a name", problem="non-integer node id in a file of integer ids")
+    return GraphFormatError(
+        path, number, token,
+        f"a name id: the ids of this file are names (decided by its first edge line "
+        f"{first[0]}: {first[1].strip()!r}); pass ids='str' to read every id, this one "
+        f"included, as a name", problem="integer node id in a file of name ids")
+
+
+def _string_table(path, ncols: int, ids: str = "str") -> dict:
     """The edge lines as string ids (and float weights), parsed in Python: the slow path for
     non-integer ids, after :func:`check_tokens` has checked every line. Not ``np.loadtxt``: its
     stream is ASCII-only (:class:`~dpgraph.io._base.AsciiStream`, a numpy crash found by
-    fuzzing, issue 17), and string labels keep every character of the file."""
+    fuzzing), and string labels keep every character of the file.
+
+    ``ids`` (:func:`read_snap`): ``"str"`` takes every token as a name; ``"int"`` and
+    ``"auto"`` refuse the first id whose kind (integer or name) differs from the rule's, with
+    its line. A file whose ids are all integers never gets here (the fast path reads it)."""
     u, v, w = [], [], []
-    for _, line in scan_lines(path):
+    first, first_is_int = None, None
+    for number, line in scan_lines(path):
         tokens = strip_comment(line, _SNAP_COMMENTS).split()
         if not tokens:
             continue
+        if ids != "str":
+            if first is None:
+                first = (number, line)
+                first_is_int = ids == "int" or bool(_INTEGER_ID.fullmatch(tokens[0]))
+            for token in tokens[:2]:
+                if bool(_INTEGER_ID.fullmatch(token)) != first_is_int:
+                    raise _id_rule_error(path, number, token, first, first_is_int,
+                                         ids == "int")
         u.append(tokens[0])
         v.append(tokens[1])
         if ncols == 3:
@@ -212,9 +304,12 @@ def _relabel(ids: np.ndarray):
         lo, hi = int(ids.min()), int(ids.max())
         if hi - lo <= 4 * ids.size + 1024:
             present = np.zeros(hi - lo + 1, dtype=bool)
-            present[ids - lo] = True
+            offset = ids - lo
+            present[offset] = True
+            if present.all():  # every id in [lo, hi] occurs: positions are the offsets
+                return np.arange(lo, hi + 1), offset
             position = np.cumsum(present) - 1
-            return np.flatnonzero(present) + lo, position[ids - lo]
+            return np.flatnonzero(present) + lo, position[offset]
     distinct, inverse = np.unique(ids, return_inverse=True)
     return distinct, inverse.reshape(-1)
 

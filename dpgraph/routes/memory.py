@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 import re
 
-__all__ = ["InsufficientMemoryError", "available_memory", "check_memory", "format_bytes",
-           "parse_bytes"]
+__all__ = ["InsufficientMemoryError", "available_memory", "memory_limit", "check_memory",
+           "format_bytes", "parse_bytes"]
 
 
 class InsufficientMemoryError(MemoryError):
@@ -80,13 +80,34 @@ def _cgroup_available() -> int | None:
     return None
 
 
-def available_memory() -> int | None:
-    """Bytes this process may still allocate (None if nothing can be read)."""
-    candidates = [v for v in (_meminfo_available(), _cgroup_available()) if v is not None]
+def memory_limit() -> tuple[int | None, str]:
+    """``(bytes, where)``: what :func:`available_memory` returns and which bound set it, in
+    words for a message (``"available on this machine"``, ``"left under the container's
+    memory limit"`` or ``"allowed by DPGRAPH_MEMORY_LIMIT=8G"``).
+
+    >>> import os
+    >>> saved = os.environ.get("DPGRAPH_MEMORY_LIMIT")
+    >>> os.environ["DPGRAPH_MEMORY_LIMIT"] = "1K"
+    >>> memory_limit()
+    (1024, 'allowed by DPGRAPH_MEMORY_LIMIT=1K')
+    >>> _ = os.environ.pop("DPGRAPH_MEMORY_LIMIT") if saved is None else os.environ.update(
+    ...     DPGRAPH_MEMORY_LIMIT=saved)
+    """
+    candidates = [(v, why) for v, why in ((_meminfo_available(), "available on this machine"),
+                                          (_cgroup_available(),
+                                           "left under the container's memory limit"))
+                  if v is not None]
     env = os.environ.get("DPGRAPH_MEMORY_LIMIT")
     if env:
-        candidates.append(parse_bytes(env))
-    return min(candidates) if candidates else None
+        candidates.append((parse_bytes(env), f"allowed by DPGRAPH_MEMORY_LIMIT={env.strip()}"))
+    if not candidates:
+        return None, "unknown"
+    return min(candidates, key=lambda c: c[0])
+
+
+def available_memory() -> int | None:
+    """Bytes this process may still allocate (None if nothing can be read)."""
+    return memory_limit()[0]
 
 
 def check_memory(needed: int, *, what: str, alternative: str = "") -> None:
@@ -94,9 +115,9 @@ def check_memory(needed: int, *, what: str, alternative: str = "") -> None:
 
     >>> check_memory(10, what="a tiny step")   # fits: returns None
     """
-    have = available_memory()
+    have, where = memory_limit()
     if have is not None and needed > have:
         raise InsufficientMemoryError(
             f"{what} needs about {format_bytes(needed)} but only {format_bytes(have)} is "
-            f"available on this machine (nothing was allocated)."
+            f"{where} (nothing was allocated)."
             + (f" {alternative}" if alternative else ""))
