@@ -306,8 +306,7 @@ _OPTION_SPELLINGS = [
 
 def _cli_message(message: str) -> str:
     """A library message in the command's words: ``weight=None`` -> ``--unweighted``,
-    ``route='matrix-free'`` -> ``--route matrix-free``, ``format=`` -> ``--format``, ...;
-    a memory refusal on a route that released no edge count says so instead of "~0 edges".
+    ``route='matrix-free'`` -> ``--route matrix-free``, ``format=`` -> ``--format``, ...
 
     >>> _cli_message("Pass weight=None to treat every edge as weight 1. Use "
     ...              "route='matrix-free' (memory O(m + n r)), or route='auto'.")
@@ -315,10 +314,6 @@ def _cli_message(message: str) -> str:
     """
     import re
 
-    # the explicit dense routes release no edge count, so the refusal is sized by n alone
-    message = re.sub(r"\bon ([0-9,]+) nodes and ~0 edges\b",
-                     r"on \1 nodes (its n x n matrices alone; no edge count is released on "
-                     r"an explicitly chosen route)", message)
     for pattern, repl in _OPTION_SPELLINGS:
         message = re.sub(pattern, repl, message)
     return message

@@ -274,7 +274,7 @@ def _check_dense_release(N: int, rank: int, privatize_options: dict | None) -> N
                              "use fewer variables or labels.")
 
 
-def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK, rng=None,
+def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
              relation_size: int | None = None, estimate_share: float = 0.01,
              select_share: float = 0.02, candidates="auto", solver_options: dict | None = None,
              privatize_options: dict | None = None) -> PrivateCSPResult:
@@ -293,8 +293,9 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK
         Constraint weights must lie in [0, 1].
     epsilon, delta : float
         Budget for one constraint added or removed (``delta=0``: pure DP, the local route).
-    rank : int
-        Rank of the private release of the label-extended graph (:func:`dpgraph.privatize`).
+    rank : int or None
+        Rank of the private release of the label-extended graph (:func:`dpgraph.privatize`;
+        spectral routes). None (default): 8, capped at ``n q - 2`` on tiny instances.
     rng : None, int or numpy.random.Generator
     relation_size : int, optional
         Public bound s on the number of allowed label pairs of one constraint (default
@@ -344,6 +345,8 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int = DEFAULT_RANK
         raise ValueError("estimate_share + select_share must be < 1 (the rest privatizes)")
     n, q = instance.n, instance.q
     N = n * q
+    if rank is None:
+        rank = max(1, min(DEFAULT_RANK, N - 2))
     if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank < N - 1:
         raise ValueError(f"rank must be an integer in [1, n q - 2 = {N - 2}], got {rank!r}")
     gen = make_rng(rng)

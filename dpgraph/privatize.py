@@ -175,16 +175,20 @@ def choose_scale_route(route: str, n: int, m_hat: float | None, rank: int) -> st
     return route
 
 
-def _refuse_if_too_large(route: str, n: int, m: int, rank: int) -> None:
-    """Refuse, before any allocation, a route whose estimated memory exceeds what is available."""
-    need = route_module(route).estimated_memory(n, m, rank)
+def _refuse_if_too_large(route: str, n: int, m: int | None, rank: int) -> None:
+    """Refuse, before any allocation, a route whose estimated memory exceeds what is available.
+    ``m``: the released edge count, or None when none was released (the estimate then counts
+    the route's n-sized arrays alone)."""
+    need = route_module(route).estimated_memory(n, 0 if m is None else m, rank)
     if route in DENSE_ROUTES:
-        hint = ("Use route='matrix-free' (memory O(m + n r)), or route='auto', which chooses it "
-                "for large graphs.")
+        hint = ("Use route='local' (memory O(m)) or route='matrix-free' (memory O(m + n r)), or "
+                "route='auto'.")
     else:
         hint = (f"Nothing smaller exists for this graph here: use a machine with more memory, or "
                 f"a smaller rank than {rank}.")
-    check_memory(need, what=f"route={route!r} on {n:,} nodes and ~{m:,} edges", alternative=hint)
+    size = (f"{n:,} nodes (its n-sized arrays alone: no edge count was released)" if m is None
+            else f"{n:,} nodes and ~{m:,} released edges")
+    check_memory(need, what=f"route={route!r} on {size}", alternative=hint)
 
 
 def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
@@ -368,7 +372,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
     synthetic_blocks = min(int(synthetic_blocks), max(1, data.n // 4))
     if _check_only:  # a caller's precheck (dpgraph.max_cut): every refusal that needs no release
         if route != "auto":
-            _refuse_if_too_large(route, data.n, 0, rank)
+            _refuse_if_too_large(route, data.n, None, rank)
         return None
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
@@ -392,7 +396,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         from .routes.matrix_free import MATRIX_FREE_DEFAULT_RANK
 
         rank = check_rank(min(MATRIX_FREE_DEFAULT_RANK, data.n - 2), data.n)
-    _refuse_if_too_large(route, data.n, m_public, rank)
+    _refuse_if_too_large(route, data.n, None if m_hat is None else m_public, rank)
     report(f"privatize: route {route!r} on {data.n:,} nodes")
     module = route_module(route)
     if route == "randomized-response":
