@@ -107,14 +107,8 @@ def cmd_max2csp(args) -> int:
     report(f"read {args.instance} ({fmt}): {inst.n} variables over {inst.q} values; "
            f"privatizing and solving")
     size = args.relation_size if args.relation_size is not None else default_size
-    if args.rank is None:  # max_2csp's default, capped on tiny instances (n q - 2 at most)
-        from .private_csp import DEFAULT_RANK
-
-        kw = {"rank": max(1, min(DEFAULT_RANK, inst.n * inst.q - 2))}
-    else:
-        kw = {"rank": args.rank}
     res = max_2csp(inst, epsilon=args.epsilon, delta=args.delta, rng=args.seed,
-                   relation_size=size, **kw)
+                   relation_size=size, rank=args.rank)
     values = [int(res.assignment[i]) for i in range(inst.n)]
     from .cli_private import _print_reproducible
 
@@ -134,8 +128,11 @@ def cmd_max2csp(args) -> int:
     print(f"assignment:        variables per value {counts}")
     print(f"private estimate:  {res.estimated_value:.6g} (noisy weight of the constraints "
           f"this assignment satisfies in the input)")
-    print(f"synthetic value:   {res.synthetic_value:.6g} (its value on the released instance)")
-    print(f"SDP bound:         {res.sdp_bound:.6g} (of the released instance, not the input)")
+    if res.synthetic_value is not None:  # the spectral routes' released instance
+        print(f"synthetic value:   {res.synthetic_value:.6g} (its value on the released "
+              f"instance)")
+    if res.sdp_bound is not None:
+        print(f"SDP bound:         {res.sdp_bound:.6g} (of the released instance, not the input)")
     print(f"route:             {res.diagnostics.get('route')}")
     print("privacy ledger:")
     print("  " + res.ledger.report().replace("\n", "\n  "))
