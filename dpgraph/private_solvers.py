@@ -29,7 +29,7 @@ from .privatize import (MATRIX_FREE_MIN_N, SCREEN_SHARE, PrivateGraph, check_pri
                         input_graph, check_rank, check_share, privatize,
                         release_edge_count)
 from .routes import ROUTES, route_spec
-from .routes.local import (DEGREE_SHARE as LOCAL_DEGREE_SHARE, LARGE_CORE_FROM, LocalPrivateGraph,
+from .routes.local import (DEGREE_SHARE as LOCAL_DEGREE_SHARE, LocalPrivateGraph,
                            balance_sides, plan_local, release_local_sides)
 from .dask_graph import is_dask_input
 from .progress import report
@@ -159,12 +159,18 @@ def _candidate_names(pg: PrivateGraph, candidates, rank: int) -> tuple:
     return names
 
 
+# route="auto" takes the matrix-free route from this released density on (large graphs only): on
+# planted graphs it is exact from mean degree x epsilon of about 200 and random below
+# (BENCHMARKS.md, "Million-node graphs"); the local route is never random.
+MATRIX_FREE_FROM = 200.0
+
+
 def answer_route(n: int, m_hat: float, epsilon: float, delta: float) -> str:
     """The route ``route="auto"`` takes for a private answer (a function of public ``n``, the
     released edge count ``m_hat`` and the budget only; no privacy cost).
 
     The matrix-free route when the graph is large (``n >= MATRIX_FREE_MIN_N``) and the released
-    density ``rho = 2 m_hat epsilon / n`` is at least ``LARGE_CORE_FROM`` (where its global
+    density ``rho = 2 m_hat epsilon / n`` is at least ``MATRIX_FREE_FROM`` (200; where its global
     low-rank release carries the cut: planted graphs, BENCHMARKS.md) and ``delta > 0``; the
     degree-ordered local route otherwise (real graphs, whose cut structure is local).
 
@@ -172,7 +178,7 @@ def answer_route(n: int, m_hat: float, epsilon: float, delta: float) -> str:
     ('local', 'matrix-free')
     """
     rho = 2.0 * max(float(m_hat), 0.0) * float(epsilon) / max(int(n), 1)
-    if delta > 0 and n >= MATRIX_FREE_MIN_N and rho >= LARGE_CORE_FROM:
+    if delta > 0 and n >= MATRIX_FREE_MIN_N and rho >= MATRIX_FREE_FROM:
         return "matrix-free"
     return "local"
 

@@ -87,8 +87,10 @@ def test_ledger_total_is_the_budget_and_delta_is_unspent(plan):
 
 def test_plan_and_batches_are_public_functions():
     assert plan_local(1000, 2000, 1.0) == LocalPlan()          # rho = 4
-    p = plan_local(2000, 50000, 2.0)                          # rho = 100
+    assert plan_local(1000, 12000, 1.0) == LocalPlan(refine_share=0.2)  # rho = 24: a sweep
+    p = plan_local(2000, 50000, 1.0)                          # rho = 50
     assert (p.core, p.refine_share) == (1000, 0.2)
+    assert plan_local(2000, 100000, 1.0).core == 1000          # rho = 100, epsilon too small
     assert plan_local(2000, 200000, 2.0).core == 2000          # rho = 400: large core
     b = batch_bounds(0, 10_000)
     assert b[0] == (0, 1) and b[-1][1] == 10_000

@@ -50,7 +50,7 @@ __all__ = ["LocalPlan", "LocalRelease", "LocalPrivateGraph", "plan_local", "rele
            "release_local_sides", "release", "estimated_memory", "batch_bounds", "balance_sides",
            "forward_pass", "release_local_labels",
            "DEGREE_SHARE", "FIRST_BATCH", "BATCH_GROWTH", "REFINE_SHARE", "SWEEP_FROM", "CORE_FROM",
-           "LARGE_CORE_FROM", "DASK_FIRST_BATCH", "DASK_BATCH_GROWTH"]
+           "LARGE_CORE_FROM", "LARGE_CORE_MIN_EPSILON", "DASK_FIRST_BATCH", "DASK_BATCH_GROWTH"]
 
 # Share of the route's epsilon for the degrees that fix the order (the order only needs to be
 # roughly right; the decisions need the budget).
@@ -70,7 +70,11 @@ BATCH_GROWTH = 0.01
 REFINE_SHARE = 0.2
 SWEEP_FROM = 20.0
 CORE_FROM = 50.0
-LARGE_CORE_FROM = 200.0
+LARGE_CORE_FROM = 90.0
+# ... and only where randomized response on the core's pairs is informative on its own: at
+# epsilon 1.5 it flips 18% of the pairs, at 1 27% (planted, n = 2,000, d = 100, epsilon 1: a core
+# of every node gives 0.72 of the reference, a core of 1,000 and the forward pass 0.96).
+LARGE_CORE_MIN_EPSILON = 1.5
 CORE_NODES, LARGE_CORE_NODES = 1000, 2000
 # On Dask every batch is a pass over the edges: the first batch is DASK_FIRST_BATCH of the nodes
 # and batches grow by DASK_BATCH_GROWTH of the position (about 32 batches whatever n).
@@ -98,11 +102,15 @@ def plan_local(n: int, m_hat: float, epsilon: float, *, passes_cost: bool = Fals
     first, growing by ``DASK_BATCH_GROWTH``: a few tens of passes per pass of the route.
 
     ``rho = 2 m_hat epsilon / n`` (released mean degree times epsilon) measures how much a
-    node's decision can see: below ``CORE_FROM`` every bit of budget goes to the forward pass;
-    above it a core and a refinement sweep pay for their share.
+    node's decision can see: below ``SWEEP_FROM`` every bit of budget goes to the forward pass;
+    from there a refinement sweep, from ``CORE_FROM`` a core of ``min(1000, n/2)`` nodes, and from
+    ``LARGE_CORE_FROM`` at ``epsilon >= LARGE_CORE_MIN_EPSILON`` a core of ``min(2000, n)``
+    nodes pay for their share.
 
-    >>> plan_local(4039, 88234, 0.5).core, plan_local(2277, 31421, 4.0).core
-    (0, 1000)
+    >>> [plan_local(4039, 88234, e).core for e in (0.5, 1.0, 4.0)]
+    [0, 0, 2000]
+    >>> plan_local(2277, 31421, 1.0).refine_share, plan_local(2277, 31421, 2.0).core
+    (0.2, 1000)
     """
     rho = 2.0 * max(float(m_hat), 0.0) * float(epsilon) / max(int(n), 1)
     sweep = REFINE_SHARE if rho >= SWEEP_FROM else 0.0
@@ -112,8 +120,8 @@ def plan_local(n: int, m_hat: float, epsilon: float, *, passes_cost: bool = Fals
                          batch_growth=DASK_BATCH_GROWTH)
     if rho < CORE_FROM:
         return LocalPlan(refine_share=sweep)
-    size = LARGE_CORE_NODES if rho >= LARGE_CORE_FROM else CORE_NODES
-    core = min(size, n if rho >= LARGE_CORE_FROM else n // 2)
+    large = rho >= LARGE_CORE_FROM and epsilon >= LARGE_CORE_MIN_EPSILON
+    core = min(LARGE_CORE_NODES, n) if large else min(CORE_NODES, n // 2)
     return LocalPlan(core=core if core >= 3 else 0, refine_share=REFINE_SHARE)
 
 
