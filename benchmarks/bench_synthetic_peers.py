@@ -239,9 +239,16 @@ def sweep(args):
 # ----------------------------------------------------------------------------- summary
 
 
-def load_rows(path=None):
-    with open(path or OUT / "results.jsonl") as fh:
-        return [json.loads(ln) for ln in fh]
+def load_rows(paths=None):
+    """Rows of one or more results files (comma-separated); a (graph, method, epsilon, seed)
+    cell in a later file replaces the same cell of an earlier one (e.g. dpgraph re-run after a
+    change, next to the peers' saved cells)."""
+    rows = {}
+    for path in (paths.split(",") if paths else [OUT / "results.jsonl"]):
+        with open(path) as fh:
+            for r in map(json.loads, fh):
+                rows[r["graph"], r["method"], r["epsilon"], r["seed"]] = r
+    return list(rows.values())
 
 
 def welch_t(a, b):
@@ -395,7 +402,8 @@ def main():
     g.add_argument("output")
     s = sub.add_parser("summary")
     s.add_argument("--ours", default="dpgraph", choices=OURS)
-    s.add_argument("--results", default=None)
+    s.add_argument("--results", default=None,
+                   help="results files, comma-separated (later ones replace earlier cells)")
     s.add_argument("--figure", default=None, help="default benchmarks/out/peers/summary_<ours>.png")
     args = p.parse_args()
     if args.cmd == "generate":
