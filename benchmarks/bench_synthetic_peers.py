@@ -332,6 +332,29 @@ def print_summary(rows, ours="dpgraph"):
           f"cells; behind beyond 2 standard errors in {total['beyond']}.")
 
 
+def compare(old_path, new_path, method="dpgraph"):
+    """Per (graph, metric, epsilon): ``method``'s mean in two results files and Welch's t of
+    the difference (a change measured on the same seeds)."""
+    old, new = load_rows(old_path), load_rows(new_path)
+    better = worse = 0
+    for g in ("chameleon", "facebook", "ca-hepph"):
+        for key, lower in pq.METRICS:
+            for eps in sorted({r["epsilon"] for r in new if r["graph"] == g}):
+                a = [r[key] for r in old if (r["graph"], r["method"], r["epsilon"]) ==
+                     (g, method, eps) and key in r]
+                b = [r[key] for r in new if (r["graph"], r["method"], r["epsilon"]) ==
+                     (g, method, eps) and key in r]
+                if not a or not b:
+                    continue
+                t = welch_t(b, a) * (-1 if lower else 1)  # positive: the new one is better
+                better += t > 2
+                worse += t < -2
+                flag = "better" if t > 2 else "WORSE" if t < -2 else ""
+                print(f"{g:9s} eps {eps:<4g} {key:30s} {np.mean(a):9.4f} -> {np.mean(b):9.4f} "
+                      f"(t {t:+.1f}, {len(a)}/{len(b)} seeds) {flag}")
+    print(f"better beyond 2 standard errors in {better} cells, worse in {worse}")
+
+
 COLORS = {"dpgraph": "#1b9e77", "privatize": "#66c2a5", "tmf": "#d95f02", "dpdk": "#7570b3",
           "privskg": "#e7298a", "privgraph": "#66a61e", "privgraph_orig": "#a6d854",
           "privhrg": "#e6ab02"}
@@ -346,7 +369,8 @@ def plot_summary(rows, path, ours="dpgraph"):
 
     graphs = [g for g in ("chameleon", "facebook", "ca-hepph") if any(r["graph"] == g
                                                                       for r in rows)]
-    fig, axes = plt.subplots(1, len(graphs), figsize=(5.2 * len(graphs), 8.5), squeeze=False)
+    fig, axes = plt.subplots(1, len(graphs), figsize=(max(5.2 * len(graphs), 9), 9),
+                             squeeze=False)
     for ax, g in zip(axes[0], graphs):
         c, eps_list = cells(rows, g, ours)
         keys = [k for k, _ in pq.METRICS]
@@ -374,11 +398,11 @@ def plot_summary(rows, path, ours="dpgraph"):
     used = sorted({m for r in rows for m in [r["method"]]}, key=list(COLORS).index)
     fig.legend(handles=[Patch(color=COLORS[m], label=LABEL[m]) for m in used if m != "privatize"
                         or ours == "privatize"],
-               loc="lower center", ncol=len(used), fontsize=8)
-    fig.suptitle(f"Winner per (query, epsilon); cell text: {LABEL[ours]}'s margin over the best "
-                 "peer (positive = ahead), t = Welch's t where behind.\n"
-                 "NON-PRIVATE scoring; * not private as published", fontsize=9)
-    fig.tight_layout(rect=(0, 0.04, 1, 0.95))
+               loc="lower center", ncol=min(len(used), 4), fontsize=8)
+    fig.suptitle(f"Colour: winner per (query, epsilon) ({LABEL[ours]} where at least as good).\n"
+                 f"Text: {LABEL[ours]}'s margin over the best peer (+ = ahead); t = Welch's t "
+                 "where behind.\nNON-PRIVATE scoring; * not private as published", fontsize=9)
+    fig.tight_layout(rect=(0, 0.07, 1, 0.93))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -405,8 +429,14 @@ def main():
     s.add_argument("--results", default=None,
                    help="results files, comma-separated (later ones replace earlier cells)")
     s.add_argument("--figure", default=None, help="default benchmarks/out/peers/summary_<ours>.png")
+    c = sub.add_parser("compare", help="one method in two results files (a change)")
+    c.add_argument("old")
+    c.add_argument("new")
+    c.add_argument("--method", default="dpgraph")
     args = p.parse_args()
-    if args.cmd == "generate":
+    if args.cmd == "compare":
+        compare(args.old, args.new, args.method)
+    elif args.cmd == "generate":
         generate_ours(args.method, args.input, args.epsilon, args.seed, args.output)
     elif args.cmd == "run":
         args.graphs = args.graphs.split(",")
