@@ -257,7 +257,10 @@ def welch_t(a, b):
     se = np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size) if min(a.size, b.size) > 1 \
         else 0.0
     d = a.mean() - b.mean()
-    return float(d / se) if se > 0 else (0.0 if d == 0 else float(np.sign(d) * np.inf))
+    scale = max(abs(a.mean()), abs(b.mean()), 1e-300)
+    if se <= 1e-12 * scale:  # constant samples (rounding noise only)
+        return 0.0 if abs(d) <= 1e-12 * scale else float(np.sign(d) * np.inf)
+    return float(d / se)
 
 
 def cells(rows, graph, ours="dpgraph"):
@@ -346,6 +349,8 @@ def compare(old_path, new_path, method="dpgraph"):
                      (g, method, eps) and key in r]
                 if not a or not b:
                     continue
+                if min(len(a), len(b)) < 2:
+                    continue  # no standard error from one seed
                 t = welch_t(b, a) * (-1 if lower else 1)  # positive: the new one is better
                 better += t > 2
                 worse += t < -2
