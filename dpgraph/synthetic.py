@@ -884,70 +884,8 @@ def release_split_block_model(data: GraphData, blocks, *, epsilon: float,
     C = np.zeros((k, k))
     C[np.triu_indices(k, 1)] = inter
     C[np.diag_indices(k)] = np.bincount(b, weights=d_in, minlength=k) / 2.0
-    bm = consistent_block_model(b, C, d_in + d_out, inside=d_in, across=d_out,
-                                shrink=INSIDE_SHRINK * float(scales[-1]))
-    bm.degrees = np.minimum(deconvolved_degrees(d_in + d_out, (scales[0], scales[-1]),
-                                                upper=max(n - 1, 1)), max(n - 1, 1))
-    return bm
-
-
-def _laplace_sum_density(x: np.ndarray, a: float, b: float) -> np.ndarray:
-    """Density of the sum of independent Laplace(a) and Laplace(b) noise at ``x``."""
-    x = np.abs(x)
-    if abs(a - b) < 1e-9 * max(a, b):
-        return (a + x) * np.exp(-x / a) / (4.0 * a * a)
-    if a < b:
-        a, b = b, a
-    return (a * np.exp(-x / a) - b * np.exp(-x / b)) / (2.0 * (a * a - b * b))
-
-
-DECONVOLVE_ITERATIONS = 300
-
-
-def deconvolved_degrees(noisy, scales: tuple[float, float], upper: float) -> np.ndarray:
-    """Degrees for the sampler from released degrees ``d_in~ + d_out~`` (post-processing).
-
-    Each released degree is a true degree plus independent Laplace noise of scales
-    ``scales = (b_in, b_out)``. The degree distribution is estimated from all released
-    degrees by deconvolution: the maximum-likelihood mixing distribution on a fixed grid
-    (the integers 1..63, then 192 logarithmic steps up to ``upper``), fitted by EM (Laird
-    1978; Efron's g-modeling) on the released values rounded to integers, ``O(U G)`` per
-    iteration for ``U`` distinct rounded values and ``G`` grid points, independent of n.
-    Each node then gets the quantile of that distribution at its rank among the released
-    degrees (ties in node order): the degrees keep the released order and their histogram is
-    the estimated one, where clipping the released values at 1 piled every node whose noise
-    pushed it below 1 onto degree 1.
-
-    Examples
-    --------
-    >>> gen = np.random.default_rng(0)
-    >>> true = np.repeat([5.0, 40.0], 500)
-    >>> d = deconvolved_degrees(true + gen.laplace(0, 8, 1000), (8.0, 1e-9), 999)
-    >>> bool(np.median(d[:500]) < 12 and np.median(d[500:]) > 30 and d.min() >= 1)
-    True
-    """
-    x = np.asarray(noisy, dtype=float)
-    n = x.size
-    if n == 0:
-        return x
-    upper = max(float(upper), 2.0)
-    grid = np.unique(np.concatenate([np.arange(1.0, min(64.0, upper + 1.0)),
-                                     np.geomspace(64.0, upper, 192) if upper > 64 else []]))
-    vals, counts = np.unique(np.rint(x), return_counts=True)
-    L = _laplace_sum_density(vals[:, None] - grid[None, :], *scales)  # U x G
-    L = np.maximum(L, 1e-300)
-    w = counts / counts.sum()
-    pi = np.full(grid.size, 1.0 / grid.size)
-    for _ in range(DECONVOLVE_ITERATIONS):
-        mix = L @ pi
-        pi = pi * (L.T @ (w / mix))
-        pi /= pi.sum()
-    cdf = np.cumsum(pi)
-    q = (np.arange(n) + 0.5) / n
-    sorted_deg = grid[np.minimum(np.searchsorted(cdf, q * cdf[-1]), grid.size - 1)]
-    out = np.empty(n)
-    out[np.argsort(x, kind="stable")] = sorted_deg
-    return out
+    return consistent_block_model(b, C, d_in + d_out, inside=d_in, across=d_out,
+                                  shrink=INSIDE_SHRINK * float(scales[-1]))
 
 
 def degree_bins(degrees, noise: float = 1.0, min_top: int = 1) -> np.ndarray:
