@@ -263,9 +263,10 @@ def welch_t(a, b):
     return float(d / se)
 
 
-def cells(rows, graph, ours="dpgraph"):
-    """Per (metric, epsilon): each method's per-seed values, the best peer (by mean), and
-    whether ``ours`` is at least as good as it, with Welch's t where it is behind."""
+def cells(rows, graph, ours="dpgraph", exclude=()):
+    """Per (metric, epsilon): each method's per-seed values, the best peer (by mean; peers in
+    ``exclude`` left out), and whether ``ours`` is at least as good as it, with Welch's t where
+    it is behind."""
     out = {}
     eps_list = sorted({r["epsilon"] for r in rows if r["graph"] == graph})
     for key, lower in pq.METRICS:
@@ -276,7 +277,7 @@ def cells(rows, graph, ours="dpgraph"):
                     vals.setdefault(r["method"], []).append(float(r[key]))
             if ours not in vals:
                 continue
-            peers = {m: v for m, v in vals.items() if m in PEER_METHODS}
+            peers = {m: v for m, v in vals.items() if m in PEER_METHODS and m not in exclude}
             if not peers:
                 continue
             sign = 1.0 if lower else -1.0
@@ -323,6 +324,13 @@ def print_summary(rows, ours="dpgraph"):
         total["beyond"] += beyond
         print(f"\n{g}: {LABEL[ours]} at least as good as the best peer in {n_ok} of {len(c)} "
               f"cells; behind beyond 2 standard errors (Welch |t| > 2) in {beyond}.")
+        cp, _ = cells(rows, g, ours, exclude=NOT_PRIVATE_AS_WRITTEN)
+        ok_p = sum(x["ok"] for x in cp.values())
+        beyond_p = sum((not x["ok"]) and x["t"] > 2 for x in cp.values())
+        total["ok_private"] = total.get("ok_private", 0) + ok_p
+        total["beyond_private"] = total.get("beyond_private", 0) + beyond_p
+        print(f"Against the peers private as published only (not DP-1K, PrivSKG): at least as "
+              f"good in {ok_p} of {len(cp)}; behind beyond 2 standard errors in {beyond_p}.")
         print("\n| method | wall s | peak RSS MB | generate s |\n|---|---|---|---|")
         for m in [*OURS, *PEER_METHODS]:
             rs = [r for r in rows if r["graph"] == g and r["method"] == m]
@@ -332,7 +340,9 @@ def print_summary(rows, ours="dpgraph"):
                       f"{np.median([r['peak_rss_mb'] for r in rs]):.0f} | "
                       f"{np.median(gs) if gs else float('nan'):.2f} |")
     print(f"\nall graphs: {LABEL[ours]} at least as good in {total['ok']} of {total['cells']} "
-          f"cells; behind beyond 2 standard errors in {total['beyond']}.")
+          f"cells; behind beyond 2 standard errors in {total['beyond']}. Against the peers "
+          f"private as published: {total.get('ok_private', 0)} of {total['cells']}, behind "
+          f"beyond 2 standard errors in {total.get('beyond_private', 0)}.")
 
 
 def compare(old_path, new_path, method="dpgraph"):
