@@ -34,6 +34,9 @@ RE is PGB's ``cal_rel``: ``|A - B| / (A + 1e-15)``, A the true graph's value. KL
 ``sum p log((p + eps) / (q + eps))`` with eps the float64 machine epsilon.
 
 dpgraph's metrics (``dpgraph.evaluate.synthetic_report``), added where PGB has no equivalent:
+``community_ari`` (the adjusted Rand index of the same two Louvain labelings as q12: corrected
+for chance, where NMI is not -- every isolated node of a synthetic graph is a Louvain community
+of its own, and many small communities raise the NMI of unrelated labelings);
 ``degree_hellinger``; ``modularity_true_partition_re`` (the modularity of the true graph's
 Louvain partition measured in the synthetic graph); ``evc_overlap`` (share of the true top 1%
 by eigenvector centrality in the synthetic top 1%); ``maxcut_transfer`` (the cut, in the true
@@ -43,8 +46,8 @@ the true graph); ``isolated_excess`` (isolated nodes beyond the true graph's, as
 Node sets. A generator's output is scored on its own node set for every query that does not
 need node identity (q1-q11, q13-q15, degree_hellinger): DP-1K's extra nodes and PrivSKG's
 2^floor(log2 n) nodes count as they are, and the node-count error says how far they are off.
-The queries that compare node by node (q12, modularity_true_partition_re, evc_overlap,
-maxcut_transfer) need a node of the output to be a node of the input: the output is put on the
+The queries that compare node by node (q12, community_ari, modularity_true_partition_re,
+evc_overlap, maxcut_transfer) need a node of the output to be a node of the input: the output is put on the
 input's n nodes by id (nodes the input does not have are dropped with their edges, input nodes
 the output lacks are isolated). For TmF, PrivGraph, PrivHRG and dpgraph the ids are the input's
 own; DP-1K and PrivSKG build graphs whose node ids carry no relation to the input's (the
@@ -66,7 +69,8 @@ QUERIES = [("q1_nodes_re", True), ("q2_edges_re", True), ("q3_triangles_re", Tru
            ("q7_diameter_re", True), ("q8_avg_path_re", True), ("q9_distance_kl", True),
            ("q10_transitivity_re", True), ("q11_avg_clustering_re", True), ("q12_nmi", False),
            ("q13_modularity_re", True), ("q14_assortativity_re", True), ("q15_evc_mae", True)]
-EXTRA = [("degree_hellinger", True), ("modularity_true_partition_re", True),
+EXTRA = [("community_ari", False), ("degree_hellinger", True),
+         ("modularity_true_partition_re", True),
          ("evc_overlap", False), ("maxcut_transfer", False), ("isolated_excess", True)]
 METRICS = QUERIES + EXTRA
 LOWER_IS_BETTER = dict(METRICS)
@@ -224,6 +228,8 @@ def score(true_A: sp.csr_array, ts: dict, own_A: sp.csr_array, aligned_A: sp.csr
     ga = ss["igraph"] if aligned_A is own_A else _igraph(aligned_A)
     louv = ss["louvain"] if aligned_A is own_A else _louvain(ga, seed)
     out["q12_nmi"] = float(ig.compare_communities(ts["louvain"], louv, method="nmi"))
+    out["community_ari"] = float(ig.compare_communities(ts["louvain"], louv,
+                                                        method="adjusted_rand"))
     mod = float(ga.modularity(ts["louvain"])) if aligned_A.nnz else 0.0
     out["modularity_true_partition_re"] = cal_rel(ts["modularity"], mod)
     top = len(ts["evc_top"])
