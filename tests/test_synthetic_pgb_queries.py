@@ -79,3 +79,25 @@ def test_score_identity_is_perfect_and_a_larger_output_is_scored_on_its_own_node
     assert s["n_out"] == 80 and s["q1_nodes_re"] == pytest.approx(12 / 68)
     assert s["q12_nmi"] == pytest.approx(1.0) and s["maxcut_transfer"] == pytest.approx(1.0)
     assert s["q2_edges_re"] == pytest.approx(11 / G.number_of_edges())
+
+
+def test_peer_output_is_mapped_by_id_with_fresh_ids_after_the_input(tmp_path):
+    """bench_synthetic_peers.output_graphs: input ids map to their index (sorted order), ids
+    the input lacks (DP-1K's extra nodes) follow it; the aligned graph drops them."""
+    import bench_synthetic_peers as bsp
+
+    inp = tmp_path / "in.txt"
+    inp.write_text("# comment\n10 30\n30 20\n20 20\n30 10\n")
+    ids, edges = bsp.read_edgelist(inp)
+    assert ids.tolist() == [10, 20, 30] and edges.tolist() == [[0, 2], [1, 2]]
+    out = tmp_path / "out.txt"
+    out.write_text("10 20\n20 99\n99 31\n")
+    own, aligned = bsp.output_graphs(out, ids, 5)
+    assert own.shape == (5, 5) and aligned.shape == (3, 3)
+    assert own[0, 1] == 1 and own[1, 4] == 1 and own[4, 3] == 1  # 31 -> 3, 99 -> 4
+    assert aligned.nnz == 2 and aligned[0, 1] == 1
+    # fewer nodes than the input (PrivSKG: 2^k, the first 2^k ids): own has the generator's
+    # node count, aligned the input's (the missing nodes isolated)
+    out.write_text("10 20\n")
+    own, aligned = bsp.output_graphs(out, ids, 2)
+    assert own.shape == (2, 2) and aligned.shape == (3, 3) and aligned.nnz == 2
