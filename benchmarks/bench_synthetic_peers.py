@@ -305,6 +305,8 @@ def print_summary(rows, ours="dpgraph"):
         print("| query | " + " | ".join(f"eps {e:g}" for e in eps_list) + " |")
         print("|---|" + "---|" * len(eps_list))
         for key, lower in pq.METRICS:
+            if not any((key, e) in c for e in eps_list):
+                continue  # not scored on this graph's saved cells (a metric added later)
             cellstr = []
             for e in eps_list:
                 x = c.get((key, e))
@@ -388,7 +390,7 @@ def plot_summary(rows, path, ours="dpgraph"):
                              squeeze=False)
     for ax, g in zip(axes[0], graphs):
         c, eps_list = cells(rows, g, ours)
-        keys = [k for k, _ in pq.METRICS]
+        keys = [k for k, _ in pq.METRICS if any((k, e) in c for e in eps_list)]
         ax.set_xlim(0, len(eps_list))
         ax.set_ylim(len(keys), 0)
         for i, key in enumerate(keys):
