@@ -285,7 +285,12 @@ def cells(rows, graph, ours="dpgraph", exclude=()):
             winner = min(vals, key=lambda m: sign * np.mean(vals[m]))
             a, b = np.mean(vals[ours]), np.mean(peers[best])
             ok = sign * a <= sign * b + 1e-12
-            t = None if ok else abs(welch_t(vals[ours], peers[best]))
+            if ok:
+                t = None
+            elif min(len(vals[ours]), len(peers[best])) < 2:
+                t = float("nan")  # one seed: no standard error, not counted as beyond
+            else:
+                t = abs(welch_t(vals[ours], peers[best]))
             out[key, eps] = {"values": vals, "best_peer": best, "winner": winner, "ours": a,
                              "peer": b, "ok": ok, "t": t}
     return out, eps_list
@@ -314,7 +319,7 @@ def print_summary(rows, ours="dpgraph"):
                     cellstr.append("")
                     continue
                 mark = "**" if x["ok"] else ""
-                tt = "" if x["ok"] else f", t {x['t']:.1f}"
+                tt = "" if x["ok"] else (", 1 seed" if x["t"] != x["t"] else f", t {x['t']:.1f}")
                 cellstr.append(f"{mark}{x['ours']:.3g}{mark} vs {x['peer']:.3g} "
                                f"{LABEL[x['best_peer']]}{tt}")
             arrow = "lower" if lower else "higher"
@@ -405,7 +410,7 @@ def plot_summary(rows, path, ours="dpgraph"):
                 lower = pq.LOWER_IS_BETTER[key]
                 margin = (x["peer"] - x["ours"]) if lower else (x["ours"] - x["peer"])
                 txt = f"{margin:+.2g}"
-                if not x["ok"]:
+                if not x["ok"] and x["t"] == x["t"]:
                     txt += f"\nt={x['t']:.1f}"
                 ax.text(j + 0.5, i + 0.5, txt, ha="center", va="center", fontsize=6.5)
         ax.set_xticks(np.arange(len(eps_list)) + 0.5, [f"{e:g}" for e in eps_list])
