@@ -56,7 +56,7 @@ __all__ = ["BlockModel", "partition_from_release", "release_block_model", "consi
            "default_rounds", "SyntheticRelease", "release_synthetic", "COMMUNITY_SHARE",
            "INIT_SHARE", "SPLIT_COUNT_SHARE", "GROUP_SIZE", "MAX_GROUPS", "default_init_labels",
            "RANDOM_INIT_FROM", "RANDOM_INIT_LABELS", "RANDOM_INIT_ROUNDS", "EDGE_COUNT_SHARE",
-           "release_edge_count", "match_edge_count"]
+           "release_edge_count", "match_edge_count", "degrees_summing_to"]
 
 # privatize's default share of epsilon for the block model (degrees + block counts); the rest
 # goes to the route, whose release gives the partition (BENCHMARKS.md, "Synthetic graphs").
@@ -1128,6 +1128,34 @@ def match_edge_count(bm: BlockModel, target: float, *, rng=None) -> BlockModel:
                       groups=bm.groups)
 
 
+def degrees_summing_to(degrees, total: float) -> np.ndarray:
+    """``max(d - theta, 1)`` with the one shift ``theta >= 0`` that makes the degrees sum to
+    ``total`` (or ``theta = 0`` if they already sum to at most it; never below the floor of
+    1 each): post-processing that removes the mass that clipping at 1 added to the low
+    released degrees (chameleon at epsilon 1: the clipped degrees sum to 1.14 times twice the
+    edge count), so that the sampler's endpoint weights agree with the released edge count.
+    It is PrivGraph's "norm_sub" consistency step (Yuan et al. 2023), applied to degrees.
+
+    Examples
+    --------
+    >>> degrees_summing_to(np.array([1.0, 1.0, 5.0, 9.0]), 12.0).tolist()
+    [1.0, 1.0, 3.0, 7.0]
+    """
+    d = np.asarray(degrees, dtype=float)
+    if d.sum() <= total or d.size == 0:
+        return d
+    v = np.sort(d)[::-1] - 1.0  # mass above the floor, largest first
+    cs = np.cumsum(v)
+    # solve sum(max(v - theta, 0)) = goal: with the j largest above theta, theta =
+    # (cs_j - goal) / j for the largest j with v_j > theta (the simplex-projection rule)
+    goal = max(cs[-1] - (d.sum() - total), 0.0)
+    j = np.arange(1, v.size + 1)
+    th = (cs - goal) / j
+    ok = v > th
+    theta = max(float(th[np.flatnonzero(ok).max()]), 0.0) if ok.any() else float(v.max())
+    return np.maximum(d - theta, 1.0)
+
+
 def default_init_labels(epsilon: float) -> int:
     """How :func:`release_synthetic` starts its communities (a public function of epsilon):
     ``RANDOM_INIT_LABELS`` random labels from ``epsilon >= RANDOM_INIT_FROM`` on, else 0 (the
@@ -1230,7 +1258,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     4. ``EDGE_COUNT_SHARE * epsilon`` (0.02): the total edge weight
        (:func:`release_edge_count`); the block pair counts are rescaled to it
        (:func:`match_edge_count`), so the edge count is within ``1 / (0.02 epsilon)`` on
-       average instead of carrying the noise of n released inside degrees.
+       average instead of carrying the noise of n released inside degrees; the released
+       degrees are shifted down to sum to twice that count (:func:`degrees_summing_to`).
     5. :meth:`SyntheticRelease.sample`: exactly the released number of edges per block pair,
        endpoints drawn in proportion to the released degrees (Chung-Lu within and between
        blocks), one anchor edge per node (no isolated nodes).
@@ -1323,5 +1352,6 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     m_hat = release_edge_count(data, epsilon=eps_edges, ledger=ledger, rng=gen)
     diag["released_edge_weight"] = round(m_hat, 2)
     bm = match_edge_count(bm, m_hat, rng=gen)
+    bm.degrees = degrees_summing_to(bm.degrees, 2.0 * bm.edge_count)
     return SyntheticRelease(block_model=bm, ledger=ledger, labels=_label_sequence(data.labels),
                             diagnostics=diag)

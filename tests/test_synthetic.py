@@ -613,3 +613,18 @@ def test_release_synthetic_edge_count_is_the_released_total():
     # P(|Laplace(0.25)| > 3) = exp(-12): the count is the true one up to 3 edges
     assert abs(rel.edge_count - G.number_of_edges()) <= 3
     assert rel.sample(rng=0).m == rel.edge_count
+    assert rel.block_model.degrees.sum() <= 2 * rel.edge_count + 1e-6
+
+
+def test_degrees_summing_to_shifts_down_to_the_total():
+    from dpgraph.synthetic import degrees_summing_to
+
+    gen = np.random.default_rng(0)
+    d = np.maximum(gen.laplace(5, 20, 500), 1.0)
+    for total in (500.0, 0.8 * d.sum(), 0.5 * d.sum(), d.sum(), 2 * d.sum()):
+        out = degrees_summing_to(d, total)
+        assert out.min() >= 1.0
+        assert out.sum() == pytest.approx(max(min(total, d.sum()), d.size))
+        assert (np.diff(out[np.argsort(d)]) >= -1e-12).all()  # order kept
+        shift = d - out
+        assert np.allclose(shift[out > 1], shift[out > 1].max())  # one shift above the floor
