@@ -59,6 +59,7 @@ LABEL = {"dpgraph": "dpgraph", "privatize": "privatize", "tmf": "TmF", "dpdk": "
          "privskg": "PrivSKG*", "privgraph": "PrivGraph (PGB)",
          "privgraph_orig": "PrivGraph (orig.)", "privhrg": "PrivHRG"}
 SCORE_SEED = 0  # Louvain and max-cut seeds of the scoring: the same for every generator
+MIN_PEERS = 4  # a (graph, epsilon) enters the summary once TmF, DP-1K, PrivSKG, PrivGraph ran
 
 
 def log(msg):
@@ -278,8 +279,8 @@ def cells(rows, graph, ours="dpgraph", exclude=()):
             if ours not in vals:
                 continue
             peers = {m: v for m, v in vals.items() if m in PEER_METHODS and m not in exclude}
-            if not peers:
-                continue
+            if len({m for m in vals if m in PEER_METHODS}) < MIN_PEERS:
+                continue  # a sweep stopped part-way through this (graph, epsilon)
             sign = 1.0 if lower else -1.0
             best = min(peers, key=lambda m: sign * np.mean(peers[m]))
             winner = min(vals, key=lambda m: sign * np.mean(vals[m]))
@@ -293,7 +294,7 @@ def cells(rows, graph, ours="dpgraph", exclude=()):
                 t = abs(welch_t(vals[ours], peers[best]))
             out[key, eps] = {"values": vals, "best_peer": best, "winner": winner, "ours": a,
                              "peer": b, "ok": ok, "t": t}
-    return out, eps_list
+    return out, [e for e in eps_list if any(k[1] == e for k in out)]
 
 
 def print_summary(rows, ours="dpgraph"):
