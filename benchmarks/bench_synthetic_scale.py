@@ -1,13 +1,17 @@
-"""release_synthetic's cost checks (issue 18), two modes:
+"""release_synthetic's cost checks, three modes:
 
 * ``scale N M``: a heavy-tailed random graph (N nodes, about M edges, endpoints drawn with
   Pareto(2.5) + 1 weights) held in memory; ``release_synthetic(epsilon=1 and 4)`` + ``.sample()``
   timed, with the blocks, the sampled edge ratio, isolated nodes and the peak RSS.
+* ``real NAME[,NAME...]``: graphs of ``$DPGRAPH_DATA/social`` (email-Enron, soc-douban: beyond
+  every PGB peer's dense n x n input on this machine), the same timings; with
+  ``/usr/bin/time -v`` around the process for its peak RSS.
 * ``tracemalloc``: one chameleon generation (epsilon 1), the fastest of 5 CPU times without and
   with tracemalloc running -- why bench_synthetic times without it.
 
 Usage (repository root):
     PYTHONPATH=. python benchmarks/bench_synthetic_scale.py scale 1000000 10000000
+    PYTHONPATH=. python benchmarks/bench_synthetic_scale.py real email-Enron,soc-douban
     PYTHONPATH=. python benchmarks/bench_synthetic_scale.py tracemalloc
 """
 
@@ -43,8 +47,23 @@ def heavy_tailed(n: int, m: int, seed: int = 0):
 
 
 def scale(n: int, m: int):
+    t = time.perf_counter()
     data = heavy_tailed(n, m)
-    print(f"n {data.n}, m {data.m}", flush=True)
+    print(f"n {data.n}, m {data.m} (built in {time.perf_counter() - t:.1f} s)", flush=True)
+    run(data)
+
+
+def real(names: str):
+    for name in names.split(","):
+        t = time.perf_counter()
+        raw = read_graph(DATA / f"{name}.txt")
+        data = from_matrix(raw.weights, range(raw.n), source=name)
+        print(f"{name}: n {data.n}, m {data.m} (read in {time.perf_counter() - t:.1f} s)",
+              flush=True)
+        run(data)
+
+
+def run(data):
     for eps in (1.0, 4.0):
         t, c = time.perf_counter(), time.process_time()
         rel = dpgraph.release_synthetic(data, epsilon=eps, rng=1)
@@ -83,6 +102,8 @@ if __name__ == "__main__":
     warnings.simplefilter("ignore")  # seeded releases warn (benchmarks are reproducible runs)
     if sys.argv[1:2] == ["scale"]:
         scale(int(float(sys.argv[2])), int(float(sys.argv[3])))
+    elif sys.argv[1:2] == ["real"]:
+        real(sys.argv[2])
     elif sys.argv[1:2] == ["tracemalloc"]:
         tracemalloc_overhead()
     else:

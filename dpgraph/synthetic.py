@@ -56,7 +56,8 @@ __all__ = ["BlockModel", "partition_from_release", "release_block_model", "consi
            "split_block_statistics", "split_block_scales", "release_split_block_model",
            "default_rounds", "SyntheticRelease", "release_synthetic", "COMMUNITY_SHARE",
            "INIT_SHARE", "SPLIT_COUNT_SHARE", "GROUP_SIZE", "MAX_GROUPS", "default_init_labels",
-           "RANDOM_INIT_FROM", "RANDOM_INIT_LABELS", "RANDOM_INIT_ROUNDS"]
+           "RANDOM_INIT_FROM", "RANDOM_INIT_LABELS", "RANDOM_INIT_ROUNDS", "EDGE_COUNT_SHARE",
+           "release_edge_count", "match_edge_count", "degrees_summing_to"]
 
 # privatize's default share of epsilon for the block model (degrees + block counts); the rest
 # goes to the route, whose release gives the partition (BENCHMARKS.md, "Synthetic graphs").
@@ -678,13 +679,16 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
 
 # ----------------------------------------------------------------------------- release_synthetic
 #
-# A dedicated synthetic-graph release (issue 18; docs/privacy.md 7.6-7.9): pure epsilon-DP, no
+# A dedicated synthetic-graph release (docs/privacy.md 7.6-7.11): pure epsilon-DP, no
 # n x n array and no eigensolve. What ``dpgraph synth`` runs by default.
 
-# share of epsilon for the communities (the rest: the block model); of that, INIT_SHARE for the
-# super-graph and the rest for the refinement. Chosen on chameleon and ca-hepph at epsilon 1 and
-# 4 (BENCHMARKS.md, "Private synthetic graphs (issue 18)").
-COMMUNITY_SHARE = 0.75
+# share of epsilon for the communities (the rest: the block model, the degree classes and the
+# edge count); of that, INIT_SHARE for the super-graph and the rest for the refinement. 0.75 was
+# chosen on chameleon and ca-hepph at epsilon 1 and 4 (BENCHMARKS.md, "Private synthetic
+# graphs"); the edge count's 0.02 comes out of it, not out of the block model's 0.2: taken from
+# the block model it made the degree mixing worse at epsilon 0.5 (chameleon, assortativity
+# error 0.51 -> 0.76, 3 seeds), taken from here it changed no other cell beyond 2 standard errors
+COMMUNITY_SHARE = 0.73
 INIT_SHARE = 0.5
 # the block model's epsilon share for the inter-block counts (the rest: the across-degrees; the
 # inside-degrees get the whole block-model epsilon by parallel composition, docs 7.7)
@@ -708,6 +712,11 @@ RANDOM_INIT_ROUNDS = 4
 DEGREE_BIN_SHARE = 0.05
 MAX_DEGREE_BINS = 16
 DEGREE_CLASS_RATIO = 2.0  # each class spans this factor of degrees
+# share of epsilon for the total edge weight (docs/privacy.md 7.11): a single count of L1
+# sensitivity 1, so a small share pins it to within 1 / (EDGE_COUNT_SHARE eps) edges on average
+# (50 edges at epsilon 1), where the sum of the block counts carries the noise of every node's
+# released inside degree (chameleon at epsilon 0.5: up to 5.5% short; BENCHMARKS.md)
+EDGE_COUNT_SHARE = 0.02
 # at most this many (community, class) blocks: the fit holds (k B)^2 floats (32 MB at 2048)
 MAX_SPLIT_BLOCKS = 2048
 # the top degree class holds at least this many nodes (measured on chameleon, facebook,
@@ -1042,6 +1051,116 @@ def split_by_degree_bins(bm: BlockModel, bins, mixing: np.ndarray, *, rng=None,
                       degrees=d, inside=f, groups=(used // B).astype(np.int64))
 
 
+def release_edge_count(data: GraphData, *, epsilon: float, ledger: PrivacyLedger,
+                       rng=None) -> float:
+    """The total edge weight ``sum_{u < v} A_uv`` plus Laplace noise of scale ``1 / epsilon``
+    (pure ``epsilon``-DP: one pair changes it by ``|t| <= 1``, docs/privacy.md 7.11).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpgraph.graph import as_graph_data
+    >>> led = PrivacyLedger(epsilon=1, delta=0)
+    >>> m = release_edge_count(as_graph_data(nx.karate_club_graph(), weight=None), epsilon=1,
+    ...                        ledger=led, rng=0)
+    >>> abs(m - 78) < 20, round(led.spent[0], 6)
+    (True, 1.0)
+    """
+    total = float(sp.csr_array(data.weights).sum()) / 2.0
+    m_hat, _ = laplace_mechanism(total, sensitivity=1.0, epsilon=epsilon, ledger=ledger,
+                                 name="synthetic: total edge weight", rng=make_rng(rng),
+                                 note="one pair changes the total by <= 1 (docs/privacy.md 7.11)")
+    return m_hat
+
+
+def match_edge_count(bm: BlockModel, target: float, *, rng=None) -> BlockModel:
+    """Rescale a block model's pair counts to total ``round(target)`` (post-processing).
+
+    The counts are multiplied by one factor; a count that would exceed the pairs its block
+    pair has is capped and the rest is spread over the others in proportion (repeated until
+    nothing is capped); then each count is rounded down and the remaining units go to
+    distinct block pairs by systematic sampling on the fractional parts, so the total is exact
+    (``target`` is first clipped to ``[0, all pairs]``) and every count is an unbiased
+    rounding (systematic sampling: a count gains 1 with probability its fractional part). Block pairs with no count keep none (if all are empty, the pairs decide).
+
+    Examples
+    --------
+    >>> bm = consistent_block_model(np.array([0, 0, 0, 1, 1, 1]), np.array([[2, 2], [0, 1]]),
+    ...                             np.ones(6))
+    >>> out = match_edge_count(bm, 7.6, rng=0)
+    >>> out.edge_count, int(out.block_counts[0, 0])
+    (8, 3)
+    """
+    gen = make_rng(rng)
+    b = bm.blocks
+    k = bm.block_counts.shape[0]
+    sizes = np.bincount(b, minlength=k).astype(float)
+    cap = np.outer(sizes, sizes)
+    cap[np.diag_indices(k)] = sizes * (sizes - 1) / 2.0
+    iu = np.triu_indices(k)
+    cap = cap[iu]
+    x = bm.block_counts[iu].astype(float)
+    goal = float(np.clip(np.rint(target), 0.0, cap.sum()))
+    base = x if x.sum() > 0 else cap.copy()
+    free = np.ones(x.size, dtype=bool)
+    x = np.zeros(x.size)
+    left = goal
+    for _ in range(x.size + 1):  # each pass caps at least one more pair, or ends
+        w = np.where(free, base, 0.0)
+        if left <= 0 or w.sum() <= 0:
+            break
+        x = np.where(free, w * (left / w.sum()), x)
+        over = free & (x >= cap)
+        if not over.any():
+            break
+        x[over] = cap[over]
+        free &= ~over
+        left = goal - x[~free].sum()
+    lo = np.floor(x + 1e-9)
+    frac = np.clip(x - lo, 0.0, 1.0)
+    if frac.sum() > 0:
+        # systematic sampling in a random order: block pair i gains 1 with probability
+        # exactly frac_i, and the gains sum to sum(frac) = goal - sum(lo)
+        order = gen.permutation(x.size)
+        cum = np.cumsum(frac[order]) * (round(frac.sum()) / frac.sum())  # float error only
+        u = gen.random()
+        gain = np.diff(np.floor(np.concatenate([[0.0], cum]) - u + 1.0)) > 0
+        lo[order[gain]] += 1
+    C = np.zeros((k, k), dtype=np.int64)
+    C[iu] = lo.astype(np.int64)
+    C = C + np.triu(C, 1).T
+    return BlockModel(blocks=b, block_counts=C, degrees=bm.degrees, inside=bm.inside,
+                      groups=bm.groups)
+
+
+def degrees_summing_to(degrees, total: float) -> np.ndarray:
+    """``max(d - theta, 1)`` with the one shift ``theta >= 0`` that makes the degrees sum to
+    ``total`` (or ``theta = 0`` if they already sum to at most it; never below the floor of
+    1 each): post-processing that removes the mass that clipping at 1 added to the low
+    released degrees (chameleon at epsilon 1: the clipped degrees sum to 1.14 times twice the
+    edge count), so that the sampler's endpoint weights agree with the released edge count.
+    It is PrivGraph's "norm_sub" consistency step (Yuan et al. 2023), applied to degrees.
+
+    Examples
+    --------
+    >>> degrees_summing_to(np.array([1.0, 1.0, 5.0, 9.0]), 12.0).tolist()
+    [1.0, 1.0, 3.0, 7.0]
+    """
+    d = np.asarray(degrees, dtype=float)
+    if d.sum() <= total or d.size == 0:
+        return d
+    v = np.sort(d)[::-1] - 1.0  # mass above the floor, largest first
+    cs = np.cumsum(v)
+    # solve sum(max(v - theta, 0)) = goal: with the j largest above theta, theta =
+    # (cs_j - goal) / j for the largest j with v_j > theta (the simplex-projection rule)
+    goal = max(cs[-1] - (d.sum() - total), 0.0)
+    j = np.arange(1, v.size + 1)
+    th = (cs - goal) / j
+    ok = v > th
+    theta = max(float(th[np.flatnonzero(ok).max()]), 0.0) if ok.any() else float(v.max())
+    return np.maximum(d - theta, 1.0)
+
+
 def default_init_labels(epsilon: float) -> int:
     """How :func:`release_synthetic` starts its communities (a public function of epsilon):
     ``RANDOM_INIT_LABELS`` random labels from ``epsilon >= RANDOM_INIT_FROM`` on, else 0 (the
@@ -1125,14 +1244,14 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
 
     Cheaper than :func:`dpgraph.privatize` for this one use: ``O(m + n k + g^2)`` time and
     memory (``k`` communities, ``g <= MAX_GROUPS`` super-nodes), no eigensolve, no n x n array.
-    Steps (docs/privacy.md 7.6-7.10):
+    Steps (docs/privacy.md 7.6-7.11):
 
     1. ``community_share * epsilon``: a private community partition
        (:func:`private_communities`: Louvain on a noisy super-graph of random super-nodes, or
        from ``epsilon >= 3`` by default ``RANDOM_INIT_LABELS`` random labels
        (:func:`default_init_labels`), then ``rounds`` rounds of noisy node-to-community counts;
        default :func:`default_rounds`).
-    2. ``(1 - community_share - bin_share) * epsilon``: inside degrees, inter-community edge
+    2. ``(1 - community_share - bin_share - EDGE_COUNT_SHARE) * epsilon``: inside degrees, inter-community edge
        counts and across degrees in one Laplace release (:func:`release_split_block_model`),
        post-processed into a consistent degree-corrected block model (degrees clipped to
        ``[1, n - 1]``, counts capped by the pairs available).
@@ -1141,7 +1260,12 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        degree class and the new block pair counts fitted to both released margins
        (:func:`split_by_degree_bins`), so the samples keep the graph's degree mixing
        (assortative or not), which shapes triangles, paths and cuts.
-    4. :meth:`SyntheticRelease.sample`: exactly the released number of edges per block pair,
+    4. ``EDGE_COUNT_SHARE * epsilon`` (0.02): the total edge weight
+       (:func:`release_edge_count`); the block pair counts are rescaled to it
+       (:func:`match_edge_count`), so the edge count is within ``1 / (0.02 epsilon)`` on
+       average instead of carrying the noise of n released inside degrees; the released
+       degrees are shifted down to sum to twice that count (:func:`degrees_summing_to`).
+    5. :meth:`SyntheticRelease.sample`: exactly the released number of edges per block pair,
        endpoints drawn in proportion to the released degrees (Chung-Lu within and between
        blocks), one anchor edge per node (no isolated nodes).
 
@@ -1159,7 +1283,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     community_share, init_share, count_share : float in (0, 1)
     bin_share : float in [0, 1)
         Share of ``epsilon`` for the degree-class counts (step 3; 0 turns it off);
-        ``community_share + bin_share < 1``.
+        ``community_share + bin_share < 1 - EDGE_COUNT_SHARE``.
     rounds : int, optional
     group_size : int
     init_labels : int, optional
@@ -1198,9 +1322,10 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         check_share(name, value)
     if bin_share != 0:
         check_share("bin_share", bin_share)
-    if community_share + bin_share >= 1:
-        raise ValueError(f"community_share + bin_share must be below 1 (the rest is the block "
-                         f"model's), got {community_share!r} + {bin_share!r}")
+    if community_share + bin_share + EDGE_COUNT_SHARE >= 1:
+        raise ValueError(f"community_share + bin_share must be below {1 - EDGE_COUNT_SHARE:g} "
+                         f"(the rest is the block model's and the edge count's), got "
+                         f"{community_share!r} + {bin_share!r}")
     if is_dask_input(G):
         raise ValueError("release_synthetic needs the graph in memory; for a Dask edge list use "
                          "dpgraph.privatize(..., route='matrix-free').sample()")
@@ -1222,7 +1347,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
             "community_share": community_share, "mechanism": "release_synthetic (block model)"}
     # whatever the communities left unspent (one community: no refinement) goes to the model
     eps_bins = bin_share * epsilon
-    eps_model = epsilon - ledger.spent[0] - eps_bins
+    eps_edges = EDGE_COUNT_SHARE * epsilon
+    eps_model = epsilon - ledger.spent[0] - eps_bins - eps_edges
     report(f"release_synthetic: block model of {diag['communities']} communities")
     bm = release_split_block_model(data, blocks, epsilon=eps_model, ledger=ledger, rng=gen,
                                    count_share=count_share)
@@ -1230,5 +1356,9 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         bm = _split_by_released_degree_classes(data, bm, eps_model=eps_model,
                                                eps_bins=eps_bins, count_share=count_share,
                                                ledger=ledger, gen=gen, diag=diag)
+    m_hat = release_edge_count(data, epsilon=eps_edges, ledger=ledger, rng=gen)
+    diag["released_edge_weight"] = round(m_hat, 2)
+    bm = match_edge_count(bm, m_hat, rng=gen)
+    bm.degrees = degrees_summing_to(bm.degrees, 2.0 * bm.edge_count)
     return SyntheticRelease(block_model=bm, ledger=ledger, labels=_label_sequence(data.labels),
                             diagnostics=diag)

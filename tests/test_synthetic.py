@@ -550,3 +550,81 @@ def test_sampler_fill_realises_nearly_complete_counts(monkeypatch, enumerate_lim
     dd = np.concatenate([d, np.full(200, 3.0)])
     g2 = sample_block_model(z, np.array([[400, 50], [50, 250]]), dd, rng=8)
     assert np.array_equal(block_edge_counts(g2.weights, z), [[400.0, 50.0], [0.0, 250.0]])
+
+
+# ----------------------------------------------------------------------------- edge count
+# (docs/privacy.md 7.11)
+
+
+def test_total_edge_weight_sensitivity_is_one(graph_and_blocks):
+    """docs/privacy.md 7.11: one edge changes the released total edge weight by exactly 1,
+    and the release charges its epsilon once at Laplace scale 1 / epsilon."""
+    from dpgraph.graph import from_matrix
+    from dpgraph.synthetic import release_edge_count
+
+    G, _ = graph_and_blocks
+    worst = 0.0
+    for A, B in _adjacent_pairs(G):
+        vals = []
+        for M in (A, B):
+            led = PrivacyLedger(epsilon=1e9, delta=0)
+            # huge epsilon: the noise (scale 1e-9) is far below the unit change measured
+            vals.append(release_edge_count(from_matrix(M), epsilon=1e9, ledger=led, rng=0))
+        worst = max(worst, abs(vals[0] - vals[1]))
+    assert worst == pytest.approx(1.0, abs=1e-6)
+    led = PrivacyLedger(epsilon=0.3, delta=0)
+    release_edge_count(as_graph_data(G), epsilon=0.3, ledger=led, rng=1)
+    (entry,) = led.entries
+    assert entry.sensitivity == 1.0 and entry.noise_scale == pytest.approx(1 / 0.3)
+
+
+def test_match_edge_count_hits_the_target_within_the_caps():
+    from dpgraph.synthetic import match_edge_count
+
+    z = np.repeat(np.arange(3), [4, 5, 30])
+    C = np.array([[5, 1, 3], [1, 2, 40], [3, 40, 300]])
+    bm = consistent_block_model(z, C, np.ones(z.size))
+    for target in (0.4, 17.2, 351.0, 500.0, 1e9):
+        for seed in range(5):
+            out = match_edge_count(bm, target, rng=seed)
+            caps = np.array([[6, 20, 120], [20, 10, 150], [120, 150, 435]])
+            assert (out.block_counts <= caps).all() and (out.block_counts >= 0).all()
+            assert (out.block_counts == out.block_counts.T).all()
+            assert out.edge_count == min(round(target), int(np.triu(caps).sum()))
+    # unbiased: the mean of many roundings is the scaled count
+    got = np.mean([match_edge_count(bm, 351 * 1.1, rng=s).block_counts[0, 1]
+                   for s in range(400)])
+    assert got == pytest.approx(1.1, abs=0.15)  # sd of the mean <= 0.5 / 20 = 0.025
+
+
+def test_release_synthetic_edge_count_is_the_released_total():
+    """The sampled edge count is the rounded released total (its own 0.02 epsilon charge),
+    not the sum of the block releases: at epsilon 200 the total's noise has scale 0.25."""
+    import warnings
+
+    G = nx.powerlaw_cluster_graph(600, 4, 0.3, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rel = dpgraph.release_synthetic(G, epsilon=200.0, rng=2)
+    (entry,) = [e for e in rel.ledger.entries if "total edge weight" in e.name]
+    assert entry.epsilon == pytest.approx(0.02 * 200.0)
+    assert rel.ledger.spent == pytest.approx((200.0, 0.0))
+    assert rel.edge_count == round(rel.diagnostics["released_edge_weight"])
+    # P(|Laplace(0.25)| > 3) = exp(-12): the count is the true one up to 3 edges
+    assert abs(rel.edge_count - G.number_of_edges()) <= 3
+    assert rel.sample(rng=0).m == rel.edge_count
+    assert rel.block_model.degrees.sum() <= 2 * rel.edge_count + 1e-6
+
+
+def test_degrees_summing_to_shifts_down_to_the_total():
+    from dpgraph.synthetic import degrees_summing_to
+
+    gen = np.random.default_rng(0)
+    d = np.maximum(gen.laplace(5, 20, 500), 1.0)
+    for total in (500.0, 0.8 * d.sum(), 0.5 * d.sum(), d.sum(), 2 * d.sum()):
+        out = degrees_summing_to(d, total)
+        assert out.min() >= 1.0
+        assert out.sum() == pytest.approx(max(min(total, d.sum()), d.size))
+        assert (np.diff(out[np.argsort(d)]) >= -1e-12).all()  # order kept
+        shift = d - out
+        assert np.allclose(shift[out > 1], shift[out > 1].max())  # one shift above the floor
