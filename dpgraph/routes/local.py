@@ -17,8 +17,9 @@ at the high-degree nodes. This route follows it:
    ``s_v = sum_u w_uv x_u`` over the neighbours ``u`` decided *before its batch*, plus
    ``Laplace(1 / eps_1)`` (the exact discrete Laplace of docs/privacy.md 13.1, through
    :func:`~dpgraph.privacy.laplace_add`), and takes the side ``x_v = -sign`` of the released
-   field (the side opposite to most of its decided neighbours). Pairs inside a batch and pairs of the core are
-   not read here, every other pair exactly once (by its later endpoint), and one pair's weight
+   field (the side opposite to most of its decided neighbours). Pairs inside a batch and pairs
+   of the core are not read here, every other pair exactly once (by its later endpoint), and
+   one pair's weight
    moves ``s_v`` by at most 1: the pass is ``eps_1``-DP by adaptive composition over disjoint
    reads (docs/privacy.md 14.2). Releasing the noisy field and taking its sign is the
    Laplace-sign rule, whose error ``exp(-eps |s|) / 2`` is below the exponential mechanism's
