@@ -19,9 +19,8 @@ at the high-degree nodes. This route follows it:
    :func:`~dpgraph.privacy.laplace_add`), and takes the side ``x_v = -sign`` of the released
    field (the side opposite to most of its decided neighbours). Pairs inside a batch and pairs
    of the core are not read here, every other pair exactly once (by its later endpoint), and
-   one pair's weight
-   moves ``s_v`` by at most 1: the pass is ``eps_1``-DP by adaptive composition over disjoint
-   reads (docs/privacy.md 14.2). Releasing the noisy field and taking its sign is the
+   one pair's weight moves ``s_v`` by at most 1: the pass is ``eps_1``-DP by adaptive
+   composition over disjoint reads (docs/privacy.md 14.2). Releasing the noisy field and taking its sign is the
    Laplace-sign rule, whose error ``exp(-eps |s|) / 2`` is below the exponential mechanism's
    ``1 / (1 + exp(eps |s|))`` at every ``|s|``.
 4. **Refinement sweep** (where :func:`plan_local` gives it a share): every node, in the same
