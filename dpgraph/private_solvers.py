@@ -268,8 +268,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     pool, owner = _candidate_pool(results)
     # NOT private: the input is read only through the releases below (cuts of fixed partitions;
     # on Dask edges each is one pass over the partitions)
-    true_cuts = (data.cut_values if is_dask_input(data)
-                 else lambda X, op=as_weight_operator(data): cut_values(op, X))
+    true_cuts = _true_cuts(data)
     if (pg.unbiased is not None or matrix_free) and pool.shape[1] > 1 and eps_select > 0:
         # Every candidate partition is fixed (post-processing); their cuts in the input are
         # monotone with sensitivity 1 under edge adjacency: docs/privacy.md 4.11.
@@ -282,9 +281,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
         chosen, x = owner[k], pool[:, k].astype(np.float64)
     res = results[chosen]
     _certify_result(res, ops[chosen], balanced=problem != "maxcut", method=cert_method, rng=gen)
-    assignment = {lab: int(xi > 0) for lab, xi in zip(pg.labels, x)}
-    partition = ({lab for lab, xi in zip(pg.labels, x) if xi > 0},
-                 {lab for lab, xi in zip(pg.labels, x) if xi < 0})
+    partition, assignment = _partition_of(pg.labels, x)
     # The partition is fixed now; its cut in the input has sensitivity 1 (4.10).
     value, interval = (None, None)
     if estimate:

@@ -214,3 +214,26 @@ def test_max_2csp_local_route_is_pure_and_beats_random():
     # the local route, reading each constraint once at epsilon ~1.9, far more
     assert true > 0.5 * inst.m
     assert "synthetic_value" not in repr(res)
+
+
+def test_local_label_scores_move_one_row_monotonically_by_at_most_one():
+    """docs/privacy.md 14.6: adding one constraint (any relation, weight <= 1) moves the label
+    scores of one variable only, every label in the same direction, by at most the weight."""
+    import scipy.sparse as sp
+
+    from dpgraph.routes.local import label_scores
+
+    rng = np.random.default_rng(5)
+    inst, _ = _planted(rng, 12, 3, 0.4)
+    z = np.zeros(12 * 3)
+    decided = rng.integers(0, 3, 12)
+    z[np.arange(0, 12) * 3 + decided] = 1.0  # every variable decided
+    for extra in [(0, 11, {(0, 1), (1, 0), (2, 2)}, 1.0), (3, 4, {(a, b) for a in range(3)
+                                                                  for b in range(3)}, 0.5)]:
+        bigger = CSPInstance(12, 3, list(inst.constraints) + [extra])
+        rows = np.arange(12)
+        d = (label_scores(sp.csr_array(bigger.label_adjacency()), rows, z, 3)
+             - label_scores(sp.csr_array(inst.label_adjacency()), rows, z, 3))
+        moved = np.flatnonzero(np.abs(d).sum(axis=1) > 1e-12)
+        assert set(moved) <= {extra[0], extra[1]}
+        assert np.all(d >= -1e-12) and np.all(d <= extra[3] + 1e-12)

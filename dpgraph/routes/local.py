@@ -49,7 +49,7 @@ from .randomized_response import randomized_response_matrix
 
 __all__ = ["LocalPlan", "LocalRelease", "LocalPrivateGraph", "plan_local", "release_order",
            "release_local_sides", "release", "estimated_memory", "batch_bounds", "balance_sides",
-           "forward_pass", "release_local_labels",
+           "forward_pass", "release_local_labels", "label_scores",
            "DEGREE_SHARE", "FIRST_BATCH", "BATCH_GROWTH", "REFINE_SHARE", "SWEEP_FROM", "CORE_FROM",
            "LARGE_CORE_FROM", "LARGE_CORE_MIN_EPSILON", "DASK_FIRST_BATCH", "DASK_BATCH_GROWTH"]
 
@@ -59,8 +59,9 @@ DEGREE_SHARE = 0.05
 # Batches along the order: FIRST_BATCH node(s), growing to BATCH_GROWTH of the position. A pair
 # inside a batch is never read by the forward pass, so small batches keep almost every pair;
 # the growth keeps the number of batches (sparse row products) near log(n) / BATCH_GROWTH.
-# Measured (benchmarks/bench_local.py, BENCHMARKS.md "Degree-ordered local route"): batches of
-# 1,000 nodes lose 0.02-0.15 of transfer ratio on the shared real graphs against these.
+# Measured (benchmarks/bench_local_variants.py, BENCHMARKS.md "Private Max-Cut on real graphs:
+# the degree-ordered local route"): batches of 1,000 nodes lose 0.01-0.18 of transfer ratio on
+# chameleon, facebook and ca-hepph against these.
 FIRST_BATCH = 1
 BATCH_GROWTH = 0.01
 # The plan (a function of public n and the released density rho = 2 m^ epsilon / n only):
@@ -309,6 +310,15 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
                         diagnostics=diagnostics)
 
 
+def label_scores(label_adjacency, rows: np.ndarray, z: np.ndarray, q: int) -> np.ndarray:
+    """``scores[i, a]``: the weight of the constraints of variable ``rows[i]`` to the decided
+    variables (one-hot ``z`` of their labels, length ``n q``) that label ``a`` satisfies. One
+    constraint of weight ``w <= 1`` adds ``w [(a, x_u) in R]`` to one variable's row: monotone,
+    sensitivity 1 (docs/privacy.md 14.6)."""
+    idx = (np.asarray(rows)[:, None] * q + np.arange(q)[None, :]).ravel()
+    return (label_adjacency[idx] @ z).reshape(len(rows), q)
+
+
 def release_local_labels(label_adjacency, constraint_degrees: np.ndarray, q: int, *,
                          epsilon: float, ledger: PrivacyLedger, rng,
                          degree_share: float = DEGREE_SHARE,
@@ -343,8 +353,7 @@ def release_local_labels(label_adjacency, constraint_degrees: np.ndarray, q: int
     labels = np.full(n, -1, dtype=np.int64)
     for a, b in bounds:
         rows = order[a:b]
-        idx = (rows[:, None] * q + np.arange(q)[None, :]).ravel()
-        scores = (A[idx] @ z).reshape(b - a, q)
+        scores = label_scores(A, rows, z, q)
         pick = np.argmax(scores + gumbel_noise((b - a, q), scale=1.0 / eps_m, ledger=ledger,
                                                rng=rng), axis=1)
         labels[rows] = pick
