@@ -47,6 +47,7 @@ import scipy.sparse as sp
 from .graph import GraphData, _label_sequence, from_matrix
 from .privacy import PrivacyLedger, laplace_mechanism, make_rng
 from .progress import progress, report
+from .spectral._linalg import arpack_start
 
 __all__ = ["BlockModel", "partition_from_release", "release_block_model", "consistent_block_model",
            "sample_block_model", "block_edge_counts", "degree_split", "node_block_counts",
@@ -221,7 +222,7 @@ def cut_side_from_release(pg) -> np.ndarray:
             lam, vec = np.linalg.eigh(W)
             x = vec[:, np.argmin(lam)]
         else:
-            x = spla.eigsh(W, k=1, which="SA", tol=1e-4)[1][:, 0]
+            x = spla.eigsh(W, k=1, which="SA", tol=1e-4, v0=arpack_start(W.shape[0]))[1][:, 0]
     elif pg.basis is not None:
         mu, U = np.linalg.eigh((pg.core + pg.core.T) / 2.0)
         x = pg.basis @ U[:, np.argmin(mu)]
@@ -285,7 +286,7 @@ def _top_positive(W: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     if n <= 400:
         lam, vec = np.linalg.eigh(W)
     else:
-        lam, vec = spla.eigsh(W, k=min(k, n - 2), which="LA", tol=1e-4)
+        lam, vec = spla.eigsh(W, k=min(k, n - 2), which="LA", tol=1e-4, v0=arpack_start(n))
     order = np.argsort(-lam)[:k]
     return lam[order], vec[:, order]
 

@@ -19,6 +19,7 @@ from ..graph import GraphData
 from ..private_graph import PrivateGraph
 from ..privacy import PrivacyLedger, flip_probability, make_rng, randomized_response
 from ..progress import report
+from ..spectral._linalg import arpack_start
 
 __all__ = ["release", "estimated_memory", "randomized_response_matrix", "bernoulli_round", "top_eigenpairs",
            "fallback_randomized_response", "BYTES_PER_PAIR"]
@@ -78,7 +79,7 @@ def top_eigenpairs(W: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
     if W.shape[0] <= 400:
         lam, vec = np.linalg.eigh(W)
     else:
-        lam, vec = spla.eigsh(W, k=rank, which="LM", tol=1e-6)
+        lam, vec = spla.eigsh(W, k=rank, which="LM", tol=1e-6, v0=arpack_start(W.shape[0]))
     order = np.argsort(-np.abs(lam))[:rank]
     return vec[:, order], lam[order]
 

@@ -24,6 +24,15 @@ class TopSubspace:
     sigma: np.ndarray      # the r + 1 largest singular values, descending
 
 
+
+def arpack_start(n: int) -> np.ndarray:
+    """A fixed starting vector for ARPACK (``v0`` of ``eigsh`` / ``svds``).
+
+    Without one, ARPACK draws its start from an internal generator whose state carries over
+    from call to call in a process, so a seeded release would not repeat. The start vector is
+    data-independent (post-processing has no privacy cost either way)."""
+    return np.random.default_rng(n).standard_normal(n)
+
 def check_matrix(M, *, symmetrize: bool = False):
     """Validate ``M``; return ``(M, kind)`` with kind ``"symmetric"`` or ``"rectangular"``."""
     if sp.issparse(M):
@@ -76,7 +85,8 @@ def top_subspace(M, r: int, kind: str, which: str = "magnitude") -> TopSubspace:
             lam, W = np.linalg.eigh(A)
         else:
             mode = {"magnitude": "LM", "largest": "LA", "smallest": "SA"}[which]
-            lam, W = spla.eigsh(M, k=k, which=mode, tol=ARPACK_TOL, ncv=min(n, max(2 * k + 1, 40)))
+            lam, W = spla.eigsh(M, k=k, which=mode, tol=ARPACK_TOL, ncv=min(n, max(2 * k + 1, 40)),
+                               v0=arpack_start(n))
         lam = sign * lam
         order = np.argsort(-np.abs(lam)) if which == "magnitude" else np.argsort(-lam)
         lam, W = lam[order], W[:, order]
@@ -87,7 +97,8 @@ def top_subspace(M, r: int, kind: str, which: str = "magnitude") -> TopSubspace:
         A = M.toarray() if sp.issparse(M) else M
         Uf, s, Vt = np.linalg.svd(A, full_matrices=False)
     else:
-        Uf, s, Vt = spla.svds(M, k=k, tol=ARPACK_TOL, ncv=min(p, max(2 * k + 1, 40)))
+        Uf, s, Vt = spla.svds(M, k=k, tol=ARPACK_TOL, ncv=min(p, max(2 * k + 1, 40)),
+                              v0=arpack_start(p))
         order = np.argsort(-s)
         Uf, s, Vt = Uf[:, order], s[order], Vt[order]
     sig = np.zeros(k)
