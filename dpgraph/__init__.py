@@ -15,19 +15,19 @@ Examples
 34
 """
 
-from . import datasets, evaluate
-from .csp import CSPInstance, CutResult, read_csp, solve_max_2csp, solve_max_bisection, solve_max_cut
-from .private_csp import PrivateCSPResult, max_2csp
-from .graph import GraphData, GraphInputWarning, as_graph_data
-from .io import GraphFormatError, read_graph, write_graph
-from .mechanisms import (dykstra, jl_second_moment, jl_two_way_marginals, kway_marginals,
+from dpgraph import datasets, evaluate
+from dpgraph.csp import CSPInstance, CutResult, read_csp, solve_max_2csp, solve_max_bisection, solve_max_cut
+from dpgraph.private_csp import PrivateCSPResult, max_2csp
+from dpgraph.graph import GraphData, GraphInputWarning, as_graph_data
+from dpgraph.io import GraphFormatError, read_graph, write_graph
+from dpgraph.mechanisms import (dykstra, jl_second_moment, jl_two_way_marginals, kway_marginals,
                          onehot_marginals, perturb_and_project, private_cosine_similarities,
                          private_second_moment)
-from .privacy import PrivacyBudgetError, PrivacyLedger
-from .private_solvers import PrivateCutResult, max_bisection, max_cut
-from .privatize import PrivateGraph, privatize
-from .spectral import EntryAdjacency, private_low_rank, private_subspace
-from .synthetic import SyntheticRelease, release_synthetic
+from dpgraph.privacy import PrivacyBudgetError, PrivacyLedger
+from dpgraph.private_solvers import PrivateCutResult, max_bisection, max_cut
+from dpgraph.privatize import PrivateGraph, privatize
+from dpgraph.spectral import EntryAdjacency, private_low_rank, private_subspace
+from dpgraph.synthetic import SyntheticRelease, release_synthetic
 
 __version__ = "0.1.0"
 

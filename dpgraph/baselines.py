@@ -20,11 +20,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import linalg as spla
 
-from .graph import as_graph_data
-from .privacy import PrivacyLedger, make_rng, symmetric_gaussian_noise
-from .privacy._validate import check_delta, check_epsilon
-from .privatize import check_private_graph_input
-from .routes.randomized_response import randomized_response_matrix
+from dpgraph.graph import as_graph_data
+from dpgraph.privacy import PrivacyLedger, make_rng, symmetric_gaussian_noise
+from dpgraph.privacy._validate import check_delta, check_epsilon
+from dpgraph.privatize import check_private_graph_input
+from dpgraph.routes.randomized_response import randomized_response_matrix
 
 __all__ = ["SyntheticRelease", "random_partition", "randomized_response",
            "gaussian_perturbation", "nonprivate", "solve_release"]
@@ -118,14 +118,14 @@ def nonprivate(G, *, weight: str | None = "weight") -> SyntheticRelease:
 
 def solve_release(release: SyntheticRelease, problem: str = "maxcut", *, rng=None, **options):
     """Run the CSP engine (``"maxcut"`` or ``"bisection"``) on a release's weights."""
-    from .csp import solve_max_bisection, solve_max_cut
+    from dpgraph.csp import solve_max_bisection, solve_max_cut
 
     solver = {"maxcut": solve_max_cut, "bisection": solve_max_bisection}.get(problem)
     if solver is None:
         raise ValueError(f"problem={problem!r} is not 'maxcut' or 'bisection'")
     W = release.weights
     if sp.issparse(W):
-        from .graph import from_matrix
+        from dpgraph.graph import from_matrix
         W = from_matrix(W, release.labels)
         return solver(W, rng=rng, **options)
     return solver(W, labels=release.labels, rng=rng, **options)

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .evaluate import bisection_imbalance, cut_value
-from .graph import as_graph_data
+from dpgraph.evaluate import bisection_imbalance, cut_value
+from dpgraph.graph import as_graph_data
 
 __all__ = ["METHODS", "TransferBenchmark", "run_transfer_benchmark", "plot_transfer"]
 
@@ -55,8 +55,8 @@ class TransferBenchmark:
 
 def _partition_of(method: str, data, problem: str, eps: float, delta: float, rank: int, rng,
                   solver_options: dict):
-    from . import baselines
-    from .private_solvers import max_bisection, max_cut
+    from dpgraph import baselines
+    from dpgraph.private_solvers import max_bisection, max_cut
 
     if method == "dpgraph":
         fn = max_cut if problem == "maxcut" else max_bisection
@@ -86,7 +86,7 @@ def run_transfer_benchmark(G, *, epsilons: Sequence[float] = (0.5, 1, 2, 4, 8),
     """Score every method at every epsilon and seed on the true graph (NOT PRIVATE).
 
     ``weight``: edge attribute of NetworkX / igraph input (``None``: every edge weight 1)."""
-    from .csp import solve_max_bisection, solve_max_cut
+    from dpgraph.csp import solve_max_bisection, solve_max_cut
 
     if problem not in ("maxcut", "bisection"):
         raise ValueError(f"problem={problem!r} is not 'maxcut' or 'bisection'")

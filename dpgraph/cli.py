@@ -42,7 +42,7 @@ def dask_session(args):
     except ModuleNotFoundError as exc:
         raise ModuleNotFoundError("Dask edge files need the dask extra: pip install "
                                   "\"dpgraph[dask]\"") from exc
-    from .progress import report
+    from dpgraph.progress import report
 
     if scheduler:
         with distributed.Client(scheduler) as client:
@@ -67,7 +67,7 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
     weight 1, as NetworkX's ``weight=None`` does. ``ids`` (``--ids``) is the node-id rule of
     SNAP edge lists (:func:`dpgraph.io.read_graph`: ``"auto"``, ``"int"`` or ``"str"``).
     """
-    from .graph import unweighted as drop_weights
+    from dpgraph.graph import unweighted as drop_weights
 
     data, where, fmt = _load(spec, format=format, symmetrize=symmetrize, ids=ids)
     if unweighted and fmt == "dask":
@@ -78,11 +78,11 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
 
 
 def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | None = None):
-    from . import datasets
-    from .io import detect_format, read_graph
+    from dpgraph import datasets
+    from dpgraph.io import detect_format, read_graph
 
     if is_edge_files(spec):
-        from .dask_graph import read_edge_files
+        from dpgraph.dask_graph import read_edge_files
 
         return read_edge_files(spec), spec, "dask"
     if os.path.exists(spec):
@@ -150,7 +150,7 @@ def add_json_argument(p, what: str):
 
 
 def _formats():
-    from .io import FORMATS
+    from dpgraph.io import FORMATS
     return list(FORMATS)
 
 
@@ -200,7 +200,7 @@ def _cmd_info(args) -> int:
         return 0
     s = _info_summary(data, where, fmt, caught)
     if args.json:
-        from .cli_json import dumps, info_document
+        from dpgraph.cli_json import dumps, info_document
 
         print(dumps(info_document(s)))
         return 0
@@ -235,7 +235,7 @@ COMMANDS = [
 ]
 
 # The private subcommands live in cli_private (they import nothing heavy at module level).
-from .cli_private import (  # noqa: E402
+from dpgraph.cli_private import (  # noqa: E402
     _add_bench_parser,
     _add_bisection_parser,
     _add_maxcut_parser,
@@ -254,8 +254,8 @@ COMMANDS += [
     ("bench", _add_bench_parser, _cmd_bench),
 ]
 
-from .cli_csp import add_max2csp_parser as _add_max2csp_parser  # noqa: E402
-from .cli_csp import cmd_max2csp as _cmd_max2csp  # noqa: E402
+from dpgraph.cli_csp import add_max2csp_parser as _add_max2csp_parser  # noqa: E402
+from dpgraph.cli_csp import cmd_max2csp as _cmd_max2csp  # noqa: E402
 
 COMMANDS.insert(COMMANDS.index(("bench", _add_bench_parser, _cmd_bench)),
                 ("max2csp", _add_max2csp_parser, _cmd_max2csp))
@@ -266,7 +266,7 @@ _PRECHECKS = {"synth": precheck_synth}
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from dpgraph import __version__
 
     parser = argparse.ArgumentParser(
         prog="dpgraph",
@@ -282,10 +282,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _expected_errors():
-    from .datasets import DatasetNotFoundError
-    from .io import GraphFormatError
+    from dpgraph.datasets import DatasetNotFoundError
+    from dpgraph.io import GraphFormatError
 
-    from .routes import InsufficientMemoryError
+    from dpgraph.routes import InsufficientMemoryError
 
     return (GraphFormatError, DatasetNotFoundError, FileNotFoundError, ValueError, KeyError,
             OSError, ModuleNotFoundError, InsufficientMemoryError, NotImplementedError)
@@ -323,7 +323,7 @@ def _show_warning(quiet: bool):
     """``warnings.showwarning`` for the command: one line ``dpgraph: warning: ...`` per
     distinct message on stderr (no source line, no traceback); nothing with ``--quiet``. The
     reproducible-noise warning is left out: the command prints its own notice for ``--seed``."""
-    from .privacy import ReproducibleNoiseWarning
+    from dpgraph.privacy import ReproducibleNoiseWarning
 
     seen = set()
 
@@ -344,7 +344,7 @@ def main(argv=None) -> int:
     status (0 success, 2 usage or input error)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    from .progress import reporting
+    from dpgraph.progress import reporting
 
     quiet = getattr(args, "quiet", False)
     try:

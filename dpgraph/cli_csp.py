@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import os
 
-from .progress import report
+from dpgraph.progress import report
 
 __all__ = ["add_max2csp_parser", "cmd_max2csp"]
 
 
 def add_max2csp_parser(subparsers):
-    from .cli import _formats, add_json_argument, add_quiet_argument, add_unweighted_argument
-    from .csp.csp_formats import CSP_FORMATS
+    from dpgraph.cli import _formats, add_json_argument, add_quiet_argument, add_unweighted_argument
+    from dpgraph.csp.csp_formats import CSP_FORMATS
 
     p = subparsers.add_parser(
         "max2csp", help="private assignment of a Max-2-CSP file (Max-k-Cut, Max-2-SAT)",
@@ -60,8 +60,8 @@ def add_max2csp_parser(subparsers):
 def _read_instance(args):
     """``(instance, variable names, format, relation size)``: the variables as the file
     names them (graph node labels for max-k-cut, 1-based variable numbers for (W)CNF)."""
-    from .csp import read_csp
-    from .csp.csp_formats import max_k_cut_instance
+    from dpgraph.csp import read_csp
+    from dpgraph.csp.csp_formats import max_k_cut_instance
 
     path = args.instance
     if not os.path.isfile(path):
@@ -78,7 +78,7 @@ def _read_instance(args):
     if fmt == "max-k-cut":
         if args.k is None:
             raise ValueError("--format max-k-cut needs --k (the number of parts, e.g. --k 3)")
-        from .io import read_graph
+        from dpgraph.io import read_graph
 
         kw = {"weight": None} if args.unweighted else {}
         if args.ids is not None:
@@ -96,7 +96,7 @@ def _read_instance(args):
 
 
 def cmd_max2csp(args) -> int:
-    from .private_csp import max_2csp
+    from dpgraph.private_csp import max_2csp
 
     if args.out:  # before any budget is spent
         folder = os.path.dirname(os.path.abspath(args.out))
@@ -110,14 +110,14 @@ def cmd_max2csp(args) -> int:
     res = max_2csp(inst, epsilon=args.epsilon, delta=args.delta, rng=args.seed,
                    relation_size=size, rank=args.rank)
     values = [int(res.assignment[i]) for i in range(inst.n)]
-    from .cli_private import _print_reproducible
+    from dpgraph.cli_private import _print_reproducible
 
     _print_reproducible(res.ledger, json_output=args.json)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
             fh.writelines(f"{name}\t{v}\n" for name, v in zip(names, values))
     if args.json:
-        from .cli_json import csp_document, dumps
+        from dpgraph.cli_json import csp_document, dumps
 
         print(dumps(csp_document(res, source=args.instance, fmt=fmt, n=inst.n, q=inst.q,
                                  names=names, values=values, relation_size=size,

@@ -58,7 +58,7 @@ def dumps(document: dict) -> str:
 
 
 def _privacy(ledger) -> dict:
-    from .privacy import REPRODUCIBLE_NOTICE
+    from dpgraph.privacy import REPRODUCIBLE_NOTICE
 
     doc = {"private_release": not ledger.reproducible, "ledger": ledger.to_dict()}
     if ledger.reproducible:

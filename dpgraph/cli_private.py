@@ -9,11 +9,11 @@ import os
 import sys
 from types import SimpleNamespace
 
-from .progress import report
+from dpgraph.progress import report
 
 
 def _add_graph_argument(p, what: str | None = None):
-    from .cli import _formats, add_json_argument, add_quiet_argument, add_unweighted_argument
+    from dpgraph.cli import _formats, add_json_argument, add_quiet_argument, add_unweighted_argument
 
     p.add_argument("graph", metavar="PATH|NAME",
                    help="a graph file (any format read_graph knows) or a data set name")
@@ -36,7 +36,7 @@ def _add_privacy_arguments(p, *, rank=True, delta_required=True):
                        "; needed by --mechanism privatize only (the block model is pure "
                        "epsilon-DP: given with it, the output notes that it is not used)"))
     if rank:
-        from .privatize import DEFAULT_RANK
+        from dpgraph.privatize import DEFAULT_RANK
         p.add_argument("--rank", type=int, default=None,
                        help=f"rank of the private low-rank estimate (default {DEFAULT_RANK}; 2 "
                             f"on the matrix-free route; capped at n - 2 on graphs with fewer "
@@ -85,7 +85,7 @@ def _add_bisection_parser(subparsers):
 def _print_reproducible(ledger, *, json_output: bool = False) -> None:
     """Say it first, on stdout and stderr, when the noise was seeded (``--seed``); with
     ``--json`` on stderr only (the document says it in ``private_release`` and ``warning``)."""
-    from .privacy import REPRODUCIBLE_NOTICE
+    from dpgraph.privacy import REPRODUCIBLE_NOTICE
 
     if ledger.reproducible:
         line = f"WARNING: {REPRODUCIBLE_NOTICE} (--seed was given; for tests and benchmarks only)"
@@ -114,8 +114,8 @@ def _run_cut(args, problem: str) -> int:
     import os
     import time
 
-    from .cli import load_input
-    from .private_solvers import max_bisection, max_cut
+    from dpgraph.cli import load_input
+    from dpgraph.private_solvers import max_bisection, max_cut
 
     if args.out:  # before any budget is spent
         folder = os.path.dirname(os.path.abspath(args.out))
@@ -137,7 +137,7 @@ def _run_cut(args, problem: str) -> int:
     if args.out:
         _write_partition(res, args.out)
     if args.json:
-        from .cli_json import cut_document, dumps
+        from dpgraph.cli_json import cut_document, dumps
 
         print(dumps(cut_document(res, problem=problem, where=where, fmt=fmt, out=args.out)))
         return 0
@@ -213,7 +213,7 @@ def _add_synth_parser(subparsers):
                         "edge files (a glob, folder or .parquet input) a folder instead: the "
                         "sample is drawn by Dask tasks and written there as Parquet files "
                         "part-00000.parquet, ... (columns u, v), never held whole")
-    from .cli import _formats
+    from dpgraph.cli import _formats
     p.add_argument("--output-format", choices=_formats(), default=None,
                    help="format of the -o file (default: from its extension; snap is the plain "
                         "'u v' edge list)")
@@ -243,8 +243,8 @@ def precheck_synth(args) -> None:
     """What ``synth`` checks before anything is read, any Dask cluster started or any budget
     spent: the output path (a Parquet folder for Dask edge files) and the option combination.
     ``dpgraph.cli.main`` runs it before opening the Dask session."""
-    from .cli import is_edge_files
-    from .io import check_output_path
+    from dpgraph.cli import is_edge_files
+    from dpgraph.io import check_output_path
 
     if is_edge_files(args.graph):
         if args.output_format is not None:
@@ -259,10 +259,10 @@ def precheck_synth(args) -> None:
 
 
 def _cmd_synth(args) -> int:
-    from .cli import is_edge_files, load_input
-    from .io import write_graph
-    from .privacy import make_rng
-    from .privatize import privatize
+    from dpgraph.cli import is_edge_files, load_input
+    from dpgraph.io import write_graph
+    from dpgraph.privacy import make_rng
+    from dpgraph.privatize import privatize
 
     on_dask = is_edge_files(args.graph)  # output and options: checked by precheck_synth
     if args.min_weight is not None and not args.weighted:
@@ -286,7 +286,7 @@ def _cmd_synth(args) -> int:
     share = "auto" if args.synthetic_share is None else args.synthetic_share
     data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted,
                                   ids=args.ids)
-    from .routes.matrix_free import DENSE_EXPORT_MAX_N
+    from dpgraph.routes.matrix_free import DENSE_EXPORT_MAX_N
 
     if (args.weighted and args.min_weight is not None and data.n > DENSE_EXPORT_MAX_N
             and args.route not in ("pca", "randomized-response")):
@@ -296,7 +296,7 @@ def _cmd_synth(args) -> int:
                          f"heaviest pairs): drop --min-weight, or pass --route pca")
     gen = make_rng(args.seed)
     if mechanism == "block-model":
-        from .synthetic import release_synthetic
+        from dpgraph.synthetic import release_synthetic
 
         report(f"read {where}: {data.n} nodes; releasing communities and a block model")
         pg = release_synthetic(data, epsilon=args.epsilon, rng=gen)
@@ -319,7 +319,7 @@ def _cmd_synth(args) -> int:
         write_graph(out, args.out, format=args.output_format)
     _print_reproducible(pg.ledger, json_output=args.json)
     if args.json:
-        from .cli_json import dumps, synth_document
+        from dpgraph.cli_json import dumps, synth_document
 
         print(dumps(synth_document(pg, out, where=where, fmt=fmt, path=args.out,
                                    weighted=args.weighted, notes=notes)))
@@ -336,7 +336,7 @@ def _cmd_synth(args) -> int:
     print("privacy ledger:")
     print("  " + pg.ledger.report().replace("\n", "\n  "))
     if args.report:
-        from .evaluate import format_synthetic_report, synthetic_report
+        from dpgraph.evaluate import format_synthetic_report, synthetic_report
 
         report("computing the NON-PRIVATE fidelity report")
         print(format_synthetic_report(synthetic_report(data, out)))
@@ -356,7 +356,7 @@ def _check_dask_synth(args) -> None:
     if args.route not in ("auto", "matrix-free") or args.synthetic_share is not None:
         raise ValueError("Dask edge files take the matrix-free route, which samples its own "
                          "block model: drop --route and --synthetic-share")
-    from .dask_graph import check_sample_folder
+    from dpgraph.dask_graph import check_sample_folder
 
     check_sample_folder(args.out)  # for Dask edge files -o is a folder of Parquet files
     out = os.path.abspath(args.out)
@@ -371,7 +371,7 @@ def _check_dask_synth(args) -> None:
 
 
 def _add_bench_parser(subparsers):
-    from .benchmarking import METHODS
+    from dpgraph.benchmarking import METHODS
 
     p = subparsers.add_parser(
         "bench", help="transfer ratio of private Max-Cut vs baselines, table + PNG plot",
@@ -392,8 +392,8 @@ def _add_bench_parser(subparsers):
 
 
 def _cmd_bench(args) -> int:
-    from .benchmarking import plot_transfer, run_transfer_benchmark
-    from .cli import load_input
+    from dpgraph.benchmarking import plot_transfer, run_transfer_benchmark
+    from dpgraph.cli import load_input
 
     try:
         epsilons = [float(e) for e in args.epsilons.split(",") if e.strip()]

@@ -57,7 +57,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from .graph import GraphInputWarning
+from dpgraph.graph import GraphInputWarning
 
 __all__ = ["DaskGraph", "DaskAdjacency", "from_dask", "read_edge_files", "is_dask_input",
            "sample_edges", "write_sampled_edges", "check_sample_folder"]
@@ -558,7 +558,7 @@ class DaskGraph:
         """Collect the whole graph on the client as :class:`~dpgraph.graph.GraphData` (for
         graphs that fit in memory: tests, comparisons)."""
         dask, _ = _dask()
-        from .graph import from_matrix
+        from dpgraph.graph import from_matrix
 
         mats = [b.matrix.astype(np.float64) for b in dask.compute(*self.blocks)]
         A = sp.vstack(mats, format="csr") if mats else sp.csr_array((self.n, self.n))
@@ -575,7 +575,7 @@ class DaskGraph:
 def _sample_split(plan, t, key_bounds):
     """Sampling task ``t`` (:func:`dpgraph.routes.matrix_free.sample_task`), its keys cut into
     the output partitions' key ranges (one stable radix sort of the partition numbers)."""
-    from .routes.matrix_free import sample_task
+    from dpgraph.routes.matrix_free import sample_task
 
     key = sample_task(plan, t)
     part = np.searchsorted(key_bounds, key, side="right") - 1
@@ -591,7 +591,7 @@ def _sample_merge(pieces, labels, n):
     labels ``(u, v)``."""
     import pandas as pd
 
-    from .routes.matrix_free import _distinct_sorted
+    from dpgraph.routes.matrix_free import _distinct_sorted
 
     key = _distinct_sorted(np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64))
     lo, hi = key // n, key % n
@@ -610,7 +610,7 @@ def _sample_write(pieces, labels, n, path):
 def _sample_partitions(plan, partitions) -> int:
     """Output partitions: given, or one per :data:`~dpgraph.routes.matrix_free.SAMPLE_CHUNK`
     draws of the plan (at least 1, at most n)."""
-    from .routes.matrix_free import SAMPLE_CHUNK
+    from dpgraph.routes.matrix_free import SAMPLE_CHUNK
 
     n = plan.n
     if partitions is None:

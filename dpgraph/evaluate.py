@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .graph import GraphData, _label_sequence, _same_labels, as_graph_data
+from dpgraph.graph import GraphData, _label_sequence, _same_labels, as_graph_data
 
 __all__ = ["cut_value", "partition_vector", "bisection_imbalance", "transfer_ratio",
            "graph_statistics", "synthetic_report", "format_synthetic_report"]
@@ -65,7 +65,7 @@ def cut_value(G, partition, *, weight: str | None = "weight") -> float:
     >>> cut_value(nx.cycle_graph(4), ({0, 2}, {1, 3}))
     4.0
     """
-    from .csp import cut_value as objective  # the engine's objective, so scores match it
+    from dpgraph.csp import cut_value as objective  # the engine's objective, so scores match it
 
     data = as_graph_data(G, weight=weight)
     return objective(data, partition_vector(data, partition))
@@ -205,7 +205,7 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
            "avg_path_true": ts["avg_path"], "avg_path": ss["avg_path"],
            "path_rel_error": rel(ss["avg_path"], ts["avg_path"])}
     if max_cut:
-        from .csp import solve_max_cut
+        from dpgraph.csp import solve_max_cut
 
         opts = dict(rng=rng, tol=1e-3, certificate="auto")
         if reference_cut is None:
@@ -216,7 +216,7 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
 
 
 def _reorder(s: GraphData, labels) -> GraphData:
-    from .graph import from_matrix
+    from dpgraph.graph import from_matrix
 
     idx = {lab: i for i, lab in enumerate(s.labels)}
     perm = np.array([idx[lab] for lab in labels])

@@ -76,7 +76,7 @@ class BackendGraph:
 
     def graph_data(self, weight):
         """The graph with the weights of edge attribute ``weight`` (None: all 1)."""
-        from .graph import as_graph_data
+        from dpgraph.graph import as_graph_data
 
         if weight == self.weight:
             return self.data
@@ -110,7 +110,7 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
                     preserve_node_attrs=False, preserve_graph_attrs=False, name=None,
                     graph_name=None):
     """NetworkX graph -> :class:`BackendGraph` (weights from ``edge_attrs``; node labels kept)."""
-    from .graph import as_graph_data
+    from dpgraph.graph import as_graph_data
 
     if G.is_directed():
         raise NotImplementedError("dpgraph's NetworkX backend takes undirected graphs")
@@ -130,7 +130,7 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
 def convert_to_nx(obj, *, name=None):
     """:class:`BackendGraph` -> ``networkx.Graph``; results (cuts, partitions) pass unchanged."""
     if isinstance(obj, BackendGraph):
-        from .graph import to_networkx
+        from dpgraph.graph import to_networkx
 
         return to_networkx(obj.data)
     return obj
@@ -157,7 +157,7 @@ def _rng(seed):
 
 
 def _data(G, weight):
-    from .graph import as_graph_data
+    from dpgraph.graph import as_graph_data
 
     if isinstance(G, BackendGraph):
         return G.graph_data(weight)
@@ -182,7 +182,7 @@ def one_exchange(G, initial_cut=None, seed=None, weight=None, *, epsilon=None, d
     >>> len(S) + len(T), isinstance(value, float)
     (34, True)
     """
-    from .private_solvers import max_cut
+    from dpgraph.private_solvers import max_cut
 
     epsilon, delta = _budget("one_exchange", epsilon, delta)
     if initial_cut is not None:
@@ -208,7 +208,7 @@ def kernighan_lin_bisection(G, partition=None, max_iter=10, weight="weight", see
     >>> len(S), len(T)
     (17, 17)
     """
-    from .private_solvers import max_bisection
+    from dpgraph.private_solvers import max_bisection
 
     epsilon, delta = _budget("kernighan_lin_bisection", epsilon, delta)
     if partition is not None:

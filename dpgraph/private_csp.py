@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .privacy import (PrivacyLedger, laplace_mechanism, make_rng, monotone_exponential_mechanism,
+from dpgraph.privacy import (PrivacyLedger, laplace_mechanism, make_rng, monotone_exponential_mechanism,
                       reproducible_tag)
-from .privacy._validate import check_delta, check_epsilon
-from .private_solvers import candidate_objectives, side_budgets
-from .privatize import DEFAULT_RANK, PrivateGraph, privatize
+from dpgraph.privacy._validate import check_delta, check_epsilon
+from dpgraph.private_solvers import candidate_objectives, side_budgets
+from dpgraph.privatize import DEFAULT_RANK, PrivateGraph, privatize
 
 __all__ = ["PrivateCSPResult", "max_2csp", "group_privacy_delta", "rounded_label_graph",
            "block_posterior_weights"]
@@ -175,7 +175,7 @@ class PrivateCSPResult:
 
 
 def _check_instance(instance, relation_size):
-    from .csp import CSPInstance
+    from dpgraph.csp import CSPInstance
 
     if not isinstance(instance, CSPInstance):
         raise TypeError(f"instance must be a dpgraph.csp.CSPInstance, got {type(instance).__name__}")
@@ -204,8 +204,8 @@ def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: flo
     variables (each constraint read once), then the Laplace estimate of the assignment's value
     (6.5). Pure epsilon-DP, no group privacy: one constraint moves one variable's scores by at
     most its weight, whatever its relation."""
-    from .csp.twocsp_lowrank import label_values
-    from .routes.local import release_local_labels
+    from dpgraph.csp.twocsp_lowrank import label_values
+    from dpgraph.routes.local import release_local_labels
 
     epsilon = ledger.epsilon
     eps_estimate = estimate_share * epsilon
@@ -261,7 +261,7 @@ def _check_dense_release(N: int, rank: int, privatize_options: dict | None) -> N
     ``N x N`` objective (``N = n q``), which the solver and the synthetic value read, or a dense
     release that does not fit in memory. Uses public ``N``, the requested route and the machine's
     memory only."""
-    from .routes import DENSE_ROUTES, check_memory, route_module
+    from dpgraph.routes import DENSE_ROUTES, check_memory, route_module
 
     route = (privatize_options or {}).get("route")
     if route not in DENSE_ROUTES:
@@ -333,7 +333,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     >>> sorted(set(res.assignment.values())) <= [0, 1, 2], res.ledger.spent[0] <= 2.0
     (True, True)
     """
-    from .csp.twocsp_lowrank import label_values, solve_label_csp
+    from dpgraph.csp.twocsp_lowrank import label_values, solve_label_csp
 
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=True)
@@ -363,7 +363,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     dlt_0 = group_privacy_delta(eps_p, delta, s)
     L = rounded_label_graph(instance, gen)  # docs/privacy.md 6.2 (Bernoulli rounding)
     labels = tuple((i, a) for i in range(n) for a in range(q))
-    from .graph import from_matrix
+    from dpgraph.graph import from_matrix
 
     ledger.charge(f"privatize the label-extended graph (group privacy over {s} pairs)",
                   mechanism="group privacy", epsilon=eps_p, delta=delta,

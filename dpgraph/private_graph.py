@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .graph import GraphData, from_matrix, to_igraph, to_networkx
-from .privacy import PrivacyLedger, make_rng, reproducible_tag
+from dpgraph.graph import GraphData, from_matrix, to_igraph, to_networkx
+from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag
 
 __all__ = ["PrivateGraph", "DEFAULT_RANK"]
 
@@ -125,7 +125,7 @@ class PrivateGraph:
         if self.unbiased is None:
             raise ValueError(f"objective {name!r} needs the randomized-response route; this "
                              f"release ({self.diagnostics.get('route')}) has only 'synthetic'")
-        from . import rr_posterior
+        from dpgraph import rr_posterior
 
         p = float(self.diagnostics["flip_probability"])
         if name == "unbiased":
@@ -146,7 +146,7 @@ class PrivateGraph:
         """Blocks of the synthetic block model :func:`dpgraph.privatize` releases on this
         release (post-processing): ``k`` spectral communities, each split along the release's
         max-cut eigenvector (:func:`dpgraph.synthetic.synthetic_partition`)."""
-        from .synthetic import synthetic_partition
+        from dpgraph.synthetic import synthetic_partition
 
         return synthetic_partition(self, k, rng=rng)
 
@@ -193,7 +193,7 @@ class PrivateGraph:
         independently (``W`` = :meth:`weights`)."""
         gen = make_rng(rng)
         if self.block_model is not None:
-            from .synthetic import sample_block_model
+            from dpgraph.synthetic import sample_block_model
 
             bm = self.block_model
             return sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,

@@ -22,18 +22,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .privacy import (PrivacyLedger, reproducible_tag, laplace_mechanism, make_rng,
+from dpgraph.privacy import (PrivacyLedger, reproducible_tag, laplace_mechanism, make_rng,
                       monotone_exponential_mechanism)
-from .privacy._validate import check_choice, check_delta, check_epsilon, check_number
-from .privatize import (MATRIX_FREE_MIN_N, SCREEN_SHARE, PrivateGraph, check_private_graph_input,
+from dpgraph.privacy._validate import check_choice, check_delta, check_epsilon, check_number
+from dpgraph.privatize import (MATRIX_FREE_MIN_N, SCREEN_SHARE, PrivateGraph, check_private_graph_input,
                         input_graph, check_rank, check_share, privatize,
                         release_edge_count)
-from .routes import ROUTES, route_spec
-from .routes.local import (DEGREE_SHARE as LOCAL_DEGREE_SHARE, LocalPrivateGraph,
+from dpgraph.routes import ROUTES, route_spec
+from dpgraph.routes.local import (DEGREE_SHARE as LOCAL_DEGREE_SHARE, LocalPrivateGraph,
                            balance_sides, plan_local, release_local_sides)
-from .dask_graph import is_dask_input
-from .progress import report
-from .rr_posterior import prior_rank
+from dpgraph.dask_graph import is_dask_input
+from dpgraph.progress import report
+from dpgraph.rr_posterior import prior_rank
 
 __all__ = ["PrivateCutResult", "max_cut", "max_bisection", "candidate_objectives", "side_budgets"]
 
@@ -185,9 +185,9 @@ def answer_route(n: int, m_hat: float, epsilon: float, delta: float) -> str:
 
 def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share, select_share,
            candidates, solver_options, privatize_options, weight, route=None, estimate=True):
-    from .csp import WeightOperator, as_weight_operator, solve_max_bisection, solve_max_cut
-    from .csp import default_rank as default_sdp_rank
-    from .csp.rounding import cut_values
+    from dpgraph.csp import WeightOperator, as_weight_operator, solve_max_bisection, solve_max_cut
+    from dpgraph.csp import default_rank as default_sdp_rank
+    from dpgraph.csp.rounding import cut_values
     gen = make_rng(rng)
     if isinstance(G, PrivateGraph):
         raise TypeError("max_cut needs the graph itself (it releases a private estimate of the "
@@ -396,8 +396,8 @@ def _unspent(ledger, pure: bool) -> dict:
 def _true_cuts(data):
     """Cuts of fixed +-1 partitions (columns) in the input: NOT private; every use is an input
     to a mechanism (docs/privacy.md 4.10, 4.11)."""
-    from .csp import as_weight_operator
-    from .csp.rounding import cut_values
+    from dpgraph.csp import as_weight_operator
+    from dpgraph.csp.rounding import cut_values
 
     if is_dask_input(data):
         return data.cut_values
@@ -420,7 +420,7 @@ def _precheck_solver(problem: str, candidates, solver_options) -> None:
     no route offers (which ones a release offers depends on its route: checked again after)."""
     import inspect
 
-    from .csp import solve_max_bisection, solve_max_cut
+    from dpgraph.csp import solve_max_bisection, solve_max_cut
 
     solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
     params = inspect.signature(solver).parameters
@@ -445,7 +445,7 @@ def _certify_result(res, op, *, balanced: bool, method, rng) -> None:
     """Replace the bound of a solve run with ``certificate=False`` by the certified dual bound of
     its SDP factor (:func:`dpgraph.csp.certify_upper_bound`), in place: ``upper_bound``, ``gap``,
     ``info`` and ``timings["certificate"]``. ``method=False`` keeps the trivial bound."""
-    from .csp import certify_upper_bound
+    from dpgraph.csp import certify_upper_bound
 
     if method is None or method is False or method == "none":
         return

@@ -26,15 +26,15 @@ import math
 
 import numpy as np
 
-from .dask_graph import is_dask_input
-from .graph import GraphData, as_graph_data
-from .private_graph import DEFAULT_RANK, PrivateGraph
-from .privacy import PrivacyLedger, laplace_mechanism, make_rng
-from .privacy._validate import check_choice, check_delta, check_epsilon, check_number
-from .progress import report
-from .routes import DENSE_ROUTES, ROUTES, check_memory, route_module, route_spec
-from .routes.memory import available_memory
-from .synthetic import DEFAULT_BLOCKS, SYNTHETIC_SHARE, release_block_model
+from dpgraph.dask_graph import is_dask_input
+from dpgraph.graph import GraphData, as_graph_data
+from dpgraph.private_graph import DEFAULT_RANK, PrivateGraph
+from dpgraph.privacy import PrivacyLedger, laplace_mechanism, make_rng
+from dpgraph.privacy._validate import check_choice, check_delta, check_epsilon, check_number
+from dpgraph.progress import report
+from dpgraph.routes import DENSE_ROUTES, ROUTES, check_memory, route_module, route_spec
+from dpgraph.routes.memory import available_memory
+from dpgraph.synthetic import DEFAULT_BLOCKS, SYNTHETIC_SHARE, release_block_model
 
 __all__ = ["PrivateGraph", "privatize", "input_graph", "check_private_graph_input", "release_edge_count",
            "check_rank", "default_rank", "check_share", "screens", "screen", "choose_scale_route",
@@ -61,7 +61,7 @@ def input_graph(G, *, weight: str | None = "weight"):
     :class:`~dpgraph.dask_graph.DaskGraph` for a Dask DataFrame of edges (columns ``u``, ``v``,
     ``weight`` named by ``weight=``; ``weight=None``: no weight column is read)."""
     if is_dask_input(G):
-        from .dask_graph import DaskGraph, from_dask
+        from dpgraph.dask_graph import DaskGraph, from_dask
 
         return G if isinstance(G, DaskGraph) else from_dask(G, weight=weight)
     return as_graph_data(G, weight=weight)
@@ -133,7 +133,7 @@ def screen(m_hat: float, n: int, epsilon: float, delta: float,
     i.e. when ``g / w`` exceeds ``1 + 2 ln(1/(2 delta_g)) / eps_g`` (up to the Laplace draw).
     A function of released values only: no privacy cost.
     """
-    from .spectral.pca import DEFAULT_SUBSPACE_SPLIT as split
+    from dpgraph.spectral.pca import DEFAULT_SUBSPACE_SPLIT as split
 
     mean_degree = 2.0 * max(m_hat, 0.0) / n
     pca_share = (1.0 - degree_share - tail_share) * (1.0 - core_share)
@@ -326,7 +326,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         check_number(regularization, name="regularization", low=0.0, open_low=True)
     elif regularization != "mean":
         raise ValueError(f"regularization must be 'mean' or a number > 0, got {regularization!r}")
-    from .rr_posterior import prior_rank
+    from dpgraph.rr_posterior import prior_rank
 
     if not isinstance(rr_postprocess, str) or (
             rr_postprocess not in ("low-rank", "box", "posterior-degree")
@@ -393,7 +393,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
     if screening is not None or route == "auto":
         route = choose_scale_route("pca" if route == "auto" else route, data.n, m_public, rank)
     if route == "matrix-free" and rank_given is None:
-        from .routes.matrix_free import MATRIX_FREE_DEFAULT_RANK
+        from dpgraph.routes.matrix_free import MATRIX_FREE_DEFAULT_RANK
 
         rank = check_rank(min(MATRIX_FREE_DEFAULT_RANK, data.n - 2), data.n)
     _refuse_if_too_large(route, data.n, None if m_hat is None else m_public, rank)

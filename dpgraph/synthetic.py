@@ -44,10 +44,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .graph import GraphData, _label_sequence, from_matrix
-from .privacy import PrivacyLedger, laplace_mechanism, make_rng
-from .progress import progress, report
-from .spectral._linalg import arpack_start
+from dpgraph.graph import GraphData, _label_sequence, from_matrix
+from dpgraph.privacy import PrivacyLedger, laplace_mechanism, make_rng
+from dpgraph.progress import progress, report
+from dpgraph.spectral._linalg import arpack_start
 
 __all__ = ["BlockModel", "partition_from_release", "release_block_model", "consistent_block_model",
            "sample_block_model", "block_edge_counts", "degree_split", "node_block_counts",
@@ -1209,7 +1209,7 @@ class SyntheticRelease:
                                   rng=make_rng(rng), labels=self.labels, groups=bm.groups)
 
     def __repr__(self) -> str:
-        from .privacy import reproducible_tag
+        from dpgraph.privacy import reproducible_tag
 
         eps, _ = self.ledger.spent
         return (f"SyntheticRelease(n={self.n}, blocks={self.block_model.block_counts.shape[0]}, "
@@ -1313,9 +1313,9 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     >>> H.n, H.m == rel.edge_count, round(rel.ledger.spent[0], 6)
     (34, True, 2.0)
     """
-    from .dask_graph import is_dask_input
-    from .privacy._validate import check_epsilon
-    from .privatize import check_private_graph_input, check_share, input_graph
+    from dpgraph.dask_graph import is_dask_input
+    from dpgraph.privacy._validate import check_epsilon
+    from dpgraph.privatize import check_private_graph_input, check_share, input_graph
 
     epsilon = check_epsilon(epsilon)
     for name, value in (("community_share", community_share), ("init_share", init_share),

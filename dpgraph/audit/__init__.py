@@ -14,8 +14,8 @@ Examples
 (True, True)
 """
 
-from . import catalog
-from .harness import (AuditResult, audit_event, audit_threshold, choose_threshold,
+from dpgraph.audit import catalog
+from dpgraph.audit.harness import (AuditResult, audit_event, audit_threshold, choose_threshold,
                       clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound,
                       plan_threshold, run_mechanism)
 

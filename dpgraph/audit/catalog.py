@@ -26,10 +26,10 @@ import networkx as nx
 import numpy as np
 from scipy import stats
 
-from ..privacy import (PrivacyLedger, analytic_gaussian_sigma, gaussian_mechanism,
+from dpgraph.privacy import (PrivacyLedger, analytic_gaussian_sigma, gaussian_mechanism,
                        laplace_mechanism, monotone_exponential_mechanism)
-from ..privacy import randomized_response as _rr_primitive
-from .harness import (AuditResult, audit_event, audit_threshold, audit_thresholds,
+from dpgraph.privacy import randomized_response as _rr_primitive
+from dpgraph.audit.harness import (AuditResult, audit_event, audit_threshold, audit_thresholds,
                       plan_threshold)
 
 __all__ = ["randomized_response", "laplace", "gaussian", "exponential", "edge_count",
@@ -146,8 +146,8 @@ def edge_count(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
     """The screening release of the pipeline (:func:`dpgraph.privatize.release_edge_count`,
     Laplace on the edge count, sensitivity 1) on a path vs the path plus one edge; event: the
     released count above the threshold planned from the known Laplace densities."""
-    from ..graph import as_graph_data
-    from ..privatize import release_edge_count
+    from dpgraph.graph import as_graph_data
+    from dpgraph.privatize import release_edge_count
 
     G0, G1 = _graph_pair([(0, 2), (2, 1)], (0, 1), 4)
     pair = (as_graph_data(G0), as_graph_data(G1))
@@ -175,7 +175,7 @@ def rr_route(*, epsilon: float = 1.0, runs: int = 20_000, rng=0, confidence: flo
     release ``unbiased[0, 1] > 0`` (the released pair bit; tight); ``"export"``, the exported synthetic weight ``weights()[0, 1]`` (posterior mean
     under the empirical Chung-Lu prior: post-processing) above a calibrated threshold.
     Returns ``{"released": AuditResult, "export": AuditResult}``."""
-    from ..privatize import privatize
+    from dpgraph.privatize import privatize
 
     G0, G1 = _graph_pair([(0, 2), (2, 1)], (0, 1), 4)
 
@@ -207,9 +207,9 @@ def pca_route(*, epsilon: float = 60.0, runs: int = 2_000, rng=0, confidence: fl
     invariant to the basis' rotation); ``"projected"``, the synthetic weight ``w[i, j]``;
     ``"degrees"``, the private degrees ``d^_i + d^_j`` (the step whose direction of change is
     known: a Gaussian at 5% of the budget). Returns a dict of AuditResult."""
-    from ..datasets import planted_cut
-    from ..graph import to_networkx
-    from ..privatize import privatize
+    from dpgraph.datasets import planted_cut
+    from dpgraph.graph import to_networkx
+    from dpgraph.privatize import privatize
 
     G1 = to_networkx(planted_cut(n, mean_degree, ratio=0.1, rng=1).graph)
     for _, _, d in G1.edges(data=True):
@@ -285,8 +285,8 @@ def matrix_free(*, epsilon: float = 4.0, delta: float = 1e-3, runs: int = 10_000
     AuditResult}``; ``details`` hold ``gaussian_optimum`` and the mean of ``V`` over the runs
     against its value at full sensitivity (their ratio shows whether the pair attains it).
     """
-    from ..privatize import privatize
-    from ..routes import matrix_free as mf
+    from dpgraph.privatize import privatize
+    from dpgraph.routes import matrix_free as mf
 
     G0 = nx.complete_graph(n - 2)
     G0.add_nodes_from([n - 2, n - 1])
@@ -385,7 +385,7 @@ def max_cut(*, epsilon: float = 4.0, runs: int = 2_000, rng=0,
     0-2-1 (plus an isolated node 3), whose maximum cuts all put 0 and 1 on the same side, vs
     the triangle 0-1-2 (edge ``{0, 1}`` added), where two of the three maximum cuts separate
     them. Event: 0 and 1 on the same side of the returned partition."""
-    from ..private_solvers import max_cut as private_max_cut
+    from dpgraph.private_solvers import max_cut as private_max_cut
 
     G0, G1 = _graph_pair([(0, 2), (2, 1)], (0, 1), 4)
 
@@ -413,7 +413,7 @@ def cosine(*, epsilon: float = 4.0, delta: float = 1e-2, runs: int = 100_000, rn
     ``t* = -1 + 1/(2 sqrt 2) + sqrt 2 epsilon sigma^2 = 0.62``, lies inside ``(-1, 1)``, but
     there ``P0[S] = 3e-4``: the default 100,000 runs plan 90% of the claim (20,000 planned 81%
     and reached 72.7% in one run)."""
-    from ..mechanisms import private_cosine_similarities
+    from dpgraph.mechanisms import private_cosine_similarities
 
     c1 = -1.0 + 1.0 / math.sqrt(2.0)
     V0 = np.array([[1.0, 0.0], [-1.0, 0.0]])
@@ -443,7 +443,7 @@ def marginals(*, epsilon: float = 2.0, delta: float = 1e-2, runs: int = 20_000, 
     noise of standard deviation ``sigma sqrt(features)``: the Gaussian likelihood-ratio
     direction; the threshold is planned from the known distribution (the counts sit far from
     the projection's bounds 0 and m)."""
-    from ..mechanisms import kway_marginals, tensor_sensitivity
+    from dpgraph.mechanisms import kway_marginals, tensor_sensitivity
 
     X0 = np.zeros((m, features))
     X0[: m // 2] = 1.0
@@ -476,7 +476,7 @@ def jl(*, epsilon: float = 1.0, delta: float = 1e-3, runs: int = 2_000, rng=0,
     Statistic: ``S^_11 - S^_22`` of the lifted estimate (moves by ``2/m``); threshold
     calibrated. Not tight: the noise is calibrated to Gordon's bound on the JL matrix's
     stretch over all rank-2 directions, above the stretch of this one direction."""
-    from ..mechanisms import jl_two_way_marginals
+    from dpgraph.mechanisms import jl_two_way_marginals
 
     X0 = np.zeros((m, features))
     X0[np.arange(m), np.arange(m) % features] = 1.0
@@ -507,7 +507,7 @@ def jl(*, epsilon: float = 1.0, delta: float = 1e-3, runs: int = 2_000, rng=0,
 def _observe_laplace(call):
     """Run ``call()`` and return the noisy vectors it released through
     ``dpgraph.synthetic.laplace_mechanism`` (in order)."""
-    from .. import synthetic as sy
+    from dpgraph import synthetic as sy
 
     seen = []
     original = sy.laplace_mechanism
@@ -537,8 +537,8 @@ def synthetic_block_model(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
     block 0 (``{0, 1}``: two inside degrees move, each by half the budget) and a pair across
     (``{1, 3}``: one inter-block count and two across degrees). Returns ``{"inside": ...,
     "across": ...}``."""
-    from ..graph import as_graph_data
-    from ..synthetic import release_split_block_model, split_block_scales, split_block_statistics
+    from dpgraph.graph import as_graph_data
+    from dpgraph.synthetic import release_split_block_model, split_block_scales, split_block_statistics
 
     blocks = np.array([0, 0, 1, 1])
     unit = epsilon * split_block_scales(4, 2, epsilon)
@@ -567,8 +567,8 @@ def synthetic_refinement(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
     """One round of :func:`dpgraph.synthetic.refine_partition` (7.4: node-to-block counts,
     L1 sensitivity 2, Laplace ``2 / epsilon``) on blocks ``[0, 0, 1, 1]``, the graph
     ``{0, 2}`` vs + ``{1, 3}``: ``N[1, 1]`` and ``N[3, 0]`` move by 1."""
-    from ..graph import as_graph_data
-    from ..synthetic import node_block_counts, refine_partition
+    from dpgraph.graph import as_graph_data
+    from dpgraph.synthetic import node_block_counts, refine_partition
 
     blocks = np.array([0, 0, 1, 1])
     G0, G1 = _graph_pair([(0, 2)], (1, 3), 4)
@@ -592,8 +592,8 @@ def synthetic_degree_classes(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
     """:func:`dpgraph.synthetic.release_degree_mixing` (7.10: class-pair edge counts, L1
     sensitivity 1) for classes ``[0, 1, 0, 1]`` fixed in advance, the path 0-2-1 vs + ``{0, 1}``
     (class pair (0, 1): its count moves from 1 to 2)."""
-    from ..graph import as_graph_data
-    from ..synthetic import block_edge_counts, release_degree_mixing
+    from dpgraph.graph import as_graph_data
+    from dpgraph.synthetic import block_edge_counts, release_degree_mixing
 
     classes = np.array([0, 1, 0, 1])
     G0, G1 = _graph_pair([(0, 2), (2, 1)], (0, 1), 4)
@@ -622,8 +622,8 @@ def local_route(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
     leans by a full unit towards the earlier node's side): ``P = e^{-eps_1} / 2`` without the
     edge and ``1/2`` with it, the ratio ``e^{eps_1}`` with ``eps_1 = 0.95 eps`` (the degrees take
     the other 5%). Tight for the forward pass."""
-    from ..graph import as_graph_data
-    from ..routes.local import LocalPlan, release_local_sides
+    from dpgraph.graph import as_graph_data
+    from dpgraph.routes.local import LocalPlan, release_local_sides
 
     G0, G1 = _graph_pair([], (0, 1), 3)
     pair = (as_graph_data(G0), as_graph_data(G1))
@@ -652,8 +652,8 @@ def weighted_pair(*, epsilon: float = 1.0, runs: int = 200, rng=0,
     ``"privatize steps"``: :func:`dpgraph.privatize`'s ledger holds the screening charge;
     ``"max_cut route"``: :func:`dpgraph.max_cut` runs the local route. Both must now stay at or
     below the claim. Returns ``{"privatize steps": AuditResult, "max_cut route": AuditResult}``."""
-    from ..private_solvers import max_cut as private_max_cut
-    from ..privatize import privatize
+    from dpgraph.private_solvers import max_cut as private_max_cut
+    from dpgraph.privatize import privatize
 
     G0 = nx.path_graph(30)
     nx.set_edge_attributes(G0, 1.0, "weight")

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ..privacy import make_rng
+from dpgraph.privacy import make_rng
 
 __all__ = ["AuditResult", "clopper_pearson_lower", "clopper_pearson_upper",
            "epsilon_lower_bound", "audit_event", "audit_threshold", "plan_threshold",

@@ -7,13 +7,13 @@ methods with a certified dual bound, Goemans-Williamson and global correlation r
 improvement phase (iterated tabu search and simulated annealing, :mod:`dpgraph.csp.improve`).
 """
 
-from .maxcut import CutResult, cut_value, solve_max_bisection, solve_max_cut
-from .sdp import certify_upper_bound, default_rank, solve_lowrank_sdp
-from ._operator import WeightOperator, as_weight_operator
-from .reference import cvxpy_max_bisection_sdp, cvxpy_max_cut_sdp
-from .twocsp import CSPInstance, CSPResult, cvxpy_max_2csp_sdp, read_csp, solve_max_2csp, write_csp
-from .csp_formats import max_k_cut_instance, read_wcnf
-from .twocsp_lowrank import certify_label_sdp, solve_label_csp, solve_label_sdp
+from dpgraph.csp.maxcut import CutResult, cut_value, solve_max_bisection, solve_max_cut
+from dpgraph.csp.sdp import certify_upper_bound, default_rank, solve_lowrank_sdp
+from dpgraph.csp._operator import WeightOperator, as_weight_operator
+from dpgraph.csp.reference import cvxpy_max_bisection_sdp, cvxpy_max_cut_sdp
+from dpgraph.csp.twocsp import CSPInstance, CSPResult, cvxpy_max_2csp_sdp, read_csp, solve_max_2csp, write_csp
+from dpgraph.csp.csp_formats import max_k_cut_instance, read_wcnf
+from dpgraph.csp.twocsp_lowrank import certify_label_sdp, solve_label_csp, solve_label_sdp
 
 __all__ = [
     "CutResult",

@@ -14,7 +14,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ..graph import GraphData, _label_sequence, as_graph_data
+from dpgraph.graph import GraphData, _label_sequence, as_graph_data
 
 __all__ = ["WeightOperator", "as_weight_operator"]
 

@@ -68,8 +68,8 @@ def max_k_cut_instance(G, k: int, *, weight: str = "weight"):
     >>> inst.n, inst.q, inst.m, inst.value([0, 1, 0, 1, 2])
     (5, 3, 5, 5.0)
     """
-    from ..graph import as_graph_data
-    from .twocsp import CSPInstance
+    from dpgraph.graph import as_graph_data
+    from dpgraph.csp.twocsp import CSPInstance
 
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
         raise ValueError(f"k must be an integer >= 2, got {k!r}")
@@ -87,7 +87,7 @@ def max_k_cut_instance(G, k: int, *, weight: str = "weight"):
 
 def read_max_k_cut(path, k: int, *, graph_format: str | None = None):
     """Read a graph file (:func:`dpgraph.read_graph`) as its Max-k-Cut 2-CSP instance."""
-    from ..io import read_graph
+    from dpgraph.io import read_graph
 
     if k is None:
         raise ValueError("format='max-k-cut' needs k (the number of parts)")
@@ -142,7 +142,7 @@ def read_wcnf(path, *, format: str | None = None):
     >>> inst.n, inst.q, inst.value([1, 1]), inst.value([0, 1])
     (2, 2, 4.0, 1.0)
     """
-    from .twocsp import CSPInstance
+    from dpgraph.csp.twocsp import CSPInstance
 
     path_s = os.fspath(path)
     if format is None:

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._operator import WeightOperator
+from dpgraph.csp._operator import WeightOperator
 
 __all__ = ["TabuResult", "tabu_search", "anneal", "improve_cut", "prepare", "PreparedOperator",
            "numba_available"]
@@ -538,7 +538,7 @@ def tabu_search(op: WeightOperator, x0, *, balanced: bool = False, max_moves: in
     >>> tabu_search(op, [1.0] * 8, max_moves=200, rng=0).value
     8.0
     """
-    from .rounding import cut_values  # (rounding imports nothing from here)
+    from dpgraph.csp.rounding import cut_values  # (rounding imports nothing from here)
 
     n = op.n
     x = np.array(x0, dtype=np.float64).ravel()
@@ -613,7 +613,7 @@ def anneal(op: WeightOperator, x0, *, sweeps: int | None = None, time_limit: flo
     (``penalty`` mu, default a quarter of the median |weight|), and the returned ``x`` is the last
     state, which may be a few vertices off balance (rebalance it); otherwise the best state.
     """
-    from .rounding import cut_values
+    from dpgraph.csp.rounding import cut_values
 
     prep = prepared if prepared is not None else prepare(op)
     if prep.backend != "numba-csr":
@@ -689,7 +689,7 @@ def improve_cut(op: WeightOperator, x0, *, balanced: bool = False, time_limit: f
     Returns ``(x, value, info)`` with ``value >= cut(x0)`` (``x0`` is returned if nothing better
     is found); ``info`` says what ran.
     """
-    from .rounding import cut_values, rebalance
+    from dpgraph.csp.rounding import cut_values, rebalance
 
     t0 = time.perf_counter()
     prep = prepared if prepared is not None else prepare(op)

@@ -46,12 +46,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..privacy.noise import make_rng
-from ._operator import WeightOperator, as_weight_operator
-from .improve import improve_cut, prepare, tabu_search
-from .rounding import (correlation_round, cut_values, flip_local_search, hyperplane_round,
+from dpgraph.privacy.noise import make_rng
+from dpgraph.csp._operator import WeightOperator, as_weight_operator
+from dpgraph.csp.improve import improve_cut, prepare, tabu_search
+from dpgraph.csp.rounding import (correlation_round, cut_values, flip_local_search, hyperplane_round,
                        rebalance, swap_local_search)
-from .sdp import certify_upper_bound, solve_lowrank_sdp, trivial_upper_bound
+from dpgraph.csp.sdp import certify_upper_bound, solve_lowrank_sdp, trivial_upper_bound
 
 __all__ = ["CutResult", "solve_max_cut", "solve_max_bisection", "cut_value"]
 
@@ -317,7 +317,7 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
         t = time.perf_counter()
         target = _target(op, ub, prep)
         if best[1] < target:
-            from .improve import anneal
+            from dpgraph.csp.improve import anneal
 
             sweeps = auto_sweeps(n, op.nnz) if anneal_sweeps == "auto" else anneal_sweeps
             xa, va, _ = anneal(op, best[0], sweeps=sweeps, rng=gen, prepared=prep)

@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from ._operator import as_weight_operator
+from dpgraph.csp._operator import as_weight_operator
 
 __all__ = ["cvxpy_max_cut_sdp", "cvxpy_max_bisection_sdp"]
 

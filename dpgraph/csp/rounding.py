@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from ._operator import WeightOperator
+from dpgraph.csp._operator import WeightOperator
 
 __all__ = ["cut_values", "hyperplane_round", "correlation_round", "rebalance",
            "flip_local_search", "swap_local_search"]

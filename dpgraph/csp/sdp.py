@@ -75,8 +75,8 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse.linalg as spla
 
-from ..progress import Progress
-from ._operator import WeightOperator
+from dpgraph.progress import Progress
+from dpgraph.csp._operator import WeightOperator
 
 __all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "default_rank",
            "dense_certificate_bytes", "gershgorin_max", "sparse_ldl_positive",
@@ -188,7 +188,7 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
     time_limit : float, optional
         Seconds; the best iterate so far is returned when exceeded.
     """
-    from ..privacy.noise import make_rng
+    from dpgraph.privacy.noise import make_rng
 
     n = op.n
     gen = make_rng(rng)
@@ -397,7 +397,7 @@ def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, b
 
 
 def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
-    from ..privacy.noise import make_rng
+    from dpgraph.privacy.noise import make_rng
 
     n = op.n
     V = _normalize_rows(np.asarray(V, dtype=np.float64))
@@ -528,7 +528,7 @@ def dense_certificate_bytes(n: int) -> int:
 
 
 def _check_dense_certificate_memory(n: int) -> None:
-    from ..routes.memory import check_memory
+    from dpgraph.routes.memory import check_memory
 
     check_memory(dense_certificate_bytes(n), what=f"the dense Cholesky certificate at n = {n:,}",
                  alternative="Use certificate='lanczos' (a Ritz-value estimate, not a proof), "

@@ -50,9 +50,9 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ..graph import GraphData
-from ..privacy.noise import make_rng
-from .sdp import rump_margin
+from dpgraph.graph import GraphData
+from dpgraph.privacy.noise import make_rng
+from dpgraph.csp.sdp import rump_margin
 
 __all__ = ["CSPInstance", "CSPResult", "read_csp", "write_csp", "solve_max_2csp",
            "csp_moment_constraints", "cvxpy_max_2csp_sdp"]
@@ -258,7 +258,7 @@ def read_csp(path, format: str | None = None, *, k: int | None = None,
     >>> inst.n, inst.q, inst.m, inst.value([0, 1, 2])
     (3, 3, 3, 3.0)
     """
-    from .csp_formats import CSP_FORMATS, read_max_k_cut, read_wcnf
+    from dpgraph.csp.csp_formats import CSP_FORMATS, read_max_k_cut, read_wcnf
 
     if format is None:
         low = str(path).lower()
@@ -716,7 +716,7 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
 def _solve_lowrank(inst: CSPInstance, gen, *, seeds, samples, local_search, time_limit, progress,
                    tol, rank, certificate, perturbation_rounds, tabu_moves=0,
                    tabu_time=None) -> CSPResult:
-    from .twocsp_lowrank import solve_label_csp
+    from dpgraph.csp.twocsp_lowrank import solve_label_csp
 
     out = solve_label_csp(inst.label_adjacency(), inst.n, inst.q, rng=gen, rank=rank, tol=tol,
                           time_limit=time_limit, certificate=certificate, samples=samples,

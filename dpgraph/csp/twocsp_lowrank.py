@@ -67,10 +67,10 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..privacy.noise import make_rng
-from ..progress import Progress
-from ..routes.memory import available_memory, check_memory, format_bytes
-from .sdp import (dense_certificate_bytes, gershgorin_max, rump_margin, sparse_ldl_positive,
+from dpgraph.privacy.noise import make_rng
+from dpgraph.progress import Progress
+from dpgraph.routes.memory import available_memory, check_memory, format_bytes
+from dpgraph.csp.sdp import (dense_certificate_bytes, gershgorin_max, rump_margin, sparse_ldl_positive,
                   verified_lambda_max)
 
 __all__ = ["LabelSDPSolution", "solve_label_sdp", "certify_label_sdp", "round_label_sdp",
@@ -826,7 +826,7 @@ def _tabu_label_kernel(indptr, indices, data, n, q, x, s, tabu_until, tenures, i
 
 
 try:  # optional accelerator (as in :mod:`.improve`); the NumPy loop is used without numba
-    from .improve import _numba as _nb
+    from dpgraph.csp.improve import _numba as _nb
     _tabu_label_jit = _nb.njit(cache=True, nogil=True)(_tabu_label_kernel) if _nb is not None else None
 except Exception:  # pragma: no cover
     _tabu_label_jit = None

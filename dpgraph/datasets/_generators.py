@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..graph import GraphData
-from ..privacy import make_rng
+from dpgraph.graph import GraphData
+from dpgraph.privacy import make_rng
 
 __all__ = ["PlantedInstance", "planted_cut", "planted_bisection", "random_regular",
            "erdos_renyi", "toroidal_grid_pm1", "cut_weight"]

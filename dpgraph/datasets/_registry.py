@@ -9,7 +9,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..graph import GraphData, as_graph_data
+from dpgraph.graph import GraphData, as_graph_data
 
 __all__ = ["DatasetEntry", "DatasetNotFoundError", "DatasetChecksumWarning", "REGISTRY",
            "BUILTIN", "BUNDLED", "load", "load_planted", "available", "find", "data_dirs"]
@@ -269,7 +269,7 @@ def load(name: str, *, verify: bool = True) -> GraphData:
     KeyError
         Unknown name.
     """
-    from ..io import read_graph
+    from dpgraph.io import read_graph
 
     if name in BUILTIN:
         return _load_builtin(name)
@@ -305,8 +305,8 @@ def load_planted(name: str):
     """
     import numpy as np
 
-    from ..io import read_graph
-    from ._generators import PlantedInstance
+    from dpgraph.io import read_graph
+    from dpgraph.datasets._generators import PlantedInstance
 
     if name not in BUNDLED:
         raise KeyError(f"unknown planted instance {name!r}; bundled: {', '.join(sorted(BUNDLED))}")

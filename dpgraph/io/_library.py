@@ -16,11 +16,11 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-from ..graph import (GraphData, GraphInputWarning, _from_coo, as_graph_data, from_matrix,
+from dpgraph.graph import (GraphData, GraphInputWarning, _from_coo, as_graph_data, from_matrix,
                      to_networkx)
-from ._base import (GraphFormatError, check_node_count, check_tokens, is_gzip, load_table,
+from dpgraph.io._base import (GraphFormatError, check_node_count, check_tokens, is_gzip, load_table,
                     open_text, row_line, scan_lines)
-from ._text import weight_column, write_columns
+from dpgraph.io._text import weight_column, write_columns
 
 
 def _open_binary(path):

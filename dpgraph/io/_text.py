@@ -16,8 +16,8 @@ from array import array
 import numpy as np
 import scipy.sparse as sp
 
-from ..graph import GraphData, GraphInputWarning, _from_coo
-from ._base import (GraphFormatError, check_node_count, check_tokens, is_gzip, is_skippable,
+from dpgraph.graph import GraphData, GraphInputWarning, _from_coo
+from dpgraph.io._base import (GraphFormatError, check_node_count, check_tokens, is_gzip, is_skippable,
                     load_table, open_text, row_line, scan_lines, strip_comment)
 
 

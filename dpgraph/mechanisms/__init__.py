@@ -2,18 +2,18 @@
 similarities, k-way marginals, the JL mechanism and covariance (see docs/privacy.md, section 2).
 """
 
-from .cosine import (
+from dpgraph.mechanisms.cosine import (
     CosineSimilarityResult,
     private_cosine_similarities,
     replace_one_vector_sensitivity,
 )
-from .covariance import SecondMomentResult, private_second_moment
-from .jl import JLResult, jl_second_moment, jl_two_way_marginals
-from .marginals import MarginalsResult, kway_marginals, tensor_sensitivity
-from .onehot import OneHotMarginalsResult, onehot_marginals
-from .perturb import PerturbAndProjectResult, perturb_and_project
-from .projection import ProjectionResult, averaged_projections, dykstra
-from .sets import (
+from dpgraph.mechanisms.covariance import SecondMomentResult, private_second_moment
+from dpgraph.mechanisms.jl import JLResult, jl_second_moment, jl_two_way_marginals
+from dpgraph.mechanisms.marginals import MarginalsResult, kway_marginals, tensor_sensitivity
+from dpgraph.mechanisms.onehot import OneHotMarginalsResult, onehot_marginals
+from dpgraph.mechanisms.perturb import PerturbAndProjectResult, perturb_and_project
+from dpgraph.mechanisms.projection import ProjectionResult, averaged_projections, dykstra
+from dpgraph.mechanisms.sets import (
     AffineSubspace,
     BlockSimplex,
     Box,

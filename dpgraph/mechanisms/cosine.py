@@ -20,12 +20,12 @@ import numpy as np
 from scipy import linalg as sla
 from scipy.sparse import linalg as spla
 
-from ..privacy import PrivacyLedger
-from ..privacy._validate import (check_choice, check_delta, check_epsilon, check_integer,
+from dpgraph.privacy import PrivacyLedger
+from dpgraph.privacy._validate import (check_choice, check_delta, check_epsilon, check_integer,
                                  check_sensitivity)
-from .perturb import perturb_and_project
-from .projection import ProjectionResult
-from .sets import DiagonalBox, PSDCone
+from dpgraph.mechanisms.perturb import perturb_and_project
+from dpgraph.mechanisms.projection import ProjectionResult
+from dpgraph.mechanisms.sets import DiagonalBox, PSDCone
 
 __all__ = ["CosineSimilarityResult", "private_cosine_similarities",
            "replace_one_vector_sensitivity"]
@@ -168,7 +168,7 @@ def private_cosine_similarities(vectors, *, epsilon: float, delta: float,
         np.fill_diagonal(X, 1.0)
         return CosineSimilarityResult(X, None, res.sigma, "exact", ledger, res.projection)
     # practical: only the noise of perturb_and_project, then the cheap projection
-    from ..privacy.noise import symmetric_gaussian_noise
+    from dpgraph.privacy.noise import symmetric_gaussian_noise
 
     Gn = symmetric_gaussian_noise(G.shape[0], sensitivity=sensitivity / math.sqrt(2),
                                   epsilon=epsilon, delta=delta, ledger=ledger, name=name, rng=rng,

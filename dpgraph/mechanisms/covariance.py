@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..privacy import PrivacyLedger
-from ..privacy._validate import check_delta, check_epsilon
-from ..privacy.noise import symmetric_gaussian_noise
-from .jl import _rows_in_ball, second_moment_sensitivity
-from .sets import PSDTraceBall
+from dpgraph.privacy import PrivacyLedger
+from dpgraph.privacy._validate import check_delta, check_epsilon
+from dpgraph.privacy.noise import symmetric_gaussian_noise
+from dpgraph.mechanisms.jl import _rows_in_ball, second_moment_sensitivity
+from dpgraph.mechanisms.sets import PSDTraceBall
 
 __all__ = ["SecondMomentResult", "private_second_moment"]
 

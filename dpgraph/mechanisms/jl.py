@@ -39,10 +39,10 @@ import numpy as np
 from scipy import linalg as sla
 from scipy.sparse import linalg as spla
 
-from ..privacy import PrivacyLedger
-from ..privacy._validate import check_choice, check_delta, check_epsilon, check_integer
-from ..privacy.noise import ball_knorm_mechanism, gaussian_mechanism, make_rng
-from .sets import PSDTraceBall
+from dpgraph.privacy import PrivacyLedger
+from dpgraph.privacy._validate import check_choice, check_delta, check_epsilon, check_integer
+from dpgraph.privacy.noise import ball_knorm_mechanism, gaussian_mechanism, make_rng
+from dpgraph.mechanisms.sets import PSDTraceBall
 
 __all__ = ["JLResult", "jl_second_moment", "jl_two_way_marginals", "svec", "smat",
            "gordon_factor", "second_moment_sensitivity"]
@@ -280,7 +280,7 @@ def jl_two_way_marginals(data, *, epsilon: float, delta: float = 0.0,
     mechanism: entry ``(i, j)`` of the estimate is the fraction of rows with ``x_i = x_j = 1``
     (diagonal: 1-way). Rows have ``|x| <= t`` ones (``t = sparsity`` or ``n``), so
     ``||x||^2 <= t`` and ``K = {A PSD, tr A <= t}`` contains every ``x x^T`` (Nikolov Sec. 6)."""
-    from .marginals import _check_binary
+    from dpgraph.mechanisms.marginals import _check_binary
 
     X = _check_binary(data)
     m, n = X.shape

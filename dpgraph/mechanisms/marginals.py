@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..privacy import PrivacyLedger
-from ..privacy._validate import check_delta, check_epsilon, check_integer
-from ..privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
-from .projection import ProjectionResult, dykstra
-from .sets import ConvexSet, PSDCone, PSDTraceBall, _finish
+from dpgraph.privacy import PrivacyLedger
+from dpgraph.privacy._validate import check_delta, check_epsilon, check_integer
+from dpgraph.privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
+from dpgraph.mechanisms.projection import ProjectionResult, dykstra
+from dpgraph.mechanisms.sets import ConvexSet, PSDCone, PSDTraceBall, _finish
 
 __all__ = [
     "MarginalsResult",

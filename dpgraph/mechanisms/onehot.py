@@ -31,11 +31,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import linalg as spla
 
-from ..privacy import PrivacyLedger
-from ..privacy._validate import check_delta, check_epsilon
-from ..privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
-from .projection import ProjectionResult, dykstra
-from .sets import Box, ConvexSet, PSDCone, _finish, project_simplex
+from dpgraph.privacy import PrivacyLedger
+from dpgraph.privacy._validate import check_delta, check_epsilon
+from dpgraph.privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
+from dpgraph.mechanisms.projection import ProjectionResult, dykstra
+from dpgraph.mechanisms.sets import Box, ConvexSet, PSDCone, _finish, project_simplex
 
 __all__ = ["OneHotMarginalsResult", "onehot_marginals", "SymmetricAffine", "check_categorical"]
 

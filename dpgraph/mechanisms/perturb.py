@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..privacy import PrivacyLedger
-from ..privacy._validate import check_delta, check_epsilon, check_sensitivity
-from ..privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
-from .projection import ProjectionResult, averaged_projections, dykstra
-from .sets import ConvexSet, Intersection
+from dpgraph.privacy import PrivacyLedger
+from dpgraph.privacy._validate import check_delta, check_epsilon, check_sensitivity
+from dpgraph.privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
+from dpgraph.mechanisms.projection import ProjectionResult, averaged_projections, dykstra
+from dpgraph.mechanisms.sets import ConvexSet, Intersection
 
 __all__ = ["PerturbAndProjectResult", "perturb_and_project", "is_symmetric_matrix"]
 

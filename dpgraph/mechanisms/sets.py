@@ -570,7 +570,7 @@ class Intersection(ConvexSet):
         self.last_result = None
 
     def project(self, X, out=None):
-        from .projection import dykstra
+        from dpgraph.mechanisms.projection import dykstra
 
         res = dykstra(X, self.sets, tol=self.tol, max_iter=self.max_iter,
                       accelerate=self.accelerate)

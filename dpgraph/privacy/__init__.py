@@ -3,7 +3,7 @@
 See ``docs/privacy.md`` for every sensitivity bound and calibration formula used by dpgraph.
 """
 
-from .calibration import (
+from dpgraph.privacy.calibration import (
     analytic_gaussian_delta,
     analytic_gaussian_sigma,
     approx_dp_to_zcdp_rho,
@@ -12,9 +12,9 @@ from .calibration import (
     zcdp_sigma,
     zcdp_to_approx_dp,
 )
-from .ledger import LedgerEntry, PrivacyBudgetError, PrivacyLedger, reproducible_tag
-from .rng import REPRODUCIBLE_NOTICE, ReproducibleNoiseWarning, is_secure, make_rng, secure_rng
-from .noise import (
+from dpgraph.privacy.ledger import LedgerEntry, PrivacyBudgetError, PrivacyLedger, reproducible_tag
+from dpgraph.privacy.rng import REPRODUCIBLE_NOTICE, ReproducibleNoiseWarning, is_secure, make_rng, secure_rng
+from dpgraph.privacy.noise import (
     GaussianMatrixNoise,
     SymmetricGaussianNoise,
     ball_knorm_mechanism,

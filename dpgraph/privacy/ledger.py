@@ -41,8 +41,8 @@ import sys
 import warnings
 from dataclasses import asdict, dataclass, field
 
-from ._validate import check_delta, check_epsilon, check_number
-from .rng import REPRODUCIBLE_NOTICE, ReproducibleNoiseWarning
+from dpgraph.privacy._validate import check_delta, check_epsilon, check_number
+from dpgraph.privacy.rng import REPRODUCIBLE_NOTICE, ReproducibleNoiseWarning
 
 __all__ = ["PrivacyBudgetError", "LedgerEntry", "PrivacyLedger", "reproducible_tag"]
 
@@ -174,7 +174,7 @@ class PrivacyLedger:
         if self.accounting == "basic":
             return (math.fsum(e.epsilon for e in entries), math.fsum(e.delta for e in entries))
         if self.accounting == "gdp":
-            from .calibration import gdp_epsilon
+            from dpgraph.privacy.calibration import gdp_epsilon
 
             g = [e for e in entries if e.gdp_mu is not None]
             a = [e for e in entries if e.gdp_mu is None]
@@ -184,7 +184,7 @@ class PrivacyLedger:
             if 0 < mu < math.inf and 0 < dlt_g < 1:
                 eps_g = min(eps_g, gdp_epsilon(mu, dlt_g))
             return (eps_g + math.fsum(e.epsilon for e in a), dlt_g + math.fsum(e.delta for e in a))
-        from .calibration import zcdp_to_approx_dp
+        from dpgraph.privacy.calibration import zcdp_to_approx_dp
 
         z = [e for e in entries if e.rho is not None]
         a = [e for e in entries if e.rho is None]

@@ -28,10 +28,10 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ._validate import check_delta, check_epsilon, check_sensitivity
-from .calibration import analytic_gaussian_sigma
-from .ledger import PrivacyLedger
-from .rng import block_generator, block_key, is_secure, make_rng
+from dpgraph.privacy._validate import check_delta, check_epsilon, check_sensitivity
+from dpgraph.privacy.calibration import analytic_gaussian_sigma
+from dpgraph.privacy.ledger import PrivacyLedger
+from dpgraph.privacy.rng import block_generator, block_key, is_secure, make_rng
 
 __all__ = [
     "make_rng",
@@ -576,7 +576,7 @@ def discrete_gaussian_parameters(sensitivity: float, epsilon: float, delta: floa
     ``>= D_Z^2 / (2 rho)`` with ``rho = approx_dp_to_zcdp_rho(epsilon, delta)`` gives
     (epsilon, delta)-DP; sigma^2 is rounded up to ``t u`` with ``t = floor(sigma) + 1``.
     ``rho`` given: calibrate to that zCDP parameter instead (``epsilon``, ``delta`` unused)."""
-    from .calibration import approx_dp_to_zcdp_rho
+    from dpgraph.privacy.calibration import approx_dp_to_zcdp_rho
 
     k = max(int(changed), 1)
     rho = approx_dp_to_zcdp_rho(epsilon, delta) if rho is None else float(rho)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
-from .memory import InsufficientMemoryError, available_memory, check_memory, format_bytes
+from dpgraph.routes.memory import InsufficientMemoryError, available_memory, check_memory, format_bytes
 
 __all__ = ["ROUTES", "DENSE_ROUTES", "RouteSpec", "route_spec", "route_module",
            "InsufficientMemoryError", "available_memory", "check_memory", "format_bytes"]

@@ -41,11 +41,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..graph import GraphData
-from ..private_graph import PrivateGraph
-from ..privacy import PrivacyLedger, gumbel_noise, laplace_add, laplace_mechanism
-from ..progress import report
-from .randomized_response import randomized_response_matrix
+from dpgraph.graph import GraphData
+from dpgraph.private_graph import PrivateGraph
+from dpgraph.privacy import PrivacyLedger, gumbel_noise, laplace_add, laplace_mechanism
+from dpgraph.progress import report
+from dpgraph.routes.randomized_response import randomized_response_matrix
 
 __all__ = ["LocalPlan", "LocalRelease", "LocalPrivateGraph", "plan_local", "release_order",
            "release_local_sides", "release", "estimated_memory", "batch_bounds", "balance_sides",
@@ -205,7 +205,7 @@ def _sides_from_field(noisy_field: np.ndarray, gen) -> np.ndarray:
 def _solve_core(weights, core: np.ndarray, *, epsilon: float, ledger: PrivacyLedger,
                 rng) -> np.ndarray:
     """Step 2: randomized response on the core's pairs, de-biased, solved by the engine."""
-    from ..csp import solve_max_cut
+    from dpgraph.csp import solve_max_cut
 
     sub = weights[core][:, core]
     W, _ = randomized_response_matrix(
@@ -402,7 +402,7 @@ class LocalPrivateGraph(PrivateGraph):
             raise ValueError("the local route releases degrees and sides, not pair weights: "
                              "call dpgraph.privatize with synthetic_share (e.g. 0.3) for a "
                              "block model whose expected weights and samples carry the sides")
-        from .memory import check_memory
+        from dpgraph.routes.memory import check_memory
 
         check_memory(16 * self.n * self.n, what=f"dense weights of {self.n:,} nodes",
                      alternative="Use .sample() (O(m) memory) instead of dense weights.")

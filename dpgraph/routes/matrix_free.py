@@ -48,14 +48,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..csp import WeightOperator
-from ..graph import GraphData
-from ..privacy import PrivacyLedger, approx_dp_to_zcdp_rho, gaussian_noise, make_rng, zcdp_to_approx_dp
-from ..privacy.calibration import gdp_epsilon, gdp_mu
-from ..privacy.noise import discrete_gaussian_noise
-from ..private_graph import PrivateGraph
-from .pca import regularizer
-from ..progress import report
+from dpgraph.csp import WeightOperator
+from dpgraph.graph import GraphData
+from dpgraph.privacy import PrivacyLedger, approx_dp_to_zcdp_rho, gaussian_noise, make_rng, zcdp_to_approx_dp
+from dpgraph.privacy.calibration import gdp_epsilon, gdp_mu
+from dpgraph.privacy.noise import discrete_gaussian_noise
+from dpgraph.private_graph import PrivateGraph
+from dpgraph.routes.pca import regularizer
+from dpgraph.progress import report
 
 __all__ = ["release", "release_matrix_free", "MATRIX_FREE_DEFAULT_RANK", "estimated_memory", "default_steps", "clip_levels",
            "step_sensitivity", "core_sensitivity", "LowRankOperator", "FactorPrivateGraph",
@@ -144,7 +144,7 @@ def estimated_memory(n: int, m: int, rank: int, *, solve: bool = True) -> int:
     >>> round(estimated_memory(1_000_000, 50_000_000, 2) / 2**30, 1)
     2.1
     """
-    from ..csp.rounding import ROUND_MEMORY
+    from dpgraph.csp.rounding import ROUND_MEMORY
 
     n, m, r = int(n), int(m), int(rank)
     total = 24 * m + 8 * (n + 1) + 8 * n * (16 + 12 * (r + 1))
@@ -676,7 +676,7 @@ class FactorPrivateGraph(PrivateGraph):
         i, j = keys // n, keys % n
         W = sp.csr_array((np.concatenate([vals, vals]), (np.concatenate([i, j]),
                                                          np.concatenate([j, i]))), shape=(n, n))
-        from ..graph import from_matrix
+        from dpgraph.graph import from_matrix
 
         return from_matrix(W, self.labels, source="synthetic graph")
 
@@ -696,7 +696,7 @@ class FactorPrivateGraph(PrivateGraph):
         """Engine options for the factor form: a Burer-Monteiro rank of
         ``max(8, 2 (r + 1) + 2)`` at most (the objective has rank ``r + 1``), and no local search
         above 5,000 nodes (each move costs ``O(n r)`` there)."""
-        from ..csp import default_rank
+        from dpgraph.csp import default_rank
 
         k = self.basis.shape[1]
         return {"rank": min(default_rank(self.n), max(8, 2 * k + 2)),
@@ -743,7 +743,7 @@ class FactorPrivateGraph(PrivateGraph):
         independent stream per task, :func:`dpgraph.privacy.rng.block_generator`). Every
         draw from ``rng`` happens here, so the in-memory sampler and the Dask one
         (:meth:`sample_dask`) draw the same graph from the same plan."""
-        from ..privacy.rng import block_key
+        from dpgraph.privacy.rng import block_key
 
         gen = make_rng(rng)
         chunk = SAMPLE_CHUNK if chunk is None else int(chunk)
@@ -820,7 +820,7 @@ class FactorPrivateGraph(PrivateGraph):
         and the same tasks as :meth:`sample`: for the same ``rng`` it is the same graph
         (isolated nodes are not in an edge list). No task and not the client holds the whole
         edge list: see :func:`dpgraph.dask_graph.sample_edges`. Post-processing."""
-        from ..dask_graph import sample_edges
+        from dpgraph.dask_graph import sample_edges
 
         self._check_factor_sampler("sample_dask", n_blocks)
         return sample_edges(self.sample_plan(rng, n_blocks=n_blocks), self.labels,
@@ -832,7 +832,7 @@ class FactorPrivateGraph(PrivateGraph):
         (columns ``u``, ``v``), each written by the task that drew it; returns the number of
         edges written. ``folder`` is created; it must be empty if it exists, and on a
         multi-machine cluster visible to every worker. Post-processing."""
-        from ..dask_graph import write_sampled_edges
+        from dpgraph.dask_graph import write_sampled_edges
 
         self._check_factor_sampler("write_sample", n_blocks)
         return write_sampled_edges(self.sample_plan(rng, n_blocks=n_blocks), self.labels,
@@ -878,7 +878,7 @@ def sample_task(plan: SamplePlan, t: int) -> np.ndarray:
     second side paired at random: ``draws`` independent pairs), self-pairs dropped. Returns the
     keys ``lo * n + hi`` (``lo < hi``), unsorted, possibly repeated. Its own random stream
     (``block_generator(cipher, key, (t, 0))``): the same numbers wherever it runs."""
-    from ..privacy.rng import block_generator
+    from dpgraph.privacy.rng import block_generator
 
     a, b, c = plan.tasks[t]
     gen = block_generator(plan.cipher, plan.key, (t, 0))

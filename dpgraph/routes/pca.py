@@ -32,11 +32,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import linalg as spla
 
-from ..graph import GraphData
-from ..private_graph import PrivateGraph
-from ..privacy import PrivacyLedger, gaussian_mechanism, symmetric_gaussian_noise
-from ..progress import report
-from .randomized_response import fallback_randomized_response
+from dpgraph.graph import GraphData
+from dpgraph.private_graph import PrivateGraph
+from dpgraph.privacy import PrivacyLedger, gaussian_mechanism, symmetric_gaussian_noise
+from dpgraph.progress import report
+from dpgraph.routes.randomized_response import fallback_randomized_response
 
 __all__ = ["release", "estimated_memory", "regularizer", "normalized_adjacency",
            "tail_singular_value", "project", "release_low_rank", "DYKSTRA_MAX_N",
@@ -119,7 +119,7 @@ def project(basis: np.ndarray, core: np.ndarray, radius: float, method: str) -> 
         info["method"] = "clip"
         info["exact_projection"] = bool(neg_norm <= radius)
         return A, info
-    from ..mechanisms import NonNegative, SpectralBall, dykstra  # only needed in this branch
+    from dpgraph.mechanisms import NonNegative, SpectralBall, dykstra  # only needed in this branch
 
     res = dykstra(A, [NonNegative(), SpectralBall((U, lam), radius)], accelerate=True,
                   tol=1e-6, max_iter=500)
@@ -144,8 +144,8 @@ def release_low_rank(M, rank: int, adjacency, *, epsilon: float, delta: float, c
     with no fallback, the random subspace of Alg. 5.8 is kept and a warning says so.
     Returns ``(basis, core, mechanism description, subspace result)``.
     """
-    from ..spectral import private_subspace
-    from ..spectral.bounds import core_sensitivity
+    from dpgraph.spectral import private_subspace
+    from dpgraph.spectral.bounds import core_sensitivity
 
     eps_sub, dlt_sub = (1 - core_share) * epsilon, (1 - core_share) * delta
     eps_core, dlt_core = core_share * epsilon, core_share * delta
@@ -192,7 +192,7 @@ def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger:
     """Steps 1-5 of the module docstring with the budget ``(epsilon, delta)``; returns the release.
 
     Parameters are those of :func:`dpgraph.privatize` (validated there)."""
-    from ..spectral import EntryAdjacency
+    from dpgraph.spectral import EntryAdjacency
 
     gen, labels = rng, data.labels
     report(f"private PCA route: degrees, rank-{rank} private subspace of the {data.n:,}-node "

@@ -15,11 +15,11 @@ import math
 import numpy as np
 from scipy.sparse import linalg as spla
 
-from ..graph import GraphData
-from ..private_graph import PrivateGraph
-from ..privacy import PrivacyLedger, flip_probability, make_rng, randomized_response
-from ..progress import report
-from ..spectral._linalg import arpack_start
+from dpgraph.graph import GraphData
+from dpgraph.private_graph import PrivateGraph
+from dpgraph.privacy import PrivacyLedger, flip_probability, make_rng, randomized_response
+from dpgraph.progress import report
+from dpgraph.spectral._linalg import arpack_start
 
 __all__ = ["release", "estimated_memory", "randomized_response_matrix", "bernoulli_round", "top_eigenpairs",
            "fallback_randomized_response", "BYTES_PER_PAIR"]

@@ -9,10 +9,10 @@ coherence, basic_coherence, subspace_distance : Defs. 1.4, 1.1, 1.2
 bounds : every sensitivity bound as a function (docs/privacy.md §3)
 """
 
-from . import bounds
-from .bounds import EntryAdjacency
-from .coherence import basic_coherence, coherence, max_row_norm, subspace_distance
-from .pca import (
+from dpgraph.spectral import bounds
+from dpgraph.spectral.bounds import EntryAdjacency
+from dpgraph.spectral.coherence import basic_coherence, coherence, max_row_norm, subspace_distance
+from dpgraph.spectral.pca import (
     BudgetSplit,
     PCADiagnostics,
     PrivateLowRankResult,

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..privacy import PrivacyLedger, approx_dp_to_zcdp_rho, make_rng
-from ..privacy.noise import gaussian_noise, symmetric_gaussian_noise, gaussian_mechanism
-from . import _linalg
-from .bounds import EntryAdjacency
+from dpgraph.privacy import PrivacyLedger, approx_dp_to_zcdp_rho, make_rng
+from dpgraph.privacy.noise import gaussian_noise, symmetric_gaussian_noise, gaussian_mechanism
+from dpgraph.spectral import _linalg
+from dpgraph.spectral.bounds import EntryAdjacency
 
 __all__ = ["BaselineResult", "input_perturbation_subspace", "noisy_power_method"]
 

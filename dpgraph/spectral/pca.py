@@ -26,11 +26,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..privacy import PrivacyLedger, analytic_gaussian_sigma, make_rng
-from ..privacy._validate import check_delta, check_epsilon
-from ..privacy.noise import laplace_mechanism, symmetric_gaussian_noise
-from . import _linalg
-from .bounds import (
+from dpgraph.privacy import PrivacyLedger, analytic_gaussian_sigma, make_rng
+from dpgraph.privacy._validate import check_delta, check_epsilon
+from dpgraph.privacy.noise import laplace_mechanism, symmetric_gaussian_noise
+from dpgraph.spectral import _linalg
+from dpgraph.spectral.bounds import (
     SQRT2,
     adjacency_constants,
     core_sensitivity,
