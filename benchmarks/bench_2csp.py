@@ -45,7 +45,7 @@ def _env():
 
 
 def random_instance(n, q=3, rng=None):
-    from dpgraph.csp import CSPInstance
+    from dpgraph.engine import CSPInstance
 
     rng = np.random.default_rng(n if rng is None else rng)
     cons = []
@@ -57,8 +57,8 @@ def random_instance(n, q=3, rng=None):
 
 
 def bench_random(args):
-    from dpgraph.csp import solve_max_2csp
-    from dpgraph.csp.twocsp_lowrank import cvxpy_label_sdp
+    from dpgraph.engine import solve_max_2csp
+    from dpgraph.engine.twocsp_sdp import cvxpy_label_sdp
 
     print(f"<!-- {_env()} -->")
     print("| n | m | SDP value | certified UB | certificate | (UB - SDP)/UB | value | value/UB | "
@@ -96,7 +96,7 @@ def bench_gap_time(args):
     """Certified gap against time at one n: the ascent runs in chunks of ``--chunk`` seconds
     (warm-started), the Lanczos certificate after each; times are cumulative (certificates
     included)."""
-    from dpgraph.csp.twocsp_lowrank import certify_label_sdp, default_label_rank, solve_label_sdp
+    from dpgraph.engine.twocsp_sdp import certify_label_sdp, default_label_rank, solve_label_sdp
 
     inst = random_instance(args.n)
     A, q = inst.label_adjacency(), inst.q
@@ -122,7 +122,7 @@ def bench_gap_time(args):
 
 def bench_maxkcut(args):
     import dpgraph
-    from dpgraph.csp import solve_max_2csp
+    from dpgraph.engine import solve_max_2csp
 
     root = os.environ.get("DPGRAPH_DATA", "/work/shared/datasets")
     print(f"<!-- {_env()} -->")
@@ -147,7 +147,7 @@ def bench_maxkcut(args):
 
 def planted_permutation_instance(n, d, q=3, rng=None):
     """The planted family of the module docstring; returns (instance, sigma)."""
-    from dpgraph.csp import CSPInstance
+    from dpgraph.engine import CSPInstance
 
     rng = np.random.default_rng(rng)
     sigma = rng.integers(0, q, n)
@@ -167,9 +167,9 @@ def _rr_on_constraints(inst, epsilon, s, rng):
     """Baseline: randomized response on every label pair at epsilon / s (group privacy), the
     de-biased release solved by the engine; its best assignment on the release."""
     import dpgraph
-    from dpgraph.csp.twocsp_lowrank import solve_label_csp
+    from dpgraph.engine.twocsp_sdp import solve_label_csp
     from dpgraph.graph import from_matrix
-    from dpgraph.private_csp import rounded_label_graph
+    from dpgraph.solve.csp import rounded_label_graph
 
     n, q = inst.n, inst.q
     L = rounded_label_graph(inst, rng)
@@ -184,7 +184,7 @@ def _rr_on_constraints(inst, epsilon, s, rng):
 
 def bench_private(args):
     import dpgraph
-    from dpgraph.csp import solve_max_2csp
+    from dpgraph.engine import solve_max_2csp
 
     print(f"<!-- {_env()} -->")
     print(f"Planted permutation family, n = {args.n}, q = 3, mean degree d = {args.d}, "

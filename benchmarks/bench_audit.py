@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 import scipy
 
-from dpgraph.audit import catalog
+from dpgraph.lab.audit import catalog
 
 # name -> keyword arguments of the full run
 FULL = {

@@ -26,9 +26,9 @@ import networkx as nx
 import numpy as np
 
 import dpgraph
-from dpgraph.csp import as_weight_operator
-from dpgraph.csp.improve import anneal, prepare
-from dpgraph.csp.rounding import cut_values, rebalance
+from dpgraph.engine import as_weight_operator
+from dpgraph.engine.local_search import anneal, prepare
+from dpgraph.engine.rounding import cut_values, rebalance
 
 
 def _gset(name):
@@ -68,7 +68,7 @@ def limits(name, limits_s):
 
 
 def matrix_free(n, d, epsilon, seed):
-    from dpgraph.evaluate import cut_value  # NOT private
+    from dpgraph.lab.evaluate import cut_value  # NOT private
 
     g = dpgraph.datasets.planted_cut(n, d, rng=0)
     g = g.graph if hasattr(g, "graph") else g

@@ -47,9 +47,9 @@ def _wrap(mod, name):
 
 
 def main(n, d, trace=False):
-    import dpgraph.csp as csp
-    import dpgraph.csp.maxcut as mc
-    import dpgraph.private_solvers as ps
+    import dpgraph.engine as csp
+    import dpgraph.engine.maxcut as mc
+    import dpgraph.solve.cut as ps
 
     g = dpgraph.datasets.planted_cut(n, d, rng=1).graph
     with open("/proc/self/clear_refs", "w") as f:  # VmHWM from here on

@@ -1,4 +1,4 @@
-"""Benchmarks for the degree-2 SoS CSP engine (dpgraph.csp).
+"""Benchmarks for the degree-2 SoS CSP engine (dpgraph.engine).
 
 Usage (from the repository root)::
 
@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dpgraph.csp import cvxpy_max_cut_sdp, solve_max_cut  # noqa: E402
+from dpgraph.engine import cvxpy_max_cut_sdp, solve_max_cut  # noqa: E402
 
 GSET = {  # name: (published SDP value, best known cut)
     "G3": (12084.33, 11622),
@@ -154,7 +154,7 @@ def bench_dense(args):
 
 
 def bench_csp(args):
-    from dpgraph.csp import CSPInstance, solve_max_2csp
+    from dpgraph.engine import CSPInstance, solve_max_2csp
 
     print("| n | q | m | N = nq+1 | SDP value | certified UB | value | value/UB | SCS s | total s |")
     print("|---|---|---|---|---|---|---|---|---|---|")

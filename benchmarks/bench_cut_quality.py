@@ -35,8 +35,8 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import dpgraph  # noqa: E402
-from dpgraph.csp import as_weight_operator, cut_value  # noqa: E402
-from dpgraph.csp.improve import numba_available  # noqa: E402
+from dpgraph.engine import as_weight_operator, cut_value  # noqa: E402
+from dpgraph.engine.local_search import numba_available  # noqa: E402
 from dpgraph.io import read_graph  # noqa: E402
 
 BEST_KNOWN = {"G3": 11622, "G35": 7687, "G48": 6000, "G81": 14030}

@@ -73,7 +73,7 @@ def _products(W, X, reps=3) -> float:
 
 
 def _timed_matmul(block, X):
-    from dpgraph.dask_graph import _block_matmul
+    from dpgraph.io.dask import _block_matmul
 
     t = time.process_time()
     Y = _block_matmul(block, X)
@@ -144,7 +144,7 @@ def small(n=100_000, d=40.0, parts=8):
         cluster, client = _cluster(workers)
         with cluster, client:
             t0 = time.perf_counter()
-            dg = dpgraph.dask_graph.read_edge_files(folder, weight=None)
+            dg = dpgraph.io.dask.read_edge_files(folder, weight=None)
             t_read = time.perf_counter() - t0
             b = _breakdown(client, dg, X, workers)
             t0 = time.perf_counter()
@@ -167,7 +167,7 @@ def dask_run(folder, workers):
     cluster, client = _cluster(workers)
     with cluster, client:
         t0, c0 = time.perf_counter(), time.process_time()
-        dg = dpgraph.dask_graph.read_edge_files(folder, weight=None)
+        dg = dpgraph.io.dask.read_edge_files(folder, weight=None)
         t_read = time.perf_counter() - t0
         print(f"read: {dg!r} in {t_read:.1f} s (client CPU {time.process_time() - c0:.1f} s); "
               f"client peak {_peak_rss():.2f} GiB, workers {client.run(_worker_peak)}",
@@ -200,7 +200,7 @@ def sample_run(folder, workers, out):
     print(f"sample on {folder}, {workers} worker(s); load {os.getloadavg()}", flush=True)
     cluster, client = _cluster(workers)
     with cluster, client:
-        dg = dpgraph.dask_graph.read_edge_files(folder, weight=None)
+        dg = dpgraph.io.dask.read_edge_files(folder, weight=None)
         pg = dpgraph.privatize(dg, epsilon=2.0, delta=1e-6, rng=0, route="matrix-free")
         del dg
         client.run(lambda: _hwm(reset=True))
@@ -236,7 +236,7 @@ def compare(folder, workers, reps=3):
     print(f"compare on {folder}, {workers} worker(s); load {os.getloadavg()}", flush=True)
     cluster, client = _cluster(workers)
     with cluster, client:
-        dg = dpgraph.dask_graph.read_edge_files(folder, weight=None)
+        dg = dpgraph.io.dask.read_edge_files(folder, weight=None)
         n, nnz = dg.n, 2 * dg.m
         itype = np.int32 if nnz < 2**31 else np.int64  # as scipy would choose
         indptr = np.zeros(n + 1, dtype=itype)

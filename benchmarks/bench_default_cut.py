@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import dpgraph  # noqa: E402
-from dpgraph import datasets  # noqa: E402
+from dpgraph import datasets
 
 BEST_KNOWN = {"G3": 11622, "G35": 7687, "G48": 6000, "G81": 14030}
 SETTINGS = [("previous default (anneal_sweeps=0)", {"anneal_sweeps": 0}),

@@ -11,7 +11,7 @@ import numpy as np
 from scipy.sparse import linalg as spla
 
 import dpgraph
-from dpgraph.routes.pca import normalized_adjacency
+from dpgraph.release.routes.pca import normalized_adjacency
 
 names = sys.argv[1:] or ["chameleon", "facebook", "G3", "G35", "planted-2000-100", "planted-2000-400"]
 print("graph              n      tau    best r  g/w at best r  (g/w for r = 1..8)")
@@ -32,7 +32,7 @@ for name in names:
     best = int(np.argmax(ratios)) + 1
     print(f"{name:18s} {g.n:6d} {tau:6.1f} {best:6d}  {max(ratios):12.1f}   "
           + " ".join(f"{x:.1f}" for x in ratios))
-from dpgraph.privatize import screen  # noqa: E402  (privatize's own rule, with its defaults)
+from dpgraph.release.privatize import screen  # noqa: E402  (privatize's own rule, with its defaults)
 
 for eps in (1, 2, 4, 8):
     need = screen(0.0, 1, 0.99 * eps, 0.99e-6, 0.05, 0.05, 0.1)["required_gap_ratio"]

@@ -33,7 +33,7 @@ import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 
 import dpgraph  # noqa: E402
-from dpgraph import datasets  # noqa: E402
+from dpgraph import datasets
 from dpgraph.io import read_graph  # noqa: E402
 
 

@@ -39,9 +39,9 @@ import scipy.sparse as sp
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import dpgraph  # noqa: E402
-from dpgraph.csp import solve_max_bisection, solve_max_cut  # noqa: E402
+from dpgraph.engine import solve_max_bisection, solve_max_cut  # noqa: E402
 from dpgraph.privacy import PrivacyLedger, make_rng  # noqa: E402
-from dpgraph.routes.randomized_response import randomized_response_matrix  # noqa: E402
+from dpgraph.release.routes.randomized_response import randomized_response_matrix  # noqa: E402
 
 warnings.filterwarnings("ignore")
 
@@ -92,7 +92,7 @@ def prototype(g, epsilon: float, rng) -> np.ndarray:
 
 
 def max3cut(g):
-    return dpgraph.csp.max_k_cut_instance(g, 3)
+    return dpgraph.engine.max_k_cut_instance(g, 3)
 
 
 def reference(name: str, g, problem: str, refs_path: str, seconds: float) -> float:

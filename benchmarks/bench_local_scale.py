@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import dpgraph  # noqa: E402
-from dpgraph.evaluate import cut_value  # noqa: E402
+from dpgraph.lab.evaluate import cut_value  # noqa: E402
 
 warnings.filterwarnings("ignore")
 

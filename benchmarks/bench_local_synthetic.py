@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 import dpgraph  # noqa: E402
 from bench_local import load, true_cut  # noqa: E402
-from dpgraph.csp import solve_max_cut  # noqa: E402
+from dpgraph.engine import solve_max_cut  # noqa: E402
 
 warnings.filterwarnings("ignore")
 

@@ -1,5 +1,5 @@
 """Variants of the local route's plan on real graphs: the sides of the last candidate of
-``release_local_sides`` under a fixed :class:`~dpgraph.routes.local.LocalPlan` (no private
+``release_local_sides`` under a fixed :class:`~dpgraph.release.routes.local.LocalPlan` (no private
 choice, no estimate), against the reference cuts of ``bench_local.py``.
 
     DPGRAPH_DATA=../shared/datasets OPENBLAS_NUM_THREADS=1 python \\
@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from bench_local import load, true_cut  # noqa: E402
 from dpgraph.privacy import PrivacyLedger  # noqa: E402
-from dpgraph.routes.local import LocalPlan, release_local_sides  # noqa: E402
+from dpgraph.release.routes.local import LocalPlan, release_local_sides  # noqa: E402
 
 warnings.filterwarnings("ignore")
 

@@ -1,7 +1,7 @@
 """The matrix-free route (issue 11): transfer ratios at scale, real graphs, time and memory.
 
 NOT PRIVATE where it scores: the transfer ratio is the true cut of the private partition divided
-by the non-private engine's cut of the same graph (dpgraph.evaluate / dpgraph.solve_max_cut).
+by the non-private engine's cut of the same graph (dpgraph.lab.evaluate / dpgraph.solve_max_cut).
 
 Usage (OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_matrix_free.py ...):
 
@@ -38,7 +38,7 @@ import numpy as np
 
 import dpgraph
 from dpgraph.datasets import planted_cut
-from dpgraph.evaluate import cut_value
+from dpgraph.lab.evaluate import cut_value
 
 
 def _peak_gib() -> float:

@@ -22,8 +22,9 @@ import warnings
 import numpy as np
 
 import dpgraph
-from dpgraph.privacy import ReproducibleNoiseWarning, approx_dp_to_zcdp_rho, noise
-from dpgraph.routes import matrix_free as mf
+from dpgraph.privacy import ReproducibleNoiseWarning, approx_dp_to_zcdp_rho
+from dpgraph.privacy import noise
+from dpgraph.release.routes import matrix_free as mf
 
 warnings.simplefilter("ignore", ReproducibleNoiseWarning)
 

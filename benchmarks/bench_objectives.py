@@ -16,11 +16,11 @@ import time
 import numpy as np
 
 import dpgraph
-from dpgraph.csp import solve_max_cut
-from dpgraph.evaluate import cut_value
+from dpgraph.engine import solve_max_cut
+from dpgraph.lab.evaluate import cut_value
 from dpgraph.graph import as_graph_data
-from dpgraph.csp._operator import as_weight_operator
-from dpgraph.csp.rounding import cut_values
+from dpgraph.engine.operator import as_weight_operator
+from dpgraph.engine.rounding import cut_values
 
 
 def graph(name):

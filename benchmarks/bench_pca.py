@@ -37,17 +37,10 @@ import scipy.sparse as sp  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from dpgraph.spectral import (  # noqa: E402
-    BudgetSplit,
-    EntryAdjacency,
-    coherence,
-    basic_coherence,
-    private_low_rank,
-    private_subspace,
-    subspace_distance,
-)
-from dpgraph.spectral._linalg import top_subspace  # noqa: E402
-from dpgraph.spectral.baselines import input_perturbation_subspace, noisy_power_method  # noqa: E402
+from dpgraph.spectral import BudgetSplit, EntryAdjacency, basic_coherence, private_low_rank, private_subspace, subspace_distance
+from dpgraph.spectral import coherence
+from dpgraph.spectral.linalg import top_subspace  # noqa: E402
+from dpgraph.lab.pca_baselines import input_perturbation_subspace, noisy_power_method  # noqa: E402
 
 DELTA = 1e-6
 
@@ -195,7 +188,7 @@ def oracle_projector(top, w, eps, seed):
     scale and the whole (eps, delta) on it, i.e. what the gap and coherence tests cost."""
     from dpgraph.privacy import analytic_gaussian_sigma
     from dpgraph.privacy.noise import SymmetricGaussianNoise
-    from dpgraph.spectral._linalg import top_eigvecs_projector_plus_noise
+    from dpgraph.spectral.linalg import top_eigvecs_projector_plus_noise
     r = top.U.shape[1]
     g = top.sigma[r - 1] - top.sigma[r]
     t = math.sqrt(np.max(np.sum(top.U ** 2, axis=1)))

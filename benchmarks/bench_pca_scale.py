@@ -65,7 +65,7 @@ EPS = 2.0
 def one(n, d):
     from dpgraph.privacy.noise import SymmetricGaussianNoise
     from dpgraph.spectral import EntryAdjacency, private_low_rank, subspace_distance
-    from dpgraph.spectral._linalg import top_subspace
+    from dpgraph.spectral.linalg import top_subspace
 
     M, dmin = planted_sparse(n, d, np.random.default_rng(n))
     # baseline: one pass over the upper-triangle blocks of the noise

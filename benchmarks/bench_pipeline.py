@@ -2,7 +2,7 @@
 fidelity against randomized response (issue 6, item 8).
 
 Transfer ratio = cut of the private partition on the TRUE graph / best non-private cut found by
-the same engine (dpgraph.csp) on the true graph. NOT PRIVATE scoring: benchmark use only.
+the same engine (dpgraph.engine) on the true graph. NOT PRIVATE scoring: benchmark use only.
 
 Usage (real graphs need DPGRAPH_DATA):
     python benchmarks/bench_pipeline.py planted --degrees 25,50,100,200,400 --seeds 3
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import dpgraph
-from dpgraph.benchmarking import fidelity, plot_transfer, run_transfer_benchmark
+from dpgraph.lab.benchmarking import fidelity, plot_transfer, run_transfer_benchmark
 
 OUT = Path(__file__).resolve().parent / "out"
 
@@ -78,7 +78,7 @@ def main():
             for name in args.names.split(","):
                 run(name, dpgraph.datasets.load(name), args, problem)
     if args.what == "fidelity":
-        from dpgraph.baselines import randomized_response
+        from dpgraph.lab.baselines import randomized_response
         graphs = [(f"planted n={args.n} d={d}", dpgraph.datasets.planted_cut(args.n, d, rng=1))
                   for d in [int(x) for x in args.degrees.split(",")]]
         graphs += [(name, None) for name in args.names.split(",") if name]

@@ -9,7 +9,7 @@ import sys
 import time
 
 import dpgraph
-from dpgraph.evaluate import cut_value
+from dpgraph.lab.evaluate import cut_value
 
 n = int(sys.argv[1]) if len(sys.argv) > 1 else 10000
 d = float(sys.argv[2]) if len(sys.argv) > 2 else 50

@@ -1,7 +1,7 @@
 """Fidelity of private synthetic graphs (issue 18): dpgraph vs a PrivGraph-style baseline vs an
 Erdos-Renyi floor, on the metrics of the private-graph benchmark literature.
 
-NOT PRIVATE scoring (dpgraph.evaluate.synthetic_report reads the true graph): benchmark use only.
+NOT PRIVATE scoring (dpgraph.lab.evaluate.synthetic_report reads the true graph): benchmark use only.
 
 Methods (all edge-level epsilon-DP; every noise draw through dpgraph.privacy.noise):
 - ``dpgraph``: ``dpgraph.release_synthetic(G, epsilon=epsilon)`` with its defaults, then
@@ -15,7 +15,7 @@ Methods (all edge-level epsilon-DP; every noise draw through dpgraph.privacy.noi
   parts: (1) community initialization: nodes randomly grouped into super-nodes of
   ``GROUP_SIZE`` nodes, the super-graph's edge counts released with Laplace(1/eps1), Louvain on
   the noisy super-graph; (2) community adjustment: one round of noisy node-to-community counts
-  (Laplace(2/eps2)), each node moved to its best community (dpgraph.synthetic.refine_partition);
+  (Laplace(2/eps2)), each node moved to its best community (dpgraph.synthetic.block_model.refine_partition);
   (3) information extraction: each node's intra-community degree (Laplace(2/eps3)) and the
   inter-community edge counts (Laplace(1/eps3)) -- disjoint edge sets, so parallel composition --
   then reconstruction: Chung-Lu inside each community (round(sum d/2) edge draws with
@@ -44,11 +44,11 @@ import numpy as np
 import scipy.sparse as sp
 
 import dpgraph
-from dpgraph.evaluate import graph_statistics, synthetic_report
+from dpgraph.lab.evaluate import graph_statistics, synthetic_report
 from dpgraph.graph import as_graph_data, from_matrix
 from dpgraph.io import read_graph
 from dpgraph.privacy import PrivacyLedger, laplace_mechanism, make_rng
-from dpgraph.synthetic import block_edge_counts, refine_partition
+from dpgraph.synthetic.block_model import block_edge_counts, refine_partition
 
 OUT = Path(__file__).resolve().parent / "out"
 DATA = Path(os.environ.get("DPGRAPH_DATA", "/work/shared/datasets")) / "social"
@@ -182,11 +182,11 @@ def run_graph(name, args):
     data = from_matrix(raw.weights, tuple(range(raw.n)), source=name)  # index labels
     log(f"{name}: n={data.n}, m={data.m}")
     ts = graph_statistics(data, rng=0)
-    from dpgraph.csp import solve_max_cut
+    from dpgraph.engine import solve_max_cut
 
     ref = solve_max_cut(data, rng=0, tol=1e-3, certificate="auto").value
     # the max-cut transfer of a cut that knows nothing: uniformly random sides (20 draws)
-    from dpgraph.evaluate import cut_value
+    from dpgraph.lab.evaluate import cut_value
 
     signs = np.random.default_rng(0).choice([-1, 1], size=(20, data.n))
     random_cut = float(np.mean([cut_value(data, x) for x in signs]) / ref)

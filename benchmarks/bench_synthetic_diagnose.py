@@ -6,7 +6,7 @@ NOT PRIVATE: every number here reads the true graph (benchmark use only).
 Subcommands (from the repository root, ``DPGRAPH_DATA`` pointing at the data sets):
 
 ``path [--graph chameleon] [--epsilons 2,4] [--seeds 3]``
-    Average shortest path (dpgraph.evaluate.graph_statistics, 64 sources) of our sample, of the
+    Average shortest path (dpgraph.lab.evaluate.graph_statistics, 64 sources) of our sample, of the
     same release sampled with the baseline's two distortions applied -- hub weights capped
     (``--cap``; the baseline's Chung-Lu collapses repeated hub pairs) and edges deleted at
     random down to the baseline's edge ratio -- and of the baseline's sample; plus the share of
@@ -24,7 +24,7 @@ Subcommands (from the repository root, ``DPGRAPH_DATA`` pointing at the data set
     those nodes.
 ``anchors [--graph soc-douban] [--epsilons 1,4] [--seeds 3]``
     Degree KL / Hellinger, path error, maximum degree of samples with each anchor partner
-    (``dpgraph.synthetic.ANCHOR_PARTNER``: "degree", "uniform"); no max-cut or community scores,
+    (``dpgraph.synthetic.block_model.ANCHOR_PARTNER``: "degree", "uniform"); no max-cut or community scores,
     so it runs on the 155,000-node graph.
 ``compare A B --suffix S [--graphs chameleon,facebook,ca-hepph]``
     From saved runs (``benchmarks/out/synthetic_<graph><S>.json`` of bench_synthetic or
@@ -52,10 +52,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_synthetic as bs  # noqa: E402
 
 import dpgraph  # noqa: E402
-from dpgraph.evaluate import cut_value, graph_statistics  # noqa: E402
+from dpgraph.lab.evaluate import cut_value, graph_statistics  # noqa: E402
 from dpgraph.graph import from_matrix  # noqa: E402
 from dpgraph.io import read_graph  # noqa: E402
-from dpgraph.synthetic import block_edge_counts, sample_block_model  # noqa: E402
+from dpgraph.synthetic.block_model import block_edge_counts, sample_block_model  # noqa: E402
 
 
 def load(name):
@@ -118,7 +118,7 @@ def path_cmd(args):
 
 
 def maxcut_cmd(args):
-    from dpgraph.csp import solve_max_cut
+    from dpgraph.engine import solve_max_cut
 
     data = load(args.graph)
     out = bs.OUT / f"synthetic_{args.graph}_s10.json"
@@ -170,8 +170,8 @@ def floor_cmd(args):
 
 
 def anchors_cmd(args):
-    import dpgraph.synthetic as sy
-    from dpgraph.evaluate import _degree_distances, _igraph
+    import dpgraph.synthetic.block_model as sy
+    from dpgraph.lab.evaluate import _degree_distances, _igraph
 
     data = load(args.graph)
     deg = lambda g: np.asarray(g.weights.sum(axis=1)).ravel()  # noqa: E731

@@ -1,9 +1,9 @@
 """Which block structure would a synthetic graph need? A NON-PRIVATE oracle (issue 18).
 
-Samples :func:`dpgraph.synthetic.sample_block_model` with the TRUE degrees, inside shares and
+Samples :func:`dpgraph.synthetic.block_model.sample_block_model` with the TRUE degrees, inside shares and
 block edge counts of four partitions of the true graph -- one block, logarithmic degree classes
 (``floor(log2 d)``, capped at 9), the true graph's Louvain communities, and Louvain x classes --
-and scores the samples with :func:`dpgraph.evaluate.synthetic_report` (path error, modularity
+and scores the samples with :func:`dpgraph.lab.evaluate.synthetic_report` (path error, modularity
 error of the true Louvain partition, EVC top-1% overlap, clustering error, NMI; with
 ``--max-cut`` also the max-cut transfer, and a fifth partition, Louvain x the sides of the max
 cut that dpgraph.solve_max_cut finds on the true graph). Diagnosis only:
@@ -22,10 +22,10 @@ import igraph as ig
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.evaluate import graph_statistics, synthetic_report
+from dpgraph.lab.evaluate import graph_statistics, synthetic_report
 from dpgraph.graph import from_matrix
 from dpgraph.io import read_graph
-from dpgraph.synthetic import block_edge_counts, degree_split, sample_block_model
+from dpgraph.synthetic.block_model import block_edge_counts, degree_split, sample_block_model
 
 DATA = Path(os.environ.get("DPGRAPH_DATA", "/work/shared/datasets")) / "social"
 KEYS = ("path_rel_error", "modularity_rel_error", "evc_overlap", "clustering_rel_error", "nmi")
@@ -69,7 +69,7 @@ def main():
                  ("true Louvain", louv), ("Louvain x classes", louv * 16 + classes)]
         ref = None
         if args.max_cut:
-            from dpgraph.csp import solve_max_cut
+            from dpgraph.engine import solve_max_cut
 
             ref = solve_max_cut(t, rng=0, tol=1e-3, certificate="auto")
             parts.append(("Louvain x max-cut sides", louv * 2 + (np.asarray(ref.x) > 0)))

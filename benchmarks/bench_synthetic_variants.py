@@ -2,7 +2,7 @@
 
 Each ``--variant NAME:KWARGS|PATCHES`` adds a method NAME that runs ``release_synthetic`` with
 the keyword arguments KWARGS (e.g. ``bin_share=0.1``) while the module constants PATCHES of
-``dpgraph.synthetic`` are set (e.g. ``DEGREE_CLASS_RATIO=4.0,MIN_TOP_CLASS=100``; restored
+``dpgraph.synthetic.block_model`` are set (e.g. ``DEGREE_CLASS_RATIO=4.0,MIN_TOP_CLASS=100``; restored
 after each call). Every other argument is bench_synthetic's; list the variants in
 ``--methods``. How BENCHMARKS.md's "tried" rows were run, e.g.:
 
@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_synthetic as bs  # noqa: E402
 
 import dpgraph  # noqa: E402
-import dpgraph.synthetic as sy  # noqa: E402
+import dpgraph.synthetic.block_model as sy  # noqa: E402
 from dpgraph.privacy import make_rng  # noqa: E402
 
 
@@ -39,7 +39,7 @@ def variant(spec: str):
     kwargs, patches = _assignments(kw_text), _assignments(patch_text)
     for key in patches:
         if not hasattr(sy, key):
-            raise SystemExit(f"--variant {spec!r}: dpgraph.synthetic has no constant {key}")
+            raise SystemExit(f"--variant {spec!r}: dpgraph.synthetic.block_model has no constant {key}")
 
     def method(data, epsilon, rng):
         gen = make_rng(rng)

@@ -33,7 +33,7 @@ RE is PGB's ``cal_rel``: ``|A - B| / (A + 1e-15)``, A the true graph's value. KL
 ``cal_kl(true, synthetic)``: both histograms normalised, the shorter zero-padded,
 ``sum p log((p + eps) / (q + eps))`` with eps the float64 machine epsilon.
 
-dpgraph's metrics (``dpgraph.evaluate.synthetic_report``), added where PGB has no equivalent:
+dpgraph's metrics (``dpgraph.lab.evaluate.synthetic_report``), added where PGB has no equivalent:
 ``community_ari`` (the adjusted Rand index of the same two Louvain labelings as q12: corrected
 for chance, where NMI is not -- every isolated node of a synthetic graph is a Louvain community
 of its own, and many small communities raise the NMI of unrelated labelings);
@@ -172,7 +172,7 @@ def _hellinger(d_true, d_syn) -> float:
 def true_statistics(A: sp.csr_array, *, seed: int = 0) -> dict:
     """:func:`statistics` of the true graph plus what the node-by-node metrics need: the EVC
     top 1% and the reference max-cut value of dpgraph's engine."""
-    from dpgraph.csp import solve_max_cut
+    from dpgraph.engine import solve_max_cut
     from dpgraph.graph import from_matrix
 
     ts = statistics(A, seed=seed)
@@ -197,8 +197,8 @@ def score(true_A: sp.csr_array, ts: dict, own_A: sp.csr_array, aligned_A: sp.csr
     """Every metric of :data:`METRICS` for one synthetic graph: ``own_A`` on the generator's
     own node set, ``aligned_A`` the same output put on the input's nodes (module docstring).
     NOT PRIVATE."""
-    from dpgraph.csp import solve_max_cut
-    from dpgraph.evaluate import cut_value
+    from dpgraph.engine import solve_max_cut
+    from dpgraph.lab.evaluate import cut_value
     from dpgraph.graph import from_matrix
 
     ss = statistics(own_A, seed=seed)

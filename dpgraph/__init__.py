@@ -15,19 +15,22 @@ Examples
 34
 """
 
-from dpgraph import datasets, evaluate
-from dpgraph.csp import CSPInstance, CutResult, read_csp, solve_max_2csp, solve_max_bisection, solve_max_cut
-from dpgraph.private_csp import PrivateCSPResult, max_2csp
+from dpgraph import datasets, legacy
+from dpgraph.lab import evaluate
+from dpgraph.engine import CSPInstance, CutResult, read_csp, solve_max_2csp, solve_max_bisection, solve_max_cut
+from dpgraph.solve.csp import PrivateCSPResult, max_2csp
 from dpgraph.graph import GraphData, GraphInputWarning, as_graph_data
 from dpgraph.io import GraphFormatError, read_graph, write_graph
 from dpgraph.mechanisms import (dykstra, jl_second_moment, jl_two_way_marginals, kway_marginals,
                          onehot_marginals, perturb_and_project, private_cosine_similarities,
                          private_second_moment)
 from dpgraph.privacy import PrivacyBudgetError, PrivacyLedger
-from dpgraph.private_solvers import PrivateCutResult, max_bisection, max_cut
-from dpgraph.privatize import PrivateGraph, privatize
+from dpgraph.solve.cut import PrivateCutResult, max_bisection, max_cut
+from dpgraph.release.privatize import PrivateGraph, privatize
 from dpgraph.spectral import EntryAdjacency, private_low_rank, private_subspace
-from dpgraph.synthetic import SyntheticRelease, release_synthetic
+from dpgraph.synthetic.block_model import SyntheticRelease, release_synthetic
+
+legacy.install()
 
 __version__ = "0.1.0"
 
@@ -73,10 +76,10 @@ __all__ = [
 
 
 def __getattr__(name):
-    # dpgraph.audit (the empirical privacy audits) imports scipy.stats, about a second: loaded
+    # dpgraph.lab.audit (the empirical privacy audits) imports scipy.stats, about a second: loaded
     # on first use, so that ``import dpgraph`` and every ``dpgraph`` command start faster
     if name == "audit":
         import importlib
 
-        return importlib.import_module(".audit", __name__)
+        return importlib.import_module("dpgraph.lab.audit")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

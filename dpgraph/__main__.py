@@ -2,6 +2,6 @@
 
 import sys
 
-from dpgraph.cli import main
+from dpgraph.cli.app import main
 
 sys.exit(main())

@@ -182,7 +182,7 @@ def one_exchange(G, initial_cut=None, seed=None, weight=None, *, epsilon=None, d
     >>> len(S) + len(T), isinstance(value, float)
     (34, True)
     """
-    from dpgraph.private_solvers import max_cut
+    from dpgraph.solve.cut import max_cut
 
     epsilon, delta = _budget("one_exchange", epsilon, delta)
     if initial_cut is not None:
@@ -208,7 +208,7 @@ def kernighan_lin_bisection(G, partition=None, max_iter=10, weight="weight", see
     >>> len(S), len(T)
     (17, 17)
     """
-    from dpgraph.private_solvers import max_bisection
+    from dpgraph.solve.cut import max_bisection
 
     epsilon, delta = _budget("kernighan_lin_bisection", epsilon, delta)
     if partition is not None:

@@ -5,7 +5,7 @@ Run: python examples/private_maxcut_networkx.py
 
 import dpgraph
 from dpgraph.datasets import planted_cut
-from dpgraph.evaluate import cut_value
+from dpgraph.lab.evaluate import cut_value
 from dpgraph.graph import to_networkx
 
 # a planted two-block disassortative graph: 1,000 nodes, mean degree 100

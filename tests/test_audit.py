@@ -13,8 +13,8 @@ import warnings
 import numpy as np
 import pytest
 
-from dpgraph.audit import (audit_event, audit_threshold, catalog, clopper_pearson_lower,
-                           clopper_pearson_upper, epsilon_lower_bound)
+from dpgraph.lab.audit import audit_event, audit_threshold, clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
+from dpgraph.lab.audit import catalog
 
 
 @pytest.fixture(autouse=True)
@@ -150,7 +150,7 @@ def test_fast_audit_synthetic_block_model_both_pairs():
 def test_synthetic_audit_catches_a_halved_noise_scale(monkeypatch):
     """The audit can fail: with the block model's noise scales halved (twice the claimed
     epsilon spent), the inside-pair event's bound exceeds the claim."""
-    import dpgraph.synthetic as sy
+    import dpgraph.synthetic.block_model as sy
 
     original = sy.split_block_scales
     monkeypatch.setattr(sy, "split_block_scales", lambda *a, **k: original(*a, **k) / 2)

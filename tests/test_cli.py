@@ -7,7 +7,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from dpgraph import cli
+from dpgraph.cli import app as cli
 from dpgraph.io import write_graph
 
 

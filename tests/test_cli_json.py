@@ -8,8 +8,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from dpgraph.cli import main
-from dpgraph.cli_json import dumps, jsonable
+from dpgraph.cli.app import main
+from dpgraph.cli.output import dumps, jsonable
 from dpgraph.io import read_graph, write_graph
 
 

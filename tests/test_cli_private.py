@@ -2,7 +2,7 @@
 
 import pytest
 
-from dpgraph.cli import main
+from dpgraph.cli.app import main
 from dpgraph.io import read_graph
 
 

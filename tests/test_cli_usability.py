@@ -121,7 +121,7 @@ def test_max2csp_command(tmp_path):
     code, out, err = dpgraph_cmd("max2csp", cnf, *SEEDED, "--json", "-q")
     assert code == 0, err
     doc = json.loads(out)
-    assert doc["schema"] == "dpgraph.csp/1" and doc["instance"]["format"] == "cnf"
+    assert doc["schema"] == "dpgraph.engine/1" and doc["instance"]["format"] == "cnf"
     assert doc["assignment"]["variables"] == [1, 2, 3, 4, 5, 6]
     assert set(doc["assignment"]["values"]) <= {0, 1}
     assert doc["ledger"]["spent"]["epsilon"] <= 2 + 1e-9
@@ -192,8 +192,8 @@ def test_plain_progress_lines_respect_the_interval():
 def test_solver_loops_report_their_iterations():
     import networkx as nx
 
-    from dpgraph.csp import as_weight_operator
-    from dpgraph.csp.sdp import solve_lowrank_sdp
+    from dpgraph.engine import as_weight_operator
+    from dpgraph.engine.sdp import solve_lowrank_sdp
 
     buf = io.StringIO()
     with reporting(stream=buf):

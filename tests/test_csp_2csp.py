@@ -1,11 +1,11 @@
-"""Tests for dpgraph.csp Max-2-CSP: brute force, CVXPY+SCS reference, file format, bad input."""
+"""Tests for dpgraph.engine Max-2-CSP: brute force, CVXPY+SCS reference, file format, bad input."""
 
 import itertools
 
 import numpy as np
 import pytest
 
-from dpgraph.csp import CSPInstance, read_csp, solve_max_2csp, write_csp
+from dpgraph.engine import CSPInstance, read_csp, solve_max_2csp, write_csp
 
 
 def _random_instance(n, q, m, rng):

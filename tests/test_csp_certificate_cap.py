@@ -12,8 +12,8 @@ import pytest
 import scipy.sparse as sp
 
 import dpgraph
-from dpgraph.csp import as_weight_operator, certify_upper_bound, solve_max_bisection, solve_max_cut
-from dpgraph.csp.sdp import gershgorin_upper_bound, solve_lowrank_sdp, trivial_upper_bound
+from dpgraph.engine import as_weight_operator, certify_upper_bound, solve_max_bisection, solve_max_cut
+from dpgraph.engine.sdp import gershgorin_upper_bound, solve_lowrank_sdp, trivial_upper_bound
 
 
 def _dual_matrix(op, V, nu=0.0):
@@ -128,7 +128,7 @@ def test_private_max_cut_certifies_the_returned_objective_only():
 
 
 def test_dense_certificate_refuses_before_allocating_when_it_cannot_fit(monkeypatch):
-    from dpgraph.routes.memory import InsufficientMemoryError
+    from dpgraph.memory import InsufficientMemoryError
 
     g = nx.gnm_random_graph(400, 4000, seed=1)   # n <= 500: the dense check
     monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "1M")   # 400^2 * 24 bytes = 3.8 MB does not fit

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dpgraph
-from dpgraph.csp import max_k_cut_instance
+from dpgraph.engine import max_k_cut_instance
 
 
 def _kcut(G, x):

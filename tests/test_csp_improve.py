@@ -1,4 +1,4 @@
-"""Tabu search / annealing (dpgraph.csp.improve) and the time-limited solves.
+"""Tabu search / annealing (dpgraph.engine.local_search) and the time-limited solves.
 
 Independent references: brute force over all 2^n (balanced) assignments, cuts recomputed from
 scratch, the NumPy back end against the numba kernels (same moves by construction).
@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from dpgraph.csp import as_weight_operator, cut_value, solve_max_bisection, solve_max_cut
-from dpgraph.csp.improve import anneal, improve_cut, numba_available, prepare, tabu_search
-from dpgraph.csp.rounding import cut_values
+from dpgraph.engine import as_weight_operator, cut_value, solve_max_bisection, solve_max_cut
+from dpgraph.engine.local_search import anneal, improve_cut, numba_available, prepare, tabu_search
+from dpgraph.engine.rounding import cut_values
 
 needs_numba = pytest.mark.skipif(not numba_available(), reason="numba not installed")
 
@@ -179,8 +179,8 @@ def test_time_limit_and_tabu_moves_validation():
 
 def test_fallback_without_numba_in_a_fresh_process():
     code = ("import networkx as nx, numpy as np\n"
-            "from dpgraph.csp.improve import numba_available\n"
-            "from dpgraph.csp import solve_max_cut, solve_max_bisection\n"
+            "from dpgraph.engine.local_search import numba_available\n"
+            "from dpgraph.engine import solve_max_cut, solve_max_bisection\n"
             "assert not numba_available()\n"
             "g = nx.petersen_graph()\n"
             "r = solve_max_cut(g, rng=0, tabu_moves=200)\n"
@@ -200,7 +200,7 @@ def test_fallback_without_numba_in_a_fresh_process():
 def test_swap_descent_stops_at_its_deadline_and_keeps_balance():
     """A deadline in the past stops the bisection swap descent before its first move (no clock
     reading is asserted: the deadline is either passed or absent); without one it descends."""
-    from dpgraph.csp.rounding import swap_local_search
+    from dpgraph.engine.rounding import swap_local_search
 
     G = nx.gnm_random_graph(60, 300, seed=3)
     op = as_weight_operator(G)
@@ -231,7 +231,7 @@ def test_bisection_improvement_keeps_the_better_of_free_and_penalised_anneals():
 
 @pytest.mark.skipif(not numba_available(), reason="the default annealing needs numba")
 def test_default_max_cut_anneals_from_the_best_rounding_deterministically():
-    from dpgraph.csp.maxcut import auto_sweeps
+    from dpgraph.engine.maxcut import auto_sweeps
     from dpgraph.datasets import toroidal_grid_pm1
 
     g = toroidal_grid_pm1(16, 24, rng=3)  # G81-like: +-1 weights on a torus

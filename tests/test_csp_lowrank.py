@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from dpgraph.csp import CSPInstance, solve_max_2csp
-from dpgraph.csp.twocsp_lowrank import (certify_label_sdp, cvxpy_label_sdp, label_local_search,
+from dpgraph.engine import CSPInstance, solve_max_2csp
+from dpgraph.engine.twocsp_sdp import (certify_label_sdp, cvxpy_label_sdp, label_local_search,
                                         label_values, round_label_sdp, solve_label_sdp)
 
 
@@ -157,7 +157,7 @@ def test_ldl_certificate_rigorous_and_tight(seed):
 def test_ldl_lambda_max_never_below_the_spectrum():
     # a wrong guess (far below the top eigenvalue, as when Lanczos misses it) must not leak into
     # the bound: every returned mu is verified, and bisection brings it close to lambda_max
-    from dpgraph.csp.twocsp_lowrank import ldl_verified_lambda_max
+    from dpgraph.engine.twocsp_sdp import ldl_verified_lambda_max
 
     rng = np.random.default_rng(3)
     for trial in range(5):
@@ -174,7 +174,7 @@ def test_ldl_lambda_max_never_below_the_spectrum():
 @pytest.mark.slow  # 3-6 s on 2 cores
 def test_auto_uses_ldl_above_the_dense_cap(monkeypatch):
     # the path taken at n > 3,250 (N = 2n + 1 > FACTOR_MAX_N), forced at n = 150
-    import dpgraph.csp.twocsp_lowrank as lr
+    import dpgraph.engine.twocsp_sdp as lr
 
     rng = np.random.default_rng(7)
     inst = _random_instance(150, 3, 450, rng)
@@ -192,13 +192,13 @@ def test_auto_uses_ldl_above_the_dense_cap(monkeypatch):
     monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "1K")
     _, info_l = certify_label_sdp(A, sol.V)
     assert info_l["certificate"].startswith("lanczos-residual (unverified")
-    from dpgraph.routes.memory import InsufficientMemoryError
+    from dpgraph.memory import InsufficientMemoryError
     with pytest.raises(InsufficientMemoryError, match="lanczos"):
         certify_label_sdp(A, sol.V, method="ldl")
 
 
 def test_label_tabu_search_finds_brute_force_optimum():
-    from dpgraph.csp.twocsp_lowrank import label_tabu_search
+    from dpgraph.engine.twocsp_sdp import label_tabu_search
 
     X = np.array(list(itertools.product(range(3), repeat=9)))
     for seed in range(3):

@@ -1,4 +1,4 @@
-"""Tests for dpgraph.csp Max-Cut / Max-Bisection: brute force, CVXPY+SCS, G-set, bad input."""
+"""Tests for dpgraph.engine Max-Cut / Max-Bisection: brute force, CVXPY+SCS, G-set, bad input."""
 
 import itertools
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from dpgraph.csp import as_weight_operator, certify_upper_bound, solve_lowrank_sdp, solve_max_cut, solve_max_bisection, cut_value
+from dpgraph.engine import as_weight_operator, certify_upper_bound, solve_lowrank_sdp, solve_max_cut, solve_max_bisection, cut_value
 
 
 def _random_weights(n, p, rng, signed=False):
@@ -111,7 +111,7 @@ def test_trivial_instances():
 
 @pytest.mark.parametrize("seed", range(2))
 def test_lowrank_sdp_matches_cvxpy_scs(seed):
-    from dpgraph.csp import cvxpy_max_cut_sdp
+    from dpgraph.engine import cvxpy_max_cut_sdp
 
     rng = np.random.default_rng(20 + seed)
     W = _random_weights(40, 0.25, rng, signed=seed == 1)
@@ -125,7 +125,7 @@ def test_lowrank_sdp_matches_cvxpy_scs(seed):
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(2))
 def test_lowrank_bisection_sdp_matches_cvxpy_scs(seed):
-    from dpgraph.csp import cvxpy_max_bisection_sdp
+    from dpgraph.engine import cvxpy_max_bisection_sdp
 
     # SCS is slow on <J, X> = b, which leaves no strictly feasible X: keep n small
     rng = np.random.default_rng(30 + seed)

@@ -7,10 +7,10 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from dpgraph.csp import as_weight_operator
-from dpgraph.csp.rounding import column_block, correlation_round, hyperplane_round
+from dpgraph.engine import as_weight_operator
+from dpgraph.engine.rounding import column_block, correlation_round, hyperplane_round
 from dpgraph.datasets import planted_cut
-from dpgraph.routes.matrix_free import LowRankOperator
+from dpgraph.release.routes.matrix_free import LowRankOperator
 
 
 def _ops(n, seed):
@@ -98,7 +98,7 @@ def test_rounding_memory_is_a_few_columns():
 
 def test_rebalance_on_a_factor_form_makes_the_greedy_moves_with_few_products():
     # reference: the one-column-at-a-time greedy on the same weights as a dense matrix
-    from dpgraph.csp.rounding import cut_values, rebalance
+    from dpgraph.engine.rounding import cut_values, rebalance
 
     g = np.random.default_rng(5)
     n = 3000

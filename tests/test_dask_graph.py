@@ -10,7 +10,7 @@ distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("pandas")
 
 import dpgraph  # noqa: E402
-from dpgraph.dask_graph import from_dask, read_edge_files  # noqa: E402
+from dpgraph.io.dask import from_dask, read_edge_files  # noqa: E402
 from dpgraph.graph import GraphInputWarning, from_edges  # noqa: E402
 
 
@@ -177,7 +177,7 @@ def test_cli_synth_on_edge_files_refuses_what_needs_memory(tmp_path):
     an output folder that is new or empty."""
     from types import SimpleNamespace
 
-    from dpgraph.cli_private import _check_dask_synth
+    from dpgraph.cli.commands import _check_dask_synth
 
     ok = dict(mechanism="privatize", weighted=False, report=False, route="auto",
               synthetic_share=None, out=str(tmp_path / "new"))
@@ -198,7 +198,7 @@ def test_sampler_on_dask_draws_the_in_memory_sample(cluster_client, tmp_path, mo
     """The synthetic graph drawn by Dask tasks (sample_dask, write_sample) is, for the same
     seed, the very graph the in-memory sampler draws (same plan, same per-task streams), in the
     caller's labels; several tasks and partitions on a small graph."""
-    import dpgraph.routes.matrix_free as mf
+    import dpgraph.release.routes.matrix_free as mf
 
     monkeypatch.setattr(mf, "SAMPLE_CHUNK", 3000)  # the plan is made on the client
     labels = [f"n{i:04d}" for i in range(600)]
@@ -264,7 +264,7 @@ def test_weighted_duplicates_ids_and_blocks(cluster_client):
 
 def test_cli_synth_refuses_before_starting_a_dask_cluster(tmp_path, monkeypatch):
     # a refused option combination must not start a local cluster first (seconds lost)
-    import dpgraph.cli as cli
+    import dpgraph.cli.app as cli
 
     started = []
 
@@ -285,7 +285,7 @@ def test_local_route_on_dask_matches_in_memory_and_takes_few_passes(cluster_clie
     seed it releases what the in-memory route releases, and its Dask plan is a few tens of
     batches (passes) whatever n."""
     from dpgraph.privacy import PrivacyLedger
-    from dpgraph.routes.local import plan_local, release_local_sides
+    from dpgraph.release.routes.local import plan_local, release_local_sides
 
     g, df = _edge_frame(n=600, d=12, seed=4)
     dg = from_dask(dd.from_pandas(df, npartitions=3))

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpgraph.privacy import PrivacyLedger, noise
+from dpgraph.privacy import PrivacyLedger
+from dpgraph.privacy import noise
 from dpgraph.privacy.noise import (discrete_gaussian_parameters, discrete_laplace_parameters,
                                    sample_discrete_gaussian, sample_discrete_laplace)
 

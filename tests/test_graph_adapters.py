@@ -352,9 +352,9 @@ def _range_and_tuple_graphs(start=0):
 @pytest.mark.parametrize("start", [0, 1])
 def test_range_and_tuple_labels_give_the_same_results(start):
     import dpgraph
-    from dpgraph.cli_json import jsonable
-    from dpgraph.csp import cut_value, solve_max_cut
-    from dpgraph.csp._operator import as_weight_operator
+    from dpgraph.cli.output import jsonable
+    from dpgraph.engine import cut_value, solve_max_cut
+    from dpgraph.engine.operator import as_weight_operator
 
     gr, gt = _range_and_tuple_graphs(start)
     cr, ct = solve_max_cut(gr, rng=0), solve_max_cut(gt, rng=0)
@@ -381,7 +381,7 @@ def test_range_and_tuple_labels_give_the_same_results(start):
 
 
 def test_synthetic_report_treats_a_range_as_the_equal_tuple():
-    from dpgraph.evaluate import synthetic_report
+    from dpgraph.lab.evaluate import synthetic_report
 
     gr, gt = _range_and_tuple_graphs()
     report = synthetic_report(gr, gt, max_cut=False)

@@ -256,7 +256,7 @@ def _same_graph(a, b):
     ("1 2\n2 3\n3 4\n4 5 # trailing comment\n", False),
 ])
 def test_pyarrow_path_reads_what_the_numpy_path_reads(tmp_path, monkeypatch, text, arrow):
-    from dpgraph.io import _text
+    from dpgraph.io import text as _text
 
     pytest.importorskip("pyarrow")
     path = tmp_path / "e.txt"
@@ -282,7 +282,7 @@ def test_pyarrow_path_reads_what_the_numpy_path_reads(tmp_path, monkeypatch, tex
 
 
 def test_large_random_edge_list_same_through_both_paths(tmp_path, monkeypatch):
-    from dpgraph.io import _text
+    from dpgraph.io import text as _text
 
     pytest.importorskip("pyarrow")
     rng = np.random.default_rng(4)

@@ -10,9 +10,9 @@ import pytest
 import scipy.sparse as sp
 
 import dpgraph
-from dpgraph.csp import solve_max_cut
+from dpgraph.engine import solve_max_cut
 from dpgraph.datasets import planted_bisection, planted_cut
-from dpgraph.evaluate import cut_value
+from dpgraph.lab.evaluate import cut_value
 from dpgraph.graph import GraphData, from_edges
 from dpgraph.privacy import PrivacyLedger, analytic_gaussian_sigma, approx_dp_to_zcdp_rho
 
@@ -20,8 +20,8 @@ from dpgraph.privacy import PrivacyLedger, analytic_gaussian_sigma, approx_dp_to
 def rho_cks_less_noise(epsilon, delta):
     """The zCDP (CKS) calibration would have used a smaller total rho: more noise."""
     return approx_dp_to_zcdp_rho(epsilon, delta) < 0.5 / analytic_gaussian_sigma(epsilon, delta) ** 2
-from dpgraph.routes.pca import normalized_adjacency
-from dpgraph.routes.matrix_free import (FactorPrivateGraph, LowRankOperator, clip_levels,
+from dpgraph.release.routes.pca import normalized_adjacency
+from dpgraph.release.routes.matrix_free import (FactorPrivateGraph, LowRankOperator, clip_levels,
                                         core_sensitivity, default_steps, estimated_memory,
                                         release_matrix_free, step_sensitivity)
 
@@ -192,10 +192,10 @@ def test_low_rank_operator_matches_dense_algebra():
     assert op.abs_total() == pytest.approx(np.abs(Doff).sum())
     # the engine on the operator finds the same cut values as on the dense matrix
     x = np.where(rng.random(n) < 0.5, 1.0, -1.0)
-    assert dpgraph.csp.cut_value(op, x) == pytest.approx(dpgraph.csp.cut_value(Doff, x))
+    assert dpgraph.engine.cut_value(op, x) == pytest.approx(dpgraph.engine.cut_value(Doff, x))
     res_op = solve_max_cut(op, rng=0)
     res_dense = solve_max_cut(Doff, rng=0)
-    assert res_op.value == pytest.approx(dpgraph.csp.cut_value(Doff, res_op.x))
+    assert res_op.value == pytest.approx(dpgraph.engine.cut_value(Doff, res_op.x))
     assert res_op.value == pytest.approx(res_dense.value, rel=1e-6)
 
 
@@ -321,7 +321,7 @@ def test_sampling_tasks_draw_the_reference_distribution():
     (two-sample z) agree, with fixed seeds; and a task's draws do not depend on the others."""
     from scipy.stats import chi2_contingency
 
-    from dpgraph.routes.matrix_free import SamplePlan, _distinct_sorted, sample_task
+    from dpgraph.release.routes.matrix_free import SamplePlan, _distinct_sorted, sample_task
 
     n = 10
     theta = np.array([1.0, 2, 3, 1, 1, 4, 2, 2, 1, 5])
@@ -356,7 +356,7 @@ def test_sampling_tasks_draw_the_reference_distribution():
 
 def test_sample_does_not_depend_on_the_task_size(monkeypatch):
     """Cut into more tasks, the sample keeps its distribution (and the plan's counts)."""
-    import dpgraph.routes.matrix_free as mf
+    import dpgraph.release.routes.matrix_free as mf
 
     inst = planted_cut(1500, 30.0, rng=6)
     pg = dpgraph.privatize(inst.graph, epsilon=4.0, delta=1e-6, rank=1, rng=0,

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import dpgraph
-from dpgraph.cli import main
+from dpgraph.cli.app import main
 from dpgraph.graph import as_graph_data, unweighted
 from dpgraph.privacy import PrivacyLedger, flip_probability, randomized_response
-from dpgraph.privatize import default_rank
+from dpgraph.release.privatize import default_rank
 
 
 # ----------------------------------------------------------------------------- weight=None
@@ -46,7 +46,7 @@ def test_max_cut_on_karate_with_weight_none_and_the_hint_without_it():
     # the engine and the baselines take the same argument
     sol = dpgraph.solve_max_cut(G, weight=None, rng=0)
     assert sol.value == nx.cut_size(G, *sol.partition, weight=None)
-    from dpgraph.baselines import randomized_response as rr_baseline
+    from dpgraph.lab.baselines import randomized_response as rr_baseline
 
     rr = rr_baseline(G, epsilon=1.0, weight=None, rng=0)
     assert rr.weights.shape == (34, 34)

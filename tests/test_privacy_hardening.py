@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import dpgraph
-from dpgraph.cli import main
+from dpgraph.cli.app import main
 from dpgraph.datasets import planted_cut
-from dpgraph.routes import InsufficientMemoryError
+from dpgraph.release.routes import InsufficientMemoryError
 
 _TIME_KEY = re.compile(r"time|timing|second|elapsed|duration", re.IGNORECASE)
 
@@ -81,7 +81,8 @@ def test_cli_json_carries_no_timing(command, tmp_path, capsys):
 @pytest.fixture
 def spend_spy(monkeypatch):
     """Counts every ledger charge and every generator handed out for a noise draw."""
-    from dpgraph.privacy import ledger as ledger_mod, noise as noise_mod
+    from dpgraph.privacy import ledger as ledger_mod
+    from dpgraph.privacy import noise as noise_mod
 
     calls = {"charge": 0, "draw": 0}
     charge, draw_rng = ledger_mod.PrivacyLedger.charge, noise_mod._draw_rng
@@ -218,7 +219,7 @@ def test_bench_without_matplotlib_refuses_before_running(spend_spy, tmp_path, mo
 def test_factor_form_export_and_edge_count_at_every_size(monkeypatch):
     """The factor form's edge count is O(n) at every size, and its blockwise heaviest-pairs
     export equals the dense export (forced below 5,000 nodes here)."""
-    from dpgraph.routes import matrix_free
+    from dpgraph.release.routes import matrix_free
 
     G = planted_cut(400, 20.0, rng=0).graph
     pg = dpgraph.privatize(G, epsilon=4.0, delta=1e-6, rank=2, rng=0, route="matrix-free")

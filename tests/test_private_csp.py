@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from dpgraph.csp import CSPInstance
-from dpgraph.csp.twocsp_lowrank import label_values
-from dpgraph.private_csp import (block_posterior_weights, group_privacy_delta, max_2csp,
+from dpgraph.engine import CSPInstance
+from dpgraph.engine.twocsp_sdp import label_values
+from dpgraph.solve.csp import (block_posterior_weights, group_privacy_delta, max_2csp,
                                  rounded_label_graph)
 
 
@@ -221,7 +221,7 @@ def test_local_label_scores_move_one_row_monotonically_by_at_most_one():
     scores of one variable only, every label in the same direction, by at most the weight."""
     import scipy.sparse as sp
 
-    from dpgraph.routes.local import label_scores
+    from dpgraph.release.routes.local import label_scores
 
     rng = np.random.default_rng(5)
     inst, _ = _planted(rng, 12, 3, 0.4)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import dpgraph
-from dpgraph.evaluate import cut_value
+from dpgraph.lab.evaluate import cut_value
 
 
 def test_estimate_sensitivity_adjacent():
@@ -135,8 +135,8 @@ def test_max_cut_pca_route_has_one_candidate():
 
 def test_candidate_cuts_match_cut_value():
     """The choice scores the candidate columns with the engine's cut_values on the input."""
-    from dpgraph.csp._operator import as_weight_operator
-    from dpgraph.csp.rounding import cut_values
+    from dpgraph.engine.operator import as_weight_operator
+    from dpgraph.engine.rounding import cut_values
     from dpgraph.graph import as_graph_data
 
     G = nx.gnp_random_graph(40, 0.3, seed=3)
@@ -148,7 +148,7 @@ def test_candidate_cuts_match_cut_value():
 
 
 def test_side_budgets_shrink_with_the_edge_count():
-    from dpgraph.private_solvers import _side_budgets
+    from dpgraph.solve.cut import _side_budgets
 
     assert _side_budgets(1.0, 0.04, 0.01, None) == (0.04, 0.01)
     assert _side_budgets(1.0, 0.04, 0.01, 20_000) == (0.04, 0.01)

@@ -9,7 +9,7 @@ import pytest
 import dpgraph
 from dpgraph.datasets import planted_cut
 from dpgraph.graph import GraphData
-from dpgraph.privatize import privatize
+from dpgraph.release.privatize import privatize
 
 
 @pytest.fixture(scope="module")
@@ -138,7 +138,7 @@ def test_screening_routes_sparse_graphs_to_randomized_response(small_planted):
 
 
 def test_projection_of_an_already_nonnegative_estimate():
-    from dpgraph.routes.pca import project
+    from dpgraph.release.routes.pca import project
     rng = np.random.default_rng(0)
     B = np.linalg.qr(np.abs(rng.standard_normal((600, 2))))[0]
     B[:, 0] = np.abs(B[:, 0])
@@ -152,7 +152,7 @@ def test_screening_count_sensitivity_adjacent():
     screening draw is charged as Laplace with sensitivity 1."""
     from dpgraph.graph import as_graph_data
     from dpgraph.privacy import PrivacyLedger
-    from dpgraph.privatize import release_edge_count
+    from dpgraph.release.privatize import release_edge_count
 
     rng = np.random.default_rng(8)
     for _ in range(20):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dpgraph.graph import as_graph_data
-from dpgraph.routes.pca import normalized_adjacency, tail_singular_value
+from dpgraph.release.routes.pca import normalized_adjacency, tail_singular_value
 
 
 def _adjacent_pairs(rng, n_graphs=25):

@@ -10,9 +10,9 @@ import pytest
 
 import dpgraph
 from dpgraph import progress
-from dpgraph.privatize import MATRIX_FREE_MIN_N, choose_scale_route
-from dpgraph.routes import InsufficientMemoryError, route_module
-from dpgraph.routes.memory import available_memory, parse_bytes
+from dpgraph.release.privatize import MATRIX_FREE_MIN_N, choose_scale_route
+from dpgraph.release.routes import InsufficientMemoryError, route_module
+from dpgraph.memory import available_memory, parse_bytes
 
 
 def _graph(n=400):
@@ -86,7 +86,7 @@ def test_cli_progress_and_quiet(quiet, tmp_path):
 
 def test_cli_memory_refusal_is_a_clean_error(monkeypatch, capsys):
     monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "1K")
-    from dpgraph import cli
+    from dpgraph.cli import app as cli
 
     code = cli.main(["maxcut", "karate", "--epsilon", "1", "--delta", "1e-6", "--rank", "2",
                      "--route", "randomized-response", "--quiet"])

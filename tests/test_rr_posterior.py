@@ -1,10 +1,10 @@
-"""Empirical-Bayes objectives of the randomized-response release (dpgraph.rr_posterior)."""
+"""Empirical-Bayes objectives of the randomized-response release (dpgraph.release.posterior)."""
 
 import numpy as np
 import pytest
 
 import dpgraph
-from dpgraph import rr_posterior
+from dpgraph.release import posterior as rr_posterior
 
 
 def test_posterior_matches_simulated_bayes():

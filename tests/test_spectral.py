@@ -8,16 +8,9 @@ import scipy.sparse as sp
 
 from dpgraph.privacy import PrivacyBudgetError, PrivacyLedger, analytic_gaussian_sigma
 from dpgraph.privacy.noise import SymmetricGaussianNoise
-from dpgraph.spectral import (
-    BudgetSplit,
-    EntryAdjacency,
-    basic_coherence,
-    coherence,
-    private_low_rank,
-    private_subspace,
-    subspace_distance,
-)
-from dpgraph.spectral import _linalg
+from dpgraph.spectral import BudgetSplit, EntryAdjacency, basic_coherence, private_low_rank, private_subspace, subspace_distance
+from dpgraph.spectral import coherence
+from dpgraph.spectral import linalg as _linalg
 
 ADJ = EntryAdjacency(1.0)
 
@@ -283,7 +276,7 @@ def test_eigenspace_variant_picks_algebraic_top():
 
 
 def test_baselines_private_and_accurate_on_strong_signal():
-    from dpgraph.spectral.baselines import input_perturbation_subspace, noisy_power_method
+    from dpgraph.lab.pca_baselines import input_perturbation_subspace, noisy_power_method
     rng = np.random.default_rng(13)
     n, m = 200, 600
     u = rng.standard_normal(n)

@@ -15,7 +15,7 @@ import pytest
 
 from dpgraph.spectral import EntryAdjacency
 from dpgraph.spectral import bounds as B
-from dpgraph.spectral._linalg import top_subspace
+from dpgraph.spectral.linalg import top_subspace
 
 SQ2 = math.sqrt(2)
 

@@ -8,10 +8,10 @@ import pytest
 import scipy.sparse as sp
 
 import dpgraph
-from dpgraph.evaluate import synthetic_report
+from dpgraph.lab.evaluate import synthetic_report
 from dpgraph.graph import as_graph_data
 from dpgraph.privacy import PrivacyLedger
-from dpgraph.synthetic import (BlockModel, block_edge_counts, consistent_block_model,
+from dpgraph.synthetic.block_model import (BlockModel, block_edge_counts, consistent_block_model,
                                degree_split, node_block_counts, partition_from_release,
                                refine_partition, release_block_model, sample_block_model)
 
@@ -127,8 +127,8 @@ def test_sampler_anchor_partner(monkeypatch, partner):
     anchor. Degree-weighted partners send each leaf's anchor to the hub with probability about
     400 / 800 (hub degree Binomial(400, 1/2): 200 +- 10, measured 175-223 over 30 seeds);
     uniform partners send about one anchor there (measured 1-5), the trade-off measured on
-    soc-douban (dpgraph.synthetic.ANCHOR_PARTNER). Both keep the exact edge count."""
-    import dpgraph.synthetic as sy
+    soc-douban (dpgraph.synthetic.block_model.ANCHOR_PARTNER). Both keep the exact edge count."""
+    import dpgraph.synthetic.block_model as sy
 
     monkeypatch.setattr(sy, "ANCHOR_PARTNER", partner)
     n = 401
@@ -223,7 +223,7 @@ def test_low_rank_route_uses_its_factors_only():
 def test_split_block_statistics_weighted_sensitivity_is_one(graph_and_blocks):
     """docs/privacy.md 7.7: sum_k |Delta_k| / (eps b_k) <= 1 over adjacent graphs, attained
     both by pairs inside a block and by pairs across blocks."""
-    from dpgraph.synthetic import split_block_scales, split_block_statistics
+    from dpgraph.synthetic.block_model import split_block_scales, split_block_statistics
 
     G, z = graph_and_blocks
     n, k, eps = G.number_of_nodes(), int(z.max()) + 1, 0.7
@@ -238,7 +238,7 @@ def test_split_block_statistics_weighted_sensitivity_is_one(graph_and_blocks):
 
 
 def test_release_split_block_model_is_unbiased_at_large_epsilon(graph_and_blocks):
-    from dpgraph.synthetic import release_split_block_model
+    from dpgraph.synthetic.block_model import release_split_block_model
 
     G, z = graph_and_blocks
     data = as_graph_data(G)
@@ -257,7 +257,7 @@ def test_private_communities_recover_planted_blocks_at_large_epsilon():
     up to the super-graph's merges (NMI against the planted blocks well above chance)."""
     import igraph as ig
 
-    from dpgraph.synthetic import private_communities
+    from dpgraph.synthetic.block_model import private_communities
 
     G = nx.planted_partition_graph(2, 150, 0.2, 0.005, seed=0)
     data = as_graph_data(G)
@@ -279,7 +279,7 @@ def test_private_communities_from_random_labels_recover_planted_blocks():
     that nodes of different planted blocks rarely share a label (purity)."""
     import igraph as ig
 
-    from dpgraph.synthetic import private_communities
+    from dpgraph.synthetic.block_model import private_communities
 
     G = nx.planted_partition_graph(4, 100, 0.25, 0.005, seed=1)
     data = as_graph_data(G)
@@ -301,7 +301,7 @@ def test_private_communities_from_random_labels_recover_planted_blocks():
 
 @pytest.mark.parametrize("bad", [1, -1, 2.5, True])
 def test_private_communities_refuse_bad_init_labels(bad):
-    from dpgraph.synthetic import private_communities
+    from dpgraph.synthetic.block_model import private_communities
 
     data = as_graph_data(nx.karate_club_graph())
     with pytest.raises(ValueError, match="init_labels"):
@@ -369,7 +369,7 @@ def test_degree_class_counts_sensitivity_is_one(graph_and_blocks):
     """docs/privacy.md 7.10: for classes fixed before the release (a function of earlier
     releases), one edge changes the class-pair counts by exactly 1 in L1, and the release
     charges its epsilon once."""
-    from dpgraph.synthetic import degree_bins, release_degree_mixing
+    from dpgraph.synthetic.block_model import degree_bins, release_degree_mixing
 
     G, _ = graph_and_blocks
     deg = np.array([d for _, d in sorted(G.degree())], dtype=float)
@@ -384,7 +384,7 @@ def test_degree_class_counts_sensitivity_is_one(graph_and_blocks):
 
 
 def test_degree_bins_start_above_the_noise():
-    from dpgraph.synthetic import degree_bins
+    from dpgraph.synthetic.block_model import degree_bins
 
     d = np.array([1, 2, 3, 7, 8, 15, 16, 31, 64, 1000], dtype=float)
     assert degree_bins(d).tolist() == [0, 1, 1, 2, 3, 3, 4, 4, 5, 6]
@@ -396,7 +396,7 @@ def test_degree_bins_start_above_the_noise():
 def test_mixing_assortativity_is_newmans_coefficient_with_exact_classes(graph):
     """With one class per distinct degree and the exact degrees, the assortativity of the
     class-pair counts is Newman's degree assortativity (NetworkX's, an independent code)."""
-    from dpgraph.synthetic import mixing_assortativity
+    from dpgraph.synthetic.block_model import mixing_assortativity
 
     if graph == "assortative":
         G = nx.disjoint_union(nx.complete_graph(8), nx.cycle_graph(30))
@@ -419,7 +419,7 @@ def test_split_by_degree_bins_fits_both_released_margins():
     """Iterative proportional fitting: the split counts sum back to the community-pair counts
     (over classes) and to the class-pair counts (over communities), up to the unbiased
     rounding; every split block stays in its community."""
-    from dpgraph.synthetic import split_by_degree_bins
+    from dpgraph.synthetic.block_model import split_by_degree_bins
 
     G = nx.planted_partition_graph(3, 120, 0.15, 0.01, seed=4)
     rng = np.random.default_rng(5)
@@ -518,7 +518,7 @@ def test_release_synthetic_merges_degree_classes_to_bound_the_split(monkeypatch)
     classes are merged pairwise before the class counts are released."""
     import warnings
 
-    import dpgraph.synthetic as sy
+    import dpgraph.synthetic.block_model as sy
 
     G = nx.powerlaw_cluster_graph(600, 4, 0.2, seed=1)
     with warnings.catch_warnings():
@@ -537,7 +537,7 @@ def test_sampler_fill_realises_nearly_complete_counts(monkeypatch, enumerate_lim
     """A nearly complete block (400 of its 435 pairs) with very uneven weights: the rejection
     rounds stall and the final fill places the rest among the free pairs, by weighted
     enumeration or (enumeration disabled) by uniform rejection; exact count, no repeats."""
-    import dpgraph.synthetic as sy
+    import dpgraph.synthetic.block_model as sy
 
     monkeypatch.setattr(sy, "FILL_ENUMERATE", enumerate_limit)
     n = 30
@@ -560,7 +560,7 @@ def test_total_edge_weight_sensitivity_is_one(graph_and_blocks):
     """docs/privacy.md 7.11: one edge changes the released total edge weight by exactly 1,
     and the release charges its epsilon once at Laplace scale 1 / epsilon."""
     from dpgraph.graph import from_matrix
-    from dpgraph.synthetic import release_edge_count
+    from dpgraph.synthetic.block_model import release_edge_count
 
     G, _ = graph_and_blocks
     worst = 0.0
@@ -580,7 +580,7 @@ def test_total_edge_weight_sensitivity_is_one(graph_and_blocks):
 
 
 def test_match_edge_count_hits_the_target_within_the_caps():
-    from dpgraph.synthetic import match_edge_count
+    from dpgraph.synthetic.block_model import match_edge_count
 
     z = np.repeat(np.arange(3), [4, 5, 30])
     C = np.array([[5, 1, 3], [1, 2, 40], [3, 40, 300]])
@@ -618,7 +618,7 @@ def test_release_synthetic_edge_count_is_the_released_total():
 
 
 def test_degrees_summing_to_shifts_down_to_the_total():
-    from dpgraph.synthetic import degrees_summing_to
+    from dpgraph.synthetic.block_model import degrees_summing_to
 
     gen = np.random.default_rng(0)
     d = np.maximum(gen.laplace(5, 20, 500), 1.0)

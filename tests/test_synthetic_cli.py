@@ -4,7 +4,7 @@ import importlib
 
 import pytest
 
-from dpgraph.cli import main
+from dpgraph.cli.app import main
 from dpgraph.io import read_graph
 
 ARGS = ["--epsilon", "2", "--delta", "1e-6", "--seed", "1"]
@@ -17,8 +17,8 @@ def test_bad_output_fails_before_privatize(tmp_path, monkeypatch, capsys, name, 
     def spent(*a, **k):
         raise AssertionError("privatize ran before the output path was checked")
 
-    monkeypatch.setattr(importlib.import_module("dpgraph.privatize"), "privatize", spent)
-    monkeypatch.setattr(importlib.import_module("dpgraph.synthetic"), "release_synthetic", spent)
+    monkeypatch.setattr(importlib.import_module("dpgraph.release.privatize"), "privatize", spent)
+    monkeypatch.setattr(importlib.import_module("dpgraph.synthetic.block_model"), "release_synthetic", spent)
     for extra in ([], PRIVATIZE):
         assert main(["synth", "karate", *ARGS, *extra, "-o", str(tmp_path / name)]) == 2
         assert message in capsys.readouterr().err

@@ -14,9 +14,9 @@
   structure and return a :class:`~dpgraph.graph.GraphData`.
 """
 
-from dpgraph.datasets._generators import (PlantedInstance, cut_weight, erdos_renyi, planted_bisection,
+from dpgraph.datasets.generators import (PlantedInstance, cut_weight, erdos_renyi, planted_bisection,
                           planted_cut, random_regular, toroidal_grid_pm1)
-from dpgraph.datasets._registry import (BUILTIN, BUNDLED, REGISTRY, DatasetChecksumWarning, DatasetEntry,
+from dpgraph.datasets.registry import (BUILTIN, BUNDLED, REGISTRY, DatasetChecksumWarning, DatasetEntry,
                         DatasetNotFoundError, available, data_dirs, find, load,
                         load_planted)
 

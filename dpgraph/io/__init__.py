@@ -45,9 +45,9 @@ import zlib
 from pathlib import Path
 
 from dpgraph.graph import GraphData, as_graph_data, unweighted
-from dpgraph.io import _library as _lib
-from dpgraph.io import _text
-from dpgraph.io._base import GraphFormatError, open_text
+from dpgraph.io import library as _lib
+from dpgraph.io import text as _text
+from dpgraph.io.base import GraphFormatError, open_text
 
 __all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "output_format",
            "GraphFormatError", "FORMATS"]

@@ -21,7 +21,7 @@ from scipy import linalg as sla
 from scipy.sparse import linalg as spla
 
 from dpgraph.privacy import PrivacyLedger
-from dpgraph.privacy._validate import (check_choice, check_delta, check_epsilon, check_integer,
+from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_integer,
                                  check_sensitivity)
 from dpgraph.mechanisms.perturb import perturb_and_project
 from dpgraph.mechanisms.projection import ProjectionResult

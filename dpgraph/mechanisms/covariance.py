@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpgraph.privacy import PrivacyLedger
-from dpgraph.privacy._validate import check_delta, check_epsilon
+from dpgraph.privacy.validation import check_delta, check_epsilon
 from dpgraph.privacy.noise import symmetric_gaussian_noise
 from dpgraph.mechanisms.jl import _rows_in_ball, second_moment_sensitivity
 from dpgraph.mechanisms.sets import PSDTraceBall

@@ -40,7 +40,7 @@ from scipy import linalg as sla
 from scipy.sparse import linalg as spla
 
 from dpgraph.privacy import PrivacyLedger
-from dpgraph.privacy._validate import check_choice, check_delta, check_epsilon, check_integer
+from dpgraph.privacy.validation import check_choice, check_delta, check_epsilon, check_integer
 from dpgraph.privacy.noise import ball_knorm_mechanism, gaussian_mechanism, make_rng
 from dpgraph.mechanisms.sets import PSDTraceBall
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dpgraph.privacy import PrivacyLedger
-from dpgraph.privacy._validate import check_delta, check_epsilon, check_integer
+from dpgraph.privacy.validation import check_delta, check_epsilon, check_integer
 from dpgraph.privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
 from dpgraph.mechanisms.projection import ProjectionResult, dykstra
 from dpgraph.mechanisms.sets import ConvexSet, PSDCone, PSDTraceBall, _finish

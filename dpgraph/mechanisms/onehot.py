@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from scipy.sparse import linalg as spla
 
 from dpgraph.privacy import PrivacyLedger
-from dpgraph.privacy._validate import check_delta, check_epsilon
+from dpgraph.privacy.validation import check_delta, check_epsilon
 from dpgraph.privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
 from dpgraph.mechanisms.projection import ProjectionResult, dykstra
 from dpgraph.mechanisms.sets import Box, ConvexSet, PSDCone, _finish, project_simplex

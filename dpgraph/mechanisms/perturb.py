@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpgraph.privacy import PrivacyLedger
-from dpgraph.privacy._validate import check_delta, check_epsilon, check_sensitivity
+from dpgraph.privacy.validation import check_delta, check_epsilon, check_sensitivity
 from dpgraph.privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
 from dpgraph.mechanisms.projection import ProjectionResult, averaged_projections, dykstra
 from dpgraph.mechanisms.sets import ConvexSet, Intersection

@@ -27,7 +27,7 @@ import math
 import numpy as np
 from scipy import optimize, special
 
-from dpgraph.privacy._validate import check_delta, check_epsilon, check_sensitivity
+from dpgraph.privacy.validation import check_delta, check_epsilon, check_sensitivity
 
 __all__ = [
     "analytic_gaussian_sigma",

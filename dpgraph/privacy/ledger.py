@@ -41,7 +41,7 @@ import sys
 import warnings
 from dataclasses import asdict, dataclass, field
 
-from dpgraph.privacy._validate import check_delta, check_epsilon, check_number
+from dpgraph.privacy.validation import check_delta, check_epsilon, check_number
 from dpgraph.privacy.rng import REPRODUCIBLE_NOTICE, ReproducibleNoiseWarning
 
 __all__ = ["PrivacyBudgetError", "LedgerEntry", "PrivacyLedger", "reproducible_tag"]

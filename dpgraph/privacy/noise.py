@@ -28,7 +28,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from dpgraph.privacy._validate import check_delta, check_epsilon, check_sensitivity
+from dpgraph.privacy.validation import check_delta, check_epsilon, check_sensitivity
 from dpgraph.privacy.calibration import analytic_gaussian_sigma
 from dpgraph.privacy.ledger import PrivacyLedger
 from dpgraph.privacy.rng import block_generator, block_key, is_secure, make_rng

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpgraph.privacy import PrivacyLedger, analytic_gaussian_sigma, make_rng
-from dpgraph.privacy._validate import check_delta, check_epsilon
+from dpgraph.privacy.validation import check_delta, check_epsilon
 from dpgraph.privacy.noise import laplace_mechanism, symmetric_gaussian_noise
-from dpgraph.spectral import _linalg
+from dpgraph.spectral import linalg as _linalg
 from dpgraph.spectral.bounds import (
     SQRT2,
     adjacency_constants,

@@ -1,0 +1,136 @@
+"""Machine-readable output of the ``dpgraph`` command (``--json``): one JSON document on stdout.
+
+The schema is documented in ``docs/cli.md``; every document carries ``"schema"`` (its name and
+version, e.g. ``"dpgraph.cut/1"``). Values are converted by :func:`jsonable`: NumPy scalars and
+arrays become numbers and lists, tuples and sets become lists, and the non-finite floats, which
+JSON has no literal for, become the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` (so
+any strict JSON parser reads the document). Progress lines stay on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+__all__ = ["jsonable", "dumps", "cut_document", "synth_document", "info_document",
+           "csp_document"]
+
+_NONFINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
+
+
+def jsonable(value):
+    """``value`` with every NumPy type, tuple/set and non-finite float made JSON-safe.
+
+    Examples
+    --------
+    >>> jsonable({"a": np.float32(0.5), "b": (np.int64(3), float("nan")), "c": np.arange(2)})
+    {'a': 0.5, 'b': [3, 'NaN'], 'c': [0, 1]}
+    """
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, range)):  # range: GraphData's default integer labels
+        return [jsonable(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        items = [jsonable(v) for v in value]
+        try:
+            return sorted(items)
+        except TypeError:  # mixed label types: keep them, in a stable order
+            return sorted(items, key=repr)
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return jsonable(value.item())
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        return _NONFINITE.get(value, value)
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    return str(value)  # anything else (paths, enums): its text
+
+
+def dumps(document: dict) -> str:
+    """The document as strict JSON (``allow_nan=False``: :func:`jsonable` ran first)."""
+    return json.dumps(jsonable(document), allow_nan=False, indent=2)
+
+
+def _privacy(ledger) -> dict:
+    from dpgraph.privacy import REPRODUCIBLE_NOTICE
+
+    doc = {"private_release": not ledger.reproducible, "ledger": ledger.to_dict()}
+    if ledger.reproducible:
+        doc["warning"] = REPRODUCIBLE_NOTICE
+    return doc
+
+
+def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None) -> dict:
+    """``dpgraph maxcut|bisection --json``: schema ``dpgraph.cut/1`` (docs/cli.md)."""
+    left, right = res.partition
+    diag = dict(res.diagnostics)
+    pg_diag = dict(res.private_graph.diagnostics)
+    return {
+        "schema": "dpgraph.cut/1",
+        "command": problem,
+        "problem": "max-cut" if problem == "maxcut" else "max-bisection",
+        "graph": {"source": where, "format": fmt, "nodes": res.private_graph.n},
+        "partition": {"sizes": [len(left), len(right)], "file": out,
+                      "nodes": list(res.assignment), "sides": list(res.assignment.values())},
+        "estimated_value": res.estimated_value,
+        "estimate_interval": (None if res.estimate_interval is None
+                              else {"level": res.estimate_level,
+                                    "low": res.estimate_interval[0],
+                                    "high": res.estimate_interval[1]}),
+        "synthetic_value": res.synthetic_value,
+        "sdp_bound": res.sdp_bound,
+        "route": pg_diag.get("route"),
+        "rank": diag.get("rank"),
+        "objective": diag.get("objective"),
+        **_privacy(res.ledger),
+        "diagnostics": {**diag, "release": pg_diag},
+    }
+
+
+def synth_document(pg, out_data, *, where: str, fmt: str, path: str, weighted: bool,
+                   notes=()) -> dict:
+    """``dpgraph synth --json``: schema ``dpgraph.synth/1`` (docs/cli.md)."""
+    diag = dict(pg.diagnostics)
+    return {
+        "schema": "dpgraph.synth/1",
+        "command": "synth",
+        "graph": {"source": where, "format": fmt, "nodes": pg.n},
+        "output": {"file": path, "weighted": weighted, "nodes": out_data.n,
+                   "edges": out_data.m, "total_weight": out_data.total_weight},
+        "route": diag.get("route"),
+        "rank": diag.get("rank"),
+        "mechanism": diag.get("low_rank_mechanism", diag.get("mechanism")),
+        "notes": list(notes),
+        **_privacy(pg.ledger),
+        "diagnostics": diag,
+    }
+
+
+def info_document(summary: dict) -> dict:
+    """``dpgraph info --json``: schema ``dpgraph.info/1`` (docs/cli.md). Not private."""
+    return {"schema": "dpgraph.info/1", "command": "info", "private_release": False, **summary}
+
+
+def csp_document(res, *, source: str, fmt: str, n: int, q: int, names, values,
+                 relation_size, out: str | None) -> dict:
+    """``dpgraph max2csp --json``: schema ``dpgraph.engine/1`` (docs/cli.md). ``n``, ``q`` and
+    the relation-size bound are public; the number of constraints is not (it is not given)."""
+    return {
+        "schema": "dpgraph.engine/1",
+        "command": "max2csp",
+        "instance": {"source": source, "format": fmt, "variables": n, "values": q,
+                     "relation_size": relation_size},
+        "assignment": {"variables": list(names), "values": list(values), "file": out},
+        "estimated_value": res.estimated_value,
+        "synthetic_value": res.synthetic_value,
+        "sdp_bound": res.sdp_bound,
+        "route": res.diagnostics.get("route"),
+        **_privacy(res.ledger),
+        "diagnostics": dict(res.diagnostics),
+    }

@@ -1,0 +1,221 @@
+r"""Max-2-CSP instances from standard files: Max-k-Cut of a graph, Max-2-SAT in (W)CNF.
+
+Formats read by :func:`dpgraph.read_csp` (``format=``):
+
+``"csp"``
+    dpgraph's own text format (:mod:`dpgraph.engine.twocsp`): ``p csp <n> <q> <m>`` then one
+    ``c <i> <j> <w> a,b ...`` line per constraint.
+``"max-k-cut"`` (with ``k``)
+    Any graph file :func:`dpgraph.read_graph` reads (G-set / rudy, SNAP, Matrix Market, ...);
+    each edge ``{u, v}`` of weight w becomes the constraint "``x_u != x_v``" of weight w over
+    the alphabet ``range(k)``: the value of an assignment is the weight of the k-cut it
+    defines. Variable i is the graph's i-th node (``instance_labels`` keeps the node labels).
+    Negative edge weights are refused (a 2-CSP weight is >= 0).
+``"cnf"``, ``"wcnf"``
+    Max-2-SAT (q = 2, label 1 = true) in the DIMACS CNF format (``p cnf <vars> <clauses>``,
+    every clause weight 1) or the MaxSAT-evaluation WCNF formats: the pre-2022 one
+    (``p wcnf <vars> <clauses> [<top>]``, each clause line starts with its weight; a weight
+    >= top marks a hard clause) and the 2022 one (no ``p`` line; ``h <lits> 0`` hard,
+    ``<w> <lits> 0`` soft). Literals are non-zero integers (``-v`` is "not x_v"), variables
+    ``1..vars``, each clause ends with ``0``. Only clauses of length 1 or 2 fit a 2-CSP: a unit
+    clause ``(l)`` becomes a constraint between its variable and another one (any: the relation
+    ignores it); ``(l or l)`` is the unit clause, ``(x or -x)`` is always satisfied. Hard
+    clauses, longer clauses and empty clauses are refused with the line named.
+
+Every error names the file and the line.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+__all__ = ["max_k_cut_instance", "read_wcnf", "read_max_k_cut", "CSP_FORMATS"]
+
+CSP_FORMATS = ("csp", "max-k-cut", "cnf", "wcnf")
+
+
+def _not_equal(k: int) -> frozenset:
+    return frozenset((a, b) for a in range(k) for b in range(k) if a != b)
+
+
+def _pairs(R: np.ndarray) -> frozenset:
+    # pairs, not a matrix: CSPInstance reads a 2 x 2 array as two pairs
+    return frozenset((int(a), int(b)) for a, b in zip(*np.nonzero(R)))
+
+
+def max_k_cut_instance(G, k: int, *, weight: str = "weight"):
+    r"""The Max-k-Cut of a graph as a 2-CSP: one "``x_u != x_v``" constraint per edge, q = k.
+
+    Parameters
+    ----------
+    G : graph
+        Anything :func:`dpgraph.graph.as_graph_data` accepts; edge weights must be >= 0.
+    k : int
+        Number of parts (alphabet size), at least 2.
+
+    Returns
+    -------
+    CSPInstance
+        Variable i is node ``labels[i]`` of the graph (``as_graph_data(G).labels``).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> inst = max_k_cut_instance(nx.cycle_graph(5), 3)
+    >>> inst.n, inst.q, inst.m, inst.value([0, 1, 0, 1, 2])
+    (5, 3, 5, 5.0)
+    """
+    from dpgraph.graph import as_graph_data
+    from dpgraph.engine.twocsp import CSPInstance
+
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+        raise ValueError(f"k must be an integer >= 2, got {k!r}")
+    data = as_graph_data(G, weight=weight)
+    W = data.weights.tocoo()
+    keep = W.row < W.col
+    r, c, w = W.row[keep], W.col[keep], W.data[keep]
+    if w.size and w.min() < 0:
+        j = int(np.argmin(w))
+        raise ValueError(f"edge ({data.labels[r[j]]!r}, {data.labels[c[j]]!r}) has weight {w[j]:g}; "
+                         f"Max-k-Cut as a 2-CSP needs weights >= 0")
+    R = _not_equal(int(k))
+    return CSPInstance(data.n, int(k), [(int(a), int(b), R, float(x)) for a, b, x in zip(r, c, w)])
+
+
+def read_max_k_cut(path, k: int, *, graph_format: str | None = None):
+    """Read a graph file (:func:`dpgraph.read_graph`) as its Max-k-Cut 2-CSP instance."""
+    from dpgraph.io import read_graph
+
+    if k is None:
+        raise ValueError("format='max-k-cut' needs k (the number of parts)")
+    data = read_graph(path, format=graph_format)
+    try:
+        return max_k_cut_instance(data, k)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def _clause_relation(lits, n_vars, where):
+    """(i, j, 2x2 relation) of a clause of 1 or 2 literals over variables 1..n_vars."""
+    for lit in lits:
+        if not 1 <= abs(lit) <= n_vars:
+            raise ValueError(f"{where}: literal {lit} names a variable outside 1..{n_vars}")
+    if len(set(lits)) == 1:
+        lits = [lits[0]]
+    R = np.zeros((2, 2))
+    if len(lits) == 1:
+        v = abs(lits[0]) - 1
+        if n_vars < 2:
+            raise ValueError(f"{where}: a unit clause needs a second variable to pair with "
+                             f"(the instance has only one)")
+        other = (v + 1) % n_vars
+        R[int(lits[0] > 0), :] = 1.0
+        return v, other, R
+    a, b = lits
+    i, j = abs(a) - 1, abs(b) - 1
+    if i == j:  # (x or not x): always satisfied
+        other = (i + 1) % n_vars
+        if n_vars < 2:
+            raise ValueError(f"{where}: a tautology on the only variable cannot be a 2-CSP "
+                             f"constraint")
+        return i, other, np.ones((2, 2))
+    R[int(a > 0), :] = 1.0
+    R[:, int(b > 0)] = 1.0
+    return i, j, R
+
+
+def read_wcnf(path, *, format: str | None = None):
+    """Read a Max-2-SAT instance (CNF or WCNF, module docstring) as a 2-CSP with q = 2.
+
+    Raises ValueError naming the file and line for malformed content, clauses longer than 2,
+    hard clauses, literals out of range and a clause count that disagrees with the header.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp(); p = os.path.join(d, "x.wcnf")
+    >>> _ = open(p, "w").write("p wcnf 2 2 10\\n3 1 -2 0\\n1 2 0\\n")
+    >>> inst = read_wcnf(p)
+    >>> inst.n, inst.q, inst.value([1, 1]), inst.value([0, 1])
+    (2, 2, 4.0, 1.0)
+    """
+    from dpgraph.engine.twocsp import CSPInstance
+
+    path_s = os.fspath(path)
+    if format is None:
+        format = "wcnf" if path_s.lower().endswith(".wcnf") else "cnf"
+    if format not in ("cnf", "wcnf"):
+        raise ValueError(f"format={format!r} is not 'cnf' or 'wcnf'")
+    header = None      # (n_vars, n_clauses, top)
+    new_style = None   # 2022 WCNF: no p line
+    cons = []
+    max_var = 0
+    with open(path_s) as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.strip()
+            where = f"{path_s}, line {lineno}"
+            if not line or line.startswith("c"):
+                continue
+            tok = line.split()
+            if tok[0] == "p":
+                if header is not None or cons:
+                    raise ValueError(f"{where}: the 'p' line must come once, before the clauses")
+                want = "cnf" if format == "cnf" else "wcnf"
+                if len(tok) < 4 or tok[1] != want or (want == "cnf" and len(tok) != 4) \
+                        or (want == "wcnf" and len(tok) > 5):
+                    raise ValueError(f"{where}: expected 'p {want} <vars> <clauses>"
+                                     f"{' [<top>]' if want == 'wcnf' else ''}', got {line!r}")
+                try:
+                    nv, nc = int(tok[2]), int(tok[3])
+                    top = float(tok[4]) if len(tok) == 5 else math.inf
+                except ValueError:
+                    raise ValueError(f"{where}: header numbers must be integers") from None
+                if nv < 1 or nc < 0:
+                    raise ValueError(f"{where}: need at least one variable, got {nv}")
+                header = (nv, nc, top)
+                new_style = False
+                continue
+            if header is None:
+                if format == "cnf":
+                    raise ValueError(f"{where}: clause before the 'p cnf <vars> <clauses>' line")
+                new_style = True
+            if format == "wcnf":
+                if tok[0] == "h":
+                    raise ValueError(f"{where}: hard clause; a Max-2-CSP has soft constraints "
+                                     f"only (drop the hard clauses or give them a weight)")
+                try:
+                    w = float(tok[0])
+                except ValueError:
+                    raise ValueError(f"{where}: expected '<weight> <literals> 0', got {line!r}") from None
+                if not new_style and w >= header[2]:
+                    raise ValueError(f"{where}: hard clause (weight {tok[0]} >= top "
+                                     f"{header[2]:g}); a Max-2-CSP has soft constraints only")
+                if not math.isfinite(w) or w < 0:
+                    raise ValueError(f"{where}: clause weight {tok[0]} must be finite and >= 0")
+                tok = tok[1:]
+            else:
+                w = 1.0
+            try:
+                lits = [int(t) for t in tok]
+            except ValueError:
+                raise ValueError(f"{where}: literals must be integers, got {line!r}") from None
+            if not lits or lits[-1] != 0 or 0 in lits[:-1]:
+                raise ValueError(f"{where}: a clause is its literals followed by one 0 on one line")
+            lits = lits[:-1]
+            if not lits:
+                raise ValueError(f"{where}: empty clause (never satisfied)")
+            if len(lits) > 2:
+                raise ValueError(f"{where}: clause of length {len(lits)}; Max-2-SAT (a 2-CSP) "
+                                 f"takes clauses of length <= 2")
+            max_var = max(max_var, *(abs(v) for v in lits))
+            cons.append((lineno, lits, w))
+    if header is None and new_style is None:
+        raise ValueError(f"{path_s}: no 'p {format} ...' line and no clauses")
+    n_vars = header[0] if header is not None else max_var
+    if header is not None and header[1] != len(cons):
+        raise ValueError(f"{path_s}: header says {header[1]} clauses, found {len(cons)}")
+    out = [(*_clause_relation(lits, n_vars, f"{path_s}, line {ln}"), w) for ln, lits, w in cons]
+    return CSPInstance(n_vars, 2, [(i, j, _pairs(R), w) for i, j, R, w in out])

@@ -1,0 +1,724 @@
+r"""Low-rank solver and certified dual bound for the degree-2 SoS relaxation of Max-Cut / Bisection.
+
+The degree-2 sum-of-squares (Goemans-Williamson) relaxation of Max-Cut on a weighted graph with
+Laplacian :math:`L = \mathrm{Diag}(W\mathbf 1) - W` is
+
+.. math::  \mathrm{SDP}(W) = \max \{ \tfrac14 \langle L, X\rangle : X_{ii} = 1,\ X \succeq 0 \},
+
+and for Max-Bisection one adds the balance constraint :math:`\langle J, X\rangle = b` with
+:math:`J = \mathbf 1\mathbf 1^T` and :math:`b = n \bmod 2` (every balanced :math:`\pm 1` vector has
+:math:`(\mathbf 1^T x)^2 = b`). This is the relaxation used by d'Orsi and Novikov, Sec. 7.1
+(degree-2 SoS followed by the global correlation rounding of Barak, Raghavendra and Steurer,
+"Rounding semidefinite programming hierarchies via global correlation", FOCS 2011).
+
+Solver (Burer-Monteiro)
+    Write :math:`X = VV^T` with :math:`V \in \mathbb R^{n\times k}` of unit rows (the oblique
+    manifold) and minimise :math:`f(V) = \langle W, VV^T\rangle` (since
+    :math:`\tfrac14\langle L, X\rangle = \tfrac14(\mathbf 1^TW\mathbf 1 - \langle W, X\rangle)` when
+    diag X = 1). We use Riemannian gradient descent with Barzilai-Borwein steps and the
+    non-monotone line search of Zhang and Hager, with the row-normalisation retraction (Wen and
+    Yin, "A feasible method for optimization with orthogonality constraints", 2013). Every
+    iteration costs one blocked product ``W @ V``; there is no loop over rows (the classical
+    mixing method updates one row at a time, which in Python would be a loop over rows). For
+    :math:`k(k+1)/2 > n` every second-order critical point is optimal for generic costs
+    (Boumal, Voroninski, Bandeira 2016); the certificate below tells whether it was reached.
+    Bisection: the balance constraint is handled by an augmented Lagrangian,
+    :math:`f + \nu h + \tfrac\rho2 h^2` with :math:`h = \|V^T\mathbf 1\|^2 - b`.
+
+Certificate (weak duality)
+    For any :math:`y\in\mathbb R^n` and :math:`\nu\in\mathbb R` and any feasible X (tr X = n),
+    :math:`\langle L, X\rangle = \langle L - \mathrm{Diag}\,y - \nu J, X\rangle + \sum_i y_i + \nu b
+    \le n\,\lambda_{\max}(L - \mathrm{Diag}\,y - \nu J) + \sum_i y_i + \nu b`, so
+
+    .. math:: \mathrm{UB} = \tfrac14\Big(\sum_i y_i + \nu b + n\,\lambda_{\max}(L - \mathrm{Diag}\,y - \nu J)\Big)
+
+    bounds the SDP value (and hence the integral optimum) from above, for *any* y, nu (nu = 0 for
+    Max-Cut). We take y from the rows of the iterate, :math:`y_i = d_i - g_i` with
+    :math:`g_i = ((W+\nu J)V)_i\cdot v_i` (the stationarity condition of the low-rank problem), so
+    :math:`L - \mathrm{Diag}\,y - \nu J = \mathrm{Diag}(g) - W - \nu J =: M`, and an upper bound
+    :math:`\mu \ge \lambda_{\max}(M)` turns into UB. Two ways to get mu:
+
+    * ``"factor"`` (rigorous): take a Lanczos estimate plus its residual (or, when Lanczos does
+      not converge in 60 restarts or its value fails the check, LAPACK's top eigenvalue) and verify
+      :math:`\mu I - M \succ 0` by a floating-point Cholesky factorisation of
+      :math:`(\mu - c) I - M` with Rump's margin :math:`c = \gamma_{n+2}/(1-\gamma_{n+2})\,
+      \mathrm{tr}(\mu I - M)` (S. M. Rump, "Verification of positive definiteness", BIT 46, 2006):
+      success of the factorisation then proves positive definiteness despite rounding (if it
+      fails, mu is raised and checked again). Costs :math:`O(n^3)`: used for n <= 4000 by
+      default. For larger sparse inputs of mean degree <= 6.5 (grids, planar-like graphs) the
+      same check is done with a sparse LDL^T (SuperLU, symmetric mode, diagonal pivots only;
+      Sylvester inertia: all pivots positive iff positive definite), bisecting on mu; Rump's
+      margin is proved for Cholesky and applied here to the equivalent pivot-free LDL^T.
+    * ``"lanczos"``: :math:`\mu = \theta + \|M u - \theta u\|` for the top Ritz pair
+      :math:`(\theta, u)` of ARPACK's Lanczos. The residual bound guarantees an eigenvalue of M
+      within :math:`\|r\|` of theta; it bounds :math:`\lambda_{\max}` provided Lanczos found the
+      top of the spectrum (it converges to the extreme eigenvalues first and can miss one only
+      for a starting vector almost orthogonal to its eigenvector). Used above n = 4000.
+
+    With a time budget (``certify_upper_bound(..., time_limit=)``, used by the time-limited
+    solves) the sparse LDL^T search starts at a generous shift, so that one factorization
+    usually verifies a bound, and tightens it by bisection until the deadline; the dense check
+    is not started when its predicted cost is more than three times the budget. What is
+    returned is always verified; when nothing could be verified in time it is Gershgorin's
+    bound on the same dual, or the sum of the positive weights (both rigorous, both loose).
+    Every bound is also capped by that sum, which proves G48-type optima (all edges cut).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse.linalg as spla
+
+from dpgraph.progress import Progress
+from dpgraph.engine.operator import WeightOperator
+
+__all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "default_rank",
+           "dense_certificate_bytes", "gershgorin_max", "sparse_ldl_positive",
+           "rump_margin", "verified_lambda_max", "trivial_upper_bound", "gershgorin_upper_bound"]
+
+_EPS = np.finfo(np.float64).eps / 2  # unit roundoff u = 2^-53
+FACTOR_MAX_N = 4000
+SPARSE_FACTOR_MAX_DEG = 6.5  # mean degree up to which 'auto' tries a sparse LDL^T certificate
+MAX_DEFAULT_RANK = 32
+# Floating-point rate assumed when predicting a dense Cholesky check's cost under a time budget
+# (n^3 / 3 flops; one core of this machine runs LAPACK's potrf at 5-20 GFlop/s); the check is
+# started when the prediction is at most 3x the time left (a verified bound is worth it)
+CHOLESKY_FLOPS = 5e9
+
+
+def default_rank(n: int) -> int:
+    """Burer-Monteiro rank ``min(ceil(sqrt(2n)) + 1, 32)`` (Barvinok-Pataki, capped), in [2, n].
+
+    The cap keeps each ``W @ V`` cheap on large dense inputs; Max-Cut SDP optima on the G-set
+    have rank well below 32, and the certified gap reports it whenever a rank was too small.
+    """
+    return int(max(2, min(n, math.ceil(math.sqrt(2 * n)) + 1, MAX_DEFAULT_RANK)))
+
+
+@dataclass
+class LowRankSolution:
+    """Factor ``V`` (unit rows) of a low-rank SDP iterate and solver diagnostics."""
+
+    V: np.ndarray
+    value: float                 # 1/4 <L, VV^T>, the primal SDP objective of V
+    iterations: int
+    converged: bool
+    grad_norm: float
+    multiplier: float = 0.0      # nu for the balance constraint (0 for Max-Cut)
+    imbalance: float = 0.0       # ||V^T 1||^2 - b
+    products: int = 0            # number of W @ V products
+    history: list = field(default_factory=list, repr=False)
+
+
+def _normalize_rows(V: np.ndarray, *, inplace: bool = False) -> np.ndarray:
+    nrm = np.sqrt(np.einsum("ij,ij->i", V, V))
+    nrm[nrm == 0] = 1.0
+    if inplace:  # the same division, without a second n x k array
+        V /= nrm[:, None]
+        return V
+    return V / nrm[:, None]
+
+
+def _step(V: np.ndarray, step: float, G: np.ndarray) -> np.ndarray:
+    """``_normalize_rows(V - step * G)`` with one ``n x k`` array instead of three (the same
+    floating-point operations: the client's memory at n = 10^6, issue 12)."""
+    T = step * G
+    np.subtract(V, T, out=T)
+    return _normalize_rows(T, inplace=True)
+
+
+class _Objective:
+    """f(V) = <W_off, VV^T> (+ augmented-Lagrangian balance term) and its Riemannian gradient."""
+
+    def __init__(self, op: WeightOperator, balance: bool, b: float):
+        self.op = op
+        self.balance = balance
+        self.b = b
+        self.nu = 0.0
+        self.rho = 0.0
+        self.products = 0
+
+    def __call__(self, V):
+        WV = self.op.matmul(V)
+        self.products += 1
+        f = float(np.einsum("ij,ij->", WV, V))
+        h = 0.0
+        if self.balance:
+            s = V.sum(axis=0)
+            h = float(s @ s) - self.b
+            sigma = self.nu + self.rho * h
+            f_aug = f + self.nu * h + 0.5 * self.rho * h * h
+            WV += sigma * s[None, :]  # WV is this call's own product
+        else:
+            f_aug = f
+        g = np.einsum("ij,ij->i", WV, V)
+        G = g[:, None] * V  # 2 (WV - g V), computed in place (same operations)
+        np.subtract(WV, G, out=G)
+        del WV
+        G *= 2.0
+        return f_aug, G, f, h
+
+
+def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, balance: bool = False,
+                      tol: float = 1e-6, max_iter: int = 5000, rng=None, time_limit=None,
+                      progress: bool = False, multiplier: float = 0.0) -> LowRankSolution:
+    r"""Burer-Monteiro solve of the Max-Cut (or, with ``balance``, Max-Bisection) SDP.
+
+    Parameters
+    ----------
+    op : WeightOperator
+    rank : int, optional
+        Number of columns k of V (default :func:`default_rank`). Ignored when ``V0`` is given.
+    V0 : ndarray, optional
+        Warm start (rows are normalised).
+    balance : bool
+        Add :math:`\langle J, X\rangle = n \bmod 2` by an augmented Lagrangian.
+    tol : float
+        Stop when :math:`\|\mathrm{grad} f\|_F \le tol \cdot \|W\|_1`-scaled and the relative
+        objective change over 10 iterations is below ``tol``.
+    max_iter : int
+        Total gradient iterations (over all augmented-Lagrangian rounds).
+    rng : None, int or Generator
+    time_limit : float, optional
+        Seconds; the best iterate so far is returned when exceeded.
+    """
+    from dpgraph.privacy.noise import make_rng
+
+    n = op.n
+    gen = make_rng(rng)
+    if V0 is None:
+        k = default_rank(n) if rank is None else int(rank)
+        if k < 1:
+            raise ValueError(f"rank must be >= 1, got {rank}")
+        V = gen.standard_normal((n, k))
+        if balance:  # start near balance: centre the columns
+            V -= V.mean(axis=0)
+    else:
+        V = np.array(V0, dtype=np.float64, copy=True)
+        if V.ndim != 2 or V.shape[0] != n:
+            raise ValueError(f"V0 must have shape (n, k) with n = {n}, got {V.shape}")
+    V = _normalize_rows(V)
+    b = float(n % 2)
+    obj = _Objective(op, balance, b)
+    scale = max(float(np.abs(op.degrees).sum()), 1e-300)  # ~ sum |W_ij| for non-negative W
+    if balance:
+        obj.rho = 4.0 * max(float(np.max(np.abs(op.degrees))), 1.0) / n  # penalty ~ degree / n
+        obj.nu = float(multiplier)
+    t0 = time.perf_counter()
+    it_total = 0
+    converged = False
+    history = []
+    outer_rounds = 60 if balance else 1
+    h_prev = np.inf
+    gnorm = np.inf
+    fval = h = 0.0
+    step = None  # set on the first outer round, then carried over (warm step length)
+    # iterations shown while reporting is on (the dpgraph command); the count to convergence is
+    # not known in advance, so count, rate and elapsed time, no ETA
+    ticker = Progress(desc=f"SDP solve ({n:,} variables, Burer-Monteiro)", unit="it")
+    for outer in range(outer_rounds):
+        f_aug, G, fval, h = obj(V)
+        gnorm2 = float(np.einsum("ij,ij->", G, G))
+        gnorm = math.sqrt(gnorm2)
+        C, Q = f_aug, 1.0
+        if step is None:
+            step = 1.0 / max(2.0 * float(np.max(np.abs(op.degrees))), 1e-12)
+        f_window = [f_aug]
+        inner_conv = False
+        while it_total < max_iter:
+            # non-monotone Armijo backtracking along the retraction
+            for _ in range(40):
+                Vn = _step(V, step, G)
+                fn_aug, Gn, fn, hn = obj(Vn)
+                if fn_aug <= C - 1e-4 * step * gnorm2 or step < 1e-14:
+                    break
+                step *= 0.3
+            S = Vn - V
+            Y = Gn - G
+            sy = abs(float(np.einsum("ij,ij->", S, Y)))
+            if sy > 0:
+                if it_total % 2 == 0:
+                    step = float(np.einsum("ij,ij->", S, S)) / sy
+                else:
+                    step = sy / max(float(np.einsum("ij,ij->", Y, Y)), 1e-300)
+            del S, Y  # not held through the next iteration's products
+            step = min(max(step, 1e-12), 1e12)
+            V, G, f_aug, fval, h = Vn, Gn, fn_aug, fn, hn
+            gnorm2 = float(np.einsum("ij,ij->", G, G))
+            gnorm = math.sqrt(gnorm2)
+            Qn = 0.85 * Q + 1.0
+            C = (0.85 * Q * C + f_aug) / Qn
+            Q = Qn
+            it_total += 1
+            ticker.update()
+            f_window.append(f_aug)
+            if progress and it_total % 50 == 0:
+                print(f"  sdp it {it_total:5d}  value {0.25 * (op.total - fval):.6f}  "
+                      f"|grad| {gnorm:.2e}  imbalance {h:.2e}", file=sys.stderr)
+            rel_change = abs(f_window[-11] - f_aug) / max(abs(f_aug), scale * 1e-3) \
+                if len(f_window) > 11 else np.inf
+            if gnorm <= tol * scale / math.sqrt(n) and rel_change <= tol:
+                inner_conv = True
+                break
+            if rel_change <= 0.01 * tol:
+                inner_conv = True
+                break
+            if time_limit is not None and time.perf_counter() - t0 > time_limit:
+                break
+        history.append((it_total, 0.25 * (op.total - fval), h))
+        if not balance:
+            converged = inner_conv
+            break
+        # augmented Lagrangian multiplier update
+        if abs(h) <= max(1e-7 * n, 1e-9) and inner_conv:
+            converged = True
+            break
+        obj.nu += obj.rho * h
+        if abs(h) > 0.25 * h_prev:
+            obj.rho *= 5.0
+        h_prev = abs(h)
+        if it_total >= max_iter or (time_limit is not None and time.perf_counter() - t0 > time_limit):
+            break
+    ticker.close()
+    sigma = obj.nu + obj.rho * h if balance else 0.0
+    return LowRankSolution(V=V, value=0.25 * (op.total - fval), iterations=it_total, converged=converged,
+                           grad_norm=gnorm, multiplier=sigma, imbalance=h, products=obj.products,
+                           history=history)
+
+
+def _rump_margin(n: int, trace: float) -> float:
+    g = (n + 2) * _EPS / (1 - (n + 2) * _EPS)
+    return g / (1 - g) * trace + 4 * n * (2 * (n + 2)) * np.finfo(float).tiny
+
+
+def rump_margin(n: int, trace: float) -> float:
+    r"""Rump's margin c for an n x n symmetric A with trace ``trace``: if the floating-point
+    Cholesky of :math:`A - cI` succeeds, A is positive definite (S. M. Rump, "Verification of
+    positive definiteness", BIT 46, 2006), :math:`c = \gamma_{n+2}/(1-\gamma_{n+2})\,\mathrm{tr} A`
+    plus an underflow term.
+
+    >>> bool(rump_margin(10, 10.0) < 1e-12)
+    True
+    """
+    return _rump_margin(n, trace)
+
+
+def trivial_upper_bound(op: WeightOperator) -> float:
+    r"""The sum of the positive weights, :math:`\sum_{i<j}\max(W_{ij}, 0)`, with a rounding margin.
+
+    It bounds every cut and the SDP value: :math:`\tfrac12(1 - X_{ij}) \in [0, 1]` for any
+    feasible X, so positive weights contribute at most :math:`W_{ij}` and negative ones at most
+    0 (Max-Bisection only adds a constraint). Costs one pass over the weights; the fallback of
+    :func:`certify_upper_bound` when no dual bound could be verified in time, and the bound of
+    ``certificate=False``. Computed as :math:`(\sum|W| + \sum W)/4` over ordered pairs; the
+    floating-point sums are inflated by :math:`(n + 2)` units of roundoff of
+    :math:`\sum|W|` each.
+
+    >>> import numpy as np
+    >>> from dpgraph.engine import as_weight_operator
+    >>> round(trivial_upper_bound(as_weight_operator(np.array([[0., 1, -2], [1, 0, 3], [-2, 3, 0]]))), 9)
+    4.0
+    """
+    a = float(op.abs_total())
+    t = float(op.total)
+    return float(0.25 * (a + t) + 2.0 * (op.n + 2) * _EPS * a)
+
+
+def gershgorin_upper_bound(op: WeightOperator, g: np.ndarray, nu: float = 0.0) -> float:
+    r"""A rigorous (if loose) :math:`\mu \ge \lambda_{\max}(\mathrm{Diag}(g) - W - \nu J)` by
+    Gershgorin's theorem: :math:`\max_i\,(g_i - \nu + \sum_{j\ne i}|W_{ij}| + (n-1)|\nu|)`,
+    inflated by :math:`(n + 3)` units of roundoff of each row's absolute sum. No factorization,
+    one pass over the weights (``op.W`` needed)."""
+    n = op.n
+    W = op.W
+    if isinstance(W, np.ndarray):  # row blocks: no n x n temporary
+        rabs = np.concatenate([np.abs(W[a:a + 2048]).sum(axis=1) for a in range(0, n, 2048)])
+        rabs = rabs - np.abs(op.diag)
+    else:
+        rabs = np.asarray(abs(W).sum(axis=1), dtype=np.float64).ravel() - np.abs(op.diag)
+    g = np.asarray(g, dtype=np.float64)
+    row = g - nu + rabs + (n - 1) * abs(nu)
+    return gershgorin_max(row, np.abs(g) + rabs + n * abs(nu), n)
+
+
+def gershgorin_max(row: np.ndarray, magnitude: np.ndarray, n: int) -> float:
+    r"""``max_i row_i`` (each a Gershgorin disc's right edge, centre plus radius, summed in
+    floating point) made rigorous: each row inflated by :math:`(n + 3)` units of roundoff of
+    ``magnitude_i`` (the sum of the absolute values that went into it), the maximum by 4 more.
+    Shared by the Max-Cut and the 2-CSP certificates' fallbacks."""
+    return float(np.max(row + (n + 3) * _EPS * magnitude)) * (1.0 + 4 * _EPS)
+
+
+class _Deadline(Exception):
+    """Raised inside a Lanczos product when the certificate's time budget is spent."""
+
+
+def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, balance: bool = False,
+                        method: str = "auto", rng=None, time_limit: float | None = None
+                        ) -> tuple[float, dict]:
+    r"""Certified upper bound on the Max-Cut (or Bisection) SDP, hence on the optimum, from any V.
+
+    Returns ``(UB, info)`` with :math:`\mathrm{UB} = \tfrac14(\sum y + \nu b + n\mu)`, where
+    ``mu >= lambda_max(Diag(g) - W - nu J)`` is obtained by ``method`` (see the module docstring):
+    ``"factor"`` (verified by Cholesky with Rump's rounding margin), ``"lanczos"`` (Ritz value plus
+    residual norm) or ``"auto"`` (``"factor"`` when n <= 4000). ``info['certificate']`` says which.
+
+    ``time_limit`` (seconds) bounds the cost: the sparse LDL^T search stops at the deadline with
+    the smallest shift verified so far (a looser but still verified bound); Lanczos products
+    stop at the deadline; a dense Cholesky check whose predicted cost (:math:`n^3/3` flops at
+    :data:`CHOLESKY_FLOPS` per second) exceeds the budget is not started. When nothing could be
+    verified in time the bound is the smaller of Gershgorin's bound on the dual and the sum of
+    the positive weights (:func:`trivial_upper_bound`, :func:`gershgorin_upper_bound`), both
+    rigorous, and ``info['certificate']`` names it and says ``(time cap)``. The returned UB is
+    never above :func:`trivial_upper_bound`. The dense check needs :func:`dense_certificate_bytes`
+    (24 n^2 bytes); when that does not fit in the available memory (``DPGRAPH_MEMORY_LIMIT``),
+    ``method="factor"`` raises :class:`~dpgraph.memory.InsufficientMemoryError` before
+    allocating and ``"auto"`` falls back to Gershgorin's bound.
+    """
+    if method not in ("auto", "factor", "lanczos"):
+        raise ValueError(f"method={method!r} is not one of 'auto', 'factor', 'lanczos'")
+    t0 = time.perf_counter()
+    ub, info = _certify(op, V, nu=nu, balance=balance, method=method, rng=rng,
+                        deadline=None if time_limit is None else t0 + float(time_limit))
+    if hasattr(op, "W") and not getattr(op, "lambda_max_bound", None):
+        triv = trivial_upper_bound(op)
+        if triv < ub:
+            info["dual_bound"] = ub
+            info["certificate"] = f"trivial (below the {info['certificate']} bound)"
+            ub = triv
+    info["certificate_seconds"] = time.perf_counter() - t0
+    return ub, info
+
+
+def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
+    from dpgraph.privacy.noise import make_rng
+
+    n = op.n
+    V = _normalize_rows(np.asarray(V, dtype=np.float64))
+    b = float(n % 2) if balance else 0.0
+    WV = op.matmul(V)
+    if balance:
+        WV = WV + nu * V.sum(axis=0)[None, :]
+    g = np.einsum("ij,ij->i", WV, V)
+    y = op.degrees - g
+    base = float(y.sum()) + nu * b
+    # sparse LDL^T certificate: cheap for grid / planar-like graphs (low mean degree) and, with
+    # fill bounded by n^2 / 2, for any sparse graph up to n = 4000
+    sparse_ok = (not op.is_dense and n > 500 and not (balance and nu < 0)
+                 and (op.nnz <= SPARSE_FACTOR_MAX_DEG * n or (n <= FACTOR_MAX_N and op.nnz <= 16 * n)))
+    requested = method
+    if method == "auto":
+        method = "factor" if (n <= FACTOR_MAX_N or sparse_ok) else "lanczos"
+    info = {"certificate": None}
+
+    def mv(x):
+        x = np.asarray(x, dtype=np.float64)
+        out = g * x - op.matmul(x)
+        if balance and nu != 0.0:
+            out = out - nu * x.sum()
+        return out
+
+    if n == 1:
+        mu = float(g[0]) - (nu if balance else 0.0)  # M = g - W_off - nu J is 1 x 1: exact
+        info.update(certificate="exact", lambda_max_bound=mu)
+        return 0.25 * (base + n * mu), info
+    structured = getattr(op, "lambda_max_bound", None)
+    if structured is not None:  # e.g. a low-rank operator: an exact k x k check, no Lanczos
+        mu, extra = structured(g, nu if balance else 0.0)
+        info.update(certificate="structured", lambda_max_bound=mu, **extra)
+        return 0.25 * (base + n * mu), info
+    gen = make_rng(rng)
+
+    def fallback(reason):
+        # nothing verified within the budget: Gershgorin's bound on the dual (rigorous, loose);
+        # the caller also caps it by the sum of the positive weights
+        mu = gershgorin_upper_bound(op, g, nu if balance else 0.0)
+        info.update(certificate=f"gershgorin ({reason})", lambda_max_bound=mu)
+        return 0.25 * (base + n * mu), info
+
+    def left():
+        return np.inf if deadline is None else deadline - time.perf_counter()
+
+    if method == "factor" and sparse_ok:
+        # nu >= 0: mu I - M = (mu I - Diag g + W) + nu J, and nu J is PSD, so verifying the
+        # first term suffices (conservative)
+        try:
+            guess = _lanczos_estimate(mv, n, gen, deadline=deadline)
+            mu, c, capped = _sparse_inertia_bound(op, g, 0.0, deadline=deadline, guess=guess,
+                                                  target=1e-6 * max(abs(base), 1e-300) * 4.0 / n)
+        except _Deadline:
+            return fallback("time cap")
+        info.update(certificate="ldl-verified" + (" (time cap)" if capped else ""),
+                    lambda_max_bound=mu, rump_margin=c)
+        return 0.25 * (base + n * mu), info
+    # a scale for the Lanczos shift (any value works for correctness; it only sets the tolerance)
+    if op.is_dense:
+        wscale = float(np.max(np.abs(op.degrees)))
+    else:
+        wscale = float(np.max(np.asarray(abs(op.W).sum(axis=1)).ravel()))
+    gersh = float(np.max(np.abs(g))) + wscale + abs(nu) * n
+    mv_timed = mv
+    if deadline is not None:
+        def mv_timed(x):
+            if time.perf_counter() > deadline:
+                raise _Deadline
+            return mv(x)
+    if method == "lanczos":
+        try:
+            theta, resid = _lanczos_top(mv_timed, n, gen, shift=gersh, tol=1e-9)
+        except _Deadline:
+            return fallback("time cap")
+        mu = theta + resid
+        info.update(lanczos_theta=theta, lanczos_residual=resid)
+        info.update(certificate="lanczos-residual", lambda_max_bound=mu)
+        return 0.25 * (base + n * mu), info
+    # rigorous: dense top eigenvalue (LAPACK), then verify (mu - c) I - M > 0 by Cholesky;
+    # with a budget, not started when its predicted cost exceeds what is left
+    if 3.0 * left() < (n ** 3 / 3.0) / CHOLESKY_FLOPS:  # may take up to 3x the budget
+        return fallback("time cap: dense Cholesky check predicted too slow")
+    try:
+        _check_dense_certificate_memory(n)
+    except MemoryError:
+        if requested == "factor":
+            raise
+        return fallback("the dense Cholesky check would not fit in memory")
+    M = -op.to_dense()
+    if balance and nu != 0.0:
+        M -= nu
+    M[np.diag_indices(n)] += g
+    # first a cheap Lanczos estimate (Ritz value + residual); if Lanczos fails or the Cholesky
+    # check does not confirm it, LAPACK's top eigenvalue of the dense M is used instead
+    try:
+        theta, resid = _lanczos_top(mv_timed, n, gen, shift=0.0, tol=1e-8, maxiter=60, strict=True)
+        mu = theta + resid
+        info.update(lanczos_theta=theta, lanczos_residual=resid)
+        use_eig = False
+    except (spla.ArpackNoConvergence, _Deadline):
+        use_eig = True
+
+    def dense_top():
+        lam = float(sla.eigvalsh(M, subset_by_index=[n - 1, n - 1], driver="evr")[0])
+        info["dense_eig"] = lam
+        return lam + 1e-12 * max(1.0, float(np.max(np.abs(g))))
+
+    if use_eig:
+        mu = dense_top()
+    try:
+        mu_try, c = verified_lambda_max(M, mu, None if use_eig else dense_top, attempts=9)
+    except RuntimeError:
+        raise RuntimeError("could not verify the dual certificate (Cholesky kept failing)") from None
+    info.update(certificate="cholesky-verified", lambda_max_bound=mu_try, rump_margin=c)
+    return 0.25 * (base + n * mu_try), info
+
+
+def dense_certificate_bytes(n: int) -> int:
+    """Memory of the dense Cholesky certificate: M, the shifted copy that is factorised and
+    LAPACK's eigenvalue workspace (one more n x n), 8 bytes each.
+
+    >>> dense_certificate_bytes(1000)
+    24000000
+    """
+    return 3 * 8 * int(n) * int(n)
+
+
+def _check_dense_certificate_memory(n: int) -> None:
+    from dpgraph.memory import check_memory
+
+    check_memory(dense_certificate_bytes(n), what=f"the dense Cholesky certificate at n = {n:,}",
+                 alternative="Use certificate='lanczos' (a Ritz-value estimate, not a proof), "
+                             "certificate='none' (the sum of the positive weights), or a machine "
+                             "with more memory; DPGRAPH_MEMORY_LIMIT caps what dpgraph may use.")
+
+
+def verified_lambda_max(S: np.ndarray, mu: float, exact_top=None, *,
+                        attempts: int = 9) -> tuple[float, float]:
+    """A proven upper bound on ``lambda_max(S)`` for a dense symmetric ``S``, near ``mu``.
+
+    Tries ``mu' = mu + slack + 2c`` with growing ``slack`` and Rump's rounding margin ``c``
+    (:func:`rump_margin`) until a Cholesky factorization of ``(mu' - c) I - S`` succeeds, which
+    proves ``mu' I - S`` positive definite despite rounding. After the first failure ``mu`` is
+    raised to ``exact_top()`` (e.g. LAPACK's top eigenvalue) when that is given. Returns
+    ``(mu', c)``; raises ``RuntimeError`` after ``attempts`` failures. Used by the Max-Cut and
+    the Max-2-CSP certificates.
+    """
+    n = S.shape[0]
+    trS = float(np.trace(S))
+    for tries in range(attempts):
+        slack = 1e-12 * max(1.0, abs(mu)) * (10 ** tries)
+        c = _rump_margin(n, n * (abs(mu) + slack) - trS)
+        c = _rump_margin(n, n * (abs(mu) + slack + 2 * c) - trS)
+        mu_try = mu + slack + 2 * c
+        A = -S
+        A[np.diag_indices(n)] += mu_try - c
+        try:
+            sla.cholesky(A, lower=True, overwrite_a=True, check_finite=False)
+            return mu_try, c
+        except np.linalg.LinAlgError:
+            pass
+        del A
+        if tries == 0 and exact_top is not None:
+            mu = max(mu, exact_top())
+    raise RuntimeError("could not verify the upper bound on lambda_max (Cholesky kept failing)")
+
+
+def sparse_ldl_positive(M) -> tuple[bool, int]:
+    """Whether SuperLU's symmetric-mode factorisation of the symmetric sparse M (minimum-degree
+    ordering on the pattern of M + M^T, diagonal pivots only, no equilibration) has all pivots
+    > 0, and the number of nonzeros of its two factors. Sylvester's law of inertia: for a
+    factorisation ``P M P^T = L D L^T`` without off-diagonal pivots, all pivots positive iff M
+    is positive definite; the pivots are the diagonal of U (``U = D L^T``). Used by the Max-Cut
+    and the 2-CSP sparse certificates."""
+    try:
+        lu = spla.splu(M, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                       options=dict(SymmetricMode=True, Equil=False))
+    except RuntimeError:  # exactly singular pivot
+        return False, 0
+    nnz = int(lu.L.nnz + lu.U.nnz)
+    if not np.array_equal(lu.perm_r, lu.perm_c):
+        return False, nnz  # an off-diagonal pivot was taken: the inertia is not read off U
+    return bool(np.all(lu.U.diagonal() > 0)), nnz
+
+
+def _sparse_pd(A_csc) -> bool:
+    """True when SuperLU's symmetric-mode LDL^T (diagonal pivots only) has all pivots > 0."""
+    return sparse_ldl_positive(A_csc)[0]
+
+
+def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: float = 0.02,
+                          deadline: float | None = None, target: float = 0.0, guess=None):
+    r"""Smallest (to ``rel``, or to ``target`` absolute) mu with :math:`(\mu - c)I - M` verified
+    positive definite, M sparse. Returns ``(mu, c, capped)``.
+
+    Bisection on mu using sparse LDL^T factorisations (Sylvester's law of inertia: all pivots
+    positive iff the matrix is positive definite), each with Rump's margin c. Since
+    :math:`\mathrm{tr}(V^TMV) = 0`, :math:`\lambda_{\max}(M) \ge 0`, so the search starts at 0:
+    first mu = 1e-5 of ``max |g|`` (1e-3 with a deadline; or ``target`` if larger) -- or, given ``guess = (theta, r)`` from a short
+    Lanczos run, just above theta, then ``theta + r`` -- and up by 32x until one is verified, then
+    bisection (geometric while ``hi > 8 lo``) until ``hi - lo <= max(rel * hi, target)``. With a ``deadline`` the bisection stops
+    there (``capped``: the verified ``hi`` is returned, a looser but rigorous bound); the search
+    for a first verified shift may run past the deadline up to ten times its length, then
+    raises :class:`_Deadline`.
+    """
+    import scipy.sparse as sp
+
+    n = op.n
+    if nu != 0.0:
+        raise ValueError("the sparse factor certificate does not support a balance multiplier; "
+                         "use method='lanczos' or 'factor' with n <= 4000")
+    t_start = time.perf_counter()
+    Wc = sp.csc_matrix(op.W)
+    if op.has_diag:
+        Wc = Wc - sp.diags_array(op.diag, format="csc")
+    negM = sp.csc_matrix(Wc - sp.diags_array(g, format="csc"))  # -M
+    trM = float(g.sum())
+    scale = max(float(np.max(np.abs(g))), 1e-300)
+
+    def verified(mu):
+        c = _rump_margin(n, n * (abs(mu) + 1.0) - trM)
+        A = (negM + sp.diags_array(np.full(n, mu - 2 * c), format="csc")).tocsc()
+        return _sparse_pd(A), c
+
+    # lambda_max(M) of a converged low-rank iterate was 3e-6 to 7e-5 of max |g| on the G-set
+    # (1e-3 to 4e-3 at tol 1e-3): start there; with a deadline start generously (1e-3 of it) so
+    # that the first factorization usually verifies, and let the rest of the budget tighten it
+    lo, hi = 0.0, max((1e-5 if deadline is None else 1e-3) * scale, float(target))
+    if guess is not None and not (guess[0] > 0 and guess[1] <= 0.5 * guess[0]):
+        guess = None  # not converged (the top of M's spectrum is a cluster near 0): no use
+    if guess is not None:  # (theta, residual) of a short Lanczos run: theta <~ lambda_max
+        theta, resid = guess
+        lo = theta * (1.0 - 1e-6)  # only steers the search; rigour comes from the LDL^T check
+        hi = max(hi, theta + max(float(target), 1e-3 * theta))
+    ok, c_hi = verified(hi)
+    first = guess is not None
+    while not ok:
+        lo = hi
+        hi = max(2.0 * hi, guess[0] + guess[1]) if first else 32.0 * hi
+        first = False
+        if hi > 10 * scale * n:
+            raise RuntimeError("sparse certificate: could not verify any shift")
+        if deadline is not None:
+            now = time.perf_counter()
+            if now > deadline and now - t_start > 10.0 * (deadline - t_start):
+                raise _Deadline
+        ok, c_hi = verified(hi)
+    capped = False
+    while hi - lo > max(rel * hi, float(target)):
+        if deadline is not None and time.perf_counter() > deadline:
+            capped = True
+            break
+        mid = math.sqrt(lo * hi) if lo > 0 and hi > 8 * lo else 0.5 * (lo + hi)
+        ok, c = verified(mid)
+        if ok:
+            hi, c_hi = mid, c
+        else:
+            lo = mid
+    return hi, c_hi, capped
+
+
+def _lanczos_estimate(mv, n: int, gen, steps: int = 40, deadline: float | None = None):
+    """Top Ritz value and its residual norm after ``steps`` Lanczos steps with full
+    reorthogonalisation (no restarts; a cheap estimate, not a bound). ``(theta, residual)``."""
+    m = int(min(steps, n, max(2, 4_000_000 // max(n, 1))))  # basis memory <= 32 MB
+    Q = np.zeros((n, m))
+    alpha, beta = np.zeros(m), np.zeros(m)
+    q = gen.standard_normal(n)
+    q /= np.linalg.norm(q)
+    k = 0
+    for k in range(m):
+        if deadline is not None and time.perf_counter() > deadline and k >= 2:
+            break
+        Q[:, k] = q
+        w = np.asarray(mv(q), dtype=np.float64)
+        alpha[k] = float(q @ w)
+        w -= Q[:, :k + 1] @ (Q[:, :k + 1].T @ w)
+        w -= Q[:, :k + 1] @ (Q[:, :k + 1].T @ w)
+        beta[k] = float(np.linalg.norm(w))
+        if beta[k] <= 1e-14 * max(1.0, abs(alpha[k])):
+            break
+        q = w / beta[k]
+    k += 1
+    T = np.diag(alpha[:k]) + np.diag(beta[:k - 1], 1) + np.diag(beta[:k - 1], -1)
+    w_, S = np.linalg.eigh(T)
+    return float(w_[-1]), float(abs(beta[k - 1] * S[-1, -1]))
+
+
+def _lanczos_top(mv, n: int, gen, shift: float = 0.0, tol: float = 1e-9, maxiter=None,
+                 strict: bool = False) -> tuple[float, float]:
+    """Top Ritz value of the symmetric operator ``mv`` and the residual norm of its Ritz vector."""
+    if n <= 300:
+        M = np.column_stack([mv(e) for e in np.eye(n)])  # tiny: dense is cheaper than ARPACK
+        w, U = np.linalg.eigh(0.5 * (M + M.T))
+        u = U[:, -1]
+        theta = float(w[-1])
+    else:
+        # shift by sigma >= ||M|| (Gershgorin) so ARPACK's relative tolerance is absolute ~ tol*sigma:
+        # near the SDP optimum lambda_max(M) ~ 0 sits in a cluster, and a relative tolerance on a
+        # tiny eigenvalue would make Lanczos resolve the cluster at great cost. The residual of
+        # the returned Ritz pair is added to the bound anyway.
+        sigma = float(shift)
+        A = spla.LinearOperator((n, n), matvec=lambda x: mv(x) + sigma * x, dtype=np.float64)
+        v0 = gen.standard_normal(n)
+        U = None
+        for t in ((tol,) if strict else (tol, 1e3 * tol)):
+            try:
+                w, U = spla.eigsh(A, k=1, which="LA", v0=v0, tol=t, ncv=min(n, 40),
+                                  maxiter=maxiter or 300)
+                break
+            except spla.ArpackNoConvergence as exc:
+                if strict:
+                    raise
+                if len(exc.eigenvalues):
+                    w, U = exc.eigenvalues, exc.eigenvectors
+                    break
+        if U is None:  # no Ritz pair at all: the Rayleigh quotient of v0 with its (large) residual
+            U = v0[:, None]
+        u = U[:, -1] / np.linalg.norm(U[:, -1])
+        theta = float(u @ mv(u))
+    r = mv(u) - theta * u
+    return theta, float(np.linalg.norm(r))

@@ -1,0 +1,743 @@
+r"""Max-2-CSP over alphabet [q]: instances, label-extended graph, degree-2 SoS, rounding.
+
+An instance has variables :math:`x_1..x_n \in [q] = \{0, .., q-1\}` and weighted constraints
+:math:`(i, j, R, w)` with :math:`R \subseteq [q]^2`; the value of an assignment is
+:math:`\sum w\,[(x_i, x_j) \in R]`.
+
+Degree-2 relaxation (d'Orsi-Novikov Sec. 7.1, system (7.1) on the label-extended variables
+:math:`x_{ia} = [x_i = a]`): a moment matrix Y indexed by :math:`\{\emptyset\}\cup[n]\times[q]`,
+
+.. math::
+   Y \succeq 0,\ Y_{\emptyset\emptyset} = 1,\ Y_{ia,ia} = Y_{\emptyset,ia},\ Y_{ia,ib} = 0\ (a\ne b),\
+   \textstyle\sum_a Y_{\emptyset,ia} = 1,\ Y_{ia,jb} \ge 0 \text{ on constraint blocks},
+
+maximising :math:`\sum_c w_c \sum_{(a,b)\in R_c} Y_{ia,jb}`. (With PSD-ness these imply
+:math:`\sum_a v_{ia} = v_\emptyset` for the Gram vectors, hence all the degree-2 consequences of
+:math:`\sum_a x_{ia} = 1`; the non-negativity makes every constraint block a valid local
+distribution :math:`\mu_{ij}(a, b) = Y_{ia,jb}`.)
+
+Solvers: by default the low-rank solver of :mod:`dpgraph.engine.twocsp_sdp` (the same moment
+matrix with the per-variable constraints only, never formed; certified in reduced coordinates;
+large n). ``method="scs"``: CVXPY + SCS on the system above (with the non-negativity; first-order
+conic, nq up to a few hundred), certified as follows. Certified bound from any
+multipliers (we use SCS's duals) :math:`\lambda` (equalities) and
+:math:`z \ge 0` (non-negativity): with :math:`S = C - \sum_k \lambda_k A_k + Z(z)`,
+:math:`\langle C, Y\rangle \le b^T\lambda + (n+1)\,\lambda_{\max}(S)` for every feasible Y, because
+:math:`\langle Z, Y\rangle \ge 0` and :math:`\mathrm{tr}\,Y = 1 + \sum_{i,a} Y_{\emptyset,ia} = n + 1`;
+:math:`\lambda_{\max}` is verified by Cholesky with Rump's rounding margin (as for Max-Cut).
+
+Rounding: independent rounding from the marginals :math:`p_i(a) = Y_{\emptyset,ia}` (Alg. 7.4),
+after global-correlation conditioning (Barak-Raghavendra-Steurer; Lemma 7.6): seeds drawn by
+global correlation, every seed assignment enumerated, the degree-2 conditionals
+:math:`p_j(b \mid x_s = a) = Y_{sa,jb} / Y_{\emptyset,sa}` combined over the seeds; then
+single-variable local search with gains from the label-extended graph.
+
+File format (``read_csp`` / ``write_csp``), plain text, ``#`` starts a comment::
+
+    p csp <n> <q> <m>          # header: variables, alphabet size, number of constraints
+    c <i> <j> <w> a,b a,b ...  # one line per constraint: 0-indexed variables i != j, weight w,
+                               # then the allowed pairs (x_i, x_j) = (a, b), values in 0..q-1
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from dpgraph.graph import GraphData
+from dpgraph.privacy.noise import make_rng
+from dpgraph.engine.sdp import rump_margin
+
+__all__ = ["CSPInstance", "CSPResult", "read_csp", "write_csp", "solve_max_2csp",
+           "csp_moment_constraints", "cvxpy_max_2csp_sdp"]
+
+
+@dataclass(frozen=True, eq=False)
+class CSPInstance:
+    r"""A weighted Max-2-CSP instance over alphabet ``range(q)``.
+
+    Parameters
+    ----------
+    n : int
+        Number of variables (``0..n-1``).
+    q : int
+        Alphabet size (values ``0..q-1``), at least 1.
+    constraints : iterable of (i, j, relation, weight)
+        ``relation`` is an iterable of pairs ``(a, b)`` or a ``q x q`` 0/1 ``numpy`` array
+        (an ``(r, 2)`` array is read as r pairs); ``weight`` a
+        finite non-negative number. Variables must differ (``i != j``).
+
+    Example
+    -------
+    >>> inst = CSPInstance(3, 2, [(0, 1, {(0, 1), (1, 0)}, 1.0), (1, 2, {(0, 1), (1, 0)}, 1.0)])
+    >>> inst.value({0: 0, 1: 1, 2: 0})
+    2.0
+    """
+
+    n: int
+    q: int
+    constraints: tuple
+    _arrays: tuple = field(default=None, repr=False)
+
+    def __init__(self, n, q, constraints):
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
+            raise ValueError(f"n must be a positive integer, got {n!r}")
+        if not isinstance(q, (int, np.integer)) or isinstance(q, bool) or q < 1:
+            raise ValueError(f"q must be a positive integer, got {q!r}")
+        n, q = int(n), int(q)
+        I, J, R, Wt, norm = [], [], [], [], []
+        for k, con in enumerate(constraints):
+            try:
+                i, j, rel, w = con
+            except (TypeError, ValueError):
+                raise ValueError(f"constraint #{k} is not an (i, j, relation, weight) tuple") from None
+            i, j = _var(i, n, k), _var(j, n, k)
+            if i == j:
+                raise ValueError(f"constraint #{k} relates variable {i} to itself; 2-CSP constraints "
+                                 f"need two distinct variables")
+            w = float(w)
+            if not math.isfinite(w) or w < 0:
+                raise ValueError(f"constraint #{k} has weight {w}; weights must be finite and >= 0")
+            M = np.zeros((q, q))
+            if isinstance(rel, np.ndarray) and rel.ndim == 2 and rel.shape != (len(rel), 2):
+                if rel.shape != (q, q):
+                    raise ValueError(f"constraint #{k}: relation matrix has shape {rel.shape}, "
+                                     f"expected ({q}, {q})")
+                M = (np.asarray(rel, dtype=float) != 0).astype(float)
+            else:
+                for pair in rel:
+                    try:
+                        a, b = pair
+                        a, b = int(a), int(b)
+                    except (TypeError, ValueError):
+                        raise ValueError(f"constraint #{k}: relation entry {pair!r} is not a pair "
+                                         f"of values") from None
+                    if not (0 <= a < q and 0 <= b < q):
+                        raise ValueError(f"constraint #{k}: relation pair ({a}, {b}) is outside "
+                                         f"[q]^2 with q = {q}")
+                    M[a, b] = 1.0
+            I.append(i), J.append(j), R.append(M), Wt.append(w)
+            norm.append((i, j, frozenset(zip(*np.nonzero(M))), w))
+        object.__setattr__(self, "n", n)
+        object.__setattr__(self, "q", q)
+        object.__setattr__(self, "constraints", tuple((i, j, frozenset((int(a), int(b)) for a, b in r), w)
+                                                      for i, j, r, w in norm))
+        arrays = (np.asarray(I, dtype=np.int64), np.asarray(J, dtype=np.int64),
+                  np.asarray(R, dtype=float).reshape(len(I), q, q), np.asarray(Wt, dtype=float))
+        object.__setattr__(self, "_arrays", arrays)
+
+    @property
+    def m(self) -> int:
+        return len(self.constraints)
+
+    def __repr__(self) -> str:
+        return f"CSPInstance(n={self.n}, q={self.q}, m={self.m}, total_weight={self._arrays[3].sum():g})"
+
+    def _as_array(self, assignment) -> np.ndarray:
+        if isinstance(assignment, dict):
+            missing = [i for i in range(self.n) if i not in assignment]
+            if missing:
+                raise ValueError(f"assignment misses {len(missing)} variable(s), e.g. {missing[0]}")
+            a = np.array([assignment[i] for i in range(self.n)])
+        else:
+            a = np.asarray(assignment)
+            if a.shape != (self.n,):
+                raise ValueError(f"assignment must have {self.n} entries, got shape {a.shape}")
+        if not np.all((a >= 0) & (a < self.q) & (a == np.round(a))):
+            raise ValueError(f"assignment values must be integers in range({self.q})")
+        return a.astype(np.int64)
+
+    def value(self, assignment) -> float:
+        """Total weight of the constraints satisfied by ``assignment`` (dict or length-n array)."""
+        a = self._as_array(assignment)
+        I, J, R, Wt = self._arrays
+        if not len(I):
+            return 0.0
+        return float(np.sum(Wt * R[np.arange(len(I)), a[I], a[J]]))
+
+    def variable_weights(self) -> np.ndarray:
+        """Total constraint weight at each variable (length ``n``; a constraint counts at both
+        of its variables).
+
+        >>> CSPInstance(3, 2, [(0, 1, {(0, 1)}, 0.5), (1, 2, {(1, 1)}, 1.0)]).variable_weights()
+        array([0.5, 1.5, 1. ])
+        """
+        I, J, _, Wt = self._arrays
+        return (np.bincount(I, weights=Wt, minlength=self.n)
+                + np.bincount(J, weights=Wt, minlength=self.n)).astype(np.float64)
+
+    def label_extended_graph(self) -> GraphData:
+        r"""The label-extended graph (d'Orsi-Novikov Def. 7.9).
+
+        Vertices are the pairs ``(i, a)``, ``i`` in ``range(n)``, ``a`` in ``range(q)`` (index
+        ``i*q + a``); the edge ``{(i, a), (j, b)}`` has weight
+        :math:`\sum_{c = (i, j, R, w):\,(a, b) \in R} w` (constraints on the same pair add up).
+        An assignment x satisfies weight :math:`\tfrac12 z^T A z` with :math:`z_{ia} = [x_i = a]`.
+        """
+        A = self.label_adjacency()
+        labels = tuple((i, a) for i in range(self.n) for a in range(self.q))
+        A = sp.csr_array(A)
+        A.eliminate_zeros()
+        A.sort_indices()
+        return GraphData(weights=A, labels=labels)
+
+    def label_adjacency(self) -> sp.csr_array:
+        """Symmetric ``nq x nq`` sparse adjacency of the label-extended graph."""
+        I, J, R, Wt = self._arrays
+        q = self.q
+        c, a, b = np.nonzero(R)
+        rows = I[c] * q + a
+        cols = J[c] * q + b
+        vals = Wt[c]
+        N = self.n * q
+        A = sp.coo_array((np.r_[vals, vals], (np.r_[rows, cols], np.r_[cols, rows])), shape=(N, N))
+        return sp.csr_array(A)
+
+
+def _var(v, n, k):
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise ValueError(f"constraint #{k}: variable {v!r} is not an integer")
+    if not 0 <= v < n:
+        raise ValueError(f"constraint #{k}: variable {v} is outside range(n) with n = {n}")
+    return int(v)
+
+
+# ----------------------------------------------------------------------------- file format
+
+
+def write_csp(instance: CSPInstance, path) -> None:
+    """Write ``instance`` in the text format of the module docstring."""
+    with open(path, "w") as f:
+        f.write(f"p csp {instance.n} {instance.q} {instance.m}\n")
+        for i, j, rel, w in instance.constraints:
+            pairs = " ".join(f"{a},{b}" for a, b in sorted(rel))
+            f.write(f"c {i} {j} {w!r} {pairs}\n".rstrip() + "\n")
+
+
+def _decoded_lines(f, path):
+    """``(line number, text)`` of a binary file, with a line that is not UTF-8 reported as a
+    ValueError naming the file and the line."""
+    for lineno, raw in enumerate(f, 1):
+        try:
+            yield lineno, raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}, line {lineno}: not UTF-8 text ({exc.reason} at byte "
+                             f"{exc.start} of the line)") from None
+
+
+def read_csp(path, format: str | None = None, *, k: int | None = None,
+             graph_format: str | None = None) -> CSPInstance:
+    """Read a 2-CSP instance: dpgraph's text format, Max-k-Cut of a graph file, Max-2-SAT.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    format : {"csp", "max-k-cut", "cnf", "wcnf"}, optional
+        See :mod:`dpgraph.engine.formats`. Default: from the extension (``.wcnf``, ``.cnf``),
+        else ``"max-k-cut"`` when ``k`` is given, else ``"csp"`` (the format of the module
+        docstring).
+    k : int, optional
+        Number of parts for ``"max-k-cut"`` (e.g. ``read_csp("G3.txt", k=3)``).
+    graph_format : str, optional
+        Graph file format for ``"max-k-cut"`` (:func:`dpgraph.read_graph`; detected if omitted).
+
+    Raises ValueError naming the file and line on malformed input.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "g.txt")
+    >>> _ = open(p, "w").write("3 3\\n1 2 1\\n2 3 1\\n1 3 1\\n")  # a triangle, G-set format
+    >>> inst = read_csp(p, "max-k-cut", k=3)
+    >>> inst.n, inst.q, inst.m, inst.value([0, 1, 2])
+    (3, 3, 3, 3.0)
+    """
+    from dpgraph.engine.formats import CSP_FORMATS, read_max_k_cut, read_wcnf
+
+    if format is None:
+        low = str(path).lower()
+        format = ("wcnf" if low.endswith(".wcnf") else "cnf" if low.endswith(".cnf")
+                  else "max-k-cut" if k is not None else "csp")
+    if format not in CSP_FORMATS:
+        raise ValueError(f"format={format!r} is not one of {CSP_FORMATS}")
+    if format == "max-k-cut":
+        return read_max_k_cut(path, k, graph_format=graph_format)
+    if k is not None:
+        raise ValueError(f"k={k!r} is only used with format='max-k-cut'")
+    if format in ("cnf", "wcnf"):
+        return read_wcnf(path, format=format)
+    header = None
+    cons = []
+    with open(path, "rb") as f:
+        for lineno, raw in _decoded_lines(f, path):
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            tok = line.split()
+            where = f"{path}, line {lineno}"
+            if tok[0] == "p":
+                if header is not None:
+                    raise ValueError(f"{where}: second header line")
+                if len(tok) != 5 or tok[1] != "csp":
+                    raise ValueError(f"{where}: expected 'p csp <n> <q> <m>', got {line!r}")
+                try:
+                    header = tuple(int(t) for t in tok[2:])
+                except ValueError:
+                    raise ValueError(f"{where}: n, q, m must be integers") from None
+            elif tok[0] == "c":
+                if header is None:
+                    raise ValueError(f"{where}: constraint before the 'p csp n q m' header")
+                if len(tok) < 4:
+                    raise ValueError(f"{where}: expected 'c <i> <j> <w> a,b ...', got {line!r}")
+                try:
+                    i, j, w = int(tok[1]), int(tok[2]), float(tok[3])
+                    pairs = [tuple(int(v) for v in p.split(",")) for p in tok[4:]]
+                except ValueError:
+                    raise ValueError(f"{where}: could not parse {line!r} as 'c <i> <j> <w> a,b ...'") from None
+                if any(len(p) != 2 for p in pairs):
+                    raise ValueError(f"{where}: relation pairs must be written a,b")
+                cons.append((i, j, pairs, w))
+            else:
+                raise ValueError(f"{where}: lines start with 'p' or 'c', got {tok[0]!r}")
+    if header is None:
+        raise ValueError(f"{path}: no 'p csp n q m' header")
+    n, q, m = header
+    if m != len(cons):
+        raise ValueError(f"{path}: header says {m} constraints, found {len(cons)}")
+    try:
+        return CSPInstance(n, q, cons)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+# ----------------------------------------------------------------------------- relaxation
+
+
+@dataclass
+class _Moments:
+    """The degree-2 moment relaxation as index arrays over entries (r, c) of Y (N = nq + 1)."""
+
+    N: int
+    er: np.ndarray        # entry rows (r <= c)
+    ec: np.ndarray        # entry cols
+    cobj: np.ndarray      # objective coefficient per entry (of Y_rc, counted once)
+    A: sp.csr_array       # equality constraints: A @ y_entries = b
+    b: np.ndarray
+    nonneg: np.ndarray    # indices (into entries) that must be >= 0
+
+
+def csp_moment_constraints(inst: CSPInstance) -> _Moments:
+    """Build the degree-2 moment relaxation of ``inst`` (see the module docstring)."""
+    n, q = inst.n, inst.q
+    N = n * q + 1
+    idx = {}
+    er, ec = [], []
+
+    def ent(r, c):
+        if r > c:
+            r, c = c, r
+        key = (r, c)
+        if key not in idx:
+            idx[key] = len(er)
+            er.append(r), ec.append(c)
+        return idx[key]
+
+    v = lambda i, a: 1 + i * q + a  # noqa: E731
+    rows, cols, vals, b = [], [], [], []
+
+    def eq(terms, rhs):
+        k = len(b)
+        for e, coef in terms:
+            rows.append(k), cols.append(e), vals.append(coef)
+        b.append(rhs)
+
+    eq([(ent(0, 0), 1.0)], 1.0)
+    for i in range(n):
+        eq([(ent(0, v(i, a)), 1.0) for a in range(q)], 1.0)
+        for a in range(q):
+            eq([(ent(v(i, a), v(i, a)), 1.0), (ent(0, v(i, a)), -1.0)], 0.0)
+            for bb in range(a + 1, q):
+                eq([(ent(v(i, a), v(i, bb)), 1.0)], 0.0)
+    I, J, R, Wt = inst._arrays
+    cobj = {}
+    nonneg = set()
+    for c in range(len(I)):
+        i, j = int(I[c]), int(J[c])
+        for a in range(q):
+            for bb in range(q):
+                e = ent(v(i, a), v(j, bb))
+                nonneg.add(e)
+                if R[c, a, bb]:
+                    cobj[e] = cobj.get(e, 0.0) + Wt[c]
+    E = len(er)
+    co = np.zeros(E)
+    for e, w in cobj.items():
+        co[e] = w
+    A = sp.csr_array((vals, (rows, cols)), shape=(len(b), E))
+    return _Moments(N=N, er=np.asarray(er), ec=np.asarray(ec), cobj=co, A=A, b=np.asarray(b, float),
+                    nonneg=np.asarray(sorted(nonneg), dtype=np.int64))
+
+
+class _SymPattern:
+    """Fixed sparsity pattern of S(coef) = sum_e coef_e E_e (E_e symmetric with <E_e, Y> = Y_e), so
+    that building S for new coefficients is one sparse mat-vec (no re-assembly)."""
+
+    def __init__(self, mom: "_Moments"):
+        r, c = mom.er, mom.ec
+        E = r.size
+        off = r != c
+        rr = np.r_[r[~off], r[off], c[off]]
+        cc = np.r_[c[~off], c[off], r[off]]
+        src = np.r_[np.flatnonzero(~off), np.flatnonzero(off), np.flatnonzero(off)]
+        scale = np.r_[np.ones((~off).sum()), np.full(off.sum(), 0.5), np.full(off.sum(), 0.5)]
+        # one stored position per (row, col) pair; T maps coef -> data
+        key = rr * mom.N + cc
+        uniq, pos = np.unique(key, return_inverse=True)
+        self.T = sp.csr_array((scale, (pos, src)), shape=(uniq.size, E))
+        rows, cols = np.divmod(uniq, mom.N)
+        base = sp.csr_array((np.arange(1, uniq.size + 1, dtype=float), (rows, cols)),
+                            shape=(mom.N, mom.N))
+        base.sort_indices()
+        self.order = base.data.astype(np.int64) - 1
+        self.indptr, self.indices = base.indptr, base.indices
+        self.N = mom.N
+
+    def __call__(self, coef: np.ndarray) -> sp.csr_array:
+        data = (self.T @ coef)[self.order]
+        return sp.csr_array((data, self.indices, self.indptr), shape=(self.N, self.N))
+
+
+def _entries_to_sym(mom: "_Moments", coef: np.ndarray) -> sp.csr_array:
+    """Symmetric matrix S with <S, Y> = sum_e coef_e Y_{r_e c_e} (off-diagonal halves)."""
+    return _SymPattern(mom)(coef)
+
+
+def cvxpy_max_2csp_sdp(inst: CSPInstance, *, eps=1e-7, max_iters=100000, time_limit=None,
+                       return_duals=False, nonnegativity: bool = True):
+    """Solve the degree-2 moment relaxation with CVXPY + SCS. Returns ``(value, Y, seconds, status)``
+    (and ``(moments, lambda, z)`` with ``return_duals``: the equality and non-negativity duals).
+
+    ``nonnegativity=False`` drops :math:`Y_{ia,jb} \\ge 0` on the constraint blocks (the vector
+    relaxation of :mod:`dpgraph.engine.twocsp_sdp`). This full moment form has no strictly
+    feasible point, and SCS is slow and inaccurate on it; the reference for that relaxation is
+    :func:`dpgraph.engine.twocsp_sdp.cvxpy_label_sdp` (reduced coordinates, Slater holds).
+    """
+    import cvxpy as cp
+
+    mom = csp_moment_constraints(inst)
+    if not nonnegativity:
+        mom.nonneg = np.zeros(0, dtype=np.int64)
+    Y = cp.Variable((mom.N, mom.N), PSD=True)
+    y = Y[mom.er, mom.ec]
+    cons = [mom.A @ y == mom.b]
+    if mom.nonneg.size:
+        cons.append(y[mom.nonneg] >= 0)
+    prob = cp.Problem(cp.Maximize(mom.cobj @ y), cons)
+    kw = dict(eps_abs=eps, eps_rel=eps, max_iters=max_iters)
+    if time_limit is not None:
+        kw["time_limit_secs"] = float(time_limit)
+    t = time.perf_counter()
+    prob.solve(solver=cp.SCS, **kw)
+    secs = time.perf_counter() - t
+    if Y.value is None:
+        raise RuntimeError(f"SCS returned no solution (status {prob.status})")
+    if return_duals:
+        lam = np.asarray(cons[0].dual_value, dtype=float).ravel()
+        z = np.asarray(cons[1].dual_value, dtype=float).ravel() if mom.nonneg.size else np.zeros(0)
+        return float(prob.value), Y.value, secs, prob.status, (mom, lam, z)
+    return float(prob.value), Y.value, secs, prob.status
+
+
+def _certify_csp(mom: _Moments, n: int, lam: np.ndarray, z: np.ndarray):
+    """UB = b^T lam + (n+1) lambda_max(C - A^T lam + Z(z)), lambda_max verified by Cholesky."""
+    coef = mom.cobj - mom.A.T @ lam
+    coef[mom.nonneg] += np.maximum(z, 0.0)
+    S = _entries_to_sym(mom, coef).toarray()
+    N = mom.N
+    lam_top = float(sla.eigvalsh(S, subset_by_index=[N - 1, N - 1])[0])
+    mu = lam_top + 1e-12 * max(1.0, float(np.max(np.abs(S))))
+    trS = float(np.trace(S))
+    for tries in range(10):
+        c = rump_margin(N, N * (abs(mu) + 1.0) - trS)
+        mu_try = mu + 2 * c
+        Amat = -S
+        Amat[np.diag_indices(N)] += mu_try - c
+        try:
+            sla.cholesky(Amat, lower=True, overwrite_a=True, check_finite=False)
+            return float(b_dot(mom, lam) + (n + 1) * mu_try), mu_try
+        except np.linalg.LinAlgError:
+            mu += 1e-10 * (10 ** tries) * max(1.0, abs(mu))
+    raise RuntimeError("could not verify the 2-CSP dual certificate")
+
+
+def b_dot(mom, lam):
+    return float(mom.b @ lam)
+
+
+# ----------------------------------------------------------------------------- rounding
+
+
+def _marginals(Y0: np.ndarray, n: int, q: int) -> np.ndarray:
+    p = np.clip(Y0[1:].reshape(n, q), 0.0, None)
+    s = p.sum(axis=1, keepdims=True)
+    p = np.where(s > 0, p / np.where(s > 0, s, 1.0), 1.0 / q)
+    return p
+
+
+def _sample(p, gen, samples):
+    """Independent rounding (Alg. 7.4): x_i ~ p_i, ``samples`` draws -> (samples, n) ints."""
+    c = np.cumsum(p, axis=1)
+    c[:, -1] = 1.0
+    u = gen.random((samples, p.shape[0], 1))
+    return (u > c[None]).sum(axis=2)
+
+
+def _values(inst: CSPInstance, X: np.ndarray) -> np.ndarray:
+    I, J, R, Wt = inst._arrays
+    if not len(I):
+        return np.zeros(X.shape[0])
+    return (Wt[None, :] * R[np.arange(len(I))[None, :], X[:, I], X[:, J]]).sum(axis=1)
+
+
+def _correlation_round(inst, Y, seeds, gen, samples):
+    """Seeds by global correlation, enumerate their values, degree-2 conditioning, independent
+    rounding; returns (best assignment, value, seeds)."""
+    n, q = inst.n, inst.q
+    p = _marginals(Y[0], n, q)
+    cands = [_sample(p, gen, samples)]
+    S = []
+    if seeds and n > 1:
+        # global correlation of variable i: sum_{j, a, b} (Y_ia,jb - p_i(a) p_j(b))^2
+        C = Y[1:, 1:] - np.outer(Y[0, 1:], Y[0, 1:])
+        score = (C.reshape(n, q, n, q) ** 2).sum(axis=(1, 2, 3))
+        score = np.maximum(score, 0)
+        for _ in range(min(seeds, n)):
+            score_m = score.copy()
+            score_m[S] = 0
+            tot = score_m.sum()
+            if tot <= 1e-300:
+                break
+            S.append(int(gen.choice(n, p=score_m / tot)))
+        Yblk = Y[1:, 1:].reshape(n, q, n, q)
+        for sigma in np.ndindex(*([q] * len(S))):
+            ps = [p[s, a] for s, a in zip(S, sigma)]
+            if min(ps) <= 1e-9:
+                continue
+            cond = p.copy()
+            for s, a in zip(S, sigma):  # combine the degree-2 conditionals over the seeds
+                ratio = np.clip(Yblk[s, a], 0, None) / (Y[0, 1 + s * q + a] * np.maximum(p, 1e-12))
+                cond = cond * ratio
+            cond = np.clip(cond, 0, None)
+            ssum = cond.sum(axis=1, keepdims=True)
+            cond = np.where(ssum > 0, cond / np.where(ssum > 0, ssum, 1), p)
+            X = _sample(cond, gen, samples)
+            X[:, S] = np.asarray(sigma)
+            cands.append(X)
+    X = np.vstack(cands)
+    v = _values(inst, X)
+    j = int(np.argmax(v))
+    return X[j].copy(), float(v[j]), S
+
+
+def _local_search(inst: CSPInstance, A: sp.csr_array, x: np.ndarray, max_moves=None, tol=1e-12):
+    """Best-improvement single-variable local search; scores s = A z from the label-extended graph."""
+    n, q = inst.n, inst.q
+    x = x.copy()
+    z = np.zeros(n * q)
+    z[np.arange(n) * q + x] = 1.0
+    s = (A @ z).reshape(n, q)
+    moves = 0
+    limit = 20 * n * q + 100 if max_moves is None else max_moves
+    thr = tol * max(1.0, float(np.abs(A.data).max()) if A.nnz else 1.0)
+    while moves < limit:
+        gain = s - s[np.arange(n), x][:, None]
+        flat = int(np.argmax(gain))
+        i, bnew = divmod(flat, q)
+        if gain[i, bnew] <= thr:
+            break
+        old = i * q + x[i]
+        new = i * q + bnew
+        for col, sign in ((old, -1.0), (new, 1.0)):
+            a0, a1 = A.indptr[col], A.indptr[col + 1]
+            nb = A.indices[a0:a1]
+            s.reshape(-1)[nb] += sign * A.data[a0:a1]
+        x[i] = bnew
+        moves += 1
+    return x, moves
+
+
+# ----------------------------------------------------------------------------- driver
+
+
+@dataclass(repr=False)
+class CSPResult:
+    """Result of :func:`solve_max_2csp` (fields as in :class:`dpgraph.engine.CutResult`).
+
+    ``assignment`` maps variable -> value in ``range(q)``; ``x`` is the same as an int array;
+    ``Y`` is the moment matrix of the relaxation.
+    """
+
+    assignment: dict
+    x: np.ndarray
+    value: float
+    sdp_value: float
+    upper_bound: float
+    gap: float
+    rounding: str
+    timings: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
+    Y: np.ndarray | None = None
+
+    def __repr__(self) -> str:
+        return (f"CSPResult(n={len(self.x)}, value={self.value:.6g}, sdp_value={self.sdp_value:.6g}, "
+                f"upper_bound={self.upper_bound:.6g}, gap={self.gap:.2e}, rounding={self.rounding!r}, "
+                f"method={self.info.get('method')!r}, time={sum(self.timings.values()):.3g}s)")
+
+
+def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, seeds: int = 2,
+                   samples: int = 16, local_search: bool = True, time_limit=None, progress: bool = False,
+                   scs_eps: float = 1e-7, max_iters: int = 100000, tol: float = 1e-7,
+                   rank: int | None = None, certificate: str = "auto",
+                   perturbation_rounds: int = 0, tabu_moves: int = 0, tabu_time=None) -> CSPResult:
+    r"""Max-2-CSP by the degree-2 SoS relaxation with global correlation rounding.
+
+    d'Orsi-Novikov Sec. 7.1: moment relaxation of system (7.1) with local-distribution
+    constraints, independent rounding from marginals (Alg. 7.4) after conditioning on seed
+    variables chosen by global correlation (Lemma 7.6, Barak-Raghavendra-Steurer), then
+    local search.
+
+    Parameters
+    ----------
+    instance : CSPInstance
+    method : {"lowrank", "scs"}
+        ``"lowrank"`` (default): Burer-Monteiro on the per-variable manifold
+        (:mod:`dpgraph.engine.twocsp_sdp`): the vector relaxation (per-variable constraints
+        only), never forming the moment matrix; certified by a dual point fitted to the
+        factor (rigorous: dense Cholesky check up to n(q-1) + 1 = 6500, sparse LDL^T above).
+        ``"scs"``: CVXPY + SCS on the full ``(nq+1) x (nq+1)`` moment matrix, with the
+        non-negativity of the constraint blocks as well (a tighter relaxation); each SCS
+        iteration costs an eigendecomposition of the moment matrix, so nq up to a few hundred
+        is practical. It is the small-size reference.
+    rng : None, int or Generator
+    seeds : int
+        Seed variables for global correlation rounding (``q**seeds`` assignments).
+    samples : int
+        Independent roundings per seed assignment.
+    local_search : bool
+    time_limit : float, optional
+        Seconds for the relaxation.
+    progress : bool
+    scs_eps : float
+        SCS accuracy (``eps_abs = eps_rel``).
+    max_iters : int
+        SCS iteration limit.
+    tol, rank, certificate, perturbation_rounds, tabu_moves, tabu_time
+        ``"lowrank"`` only: stopping tolerance, factor width, certificate method, rounds of
+        iterated local search, and moves / seconds of tabu search
+        (:func:`dpgraph.engine.twocsp_sdp.label_tabu_search`, 0 = off) of
+        :func:`dpgraph.engine.twocsp_sdp.solve_label_csp`.
+
+    Returns
+    -------
+    CSPResult
+        ``upper_bound`` is certified by weak duality with a verified eigenvalue bound
+        (``info['certificate']``: ``'cholesky-verified'`` -- dense, the low-rank path up to
+        ``n(q-1) + 1 = FACTOR_MAX_N`` -- or ``'ldl-verified'`` -- sparse LDL^T above it; both
+        use Rump's rounding margin). Only ``certificate='lanczos'``, or an LDL^T factor that
+        cannot fit in memory, gives ``'lanczos-residual...'``, a Ritz value plus its residual,
+        which is not a proof if Lanczos misses the top eigenvalue.
+
+    Examples
+    --------
+    >>> inst = CSPInstance(3, 2, [(0, 1, {(0, 1), (1, 0)}, 1.0), (1, 2, {(0, 1), (1, 0)}, 1.0),
+    ...                          (0, 2, {(0, 1), (1, 0)}, 1.0)])
+    >>> res = solve_max_2csp(inst, rng=0)
+    >>> res.value, res.upper_bound >= 2.0
+    (2.0, True)
+    """
+    if not isinstance(instance, CSPInstance):
+        raise TypeError(f"instance must be a CSPInstance, got {type(instance).__name__}")
+    if method not in ("lowrank", "scs"):
+        raise ValueError(f"method={method!r} is not 'lowrank' or 'scs'")
+    if not isinstance(seeds, (int, np.integer)) or seeds < 0:
+        raise ValueError(f"seeds must be an integer >= 0, got {seeds!r}")
+    if instance.q ** seeds > 4096:
+        raise ValueError(f"seeds={seeds} would enumerate q**seeds = {instance.q ** seeds} assignments")
+    gen = make_rng(rng)
+    inst = instance
+    n = inst.n
+    if method == "lowrank":
+        return _solve_lowrank(inst, gen, seeds=seeds, samples=samples, local_search=local_search,
+                              time_limit=time_limit, progress=progress, tol=tol, rank=rank,
+                              certificate=certificate, perturbation_rounds=perturbation_rounds,
+                              tabu_moves=tabu_moves, tabu_time=tabu_time)
+    timings = {}
+    t = time.perf_counter()
+    sdp_val, Y, secs, status, (mom, lam, z) = cvxpy_max_2csp_sdp(
+        inst, eps=scs_eps, max_iters=max_iters, time_limit=time_limit, return_duals=True)
+    info = {"method": method, "N": mom.N, "equalities": len(mom.b), "nonneg": int(mom.nonneg.size),
+            "status": status, "scs_seconds": secs}
+    timings["sdp"] = time.perf_counter() - t
+    t = time.perf_counter()
+    ub, mu = _certify_csp(mom, n, lam, z)
+    info.update(certificate="cholesky-verified", lambda_max_bound=mu)
+    timings["certificate"] = time.perf_counter() - t
+    if progress:
+        print(f"[dpgraph.engine] 2-CSP relaxation {sdp_val:.6f}, certified bound {ub:.6f}", file=sys.stderr)
+    t = time.perf_counter()
+    Ysym = 0.5 * (Y + Y.T)
+    Ysym = Ysym / max(Ysym[0, 0], 1e-300)
+    x0, v0, S = _correlation_round(inst, Ysym, seeds, gen, samples)
+    timings["rounding"] = time.perf_counter() - t
+    t = time.perf_counter()
+    rounding = "correlation" if S else "independent"
+    if local_search:
+        x1, moves = _local_search(inst, inst.label_adjacency(), x0)
+        v1 = inst.value(x1)
+        info["local_search_moves"] = moves
+        if v1 > v0:
+            x0, rounding = x1, rounding + "+local search"
+    timings["local_search"] = time.perf_counter() - t
+    value = inst.value(x0)
+    info["seeds"] = S
+    denom = max(abs(ub), 1e-300)
+    gap = 0.0 if ub == value == 0 else (ub - value) / denom
+    return CSPResult(assignment={i: int(a) for i, a in enumerate(x0)}, x=x0, value=value,
+                     sdp_value=float(sdp_val), upper_bound=float(ub), gap=float(gap), rounding=rounding,
+                     timings=timings, info=info, Y=Y)
+
+
+def _solve_lowrank(inst: CSPInstance, gen, *, seeds, samples, local_search, time_limit, progress,
+                   tol, rank, certificate, perturbation_rounds, tabu_moves=0,
+                   tabu_time=None) -> CSPResult:
+    from dpgraph.engine.twocsp_sdp import solve_label_csp
+
+    out = solve_label_csp(inst.label_adjacency(), inst.n, inst.q, rng=gen, rank=rank, tol=tol,
+                          time_limit=time_limit, certificate=certificate, samples=samples,
+                          seeds=seeds, local_search=local_search, progress=progress,
+                          perturbation_rounds=perturbation_rounds, tabu_moves=tabu_moves,
+                          tabu_time=tabu_time)
+    x = out["x"]
+    value = inst.value(x)
+    ub = out["upper_bound"]
+    sol = out["solution"]
+    gap = 0.0 if ub == value == 0 else (ub - value) / max(abs(ub), 1e-300)
+    info = {"method": "lowrank", "N": inst.n * inst.q + 1, "rank": sol.V.shape[2],
+            "iterations": sol.iterations, "converged": sol.converged, "products": sol.products,
+            "local_search_moves": out["local_search_moves"], "rounded": out["rounded"],
+            **out["certificate"]}
+    Y = None
+    if inst.n * inst.q + 1 <= 2000:  # small: hand back the moment matrix too
+        k = sol.V.shape[2]
+        Vf = np.vstack([np.eye(1, k), sol.V.reshape(-1, k)])
+        Y = Vf @ Vf.T
+    return CSPResult(assignment={i: int(a) for i, a in enumerate(x)}, x=x, value=value,
+                     sdp_value=out["sdp_value"], upper_bound=ub, gap=float(gap),
+                     rounding="vector/correlation" + ("+local search" if local_search else ""),
+                     timings=out["timings"], info=info, Y=Y)

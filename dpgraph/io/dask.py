@@ -1,0 +1,688 @@
+"""Graphs whose edge list lives on a Dask cluster: every pass over the edges is a Dask computation.
+
+For edge lists too large for one machine (folders of Parquet or CSV files, or a
+``dask.dataframe.DataFrame`` with columns ``u``, ``v`` and optionally ``weight``).
+:func:`from_dask` reads them into a :class:`DaskGraph`, which the matrix-free route
+(:mod:`dpgraph.release.routes.matrix_free`) and the private solvers use exactly like an in-memory
+:class:`~dpgraph.graph.GraphData`: they only ever ask for
+
+* ``degrees`` and ``total_weight`` (computed once, when the graph is read),
+* ``weights @ X`` for an ``n x k`` dense ``X`` (one pass: ``X`` is sent once to each worker,
+  each row block of the symmetric weight matrix computes its rows of the product, the client
+  concatenates them),
+* :meth:`DaskGraph.cut_values` of fixed partitions (one pass).
+
+The graph is kept as row blocks: block ``b`` holds rows ``lo_b..hi_b - 1`` of the symmetric
+weight matrix (both directions of every edge) as a CSR block in the memory of the worker that
+built it. A product moves ``O(n k)`` numbers in all, whatever the number of blocks (summing
+per-partition ``n x k`` partial products would move ``O(P n k)``). No task and not the client
+ever holds the whole edge list: a task holds one input partition or one row block (plus
+``O(n k)`` for the vectors it multiplies), a worker the blocks it built, the client ``O(n k)``
+(the labels, the degrees, the iterate). Noise is drawn on the client by
+:mod:`dpgraph.privacy.noise`, so the ledger and the proofs (docs/privacy.md, section 5) are
+those of the in-memory route; each block's product is the float64 CSR product of the same rows
+with the same sorted columns, so for the same seed the release equals the in-memory one
+(docs/privacy.md 9).
+
+Input policy (that of :mod:`dpgraph.graph`): node ids are any hashable values of one type
+(integers or strings); they are mapped to ``0..n-1`` in sorted order by one Dask pass, and
+results come back in them. Self-loops are dropped with a warning that counts them, and so are
+weight-0 edges. Repeated pairs, e.g. a file listing both directions, are merged by ``duplicates="max"`` (the default: an edge listed twice is one edge),
+``"sum"``, or refused with ``"error"``. Weights must be finite; the private routes need them
+in ``[0, 1]``.
+
+Requires the ``dask`` extra: ``pip install "dpgraph[dask]"``.
+
+Examples
+--------
+>>> import pandas as pd, dask.dataframe as dd
+>>> df = pd.DataFrame({"u": ["a", "b", "c", "a"], "v": ["b", "c", "a", "d"]})
+>>> g = from_dask(dd.from_pandas(df, npartitions=2))
+>>> g.n, g.m, g.labels
+(4, 4, ('a', 'b', 'c', 'd'))
+>>> g.degrees.tolist()
+[3.0, 2.0, 2.0, 1.0]
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import tempfile
+import warnings
+import weakref
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+from dpgraph.graph import GraphInputWarning
+
+__all__ = ["DaskGraph", "DaskAdjacency", "from_dask", "read_edge_files", "is_dask_input",
+           "sample_edges", "write_sampled_edges", "check_sample_folder"]
+
+_DUPLICATES = ("max", "sum", "error")
+
+
+def _dask():
+    try:
+        import dask
+        import dask.dataframe as dd
+    except ModuleNotFoundError as exc:  # pragma: no cover - the extra is installed in CI
+        raise ModuleNotFoundError("Dask input needs the dask extra: pip install "
+                                  "\"dpgraph[dask]\" (dask, distributed, pyarrow)") from exc
+    return dask, dd
+
+
+def is_dask_input(G) -> bool:
+    """Whether ``G`` is a Dask DataFrame or a :class:`DaskGraph` (without importing Dask)."""
+    if isinstance(G, DaskGraph):
+        return True
+    mod = type(G).__module__ or ""
+    return mod.startswith("dask") and hasattr(G, "map_partitions")
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def read_edge_files(path, *, u: str = "u", v: str = "v", weight: str | None = "weight",
+                    duplicates: str = "max", spill_dir: str | None = None,
+                    blocks: int | None = None) -> "DaskGraph":
+    """Read a path or glob of Parquet (``.parquet``/``.pq``) or CSV (``.csv``, ``.tsv``, ``.txt``;
+    with a header row) edge files as a :class:`DaskGraph` (see :func:`from_dask`).
+
+    Raises ``FileNotFoundError`` when nothing matches and ``ValueError`` naming the columns found
+    when ``u`` or ``v`` is missing.
+    """
+    _, dd = _dask()
+    spec = os.fspath(path)
+    files = sorted(glob.glob(os.path.join(spec, "*")) if os.path.isdir(spec) else glob.glob(spec))
+    files = [f for f in files if os.path.isfile(f)]
+    if not files:
+        raise FileNotFoundError(f"no edge files match {spec!r}")
+    exts = {os.path.splitext(f[:-3] if f.endswith(".gz") else f)[1].lower() for f in files}
+    if exts <= {".parquet", ".pq"}:
+        ddf = dd.read_parquet(files)
+    elif exts <= {".csv", ".tsv", ".txt"}:
+        sep = "\t" if exts == {".tsv"} else ","
+        try:
+            ddf = dd.read_csv(files, sep=sep, blocksize="64MB",
+                              compression="gzip" if files[0].endswith(".gz") else None)
+        except Exception as exc:  # pandas/pyarrow parser errors name the file and line
+            raise ValueError(f"cannot read edge files {spec!r}: {exc}") from exc
+    else:
+        raise ValueError(f"edge files must all be Parquet (.parquet, .pq) or CSV (.csv, .tsv, "
+                         f".txt), got extensions {sorted(exts)} in {spec!r}")
+    return from_dask(ddf, u=u, v=v, weight=weight, duplicates=duplicates, spill_dir=spill_dir,
+                     blocks=blocks, source=spec)
+
+
+def _check_columns(ddf, u, v, weight, source):
+    cols = list(ddf.columns)
+    missing = [c for c in (u, v) if c not in cols]
+    if missing:
+        raise ValueError(f"{source}: missing column(s) {missing}; columns found: {cols} (name "
+                         f"them with u=, v=, weight=)")
+    return weight if weight is not None and weight in cols else None
+
+
+def _partition_scan(df, u, v, weight):
+    """One input partition: its distinct node ids (sorted when they can be) and its row
+    statistics ``[rows, self-loops, non-finite weights]``."""
+    import pandas as pd
+
+    a, b = df[u].to_numpy(), df[v].to_numpy()
+    w = df[weight].to_numpy(dtype=np.float64) if weight is not None else None
+    stats = np.array([len(df), int(np.count_nonzero(a == b)),
+                      0 if w is None else int(np.count_nonzero(~np.isfinite(w)))], dtype=np.int64)
+    ids = np.concatenate([a, b])
+    if ids.dtype == object or ids.dtype.kind in "USO":
+        if pd.isna(ids).any():
+            raise ValueError("missing node ids (empty u or v) in some rows")
+        ids = pd.unique(ids)
+        ids = np.sort(ids)  # TypeError when the ids mix types (refused on the client)
+    else:
+        if ids.dtype.kind == "f" and np.isnan(ids).any():
+            raise ValueError("missing node ids (empty u or v) in some rows")
+        ids = _distinct(ids)
+    return ids, stats
+
+
+def _distinct(a: np.ndarray) -> np.ndarray:
+    """Sorted distinct values by one sort (numpy's hash-based ``np.unique`` of integers took
+    4.5 CPU s for 8e6 ids here, the sort 0.7 s)."""
+    a = np.sort(a)
+    return a[np.concatenate([[True], a[1:] != a[:-1]])] if a.size else a
+
+
+def _combine_scans(x, y):
+    """Union of two partitions' sorted ids, sum of their statistics (a tree reduction)."""
+    a, b = x[0], y[0]
+    if a.dtype == object or b.dtype == object:
+        return np.union1d(a, b), x[1] + y[1]
+    return _distinct(np.concatenate([a, b])), x[1] + y[1]
+
+
+def _tree(parts, fn):
+    """Combine a list of delayed values pairwise with ``fn`` (depth ``log2 P``)."""
+    dask, _ = _dask()
+    step = dask.delayed(fn, pure=True)
+    while len(parts) > 1:
+        parts = [step(parts[k], parts[k + 1]) if k + 1 < len(parts) else parts[k]
+                 for k in range(0, len(parts), 2)]
+    return parts[0]
+
+
+def _share(obj):
+    """``obj`` for use in many tasks, sent once to each worker: scattered with ``broadcast``
+    when a ``distributed`` client is active (so it is neither embedded in the task graph nor
+    copied per task), else a ``dask.delayed`` constant (local schedulers)."""
+    dask, _ = _dask()
+    try:
+        from distributed import get_client
+        client = get_client()
+    except (ImportError, ValueError):
+        return dask.delayed(obj)
+    if getattr(dask.base.get_scheduler(), "__self__", None) is not client:
+        return dask.delayed(obj)  # a client exists but another scheduler was chosen
+    return client.scatter(obj, broadcast=True, hash=False)
+
+
+class _IdMap:
+    """Node ids -> indices ``0..n-1`` (``labels`` sorted): a subtraction when the ids are the
+    integers ``lo..lo+n-1``, a binary search for other numbers, a hash lookup otherwise."""
+
+    def __init__(self, labels: np.ndarray):
+        self.n = len(labels)
+        self.lo = None
+        self.labels = None
+        self.index = None
+        if labels.dtype.kind in "iu" and (self.n == 0 or int(labels[-1]) - int(labels[0]) == self.n - 1):
+            self.lo = int(labels[0]) if self.n else 0
+        elif labels.dtype.kind in "iuf":
+            self.labels = labels
+        else:
+            import pandas as pd
+            self.index = pd.Index(labels)
+
+    def __call__(self, ids) -> np.ndarray:
+        ids = np.asarray(ids)
+        if self.lo is not None:
+            return ids.astype(np.int64) - self.lo
+        if self.labels is not None:
+            return np.searchsorted(self.labels, ids).astype(np.int64)
+        return self.index.get_indexer(ids).astype(np.int64)
+
+
+def _split_partition(df, p, u, v, weight, idmap, bounds, folder):
+    """One input partition: ids -> indices, self-loops dropped, each edge written in both
+    directions ``(i, j), (j, i)`` to ``folder``, ordered by the row block of its first index.
+    Returns the offsets of the ``B`` row blocks in the files (``B + 1`` numbers)."""
+    i, j = idmap(df[u].to_numpy()), idmap(df[v].to_numpy())
+    keep = i != j
+    i, j = i[keep], j[keep]
+    rows, cols = np.concatenate([i, j]), np.concatenate([j, i])
+    B = len(bounds) - 1
+    block = np.searchsorted(bounds, rows, side="right") - 1
+    # a stable sort of small integers is numpy's radix sort: O(rows)
+    order = np.argsort(block.astype(np.int16) if B < 2**15 else block, kind="stable")
+    itype = np.int32 if bounds[-1] < 2**31 else np.int64
+    np.save(os.path.join(folder, f"p{p:06d}-rows.npy"), rows[order].astype(itype))
+    np.save(os.path.join(folder, f"p{p:06d}-cols.npy"), cols[order].astype(itype))
+    if weight is not None:
+        w = df[weight].to_numpy(dtype=np.float64)[keep]
+        np.save(os.path.join(folder, f"p{p:06d}-w.npy"), np.concatenate([w, w])[order])
+    counts = np.bincount(block, minlength=B)
+    return np.concatenate([[0], np.cumsum(counts)])
+
+
+class _Block:
+    """Rows ``lo..hi-1`` of the symmetric weight matrix as a CSR block ``(hi - lo) x n`` with
+    sorted column indices, int32 indices where they fit, and the narrowest exact data type:
+    ``bool`` when every weight is 1 (an unweighted graph: 5 bytes per stored entry instead of
+    12), ``float32`` when every weight is a float32 number, else ``float64``. Products convert
+    the data to float64, so ``A @ X`` is exactly the float64 CSR product. ``merged`` and
+    ``zeros`` count the repeated entries merged and the weight-0 entries dropped (both
+    directions: twice the pairs)."""
+
+    __slots__ = ("matrix", "lo", "merged", "zeros")
+
+    def __init__(self, matrix, lo, merged, zeros):
+        self.matrix, self.lo, self.merged, self.zeros = matrix, lo, merged, zeros
+
+
+def _build_block(folder, pieces, lo, hi, n, duplicates, weighted):
+    """Row block ``lo..hi-1`` from its slices ``(p, start, stop)`` of the partitions' files:
+    repeated ``(i, j)`` merged by ``duplicates`` (one sort of the keys ``(i - lo) n + j``)."""
+    def load(p, kind, a, b):
+        return np.load(os.path.join(folder, f"p{p:06d}-{kind}.npy"), mmap_mode="r")[a:b]
+
+    pieces = [pc for pc in pieces if pc[2] > pc[1]]
+    rows = np.concatenate([load(p, "rows", a, b) for p, a, b in pieces] or [np.empty(0, np.int64)])
+    cols = np.concatenate([load(p, "cols", a, b) for p, a, b in pieces] or [np.empty(0, np.int64)])
+    key = (rows.astype(np.int64) - lo) * n + cols
+    del rows, cols
+    total = key.size
+    w = None
+    if weighted:
+        w = np.concatenate([load(p, "w", a, b) for p, a, b in pieces] or [np.empty(0)])
+        order = np.argsort(key, kind="stable")
+        key, w = key[order], w[order]
+        del order
+        first = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]])) if key.size else key
+        if first.size < key.size:
+            w = (np.maximum if duplicates == "max" else np.add).reduceat(w, first)
+            key = key[first]
+    elif duplicates == "sum":
+        key = np.sort(key)
+        first = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]])) if key.size else key
+        if first.size < key.size:
+            w = np.diff(np.append(first, key.size)).astype(np.float64)  # multiplicities
+            key = key[first]
+    else:
+        key = _distinct(key)
+    merged = total - key.size
+    zeros = 0
+    if w is not None:
+        nonzero = w != 0
+        zeros = int(key.size - np.count_nonzero(nonzero))
+        if zeros:
+            key, w = key[nonzero], w[nonzero]
+    local = key // n
+    cols = (key - local * n)
+    nnz = key.size
+    itype = np.int32 if max(n, nnz) < 2**31 else np.int64
+    indptr = np.zeros(hi - lo + 1, dtype=itype)
+    np.cumsum(np.bincount(local, minlength=hi - lo), out=indptr[1:])
+    del key, local
+    if w is None or np.all(w == 1.0):
+        data = np.ones(nnz, dtype=bool)
+    elif np.array_equal(w.astype(np.float32), w):
+        data = w.astype(np.float32)
+    else:
+        data = w
+    A = sp.csr_array((data, cols.astype(itype), indptr), shape=(hi - lo, n))
+    A.has_sorted_indices = True
+    return _Block(A, lo, merged, zeros)
+
+
+def _block_summary(block):
+    """``([stored entries, merged, zeros, min w, max w, sum w, all ones], row sums)``."""
+    A = block.matrix
+    if A.nnz:
+        d = A.data
+        stats = [A.nnz, block.merged, block.zeros, float(d.min()), float(d.max()),
+                 float(np.sum(d, dtype=np.float64)), float(d.dtype == bool)]
+    else:
+        stats = [0, block.merged, block.zeros, np.inf, -np.inf, 0.0, 1.0]
+    # row sums as GraphData.degrees computes them (the same float64 additions, same order)
+    return np.array(stats, dtype=np.float64), np.asarray(A.astype(np.float64).sum(axis=1)).ravel()
+
+
+def _block_matmul(block, X):
+    return np.asarray(block.matrix @ X)
+
+
+def _block_cuts(block, P):
+    """Twice the cut weight, within this block's rows, of each column of the boolean ``P``."""
+    A = block.matrix
+    rows = np.repeat(np.arange(block.lo, block.lo + A.shape[0]), np.diff(A.indptr))
+    w = A.data.astype(np.float64)
+    return np.array([w @ (P[rows, k] != P[A.indices, k]) for k in range(P.shape[1])])
+
+
+def _block_upper(block):
+    """The block's entries with ``i < j`` as a DataFrame ``(i, j, w)`` (the canonical edges)."""
+    import pandas as pd
+
+    A = block.matrix.tocoo()
+    i = A.row.astype(np.int64) + block.lo
+    j = A.col.astype(np.int64)
+    keep = i < j
+    return pd.DataFrame({"i": i[keep], "j": j[keep], "w": A.data[keep].astype(np.float64)})
+
+
+def _default_blocks(entries: int, npartitions: int, n: int) -> int:
+    """Row blocks: at least one per input partition and at most ``2**24`` stored entries
+    (about 84 MB unweighted) each, at most ``n``."""
+    return int(max(1, min(max(n, 1), max(npartitions, -(-entries // 2**24)))))
+
+
+def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
+              duplicates: str = "max", spill_dir: str | None = None, blocks: int | None = None,
+              source: str = "dask DataFrame") -> "DaskGraph":
+    """A :class:`DaskGraph` from a Dask DataFrame of edges (columns ``u``, ``v``, optional
+    ``weight``; no ``weight`` column means weight 1).
+
+    Three passes, none of which shuffles and none of which holds more than one partition or
+    one row block in a task:
+
+    1. each partition's distinct ids and row statistics (self-loops, non-finite weights),
+       combined in a tree (the union of sorted ids): the labels, sorted;
+    2. each partition maps its ids to ``0..n-1``, drops self-loops and writes every edge in both
+       directions to ``spill_dir``, ordered by row block (``blocks`` equal ranges of rows);
+    3. each row block reads its slices of those files, merges repeated pairs (``duplicates``;
+       both directions of a pair are in the same blocks, so the result stays symmetric), drops
+       weight-0 edges (with a warning, as the in-memory reader), and is kept in the workers'
+       memory as a CSR block (``dask.persist``), which every later pass reuses.
+
+    ``spill_dir`` (default: a temporary folder removed with the object) must be visible to
+    every worker, e.g. shared storage on a multi-machine cluster; it holds ``8`` bytes per
+    edge and direction (``16`` with weights) until the graph is released, so that a lost block
+    can be rebuilt.
+    """
+    dask, dd = _dask()
+
+    if duplicates not in _DUPLICATES:
+        raise ValueError(f"duplicates={duplicates!r} is not one of {_DUPLICATES}")
+    weight = _check_columns(ddf, u, v, weight, source)
+    parts = ddf.to_delayed()
+    scan = [dask.delayed(_partition_scan, pure=True)(p, u, v, weight) for p in parts]
+    try:
+        ids, stats = _tree(scan, _combine_scans).compute()
+    except TypeError as exc:
+        raise ValueError(f"{source}: node ids are not of one type across partitions ({exc}); "
+                         f"the edge partitions are not consistent: cast the u and v columns to "
+                         f"one type (e.g. all str)") from exc
+    except ValueError as exc:  # e.g. ids parsed as int in one file, str in another
+        first = " ".join(str(exc).split())[:400]
+        if "missing node ids" in first:
+            raise ValueError(f"{source}: {first}") from exc
+        raise ValueError(f"{source}: the edge partitions are not consistent (node ids or "
+                         f"weights of different types in different files or partitions?; cast "
+                         f"u and v to one type): {first}") from exc
+    rows_in, loops, nonfinite = (int(s) for s in stats)
+    if nonfinite:
+        raise ValueError(f"{source}: {nonfinite} edge weight(s) are NaN or infinite; weights "
+                         f"must be finite")
+    labels = _check_labels(ids, source)
+    n = len(labels)
+    B = _default_blocks(2 * (rows_in - loops), ddf.npartitions, n) if blocks is None else int(blocks)
+    if not 1 <= B <= max(n, 1):
+        raise ValueError(f"blocks={blocks!r} must be between 1 and n = {n}")
+    bounds = (np.arange(B + 1, dtype=np.int64) * n) // B
+    folder = tempfile.mkdtemp(prefix="dpgraph-edges-", dir=spill_dir)
+    try:
+        idmap = _share(_IdMap(labels))
+        split = [dask.delayed(_split_partition, pure=False)(p, k, u, v, weight, idmap, bounds,
+                                                            folder)
+                 for k, p in enumerate(parts)]
+        offsets = dask.compute(*split)
+        built = [dask.delayed(_build_block, pure=False)(
+            folder, [(p, int(off[b]), int(off[b + 1])) for p, off in enumerate(offsets)],
+            int(bounds[b]), int(bounds[b + 1]), n, duplicates, weight is not None)
+            for b in range(B)]
+        built = dask.persist(*built)
+        summaries = dask.compute(*[dask.delayed(_block_summary, pure=True)(b) for b in built])
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    stats = np.sum([s for s, _ in summaries], axis=0) if summaries else np.zeros(7)
+    entries, merged, zeros = (int(x) for x in stats[:3])
+    degrees = (np.concatenate([d for _, d in summaries]) if summaries else np.zeros(0))
+    m = entries // 2
+    if merged:
+        if duplicates == "error":
+            shutil.rmtree(folder, ignore_errors=True)
+            raise ValueError(f"{source}: {merged // 2} repeated node pair(s) (counting both "
+                             f"directions); pass duplicates='max' or 'sum'")
+        warnings.warn(f"{source}: {merged // 2} repeated node pair(s) merged by their "
+                      f"{duplicates}", GraphInputWarning, stacklevel=2)
+    if loops:
+        warnings.warn(f"{source}: dropped {loops} self-loop(s)", GraphInputWarning, stacklevel=2)
+    if zeros:
+        warnings.warn(f"{source}: removed {zeros // 2} edge(s) of weight 0", GraphInputWarning,
+                      stacklevel=2)
+    lo_w = min((float(s[3]) for s, _ in summaries), default=np.inf)
+    hi_w = max((float(s[4]) for s, _ in summaries), default=-np.inf)
+    graph = DaskGraph(tuple(built), _client_labels(labels), m=m, degrees=degrees,
+                      weight_stats=(lo_w, hi_w, float(stats[5]) / 2.0,
+                                    bool(all(s[6] for s, _ in summaries))),
+                      source=source)
+    weakref.finalize(graph, shutil.rmtree, folder, ignore_errors=True)
+    return graph
+
+
+def _client_labels(labels: np.ndarray) -> tuple | range:
+    """The sorted distinct ids as the client keeps them (as :class:`~dpgraph.graph.GraphData`
+    does): ``range(lo, lo + n)`` when they are the integers ``lo..lo+n-1``, so the client holds
+    no Python int per node; a tuple of Python values otherwise."""
+    n = len(labels)
+    if n and labels.dtype.kind in "iu" and int(labels[-1]) - int(labels[0]) == n - 1:
+        return range(int(labels[0]), int(labels[0]) + n)
+    return tuple(labels.tolist())
+
+
+def _check_labels(values, source):
+    """The sorted distinct ids of the scan pass, refusing ids of mixed types."""
+    kinds = {type(x) for x in values[: min(len(values), 100000)]} if values.dtype == object else set()
+    kinds = {int if issubclass(k, (int, np.integer)) else k for k in kinds}
+    if len(kinds) > 1:
+        raise ValueError(f"{source}: node ids are not of one type across partitions (found "
+                         f"{sorted(k.__name__ for k in kinds)}); cast the u and v columns to one "
+                         f"type (e.g. all str)")
+    if values.dtype == object and kinds == {int}:
+        values = values.astype(np.int64)
+    return values
+
+
+# ----------------------------------------------------------------------------- the graph
+
+
+class DaskAdjacency:
+    """The symmetric ``n x n`` weight matrix of a :class:`DaskGraph` as an operator:
+    ``A @ X`` is one Dask pass: ``X`` is sent once to each worker, each row block computes its
+    rows of the product, and the client concatenates them (``O(n k)`` moved in all, whatever
+    the number of blocks)."""
+
+    def __init__(self, graph: "DaskGraph"):
+        self._graph = graph
+        self.shape = (graph.n, graph.n)
+        self.dtype = np.dtype(np.float64)
+
+    def __matmul__(self, X):
+        dask, _ = _dask()
+        X = np.asarray(X, dtype=np.float64)
+        if X.shape[0] != self.shape[1]:
+            raise ValueError(f"DaskAdjacency @ X: X has {X.shape[0]} rows, expected "
+                             f"n = {self.shape[1]}")
+        Xs = _share(X)
+        parts = dask.compute(*[dask.delayed(_block_matmul, pure=True)(b, Xs)
+                               for b in self._graph.blocks])
+        return np.concatenate(parts, axis=0) if parts else np.zeros(X.shape)
+
+    def __repr__(self) -> str:
+        return f"DaskAdjacency(shape={self.shape}, blocks={len(self._graph.blocks)})"
+
+
+class DaskGraph:
+    """An undirected weighted graph kept on Dask as row blocks of its symmetric weight matrix
+    (one CSR block per range of rows, in the workers' memory), with its node labels, degrees
+    and weight statistics on the client. Use :func:`from_dask` or :func:`read_edge_files`.
+
+    Attributes: ``n``, ``m`` (distinct pairs), ``labels`` (sorted ids: a ``range`` when they
+    are consecutive integers, else a tuple), ``blocks`` (persisted Dask values),
+    ``weights`` (a :class:`DaskAdjacency`), ``degrees``, ``total_weight``, ``weight_range``,
+    ``is_unweighted``, and ``edges``: the canonical edge list ``(i < j, w)`` as a Dask
+    DataFrame (built from the blocks on demand).
+    """
+
+    def __init__(self, blocks: tuple, labels: tuple | range, *, m: int, degrees: np.ndarray,
+                 weight_stats: tuple, source: str = "dask"):
+        self.blocks = blocks
+        self.labels = labels
+        self.m = int(m)
+        self.degrees = degrees
+        self._weight_stats = weight_stats
+        self.source = source
+        self.weights = DaskAdjacency(self)
+
+    @property
+    def n(self) -> int:
+        return len(self.labels)
+
+    @property
+    def weight_range(self) -> tuple[float, float]:
+        """(smallest, largest) edge weight; (0, 0) without edges."""
+        lo, hi = self._weight_stats[:2]
+        return (0.0, 0.0) if self.m == 0 else (float(lo), float(hi))
+
+    @property
+    def total_weight(self) -> float:
+        """Sum of the edge weights, each edge once."""
+        return float(self._weight_stats[2])
+
+    @property
+    def is_unweighted(self) -> bool:
+        return bool(self._weight_stats[3])
+
+    @cached_property
+    def edges(self):
+        """The canonical edge list ``(i < j, w)`` as a Dask DataFrame, one partition per block."""
+        dask, dd = _dask()
+        return dd.from_delayed([dask.delayed(_block_upper, pure=True)(b) for b in self.blocks],
+                               meta={"i": "i8", "j": "i8", "w": "f8"}, verify_meta=False)
+
+    def cut_values(self, P) -> np.ndarray:
+        """Cut weight of each column of ``P`` (``n x k``, entries +-1 or 0/1 sides): one pass
+        (each block counts its rows' cut entries; every edge is seen twice, once per row)."""
+        dask, _ = _dask()
+        P = np.asarray(P)
+        P = (P.reshape(self.n, -1) > 0)
+        Ps = _share(P)
+        parts = dask.compute(*[dask.delayed(_block_cuts, pure=True)(b, Ps) for b in self.blocks])
+        return np.atleast_1d(np.sum(parts, axis=0) / 2.0).astype(np.float64)
+
+    def to_graph_data(self):
+        """Collect the whole graph on the client as :class:`~dpgraph.graph.GraphData` (for
+        graphs that fit in memory: tests, comparisons)."""
+        dask, _ = _dask()
+        from dpgraph.graph import from_matrix
+
+        mats = [b.matrix.astype(np.float64) for b in dask.compute(*self.blocks)]
+        A = sp.vstack(mats, format="csr") if mats else sp.csr_array((self.n, self.n))
+        return from_matrix(A, self.labels, source=self.source)
+
+    def __repr__(self) -> str:
+        return (f"DaskGraph(n={self.n}, m={self.m}, blocks={len(self.blocks)}, "
+                f"source={self.source!r})")
+
+
+# ----------------------------------------------------------------------------- sampling
+
+
+def _sample_split(plan, t, key_bounds):
+    """Sampling task ``t`` (:func:`dpgraph.release.routes.matrix_free.sample_task`), its keys cut into
+    the output partitions' key ranges (one stable radix sort of the partition numbers)."""
+    from dpgraph.release.routes.matrix_free import sample_task
+
+    key = sample_task(plan, t)
+    part = np.searchsorted(key_bounds, key, side="right") - 1
+    R = len(key_bounds) - 1
+    order = np.argsort(part.astype(np.int16) if R < 2**15 else part, kind="stable")
+    cuts = np.searchsorted(part[order], np.arange(R + 1))
+    key = key[order]
+    return tuple(key[cuts[r]:cuts[r + 1]] for r in range(R))
+
+
+def _sample_merge(pieces, labels, n):
+    """One output partition: its keys from every task, sorted, repeats dropped, as a frame of
+    labels ``(u, v)``."""
+    import pandas as pd
+
+    from dpgraph.release.routes.matrix_free import _distinct_sorted
+
+    key = _distinct_sorted(np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64))
+    lo, hi = key // n, key % n
+    return pd.DataFrame({"u": labels[lo], "v": labels[hi]})
+
+
+def _sample_write(pieces, labels, n, path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    df = _sample_merge(pieces, labels, n)
+    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path)
+    return len(df)
+
+
+def _sample_partitions(plan, partitions) -> int:
+    """Output partitions: given, or one per :data:`~dpgraph.release.routes.matrix_free.SAMPLE_CHUNK`
+    draws of the plan (at least 1, at most n)."""
+    from dpgraph.release.routes.matrix_free import SAMPLE_CHUNK
+
+    n = plan.n
+    if partitions is None:
+        draws = sum(c for _, _, c in plan.tasks)
+        return int(max(1, min(max(n, 1), -(-draws // SAMPLE_CHUNK))))
+    R = int(partitions)
+    if not 1 <= R <= max(n, 1):
+        raise ValueError(f"partitions={partitions!r} must be between 1 and n = {n}")
+    return R
+
+
+def _sample_graph(plan, labels, partitions, finish, extra=()):
+    """The task graph of the Dask sampler: one task per plan task (its draws, cut by output
+    partition), one per output partition (``finish(pieces, labels, n, *extra[r])``)."""
+    dask, _ = _dask()
+    n = plan.n
+    T = len(plan.tasks)
+    R = _sample_partitions(plan, partitions)
+    key_bounds = ((np.arange(R + 1, dtype=np.int64) * n) // R) * n  # node ranges of u
+    lab = np.asarray(labels)
+    if lab.dtype.kind not in "iu":
+        lab = np.asarray(labels, dtype=object)
+    plan_s, lab_s = _share(plan), _share(lab)
+    split = [dask.delayed(_sample_split, pure=True, nout=R)(plan_s, t, key_bounds)
+             for t in range(T)]
+    step = dask.delayed(finish, pure=True)
+    return [step([split[t][r] for t in range(T)], lab_s, n, *(extra[r] if extra else ()))
+            for r in range(R)], lab
+
+
+def sample_edges(plan, labels, *, partitions: int | None = None):
+    """The edges of the sampled synthetic graph of ``plan``
+    (:meth:`dpgraph.release.routes.matrix_free.FactorPrivateGraph.sample_plan`) as a lazy
+    ``dask.dataframe.DataFrame`` with columns ``u``, ``v`` (labels; ``u`` first by node index),
+    partition ``r`` holding the edges whose ``u`` is in the ``r``-th of ``partitions`` equal node
+    ranges (default: one per ``SAMPLE_CHUNK`` draws of the plan), sorted.
+
+    Each sampling task draws its pairs from its own stream (the same as in memory) and cuts
+    them by partition; each partition task gathers its pieces, drops repeated pairs and maps
+    indices to labels. A task holds one task's draws (at most
+    :data:`dpgraph.release.routes.matrix_free.SAMPLE_CHUNK` pairs) or one partition; the client holds
+    the plan and the labels (``O(n)``), sent once to each worker. Computing the frame twice
+    gives the same edges."""
+    _, dd = _dask()
+    parts, lab = _sample_graph(plan, labels, partitions, _sample_merge)
+    import pandas as pd
+
+    meta = pd.DataFrame({"u": lab[:0], "v": lab[:0]})
+    return dd.from_delayed(parts, meta=meta, verify_meta=False)
+
+
+def check_sample_folder(folder) -> None:
+    """Refuse an output folder for :func:`write_sampled_edges` that is a file or not empty (the
+    CLI calls it before any budget is spent)."""
+    folder = os.fspath(folder)
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise FileExistsError(f"cannot write the sample to {folder!r}: it is a file, not a "
+                              f"folder; give a new or empty folder")
+    if os.path.isdir(folder) and os.listdir(folder):
+        raise FileExistsError(f"cannot write the sample to {folder!r}: the folder is not empty; "
+                              f"give a new or empty folder")
+
+
+def write_sampled_edges(plan, labels, folder, *, partitions: int | None = None) -> int:
+    """:func:`sample_edges` written as Parquet files ``folder/part-00000.parquet``, ... by the
+    partition tasks themselves (one pass; nothing comes back to the client but the counts).
+    ``folder`` is created if missing and must be empty. Returns the number of edges."""
+    dask, _ = _dask()
+    folder = os.fspath(folder)
+    check_sample_folder(folder)
+    os.makedirs(folder, exist_ok=True)
+    R = _sample_partitions(plan, partitions)
+    paths = [(os.path.join(os.path.abspath(folder), f"part-{r:05d}.parquet"),) for r in range(R)]
+    parts, _ = _sample_graph(plan, labels, partitions, _sample_write, extra=paths)
+    return int(sum(dask.compute(*parts)))

@@ -1,0 +1,439 @@
+"""Formats read through other libraries: Matrix Market (``scipy.io``) and the NetworkX formats
+(GraphML, GML, NetworkX edge list). Their parse errors are re-raised as
+:class:`GraphFormatError` naming the file (and the line, where the library reports one). Pajek,
+written by NetworkX, is parsed here the way NetworkX reads it, in one pass (``_parse_pajek``)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import re
+import shlex
+import warnings
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import scipy.io
+import scipy.sparse as sp
+
+from dpgraph.graph import (GraphData, GraphInputWarning, _from_coo, as_graph_data, from_matrix,
+                     to_networkx)
+from dpgraph.io.base import (GraphFormatError, check_node_count, check_tokens, is_gzip, load_table,
+                    open_text, row_line, scan_lines)
+from dpgraph.io.text import weight_column, write_columns
+
+
+def _open_binary(path):
+    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+
+
+def _wrap(path, exc, expected) -> GraphFormatError:
+    line = None
+    if isinstance(exc, ET.ParseError) and getattr(exc, "position", None):
+        line = exc.position[0]
+    else:  # scipy: "Line 3: ...", networkx GML: "... at (3, 1)"
+        found = re.search(r"\bline (\d+)|\bat \((\d+), \d+\)", str(exc), re.IGNORECASE)
+        if found:
+            line = int(found.group(1) or found.group(2))
+    text = None
+    if line is not None:
+        for number, content in scan_lines(path, line):
+            text = content
+            break
+    return GraphFormatError(path, line, text, expected,
+                            problem=f"{type(exc).__name__}: {exc}".replace("\n", " "))
+
+
+# ----------------------------------------------------------------------------- Matrix Market
+
+_MTX = "a Matrix Market file ('%%MatrixMarket matrix coordinate|array ...' header)"
+
+
+def _mtx_source(path):
+    """What to hand ``scipy.io.mmread``: the path of a plain file, the decompressed bytes of a
+    gzip file. Not an open file object: on a malformed header scipy 1.17's C++ reader given a
+    ``BufferedReader`` aborts the whole process (``terminate called ... OSError``; found by
+    fuzzing, issue 17), where given a path or a ``BytesIO`` it raises ``ValueError``."""
+    if is_gzip(path):
+        with gzip.open(path, "rb") as f:
+            return io.BytesIO(f.read())
+    return str(path)
+
+
+def _body(path, width: int, count: int, what: str) -> tuple[np.ndarray, int]:
+    """The number table after the size line of a Matrix Market file, checked: ``width`` numbers
+    per line and ``count`` lines. Parsed by numpy, not scipy: scipy 1.17's C++ reader crashes
+    the interpreter (segmentation fault) on a line with too many numbers or a malformed number
+    at the end of the file (found by fuzzing, issue 17)."""
+    size_line = None
+    for number, line in scan_lines(path, 2):
+        if line.strip() and not line.lstrip().startswith("%"):
+            size_line = number
+            break
+    expected = f"{count} {what} after the size line"
+    if size_line is None:
+        raise GraphFormatError(path, None, None, "a size line 'rows cols [entries]'",
+                               problem="no size line")
+    try:
+        table = load_table(path, skip=size_line, dtype=np.float64, comments=("%",))
+    except ValueError as exc:
+        check_tokens(path, start=size_line + 1, comments=("%",), columns=(width,),
+                     kinds=(float,) * width, expected=expected)
+        raise GraphFormatError(path, None, None, expected, problem=str(exc)) from None
+    if table.size and table.shape[1] != width:
+        check_tokens(path, start=size_line + 1, comments=("%",), columns=(width,),
+                     kinds=(float,) * width, expected=expected)
+    if table.shape[0] != count:
+        raise GraphFormatError(path, size_line, None, expected,
+                               problem=f"the file has {table.shape[0]} such lines"
+                               + (" (is it truncated?)" if table.shape[0] < count else ""))
+    return table.reshape(count, width), size_line
+
+
+def _coordinate_matrix(path, n_rows, n_cols, entries, field, symmetry):
+    """A coordinate Matrix Market body as a COO array (the format's 1-based indices, symmetric
+    and skew-symmetric storage of the lower triangle)."""
+    width = {"pattern": 2, "complex": 4}.get(field, 3)
+    what = f"entry lines 'i j{' value' * (width - 2)}'"
+    table, size_line = _body(path, width, entries, what)
+    if field == "complex":
+        raise GraphFormatError(path, 1, None, "real or integer weights", problem="complex matrix")
+    i, j = table[:, 0], table[:, 1]
+    bad = ~((i == np.round(i)) & (j == np.round(j)) & (i >= 1) & (j >= 1) & (i <= n_rows)
+            & (j <= n_cols))
+    if bad.any():
+        number, line = row_line(path, int(np.flatnonzero(bad)[0]), start=size_line + 1,
+                                comments=("%",))
+        raise GraphFormatError(path, number, line, f"integer indices 1 <= i <= {n_rows}, "
+                               f"1 <= j <= {n_cols}", problem="index out of range or not whole")
+    i, j = i.astype(np.int64) - 1, j.astype(np.int64) - 1
+    w = np.ones(entries) if field == "pattern" else table[:, 2].copy()
+    if symmetry in ("symmetric", "skew-symmetric", "hermitian"):
+        off = i != j
+        sign = -1.0 if symmetry == "skew-symmetric" else 1.0
+        i, j, w = (np.concatenate([i, j[off]]), np.concatenate([j, i[off]]),
+                   np.concatenate([w, sign * w[off]]))
+    return sp.coo_array((w, (i, j)), shape=(n_rows, n_cols))
+
+
+def read_mtx(path, *, symmetrize: str | None = None) -> GraphData:
+    """Read a Matrix Market file as a weighted adjacency matrix (header by
+    :func:`scipy.io.mminfo`; a coordinate body parsed by numpy, a dense one by
+    :func:`scipy.io.mmread` after a check of its lines).
+
+    ``symmetric`` and ``pattern`` matrices are the usual graph case; a ``general`` matrix must be
+    symmetric unless ``symmetrize`` says how to combine ``A`` and ``A^T``. Labels are the row
+    numbers ``1..n`` of the file.
+    """
+    with open_text(path) as f:
+        first = f.readline()
+    if not first.strip():
+        raise GraphFormatError(path, None, None, _MTX, problem="the file is empty")
+    if not first.lower().startswith("%%matrixmarket"):
+        raise GraphFormatError(path, 1, first.rstrip("\r\n"), _MTX)
+    try:
+        rows, cols, entries, layout, field, symmetry = scipy.io.mminfo(_mtx_source(path))
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- see _nx_read: a third-party parser
+        raise _wrap(path, exc, _MTX) from None
+    check_node_count(path, 1, first.rstrip("\r\n"), max(int(rows), int(cols)), _MTX)
+    if layout == "coordinate":
+        A = _coordinate_matrix(path, int(rows), int(cols), int(entries), field, symmetry)
+    else:  # dense "array" layout: one number per line, checked before scipy reads it
+        packed = {"symmetric": int(rows) * (int(rows) + 1) // 2,
+                  "skew-symmetric": int(rows) * (int(rows) - 1) // 2}
+        _body(path, 2 if field == "complex" else 1,
+              packed.get(symmetry, int(rows) * int(cols)), "value lines")
+        try:
+            A = scipy.io.mmread(_mtx_source(path))
+        except MemoryError:
+            raise
+        except Exception as exc:  # noqa: BLE001 -- e.g. OverflowError on a 20-digit number
+            raise _wrap(path, exc, _MTX) from None
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise GraphFormatError(path, 1, first.rstrip("\r\n"), "a square matrix (an adjacency)",
+                               problem=f"the matrix has shape {A.shape}")
+    if np.iscomplexobj(A):
+        raise GraphFormatError(path, 1, first.rstrip("\r\n"), "real or integer weights",
+                               problem="complex matrix")
+    try:
+        return from_matrix(A, range(1, A.shape[0] + 1), symmetrize=symmetrize, source=str(path))
+    except ValueError as exc:
+        raise GraphFormatError(path, 1, first.rstrip("\r\n"), "a symmetric matrix, or "
+                               "symmetrize='max', 'sum' or 'mean'", problem=str(exc)) from None
+
+
+def write_mtx(data: GraphData, f) -> None:
+    """Write a ``coordinate real symmetric`` Matrix Market file (``integer`` when every weight
+    is an integer). Labels are not stored."""
+    W = sp.coo_array(sp.tril(data.weights, k=-1))
+    integer = bool(np.all(W.data == np.round(W.data)))
+    field = "integer" if integer else "real"
+    f.write(f"%%MatrixMarket matrix coordinate {field} symmetric\n")
+    f.write("% written by dpgraph\n")
+    f.write(f"{data.n} {data.n} {W.nnz}\n")
+    write_columns(f, [(W.row + 1).tolist(), (W.col + 1).tolist(), weight_column(W.data)])
+
+
+# ----------------------------------------------------------------------------- NetworkX formats
+
+
+def _only_whitespace(path, chunk: int = 1 << 16) -> bool:
+    """True when the whole (decoded) file is whitespace; stops at the first other character, so
+    a real file costs one chunk."""
+    with open_text(path) as f:
+        while True:
+            block = f.read(chunk)
+            if not block:
+                return True
+            if block.strip():
+                return False
+
+
+def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, **kw):
+    import networkx as nx
+
+    if _only_whitespace(path):
+        raise GraphFormatError(path, None, None, expected, problem="the file is empty")
+    try:
+        with _open_binary(path) as f:
+            G = reader(f, **kw)
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        # Any exception out of a third-party parser on untrusted bytes is a malformed file:
+        # fuzzing (issue 17) found networkx raising StopIteration and UnboundLocalError besides
+        # NetworkXError, ParseError, KeyError, TypeError and IndexError.
+        raise _wrap(path, exc, expected) from None
+    try:
+        return as_graph_data(G, weight=weight, symmetrize=symmetrize, duplicates=duplicates)
+    except ValueError as exc:
+        raise GraphFormatError(path, None, None, "an undirected graph, or symmetrize='max', "
+                               "'sum' or 'mean'" if "directed" in str(exc) else expected,
+                               problem=str(exc)) from None
+
+
+def read_graphml(path, *, symmetrize=None, duplicates="sum", weight="weight") -> GraphData:
+    """Read GraphML with :func:`networkx.read_graphml`; node ids (strings) become labels."""
+    import networkx as nx
+
+    return _nx_read(path, nx.read_graphml, "a GraphML document", symmetrize=symmetrize,
+                    duplicates=duplicates, weight=weight)
+
+
+def read_gml(path, *, symmetrize=None, duplicates="sum", weight="weight",
+             label="label") -> GraphData:
+    """Read GML with :func:`networkx.read_gml` (node attribute ``label`` gives the labels)."""
+    import networkx as nx
+
+    return _nx_read(path, nx.read_gml, "a GML document ('graph [ node [...] edge [...] ]')",
+                    symmetrize=symmetrize, duplicates=duplicates, weight=weight, label=label)
+
+
+_PAJEK = "a Pajek network ('*Vertices n', '*Edges' / '*Arcs')"
+_PAJEK_TOKEN = re.compile(r"[^ \t\r\n]+")
+
+
+def _pajek_tokens(path, number: int, line: str) -> list:
+    """The tokens of one Pajek line as :func:`shlex.split` gives them (NetworkX's reading):
+    whitespace ``' \\t\\r\\n'`` separates, quotes group. ``shlex`` only where the line has a
+    quote or a backslash: it costs ~10 us a line, which made a fuzzed file of 200,000 edge
+    lines take over 5 s (issue 17)."""
+    if '"' in line or "'" in line or "\\" in line:
+        try:
+            return shlex.split(line)
+        except ValueError as exc:  # "No closing quotation", "No escaped character"
+            raise GraphFormatError(path, number, line, _PAJEK, problem=str(exc)) from None
+    return _PAJEK_TOKEN.findall(line)
+
+
+def _parse_pajek(path, weight):
+    """Parse a Pajek file as :func:`networkx.read_pajek` does, without building a NetworkX
+    multigraph: ``(labels, rows, cols, values, line numbers, directed)``.
+
+    The sections read: ``*Vertices n`` then ``n`` lines ``id label [x y shape] [key value]...``
+    (an edge names a vertex by its id, or by any other token, which becomes a new vertex);
+    ``*Edges`` (undirected) or ``*Arcs`` (directed), after which every line with at least two
+    tokens is ``u v [weight] [key value]...``; or ``*Matrix`` (directed), rows of integers over
+    the vertices in file order. A missing or non-numeric third token means weight 1. A declared
+    vertex count is checked against the lines left in the file before any vertex is read.
+    """
+    with _open_binary(path) as f:
+        raw = f.read()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        number = raw.count(b"\n", 0, exc.start) + 1
+        raise GraphFormatError(path, number, None, "UTF-8 text",
+                               problem=f"byte {raw[exc.start]:#04x} is not UTF-8") from None
+    del raw
+    if not text.strip():
+        raise GraphFormatError(path, None, None, _PAJEK, problem="the file is empty")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    labels: list = []          # every vertex label in file order (the *Matrix rows)
+    index: dict = {}           # label -> node number (NetworkX's node order)
+    ids: dict = {}             # vertex id -> label
+    rows, cols, vals, where = [], [], [], []
+    directed = False
+
+    def node(label):
+        k = index.get(label)
+        if k is None:
+            k = index[label] = len(index)
+        return k
+
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        k += 1
+        low = line.lower()
+        if low.startswith("*vertices"):
+            parts = line.split()
+            try:
+                if len(parts) != 2:
+                    raise ValueError
+                count = int(parts[1])
+                if count < 0:
+                    raise ValueError
+            except ValueError:
+                raise GraphFormatError(path, k, line, "'*Vertices n' with one vertex count "
+                                       "n >= 0") from None
+            if count > len(lines) - k:
+                raise GraphFormatError(path, k, line, f"{count} vertex lines after it",
+                                       problem=f"the file has only {len(lines) - k} lines "
+                                       f"left") from None
+            ids = {}
+            for number in range(k + 1, k + count + 1):
+                tokens = _pajek_tokens(path, number, lines[number - 1])
+                if len(tokens) < 2:
+                    raise GraphFormatError(path, number, lines[number - 1],
+                                           "a vertex line 'id label [x y shape]'")
+                labels.append(tokens[1])
+                node(tokens[1])
+                ids[tokens[0]] = tokens[1]
+            k += count
+        elif low.startswith("*edges") or low.startswith("*arcs"):
+            directed = low.startswith("*arcs")
+            for number in range(k + 1, len(lines) + 1):
+                tokens = _pajek_tokens(path, number, lines[number - 1])
+                if len(tokens) < 2:
+                    continue
+                u, v = ids.get(tokens[0], tokens[0]), ids.get(tokens[1], tokens[1])
+                w = 1.0
+                if weight == "weight" and len(tokens) > 2:
+                    try:
+                        w = float(tokens[2])
+                    except ValueError:
+                        pass  # not a weight: NetworkX ignores it
+                if weight is not None and len(tokens) > 4:
+                    extra = dict(zip(tokens[3::2], tokens[4::2]))
+                    if weight in extra:
+                        try:
+                            w = float(extra[weight])
+                        except ValueError:
+                            raise GraphFormatError(
+                                path, number, lines[number - 1],
+                                f"a number after the key {weight!r}") from None
+                rows.append(node(u))
+                cols.append(node(v))
+                vals.append(1.0 if weight is None else w)
+                where.append(number)
+            break
+        elif low.startswith("*matrix"):
+            directed = True
+            for r, number in enumerate(range(k + 1, len(lines) + 1)):
+                for c, token in enumerate(lines[number - 1].split()):
+                    try:
+                        value = int(token)
+                        if value != 0:
+                            u, v = labels[r], labels[c]
+                    except (ValueError, IndexError):
+                        raise GraphFormatError(
+                            path, number, lines[number - 1],
+                            f"a row of integers over the {len(labels)} vertices") from None
+                    if value != 0:
+                        rows.append(node(u))
+                        cols.append(node(v))
+                        vals.append(float(value) if weight == "weight" else 1.0)
+                        where.append(number)
+            break
+    return list(index), rows, cols, vals, where, directed
+
+
+def read_pajek(path, *, symmetrize=None, duplicates="sum", weight="weight") -> GraphData:
+    """Read a Pajek ``.net`` file as :func:`networkx.read_pajek` reads it (vertex names are the
+    labels; ``*Arcs`` and ``*Matrix`` make it directed, so ``symmetrize`` must say how to
+    combine arcs), parsed here in one pass into index arrays (:func:`_parse_pajek`)."""
+    labels, rows, cols, vals, where, directed = _parse_pajek(path, weight)
+    vals = np.asarray(vals, dtype=np.float64)
+    bad = ~np.isfinite(vals)
+    if bad.any():
+        number = where[int(np.flatnonzero(bad)[0])]
+        raise GraphFormatError(path, number, None, "a finite edge weight",
+                               problem=f"{int(bad.sum())} non-finite weight(s) (NaN or inf)")
+    if not labels:
+        raise GraphFormatError(path, None, None, _PAJEK, problem="no vertices")
+    if directed and symmetrize is None:
+        raise GraphFormatError(path, None, None, "an undirected graph, or symmetrize='max', "
+                               "'sum' or 'mean'", problem="*Arcs / *Matrix: the network is "
+                               "directed")
+    try:
+        return _from_coo(np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
+                         vals, labels, duplicates=duplicates, directed=directed,
+                         symmetrize=symmetrize, source=str(path), warn_duplicates=False)
+    except ValueError as exc:
+        raise GraphFormatError(path, None, None, _PAJEK, problem=str(exc)) from None
+
+
+def read_nx_edgelist(path, *, symmetrize=None, duplicates="sum", weight="weight",
+                     nodetype=None) -> GraphData:
+    """Read NetworkX's edge-list format (``u v {'weight': 2.0}`` or ``u v 2.0`` lines) with
+    :func:`networkx.read_edgelist`. Labels are strings unless ``nodetype`` (e.g. ``int``) is
+    given. For plain numeric edge lists prefer the faster ``"snap"`` reader."""
+    import networkx as nx
+
+    sample = ""
+    for _, line in scan_lines(path):
+        if line.strip() and not line.lstrip().startswith("#"):
+            sample = line
+            break
+    tokens = sample.split(None, 2)
+    if len(tokens) == 3 and not tokens[2].lstrip().startswith("{"):
+        data = ((weight, float),)
+    else:
+        data = True
+
+    def reader(f):
+        return nx.read_edgelist(f, nodetype=nodetype, data=data,
+                                create_using=nx.DiGraph if symmetrize else nx.Graph)
+
+    return _nx_read(path, reader, "edge lines 'u v' or 'u v {attributes}'",
+                    symmetrize=symmetrize, duplicates=duplicates, weight=weight)
+
+
+def write_graphml(data, f):
+    import networkx as nx
+    nx.write_graphml(to_networkx(data), f)
+
+
+def write_gml(data, f):
+    import networkx as nx
+    nx.write_gml(to_networkx(data), f, stringizer=str)
+
+
+def write_pajek(data, f):
+    import networkx as nx
+    nx.write_pajek(to_networkx(data), f)
+
+
+def write_nx_edgelist(data, f):
+    import networkx as nx
+
+    isolated = int(np.count_nonzero(np.diff(data.weights.indptr) == 0))
+    if isolated:
+        warnings.warn(f"an edge list cannot store the {isolated} isolated node(s); they are not "
+                      f"written", GraphInputWarning, stacklevel=3)
+    nx.write_edgelist(to_networkx(data), f, data=["weight"])

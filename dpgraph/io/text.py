@@ -1,0 +1,537 @@
+"""Readers and writers of the whitespace-separated text formats: G-set (rudy), SNAP edge lists,
+DIMACS ``.col`` and METIS ``.graph``.
+
+G-set, SNAP and DIMACS bodies are parsed by numpy's C parser on the open stream (see
+:mod:`dpgraph.io.base`); METIS lines have variable length and a meaning per line (line ``i``
+lists the neighbours of vertex ``i``, blank lines included), so METIS is streamed line by line
+into compact ``array`` buffers.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from array import array
+
+import numpy as np
+import scipy.sparse as sp
+
+from dpgraph.graph import GraphData, GraphInputWarning, _from_coo
+from dpgraph.io.base import (GraphFormatError, check_node_count, check_tokens, is_gzip, is_skippable,
+                    load_table, open_text, row_line, scan_lines, strip_comment)
+
+
+def _peek(path, comments, k):
+    """First ``k`` data lines as ``(number, line)``, plus the comment lines seen before them."""
+    found, seen_comments = [], []
+    for number, line in scan_lines(path):
+        s = line.strip()
+        if not s:
+            continue
+        if s.startswith(comments):
+            if not found:
+                seen_comments.append((number, line))
+            continue
+        found.append((number, line))
+        if len(found) >= k:
+            break
+    return found, seen_comments
+
+
+def _parse_int(path, number, line, token, expected):
+    try:
+        return int(token)
+    except ValueError:
+        raise GraphFormatError(path, number, token, expected,
+                               problem="non-numeric or malformed token") from None
+
+
+def _check_range(path, ids_a, ids_b, n, *, start, comments, what):
+    bad = (ids_a < 1) | (ids_a > n) | (ids_b < 1) | (ids_b > n)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        number, line = row_line(path, row, start=start, comments=comments)
+        raise GraphFormatError(path, number, line, f"vertex ids between 1 and n = {n} ({what} "
+                               f"numbers vertices from 1)", problem="vertex id out of range")
+
+
+def _count_check(path, header_number, header_line, announced, found, what):
+    if announced is not None and announced != found:
+        problem = (f"the header announces {announced} {what} but the file has {found}"
+                   + (" (is the file truncated?)" if found < announced else ""))
+        raise GraphFormatError(path, header_number, header_line,
+                               f"{announced} {what} after the header", problem=problem)
+
+
+def _empty(path, expected):
+    return GraphFormatError(path, None, None, expected, problem="the file is empty (no data lines)")
+
+
+# ----------------------------------------------------------------------------- G-set / rudy
+
+_GSET_COMMENTS = ("#", "%")
+_GSET_LINE = "an edge line 'i j w' (1-indexed integer vertices i, j and a numeric weight w)"
+
+
+def read_gset(path, *, duplicates: str = "sum") -> GraphData:
+    """Read a G-set / rudy file: header ``n m`` (or ``n`` alone), then ``m`` lines ``i j w``.
+
+    Vertices are numbered from 1; node labels are those numbers (``1..n``), so vertex ``i`` of
+    the file is node index ``i - 1``. Lines starting with ``#`` or ``%`` are comments. A pair
+    listed twice has its weights combined by ``duplicates`` (default: summed, with a warning).
+    """
+    first, _ = _peek(path, _GSET_COMMENTS, 1)
+    if not first:
+        raise _empty(path, "a header line 'n m' (or 'n') followed by edge lines 'i j w'")
+    hnum, hline = first[0]
+    tokens = strip_comment(hline, _GSET_COMMENTS).split()
+    expected_header = "a header 'n m' (or 'n') of non-negative integers"
+    if len(tokens) not in (1, 2):
+        raise GraphFormatError(path, hnum, hline, expected_header,
+                               problem=f"{len(tokens)} field(s) on the header line")
+    n = _parse_int(path, hnum, hline, tokens[0], expected_header)
+    m = _parse_int(path, hnum, hline, tokens[1], expected_header) if len(tokens) == 2 else None
+    if n < 1 or (m is not None and m < 0):
+        raise GraphFormatError(path, hnum, hline, expected_header + " with n >= 1",
+                               problem="impossible header counts")
+    check_node_count(path, hnum, hline, n, expected_header)
+    dtype = [("i", "i8"), ("j", "i8"), ("w", "f8")]
+    try:
+        table = load_table(path, skip=hnum, dtype=dtype, comments=_GSET_COMMENTS)
+    except ValueError as exc:
+        check_tokens(path, start=hnum + 1, comments=_GSET_COMMENTS, columns=(3,),
+                     kinds=(int, int, float), expected=_GSET_LINE)
+        raise GraphFormatError(path, None, None, _GSET_LINE, problem=str(exc)) from None
+    _count_check(path, hnum, hline, m, table.size, "edge lines")
+    i, j, w = table["i"], table["j"], table["w"]
+    _check_range(path, i, j, n, start=hnum + 1, comments=_GSET_COMMENTS, what="G-set")
+    return _from_coo(i - 1, j - 1, w, range(1, n + 1), duplicates=duplicates, source=str(path))
+
+
+def weight_column(w: np.ndarray) -> list:
+    """Weights as Python ints when all are integers (written ``1``, ``-1``), else floats, whose
+    ``str`` is the shortest text that reads back to the same float."""
+    if w.size and np.all(w == np.round(w)) and np.abs(w).max() < 2**53:
+        return w.astype(np.int64).tolist()
+    return w.tolist()
+
+
+def write_columns(f, columns, sep: str = " ", prefix: str = "") -> None:
+    """Write rows ``prefix + sep.join(str(col[k]) for col in columns)``, in chunks.
+
+    numpy.savetxt formats each row in Python with ``%``; joining ``str`` of Python ints and
+    floats in chunks is about 10x faster (a million edges in well under a second).
+    """
+    rows = len(columns[0])
+    chunk = 1 << 16
+    for start in range(0, rows, chunk):
+        parts = [list(map(str, c[start:start + chunk])) for c in columns]
+        if prefix:
+            parts[0] = [prefix + x for x in parts[0]]
+        f.write("\n".join(map(sep.join, zip(*parts))) + "\n")
+
+
+def write_gset(data: GraphData, f) -> None:
+    """Write ``n m`` then ``i j w`` (1-indexed, ``i < j``). Labels are not stored: node index
+    ``k`` is written as vertex ``k + 1``."""
+    i, j, w = data.edges()
+    f.write(f"{data.n} {data.m}\n")
+    write_columns(f, [(i + 1).tolist(), (j + 1).tolist(), weight_column(w)])
+
+
+# ----------------------------------------------------------------------------- SNAP edge lists
+
+_SNAP_COMMENTS = ("#", "%")
+_DIRECTED = re.compile(r"(?<!un)directed\s+(graph|network)", re.IGNORECASE)
+
+
+def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
+              ids: str = "auto") -> GraphData:
+    """Read a SNAP-style edge list: one ``u v`` (or ``u v w``) pair per line, tabs or spaces,
+    ``#`` (or ``%``) comment lines.
+
+    Node ids are kept as labels, ordered by sorted id. ``ids`` says what they are:
+    ``"auto"`` (default) decides from the first edge line: integer ids there make every id an
+    integer (Python ints), and a token that is not one (``3 x`` in a file of integers, a
+    corrupted line) is refused with its line; name ids there make every id a string, and an
+    integer id later in the file is refused the same way (a file that mixes them is read only
+    when asked: ``ids="str"``). ``"int"``: every id must be an integer. ``"str"``: every id
+    is read as a string, ``"7"`` included. The two directions of an edge are merged (``duplicates``:
+    ``"max"`` by default, so a file listing both ``u v`` and ``v u`` gives one edge of the larger
+    weight). A file whose comments declare a directed graph (SNAP writes ``# Directed graph``)
+    is refused unless ``symmetrize`` says how to read arcs as edges; passing ``symmetrize`` also
+    reads an undeclared file as arcs.
+    """
+    first, comments_before = _peek(path, _SNAP_COMMENTS, 1)
+    if not first:
+        raise _empty(path, "edge lines 'u v' or 'u v w'")
+    fnum, fline = first[0]
+    ncols = len(strip_comment(fline, _SNAP_COMMENTS).split())
+    expected = "edge lines 'u v' or 'u v w' (the same number of fields on every line)"
+    if ncols not in (2, 3):
+        raise GraphFormatError(path, fnum, fline, expected, problem=f"{ncols} field(s) on the line")
+    directed = symmetrize is not None
+    for number, line in comments_before:
+        if _DIRECTED.search(line) and symmetrize is None:
+            raise GraphFormatError(
+                path, number, line, "symmetrize='max', 'sum' or 'mean' to read a directed graph "
+                "as undirected", problem="the file declares a directed graph")
+    if ids not in ("auto", "int", "str"):
+        raise ValueError(f"ids={ids!r} is not 'auto', 'int' or 'str'")
+    names = [("u", "i8"), ("v", "i8")] + ([("w", "f8")] if ncols == 3 else [])
+    table = None if ids == "str" else _arrow_table(path, ncols, skip=fnum - 1, first=fline)
+    try:
+        if ids == "str":
+            raise ValueError("string ids asked for")
+        if table is None:
+            table = load_table(path, skip=0, dtype=names, comments=_SNAP_COMMENTS)
+    except ValueError as exc:
+        # a wrong field count or a bad weight is an error; then the id rule of ``ids``
+        check_tokens(path, start=1, comments=_SNAP_COMMENTS, columns=(ncols,),
+                     kinds=(str, str, float)[:ncols], expected=expected)
+        table = _string_table(path, ncols, ids=ids)
+    u, v = table["u"], table["v"]
+    w = table["w"] if ncols == 3 else np.ones(u.size)
+    ids, inverse = _relabel(np.concatenate([u, v]))
+    labels = ids.tolist()
+    return _from_coo(inverse[: u.size], inverse[u.size:], np.asarray(w, dtype=np.float64), labels,
+                     duplicates=duplicates, directed=directed, symmetrize=symmetrize,
+                     source=str(path), warn_duplicates=directed)
+
+
+def _arrow_table(path, ncols: int, *, skip: int, first: str) -> dict | None:
+    """The fast path of :func:`read_snap`: the edge lines read by pyarrow's multi-threaded CSV
+    reader as integer ids (and float weights), or None when pyarrow is not installed or the
+    file is not that simple (a comment or blank-field line after the first edge line, mixed
+    separators, a non-integer id, a gzip file, ...): the NumPy path then reads the file, with
+    the same result and its exact error for a malformed line.
+
+    The reader is configured to accept only what the NumPy path reads the same way: one
+    separator (tab or space, from the first edge line), no quoting, no null values, ``ncols``
+    fields on every line."""
+    if is_gzip(path):
+        return None
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+    except ImportError:
+        return None
+    if skip:  # pyarrow's skip_rows must count exactly the lines before the first edge line
+        for number, line in scan_lines(path):
+            if number > skip:
+                break
+            if not line.strip() or "\r" in line.rstrip("\r\n"):
+                return None
+    body = strip_comment(first, _SNAP_COMMENTS).strip()
+    delimiter = "\t" if "\t" in body else " "
+    if delimiter == " " and ("\t" in body or "  " in body):
+        return None
+    cols = ["u", "v", "w"][:ncols]
+    types = {"u": pa.int64(), "v": pa.int64(), "w": pa.float64()}
+    try:
+        t = pcsv.read_csv(
+            path,
+            read_options=pcsv.ReadOptions(skip_rows=skip, column_names=cols, use_threads=True),
+            parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False,
+                                            double_quote=False, escape_char=False,
+                                            newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pcsv.ConvertOptions(column_types={c: types[c] for c in cols},
+                                                null_values=[], strings_can_be_null=False,
+                                                quoted_strings_can_be_null=False,
+                                                check_utf8=False))
+    except (pa.ArrowException, OSError, ValueError):
+        return None
+    if t.num_columns != ncols or any(t.column(c).null_count for c in cols):
+        return None
+    return {c: t.column(c).to_numpy() for c in cols}
+
+
+_INTEGER_ID = re.compile(r"[+-]?[0-9]+")
+
+
+def _id_rule_error(path, number, token, first, first_is_int, asked):
+    if asked:
+        return GraphFormatError(path, number, token, "an integer node id (ids='int')",
+                                problem="non-integer node id")
+    if first_is_int:
+        return GraphFormatError(
+            path, number, token,
+            f"an integer node id: the ids of this file are integers (decided by its first "
+            f"edge line {first[0]}: {first[1].strip()!r}); pass ids='str' to read every id "
+            f"as a name", problem="non-integer node id in a file of integer ids")
+    return GraphFormatError(
+        path, number, token,
+        f"a name id: the ids of this file are names (decided by its first edge line "
+        f"{first[0]}: {first[1].strip()!r}); pass ids='str' to read every id, this one "
+        f"included, as a name", problem="integer node id in a file of name ids")
+
+
+def _string_table(path, ncols: int, ids: str = "str") -> dict:
+    """The edge lines as string ids (and float weights), parsed in Python: the slow path for
+    non-integer ids, after :func:`check_tokens` has checked every line. Not ``np.loadtxt``: its
+    stream is ASCII-only (:class:`~dpgraph.io.base.AsciiStream`, a numpy crash found by
+    fuzzing), and string labels keep every character of the file.
+
+    ``ids`` (:func:`read_snap`): ``"str"`` takes every token as a name; ``"int"`` and
+    ``"auto"`` refuse the first id whose kind (integer or name) differs from the rule's, with
+    its line. A file whose ids are all integers never gets here (the fast path reads it)."""
+    u, v, w = [], [], []
+    first, first_is_int = None, None
+    for number, line in scan_lines(path):
+        tokens = strip_comment(line, _SNAP_COMMENTS).split()
+        if not tokens:
+            continue
+        if ids != "str":
+            if first is None:
+                first = (number, line)
+                first_is_int = ids == "int" or bool(_INTEGER_ID.fullmatch(tokens[0]))
+            for token in tokens[:2]:
+                if bool(_INTEGER_ID.fullmatch(token)) != first_is_int:
+                    raise _id_rule_error(path, number, token, first, first_is_int,
+                                         ids == "int")
+        u.append(tokens[0])
+        v.append(tokens[1])
+        if ncols == 3:
+            w.append(float(tokens[2]))
+    as_array = (lambda xs: np.array(xs, dtype=object)) if u else (lambda xs: np.empty(0, object))
+    return {"u": as_array(u), "v": as_array(v), "w": np.asarray(w, dtype=np.float64)}
+
+
+def _relabel(ids: np.ndarray):
+    """Sorted distinct ids and each id's position among them (``np.unique(..., return_inverse)``),
+    by a counting pass when the ids are integers in a compact range (no sort needed)."""
+    if ids.dtype.kind == "i" and ids.size:
+        lo, hi = int(ids.min()), int(ids.max())
+        if hi - lo <= 4 * ids.size + 1024:
+            present = np.zeros(hi - lo + 1, dtype=bool)
+            offset = ids - lo
+            present[offset] = True
+            if present.all():  # every id in [lo, hi] occurs: positions are the offsets
+                return np.arange(lo, hi + 1), offset
+            position = np.cumsum(present) - 1
+            return np.flatnonzero(present) + lo, position[offset]
+    distinct, inverse = np.unique(ids, return_inverse=True)
+    return distinct, inverse.reshape(-1)
+
+
+def _check_label_tokens(data: GraphData, fmt: str):
+    out = []
+    for label in data.labels:
+        s = str(label)
+        if not s or any(ch.isspace() for ch in s) or s.startswith(("#", "%")):
+            raise ValueError(f"{fmt} cannot store node label {label!r} (empty, containing "
+                             f"whitespace or starting with a comment character); relabel first")
+        out.append(s)
+    return np.asarray(out, dtype=object)
+
+
+def write_snap(data: GraphData, f) -> None:
+    """Write ``u<TAB>v`` lines (``u<TAB>v<TAB>w`` when some weight is not 1) with labels as ids.
+
+    Isolated nodes cannot appear in an edge list: a :class:`GraphInputWarning` counts them.
+    """
+    names = _check_label_tokens(data, "a SNAP edge list")
+    i, j, w = data.edges()
+    isolated = int(np.count_nonzero(np.diff(data.weights.indptr) == 0))
+    if isolated:
+        warnings.warn(f"a SNAP edge list cannot store the {isolated} isolated node(s); they are "
+                      f"not written", GraphInputWarning, stacklevel=3)
+    f.write(f"# Undirected graph: {data.n} nodes, {data.m} edges (written by dpgraph)\n")
+    cols = [names[i].tolist(), names[j].tolist()]
+    if not data.is_unweighted:
+        cols.append(weight_column(w))
+    write_columns(f, cols, sep="\t")
+
+
+# ----------------------------------------------------------------------------- DIMACS .col
+
+_DIMACS_COMMENTS = ("c",)
+_DIMACS_EDGE = "an edge line 'e u v' (1-indexed integer vertices)"
+
+
+def read_dimacs(path, *, duplicates: str = "max") -> GraphData:
+    """Read a DIMACS graph (``.col``): ``c`` comments, one ``p edge n m`` (or ``p col n m``)
+    line, then ``m`` lines ``e u v`` (an optional fourth field is read as a weight).
+
+    Labels are the vertex numbers ``1..n``. ``m`` must equal the number of ``e`` lines; pairs
+    listed in both directions are merged (``duplicates="max"``).
+    """
+    first, _ = _peek(path, _DIMACS_COMMENTS, 2)
+    expected_p = "a problem line 'p edge n m' before the edge lines"
+    if not first:
+        raise _empty(path, expected_p)
+    pnum, pline = first[0]
+    tokens = pline.split()
+    if len(tokens) != 4 or tokens[0] != "p" or tokens[1] not in ("edge", "col", "edges"):
+        raise GraphFormatError(path, pnum, pline, expected_p)
+    n = _parse_int(path, pnum, pline, tokens[2], expected_p)
+    m = _parse_int(path, pnum, pline, tokens[3], expected_p)
+    if n < 1 or m < 0:
+        raise GraphFormatError(path, pnum, pline, expected_p + " with n >= 1, m >= 0",
+                               problem="impossible header counts")
+    check_node_count(path, pnum, pline, n, expected_p)
+    ncols = len(first[1][1].split()) if len(first) > 1 else 3
+    if ncols not in (3, 4):
+        raise GraphFormatError(path, first[1][0], first[1][1], _DIMACS_EDGE,
+                               problem=f"{ncols} field(s) on the line")
+    names = [("t", "U8"), ("u", "i8"), ("v", "i8")] + ([("w", "f8")] if ncols == 4 else [])
+    try:
+        table = load_table(path, skip=pnum, dtype=names, comments=_DIMACS_COMMENTS)
+    except ValueError as exc:
+        check_tokens(path, start=pnum + 1, comments=_DIMACS_COMMENTS, columns=(ncols,),
+                     kinds=(str, int, int, float)[:ncols], expected=_DIMACS_EDGE)
+        raise GraphFormatError(path, None, None, _DIMACS_EDGE, problem=str(exc)) from None
+    not_e = table["t"] != "e"
+    if not_e.any():
+        number, line = row_line(path, int(np.flatnonzero(not_e)[0]), start=pnum + 1,
+                                comments=_DIMACS_COMMENTS)
+        raise GraphFormatError(path, number, line, _DIMACS_EDGE, problem="not an edge line")
+    _count_check(path, pnum, pline, m, table.size, "edge lines")
+    u, v = table["u"], table["v"]
+    _check_range(path, u, v, n, start=pnum + 1, comments=_DIMACS_COMMENTS, what="DIMACS")
+    w = table["w"] if ncols == 4 else np.ones(u.size)
+    return _from_coo(u - 1, v - 1, w, range(1, n + 1), duplicates=duplicates, source=str(path),
+                     warn_duplicates=False)
+
+
+def write_dimacs(data: GraphData, f) -> None:
+    """Write ``p edge n m`` and ``e u v`` lines (1-indexed); a weight is added as a fourth field
+    (a common extension) only when some weight is not 1. Labels are not stored."""
+    i, j, w = data.edges()
+    f.write("c written by dpgraph\n")
+    f.write(f"p edge {data.n} {data.m}\n")
+    cols = [(i + 1).tolist(), (j + 1).tolist()]
+    if not data.is_unweighted:
+        cols.append(weight_column(w))
+    write_columns(f, cols, prefix="e ")
+
+
+# ----------------------------------------------------------------------------- METIS .graph
+
+_METIS_COMMENTS = ("%",)
+
+
+def read_metis(path, *, symmetrize: str | None = None) -> GraphData:
+    """Read a METIS graph: header ``n m [fmt [ncon]]``, then exactly ``n`` vertex lines (blank
+    for an isolated vertex), line ``i`` listing the neighbours of vertex ``i`` (1-indexed).
+
+    ``fmt`` is up to three binary digits: vertex sizes, vertex weights (``ncon`` of them,
+    default 1) and edge weights (neighbour, weight pairs). Vertex sizes and weights are read and
+    ignored. ``m`` counts undirected edges. Labels are ``1..n``. An adjacency that is not
+    symmetric (``i`` lists ``j`` but ``j`` does not list ``i`` with the same weight) is a
+    directed graph: refused unless ``symmetrize`` says how to combine the two directions.
+    """
+    expected_h = "a header 'n m [fmt [ncon]]' of non-negative integers"
+    with open_text(path) as f:
+        number = 0
+        header = None
+        for line in f:
+            number += 1
+            if not is_skippable(line, _METIS_COMMENTS):
+                header = line.rstrip("\r\n")
+                break
+        if header is None:
+            raise _empty(path, expected_h)
+        hnum = number
+        tokens = header.split()
+        if not 2 <= len(tokens) <= 4:
+            raise GraphFormatError(path, hnum, header, expected_h,
+                                   problem=f"{len(tokens)} field(s) on the header line")
+        n = _parse_int(path, hnum, header, tokens[0], expected_h)
+        m = _parse_int(path, hnum, header, tokens[1], expected_h)
+        fmt = tokens[2] if len(tokens) > 2 else "0"
+        if not re.fullmatch(r"[01]{1,3}", fmt):
+            raise GraphFormatError(path, hnum, header, "fmt of up to three binary digits "
+                                   "(vertex sizes, vertex weights, edge weights)",
+                                   problem=f"bad fmt {fmt!r}")
+        fmt = fmt.zfill(3)
+        has_size, has_vw, has_ew = fmt[0] == "1", fmt[1] == "1", fmt[2] == "1"
+        ncon = _parse_int(path, hnum, header, tokens[3], expected_h) if len(tokens) > 3 else 1
+        if n < 1 or m < 0 or ncon < 1:
+            raise GraphFormatError(path, hnum, header, expected_h + " with n >= 1",
+                                   problem="impossible header counts")
+        check_node_count(path, hnum, header, n, expected_h)
+        skip = int(has_size) + (ncon if has_vw else 0)
+        stride = 2 if has_ew else 1
+        what = ("'[size] [weights] nbr w nbr w ...'" if has_ew else
+                "'[size] [weights] nbr nbr ...'")
+        expected_v = f"a vertex line {what} with neighbours between 1 and n = {n}"
+        rows, cols, vals = array("q"), array("q"), array("d")
+        lines_of = array("q")
+        vertex = 0
+        for line in f:
+            number += 1
+            if line.lstrip().startswith(_METIS_COMMENTS):
+                continue
+            tokens = line.split()
+            if vertex == n:
+                if tokens:
+                    raise GraphFormatError(path, number, line.rstrip("\r\n"), f"only {n} vertex "
+                                           f"lines after the header", problem="extra vertex line")
+                continue
+            body = tokens[skip:]
+            if len(tokens) < skip or len(body) % stride:
+                raise GraphFormatError(path, number, line.rstrip("\r\n"), expected_v,
+                                       problem="wrong number of fields")
+            try:
+                nbrs = [int(t) for t in body[::stride]]
+                ws = [float(t) for t in body[1::2]] if has_ew else [1.0] * len(nbrs)
+                [float(t) for t in tokens[:skip]]
+            except ValueError:
+                raise GraphFormatError(path, number, line.rstrip("\r\n"), expected_v,
+                                       problem="non-numeric or malformed token") from None
+            if nbrs and (min(nbrs) < 1 or max(nbrs) > n):
+                raise GraphFormatError(path, number, line.rstrip("\r\n"), expected_v,
+                                       problem="vertex id out of range")
+            rows.extend([vertex] * len(nbrs))
+            cols.extend(x - 1 for x in nbrs)
+            vals.extend(ws)
+            lines_of.append(number)
+            vertex += 1
+    if vertex < n:
+        raise GraphFormatError(path, hnum, header, f"{n} vertex lines after the header",
+                               problem=f"the file has only {vertex} (is it truncated?)")
+    r = np.frombuffer(rows, dtype=np.int64)
+    c = np.frombuffer(cols, dtype=np.int64)
+    w = np.frombuffer(vals, dtype=np.float64)
+    A = sp.csr_array(sp.coo_array((w, (r, c)), shape=(n, n)))
+    diff = A - A.T
+    diff.eliminate_zeros()
+    if diff.nnz and symmetrize is None:
+        bad = sp.coo_array(diff)
+        a, b = int(bad.row[0]), int(bad.col[0])
+        raise GraphFormatError(path, int(lines_of[a]), None,
+                               "a symmetric adjacency (pass symmetrize='max', 'sum' or 'mean' "
+                               "to read a directed one)",
+                               problem=f"vertex {a + 1} and vertex {b + 1} disagree about "
+                               f"their edge (directed input)")
+    loops = int(np.count_nonzero(r == c))
+    found = (r.size - loops) // 2 + loops
+    if not diff.nnz:
+        _count_check(path, hnum, header, m, found, "edges")
+    return _from_coo(r, c, w, range(1, n + 1), duplicates="sum", directed=True,
+                     symmetrize=symmetrize or "max", source=str(path), warn_duplicates=True)
+
+
+def write_metis(data: GraphData, f) -> None:
+    """Write a METIS graph (fmt ``001`` with integer edge weights when some weight is not 1).
+
+    METIS stores integer weights only: a graph with a non-integer weight raises ValueError.
+    Labels are not stored (node index ``k`` is vertex ``k + 1``).
+    """
+    W = data.weights
+    weighted = not data.is_unweighted
+    if weighted and not np.all(W.data == np.round(W.data)):
+        raise ValueError("METIS stores integer edge weights; this graph has non-integer weights "
+                         "(write it as 'mtx', 'snap' or 'gset' instead)")
+    f.write(f"{data.n} {data.m}{' 001' if weighted else ''}\n")
+    indptr, indices = W.indptr, W.indices + 1
+    vals = W.data.astype(np.int64)
+    for k in range(data.n):
+        a, b = indptr[k], indptr[k + 1]
+        if weighted:
+            pairs = np.empty(2 * (b - a), dtype=np.int64)
+            pairs[0::2], pairs[1::2] = indices[a:b], vals[a:b]
+            f.write(" ".join(map(str, pairs.tolist())) + "\n")
+        else:
+            f.write(" ".join(map(str, indices[a:b].tolist())) + "\n")

@@ -1,0 +1,229 @@
+"""The private release of a graph: what :func:`dpgraph.privatize` returns.
+
+A :class:`PrivateGraph` holds released (noisy) quantities and post-processing of them, and no
+reference to the input graph; everything computed from it is post-processing (docs/privacy.md
+4.6). Each route of :mod:`dpgraph.release.routes` builds one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from dpgraph.graph import GraphData, from_matrix, to_igraph, to_networkx
+from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag
+
+__all__ = ["PrivateGraph", "DEFAULT_RANK"]
+
+DEFAULT_RANK = 8
+
+
+@dataclass(eq=False)
+class PrivateGraph:
+    """The private release of a graph: private degrees, the private low-rank normalized
+    adjacency and its projection, and the ledger. Holds no reference to the input graph.
+
+    Attributes
+    ----------
+    labels : tuple, or range for the default integer labels
+        Node labels (the node set is public under edge-level privacy), as the input graph's
+        :class:`~dpgraph.graph.GraphData` keeps them.
+    degrees : ndarray
+        Private degree estimates ``d^`` (may be negative for low-degree nodes).
+    normalizer : ndarray
+        ``d~ = max(d^, 0) + tau``, the public normalizer.
+    basis, core : ndarray or None
+        The private rank-r estimate ``A^' = basis @ core @ basis.T`` of ``D~^-1/2 A D~^-1/2``
+        (None on the randomized-response route, where ``projected`` holds the released pair
+        weights and ``normalizer`` is all ones).
+    projected : ndarray or None
+        ``A^``: the projection of ``A^'`` onto non-negative bounded-spectrum matrices (dense).
+        None on the randomized-response route (unless ``rr_postprocess="low-rank"``), where
+        :meth:`weights` computes the export from ``unbiased`` when asked (one dense n x n
+        matrix is held, not two).
+    ledger : PrivacyLedger
+    diagnostics : dict
+        Private (released) quantities and method details: tau, w, the private tail estimate,
+        radius, whether the private PCA halted. No timings (docs/privacy.md 11).
+    block_model : dpgraph.synthetic.block_model.BlockModel or None
+        The released degree-corrected block model that :meth:`sample` draws from (when
+        :func:`dpgraph.privatize` was given a ``synthetic_share``; docs/privacy.md 7).
+    unbiased : ndarray or None
+        Randomized-response route only: the de-biased release ``(Y - p)/(1 - 2p)`` (signed,
+        zero diagonal), the unbiased estimate of the adjacency matrix; ``p`` is
+        ``diagnostics["flip_probability"]``. The solvers optimise objectives built from it
+        (:meth:`objective`); the exports use its projection onto ``[0, 1]``.
+    """
+
+    labels: tuple | range
+    degrees: np.ndarray
+    normalizer: np.ndarray
+    basis: np.ndarray
+    core: np.ndarray
+    projected: np.ndarray
+    ledger: PrivacyLedger
+    diagnostics: dict = field(default_factory=dict)
+    unbiased: np.ndarray | None = None
+    block_model: object | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.labels)
+
+    @property
+    def rank(self) -> int | None:
+        """Rank of the private low-rank estimate (None on the randomized-response route)."""
+        return None if self.basis is None else self.basis.shape[1]
+
+    @property
+    def halted(self) -> bool:
+        """True when a private test in the PCA halted and a random subspace was released."""
+        return bool(self.diagnostics.get("pca_halted", False))
+
+    def weights(self) -> np.ndarray:
+        """Dense synthetic weight matrix (zero diagonal, entries >= 0).
+
+        PCA route: ``D~^1/2 A^ D~^1/2``. Randomized-response route: by default the posterior
+        means ``E[A_ij | release]`` under the empirical Chung-Lu prior (entries in [0, 1], total
+        weight close to the edge count; ``rr_postprocess`` of :func:`privatize`)."""
+        if self.projected is None:  # randomized-response route: see rr_postprocess
+            post = self.diagnostics.get("postprocess", "box")
+            W = np.clip(self.unbiased, 0.0, 1.0) if post == "box" else self.objective(post)
+        else:
+            s = np.sqrt(self.normalizer)
+            W = np.outer(s, s)  # exactly symmetric, so W is too
+            W *= self.projected
+        np.fill_diagonal(W, 0.0)
+        return W
+
+    def objective_names(self, rank: int | None = None) -> tuple:
+        """The candidate objectives :func:`dpgraph.max_cut` solves on this release.
+
+        ``"synthetic"`` (the exported weights) on the PCA route; on the randomized-response
+        route ``"unbiased"`` (the de-biased release), ``"posterior-lowrank-2"``,
+        ``"posterior-lowrank-<rank>"`` (default: this release's ``rank`` parameter) and
+        ``"posterior-degree"`` (:mod:`dpgraph.release.posterior`).
+        """
+        if self.unbiased is None:
+            return ("synthetic",)
+        k = int(rank or self.diagnostics.get("rank") or DEFAULT_RANK)
+        ranks = sorted(r for r in {2, k} if r < self.n - 1)  # a prior's rank lies in [1, n - 2]
+        return ("unbiased", *(f"posterior-lowrank-{r}" for r in ranks), "posterior-degree")
+
+    def objective(self, name: str = "synthetic") -> np.ndarray:
+        """Dense symmetric weight matrix of the objective ``name`` (post-processing only).
+
+        ``"synthetic"``: :meth:`weights`. Randomized-response route only: ``"unbiased"``: the
+        de-biased release; ``"posterior-lowrank-<k>"`` / ``"posterior-degree"``: posterior-mean
+        weights ``E[A_ij | release]`` under an empirical-Bayes block (rank-k) or Chung-Lu prior
+        (:mod:`dpgraph.release.posterior`). No privacy cost: functions of the release.
+        """
+        if name == "synthetic":
+            return self.weights()
+        if self.unbiased is None:
+            raise ValueError(f"objective {name!r} needs the randomized-response route; this "
+                             f"release ({self.diagnostics.get('route')}) has only 'synthetic'")
+        from dpgraph.release import posterior as rr_posterior
+
+        p = float(self.diagnostics["flip_probability"])
+        if name == "unbiased":
+            return self.unbiased
+        if name == "posterior-degree":
+            return rr_posterior.posterior_weights(self.unbiased, p,
+                                                  rr_posterior.degree_prior(self.unbiased))
+        k = rr_posterior.prior_rank(name)
+        if k is not None:
+            if k >= self.n - 1:
+                raise ValueError(f"objective {name!r}: the prior's rank must lie in [1, n - 2]")
+            return rr_posterior.posterior_weights(self.unbiased, p,
+                                                  rr_posterior.low_rank_prior(self.unbiased, k))
+        raise ValueError(f"unknown objective {name!r}; this release offers "
+                         f"{self.objective_names()}")
+
+    def synthetic_blocks(self, k: int, rng=None) -> np.ndarray:
+        """Blocks of the synthetic block model :func:`dpgraph.privatize` releases on this
+        release (post-processing): ``k`` spectral communities, each split along the release's
+        max-cut eigenvector (:func:`dpgraph.synthetic.block_model.synthetic_partition`)."""
+        from dpgraph.synthetic.block_model import synthetic_partition
+
+        return synthetic_partition(self, k, rng=rng)
+
+    @property
+    def edge_count(self) -> float:
+        """The released edge count the exports aim at: the block model's (when released), else
+        the total synthetic weight (post-processing of the release)."""
+        if self.block_model is not None:
+            return float(self.block_model.edge_count)
+        return float(self.weights().sum() / 2.0)
+
+    def to_graph_data(self, *, min_weight: float = 0.0, max_edges: int | None = None) -> GraphData:
+        """The synthetic weighted graph as :class:`GraphData`, keeping weights > ``min_weight``
+        and, with ``max_edges``, only the ``max_edges`` heaviest pairs (ties broken by index).
+
+        ``max_edges=round(pg.edge_count)`` gives an export of about the released edge count
+        (``dpgraph synth --weighted`` does this by default)."""
+        W = self.weights()
+        if min_weight > 0:
+            W[W <= min_weight] = 0.0
+        if max_edges is not None:
+            W = _keep_heaviest(W, int(max_edges))
+        return from_matrix(sp.csr_array(W), self.labels, source="synthetic graph")
+
+    def to_scipy(self, *, min_weight: float = 0.0, max_edges: int | None = None) -> sp.csr_array:
+        """Synthetic weights as a CSR array (row ``i`` is ``labels[i]``)."""
+        return self.to_graph_data(min_weight=min_weight, max_edges=max_edges).weights
+
+    def to_networkx(self, *, min_weight: float = 0.0, max_edges: int | None = None):
+        """Synthetic weighted graph as ``networkx.Graph`` (edge attribute ``weight``)."""
+        return to_networkx(self.to_graph_data(min_weight=min_weight, max_edges=max_edges))
+
+    def to_igraph(self, *, min_weight: float = 0.0, max_edges: int | None = None):
+        """Synthetic weighted graph as ``igraph.Graph`` (vertex ``name``, edge ``weight``)."""
+        return to_igraph(self.to_graph_data(min_weight=min_weight, max_edges=max_edges))
+
+    def sample(self, rng=None) -> GraphData:
+        """An unweighted simple graph (post-processing: no privacy cost).
+
+        With a released block model (:attr:`block_model`, the default of
+        :func:`dpgraph.privatize`): :func:`dpgraph.synthetic.block_model.sample_block_model`, which draws
+        exactly the released number of edges per block pair with degree-proportional
+        endpoints. Otherwise pair ``{i, j}`` is an edge with probability ``min(W_ij, 1)``
+        independently (``W`` = :meth:`weights`)."""
+        gen = make_rng(rng)
+        if self.block_model is not None:
+            from dpgraph.synthetic.block_model import sample_block_model
+
+            bm = self.block_model
+            return sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,
+                                      rng=gen, labels=self.labels)
+        W = self.weights()
+        iu, ju = np.triu_indices(self.n, 1)
+        p = np.minimum(W[iu, ju], 1.0)
+        del W
+        keep = gen.random(p.shape[0]) < p
+        rows, cols = iu[keep], ju[keep]
+        A = sp.coo_array((np.ones(rows.size), (rows, cols)), shape=(self.n, self.n))
+        return from_matrix((A + A.T).tocsr(), self.labels, source="sampled synthetic graph")
+
+    def __repr__(self) -> str:
+        eps, dlt = self.ledger.spent
+        return (f"PrivateGraph(n={self.n}, rank={self.rank}, epsilon={eps:.4g}, delta={dlt:.3g}, "
+                f"halted={self.halted}{reproducible_tag(self.ledger)})")
+
+
+
+def _keep_heaviest(W: np.ndarray, k: int) -> np.ndarray:
+    """``W`` (symmetric, zero diagonal) with the pairs lighter than its ``k``-th heaviest pair
+    set to zero (in place; returned). Ties at the threshold are kept."""
+    if k < 0:
+        raise ValueError(f"max_edges must be >= 0, got {k}")
+    n = W.shape[0]
+    if k == 0:
+        W[:] = 0.0
+    elif 2 * k < n * (n - 1):
+        flat = W.ravel()  # each pair twice (symmetric): the 2k-th largest entry is the k-th pair
+        t = np.partition(flat, flat.size - 2 * k)[flat.size - 2 * k]
+        W[W < t] = 0.0
+    return W

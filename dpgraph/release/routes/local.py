@@ -1,0 +1,456 @@
+"""The degree-ordered local route: one private decision per node, each pair read once per pass
+(pure epsilon-DP; docs/privacy.md 14).
+
+Real graphs have no global two-block structure: their cut structure is local and concentrated
+at the high-degree nodes. This route follows it:
+
+1. **Order.** The weighted degrees are released with Laplace noise (L1 sensitivity 2,
+   ``DEGREE_SHARE`` of the route's epsilon) and the nodes are ordered by released degree,
+   largest first. From here on the order, and the released edge count ``m^ = sum(d^) / 2``, are
+   public.
+2. **Core** (only where the released density pays for it, :func:`plan_local`): the first
+   ``k`` nodes of the order. Their pairs are released by randomized response (weights in
+   ``[0, 1]`` are Bernoulli-rounded first, docs/privacy.md 4.12), de-biased, and the core's
+   sides are the engine's Max-Cut of that release (post-processing).
+3. **Forward pass.** The other nodes in batches along the order (``FIRST_BATCH`` nodes, growing
+   to ``BATCH_GROWTH`` of the position): node ``v`` releases the field
+   ``s_v = sum_u w_uv x_u`` over the neighbours ``u`` decided *before its batch*, plus
+   ``Laplace(1 / eps_1)`` (the exact discrete Laplace of docs/privacy.md 13.1, through
+   :func:`~dpgraph.privacy.laplace_add`), and takes the side ``x_v = -sign`` of the released
+   field (the side opposite to most of its decided neighbours). Pairs inside a batch and pairs
+   of the core are not read here, every other pair exactly once (by its later endpoint), and
+   one pair's weight moves ``s_v`` by at most 1: the pass is ``eps_1``-DP by adaptive
+   composition over disjoint reads (docs/privacy.md 14.2). Releasing the noisy field and taking its sign is the
+   Laplace-sign rule, whose error ``exp(-eps |s|) / 2`` is below the exponential mechanism's
+   ``1 / (1 + exp(eps |s|))`` at every ``|s|``.
+4. **Refinement sweep** (where :func:`plan_local` gives it a share): every node, in the same
+   batches, re-releases its field over *all* its neighbours' current sides with
+   ``Laplace(2 / eps_2)`` and moves to the other side when the released field leans to its own
+   side by more than one noise scale (a private round of local search). Each pair is read twice
+   (once by each endpoint): ``eps_2`` in all.
+
+The candidates (the forward pass's sides and, with a sweep, the refined sides) are returned;
+:func:`dpgraph.max_cut` chooses among them privately (docs/privacy.md 4.11).
+``delta`` is never spent. Memory ``O(m + k^2)``; work ``O(m)`` per pass beyond the core.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from dpgraph.graph import GraphData
+from dpgraph.release.private_graph import PrivateGraph
+from dpgraph.privacy import PrivacyLedger, gumbel_noise, laplace_add, laplace_mechanism
+from dpgraph.progress import report
+from dpgraph.release.routes.randomized_response import randomized_response_matrix
+
+__all__ = ["LocalPlan", "LocalRelease", "LocalPrivateGraph", "plan_local", "release_order",
+           "release_local_sides", "release", "estimated_memory", "batch_bounds", "balance_sides",
+           "forward_pass", "release_local_labels", "label_scores",
+           "DEGREE_SHARE", "FIRST_BATCH", "BATCH_GROWTH", "REFINE_SHARE", "SWEEP_FROM", "CORE_FROM",
+           "LARGE_CORE_FROM", "LARGE_CORE_MIN_EPSILON", "DASK_FIRST_BATCH", "DASK_BATCH_GROWTH"]
+
+# Share of the route's epsilon for the degrees that fix the order (the order only needs to be
+# roughly right; the decisions need the budget).
+DEGREE_SHARE = 0.05
+# Batches along the order: FIRST_BATCH node(s), growing to BATCH_GROWTH of the position. A pair
+# inside a batch is never read by the forward pass, so small batches keep almost every pair;
+# the growth keeps the number of batches (sparse row products) near log(n) / BATCH_GROWTH.
+# Measured (benchmarks/bench_local_variants.py, BENCHMARKS.md "Private Max-Cut on real graphs:
+# the degree-ordered local route"): batches of 1,000 nodes lose 0.01-0.18 of transfer ratio on
+# chameleon, facebook and ca-hepph against these.
+FIRST_BATCH = 1
+BATCH_GROWTH = 0.01
+# The plan (a function of public n and the released density rho = 2 m^ epsilon / n only):
+# below SWEEP_FROM the forward pass gets the whole budget; from SWEEP_FROM on a refinement sweep
+# takes REFINE_SHARE of the decision budget (and max_cut chooses privately between the forward
+# and the refined sides); from CORE_FROM on a core of min(1000, n/2) nodes too; from
+# LARGE_CORE_FROM on a core of min(2000, n) nodes. Where each pays is measured in BENCHMARKS.md.
+REFINE_SHARE = 0.2
+SWEEP_FROM = 20.0
+CORE_FROM = 50.0
+LARGE_CORE_FROM = 90.0
+# ... and only where randomized response on the core's pairs is informative on its own: at
+# epsilon 1.5 it flips 18% of the pairs, at 1 27% (planted, n = 2,000, d = 100, epsilon 1: a core
+# of every node gives 0.72 of the reference, a core of 1,000 and the forward pass 0.96).
+LARGE_CORE_MIN_EPSILON = 1.5
+CORE_NODES, LARGE_CORE_NODES = 1000, 2000
+# On Dask every batch is a pass over the edges: the first batch is DASK_FIRST_BATCH of the nodes
+# and batches grow by DASK_BATCH_GROWTH of the position (about 32 batches whatever n).
+DASK_FIRST_BATCH, DASK_BATCH_GROWTH = 0.001, 0.25
+# Engine options of the core's solve (post-processing of the core's release).
+_CORE_SOLVER = {"tol": 1e-3, "rank": 16, "certificate": False}
+
+
+@dataclass(frozen=True)
+class LocalPlan:
+    """The public choices of the route: core size, refinement share, batches."""
+
+    core: int = 0
+    refine_share: float = 0.0
+    first_batch: int = FIRST_BATCH
+    batch_growth: float = BATCH_GROWTH
+
+
+def plan_local(n: int, m_hat: float, epsilon: float, *, passes_cost: bool = False) -> LocalPlan:
+    """The plan of the route from public ``n``, a released edge count ``m_hat`` and the
+    decision budget ``epsilon`` (no privacy cost).
+
+    ``passes_cost=True`` (edges on Dask, where every batch is one pass over the edges): no
+    core (it would collect its pairs on the client) and ``DASK_FIRST_BATCH`` of the nodes
+    first, growing by ``DASK_BATCH_GROWTH``: a few tens of passes per pass of the route.
+
+    ``rho = 2 m_hat epsilon / n`` (released mean degree times epsilon) measures how much a
+    node's decision can see: below ``SWEEP_FROM`` every bit of budget goes to the forward pass;
+    from there a refinement sweep, from ``CORE_FROM`` a core of ``min(1000, n/2)`` nodes, and from
+    ``LARGE_CORE_FROM`` at ``epsilon >= LARGE_CORE_MIN_EPSILON`` a core of ``min(2000, n)``
+    nodes pay for their share.
+
+    >>> [plan_local(4039, 88234, e).core for e in (0.5, 1.0, 4.0)]
+    [0, 0, 2000]
+    >>> plan_local(2277, 31421, 1.0).refine_share, plan_local(2277, 31421, 2.0).core
+    (0.2, 1000)
+    """
+    rho = 2.0 * max(float(m_hat), 0.0) * float(epsilon) / max(int(n), 1)
+    sweep = REFINE_SHARE if rho >= SWEEP_FROM else 0.0
+    if passes_cost:
+        return LocalPlan(core=0, refine_share=sweep,
+                         first_batch=max(1, int(DASK_FIRST_BATCH * n)),
+                         batch_growth=DASK_BATCH_GROWTH)
+    if rho < CORE_FROM:
+        return LocalPlan(refine_share=sweep)
+    large = rho >= LARGE_CORE_FROM and epsilon >= LARGE_CORE_MIN_EPSILON
+    core = min(LARGE_CORE_NODES, n) if large else min(CORE_NODES, n // 2)
+    return LocalPlan(core=core if core >= 3 else 0, refine_share=REFINE_SHARE)
+
+
+def batch_bounds(start: int, n: int, first: int = FIRST_BATCH,
+                 growth: float = BATCH_GROWTH) -> list[tuple[int, int]]:
+    """Consecutive ``[a, b)`` position ranges covering ``start..n``: ``first`` positions, then
+    ``growth`` times the position (public: they depend on n and the plan only).
+
+    >>> batch_bounds(0, 30, first=8, growth=0.5)
+    [(0, 8), (8, 16), (16, 24), (24, 30)]
+    """
+    out, i = [], int(start)
+    while i < n:
+        b = max(int(first), int(growth * i))
+        out.append((i, min(n, i + b)))
+        i += b
+    return out
+
+
+def estimated_memory(n: int, m: int, rank: int) -> int:
+    """Peak bytes of the route from public sizes: the core's dense release and solve
+    (about 48 bytes per core pair), a few length-n vectors and one batch of rows."""
+    k = min(LARGE_CORE_NODES, int(n))
+    return int(48.0 * k * k + 200.0 * n + 24.0 * max(int(m), 0) / 10)
+
+
+@dataclass(eq=False)
+class LocalRelease:
+    """What the route released (and post-processing of it): no reference to the input.
+
+    Attributes
+    ----------
+    order : ndarray
+        Node indices by released degree, largest first (public after step 1).
+    degrees : ndarray
+        Released weighted degrees ``d^`` (Laplace, sensitivity 2).
+    candidates : ndarray, (n, c) of +-1
+        The forward pass's sides and, with a refinement sweep, the refined sides.
+    fields : ndarray
+        The forward pass's released fields (NaN for core nodes).
+    confidence : ndarray
+        ``|released field|`` of each node's last decision (``inf`` for core nodes): how firmly
+        the release put it on its side; post-processing uses it to balance sides.
+    plan : LocalPlan
+    """
+
+    order: np.ndarray
+    degrees: np.ndarray
+    candidates: np.ndarray
+    fields: np.ndarray
+    confidence: np.ndarray
+    plan: LocalPlan
+    edge_count: float
+    diagnostics: dict = field(default_factory=dict)
+
+
+def release_order(degrees, *, epsilon: float, ledger: PrivacyLedger,
+                  rng) -> tuple[np.ndarray, np.ndarray]:
+    """Step 1: the weighted ``degrees`` released (Laplace, L1 sensitivity 2: one pair's weight
+    moves two degrees by at most 1 each; docs/privacy.md 14.1) and the order by released
+    degree."""
+    deg = np.asarray(degrees, dtype=np.float64).ravel()
+    dhat, _ = laplace_mechanism(
+        deg, sensitivity=2.0, epsilon=epsilon, ledger=ledger, name="local route: degrees",
+        rng=rng, changed=2, note="one pair moves two degrees by <= 1 each (docs/privacy.md 14.1)")
+    dhat = np.atleast_1d(np.asarray(dhat, dtype=np.float64))
+    return dhat, np.argsort(-dhat, kind="stable")
+
+
+def _sides_from_field(noisy_field: np.ndarray, gen) -> np.ndarray:
+    """``-sign`` of the released field; a fair coin where it is exactly 0."""
+    x = -np.sign(noisy_field)
+    ties = x == 0
+    if ties.any():
+        x[ties] = np.where(gen.random(int(ties.sum())) < 0.5, 1.0, -1.0)
+    return x
+
+
+def _solve_core(weights, core: np.ndarray, *, epsilon: float, ledger: PrivacyLedger,
+                rng) -> np.ndarray:
+    """Step 2: randomized response on the core's pairs, de-biased, solved by the engine."""
+    from dpgraph.engine import solve_max_cut
+
+    sub = weights[core][:, core]
+    W, _ = randomized_response_matrix(
+        sub, epsilon=epsilon, ledger=ledger, rng=rng, name="local route: core pairs",
+        note=f"randomized response on the {core.size} core nodes' pairs; read only here in "
+             f"the first pass (docs/privacy.md 14.2)")
+    del sub
+    return np.asarray(solve_max_cut(W, rng=rng, **_CORE_SOLVER).x, dtype=np.float64)
+
+
+def _rows_product(weights, rows: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``(W x)[rows]``: a sparse row slice in memory; one pass over the edges on Dask (whose
+    ``DaskAdjacency`` multiplies whole: the plan keeps the number of batches small there)."""
+    if sp.issparse(weights):
+        return weights[rows] @ x
+    return (weights @ x)[rows]
+
+
+def forward_pass(weights, order, x, fields, bounds, *, epsilon, ledger, rng) -> None:
+    """Step 3 of the module docstring, in place: for each batch ``[a, b)`` of positions, the
+    released fields ``fields[v] = sum_u w_uv x_u + Laplace(1 / epsilon)`` of its nodes (``x_u = 0``
+    for nodes not yet decided) and their sides ``x[v] = -sign(fields[v])``. The caller has
+    charged ``epsilon`` once (docs/privacy.md 14.2)."""
+    for a, b in bounds:
+        rows = order[a:b]
+        noisy = laplace_add(_rows_product(weights, rows, x), sensitivity=1.0, epsilon=epsilon,
+                            changed=1, ledger=ledger, rng=rng)
+        x[rows] = _sides_from_field(noisy, rng)
+        fields[rows] = noisy
+
+
+def _refine_sweep(weights, order, x, confidence, bounds, *, epsilon, ledger, rng) -> None:
+    """Step 4, in place: flip a node when its released field (all neighbours, current sides)
+    leans to its own side by more than one noise scale ``2 / epsilon``."""
+    scale = 2.0 / epsilon
+    for a, b in bounds:
+        rows = order[a:b]
+        # a pair moves two fields (its endpoints'), in one batch or two: L1 sensitivity 2
+        noisy = laplace_add(_rows_product(weights, rows, x), sensitivity=2.0, epsilon=epsilon,
+                            changed=2, ledger=ledger, rng=rng)
+        lean = noisy * x[rows]
+        flip = lean > scale
+        x[rows[flip]] *= -1.0
+        confidence[rows] = np.abs(noisy)
+
+
+def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedger, rng,
+                        plan: LocalPlan | None = None,
+                        degree_share: float = DEGREE_SHARE) -> LocalRelease:
+    """Steps 1-4 of the module docstring with ``epsilon`` in all (pure DP; docs/privacy.md 14).
+
+    ``plan=None``: :func:`plan_local` from the released degrees (``m^ = sum(d^) / 2``).
+    """
+    weights = data.weights
+    n = data.n
+    eps_d = degree_share * epsilon
+    eps_m = epsilon - eps_d
+    dhat, order = release_order(data.degrees, epsilon=eps_d, ledger=ledger, rng=rng)
+    m_hat = float(dhat.sum()) / 2.0
+    if plan is None:
+        plan = plan_local(n, m_hat, eps_m, passes_cost=not sp.issparse(weights))
+    eps_1 = (1.0 - plan.refine_share) * eps_m
+    eps_2 = eps_m - eps_1
+    x = np.zeros(n)
+    fields = np.full(n, np.nan)  # the core's nodes release no field
+    k = min(plan.core, n)
+    if k:
+        report(f"local route: core of {k:,} nodes (randomized response + engine)")
+        core = order[:k]
+        x[core] = _solve_core(weights, core, epsilon=eps_1, ledger=ledger, rng=rng)
+    bounds = batch_bounds(k, n, plan.first_batch, plan.batch_growth)
+    report(f"local route: forward pass over {n - k:,} nodes in {len(bounds):,} batches")
+    # Parallel composition with the core's randomized response: the forward pass reads no core
+    # pair, so the first pass costs eps_1 in all (charged by the core's release when there is a
+    # core, here otherwise; docs/privacy.md 14.2).
+    ledger.charge("local route: forward pass", mechanism="discrete laplace",
+                  epsilon=0.0 if k else eps_1, sensitivity=1.0, sensitivity_norm="l1",
+                  noise_scale=1 / eps_1,
+                  note=(f"eps {eps_1:.4g} per pair, in parallel with the core's randomized "
+                        f"response (disjoint pairs); " if k else "") +
+                       "adaptive, disjoint reads: each non-core pair read once, by its later "
+                       "endpoint's field; inside-batch pairs never (docs/privacy.md 14.2)")
+    forward_pass(weights, order, x, fields, bounds, epsilon=eps_1, ledger=ledger, rng=rng)
+    confidence = np.where(np.isnan(fields), np.inf, np.abs(fields))
+    candidates = [x.copy()]
+    if plan.refine_share > 0:
+        report("local route: refinement sweep")
+        all_bounds = batch_bounds(0, n, plan.first_batch, plan.batch_growth)
+        ledger.charge("local route: refinement sweep",
+                      mechanism="discrete laplace", epsilon=eps_2,
+                      sensitivity=1.0, sensitivity_norm="l1", noise_scale=2 / eps_2,
+                      note="adaptive; each pair read by both endpoints' fields, L1 sensitivity 2 "
+                           "(docs/privacy.md 14.3)")
+        _refine_sweep(weights, order, x, confidence, all_bounds, epsilon=eps_2, ledger=ledger,
+                      rng=rng)
+        candidates.append(x.copy())
+    diagnostics = {"route": "local", "core": k, "refine_share": plan.refine_share,
+                   "batches": len(bounds), "released_edge_count": m_hat,
+                   "released_density": 2.0 * m_hat * eps_m / max(n, 1)}
+    return LocalRelease(order=order, degrees=dhat, candidates=np.stack(candidates, axis=1),
+                        fields=fields, confidence=confidence, plan=plan, edge_count=m_hat,
+                        diagnostics=diagnostics)
+
+
+def label_scores(label_adjacency, rows: np.ndarray, z: np.ndarray, q: int) -> np.ndarray:
+    """``scores[i, a]``: the weight of the constraints of variable ``rows[i]`` to the decided
+    variables (one-hot ``z`` of their labels, length ``n q``) that label ``a`` satisfies. One
+    constraint of weight ``w <= 1`` adds ``w [(a, x_u) in R]`` to one variable's row: monotone,
+    sensitivity 1 (docs/privacy.md 14.6)."""
+    idx = (np.asarray(rows)[:, None] * q + np.arange(q)[None, :]).ravel()
+    return (label_adjacency[idx] @ z).reshape(len(rows), q)
+
+
+def release_local_labels(label_adjacency, constraint_degrees: np.ndarray, q: int, *,
+                         epsilon: float, ledger: PrivacyLedger, rng,
+                         degree_share: float = DEGREE_SHARE,
+                         plan: LocalPlan | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The local route for Max-2-CSP (docs/privacy.md 14.7): one label per variable.
+
+    ``label_adjacency`` is the ``n q x n q`` label-extended adjacency (entry ``((v, a), (u, b))``:
+    the weight of the constraints between ``v`` and ``u`` that allow ``(a, b)``) and
+    ``constraint_degrees[v]`` the total weight of ``v``'s constraints (both private; weights in
+    ``[0, 1]``). The constraint degrees are released (Laplace, L1 sensitivity 2) and fix the order;
+    then, in batches along it, variable ``v`` takes the label ``a`` maximising
+    ``score(v, a) + Gumbel(1 / eps_m)``, with ``score(v, a)`` the weight of its constraints to
+    variables decided before its batch that ``a`` satisfies: the exponential mechanism on
+    monotone scores of sensitivity 1, each constraint read once. Returns ``(labels, order)``.
+    """
+    n = int(constraint_degrees.shape[0])
+    eps_d = degree_share * epsilon
+    eps_m = epsilon - eps_d
+    dhat, _ = laplace_mechanism(
+        np.asarray(constraint_degrees, dtype=np.float64), sensitivity=2.0, epsilon=eps_d,
+        ledger=ledger, name="local route: constraint degrees", rng=rng, changed=2,
+        note="one constraint of weight <= 1 moves two degrees by <= 1 (docs/privacy.md 14.7)")
+    order = np.argsort(-np.atleast_1d(dhat), kind="stable")
+    plan = plan or LocalPlan()
+    bounds = batch_bounds(0, n, plan.first_batch, plan.batch_growth)
+    ledger.charge("local route: label choices", mechanism="exponential (monotone)",
+                  epsilon=eps_m, sensitivity=1.0, sensitivity_norm="linf", noise_scale=1 / eps_m,
+                  note="each constraint read once, by its later variable's choice; monotone "
+                       "scores (docs/privacy.md 14.7)")
+    A = sp.csr_array(label_adjacency)
+    z = np.zeros(n * q)  # one-hot of the decided labels
+    labels = np.full(n, -1, dtype=np.int64)
+    for a, b in bounds:
+        rows = order[a:b]
+        scores = label_scores(A, rows, z, q)
+        pick = np.argmax(scores + gumbel_noise((b - a, q), scale=1.0 / eps_m, ledger=ledger,
+                                               rng=rng), axis=1)
+        labels[rows] = pick
+        z[rows * q + pick] = 1.0
+    return labels, order
+
+
+def balance_sides(x: np.ndarray, confidence: np.ndarray) -> np.ndarray:
+    """Sides of sizes within one of each other: the least confident nodes of the larger side
+    (smallest ``confidence``, ties by index) move to the smaller side. Post-processing.
+
+    >>> balance_sides(np.array([1., 1., 1., -1.]), np.array([3., 1., 2., 5.])).tolist()
+    [1.0, -1.0, 1.0, -1.0]
+    """
+    x = np.asarray(x, dtype=np.float64).copy()
+    plus = np.flatnonzero(x > 0)
+    minus = np.flatnonzero(x <= 0)
+    big, sign = (plus, -1.0) if plus.size > minus.size else (minus, 1.0)
+    move = (abs(plus.size - minus.size)) // 2
+    if move:
+        weakest = big[np.argsort(confidence[big], kind="stable")[:move]]
+        x[weakest] = sign
+    return x
+
+
+@dataclass(eq=False)
+class LocalPrivateGraph(PrivateGraph):
+    """:func:`dpgraph.privatize`'s release on the local route: released degrees and sides.
+
+    ``sides`` (+-1 per node, the refined candidate) are a private two-way partition built for
+    the cut; :meth:`sample` draws from the block model that :func:`dpgraph.privatize` releases
+    on these sides (``synthetic_share``), so the synthetic graph keeps the cut structure.
+    """
+
+    sides: np.ndarray | None = None
+    local: LocalRelease | None = None
+
+    def objective_names(self, rank: int | None = None) -> tuple:
+        return ("sides",)
+
+    def weights(self) -> np.ndarray:
+        """Expected weights of the released block model on the sides (dense ``n x n``):
+        ``W_ij = counts[b_i, b_j] * d_i d_j / (D_{b_i} D_{b_j})`` (``counts[b, b]`` counted
+        once per pair inside a block). Needs the block model (``synthetic_share``)."""
+        if self.block_model is None:
+            raise ValueError("the local route releases degrees and sides, not pair weights: "
+                             "call dpgraph.privatize with synthetic_share (e.g. 0.3) for a "
+                             "block model whose expected weights and samples carry the sides")
+        from dpgraph.memory import check_memory
+
+        check_memory(16 * self.n * self.n, what=f"dense weights of {self.n:,} nodes",
+                     alternative="Use .sample() (O(m) memory) instead of dense weights.")
+        bm = self.block_model
+        b = np.asarray(bm.blocks)
+        d = np.maximum(np.asarray(bm.degrees, dtype=np.float64), 0.0)
+        D = np.bincount(b, weights=d, minlength=bm.block_counts.shape[0])
+        theta = np.divide(d, D[b], out=np.zeros_like(d), where=D[b] > 0)
+        counts = np.maximum(np.asarray(bm.block_counts, dtype=np.float64), 0.0)
+        # inside a block each pair appears twice in theta_i theta_j summed over ordered pairs
+        scale = np.where(np.eye(counts.shape[0], dtype=bool), 2.0 * counts, counts)
+        W = np.outer(theta, theta) * scale[np.ix_(b, b)]
+        np.fill_diagonal(W, 0.0)
+        return W
+
+    def synthetic_blocks(self, k: int, rng=None) -> np.ndarray:
+        """``2 c + side``: the released sides crossed with ``c = ceil(k / 2)`` classes of
+        released degree (equal-count classes along the public order). Post-processing: the
+        synthetic graph keeps the cut of the sides and the degree mixing of the classes."""
+        classes = max(1, -(-int(k) // 2))
+        rank = np.empty(self.n, dtype=np.int64)
+        rank[self.local.order] = np.arange(self.n)
+        cls = np.minimum(rank * classes // max(self.n, 1), classes - 1)
+        return 2 * cls + (self.sides > 0)
+
+    def objective(self, name: str = "sides") -> np.ndarray:
+        if name != "sides":
+            raise ValueError(f"objective {name!r}: the local route offers only 'sides'")
+        return self.sides.copy()
+
+    @property
+    def edge_count(self) -> float:
+        if self.block_model is not None:
+            return float(self.block_model.edge_count)
+        return float(self.local.edge_count)
+
+
+def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger: PrivacyLedger,
+            rng, screening=None, plan: LocalPlan | None = None) -> LocalPrivateGraph:
+    """:func:`dpgraph.privatize`'s entry to the route: :func:`release_local_sides` with the
+    whole ``epsilon`` (``delta`` is not spent), as a :class:`LocalPrivateGraph` whose ``sides``
+    are the last candidate (the refined sides when the plan has a sweep)."""
+    rel = release_local_sides(data, epsilon=epsilon, ledger=ledger, rng=rng, plan=plan)
+    diagnostics = {**rel.diagnostics, "screening": screening, "rank": rank,
+                   "pca_halted": False,
+                   "low_rank_mechanism": "none (degree-ordered local decisions)"}
+    return LocalPrivateGraph(labels=data.labels, degrees=rel.degrees, normalizer=np.ones(data.n),
+                             basis=None, core=None, projected=None, ledger=ledger,
+                             diagnostics=diagnostics, sides=rel.candidates[:, -1].copy(),
+                             local=rel)
+

@@ -1,0 +1,134 @@
+"""The dense randomized-response route: randomized response on every node pair (pure DP).
+
+Edge-level adjacency changes one pair indicator, so flipping every indicator independently with
+probability ``p = 1/(1 + e^epsilon)`` is epsilon-DP (Warner 1965; docs/privacy.md 4.5). The
+release is kept de-biased, ``(Y - p)/(1 - 2p)``, the unbiased estimate of the adjacency matrix
+(``PrivateGraph.unbiased``); exports and solver objectives are post-processing of it
+(:mod:`dpgraph.release.posterior`). Dense: ``O(n^2)`` memory (:func:`estimated_memory`). Weights in
+``[0, 1]`` are Bernoulli-rounded to 0/1 bits with fresh randomness first (:func:`bernoulli_round`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.sparse import linalg as spla
+
+from dpgraph.graph import GraphData
+from dpgraph.release.private_graph import PrivateGraph
+from dpgraph.privacy import PrivacyLedger, flip_probability, make_rng, randomized_response
+from dpgraph.progress import report
+from dpgraph.spectral.linalg import arpack_start
+
+__all__ = ["release", "estimated_memory", "randomized_response_matrix", "bernoulli_round", "top_eigenpairs",
+           "fallback_randomized_response", "BYTES_PER_PAIR"]
+
+# Peak bytes per n^2 above the interpreter's baseline, measured with
+# benchmarks/bench_route_memory.py (peak RSS, planted n = 4,000, mean degree 50, BENCHMARKS.md
+# "Route memory"): privatize alone 21.6; privatize + max_cut's four objective solves 47.6 (at
+# n = 10,000, where only the de-biased release is solved: 29.8). 56 leaves a margin.
+BYTES_PER_PAIR = 56.0
+
+
+def estimated_memory(n: int, m: int, rank: int) -> int:
+    """Peak bytes of this route plus the dense solves downstream (``BYTES_PER_PAIR * n^2``)."""
+    return int(BYTES_PER_PAIR * float(n) ** 2)
+
+
+def bernoulli_round(w: np.ndarray, rng) -> np.ndarray:
+    """0/1 bits with ``P[bit = 1] = w`` for weights ``w`` in ``[0, 1]`` (fresh randomness for
+    the entries strictly between 0 and 1; 0 and 1 stay as they are).
+
+    Randomized response on the rounded bit is epsilon-DP under the weighted adjacency (one
+    pair's weight moves by at most 1): the output's probability ``w (1 - p) + (1 - w) p`` is
+    affine in ``w`` and lies in ``[p, 1 - p]`` (docs/privacy.md 4.12). Every graph, weighted or
+    not, takes this same path: no release depends on whether the weights are all 1.
+
+    >>> bernoulli_round(np.array([0.0, 1.0, 1.0]), 0).tolist()
+    [0, 1, 1]
+    """
+    w = np.asarray(w, dtype=np.float64)
+    bits = (w >= 1.0).astype(np.int8)
+    frac = (w > 0.0) & (w < 1.0)
+    if frac.any():
+        bits[frac] = make_rng(rng).random(int(frac.sum())) < w[frac]
+    return bits
+
+
+def randomized_response_matrix(weights, *, epsilon: float, ledger: PrivacyLedger, rng, name: str,
+                                note: str) -> tuple[np.ndarray, float]:
+    """Randomized response on every pair's Bernoulli-rounded weight (pure epsilon-DP,
+    docs/privacy.md 4.5, 4.12), returned de-biased: ``(A_RR - p) / (1 - 2p)`` (dense, symmetric, zero diagonal), and ``p``."""
+    n = weights.shape[0]
+    iu, ju = np.triu_indices(n, 1)
+    bits = bernoulli_round(weights.toarray()[iu, ju], rng)
+    flipped = randomized_response(bits, epsilon=epsilon, ledger=ledger, name=name, rng=rng,
+                                  note=note)
+    del bits
+    p = flip_probability(epsilon)
+    W = np.zeros((n, n))
+    W[iu, ju] = (flipped - p) / math.tanh(epsilon / 2.0)  # 1 - 2p, exact at tiny epsilon
+    del flipped, iu, ju
+    W += W.T
+    return W, p
+
+
+def top_eigenpairs(W: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``rank`` eigenpairs of largest magnitude of a dense symmetric matrix."""
+    if W.shape[0] <= 400:
+        lam, vec = np.linalg.eigh(W)
+    else:
+        lam, vec = spla.eigsh(W, k=rank, which="LM", tol=1e-6, v0=arpack_start(W.shape[0]))
+    order = np.argsort(-np.abs(lam))[:rank]
+    return vec[:, order], lam[order]
+
+
+def fallback_randomized_response(weights, d_tilde: np.ndarray, rank: int, *, epsilon: float,
+                                  ledger: PrivacyLedger, rng: np.random.Generator):
+    """Halting branch: randomized response on every pair indicator, de-biased, truncated to the
+    ``rank`` eigenpairs of largest magnitude *in adjacency units* (normalizing by noisy degrees
+    first costs a lot of utility: BENCHMARKS.md), then expressed in the normalized frame of the
+    PCA route as an orthonormal basis and core: ``D~^-1/2 V diag(lam) V^T D~^-1/2 = B C B^T``.
+    Pure epsilon-DP (docs/privacy.md 4.5, 4.7, 4.12). Dense O(n^2) memory.
+    """
+    W, _ = randomized_response_matrix(weights, epsilon=epsilon, ledger=ledger, rng=rng,
+                                       name="fallback: randomized response",
+                                       note="PCA halted; exclusive branch (docs/privacy.md 4.7)")
+    V, lam = top_eigenpairs(W, rank)
+    del W
+    B, R = np.linalg.qr(V / np.sqrt(d_tilde)[:, None])
+    return B, (R * lam) @ R.T
+
+
+def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger: PrivacyLedger,
+            rng, screening=None, rr_postprocess: str = "posterior-degree") -> PrivateGraph:
+    """Randomized response on every pair indicator with all the budget left (pure DP, 4.5),
+    kept de-biased. The export (``post``): posterior means under an empirical-Bayes prior, or
+    the projection onto ``[0, 1]`` (perturb-and-project onto the box that contains every
+    adjacency matrix) with or without a rank-r truncation first. All of it after the draw is
+    post-processing. ``delta`` is not spent (pure DP)."""
+    post, gen = rr_postprocess, rng
+    n, labels = data.n, data.labels
+    report(f"randomized response on {n * (n - 1) // 2:,} node pairs (dense, {n:,} x {n:,})")
+    W, p = randomized_response_matrix(
+        data.weights, epsilon=epsilon, ledger=ledger, rng=gen,
+        name="randomized response (all pairs)",
+        note="one edge changes one pair indicator (docs/privacy.md 4.5)")
+    del data  # nothing below may see the input
+    degrees = W.sum(axis=1)  # unbiased degree estimates (post-processing)
+    basis = core = projected = None  # projected None: clip(W, 0, 1) on demand (weights())
+    if post == "low-rank":
+        basis, lam = top_eigenpairs(W, rank)
+        core = np.diag(lam)
+        projected = (basis * lam) @ basis.T
+        projected += projected.T
+        projected *= 0.5
+        np.clip(projected, 0.0, 1.0, out=projected)
+    diagnostics = {"route": "randomized-response", "screening": screening, "rank": rank,
+                   "flip_probability": p, "postprocess": post, "pca_halted": False,
+                   "low_rank_mechanism": "randomized response on all pairs" +
+                   (" (screened out of the PCA)" if screening else "")}
+    return PrivateGraph(labels=labels, degrees=degrees, normalizer=np.ones(n), basis=basis,
+                        core=core, projected=projected, ledger=ledger, diagnostics=diagnostics,
+                        unbiased=W)

@@ -1,0 +1,428 @@
+"""Private Max-2-CSP: privatize the label-extended graph, solve candidates, choose privately.
+
+d'Orsi & Novikov Sec. 7.3 (Thm 7.19 for 2-CSPs): the constraints are private, the variables and
+the alphabet public. Adjacent instances differ in one constraint ``(i, j, R, w)`` with
+``w`` in [0, 1] and ``|R| <= s`` (``relation_size``, public; default ``q*q``). The mechanism
+(proofs in docs/privacy.md, section 6):
+
+1. the label-extended graph ``L`` on the ``n q`` labels (Def. 7.9), entries clipped to [0, 1]
+   and rounded to {0, 1} by independent Bernoulli draws (exact for unit weights on distinct
+   label pairs); one constraint moves at most ``s`` of its pairs (6.1, 6.2);
+2. :func:`dpgraph.privatize` on ``L`` (the same routes as :func:`dpgraph.max_cut`: screening,
+   randomized response, PCA; ``privatize_options={"route": ...}``) at ``(eps_p / s, delta_0)``,
+   which group privacy turns into ``(eps_p, delta_p)`` for one constraint (6.3);
+3. post-processing: every candidate objective of the release (:meth:`PrivateGraph.objective`,
+   within-variable blocks zeroed) is solved by the degree-2 engine
+   (:func:`dpgraph.engine.solve_label_csp`); every distinct rounding is a candidate assignment;
+4. one candidate chosen by the monotone exponential mechanism on its value in the input
+   (sensitivity 1; 6.4); its value released by the Laplace mechanism (sensitivity 1; 6.5).
+
+Nothing returned is an unprivatized statistic of the input.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from dpgraph.privacy import (PrivacyLedger, laplace_mechanism, make_rng, monotone_exponential_mechanism,
+                      reproducible_tag)
+from dpgraph.privacy.validation import check_delta, check_epsilon
+from dpgraph.solve.cut import candidate_objectives, side_budgets
+from dpgraph.release.privatize import DEFAULT_RANK, PrivateGraph, privatize
+
+__all__ = ["PrivateCSPResult", "max_2csp", "group_privacy_delta", "rounded_label_graph",
+           "block_posterior_weights"]
+
+BLOCK_OBJECTIVE = "posterior-block"
+
+
+def group_privacy_delta(epsilon: float, delta: float, s: int) -> float:
+    r"""The per-pair delta ``delta_0`` whose s-fold group privacy is ``delta``.
+
+    An ``(eps_0, delta_0)``-DP mechanism is ``(s eps_0, delta_0 sum_{t<s} e^{t eps_0})``-DP for
+    inputs at distance s (docs/privacy.md 6.3); with ``eps_0 = epsilon / s`` this inverts it.
+
+    >>> round(group_privacy_delta(1.0, 1e-6, 1), 12)
+    1e-06
+    """
+    e0 = epsilon / s
+    return delta / math.fsum(math.exp(t * e0) for t in range(s))
+
+
+def rounded_label_graph(instance, rng) -> sp.csr_array:
+    """``L``: the label-extended adjacency clipped to [0, 1], each pair kept with probability
+    equal to its weight (upper triangle drawn, mirrored). 0/1 symmetric, zero diagonal blocks.
+    Deterministic for unit weights on distinct label pairs (docs/privacy.md 6.2)."""
+    A = sp.triu(instance.label_adjacency(), k=1).tocoo()
+    p = np.minimum(A.data, 1.0)
+    keep = p >= 1.0
+    frac = ~keep
+    if frac.any():
+        keep[frac] = make_rng(rng).random(int(frac.sum())) < p[frac]
+    r, c = A.row[keep], A.col[keep]
+    N = instance.n * instance.q
+    U = sp.coo_array((np.ones(r.size), (r, c)), shape=(N, N))
+    return sp.csr_array(U + U.T)
+
+
+def block_posterior_weights(unbiased, p: float, n: int, q: int, s: int,
+                            rho: float | None = None) -> np.ndarray:
+    r"""Posterior-mean label weights under a constraint-block prior (post-processing).
+
+    The randomized-response release ``Y`` of the label-extended graph (``unbiased`` is
+    ``(Y - p)/(1 - 2p)`` with zero diagonal, so ``Y = [unbiased > 0]``) is read block by block:
+    the :math:`q \times q` bits between variables i and j. Prior (empirical Bayes): the block
+    holds a constraint with probability :math:`\rho`, and then each label pair is in its
+    relation independently with probability :math:`\theta = s / q^2` (``s`` = the public
+    ``relation_size``); otherwise the block is empty. With :math:`\ell_1(y) = (1-p)^y p^{1-y}`
+    and :math:`\ell_0(y) = p^y (1-p)^{1-y}` (the bit's law given the pair on / off),
+
+    .. math::
+       P[\text{block on} \mid Y] = \frac{\rho \prod_e m_e}{\rho \prod_e m_e
+       + (1-\rho) \prod_e \ell_0(Y_e)},\quad m_e = \theta\ell_1(Y_e) + (1-\theta)\ell_0(Y_e),
+
+    and the weight of pair e is :math:`P[\text{block on} \mid Y]\, \theta\ell_1(Y_e) / m_e`,
+    the posterior probability that e is an allowed pair of a constraint. The product over the
+    block pools the q^2 bits of one constraint, which the pairwise de-biased release ignores.
+    :math:`\rho` is the de-biased number of label pairs over :math:`\theta q^2 \binom n2`,
+    clipped to [1e-4, 1 - 1e-4], unless given. A function of the release and of public n, q, s only: no
+    privacy cost (docs/privacy.md 6.4). Within-variable blocks are 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = 0.2
+    >>> Y = np.zeros((4, 4)); Y[0, 2] = Y[2, 0] = Y[1, 3] = Y[3, 1] = 1  # x_1 = x_0, q = 2
+    >>> U = (Y - p) / (1 - 2 * p); np.fill_diagonal(U, 0)
+    >>> W = block_posterior_weights(U, p, 2, 2, 2)
+    >>> bool(W[0, 2] > W[0, 3]), float(W[0, 1])
+    (True, 0.0)
+    """
+    U = np.asarray(unbiased, dtype=np.float64)
+    N = n * q
+    if U.shape != (N, N):
+        raise ValueError(f"unbiased must have shape ({N}, {N}), got {U.shape}")
+    if not 0.0 < p < 0.5:
+        raise ValueError(f"flip probability must lie in (0, 1/2), got {p!r}")
+    bit = U > 0
+    l1 = np.where(bit, 1.0 - p, p)
+    l0 = np.where(bit, p, 1.0 - p)
+    theta = min(float(s) / (q * q), 1.0)
+    mix = theta * l1 + (1.0 - theta) * l0
+    pairs = n * (n - 1) / 2.0
+    total = float(np.triu(U, k=1).sum())
+    if rho is None:
+        rho = float(np.clip(total / max(theta * q * q * pairs, 1e-300), 1e-4, 1.0 - 1e-4))
+    elif not 0.0 < rho < 1.0:
+        raise ValueError(f"rho must lie in (0, 1), got {rho!r}")
+    lmix = np.log(mix).reshape(n, q, n, q).sum(axis=(1, 3))
+    l0b = np.log(l0).reshape(n, q, n, q).sum(axis=(1, 3))
+    odds = math.log(rho) - math.log1p(-rho) + lmix - l0b
+    on = 1.0 / (1.0 + np.exp(-np.clip(odds, -700.0, 700.0)))
+    W = np.repeat(np.repeat(on, q, axis=0), q, axis=1) * (theta * l1 / mix)
+    block = np.arange(N) // q
+    W[block[:, None] == block[None, :]] = 0.0
+    return W
+
+
+@dataclass(eq=False)
+class PrivateCSPResult:
+    """Result of :func:`max_2csp`.
+
+    Attributes
+    ----------
+    assignment : dict
+        variable -> value in ``range(q)``.
+    estimated_value : float
+        Its value in the input plus Laplace noise (sensitivity 1; docs/privacy.md 6.5).
+    synthetic_value : float or None
+        Its value on the exported synthetic label-extended weights (post-processing; None on
+        the local route, which releases labels, not weights).
+    sdp_bound : float or None
+        Certified relaxation bound of the released objective it came from (post-processing;
+        None on the local route).
+    ledger : PrivacyLedger
+        Every charge, the privatize step as one group-privacy entry (its own per-pair ledger is
+        ``private_graph.ledger``).
+    private_graph : PrivateGraph
+        The release of the label-extended graph (labels ``(i, a)``).
+    solver : dict
+        The engine's output on the chosen objective.
+    diagnostics : dict
+    """
+
+    assignment: dict
+    estimated_value: float
+    synthetic_value: float | None
+    sdp_bound: float | None
+    ledger: PrivacyLedger
+    private_graph: PrivateGraph | None
+    solver: dict | None
+    diagnostics: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        eps, dlt = self.ledger.spent
+        syn = ("" if self.synthetic_value is None
+               else f", synthetic_value={self.synthetic_value:.6g}")
+        return (f"PrivateCSPResult(n={len(self.assignment)}, estimated_value="
+                f"{self.estimated_value:.6g}{syn}, "
+                f"epsilon={eps:.4g}, delta={dlt:.3g}, route={self.diagnostics.get('route')!r}"
+                f"{reproducible_tag(self.ledger)})")
+
+
+def _check_instance(instance, relation_size):
+    from dpgraph.engine import CSPInstance
+
+    if not isinstance(instance, CSPInstance):
+        raise TypeError(f"instance must be a dpgraph.engine.CSPInstance, got {type(instance).__name__}")
+    n, q = instance.n, instance.q
+    if n < 2:
+        raise ValueError(f"max_2csp needs at least 2 variables, got {n}")
+    if q < 2:
+        raise ValueError(f"max_2csp needs an alphabet of at least 2 values, got q = {q}")
+    s = q * q if relation_size is None else relation_size
+    if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 1 <= s <= q * q:
+        raise ValueError(f"relation_size must be an integer in [1, q*q = {q * q}], got {relation_size!r}")
+    for k, (i, j, rel, w) in enumerate(instance.constraints):
+        if not 0.0 <= w <= 1.0:
+            raise ValueError(f"constraint #{k} has weight {w:g}; max_2csp protects instances whose "
+                             f"constraint weights lie in [0, 1] (one constraint added or removed "
+                             f"is the adjacency): rescale the weights")
+        if len(rel) > s:
+            raise ValueError(f"constraint #{k} allows {len(rel)} label pairs, more than "
+                             f"relation_size = {s} (the public bound of the adjacency)")
+    return int(s)
+
+
+def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: float):
+    """Max-2-CSP on the degree-ordered local route (docs/privacy.md 14.7): labels chosen one
+    variable at a time by the exponential mechanism on the weight of the constraints to decided
+    variables (each constraint read once), then the Laplace estimate of the assignment's value
+    (6.5). Pure epsilon-DP, no group privacy: one constraint moves one variable's scores by at
+    most its weight, whatever its relation."""
+    from dpgraph.engine.twocsp_sdp import label_values
+    from dpgraph.release.routes.local import release_local_labels
+
+    epsilon = ledger.epsilon
+    eps_estimate = estimate_share * epsilon
+    A_true = instance.label_adjacency()  # NOT private: read only through the releases below
+    x, order = release_local_labels(A_true, instance.variable_weights(), instance.q,
+                                    epsilon=epsilon - eps_estimate, ledger=ledger, rng=rng)
+    estimate, _ = laplace_mechanism(
+        float(label_values(A_true, x[None, :], instance.q)[0]), sensitivity=1.0,
+        epsilon=eps_estimate, ledger=ledger, name="value of the returned assignment", rng=rng,
+        note="fixed assignment; one constraint of weight <= 1 (docs/privacy.md 6.5)")
+    del A_true
+    return PrivateCSPResult(
+        assignment={i: int(a) for i, a in enumerate(x)}, estimated_value=float(estimate),
+        synthetic_value=None, sdp_bound=None, ledger=ledger, private_graph=None, solver=None,
+        diagnostics={"route": "local", "order": order, "objective": "local decisions",
+                     "candidates": ("local decisions",), "candidate_assignments": 1,
+                     "unspent": "pure epsilon-DP route: delta is not spent"})
+
+
+def _objective_names(pg, candidates, rank) -> tuple:
+    """The objectives to solve: ``candidates`` as in :func:`dpgraph.max_cut`, plus
+    ``"posterior-block"`` (asked for by name, or by ``"auto"`` on the randomized-response route)."""
+    if isinstance(candidates, str):
+        asked = [candidates]
+    else:
+        try:
+            asked = list(candidates)
+        except TypeError:
+            raise ValueError(f"candidates must be 'auto', an objective name or a sequence of "
+                             f"names, got {candidates!r}") from None
+    rr = pg.unbiased is not None
+    if BLOCK_OBJECTIVE in asked and not rr:
+        raise ValueError(f"objective {BLOCK_OBJECTIVE!r} needs the randomized-response route; "
+                         f"this release took {pg.diagnostics.get('route')!r}")
+    others = [c for c in asked if c != BLOCK_OBJECTIVE]
+    names = ()
+    if others:
+        try:
+            names = candidate_objectives(pg, others[0] if len(others) == 1 else others, rank)
+        except ValueError:
+            offered = (*pg.objective_names(rank), *((BLOCK_OBJECTIVE,) if rr else ()))
+            raise ValueError(f"candidates={candidates!r}: this release "
+                             f"({pg.diagnostics.get('route')} route) offers {offered}") from None
+    if rr and (BLOCK_OBJECTIVE in asked or asked == ["auto"]):
+        names = (*names, BLOCK_OBJECTIVE)
+    if not names:
+        raise ValueError(f"candidates={candidates!r} names no objective")
+    return names
+
+
+def _check_dense_release(N: int, rank: int, privatize_options: dict | None) -> None:
+    """Refuse, before any draw, a route that does not release the label-extended graph's dense
+    ``N x N`` objective (``N = n q``), which the solver and the synthetic value read, or a dense
+    release that does not fit in memory. Uses public ``N``, the requested route and the machine's
+    memory only."""
+    from dpgraph.release.routes import DENSE_ROUTES, check_memory, route_module
+
+    route = (privatize_options or {}).get("route")
+    if route not in DENSE_ROUTES:
+        raise ValueError(f"max_2csp solves the label-extended graph's dense n q x n q objective; "
+                         f"privatize_options route={route!r} does not release one: leave the "
+                         f"route unset (the local route), or use 'pca' or 'randomized-response'")
+    check_memory(route_module(route).estimated_memory(N, 0, rank),
+                 what=f"max_2csp's dense release ({route}) of {N:,} label pairs",
+                 alternative="Leave privatize_options' route unset (the local route, O(m)), or "
+                             "use fewer variables or labels.")
+
+
+def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
+             relation_size: int | None = None, estimate_share: float = 0.01,
+             select_share: float = 0.02, candidates="auto", solver_options: dict | None = None,
+             privatize_options: dict | None = None) -> PrivateCSPResult:
+    """Edge-(epsilon, delta)-DP Max-2-CSP: the constraints are private (docs/privacy.md 6).
+
+    By default (``privatize_options`` without a ``route``, or ``route="local"``) the
+    degree-ordered local route labels the variables one by one (docs/privacy.md 14.7; pure
+    epsilon-DP, ``relation_size``, ``rank``, ``candidates`` and ``select_share`` unused). With
+    ``privatize_options={"route": ...}`` naming a spectral or randomized-response route, the
+    label-extended graph is privatized with group privacy over ``relation_size`` pairs and
+    solved by the engine (the steps of the module docstring).
+
+    Parameters
+    ----------
+    instance : dpgraph.engine.CSPInstance
+        Constraint weights must lie in [0, 1].
+    epsilon, delta : float
+        Budget for one constraint added or removed (``delta=0``: pure DP, the local route).
+    rank : int or None
+        Rank of the private release of the label-extended graph (:func:`dpgraph.privatize`;
+        spectral routes). None (default): 8, capped at ``n q - 2`` on tiny instances.
+    rng : None, int or numpy.random.Generator
+    relation_size : int, optional
+        Public bound s on the number of allowed label pairs of one constraint (default
+        ``q*q``); the release costs group privacy over s pairs, so a tight bound (e.g. q for
+        permutation constraints, ``q*(q-1)`` for "not equal") is worth giving.
+    estimate_share, select_share : float
+        Fractions of epsilon for the Laplace estimate (6.5) and the private choice (6.4); the
+        rest goes to the release.
+    candidates : "auto", str or sequence of str
+        Objectives of the release to solve (:meth:`PrivateGraph.objective_names`, and
+        ``"posterior-block"``, :func:`block_posterior_weights`, on the randomized-response
+        route); ``"auto"``: those :func:`dpgraph.max_cut` would solve plus ``"posterior-block"``
+        where the route is randomized response.
+    solver_options : dict
+        Passed to :func:`dpgraph.engine.solve_label_csp`.
+    privatize_options : dict
+        Passed to :func:`dpgraph.privatize` (e.g. ``route``, ``rr_postprocess``). Default
+        ``synthetic_share=None``: like :func:`dpgraph.max_cut`, no synthetic block model is
+        released, so the route keeps the whole release budget (``"auto"`` would spend 30% of it
+        on an export ``max_2csp`` never uses).
+
+    Returns
+    -------
+    PrivateCSPResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpgraph.engine import CSPInstance
+    >>> rng = np.random.default_rng(0)
+    >>> cons = [(i, j, {(a, b) for a in range(3) for b in range(3) if a != b}, 1.0)
+    ...         for i in range(30) for j in range(i + 1, 30) if rng.random() < 0.3]
+    >>> res = max_2csp(CSPInstance(30, 3, cons), epsilon=2.0, delta=1e-6, rank=2, rng=1,
+    ...                relation_size=6)
+    >>> sorted(set(res.assignment.values())) <= [0, 1, 2], res.ledger.spent[0] <= 2.0
+    (True, True)
+    """
+    from dpgraph.engine.twocsp_sdp import label_values, solve_label_csp
+
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=True)
+    s = _check_instance(instance, relation_size)
+    for name, v in (("estimate_share", estimate_share), ("select_share", select_share)):
+        if not 0 < float(v) < 1:
+            raise ValueError(f"{name} must lie strictly between 0 and 1, got {v!r}")
+    if estimate_share + select_share >= 1:
+        raise ValueError("estimate_share + select_share must be < 1 (the rest privatizes)")
+    n, q = instance.n, instance.q
+    N = n * q
+    if rank is None:
+        rank = max(1, min(DEFAULT_RANK, N - 2))
+    if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank < N - 1:
+        raise ValueError(f"rank must be an integer in [1, n q - 2 = {N - 2}], got {rank!r}")
+    gen = make_rng(rng)
+    ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
+    route = (privatize_options or {}).get("route", "auto")
+    if route in ("auto", "local"):
+        return _max_2csp_local(instance, ledger=ledger, rng=gen, estimate_share=estimate_share)
+    if delta == 0:
+        raise ValueError(f"delta=0 asks for pure epsilon-DP: leave privatize_options['route'] "
+                         f"unset (the local route) instead of {route!r}, or pass delta > 0")
+    _check_dense_release(N, rank, privatize_options)  # before anything is drawn
+    eps_select, eps_estimate = side_budgets(epsilon, select_share, estimate_share)
+    eps_p = epsilon - eps_select - eps_estimate
+    dlt_0 = group_privacy_delta(eps_p, delta, s)
+    L = rounded_label_graph(instance, gen)  # docs/privacy.md 6.2 (Bernoulli rounding)
+    labels = tuple((i, a) for i in range(n) for a in range(q))
+    from dpgraph.graph import from_matrix
+
+    ledger.charge(f"privatize the label-extended graph (group privacy over {s} pairs)",
+                  mechanism="group privacy", epsilon=eps_p, delta=delta,
+                  note=f"dpgraph.privatize at (eps/{s}, delta_0 = {dlt_0:.3g}) per label pair; "
+                       f"one constraint moves <= {s} pairs (docs/privacy.md 6.1-6.3)")
+    # no block-model export by default (as max_cut): the whole eps_p goes to the route
+    popts = {"synthetic_share": None, **(privatize_options or {})}
+    pg = privatize(from_matrix(L, labels, source="label-extended graph"), epsilon=eps_p / s,
+                   delta=dlt_0, rank=rank, rng=gen, **popts)
+    del L  # nothing below reads the input except the releases 6.4 and 6.5
+    names = _objective_names(pg, candidates, rank)
+    block = np.arange(N) // q
+    same = block[:, None] == block[None, :]
+    opts = dict(solver_options or {})
+    outs = []
+    for name in names:
+        if name == BLOCK_OBJECTIVE:
+            W = block_posterior_weights(pg.unbiased, float(pg.diagnostics["flip_probability"]),
+                                        n, q, s)
+        else:
+            W = np.array(pg.objective(name), dtype=np.float64)
+        W[same] = 0.0  # public: no constraint relates a variable to itself
+        outs.append(solve_label_csp(W, n, q, rng=gen, **opts))
+        del W
+    pool, owner = [], []
+    seen = set()
+    for k, out in enumerate(outs):
+        for row in np.vstack([out["x"][None, :], out["rounded"]]):
+            key = row.tobytes()
+            if key not in seen:
+                seen.add(key)
+                pool.append(row)
+                owner.append(k)
+    pool = np.vstack(pool)
+    A_true = instance.label_adjacency()  # NOT private: read only through the releases below
+    chosen = 0
+    if pool.shape[0] > 1:
+        # fixed candidates; one constraint (w <= 1) moves every value by 0 or w, in one direction
+        chosen = monotone_exponential_mechanism(
+            label_values(A_true, pool, q), sensitivity=1.0, epsilon=eps_select, ledger=ledger,
+            name="choice among candidate assignments", rng=gen,
+            note=f"{pool.shape[0]} distinct roundings of {len(names)} objectives {names}; "
+                 f"monotone values (docs/privacy.md 6.4)")
+    x = pool[chosen]
+    estimate, _ = laplace_mechanism(
+        float(label_values(A_true, x[None, :], q)[0]), sensitivity=1.0, epsilon=eps_estimate,
+        ledger=ledger, name="value of the returned assignment", rng=gen,
+        note="fixed assignment; one constraint of weight <= 1 (docs/privacy.md 6.5)")
+    del A_true
+    Wsyn = np.array(pg.weights(), dtype=np.float64)
+    Wsyn[same] = 0.0
+    synthetic_value = float(label_values(Wsyn, x[None, :], q)[0])
+    del Wsyn
+    res = outs[owner[chosen]]
+    return PrivateCSPResult(
+        assignment={i: int(a) for i, a in enumerate(x)}, estimated_value=float(estimate),
+        synthetic_value=synthetic_value, sdp_bound=float(res["upper_bound"]), ledger=ledger,
+        private_graph=pg, solver=res,
+        diagnostics={"route": pg.diagnostics.get("route"), "relation_size": s,
+                     "pair_epsilon": eps_p / s, "pair_delta": dlt_0,
+                     "objective": names[owner[chosen]], "candidates": names,
+                     "candidate_assignments": int(pool.shape[0])})
