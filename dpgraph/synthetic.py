@@ -679,7 +679,7 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
 
 # ----------------------------------------------------------------------------- release_synthetic
 #
-# A dedicated synthetic-graph release (docs/privacy.md 7.6-7.11): pure epsilon-DP, no
+# A dedicated synthetic-graph release (docs/privacy.md 7.6-7.10): pure epsilon-DP, no
 # n x n array and no eigensolve. What ``dpgraph synth`` runs by default.
 
 # share of epsilon for the communities (the rest: the block model, the degree classes and the
@@ -707,12 +707,12 @@ MAX_GROUPS = 2000
 RANDOM_INIT_FROM = 3.0
 RANDOM_INIT_LABELS = 12
 RANDOM_INIT_ROUNDS = 4
-# share of epsilon for the edge counts between degree classes (docs/privacy.md 7.10); the
+# share of epsilon for the edge counts between degree classes (docs/privacy.md 7.9); the
 # counts are sums over many edges, so a small share suffices. At most MAX_DEGREE_BINS classes.
 DEGREE_BIN_SHARE = 0.05
 MAX_DEGREE_BINS = 16
 DEGREE_CLASS_RATIO = 2.0  # each class spans this factor of degrees
-# share of epsilon for the total edge weight (docs/privacy.md 7.11): a single count of L1
+# share of epsilon for the total edge weight (docs/privacy.md 7.10): a single count of L1
 # sensitivity 1, so a small share pins it to within 1 / (EDGE_COUNT_SHARE eps) edges on average
 # (50 edges at epsilon 1), where the sum of the block counts carries the noise of every node's
 # released inside degree (chameleon at epsilon 0.5: up to 5.5% short; BENCHMARKS.md)
@@ -928,7 +928,7 @@ def release_degree_mixing(data: GraphData, bins, *, epsilon: float, ledger: Priv
     """The edge counts between degree classes, released with Laplace noise of scale
     ``1 / epsilon`` (pure ``epsilon``-DP): the ``B (B + 1) / 2`` entries of
     :func:`block_edge_counts` for the classes ``bins``. One edge lies in exactly one pair of
-    classes, so the L1 sensitivity is 1 (docs/privacy.md 7.10), provided ``bins`` depends on
+    classes, so the L1 sensitivity is 1 (docs/privacy.md 7.9), provided ``bins`` depends on
     ``data`` only through earlier releases (adaptive composition; :func:`degree_bins` of the
     released degrees). Returns the symmetric ``B x B`` matrix, clipped at 0 (diagonal: edges
     inside a class).
@@ -952,7 +952,7 @@ def release_degree_mixing(data: GraphData, bins, *, epsilon: float, ledger: Priv
         block_edge_counts(data.weights, b)[iu], sensitivity=1.0, epsilon=epsilon, ledger=ledger,
         name="synthetic: degree-class edge counts", rng=make_rng(rng),
         note=f"{B} degree classes of the released degrees; one edge lies in one class pair "
-             "(docs/privacy.md 7.10)")
+             "(docs/privacy.md 7.9)")
     M = np.zeros((B, B))
     M[iu] = np.maximum(counts, 0.0)
     return M + np.triu(M, 1).T
@@ -1054,7 +1054,7 @@ def split_by_degree_bins(bm: BlockModel, bins, mixing: np.ndarray, *, rng=None,
 def release_edge_count(data: GraphData, *, epsilon: float, ledger: PrivacyLedger,
                        rng=None) -> float:
     """The total edge weight ``sum_{u < v} A_uv`` plus Laplace noise of scale ``1 / epsilon``
-    (pure ``epsilon``-DP: one pair changes it by ``|t| <= 1``, docs/privacy.md 7.11).
+    (pure ``epsilon``-DP: one pair changes it by ``|t| <= 1``, docs/privacy.md 7.10).
 
     Examples
     --------
@@ -1069,7 +1069,7 @@ def release_edge_count(data: GraphData, *, epsilon: float, ledger: PrivacyLedger
     total = float(sp.csr_array(data.weights).sum()) / 2.0
     m_hat, _ = laplace_mechanism(total, sensitivity=1.0, epsilon=epsilon, ledger=ledger,
                                  name="synthetic: total edge weight", rng=make_rng(rng),
-                                 note="one pair changes the total by <= 1 (docs/privacy.md 7.11)")
+                                 note="one pair changes the total by <= 1 (docs/privacy.md 7.10)")
     return m_hat
 
 
@@ -1244,7 +1244,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
 
     Cheaper than :func:`dpgraph.privatize` for this one use: ``O(m + n k + g^2)`` time and
     memory (``k`` communities, ``g <= MAX_GROUPS`` super-nodes), no eigensolve, no n x n array.
-    Steps (docs/privacy.md 7.6-7.11):
+    Steps (docs/privacy.md 7.6-7.10):
 
     1. ``community_share * epsilon``: a private community partition
        (:func:`private_communities`: Louvain on a noisy super-graph of random super-nodes, or
