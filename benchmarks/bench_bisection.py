@@ -1,4 +1,4 @@
-"""Max-Bisection measurements of BENCHMARKS.md (issue 13 and the factor-form rebalance).
+"""Max-Bisection measurements of benchmarks/NOTES.md (bisection anneal, factor-form rebalance).
 
 Usage (repository root, ``DPGRAPH_DATA`` set for the G-set modes):
 

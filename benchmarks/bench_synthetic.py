@@ -27,7 +27,7 @@ Usage (from the repository root):
         --graphs chameleon,facebook --epsilons 0.5,1,2,4 --seeds 10
 Writes benchmarks/out/synthetic_<graph>.json and .png and prints a table (mean over seeds), and
 for each cell where dpgraph is behind, Welch's t over the seeds. 10 seeds by default: with 3,
-the list of losing cells changed from run to run (BENCHMARKS.md, issue 18, seventh session).
+the list of losing cells changed from run to run (benchmarks/NOTES.md, "Synthetic graphs").
 """
 
 import argparse

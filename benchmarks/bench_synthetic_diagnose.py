@@ -1,5 +1,5 @@
 """Why the cells where ``release_synthetic`` stays behind the PrivGraph-style baseline are
-behind (issue 18): the measurements behind BENCHMARKS.md's seventh-session diagnosis.
+behind: the measurements behind the diagnoses in benchmarks/NOTES.md ("Synthetic graphs").
 
 NOT PRIVATE: every number here reads the true graph (benchmark use only).
 

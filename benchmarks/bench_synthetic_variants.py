@@ -4,7 +4,7 @@ Each ``--variant NAME:KWARGS|PATCHES`` adds a method NAME that runs ``release_sy
 the keyword arguments KWARGS (e.g. ``bin_share=0.1``) while the module constants PATCHES of
 ``dpgraph.synthetic.block_model`` are set (e.g. ``DEGREE_CLASS_RATIO=4.0,MIN_TOP_CLASS=100``; restored
 after each call). Every other argument is bench_synthetic's; list the variants in
-``--methods``. How BENCHMARKS.md's "tried" rows were run, e.g.:
+``--methods``. How the variants in benchmarks/NOTES.md were run, e.g.:
 
     PYTHONPATH=. python benchmarks/bench_synthetic_variants.py --seeds 3 \\
         --variant 'r4:|DEGREE_CLASS_RATIO=4.0' --variant 'nobins:bin_share=0.0|' \\

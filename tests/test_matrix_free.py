@@ -154,8 +154,8 @@ def test_release_is_randomized_and_budget_checked():
 
 def test_recovers_planted_cut():
     """Independent reference: the planted partition. At n = 3000, mean degree 100, epsilon 2
-    the noise is far below the signal (BENCHMARKS.md, issue 11), so the sign of the private
-    direction agrees with the planted sides on >= 97% of the nodes for every seed."""
+    the noise is far below the signal (BENCHMARKS.md, "Million-node graphs"), so the sign of the
+    private direction agrees with the planted sides on >= 97% of the nodes for every seed."""
     inst = planted_cut(3000, 100.0, rng=5)
     truth = 2.0 * inst.partition - 1.0
     for seed in range(3):

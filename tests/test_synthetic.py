@@ -362,11 +362,11 @@ def test_release_synthetic_refuses_weights_outside_the_unit_interval():
 
 
 # ----------------------------------------------------------------------------- degree classes
-# (docs/privacy.md 7.10)
+# (docs/privacy.md 7.9)
 
 
 def test_degree_class_counts_sensitivity_is_one(graph_and_blocks):
-    """docs/privacy.md 7.10: for classes fixed before the release (a function of earlier
+    """docs/privacy.md 7.9: for classes fixed before the release (a function of earlier
     releases), one edge changes the class-pair counts by exactly 1 in L1, and the release
     charges its epsilon once."""
     from dpgraph.synthetic.block_model import degree_bins, release_degree_mixing
@@ -553,11 +553,11 @@ def test_sampler_fill_realises_nearly_complete_counts(monkeypatch, enumerate_lim
 
 
 # ----------------------------------------------------------------------------- edge count
-# (docs/privacy.md 7.11)
+# (docs/privacy.md 7.10)
 
 
 def test_total_edge_weight_sensitivity_is_one(graph_and_blocks):
-    """docs/privacy.md 7.11: one edge changes the released total edge weight by exactly 1,
+    """docs/privacy.md 7.10: one edge changes the released total edge weight by exactly 1,
     and the release charges its epsilon once at Laplace scale 1 / epsilon."""
     from dpgraph.graph import from_matrix
     from dpgraph.synthetic.block_model import release_edge_count

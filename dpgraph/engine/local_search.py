@@ -707,7 +707,7 @@ def improve_cut(op: WeightOperator, x0, *, balanced: bool = False, time_limit: f
             # time and is the better start where the maximum cut is nearly balanced (G81: 13956
             # vs 13842 in 3 s; G35 7680 vs 7669); the balance-penalised one where it is far from
             # balanced (K_100,900 plus 20,000 edges inside the 900: 62045 vs 61756;
-            # benchmarks/bench_bisection.py anneal, BENCHMARKS.md issue 13)
+            # benchmarks/bench_bisection.py anneal, benchmarks/NOTES.md)
             half = 0.5 * _ANNEAL_SHARE * time_limit
             xf, _, sf = anneal(op, x0, time_limit=half, rng=gen, prepared=prep)
             xp, _, sp_ = anneal(op, x0, time_limit=half, balanced=True, rng=gen, prepared=prep)

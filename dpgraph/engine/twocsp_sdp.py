@@ -91,7 +91,7 @@ def default_label_rank(n: int, q: int) -> int:
     Barvinok-Pataki would ask for :math:`k(k+1)/2` above the number of constraints; the optima
     we measured have far lower rank, and the certificate reports any rank that was too small:
     a factor too narrow leaves a positive top eigenvalue of the dual matrix S however long the
-    ascent runs. Measured on the random q = 3 family at n = 10,000 (BENCHMARKS.md, issue 14):
+    ascent runs. Measured on the random q = 3 family at n = 10,000 (benchmarks/NOTES.md, Max-2-CSP):
     k = 24 stalls at :math:`\lambda_{\max}(S) \approx 0.010` (relative gap 3.7e-3 after 3,100
     iterations), k = 48 reaches 5e-5 (gap 1.9e-5) in 1,300 iterations, a higher relaxation
     value.
@@ -464,8 +464,8 @@ def _gershgorin_top(S: sp.csr_array) -> float:
 def ldl_memory_estimate(N: int, nnz: int) -> int:
     """Bytes the sparse LDL^T certificate may need for an N x N matrix with nnz nonzeros: the
     worst case of a fully filled factor (L and U, 12 bytes per stored entry with its index),
-    plus the matrix. The fill measured on the random q = 3 family is far lower (BENCHMARKS.md,
-    issue 14: 22M entries, 1.2 GB peak at N = 20,001, against this bound of 4.8 GB)."""
+    plus the matrix. The fill measured on the random q = 3 family is far lower (benchmarks/NOTES.md,
+    Max-2-CSP: 22M entries, 1.2 GB peak at N = 20,001, against this bound of 4.8 GB)."""
     return int(12 * N * N + 40 * nnz)
 
 

@@ -20,7 +20,7 @@ function of the released ``Y`` and public parameters: post-processing (docs/priv
 * ``degree_prior``: ``pi_ij = d_i d_j / sum(d)`` (Chung-Lu) with ``d`` the de-biased row sums,
   floored at 1.
 
-No single prior wins everywhere (BENCHMARKS.md, "Private pipeline"): the block prior helps on
+No single prior wins everywhere (benchmarks/NOTES.md, "Private Max-Cut"): the block prior helps on
 planted disassortative graphs and on chameleon at epsilon 1 and hurts on facebook and on
 chameleon at epsilon 4. :func:`dpgraph.max_cut` therefore solves several candidates and
 selects among them privately (docs/privacy.md 4.11).

@@ -44,8 +44,9 @@ __all__ = ["PrivateGraph", "privatize", "input_graph", "check_private_graph_inpu
 # Default budget shares of privatize; dpgraph.max_cut, which makes the screening release itself,
 # predicts the route with the same values.
 DEGREE_SHARE, TAIL_SHARE, CORE_SHARE, SCREEN_SHARE = 0.05, 0.05, 0.1, 0.005
-# route="auto" takes the matrix-free route from this many nodes on (BENCHMARKS.md, "Matrix-free
-# route": where it starts to beat the dense routes), or earlier when a dense route does not fit.
+# route="auto" takes the matrix-free route from this many nodes on (benchmarks/NOTES.md,
+# "Million-node graphs": where it starts to beat the dense routes), or earlier when a dense
+# route does not fit.
 MATRIX_FREE_MIN_N = 15000
 
 # Heuristic (utility only, never privacy): the rank-r spectral gap of the regularized

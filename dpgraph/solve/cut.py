@@ -44,12 +44,12 @@ _ONE_OBJECTIVE_ABOVE_N = 5000
 # Solver tolerance of the candidate solves. The instances are noisy releases, and the private
 # choice among the roundings of several objectives matters more than the last digits of any one
 # SDP: at 1e-3 the four solves of a 1,000-node release take ~2.4 s instead of ~6 s at 1e-4
-# with the same transfer ratio (BENCHMARKS.md, "Fit the NetworkX world").
+# with the same transfer ratio (benchmarks/NOTES.md, "Small graphs").
 SOLVER_TOL = 1e-3
 # Burer-Monteiro rank of the candidate solves: at most 16 instead of the engine's default of up
 # to 32 (each SDP product and rounding costs O(n^2 r) on the dense objectives); the releases'
-# signal is of low rank, and the transfer ratios stay as they were (BENCHMARKS.md, "Fit the
-# NetworkX world"). Passing solver_options={"rank": ...} overrides it.
+# signal is of low rank, and the transfer ratios stay as they were (benchmarks/NOTES.md,
+# "Small graphs"). Passing solver_options={"rank": ...} overrides it.
 SOLVER_MAX_RANK = 16
 
 

@@ -400,7 +400,7 @@ def consistent_block_model(blocks, counts: np.ndarray, degrees: np.ndarray, *, i
     Hay et al.'s isotonic regression (ICDM 2009) smooths noise added to the *sorted* true
     sequence, whereas here each node's degree carries its own noise. Where many degrees are
     small and noisy, the clip at 1 makes them sum to more than twice the released edge count
-    (BENCHMARKS.md, issue 18).
+    (benchmarks/NOTES.md, "Synthetic graphs").
 
     Examples
     --------
@@ -544,7 +544,7 @@ def _accept(keys, u, v, pair_of, need, n):
 ANCHOR_RETRIES = 5
 # how an anchor edge picks its partner inside the drawn block: "degree" (in proportion to the
 # released degrees, like every other endpoint) or "uniform" (every member alike). Measured
-# (BENCHMARKS.md, issue 18, seventh session): "uniform" gives better degree distances, paths and
+# (benchmarks/NOTES.md, "Synthetic graphs"): "uniform" gives better degree distances, paths and
 # NMI on chameleon, facebook, ca-hepph and email-Enron (36 of 140 cells better beyond 2 standard
 # errors, 2 worse) but worse on the sparse soc-douban (degree KL 0.19 -> 0.38 at epsilon 1). It
 # lifts the nodes whose released degree sits at the floor of 1: their true mean degree is 5-11
@@ -680,12 +680,12 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
 
 # ----------------------------------------------------------------------------- release_synthetic
 #
-# A dedicated synthetic-graph release (docs/privacy.md 7.6-7.11): pure epsilon-DP, no
+# A dedicated synthetic-graph release (docs/privacy.md 7.6-7.10): pure epsilon-DP, no
 # n x n array and no eigensolve. What ``dpgraph synth`` runs by default.
 
 # share of epsilon for the communities (the rest: the block model, the degree classes and the
 # edge count); of that, INIT_SHARE for the super-graph and the rest for the refinement. 0.75 was
-# chosen on chameleon and ca-hepph at epsilon 1 and 4 (BENCHMARKS.md, "Private synthetic
+# chosen on chameleon and ca-hepph at epsilon 1 and 4 (benchmarks/NOTES.md, "Synthetic
 # graphs"); the edge count's 0.02 comes out of it, not out of the block model's 0.2: taken from
 # the block model it made the degree mixing worse at epsilon 0.5 (chameleon, assortativity
 # error 0.51 -> 0.76, 3 seeds), taken from here it changed no other cell beyond 2 standard errors
@@ -704,24 +704,24 @@ MAX_GROUPS = 2000
 # refinement rounds), which opens more communities than the super-graph's 3-7. Below it the
 # per-node noise of the refinement is too large for 12 labels (chameleon, ca-hepph at epsilon 2
 # lost NMI and modularity). Chosen on chameleon, facebook, ca-hepph at epsilon 2, 3, 4
-# (BENCHMARKS.md, "Private synthetic graphs (issue 18)", fifth session).
+# (benchmarks/NOTES.md, "Synthetic graphs").
 RANDOM_INIT_FROM = 3.0
 RANDOM_INIT_LABELS = 12
 RANDOM_INIT_ROUNDS = 4
-# share of epsilon for the edge counts between degree classes (docs/privacy.md 7.10); the
+# share of epsilon for the edge counts between degree classes (docs/privacy.md 7.9); the
 # counts are sums over many edges, so a small share suffices. At most MAX_DEGREE_BINS classes.
 DEGREE_BIN_SHARE = 0.05
 MAX_DEGREE_BINS = 16
 DEGREE_CLASS_RATIO = 2.0  # each class spans this factor of degrees
-# share of epsilon for the total edge weight (docs/privacy.md 7.11): a single count of L1
+# share of epsilon for the total edge weight (docs/privacy.md 7.10): a single count of L1
 # sensitivity 1, so a small share pins it to within 1 / (EDGE_COUNT_SHARE eps) edges on average
 # (50 edges at epsilon 1), where the sum of the block counts carries the noise of every node's
-# released inside degree (chameleon at epsilon 0.5: up to 5.5% short; BENCHMARKS.md)
+# released inside degree (chameleon at epsilon 0.5: up to 5.5% short; benchmarks/NOTES.md)
 EDGE_COUNT_SHARE = 0.02
 # at most this many (community, class) blocks: the fit holds (k B)^2 floats (32 MB at 2048)
 MAX_SPLIT_BLOCKS = 2048
 # the top degree class holds at least this many nodes (measured on chameleon, facebook,
-# ca-hepph: 32 gave 108 of 120 benchmark cells, 1 gave 104 and 100 gave 105; BENCHMARKS.md)
+# ca-hepph: 32 gave 108 of 120 benchmark cells, 1 gave 104 and 100 gave 105; benchmarks/NOTES.md)
 MIN_TOP_CLASS = 32
 
 
@@ -845,7 +845,7 @@ def split_block_scales(n: int, k: int, epsilon: float,
 # pseudo-counts (in units of the across degrees' noise scale) that shrink each node's released
 # inside share towards its block's: 1 pulled the shares of most nodes to the block's (chameleon
 # at epsilon 1: modularity error 0.806, EVC 0.594); 0-0.25 all did better (0.78, 0.59-0.67;
-# 108 -> 108-112 of 120 benchmark cells), 0.1 is the middle of that range (BENCHMARKS.md).
+# 108 -> 108-112 of 120 benchmark cells), 0.1 is the middle of that range (benchmarks/NOTES.md).
 INSIDE_SHRINK = 0.1
 
 
@@ -929,7 +929,7 @@ def release_degree_mixing(data: GraphData, bins, *, epsilon: float, ledger: Priv
     """The edge counts between degree classes, released with Laplace noise of scale
     ``1 / epsilon`` (pure ``epsilon``-DP): the ``B (B + 1) / 2`` entries of
     :func:`block_edge_counts` for the classes ``bins``. One edge lies in exactly one pair of
-    classes, so the L1 sensitivity is 1 (docs/privacy.md 7.10), provided ``bins`` depends on
+    classes, so the L1 sensitivity is 1 (docs/privacy.md 7.9), provided ``bins`` depends on
     ``data`` only through earlier releases (adaptive composition; :func:`degree_bins` of the
     released degrees). Returns the symmetric ``B x B`` matrix, clipped at 0 (diagonal: edges
     inside a class).
@@ -953,7 +953,7 @@ def release_degree_mixing(data: GraphData, bins, *, epsilon: float, ledger: Priv
         block_edge_counts(data.weights, b)[iu], sensitivity=1.0, epsilon=epsilon, ledger=ledger,
         name="synthetic: degree-class edge counts", rng=make_rng(rng),
         note=f"{B} degree classes of the released degrees; one edge lies in one class pair "
-             "(docs/privacy.md 7.10)")
+             "(docs/privacy.md 7.9)")
     M = np.zeros((B, B))
     M[iu] = np.maximum(counts, 0.0)
     return M + np.triu(M, 1).T
@@ -1055,7 +1055,7 @@ def split_by_degree_bins(bm: BlockModel, bins, mixing: np.ndarray, *, rng=None,
 def release_edge_count(data: GraphData, *, epsilon: float, ledger: PrivacyLedger,
                        rng=None) -> float:
     """The total edge weight ``sum_{u < v} A_uv`` plus Laplace noise of scale ``1 / epsilon``
-    (pure ``epsilon``-DP: one pair changes it by ``|t| <= 1``, docs/privacy.md 7.11).
+    (pure ``epsilon``-DP: one pair changes it by ``|t| <= 1``, docs/privacy.md 7.10).
 
     Examples
     --------
@@ -1070,7 +1070,7 @@ def release_edge_count(data: GraphData, *, epsilon: float, ledger: PrivacyLedger
     total = float(sp.csr_array(data.weights).sum()) / 2.0
     m_hat, _ = laplace_mechanism(total, sensitivity=1.0, epsilon=epsilon, ledger=ledger,
                                  name="synthetic: total edge weight", rng=make_rng(rng),
-                                 note="one pair changes the total by <= 1 (docs/privacy.md 7.11)")
+                                 note="one pair changes the total by <= 1 (docs/privacy.md 7.10)")
     return m_hat
 
 
@@ -1245,7 +1245,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
 
     Cheaper than :func:`dpgraph.privatize` for this one use: ``O(m + n k + g^2)`` time and
     memory (``k`` communities, ``g <= MAX_GROUPS`` super-nodes), no eigensolve, no n x n array.
-    Steps (docs/privacy.md 7.6-7.11):
+    Steps (docs/privacy.md 7.6-7.10):
 
     1. ``community_share * epsilon``: a private community partition
        (:func:`private_communities`: Louvain on a noisy super-graph of random super-nodes, or

@@ -497,7 +497,7 @@ def jl(*, epsilon: float = 1.0, delta: float = 1e-3, runs: int = 2_000, rng=0,
 
 
 # ----------------------------------------------------------------------------- synthetic release
-# release_synthetic's Laplace releases (docs/privacy.md 7.4, 7.7, 7.10), each observed at the
+# release_synthetic's Laplace releases (docs/privacy.md 7.4, 7.7, 7.9), each observed at the
 # noise draw itself: the mechanism runs the public function and records what it passed
 # through ``laplace_mechanism`` (the release before post-processing). Every coordinate the pair
 # moves has Laplace noise of scale b and a shift s with s / b summing to epsilon, so the event

@@ -59,8 +59,8 @@ DEGREE_SHARE = 0.05
 # Batches along the order: FIRST_BATCH node(s), growing to BATCH_GROWTH of the position. A pair
 # inside a batch is never read by the forward pass, so small batches keep almost every pair;
 # the growth keeps the number of batches (sparse row products) near log(n) / BATCH_GROWTH.
-# Measured (benchmarks/bench_local_variants.py, BENCHMARKS.md "Private Max-Cut on real graphs:
-# the degree-ordered local route"): batches of 1,000 nodes lose 0.01-0.18 of transfer ratio on
+# Measured (benchmarks/bench_local_variants.py, benchmarks/NOTES.md "Private Max-Cut: the dense
+# routes and the local route"): batches of 1,000 nodes lose 0.01-0.18 of transfer ratio on
 # chameleon, facebook and ca-hepph against these.
 FIRST_BATCH = 1
 BATCH_GROWTH = 0.01
@@ -68,7 +68,7 @@ BATCH_GROWTH = 0.01
 # below SWEEP_FROM the forward pass gets the whole budget; from SWEEP_FROM on a refinement sweep
 # takes REFINE_SHARE of the decision budget (and max_cut chooses privately between the forward
 # and the refined sides); from CORE_FROM on a core of min(1000, n/2) nodes too; from
-# LARGE_CORE_FROM on a core of min(2000, n) nodes. Where each pays is measured in BENCHMARKS.md.
+# LARGE_CORE_FROM on a core of min(2000, n) nodes. Where each pays: benchmarks/NOTES.md.
 REFINE_SHARE = 0.2
 SWEEP_FROM = 20.0
 CORE_FROM = 50.0

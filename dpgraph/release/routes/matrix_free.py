@@ -62,7 +62,8 @@ __all__ = ["release", "release_matrix_free", "MATRIX_FREE_DEFAULT_RANK", "estima
            "MATRIX_FREE_DEFAULTS", "SamplePlan", "sample_task", "SAMPLE_CHUNK",
            "composition_rho"]
 
-#: Defaults of :func:`release_matrix_free` (measured on planted graphs, BENCHMARKS.md, issue 11).
+#: Defaults of :func:`release_matrix_free` (measured on planted graphs, BENCHMARKS.md,
+#: "Million-node graphs").
 MATRIX_FREE_DEFAULTS = {
     "kappa": 0.4,          # clipping level of the power steps, in units of sqrt(r d~_i / S)
     "core_kappa": 2.0,     # clipping level of the core's basis
@@ -75,7 +76,7 @@ MATRIX_FREE_DEFAULTS = {
 
 #: Default number of private directions (``privatize(..., route="matrix-free")`` with no
 #: rank): each direction's noise grows like ``sqrt(r)`` (5.2), and on planted graphs rank 8
-#: loses what rank 1-2 find (BENCHMARKS.md, issue 11).
+#: loses what rank 1-2 find (BENCHMARKS.md, "Million-node graphs").
 MATRIX_FREE_DEFAULT_RANK = 2
 
 # Above this many nodes the dense n x n export (PrivateGraph.weights) is refused: 5,000 nodes
@@ -89,7 +90,7 @@ LOCAL_SEARCH_MAX_N = 5000
 def default_steps(n: int) -> int:
     """Number of power steps: ``max(8, ceil(1.25 ln n))`` (13 at n = 20,000, 15 at 100,000,
     18 at 10^6). A random start overlaps the signal by about ``1/sqrt(n)``, so the number of
-    steps needed to reach it grows like ``log n`` (BENCHMARKS.md, issue 11)."""
+    steps needed to reach it grows like ``log n`` (BENCHMARKS.md, "Million-node graphs")."""
     return max(8, math.ceil(1.25 * math.log(max(int(n), 2))))
 
 
@@ -136,8 +137,8 @@ def estimated_memory(n: int, m: int, rank: int, *, solve: bool = True) -> int:
     iterate, gradient and trial point (about six ``n x 8`` blocks: ``48 n`` floats) and the
     roundings, evaluated a few columns at a time within
     :data:`dpgraph.engine.rounding.ROUND_MEMORY` (measured at n = 10^6: 0.41 GiB above the input
-    for the whole ``max_cut``; BENCHMARKS.md, issue 12). An estimate, not a bound
-    (BENCHMARKS.md, issue 11, compares it with measured peaks).
+    for the whole ``max_cut``; BENCHMARKS.md, "Graphs on Dask"). An estimate, not a bound
+    (BENCHMARKS.md, "Million-node graphs", compares it with measured peaks).
 
     Examples
     --------
