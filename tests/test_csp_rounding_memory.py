@@ -10,7 +10,7 @@ import pytest
 from dpgraph.engine import as_weight_operator
 from dpgraph.engine.rounding import column_block, correlation_round, hyperplane_round
 from dpgraph.datasets import planted_cut
-from dpgraph.release.routes.matrix_free import LowRankOperator
+from dpgraph.release.factor_graph import LowRankOperator
 
 
 def _ops(n, seed):

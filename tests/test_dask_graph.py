@@ -198,7 +198,7 @@ def test_sampler_on_dask_draws_the_in_memory_sample(cluster_client, tmp_path, mo
     """The synthetic graph drawn by Dask tasks (sample_dask, write_sample) is, for the same
     seed, the very graph the in-memory sampler draws (same plan, same per-task streams), in the
     caller's labels; several tasks and partitions on a small graph."""
-    import dpgraph.release.routes.matrix_free as mf
+    import dpgraph.synthetic.factor_sampler as mf
 
     monkeypatch.setattr(mf, "SAMPLE_CHUNK", 3000)  # the plan is made on the client
     labels = [f"n{i:04d}" for i in range(600)]

@@ -21,9 +21,8 @@ def rho_cks_less_noise(epsilon, delta):
     """The zCDP (CKS) calibration would have used a smaller total rho: more noise."""
     return approx_dp_to_zcdp_rho(epsilon, delta) < 0.5 / analytic_gaussian_sigma(epsilon, delta) ** 2
 from dpgraph.release.routes.pca import normalized_adjacency
-from dpgraph.release.routes.matrix_free import (FactorPrivateGraph, LowRankOperator, clip_levels,
-                                        core_sensitivity, default_steps, estimated_memory,
-                                        release_matrix_free, step_sensitivity)
+from dpgraph.release.routes.matrix_free import clip_levels, core_sensitivity, default_steps, estimated_memory, release_matrix_free, step_sensitivity
+from dpgraph.release.factor_graph import FactorPrivateGraph, LowRankOperator
 
 
 def _adjacent_pair(n, rng, p=0.3):
@@ -321,7 +320,7 @@ def test_sampling_tasks_draw_the_reference_distribution():
     (two-sample z) agree, with fixed seeds; and a task's draws do not depend on the others."""
     from scipy.stats import chi2_contingency
 
-    from dpgraph.release.routes.matrix_free import SamplePlan, _distinct_sorted, sample_task
+    from dpgraph.synthetic.factor_sampler import SamplePlan, distinct_sorted, sample_task
 
     n = 10
     theta = np.array([1.0, 2, 3, 1, 1, 4, 2, 2, 1, 5])
@@ -336,7 +335,7 @@ def test_sampling_tasks_draw_the_reference_distribution():
     distinct = [[], []]
     for rep in range(reps):
         plan = SamplePlan(tasks=tasks, key=[rep, 7, 8, 9], **base)
-        new = _distinct_sorted(np.concatenate([sample_task(plan, t) for t in range(len(tasks))]))
+        new = distinct_sorted(np.concatenate([sample_task(plan, t) for t in range(len(tasks))]))
         old = _reference_sample(gen, ref_plan, pair_counts)
         for row, keys in enumerate((new, old)):
             freq[row, keys] += 1
@@ -356,7 +355,7 @@ def test_sampling_tasks_draw_the_reference_distribution():
 
 def test_sample_does_not_depend_on_the_task_size(monkeypatch):
     """Cut into more tasks, the sample keeps its distribution (and the plan's counts)."""
-    import dpgraph.release.routes.matrix_free as mf
+    import dpgraph.synthetic.factor_sampler as mf
 
     inst = planted_cut(1500, 30.0, rng=6)
     pg = dpgraph.privatize(inst.graph, epsilon=4.0, delta=1e-6, rank=1, rng=0,

@@ -286,7 +286,7 @@ def _cmd_synth(args) -> int:
     share = "auto" if args.synthetic_share is None else args.synthetic_share
     data, where, fmt = load_input(args.graph, format=args.format, unweighted=args.unweighted,
                                   ids=args.ids)
-    from dpgraph.release.routes.matrix_free import DENSE_EXPORT_MAX_N
+    from dpgraph.release.factor_graph import DENSE_EXPORT_MAX_N
 
     if (args.weighted and args.min_weight is not None and data.n > DENSE_EXPORT_MAX_N
             and args.route not in ("pca", "randomized-response")):
@@ -356,7 +356,7 @@ def _check_dask_synth(args) -> None:
     if args.route not in ("auto", "matrix-free") or args.synthetic_share is not None:
         raise ValueError("Dask edge files take the matrix-free route, which samples its own "
                          "block model: drop --route and --synthetic-share")
-    from dpgraph.io.dask import check_sample_folder
+    from dpgraph.synthetic.factor_sampler import check_sample_folder
 
     check_sample_folder(args.out)  # for Dask edge files -o is a folder of Parquet files
     out = os.path.abspath(args.out)

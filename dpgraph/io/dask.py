@@ -60,12 +60,12 @@ import scipy.sparse as sp
 from dpgraph.graph import GraphInputWarning
 
 __all__ = ["DaskGraph", "DaskAdjacency", "from_dask", "read_edge_files", "is_dask_input",
-           "sample_edges", "write_sampled_edges", "check_sample_folder"]
+           "dask_modules", "share_with_workers"]
 
 _DUPLICATES = ("max", "sum", "error")
 
 
-def _dask():
+def dask_modules():
     try:
         import dask
         import dask.dataframe as dd
@@ -95,7 +95,7 @@ def read_edge_files(path, *, u: str = "u", v: str = "v", weight: str | None = "w
     Raises ``FileNotFoundError`` when nothing matches and ``ValueError`` naming the columns found
     when ``u`` or ``v`` is missing.
     """
-    _, dd = _dask()
+    _, dd = dask_modules()
     spec = os.fspath(path)
     files = sorted(glob.glob(os.path.join(spec, "*")) if os.path.isdir(spec) else glob.glob(spec))
     files = [f for f in files if os.path.isfile(f)]
@@ -166,7 +166,7 @@ def _combine_scans(x, y):
 
 def _tree(parts, fn):
     """Combine a list of delayed values pairwise with ``fn`` (depth ``log2 P``)."""
-    dask, _ = _dask()
+    dask, _ = dask_modules()
     step = dask.delayed(fn, pure=True)
     while len(parts) > 1:
         parts = [step(parts[k], parts[k + 1]) if k + 1 < len(parts) else parts[k]
@@ -174,11 +174,11 @@ def _tree(parts, fn):
     return parts[0]
 
 
-def _share(obj):
+def share_with_workers(obj):
     """``obj`` for use in many tasks, sent once to each worker: scattered with ``broadcast``
     when a ``distributed`` client is active (so it is neither embedded in the task graph nor
     copied per task), else a ``dask.delayed`` constant (local schedulers)."""
-    dask, _ = _dask()
+    dask, _ = dask_modules()
     try:
         from distributed import get_client
         client = get_client()
@@ -372,7 +372,7 @@ def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
     edge and direction (``16`` with weights) until the graph is released, so that a lost block
     can be rebuilt.
     """
-    dask, dd = _dask()
+    dask, dd = dask_modules()
 
     if duplicates not in _DUPLICATES:
         raise ValueError(f"duplicates={duplicates!r} is not one of {_DUPLICATES}")
@@ -404,7 +404,7 @@ def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
     bounds = (np.arange(B + 1, dtype=np.int64) * n) // B
     folder = tempfile.mkdtemp(prefix="dpgraph-edges-", dir=spill_dir)
     try:
-        idmap = _share(_IdMap(labels))
+        idmap = share_with_workers(_IdMap(labels))
         split = [dask.delayed(_split_partition, pure=False)(p, k, u, v, weight, idmap, bounds,
                                                             folder)
                  for k, p in enumerate(parts)]
@@ -482,12 +482,12 @@ class DaskAdjacency:
         self.dtype = np.dtype(np.float64)
 
     def __matmul__(self, X):
-        dask, _ = _dask()
+        dask, _ = dask_modules()
         X = np.asarray(X, dtype=np.float64)
         if X.shape[0] != self.shape[1]:
             raise ValueError(f"DaskAdjacency @ X: X has {X.shape[0]} rows, expected "
                              f"n = {self.shape[1]}")
-        Xs = _share(X)
+        Xs = share_with_workers(X)
         parts = dask.compute(*[dask.delayed(_block_matmul, pure=True)(b, Xs)
                                for b in self._graph.blocks])
         return np.concatenate(parts, axis=0) if parts else np.zeros(X.shape)
@@ -540,24 +540,24 @@ class DaskGraph:
     @cached_property
     def edges(self):
         """The canonical edge list ``(i < j, w)`` as a Dask DataFrame, one partition per block."""
-        dask, dd = _dask()
+        dask, dd = dask_modules()
         return dd.from_delayed([dask.delayed(_block_upper, pure=True)(b) for b in self.blocks],
                                meta={"i": "i8", "j": "i8", "w": "f8"}, verify_meta=False)
 
     def cut_values(self, P) -> np.ndarray:
         """Cut weight of each column of ``P`` (``n x k``, entries +-1 or 0/1 sides): one pass
         (each block counts its rows' cut entries; every edge is seen twice, once per row)."""
-        dask, _ = _dask()
+        dask, _ = dask_modules()
         P = np.asarray(P)
         P = (P.reshape(self.n, -1) > 0)
-        Ps = _share(P)
+        Ps = share_with_workers(P)
         parts = dask.compute(*[dask.delayed(_block_cuts, pure=True)(b, Ps) for b in self.blocks])
         return np.atleast_1d(np.sum(parts, axis=0) / 2.0).astype(np.float64)
 
     def to_graph_data(self):
         """Collect the whole graph on the client as :class:`~dpgraph.graph.GraphData` (for
         graphs that fit in memory: tests, comparisons)."""
-        dask, _ = _dask()
+        dask, _ = dask_modules()
         from dpgraph.graph import from_matrix
 
         mats = [b.matrix.astype(np.float64) for b in dask.compute(*self.blocks)]
@@ -567,122 +567,3 @@ class DaskGraph:
     def __repr__(self) -> str:
         return (f"DaskGraph(n={self.n}, m={self.m}, blocks={len(self.blocks)}, "
                 f"source={self.source!r})")
-
-
-# ----------------------------------------------------------------------------- sampling
-
-
-def _sample_split(plan, t, key_bounds):
-    """Sampling task ``t`` (:func:`dpgraph.release.routes.matrix_free.sample_task`), its keys cut into
-    the output partitions' key ranges (one stable radix sort of the partition numbers)."""
-    from dpgraph.release.routes.matrix_free import sample_task
-
-    key = sample_task(plan, t)
-    part = np.searchsorted(key_bounds, key, side="right") - 1
-    R = len(key_bounds) - 1
-    order = np.argsort(part.astype(np.int16) if R < 2**15 else part, kind="stable")
-    cuts = np.searchsorted(part[order], np.arange(R + 1))
-    key = key[order]
-    return tuple(key[cuts[r]:cuts[r + 1]] for r in range(R))
-
-
-def _sample_merge(pieces, labels, n):
-    """One output partition: its keys from every task, sorted, repeats dropped, as a frame of
-    labels ``(u, v)``."""
-    import pandas as pd
-
-    from dpgraph.release.routes.matrix_free import _distinct_sorted
-
-    key = _distinct_sorted(np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64))
-    lo, hi = key // n, key % n
-    return pd.DataFrame({"u": labels[lo], "v": labels[hi]})
-
-
-def _sample_write(pieces, labels, n, path):
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    df = _sample_merge(pieces, labels, n)
-    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path)
-    return len(df)
-
-
-def _sample_partitions(plan, partitions) -> int:
-    """Output partitions: given, or one per :data:`~dpgraph.release.routes.matrix_free.SAMPLE_CHUNK`
-    draws of the plan (at least 1, at most n)."""
-    from dpgraph.release.routes.matrix_free import SAMPLE_CHUNK
-
-    n = plan.n
-    if partitions is None:
-        draws = sum(c for _, _, c in plan.tasks)
-        return int(max(1, min(max(n, 1), -(-draws // SAMPLE_CHUNK))))
-    R = int(partitions)
-    if not 1 <= R <= max(n, 1):
-        raise ValueError(f"partitions={partitions!r} must be between 1 and n = {n}")
-    return R
-
-
-def _sample_graph(plan, labels, partitions, finish, extra=()):
-    """The task graph of the Dask sampler: one task per plan task (its draws, cut by output
-    partition), one per output partition (``finish(pieces, labels, n, *extra[r])``)."""
-    dask, _ = _dask()
-    n = plan.n
-    T = len(plan.tasks)
-    R = _sample_partitions(plan, partitions)
-    key_bounds = ((np.arange(R + 1, dtype=np.int64) * n) // R) * n  # node ranges of u
-    lab = np.asarray(labels)
-    if lab.dtype.kind not in "iu":
-        lab = np.asarray(labels, dtype=object)
-    plan_s, lab_s = _share(plan), _share(lab)
-    split = [dask.delayed(_sample_split, pure=True, nout=R)(plan_s, t, key_bounds)
-             for t in range(T)]
-    step = dask.delayed(finish, pure=True)
-    return [step([split[t][r] for t in range(T)], lab_s, n, *(extra[r] if extra else ()))
-            for r in range(R)], lab
-
-
-def sample_edges(plan, labels, *, partitions: int | None = None):
-    """The edges of the sampled synthetic graph of ``plan``
-    (:meth:`dpgraph.release.routes.matrix_free.FactorPrivateGraph.sample_plan`) as a lazy
-    ``dask.dataframe.DataFrame`` with columns ``u``, ``v`` (labels; ``u`` first by node index),
-    partition ``r`` holding the edges whose ``u`` is in the ``r``-th of ``partitions`` equal node
-    ranges (default: one per ``SAMPLE_CHUNK`` draws of the plan), sorted.
-
-    Each sampling task draws its pairs from its own stream (the same as in memory) and cuts
-    them by partition; each partition task gathers its pieces, drops repeated pairs and maps
-    indices to labels. A task holds one task's draws (at most
-    :data:`dpgraph.release.routes.matrix_free.SAMPLE_CHUNK` pairs) or one partition; the client holds
-    the plan and the labels (``O(n)``), sent once to each worker. Computing the frame twice
-    gives the same edges."""
-    _, dd = _dask()
-    parts, lab = _sample_graph(plan, labels, partitions, _sample_merge)
-    import pandas as pd
-
-    meta = pd.DataFrame({"u": lab[:0], "v": lab[:0]})
-    return dd.from_delayed(parts, meta=meta, verify_meta=False)
-
-
-def check_sample_folder(folder) -> None:
-    """Refuse an output folder for :func:`write_sampled_edges` that is a file or not empty (the
-    CLI calls it before any budget is spent)."""
-    folder = os.fspath(folder)
-    if os.path.exists(folder) and not os.path.isdir(folder):
-        raise FileExistsError(f"cannot write the sample to {folder!r}: it is a file, not a "
-                              f"folder; give a new or empty folder")
-    if os.path.isdir(folder) and os.listdir(folder):
-        raise FileExistsError(f"cannot write the sample to {folder!r}: the folder is not empty; "
-                              f"give a new or empty folder")
-
-
-def write_sampled_edges(plan, labels, folder, *, partitions: int | None = None) -> int:
-    """:func:`sample_edges` written as Parquet files ``folder/part-00000.parquet``, ... by the
-    partition tasks themselves (one pass; nothing comes back to the client but the counts).
-    ``folder`` is created if missing and must be empty. Returns the number of edges."""
-    dask, _ = _dask()
-    folder = os.fspath(folder)
-    check_sample_folder(folder)
-    os.makedirs(folder, exist_ok=True)
-    R = _sample_partitions(plan, partitions)
-    paths = [(os.path.join(os.path.abspath(folder), f"part-{r:05d}.parquet"),) for r in range(R)]
-    parts, _ = _sample_graph(plan, labels, partitions, _sample_write, extra=paths)
-    return int(sum(dask.compute(*parts)))

@@ -23,7 +23,7 @@ from scipy.sparse import linalg as spla
 from dpgraph.graph import as_graph_data
 from dpgraph.privacy import PrivacyLedger, make_rng, symmetric_gaussian_noise
 from dpgraph.privacy.validation import check_delta, check_epsilon
-from dpgraph.release.privatize import check_private_graph_input
+from dpgraph.private_input import check_private_graph_input
 from dpgraph.release.routes.randomized_response import randomized_response_matrix
 
 __all__ = ["SyntheticRelease", "random_partition", "randomized_response",

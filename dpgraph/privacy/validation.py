@@ -105,3 +105,9 @@ def check_choice(value, *, name: str, choices) -> str:
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name}={value!r} is not one of {', '.join(map(repr, choices))}")
     return value
+
+
+def check_share(name: str, value: float) -> float:
+    """``value`` if it is a share of a budget strictly between 0 and 1, else a ValueError
+    naming ``name``."""
+    return check_number(value, name=name, low=0.0, high=1.0, open_low=True, open_high=True)

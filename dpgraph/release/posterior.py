@@ -49,7 +49,7 @@ def prior_rank(name) -> int | None:
 
 def low_rank_prior(unbiased: np.ndarray, k: int) -> Callable[[int, int], np.ndarray]:
     """Prior rows ``[s, e)`` of the rank-``k`` truncation of the de-biased release."""
-    from dpgraph.release.routes.randomized_response import top_eigenpairs
+    from dpgraph.spectral.linalg import top_eigenpairs
 
     V, lam = top_eigenpairs(unbiased, k)
     Vl = V * lam

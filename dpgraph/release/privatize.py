@@ -27,17 +27,19 @@ import math
 import numpy as np
 
 from dpgraph.io.dask import is_dask_input
-from dpgraph.graph import GraphData, as_graph_data
+from dpgraph.graph import GraphData
 from dpgraph.release.private_graph import DEFAULT_RANK, PrivateGraph
 from dpgraph.privacy import PrivacyLedger, laplace_mechanism, make_rng
 from dpgraph.privacy.validation import check_choice, check_delta, check_epsilon, check_number
 from dpgraph.progress import report
 from dpgraph.release.routes import DENSE_ROUTES, ROUTES, check_memory, route_module, route_spec
 from dpgraph.memory import available_memory
+from dpgraph.private_input import check_private_graph_input, input_graph
+from dpgraph.privacy.validation import check_share
 from dpgraph.synthetic.block_model import DEFAULT_BLOCKS, SYNTHETIC_SHARE, release_block_model
 
-__all__ = ["PrivateGraph", "privatize", "input_graph", "check_private_graph_input", "release_edge_count",
-           "check_rank", "default_rank", "check_share", "screens", "screen", "choose_scale_route",
+__all__ = ["PrivateGraph", "privatize", "release_edge_count",
+           "check_rank", "default_rank", "screens", "screen", "choose_scale_route",
            "DEFAULT_RANK", "DEGREE_SHARE", "TAIL_SHARE", "CORE_SHARE", "SCREEN_SHARE",
            "MATRIX_FREE_MIN_N"]
 
@@ -55,36 +57,6 @@ MATRIX_FREE_MIN_N = 15000
 # that prediction clears the gap test's threshold with a 1.5x margin.
 _SCREEN_GAP_PER_DEGREE = 0.5
 _SCREEN_MARGIN = 1.5
-
-
-def input_graph(G, *, weight: str | None = "weight"):
-    """The pipeline's view of ``G``: a :class:`~dpgraph.graph.GraphData`, or a
-    :class:`~dpgraph.io.dask.DaskGraph` for a Dask DataFrame of edges (columns ``u``, ``v``,
-    ``weight`` named by ``weight=``; ``weight=None``: no weight column is read)."""
-    if is_dask_input(G):
-        from dpgraph.io.dask import DaskGraph, from_dask
-
-        return G if isinstance(G, DaskGraph) else from_dask(G, weight=weight)
-    return as_graph_data(G, weight=weight)
-
-
-def check_private_graph_input(data: GraphData, *, what: str = "the private pipeline") -> None:
-    """Refuse graphs outside what edge-level privacy covers here (docs/privacy.md, section 4).
-
-    The protected adjacency: two graphs on the same public node set whose edge weights, all in
-    [0, 1], differ on one node pair (an unweighted edge added or removed is the main case).
-    """
-    if data.n < 3:
-        raise ValueError(f"{what} needs a graph with at least 3 nodes, got {data.n}")
-    if data.m:
-        lo, hi = (data.weight_range if hasattr(data, "weight_range")  # Dask edges: one pass
-                  else (data.weights.data.min(), data.weights.data.max()))
-        if lo < 0 or hi > 1:
-            raise ValueError(
-                f"{what} protects graphs whose edge weights lie in [0, 1] (one edge's weight "
-                f"changing by at most 1 is the adjacency); this graph has weights in "
-                f"[{lo:g}, {hi:g}]. Pass weight=None to treat every edge as weight 1 (as "
-                f"NetworkX does), or rescale the weights into [0, 1].")
 
 
 def default_rank(n: int) -> tuple[int, str | None]:
@@ -112,10 +84,6 @@ def check_rank(rank, n: int) -> int:
     if not 1 <= rank < n - 1:
         raise ValueError(f"rank must satisfy 1 <= rank < n - 1 = {n - 1}, got {rank}")
     return int(rank)
-
-
-def check_share(name: str, value: float) -> float:
-    return check_number(value, name=name, low=0.0, high=1.0, open_low=True, open_high=True)
 
 
 def screens(route: str, fallback: str) -> bool:

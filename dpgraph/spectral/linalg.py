@@ -204,3 +204,13 @@ def random_subspace(n: int, r: int, rng: np.random.Generator) -> np.ndarray:
     Z = rng.standard_normal((n, r))
     Q, R = np.linalg.qr(Z)
     return Q * np.sign(np.diag(R))
+
+
+def top_eigenpairs(W: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``rank`` eigenpairs of largest magnitude of a dense symmetric matrix."""
+    if W.shape[0] <= 400:
+        lam, vec = np.linalg.eigh(W)
+    else:
+        lam, vec = spla.eigsh(W, k=rank, which="LM", tol=1e-6, v0=arpack_start(W.shape[0]))
+    order = np.argsort(-np.abs(lam))[:rank]
+    return vec[:, order], lam[order]

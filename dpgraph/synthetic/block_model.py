@@ -1315,7 +1315,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     """
     from dpgraph.io.dask import is_dask_input
     from dpgraph.privacy.validation import check_epsilon
-    from dpgraph.release.privatize import check_private_graph_input, check_share, input_graph
+    from dpgraph.privacy.validation import check_share
+    from dpgraph.private_input import check_private_graph_input, input_graph
 
     epsilon = check_epsilon(epsilon)
     for name, value in (("community_share", community_share), ("init_share", init_share),

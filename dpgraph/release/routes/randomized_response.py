@@ -13,15 +13,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.sparse import linalg as spla
 
 from dpgraph.graph import GraphData
 from dpgraph.release.private_graph import PrivateGraph
 from dpgraph.privacy import PrivacyLedger, flip_probability, make_rng, randomized_response
 from dpgraph.progress import report
-from dpgraph.spectral.linalg import arpack_start
+from dpgraph.spectral.linalg import top_eigenpairs
 
-__all__ = ["release", "estimated_memory", "randomized_response_matrix", "bernoulli_round", "top_eigenpairs",
+__all__ = ["release", "estimated_memory", "randomized_response_matrix", "bernoulli_round",
            "fallback_randomized_response", "BYTES_PER_PAIR"]
 
 # Peak bytes per n^2 above the interpreter's baseline, measured with
@@ -72,16 +71,6 @@ def randomized_response_matrix(weights, *, epsilon: float, ledger: PrivacyLedger
     del flipped, iu, ju
     W += W.T
     return W, p
-
-
-def top_eigenpairs(W: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ``rank`` eigenpairs of largest magnitude of a dense symmetric matrix."""
-    if W.shape[0] <= 400:
-        lam, vec = np.linalg.eigh(W)
-    else:
-        lam, vec = spla.eigsh(W, k=rank, which="LM", tol=1e-6, v0=arpack_start(W.shape[0]))
-    order = np.argsort(-np.abs(lam))[:rank]
-    return vec[:, order], lam[order]
 
 
 def fallback_randomized_response(weights, d_tilde: np.ndarray, rank: int, *, epsilon: float,

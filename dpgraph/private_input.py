@@ -1,0 +1,46 @@
+"""What the private entry points accept: the input graph and the adjacency they protect.
+
+:func:`input_graph` turns a user's graph (NetworkX, igraph, SciPy, NumPy, an edge list, a
+:class:`~dpgraph.graph.GraphData`, or a Dask DataFrame of edges) into the pipeline's view;
+:func:`check_private_graph_input` refuses graphs outside the protected domain (docs/privacy.md
+4.12: weights in [0, 1], one pair's weight changing by at most 1 is the adjacency). Every
+private release (:func:`dpgraph.privatize`, :func:`dpgraph.release_synthetic`,
+:func:`dpgraph.max_cut`) goes through both before it reads an edge.
+"""
+
+from __future__ import annotations
+
+from dpgraph.graph import GraphData, as_graph_data
+from dpgraph.io.dask import is_dask_input
+
+__all__ = ["input_graph", "check_private_graph_input"]
+
+
+def input_graph(G, *, weight: str | None = "weight"):
+    """The pipeline's view of ``G``: a :class:`~dpgraph.graph.GraphData`, or a
+    :class:`~dpgraph.io.dask.DaskGraph` for a Dask DataFrame of edges (columns ``u``, ``v``,
+    ``weight`` named by ``weight=``; ``weight=None``: no weight column is read)."""
+    if is_dask_input(G):
+        from dpgraph.io.dask import DaskGraph, from_dask
+
+        return G if isinstance(G, DaskGraph) else from_dask(G, weight=weight)
+    return as_graph_data(G, weight=weight)
+
+
+def check_private_graph_input(data: GraphData, *, what: str = "the private pipeline") -> None:
+    """Refuse graphs outside what edge-level privacy covers here (docs/privacy.md, section 4).
+
+    The protected adjacency: two graphs on the same public node set whose edge weights, all in
+    [0, 1], differ on one node pair (an unweighted edge added or removed is the main case).
+    """
+    if data.n < 3:
+        raise ValueError(f"{what} needs a graph with at least 3 nodes, got {data.n}")
+    if data.m:
+        lo, hi = (data.weight_range if hasattr(data, "weight_range")  # Dask edges: one pass
+                  else (data.weights.data.min(), data.weights.data.max()))
+        if lo < 0 or hi > 1:
+            raise ValueError(
+                f"{what} protects graphs whose edge weights lie in [0, 1] (one edge's weight "
+                f"changing by at most 1 is the adjacency); this graph has weights in "
+                f"[{lo:g}, {hi:g}]. Pass weight=None to treat every edge as weight 1 (as "
+                f"NetworkX does), or rescale the weights into [0, 1].")
