@@ -31,6 +31,7 @@ import numpy as np
 from dpgraph.privacy.validation import check_delta, check_epsilon, check_sensitivity
 from dpgraph.privacy.calibration import analytic_gaussian_sigma
 from dpgraph.privacy.ledger import PrivacyLedger
+from dpgraph.privacy.transcript import record
 from dpgraph.privacy.rng import block_generator, block_key, is_secure, make_rng
 
 __all__ = [
@@ -390,6 +391,7 @@ def laplace_mechanism(value, *, sensitivity: float, epsilon: float, ledger: Priv
         q = _grid_rounded(arr, p["grid"])
         z = sample_discrete_laplace(p["t"], p["s"], arr.size, gen).reshape(arr.shape)
         noisy = p["grid"] * (q + z).astype(np.float64)
+        record("laplace", noisy)
         return (float(noisy) if noisy.ndim == 0 else noisy), p["tail_scale"]
     if sampler != "continuous":
         raise ValueError(f"sampler must be 'discrete' or 'continuous', got {sampler!r}")
@@ -398,6 +400,7 @@ def laplace_mechanism(value, *, sensitivity: float, epsilon: float, ledger: Priv
                   sensitivity_norm="l1", noise_scale=scale, note=note)
     arr = np.asarray(value, dtype=np.float64)
     noisy = arr + _draw_rng(rng, ledger).laplace(0.0, scale, size=arr.shape)
+    record("laplace", noisy)
     return (float(noisy) if noisy.ndim == 0 else noisy), scale
 
 

@@ -29,6 +29,7 @@ from scipy import stats
 from dpgraph.privacy import (PrivacyLedger, analytic_gaussian_sigma, gaussian_mechanism,
                        laplace_mechanism, monotone_exponential_mechanism)
 from dpgraph.privacy import randomized_response as _rr_primitive
+from dpgraph.privacy.transcript import transcript
 from dpgraph.lab.audit.harness import (AuditResult, audit_event, audit_threshold, audit_thresholds,
                       plan_threshold)
 
@@ -259,9 +260,9 @@ def matrix_free(*, epsilon: float = 4.0, delta: float = 1e-3, runs: int = 10_000
     are at their clipping level. They are: the deflated ``M`` of a complete graph is nearly
     zero, so the iterates are noise and every row of ``P X`` lies well above its level.
 
-    Observed per run: the released degrees ``d^`` (public output) and, through a wrapper
-    around the route's own ``_deflate`` and ``_clip_rows`` (which changes nothing), the
-    transcript the proof of 5.4 composes: every noisy iterate ``Y_t = M Z_t + N_t`` and its
+    Observed per run: the released degrees ``d^`` (public output) and, through the audit
+    transcript (:mod:`dpgraph.privacy.transcript`: the route records each deflated and each
+    clipped iterate), the transcript the proof of 5.4 composes: every noisy iterate ``Y_t = M Z_t + N_t`` and its
     ``Z_t``. Events:
 
     * ``"privacy loss"``: the log-likelihood ratio of the transcript (degrees and all ``T``
@@ -298,24 +299,11 @@ def matrix_free(*, epsilon: float = 4.0, delta: float = 1e-3, runs: int = 10_000
     V_full, losses = [], {False: [], True: []}
 
     def mech(G, gen):
-        seen = {"deflate": [], "clip": []}
-        deflate, clip = mf._deflate, mf._clip_rows
-
-        def deflate_rec(X, u0):
-            seen["deflate"].append(np.array(X))
-            return deflate(X, u0)
-
-        def clip_rec(Z, levels):
-            out = clip(Z, levels)
-            seen["clip"].append(np.array(out))
-            return out
-
-        mf._deflate, mf._clip_rows = deflate_rec, clip_rec
-        try:
+        with transcript() as record:
             pg = privatize(G, epsilon=epsilon, delta=delta, rank=rank, rng=gen,
                            route="matrix-free", synthetic_share=None)
-        finally:
-            mf._deflate, mf._clip_rows = deflate, clip
+        seen = {"deflate": [v for name, v in record if name == "matrix-free deflate"],
+                "clip": [v for name, v in record if name == "matrix-free clip"]}
         diag = pg.diagnostics
         T = diag["steps"]
         # call order in release_matrix_free: per step _deflate(X_{t-1}), _deflate(Y_t); then
@@ -506,23 +494,10 @@ def jl(*, epsilon: float = 1.0, delta: float = 1e-3, runs: int = 2_000, rng=0,
 
 def _observe_laplace(call):
     """Run ``call()`` and return the noisy vectors it released through
-    ``dpgraph.synthetic.block_model.laplace_mechanism`` (in order)."""
-    from dpgraph.synthetic import block_model as sy
-
-    seen = []
-    original = sy.laplace_mechanism
-
-    def spy(*args, **kwargs):
-        out = original(*args, **kwargs)
-        seen.append(np.asarray(out[0], dtype=float).ravel().copy())
-        return out
-
-    sy.laplace_mechanism = spy
-    try:
+    :func:`dpgraph.privacy.laplace_mechanism` (in order), from the audit transcript."""
+    with transcript() as record:
         call()
-    finally:
-        sy.laplace_mechanism = original
-    return seen
+    return [v.ravel() for name, v in record if name == "laplace"]
 
 
 def _all_at_least(index, target):

@@ -52,6 +52,7 @@ from dpgraph.graph import GraphData
 from dpgraph.privacy import PrivacyLedger, approx_dp_to_zcdp_rho, gaussian_noise, make_rng, zcdp_to_approx_dp
 from dpgraph.privacy.calibration import gdp_epsilon, gdp_mu
 from dpgraph.privacy.noise import discrete_gaussian_noise
+from dpgraph.privacy.transcript import record
 from dpgraph.release.factor_graph import FactorPrivateGraph
 from dpgraph.release.routes.pca import regularizer
 from dpgraph.progress import report
@@ -202,12 +203,19 @@ def _normalized_product(weights, inv_sqrt: np.ndarray, Z: np.ndarray) -> np.ndar
 
 
 def _clip_rows(Z: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """Rows of ``Z`` scaled down to norm at most ``levels`` (recorded for the audit: the
+    ``Z_t`` of the transcript, docs/privacy.md 5.4)."""
     norms = np.sqrt(np.einsum("ij,ij->i", Z, Z))
     scale = np.minimum(1.0, levels / np.maximum(norms, 1e-300))
-    return Z * scale[:, None]
+    out = Z * scale[:, None]
+    record("matrix-free clip", out)
+    return out
 
 
 def _deflate(X: np.ndarray, u0: np.ndarray) -> np.ndarray:
+    """``X`` with its component along ``u0`` removed (recorded for the audit: its input is the
+    noisy iterate ``Y_t`` of the transcript, docs/privacy.md 5.4)."""
+    record("matrix-free deflate", X)
     return X - np.outer(u0, u0 @ X)
 
 
