@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dpgraph.result import Result
 from dpgraph.privacy.noise import make_rng
 from dpgraph.engine.operator import WeightOperator, as_weight_operator
 from dpgraph.engine.local_search import improve_cut, prepare, tabu_search
@@ -93,7 +94,7 @@ _CERT_SHARE = 0.1
 
 
 @dataclass(repr=False)
-class CutResult:
+class CutResult(Result):
     r"""Result of :func:`solve_max_cut` / :func:`solve_max_bisection`.
 
     Attributes
@@ -126,6 +127,19 @@ class CutResult:
     V : ndarray
         The SDP factor (rows are the unit vectors of the relaxation); pass it back as ``warm_start``.
     """
+
+    BOUND = "upper_bound"
+
+    @property
+    def ledger(self):
+        """None: the engine is not private."""
+        return None
+
+    @property
+    def diagnostics(self) -> dict:
+        """``info``: method details (rank, iterations, certificate, ...)."""
+        return self.info
+
 
     partition: tuple
     assignment: dict

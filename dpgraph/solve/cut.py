@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dpgraph.result import Result
 from dpgraph.privacy import (PrivacyLedger, reproducible_tag, laplace_mechanism, make_rng,
                       monotone_exponential_mechanism)
 from dpgraph.privacy.validation import check_choice, check_delta, check_epsilon, check_number
@@ -54,7 +55,7 @@ SOLVER_MAX_RANK = 16
 
 
 @dataclass(eq=False)
-class PrivateCutResult:
+class PrivateCutResult(Result):
     """Result of :func:`max_cut` / :func:`max_bisection`.
 
     Attributes
@@ -95,6 +96,14 @@ class PrivateCutResult:
         (each solve's value on its own objective, post-processing). No timings: the time of
         work on the input is not covered by the guarantee (docs/privacy.md 11).
     """
+
+    BOUND = "sdp_bound"
+
+    @property
+    def value(self) -> float | None:
+        """``estimated_value``: the private estimate of the answer's value on the input."""
+        return self.estimated_value
+
 
     partition: tuple
     assignment: dict
