@@ -32,7 +32,7 @@ for name in names:
     best = int(np.argmax(ratios)) + 1
     print(f"{name:18s} {g.n:6d} {tau:6.1f} {best:6d}  {max(ratios):12.1f}   "
           + " ".join(f"{x:.1f}" for x in ratios))
-from dpgraph.release.privatize import screen  # noqa: E402  (privatize's own rule, with its defaults)
+from dpgraph.release.screening import screen
 
 for eps in (1, 2, 4, 8):
     need = screen(0.0, 1, 0.99 * eps, 0.99e-6, 0.05, 0.05, 0.1)["required_gap_ratio"]

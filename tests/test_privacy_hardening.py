@@ -219,14 +219,14 @@ def test_bench_without_matplotlib_refuses_before_running(spend_spy, tmp_path, mo
 def test_factor_form_export_and_edge_count_at_every_size(monkeypatch):
     """The factor form's edge count is O(n) at every size, and its blockwise heaviest-pairs
     export equals the dense export (forced below 5,000 nodes here)."""
-    from dpgraph.release.routes import matrix_free
+    from dpgraph.release import factor_graph
 
     G = planted_cut(400, 20.0, rng=0).graph
     pg = dpgraph.privatize(G, epsilon=4.0, delta=1e-6, rank=2, rng=0, route="matrix-free")
     assert pg.edge_count == pytest.approx(max(pg.degrees.sum(), 0) / 2)
     k = int(round(pg.edge_count))
     dense = pg.to_graph_data(max_edges=k).weights
-    monkeypatch.setattr(matrix_free, "DENSE_EXPORT_MAX_N", 100)
+    monkeypatch.setattr(factor_graph, "DENSE_EXPORT_MAX_N", 100)
     with pytest.raises(ValueError, match="dense export"):
         pg.weights()
     blockwise = pg.to_graph_data(max_edges=k, block_rows=37).weights

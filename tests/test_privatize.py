@@ -152,7 +152,7 @@ def test_screening_count_sensitivity_adjacent():
     screening draw is charged as Laplace with sensitivity 1."""
     from dpgraph.graph import as_graph_data
     from dpgraph.privacy import PrivacyLedger
-    from dpgraph.release.privatize import release_edge_count
+    from dpgraph.release.screening import release_edge_count
 
     rng = np.random.default_rng(8)
     for _ in range(20):

@@ -10,7 +10,7 @@ import pytest
 
 import dpgraph
 from dpgraph import progress
-from dpgraph.release.privatize import MATRIX_FREE_MIN_N, choose_scale_route
+from dpgraph.release.screening import MATRIX_FREE_MIN_N, choose_scale_route
 from dpgraph.release.routes import InsufficientMemoryError, route_module
 from dpgraph.memory import available_memory, parse_bytes
 

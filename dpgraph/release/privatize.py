@@ -22,41 +22,27 @@ dense coherence-aware PCA, matrix-free); this module chooses among them:
 
 from __future__ import annotations
 
-import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from dpgraph.io.dask import is_dask_input
-from dpgraph.graph import GraphData
-from dpgraph.release.private_graph import DEFAULT_RANK, PrivateGraph
-from dpgraph.privacy import PrivacyLedger, laplace_mechanism, make_rng
-from dpgraph.privacy.validation import check_choice, check_delta, check_epsilon, check_number
-from dpgraph.progress import report
-from dpgraph.release.routes import DENSE_ROUTES, ROUTES, check_memory, route_module, route_spec
-from dpgraph.memory import available_memory
+from dpgraph.privacy import PrivacyLedger, make_rng
+from dpgraph.privacy.budget import (CORE_SHARE, DEGREE_SHARE, SCREEN_SHARE, SYNTHETIC_SHARE,
+                                    TAIL_SHARE, release_split)
+from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_number,
+                                        check_share)
 from dpgraph.private_input import check_private_graph_input, input_graph
-from dpgraph.privacy.validation import check_share
-from dpgraph.synthetic.block_model import DEFAULT_BLOCKS, SYNTHETIC_SHARE, release_block_model
+from dpgraph.progress import report
+from dpgraph.release.private_graph import DEFAULT_RANK, PrivateGraph
+from dpgraph.release.routes import route_module, route_names, route_spec
+from dpgraph.release.screening import (choose_scale_route,
+                                       default_synthetic_share, pure_route, refuse_if_too_large,
+                                       release_edge_count, screen, screens, streamed_route)
+from dpgraph.synthetic.block_model import DEFAULT_BLOCKS, release_block_model
 
-__all__ = ["PrivateGraph", "privatize", "release_edge_count",
-           "check_rank", "default_rank", "screens", "screen", "choose_scale_route",
-           "DEFAULT_RANK", "DEGREE_SHARE", "TAIL_SHARE", "CORE_SHARE", "SCREEN_SHARE",
-           "MATRIX_FREE_MIN_N"]
-
-# Default budget shares of privatize; dpgraph.max_cut, which makes the screening release itself,
-# predicts the route with the same values.
-DEGREE_SHARE, TAIL_SHARE, CORE_SHARE, SCREEN_SHARE = 0.05, 0.05, 0.1, 0.005
-# route="auto" takes the matrix-free route from this many nodes on (benchmarks/NOTES.md,
-# "Million-node graphs": where it starts to beat the dense routes), or earlier when a dense
-# route does not fit.
-MATRIX_FREE_MIN_N = 15000
-
-# Heuristic (utility only, never privacy): the rank-r spectral gap of the regularized
-# normalized adjacency, in units of its sensitivity w, is at most about half the mean degree on
-# the planted and real graphs we measured (BENCHMARKS.md); the PCA route is taken only when
-# that prediction clears the gap test's threshold with a 1.5x margin.
-_SCREEN_GAP_PER_DEGREE = 0.5
-_SCREEN_MARGIN = 1.5
+__all__ = ["PrivateGraph", "privatize", "ReleaseOptions", "check_rank", "default_rank",
+           "DEFAULT_RANK"]
 
 
 def default_rank(n: int) -> tuple[int, str | None]:
@@ -84,80 +70,6 @@ def check_rank(rank, n: int) -> int:
     if not 1 <= rank < n - 1:
         raise ValueError(f"rank must satisfy 1 <= rank < n - 1 = {n - 1}, got {rank}")
     return int(rank)
-
-
-def screens(route: str, fallback: str) -> bool:
-    """Whether ``privatize`` screens: ``route="auto"`` with the randomized-response fallback
-    (docs/privacy.md 4.9). A function of the caller's arguments only, never of the weights
-    (docs/privacy.md 4.12)."""
-    return route == "auto" and fallback == "randomized-response"
-
-
-def screen(m_hat: float, n: int, epsilon: float, delta: float,
-            degree_share: float = DEGREE_SHARE, tail_share: float = TAIL_SHARE,
-           core_share: float = CORE_SHARE) -> dict:
-    """Predict from the released edge count whether the gap test of Alg. 5.2 can pass.
-
-    The test passes when ``g_hat - (2 w / eps_g) ln(1/(2 delta_g)) > w`` (docs/privacy.md 3.7),
-    i.e. when ``g / w`` exceeds ``1 + 2 ln(1/(2 delta_g)) / eps_g`` (up to the Laplace draw).
-    A function of released values only: no privacy cost.
-    """
-    from dpgraph.spectral.pca import DEFAULT_SUBSPACE_SPLIT as split
-
-    mean_degree = 2.0 * max(m_hat, 0.0) / n
-    pca_share = (1.0 - degree_share - tail_share) * (1.0 - core_share)
-    eps_g = split.epsilon[0] * pca_share * epsilon
-    # ln(1 / (2 delta_g)) in logs: delta_g = split * share * delta may underflow to 0
-    log_inv = -(math.log(2.0) + math.log(split.delta[0] * pca_share) + math.log(delta))
-    required = 1.0 + 2.0 * log_inv / eps_g
-    predicted = _SCREEN_GAP_PER_DEGREE * mean_degree
-    return {"mean_degree": mean_degree, "predicted_gap_ratio": predicted,
-            "required_gap_ratio": required,
-            "predicted_pass": bool(predicted > _SCREEN_MARGIN * required)}
-
-
-def release_edge_count(data: GraphData, epsilon: float, ledger: PrivacyLedger, rng) -> float:
-    """The screening release (docs/privacy.md 4.9): total edge weight + Laplace(1/epsilon).
-
-    Laplace (pure DP): at a small share its scale is far below the Gaussian's, and the whole
-    delta stays for the route."""
-    m_hat, _ = laplace_mechanism(
-        data.total_weight, sensitivity=1.0, epsilon=epsilon, ledger=ledger,
-        name="screening: edge count", rng=rng,
-        note="one edge changes the total weight by <= 1 (docs/privacy.md 4.9)")
-    return float(m_hat)
-
-
-def choose_scale_route(route: str, n: int, m_hat: float | None, rank: int) -> str:
-    """Step 1 of the module docstring: keep a dense ``route`` or move to ``"matrix-free"``.
-
-    ``route`` is what screening chose (``"pca"`` or ``"randomized-response"``); ``m_hat`` the
-    released edge count (None when none was released). Depends on public ``n``, released values
-    and the machine's available memory only (no privacy cost).
-    """
-    if n >= MATRIX_FREE_MIN_N:
-        return "matrix-free"
-    have = available_memory()
-    m = 0 if m_hat is None else max(int(m_hat), 0)
-    if have is not None and route_module(route).estimated_memory(n, m, rank) > have:
-        return "matrix-free"
-    return route
-
-
-def _refuse_if_too_large(route: str, n: int, m: int | None, rank: int) -> None:
-    """Refuse, before any allocation, a route whose estimated memory exceeds what is available.
-    ``m``: the released edge count, or None when none was released (the estimate then counts
-    the route's n-sized arrays alone)."""
-    need = route_module(route).estimated_memory(n, 0 if m is None else m, rank)
-    if route in DENSE_ROUTES:
-        hint = ("Use route='local' (memory O(m)) or route='matrix-free' (memory O(m + n r)), or "
-                "route='auto'.")
-    else:
-        hint = (f"Nothing smaller exists for this graph here: use a machine with more memory, or "
-                f"a smaller rank than {rank}.")
-    size = (f"{n:,} nodes (its n-sized arrays alone: no edge count was released)" if m is None
-            else f"{n:,} nodes and ~{m:,} released edges")
-    check_memory(need, what=f"route={route!r} on {size}", alternative=hint)
 
 
 def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
@@ -283,44 +195,105 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=True)
-    degree_share = check_share("degree_share", degree_share)
-    tail_share = check_share("tail_share", tail_share)
-    core_share = check_share("core_share", core_share)
-    if degree_share + tail_share >= 1:
-        raise ValueError("degree_share + tail_share must be < 1 (the rest goes to the private PCA)")
-    check_choice(fallback, name="fallback", choices=("randomized-response", "none"))
-    check_choice(projection, name="projection", choices=("auto", "dykstra", "clip"))
-    check_choice(route, name="route", choices=("auto", *ROUTES))
-    if not isinstance(regularization, str):  # checked now, used after the degrees' release
-        check_number(regularization, name="regularization", low=0.0, open_low=True)
-    elif regularization != "mean":
-        raise ValueError(f"regularization must be 'mean' or a number > 0, got {regularization!r}")
-    from dpgraph.release.posterior import prior_rank
-
-    if not isinstance(rr_postprocess, str) or (
-            rr_postprocess not in ("low-rank", "box", "posterior-degree")
-            and prior_rank(rr_postprocess) is None):
-        raise ValueError(f"rr_postprocess={rr_postprocess!r} is not 'posterior-degree', "
-                         f"'posterior-lowrank-<k>', 'box' or 'low-rank'")
-    screen_share = check_share("screen_share", screen_share)
+    options = ReleaseOptions.checked(
+        degree_share=degree_share, tail_share=tail_share, core_share=core_share,
+        regularization=regularization, projection=projection, fallback=fallback,
+        max_projector_noise=max_projector_noise, screen_share=screen_share,
+        rr_postprocess=rr_postprocess, pca_options=pca_options,
+        matrix_free_options=matrix_free_options)
+    check_choice(route, name="route", choices=("auto", *route_names()))
     if synthetic_share is not None and synthetic_share != "auto":
         synthetic_share = check_share("synthetic_share", synthetic_share)
     data = input_graph(G, weight=weight)
     check_private_graph_input(data)
-    if delta == 0:  # pure epsilon-DP asked for: only a pure route may run (docs/privacy.md 14)
-        if route == "auto":
-            route = "local" if data.n >= MATRIX_FREE_MIN_N else "randomized-response"
-        elif not route_spec(route).pure:
-            raise ValueError(f"delta=0 asks for pure epsilon-DP, which route={route!r} does not "
-                             f"give; use route='local' or route='randomized-response', or pass "
-                             f"delta > 0")
-    on_dask = is_dask_input(data)
-    if on_dask:  # the routes that read the edges by passes (docs/privacy.md 9, 14)
-        if route not in ("auto", "matrix-free", "local"):
-            raise ValueError(f"route={route!r} needs the graph in memory; Dask edge lists take "
-                             f"route='matrix-free' (or 'auto') or route='local'")
-        route = "matrix-free" if route == "auto" else route
-        if route == "local":
+    route, synthetic_share = _route_for_input(route, data, delta, synthetic_share)
+    rank_given = rank
+    rank, rank_note = default_rank(data.n) if rank is None else (check_rank(rank, data.n), None)
+    synthetic_blocks = _checked_blocks(synthetic_blocks, data.n)
+    if _check_only:  # a caller's precheck (dpgraph.max_cut): every refusal that needs no release
+        if route != "auto":
+            refuse_if_too_large(route, data.n, None, rank)
+        return None
+    gen = make_rng(rng)
+    ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
+    epsilon, eps_synthetic = release_split(epsilon, synthetic_share)
+    route, rank, epsilon, screening = _choose_route(
+        route, data, epsilon, delta, rank, rank_given, options, edge_count, ledger, gen)
+    pg = route_module(route).release(data, epsilon=epsilon, delta=delta, rank=rank,
+                                     ledger=ledger, rng=gen, screening=screening,
+                                     **options.for_route(route))
+    pg.diagnostics.setdefault("rank", rank)
+    if rank_note:
+        pg.diagnostics["rank_note"] = rank_note
+    if eps_synthetic > 0:
+        _release_block_model(pg, data, synthetic_blocks, eps_synthetic, ledger, gen)
+        pg.diagnostics["synthetic_share"] = synthetic_share
+    return pg
+
+
+@dataclass(frozen=True)
+class ReleaseOptions:
+    """The checked route keywords of :func:`privatize`; each route takes the ones its
+    :class:`~dpgraph.release.routes.RouteSpec` names (:meth:`for_route`)."""
+
+    degree_share: float
+    tail_share: float
+    core_share: float
+    regularization: object
+    projection: str
+    fallback: str
+    max_projector_noise: float | None
+    screen_share: float
+    rr_postprocess: str
+    pca_options: dict | None
+    matrix_free_options: dict | None
+
+    @classmethod
+    def checked(cls, **kw) -> "ReleaseOptions":
+        """The options, each refused with a ValueError naming it when out of range."""
+        for name in ("degree_share", "tail_share", "core_share", "screen_share"):
+            kw[name] = check_share(name, kw[name])
+        if kw["degree_share"] + kw["tail_share"] >= 1:
+            raise ValueError("degree_share + tail_share must be < 1 (the rest goes to the "
+                             "private PCA)")
+        check_choice(kw["fallback"], name="fallback", choices=("randomized-response", "none"))
+        check_choice(kw["projection"], name="projection", choices=("auto", "dykstra", "clip"))
+        reg = kw["regularization"]
+        if not isinstance(reg, str):  # checked now, used after the degrees' release
+            check_number(reg, name="regularization", low=0.0, open_low=True)
+        elif reg != "mean":
+            raise ValueError(f"regularization must be 'mean' or a number > 0, got {reg!r}")
+        _check_rr_postprocess(kw["rr_postprocess"])
+        return cls(**kw)
+
+    def for_route(self, route: str) -> dict:
+        """The keywords of ``route``'s ``release``."""
+        spec = route_spec(route)
+        out = {name: getattr(self, name) for name in spec.options}
+        if spec.expand:
+            out.update(getattr(self, spec.expand) or {})
+        return out
+
+
+def _check_rr_postprocess(value) -> None:
+    from dpgraph.release.posterior import prior_rank
+
+    if not isinstance(value, str) or (value not in ("low-rank", "box", "posterior-degree")
+                                      and prior_rank(value) is None):
+        raise ValueError(f"rr_postprocess={value!r} is not 'posterior-degree', "
+                         f"'posterior-lowrank-<k>', 'box' or 'low-rank'")
+
+
+def _route_for_input(route: str, data, delta: float, synthetic_share):
+    """The route and block-model share the input allows: a pure route under ``delta = 0``,
+    one that reads the edges by passes on Dask edge lists (whose block model would need the
+    graph in memory, unless the route samples itself), and ``synthetic_share="auto"``
+    resolved."""
+    if delta == 0:
+        route = pure_route(route, data.n)
+    if is_dask_input(data):
+        route = streamed_route(route)
+        if not route_spec(route).own_sampler:
             synthetic_share = None  # its block model would need the graph in memory
         if synthetic_share is not None and not isinstance(synthetic_share, str):
             raise ValueError("synthetic_share (privatize's synthetic block model, docs 7) needs "
@@ -328,67 +301,49 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
                              "samples its own block model as Dask tasks (.sample_dask(), "
                              ".write_sample(folder)): leave synthetic_share unset")
     if isinstance(synthetic_share, str):  # "auto"
-        # the matrix-free route's factor form has its own O(m + n r) sampler (docs 5.5): no
-        # extra release there; the dense routes' weights need the block model (docs 7)
-        large = route == "matrix-free" or (route == "auto" and data.n >= MATRIX_FREE_MIN_N)
-        synthetic_share = None if large else SYNTHETIC_SHARE
-    rank_given = rank
-    rank, rank_note = default_rank(data.n) if rank is None else (check_rank(rank, data.n), None)
+        synthetic_share = default_synthetic_share(route, data.n, SYNTHETIC_SHARE)
+    return route, synthetic_share
+
+
+def _checked_blocks(synthetic_blocks, n: int) -> int:
+    """``synthetic_blocks`` checked, capped at ``n // 4`` (each community is split in two)."""
     if isinstance(synthetic_blocks, bool) or not isinstance(synthetic_blocks, (int, np.integer)) \
             or synthetic_blocks < 1:
         raise ValueError(f"synthetic_blocks must be a positive integer, got {synthetic_blocks!r}")
-    # each community is split in two: on tiny graphs at most n // 4 communities
-    synthetic_blocks = min(int(synthetic_blocks), max(1, data.n // 4))
-    if _check_only:  # a caller's precheck (dpgraph.max_cut): every refusal that needs no release
-        if route != "auto":
-            _refuse_if_too_large(route, data.n, None, rank)
-        return None
-    gen = make_rng(rng)
-    ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
-    eps_synthetic = 0.0 if synthetic_share is None else synthetic_share * epsilon
-    epsilon = epsilon - eps_synthetic  # basic composition: the route gets the rest
+    return min(int(synthetic_blocks), max(1, n // 4))
+
+
+def _choose_route(route, data, epsilon, delta, rank, rank_given, options, edge_count, ledger,
+                  gen):
+    """Steps 0 and 1 of the module docstring: screening (which may spend ``screen_share`` of
+    epsilon on the edge count) and the scale choice; then the route's default rank and the
+    memory refusal. Returns ``(route, rank, epsilon left, screening)``."""
     screening, m_hat = None, edge_count
-    if screens(route, fallback):
+    if screens(route, options.fallback):
         # 0. screening (docs/privacy.md 4.9): can the PCA's gap test pass at this budget?
         if edge_count is None:
-            m_hat = release_edge_count(data, screen_share * epsilon, ledger, gen)
-            epsilon = (1 - screen_share) * epsilon
-        screening = screen(float(m_hat), data.n, epsilon, delta, degree_share, tail_share,
-                           core_share)
+            m_hat = release_edge_count(data, options.screen_share * epsilon, ledger, gen)
+            epsilon = (1 - options.screen_share) * epsilon
+        screening = screen(float(m_hat), data.n, epsilon, delta, options.degree_share,
+                           options.tail_share, options.core_share)
         route = "pca" if screening["predicted_pass"] else "randomized-response"
     # 1. scale: sized by public n, rank and the released edge count only (never the true m,
     # which would make the choice, or a refusal, depend on the input)
     m_public = 0 if m_hat is None else max(int(m_hat), 0)
     if screening is not None or route == "auto":
         route = choose_scale_route("pca" if route == "auto" else route, data.n, m_public, rank)
-    if route == "matrix-free" and rank_given is None:
-        from dpgraph.release.routes.matrix_free import MATRIX_FREE_DEFAULT_RANK
-
-        rank = check_rank(min(MATRIX_FREE_DEFAULT_RANK, data.n - 2), data.n)
-    _refuse_if_too_large(route, data.n, None if m_hat is None else m_public, rank)
+    route_rank = route_spec(route).default_rank
+    if route_rank is not None and rank_given is None:
+        rank = check_rank(min(route_rank, data.n - 2), data.n)
+    refuse_if_too_large(route, data.n, None if m_hat is None else m_public, rank)
     report(f"privatize: route {route!r} on {data.n:,} nodes")
-    module = route_module(route)
-    if route == "randomized-response":
-        options = {"rr_postprocess": rr_postprocess}
-    elif route == "pca":
-        options = dict(degree_share=degree_share, tail_share=tail_share, core_share=core_share,
-                       regularization=regularization, projection=projection, fallback=fallback,
-                       max_projector_noise=max_projector_noise, pca_options=pca_options)
-    elif route == "matrix-free":
-        options = dict(regularization=regularization, **(matrix_free_options or {}))
-    else:
-        options = {}
-    pg = module.release(data, epsilon=epsilon, delta=delta, rank=rank, ledger=ledger, rng=gen,
-                        screening=screening, **options)
-    pg.diagnostics.setdefault("rank", rank)
-    if rank_note:
-        pg.diagnostics["rank_note"] = rank_note
-    if eps_synthetic > 0:
-        # docs/privacy.md 7: a partition from the release (post-processing), then the block
-        # model's releases for that partition (adaptive composition)
-        report(f"privatize: synthetic block model ({synthetic_blocks} blocks)")
-        blocks = pg.synthetic_blocks(int(synthetic_blocks), rng=gen)
-        pg.block_model = release_block_model(data, blocks, epsilon=eps_synthetic, ledger=ledger,
-                                             rng=gen)
-        pg.diagnostics["synthetic_share"] = synthetic_share
-    return pg
+    return route, rank, epsilon, screening
+
+
+def _release_block_model(pg, data, synthetic_blocks, eps_synthetic, ledger, gen) -> None:
+    """docs/privacy.md 7: a partition from the release (post-processing), then the block
+    model's releases for that partition (adaptive composition)."""
+    report(f"privatize: synthetic block model ({synthetic_blocks} blocks)")
+    blocks = pg.synthetic_blocks(int(synthetic_blocks), rng=gen)
+    pg.block_model = release_block_model(data, blocks, epsilon=eps_synthetic, ledger=ledger,
+                                         rng=gen)

@@ -26,7 +26,9 @@ from dpgraph.result import Result
 from dpgraph.privacy import (PrivacyLedger, reproducible_tag, laplace_mechanism, make_rng,
                       monotone_exponential_mechanism)
 from dpgraph.privacy.validation import check_choice, check_delta, check_epsilon, check_number
-from dpgraph.release.privatize import MATRIX_FREE_MIN_N, SCREEN_SHARE, PrivateGraph, check_rank, privatize, release_edge_count
+from dpgraph.release.privatize import PrivateGraph, check_rank, privatize
+from dpgraph.privacy.budget import SCREEN_SHARE
+from dpgraph.release.screening import MATRIX_FREE_MIN_N, release_edge_count
 from dpgraph.privacy.validation import check_share
 from dpgraph.private_input import check_private_graph_input, input_graph
 from dpgraph.release.routes import ROUTES, route_spec

@@ -148,7 +148,7 @@ def edge_count(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
     Laplace on the edge count, sensitivity 1) on a path vs the path plus one edge; event: the
     released count above the threshold planned from the known Laplace densities."""
     from dpgraph.graph import as_graph_data
-    from dpgraph.release.privatize import release_edge_count
+    from dpgraph.release.screening import release_edge_count
 
     G0, G1 = _graph_pair([(0, 2), (2, 1)], (0, 1), 4)
     pair = (as_graph_data(G0), as_graph_data(G1))

@@ -24,7 +24,9 @@ Routes:
   once per pass (pure DP); ``O(m + k^2)``; for real graphs, whose cut structure is local.
 
 Adding a route: one module with ``release`` and ``estimated_memory``, and one
-:class:`RouteSpec` line in ``_SPECS`` declaring what it offers.
+:class:`RouteSpec` line in ``_SPECS`` declaring what it offers (or, from outside the package,
+one call of :func:`register_route`). Nothing else branches on a route's name: the release
+stage's choices (:mod:`dpgraph.release.screening`) and the private answers read the spec.
 """
 
 from __future__ import annotations
@@ -34,21 +36,23 @@ from dataclasses import dataclass
 
 from dpgraph.memory import InsufficientMemoryError, available_memory, check_memory, format_bytes
 
-__all__ = ["ROUTES", "DENSE_ROUTES", "RouteSpec", "route_spec", "route_module",
+__all__ = ["ROUTES", "DENSE_ROUTES", "RouteSpec", "route_spec", "route_module", "route_names",
+           "register_route", "unregister_route",
            "InsufficientMemoryError", "available_memory", "check_memory", "format_bytes"]
 
 
 @dataclass(frozen=True)
 class RouteSpec:
-    """What a route offers, declared once here so that no code outside :mod:`dpgraph.release.routes`
-    needs to branch on a route's name.
+    """What a route offers, declared once here so that no code outside the release stage needs
+    to branch on a route's name.
 
     Attributes
     ----------
     name : str
         The ``route=`` value.
     module : str
-        The module (in this package) with ``release`` and ``estimated_memory``.
+        The module with ``release`` and ``estimated_memory``: a name in this package, or a
+        full dotted path (a route defined elsewhere).
     pure : bool
         Whether the release is pure epsilon-DP (``delta`` unspent).
     dense : bool
@@ -57,6 +61,22 @@ class RouteSpec:
         ``"objectives"``: the release offers weight objectives that the engine solves
         (:meth:`PrivateGraph.objective_names`); ``"sides"``: the release *is* a private
         partition (with candidates), built by the route for the cut.
+    options : tuple of str
+        The :func:`dpgraph.privatize` keywords its ``release`` takes.
+    expand : str or None
+        A :func:`dpgraph.privatize` keyword holding a dict of further ``release`` keywords.
+    streams : bool
+        Whether it reads the edges by passes, so that it runs on Dask edge lists.
+    own_sampler : bool
+        Whether its release samples synthetic graphs itself (no block-model release needed).
+    default_rank : int or None
+        Its rank when none is given (None: :func:`dpgraph.release.privatize.default_rank`).
+    selects : bool
+        Whether a private answer chooses among the roundings of its candidate objectives
+        (the exponential mechanism, docs/privacy.md 4.11).
+    sized_by_edge_count : bool
+        Whether a private answer releases the edge count before it (to size its releases and
+        the estimate's range).
     """
 
     name: str
@@ -64,33 +84,68 @@ class RouteSpec:
     pure: bool
     dense: bool
     answers: str = "objectives"
+    options: tuple = ()
+    expand: str | None = None
+    streams: bool = False
+    own_sampler: bool = False
+    default_rank: int | None = None
+    selects: bool = True
+    sized_by_edge_count: bool = False
 
 
+_PCA_OPTIONS = ("degree_share", "tail_share", "core_share", "regularization", "projection",
+                "fallback", "max_projector_noise", "pca_options")
 _SPECS = (
-    RouteSpec("randomized-response", "randomized_response", pure=True, dense=True),
-    RouteSpec("pca", "pca", pure=False, dense=True),
-    RouteSpec("matrix-free", "matrix_free", pure=False, dense=False),
-    RouteSpec("local", "local", pure=True, dense=False, answers="sides"),
+    RouteSpec("randomized-response", "randomized_response", pure=True, dense=True,
+              options=("rr_postprocess",)),
+    RouteSpec("pca", "pca", pure=False, dense=True, options=_PCA_OPTIONS, selects=False),
+    RouteSpec("matrix-free", "matrix_free", pure=False, dense=False,
+              options=("regularization",), expand="matrix_free_options", streams=True,
+              own_sampler=True, default_rank=2, sized_by_edge_count=True),
+    RouteSpec("local", "local", pure=True, dense=False, answers="sides", streams=True,
+              sized_by_edge_count=True),
 )
-ROUTES = tuple(s.name for s in _SPECS)
-DENSE_ROUTES = tuple(s.name for s in _SPECS if s.dense)
 _BY_NAME = {s.name: s for s in _SPECS}
+ROUTES = tuple(_BY_NAME)
+DENSE_ROUTES = tuple(s.name for s in _SPECS if s.dense)
+
+
+def register_route(spec: RouteSpec) -> None:
+    """Add a route (its module given by a full dotted path). ``ROUTES`` and
+    ``DENSE_ROUTES`` are tuples made at import, so they list the built-in routes only;
+    :func:`route_names` lists every route."""
+    if spec.name in _BY_NAME or spec.name == "auto":
+        raise ValueError(f"route {spec.name!r} exists already")
+    _BY_NAME[spec.name] = spec
+
+
+def unregister_route(name: str) -> None:
+    """Remove a route added by :func:`register_route` (the built-in ones stay)."""
+    if name in ROUTES:
+        raise ValueError(f"route {name!r} is built in")
+    _BY_NAME.pop(name, None)
+
+
+def route_names() -> tuple:
+    """Every route's name, the registered ones after the built-in ones."""
+    return tuple(_BY_NAME)
 
 
 def route_spec(name: str) -> RouteSpec:
     """The declared capabilities of route ``name``."""
     if name not in _BY_NAME:
-        raise ValueError(f"route={name!r} is not one of {', '.join(map(repr, ROUTES))}")
+        raise ValueError(f"route={name!r} is not one of {', '.join(map(repr, _BY_NAME))}")
     return _BY_NAME[name]
 
 
 def route_module(name: str):
     """The module implementing route ``name`` (see the module docstring)."""
     spec = route_spec(name)
+    full = spec.module if "." in spec.module else f"{__name__}.{spec.module}"
     try:
-        return importlib.import_module(f".{spec.module}", __name__)
+        return importlib.import_module(full)
     except ModuleNotFoundError as exc:  # a route not in this build
-        if exc.name != f"{__name__}.{spec.module}":
+        if exc.name != full:
             raise
         raise NotImplementedError(f"route={name!r} is not available in this version of "
                                   f"dpgraph") from exc

@@ -54,6 +54,7 @@ from dpgraph.privacy.calibration import gdp_epsilon, gdp_mu
 from dpgraph.privacy.noise import discrete_gaussian_noise
 from dpgraph.privacy.transcript import record
 from dpgraph.release.factor_graph import FactorPrivateGraph
+from dpgraph.release.routes import route_spec
 from dpgraph.release.routes.pca import regularizer
 from dpgraph.progress import report
 
@@ -75,7 +76,7 @@ MATRIX_FREE_DEFAULTS = {
 #: Default number of private directions (``privatize(..., route="matrix-free")`` with no
 #: rank): each direction's noise grows like ``sqrt(r)`` (5.2), and on planted graphs rank 8
 #: loses what rank 1-2 find (BENCHMARKS.md, "Million-node graphs").
-MATRIX_FREE_DEFAULT_RANK = 2
+MATRIX_FREE_DEFAULT_RANK = route_spec("matrix-free").default_rank  # declared with the route
 
 def default_steps(n: int) -> int:
     """Number of power steps: ``max(8, ceil(1.25 ln n))`` (13 at n = 20,000, 15 at 100,000,

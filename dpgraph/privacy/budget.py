@@ -1,0 +1,84 @@
+"""The budget plan: every default share of epsilon (and delta) in one place.
+
+Each private entry point splits its budget by basic (or adaptive) composition over named
+steps; the default fraction of each step is named here, and the entry points state their
+split by calling the functions below, so a reader finds every default in one file. The ledger
+(:class:`~dpgraph.privacy.PrivacyLedger`) still records every draw, whatever the plan.
+
+Shares are fractions of the budget *of the step that holds them* (so that a ``*_SHARE``
+changes one split only); each group says of what.
+
+Examples
+--------
+>>> release_split(1.0, 0.3)
+(0.7, 0.3)
+>>> answer_side_budgets(1.0, 0.04, 0.01)
+(0.04, 0.01)
+>>> answer_side_budgets(2.0, 0.04, 0.1, m_hat=50_000.0)  # a large graph: capped absolutely
+(0.02, 0.004)
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DEGREE_SHARE", "TAIL_SHARE", "CORE_SHARE", "SCREEN_SHARE", "SYNTHETIC_SHARE",
+    "ANSWER_ESTIMATE_SHARE", "ANSWER_SELECT_SHARE", "CSP_ESTIMATE_SHARE", "CSP_SELECT_SHARE",
+    "LOCAL_DEGREE_SHARE", "LOCAL_REFINE_SHARE", "release_split", "answer_side_budgets",
+]
+
+# -- dpgraph.privatize: fractions of its (epsilon, delta) -------------------------------------
+#: the dense PCA route's private degrees and tail level (docs/privacy.md 4.1, 4.3); the rest
+#: goes to the private PCA
+DEGREE_SHARE = 0.05
+TAIL_SHARE = 0.05
+#: of the PCA's share: the r x r core (Alg. 5.10); the rest goes to the private subspace
+CORE_SHARE = 0.1
+#: the screening edge count (docs/privacy.md 4.9; Laplace, of epsilon)
+SCREEN_SHARE = 0.005
+#: the synthetic block model released beside a dense or local route (docs/privacy.md 7)
+SYNTHETIC_SHARE = 0.3
+
+# -- dpgraph.max_cut / max_bisection: fractions of epsilon --------------------------------------
+#: the Laplace estimate of the answer's cut (docs/privacy.md 4.10)
+ANSWER_ESTIMATE_SHARE = 0.1
+#: the private choice among candidate partitions (docs/privacy.md 4.11)
+ANSWER_SELECT_SHARE = 0.04
+
+# -- dpgraph.max_2csp: fractions of epsilon -----------------------------------------------------
+CSP_ESTIMATE_SHARE = 0.01
+CSP_SELECT_SHARE = 0.02
+
+# -- the degree-ordered local route: fractions of its epsilon -----------------------------------
+#: the released degrees that order the nodes (docs/privacy.md 14.1)
+LOCAL_DEGREE_SHARE = 0.05
+#: of the decision budget: the refinement sweep (docs/privacy.md 14.3)
+LOCAL_REFINE_SHARE = 0.2
+
+# the absolute caps of the answer's side releases: the choice's Gumbel scale at 0.1% and the
+# estimate's Laplace scale at 0.5% of the released edge count (cuts are of order m / 2)
+_SELECT_CAP, _ESTIMATE_CAP = 1000.0, 200.0
+
+
+def release_split(epsilon: float, synthetic_share: float | None) -> tuple[float, float]:
+    """``(route's epsilon, synthetic block model's epsilon)`` of :func:`dpgraph.privatize`:
+    ``synthetic_share`` of epsilon for the block model (none when None), the rest for the
+    route (basic composition)."""
+    eps_synthetic = 0.0 if synthetic_share is None else synthetic_share * epsilon
+    return epsilon - eps_synthetic, eps_synthetic
+
+
+def answer_side_budgets(epsilon: float, select_share: float, estimate_share: float,
+                        m_hat: float | None = None) -> tuple[float, float]:
+    """Epsilon of a private answer's choice (docs/privacy.md 4.11) and of its estimate (4.10).
+
+    At most ``select_share`` / ``estimate_share`` of epsilon, and no more than what puts the
+    choice's Gumbel scale at 0.1% and the estimate's Laplace scale at 0.5% of the released
+    size ``m_hat`` (edge count or constraint weight). Both releases need a fixed *absolute*
+    epsilon for a given accuracy, so at large epsilon they take an ever smaller share and the
+    rest goes to the release that limits the answer. A function of released values only.
+    """
+    eps_s, eps_e = select_share * epsilon, estimate_share * epsilon
+    if m_hat is None:
+        return eps_s, eps_e
+    m = max(float(m_hat), 1.0)
+    return min(eps_s, _SELECT_CAP / m), min(eps_e, _ESTIMATE_CAP / m)

@@ -1,0 +1,164 @@
+"""The release stage's choices: screening, the route "auto" takes, and memory refusals.
+
+Every function here is a function of the caller's arguments, public sizes (``n``, the
+machine's memory) and released values (the edge count ``m^``) only, so the choice of a route
+costs no privacy beyond the screening release itself (docs/privacy.md 4.9). This is the one
+place, with :mod:`dpgraph.release.routes`, that knows routes by name.
+"""
+
+from __future__ import annotations
+
+import math
+
+from dpgraph.graph import GraphData
+from dpgraph.memory import available_memory
+from dpgraph.privacy import PrivacyLedger, laplace_mechanism
+from dpgraph.privacy.budget import CORE_SHARE, DEGREE_SHARE, TAIL_SHARE
+from dpgraph.release.routes import check_memory, route_module, route_spec
+
+__all__ = ["MATRIX_FREE_MIN_N", "MATRIX_FREE_FROM", "screens", "screen", "release_edge_count",
+           "choose_scale_route", "refuse_if_too_large", "answer_route", "pure_route",
+           "streamed_route", "default_synthetic_share"]
+
+# route="auto" takes the matrix-free route from this many nodes on (benchmarks/NOTES.md,
+# "Million-node graphs": where it starts to beat the dense routes), or earlier when a dense
+# route does not fit.
+MATRIX_FREE_MIN_N = 15000
+
+# Heuristic (utility only, never privacy): the rank-r spectral gap of the regularized
+# normalized adjacency, in units of its sensitivity w, is at most about half the mean degree on
+# the planted and real graphs we measured (BENCHMARKS.md); the PCA route is taken only when
+# that prediction clears the gap test's threshold with a 1.5x margin.
+SCREEN_GAP_PER_DEGREE = 0.5
+SCREEN_MARGIN = 1.5
+
+
+def screens(route: str, fallback: str) -> bool:
+    """Whether ``privatize`` screens: ``route="auto"`` with the randomized-response fallback
+    (docs/privacy.md 4.9). A function of the caller's arguments only, never of the weights
+    (docs/privacy.md 4.12)."""
+    return route == "auto" and fallback == "randomized-response"
+
+
+def screen(m_hat: float, n: int, epsilon: float, delta: float,
+            degree_share: float = DEGREE_SHARE, tail_share: float = TAIL_SHARE,
+           core_share: float = CORE_SHARE) -> dict:
+    """Predict from the released edge count whether the gap test of Alg. 5.2 can pass.
+
+    The test passes when ``g_hat - (2 w / eps_g) ln(1/(2 delta_g)) > w`` (docs/privacy.md 3.7),
+    i.e. when ``g / w`` exceeds ``1 + 2 ln(1/(2 delta_g)) / eps_g`` (up to the Laplace draw).
+    A function of released values only: no privacy cost.
+    """
+    from dpgraph.spectral.pca import DEFAULT_SUBSPACE_SPLIT as split
+
+    mean_degree = 2.0 * max(m_hat, 0.0) / n
+    pca_share = (1.0 - degree_share - tail_share) * (1.0 - core_share)
+    eps_g = split.epsilon[0] * pca_share * epsilon
+    # ln(1 / (2 delta_g)) in logs: delta_g = split * share * delta may underflow to 0
+    log_inv = -(math.log(2.0) + math.log(split.delta[0] * pca_share) + math.log(delta))
+    required = 1.0 + 2.0 * log_inv / eps_g
+    predicted = SCREEN_GAP_PER_DEGREE * mean_degree
+    return {"mean_degree": mean_degree, "predicted_gap_ratio": predicted,
+            "required_gap_ratio": required,
+            "predicted_pass": bool(predicted > SCREEN_MARGIN * required)}
+
+
+def release_edge_count(data: GraphData, epsilon: float, ledger: PrivacyLedger, rng) -> float:
+    """The screening release (docs/privacy.md 4.9): total edge weight + Laplace(1/epsilon).
+
+    Laplace (pure DP): at a small share its scale is far below the Gaussian's, and the whole
+    delta stays for the route."""
+    m_hat, _ = laplace_mechanism(
+        data.total_weight, sensitivity=1.0, epsilon=epsilon, ledger=ledger,
+        name="screening: edge count", rng=rng,
+        note="one edge changes the total weight by <= 1 (docs/privacy.md 4.9)")
+    return float(m_hat)
+
+
+def choose_scale_route(route: str, n: int, m_hat: float | None, rank: int) -> str:
+    """Step 1 of the module docstring: keep a dense ``route`` or move to ``"matrix-free"``.
+
+    ``route`` is what screening chose (``"pca"`` or ``"randomized-response"``); ``m_hat`` the
+    released edge count (None when none was released). Depends on public ``n``, released values
+    and the machine's available memory only (no privacy cost).
+    """
+    if n >= MATRIX_FREE_MIN_N:
+        return "matrix-free"
+    have = available_memory()
+    m = 0 if m_hat is None else max(int(m_hat), 0)
+    if have is not None and route_module(route).estimated_memory(n, m, rank) > have:
+        return "matrix-free"
+    return route
+
+
+def refuse_if_too_large(route: str, n: int, m: int | None, rank: int) -> None:
+    """Refuse, before any allocation, a route whose estimated memory exceeds what is available.
+    ``m``: the released edge count, or None when none was released (the estimate then counts
+    the route's n-sized arrays alone)."""
+    need = route_module(route).estimated_memory(n, 0 if m is None else m, rank)
+    if route_spec(route).dense:
+        hint = ("Use route='local' (memory O(m)) or route='matrix-free' (memory O(m + n r)), or "
+                "route='auto'.")
+    else:
+        hint = (f"Nothing smaller exists for this graph here: use a machine with more memory, or "
+                f"a smaller rank than {rank}.")
+    size = (f"{n:,} nodes (its n-sized arrays alone: no edge count was released)" if m is None
+            else f"{n:,} nodes and ~{m:,} released edges")
+    check_memory(need, what=f"route={route!r} on {size}", alternative=hint)
+
+
+# route="auto" takes the matrix-free route for a private answer from this released density on
+# (large graphs only): on planted graphs it is exact from mean degree x epsilon of about 200
+# and random below (BENCHMARKS.md, "Million-node graphs"); the local route is never random.
+MATRIX_FREE_FROM = 200.0
+
+
+def answer_route(n: int, m_hat: float, epsilon: float, delta: float) -> str:
+    """The route ``route="auto"`` takes for a private answer (a function of public ``n``, the
+    released edge count ``m_hat`` and the budget only; no privacy cost).
+
+    The matrix-free route when the graph is large (``n >= MATRIX_FREE_MIN_N``) and the released
+    density ``rho = 2 m_hat epsilon / n`` is at least ``MATRIX_FREE_FROM`` (200; where its global
+    low-rank release carries the cut: planted graphs, BENCHMARKS.md) and ``delta > 0``; the
+    degree-ordered local route otherwise (real graphs, whose cut structure is local).
+
+    >>> answer_route(4039, 88234, 1.0, 1e-6), answer_route(100000, 5e6, 2.0, 1e-6)
+    ('local', 'matrix-free')
+    """
+    rho = 2.0 * max(float(m_hat), 0.0) * float(epsilon) / max(int(n), 1)
+    if delta > 0 and n >= MATRIX_FREE_MIN_N and rho >= MATRIX_FREE_FROM:
+        return "matrix-free"
+    return "local"
+
+
+def pure_route(route: str, n: int) -> str:
+    """The route under ``delta = 0`` (pure epsilon-DP asked for, docs/privacy.md 14): "auto"
+    takes the local route on large graphs and randomized response below; a route that is not
+    pure is refused."""
+    if route == "auto":
+        return "local" if n >= MATRIX_FREE_MIN_N else "randomized-response"
+    if not route_spec(route).pure:
+        raise ValueError(f"delta=0 asks for pure epsilon-DP, which route={route!r} does not "
+                         f"give; use route='local' or route='randomized-response', or pass "
+                         f"delta > 0")
+    return route
+
+
+def streamed_route(route: str) -> str:
+    """The route for a Dask edge list (docs/privacy.md 9, 14): one that reads the edges by
+    passes; "auto" takes the matrix-free route."""
+    if route == "auto":
+        return "matrix-free"
+    if not route_spec(route).streams:
+        raise ValueError(f"route={route!r} needs the graph in memory; Dask edge lists take "
+                         f"route='matrix-free' (or 'auto') or route='local'")
+    return route
+
+
+def default_synthetic_share(route: str, n: int, share: float) -> float | None:
+    """``synthetic_share="auto"``: ``share`` of epsilon for the block model (docs/privacy.md 7),
+    or None where the release samples itself (the matrix-free factor form, docs 5.5: also the
+    route "auto" takes from ``MATRIX_FREE_MIN_N`` nodes on)."""
+    if route == "auto":
+        return None if n >= MATRIX_FREE_MIN_N else share
+    return None if route_spec(route).own_sampler else share
