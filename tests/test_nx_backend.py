@@ -110,7 +110,7 @@ def test_one_exchange_returns_networkx_types_with_private_estimate(dispatched):
     assert kind == "float"
     assert sorted(S + T) == list(range(34)) and not set(S) & set(T)
     # the value is the Laplace estimate of this partition's cut, not the cut: at epsilon 100 the
-    # estimate's epsilon is min(1, 200 / m^) ~ 1 (private_solvers._side_budgets), scale <= 1/0.9;
+    # estimate's epsilon is min(1, 200 / m^) ~ 1 (dpgraph.privacy.budget.answer_side_budgets), scale <= 1/0.9;
     # |Lap(b)| > b ln(1e6) has probability 1e-6
     assert abs(value - true_cut) <= (1 / 0.9) * 13.82
     assert value != true_cut

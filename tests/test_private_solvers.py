@@ -148,7 +148,7 @@ def test_candidate_cuts_match_cut_value():
 
 
 def test_side_budgets_shrink_with_the_edge_count():
-    from dpgraph.solve.cut import _side_budgets
+    from dpgraph.privacy.budget import answer_side_budgets as _side_budgets
 
     assert _side_budgets(1.0, 0.04, 0.01, None) == (0.04, 0.01)
     assert _side_budgets(1.0, 0.04, 0.01, 20_000) == (0.04, 0.01)

@@ -294,6 +294,10 @@ class FactorPrivateGraph(PrivateGraph):
             return self.weights()
         raise ValueError(f"unknown objective {name!r}; this release offers ('low-rank',)")
 
+    def synthetic_operator(self, name: str):
+        """The objective ``name`` itself (its low-rank operator: no n x n array)."""
+        return self.objective(name)
+
     def solver_options(self) -> dict:
         """Engine options for the factor form: a Burer-Monteiro rank of
         ``max(8, 2 (r + 1) + 2)`` at most (the objective has rank ``r + 1``), and no local search

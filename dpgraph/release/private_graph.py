@@ -207,6 +207,29 @@ class PrivateGraph:
         A = sp.coo_array((np.ones(rows.size), (rows, cols)), shape=(self.n, self.n))
         return from_matrix((A + A.T).tocsr(), self.labels, source="sampled synthetic graph")
 
+    def solver_options(self) -> dict:
+        """Engine options suited to this release's form (none for a dense release)."""
+        return {}
+
+    def objective_operator(self, name: str):
+        """:meth:`objective` ``name`` as the engine's
+        :class:`~dpgraph.engine.WeightOperator` (post-processing)."""
+        from dpgraph.engine import WeightOperator, as_weight_operator
+
+        obj = self.objective(name)
+        if isinstance(obj, WeightOperator):
+            return obj
+        # symmetric by construction: skip the engine's O(n^2) symmetry check of a dense input
+        return as_weight_operator(obj, labels=self.labels, check=False)
+
+    def synthetic_operator(self, name: str):
+        """The weights on which an answer's ``synthetic_value`` is measured: the exported
+        :meth:`weights` (``name``, the answer's objective, matters only to releases whose
+        objectives are themselves the export, as in factor form)."""
+        from dpgraph.engine import as_weight_operator
+
+        return as_weight_operator(self.weights(), check=False)
+
     def __repr__(self) -> str:
         eps, dlt = self.ledger.spent
         return (f"PrivateGraph(n={self.n}, rank={self.rank}, epsilon={eps:.4g}, delta={dlt:.3g}, "

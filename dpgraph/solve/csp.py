@@ -31,6 +31,7 @@ import scipy.sparse as sp
 from dpgraph.result import Result
 from dpgraph.privacy import (PrivacyLedger, laplace_mechanism, make_rng, monotone_exponential_mechanism,
                       reproducible_tag)
+from dpgraph.privacy.budget import CSP_ESTIMATE_SHARE, CSP_SELECT_SHARE
 from dpgraph.privacy.validation import check_delta, check_epsilon
 from dpgraph.solve.cut import candidate_objectives, side_budgets
 from dpgraph.release.privatize import DEFAULT_RANK, PrivateGraph, privatize
@@ -284,8 +285,8 @@ def _check_dense_release(N: int, rank: int, privatize_options: dict | None) -> N
 
 
 def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
-             relation_size: int | None = None, estimate_share: float = 0.01,
-             select_share: float = 0.02, candidates="auto", solver_options: dict | None = None,
+             relation_size: int | None = None, estimate_share: float = CSP_ESTIMATE_SHARE,
+             select_share: float = CSP_SELECT_SHARE, candidates="auto", solver_options: dict | None = None,
              privatize_options: dict | None = None) -> PrivateCSPResult:
     """Edge-(epsilon, delta)-DP Max-2-CSP: the constraints are private (docs/privacy.md 6).
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from dpgraph.privacy.budget import LOCAL_DEGREE_SHARE, LOCAL_REFINE_SHARE
 from dpgraph.graph import GraphData
 from dpgraph.release.private_graph import PrivateGraph
 from dpgraph.privacy import PrivacyLedger, gumbel_noise, laplace_add, laplace_mechanism
@@ -54,8 +55,8 @@ __all__ = ["LocalPlan", "LocalRelease", "LocalPrivateGraph", "plan_local", "rele
            "LARGE_CORE_FROM", "LARGE_CORE_MIN_EPSILON", "DASK_FIRST_BATCH", "DASK_BATCH_GROWTH"]
 
 # Share of the route's epsilon for the degrees that fix the order (the order only needs to be
-# roughly right; the decisions need the budget).
-DEGREE_SHARE = 0.05
+# roughly right; the decisions need the budget): dpgraph.privacy.budget.LOCAL_DEGREE_SHARE.
+DEGREE_SHARE = LOCAL_DEGREE_SHARE
 # Batches along the order: FIRST_BATCH node(s), growing to BATCH_GROWTH of the position. A pair
 # inside a batch is never read by the forward pass, so small batches keep almost every pair;
 # the growth keeps the number of batches (sparse row products) near log(n) / BATCH_GROWTH.
@@ -69,7 +70,7 @@ BATCH_GROWTH = 0.01
 # takes REFINE_SHARE of the decision budget (and max_cut chooses privately between the forward
 # and the refined sides); from CORE_FROM on a core of min(1000, n/2) nodes too; from
 # LARGE_CORE_FROM on a core of min(2000, n) nodes. Where each pays: benchmarks/NOTES.md.
-REFINE_SHARE = 0.2
+REFINE_SHARE = LOCAL_REFINE_SHARE
 SWEEP_FROM = 20.0
 CORE_FROM = 50.0
 LARGE_CORE_FROM = 90.0

@@ -1,0 +1,157 @@
+"""The private choice among candidates, shared by the private answers.
+
+A private answer solves several objectives of one release (post-processing), pools their
+distinct roundings, chooses one by the monotone exponential mechanism on the candidates' true
+cuts (sensitivity 1, docs/privacy.md 4.11) and estimates the chosen one's value with Laplace
+noise (4.10). The true cuts are read only as inputs to those two mechanisms (:func:`true_cuts`
+is NOT private on its own).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpgraph.io.dask import is_dask_input
+from dpgraph.privacy import laplace_mechanism, monotone_exponential_mechanism
+from dpgraph.release.posterior import prior_rank
+from dpgraph.release.private_graph import PrivateGraph
+
+__all__ = ["ONE_OBJECTIVE_ABOVE_N", "KNOWN_OBJECTIVES", "candidate_objectives", "precheck_solver",
+           "candidate_pool", "choose_candidate", "release_estimate", "true_cuts", "partition_of",
+           "unspent_note"]
+
+# Above this many nodes "auto" solves one objective (the de-biased release) instead of four and
+# chooses among its roundings only: one solve of a dense n = 10,000 instance takes about a
+# minute and a half (BENCHMARKS.md), and the goal is two minutes end to end.
+ONE_OBJECTIVE_ABOVE_N = 5000
+
+
+def candidate_objectives(pg: PrivateGraph, candidates="auto", rank: int | None = None) -> tuple:
+    """The objectives :func:`dpgraph.max_cut` solves on the release ``pg`` (``candidates``
+    as there; validated against :meth:`PrivateGraph.objective_names`): every objective the
+    release offers, or the de-biased release alone above ``ONE_OBJECTIVE_ABOVE_N`` nodes.
+
+    >>> import networkx as nx, dpgraph
+    >>> pg = dpgraph.privatize(nx.path_graph(6), epsilon=1.0, delta=1e-6, rank=2, rng=0)
+    >>> candidate_objectives(pg, "unbiased")
+    ('unbiased',)
+    """
+    offered = pg.objective_names(rank)
+    if candidates == "auto":
+        if pg.n > ONE_OBJECTIVE_ABOVE_N and "unbiased" in offered:  # the time goal
+            return ("unbiased",)
+        return offered
+    try:
+        names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
+    except TypeError:
+        raise ValueError(f"candidates must be 'auto', an objective name or a sequence of "
+                         f"names, got {candidates!r}") from None
+    bad = [c for c in names if not isinstance(c, str) or c not in offered
+           and not (prior_rank(c) is not None and "unbiased" in offered)]
+    if not names or bad:
+        raise ValueError(f"candidates={candidates!r}: this release ({pg.diagnostics.get('route')} "
+                         f"route) offers {offered}")
+    return names
+
+
+def release_estimate(cut_of_x: float, *, epsilon: float, ledger, rng, upper: float,
+                     level: float = 0.95) -> tuple[float, tuple[float, float]]:
+    """The private estimate of a fixed partition's cut (Laplace, sensitivity 1; docs/privacy.md
+    4.10) and a ``level`` confidence interval, both clamped to ``[0, upper]`` (post-processing;
+    ``upper``: the 95% upper end of the released edge count, at most ``n (n - 1) / 2``).
+
+    ``P[|Laplace(b)| > t] = exp(-t / b)``, so ``t = b ln(1 / (1 - level))`` gives the interval.
+    """
+    noisy, b = laplace_mechanism(
+        float(cut_of_x), sensitivity=1.0, epsilon=epsilon, ledger=ledger,
+        name="cut of the returned partition", rng=rng,
+        note="fixed partition; one edge changes its cut by <= 1 (docs/privacy.md 4.10)")
+    t = b * np.log(1.0 / (1.0 - level))
+    clamp = lambda v: float(min(max(v, 0.0), upper))  # noqa: E731
+    return clamp(noisy), (clamp(noisy - t), clamp(noisy + t))
+
+
+def unspent_note(ledger, pure: bool) -> dict:
+    """``{"unspent": why}`` when the call spent less than it was given (for the repr)."""
+    why = []
+    eps_left = ledger.epsilon - ledger.spent[0]
+    if eps_left > 1e-9 * ledger.epsilon:
+        why.append(f"epsilon {eps_left:.3g} reserved for a private choice among candidate "
+                   f"partitions was not needed (one candidate)")
+    if pure and ledger.delta:
+        why.append("pure epsilon-DP route: delta is not spent")
+    return {"unspent": "; ".join(why)} if why else {}
+
+
+def true_cuts(data):
+    """Cuts of fixed +-1 partitions (columns) in the input: NOT private; every use is an input
+    to a mechanism (docs/privacy.md 4.10, 4.11)."""
+    from dpgraph.engine import as_weight_operator
+    from dpgraph.engine.rounding import cut_values
+
+    if is_dask_input(data):
+        return data.cut_values
+    op = as_weight_operator(data)
+    return lambda X: cut_values(op, np.asarray(X, dtype=np.float64))
+
+
+def partition_of(labels, x) -> tuple[tuple, dict]:
+    """The two sides (label sets) and the label -> 0/1 assignment of a +-1 vector ``x``."""
+    assignment = {lab: int(xi > 0) for lab, xi in zip(labels, x)}
+    partition = ({lab for lab, xi in zip(labels, x) if xi > 0},
+                 {lab for lab, xi in zip(labels, x) if xi <= 0})
+    return partition, assignment
+
+
+KNOWN_OBJECTIVES = ("synthetic", "low-rank", "unbiased", "posterior-degree")
+
+
+def precheck_solver(problem: str, candidates, solver_options) -> None:
+    """Refuse, before any release, engine options the solver does not take and objective names
+    no route offers (which ones a release offers depends on its route: checked again after)."""
+    import inspect
+
+    from dpgraph.engine import solve_max_bisection, solve_max_cut
+
+    solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
+    params = inspect.signature(solver).parameters
+    bad = sorted(set(solver_options or {}) - set(params) - {"G"})
+    if bad:
+        raise TypeError(f"solver_options {bad} are not options of dpgraph.{solver.__name__} "
+                        f"(it takes {', '.join(p for p in params if p != 'G')})")
+    if not isinstance(candidates, str) or candidates != "auto":
+        try:
+            names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
+        except TypeError:
+            raise TypeError(f"candidates must be 'auto', an objective name or a sequence of "
+                            f"names, got {candidates!r}") from None
+        unknown = [c for c in names if not isinstance(c, str)
+                   or (c not in KNOWN_OBJECTIVES and prior_rank(c) is None)]
+        if not names or unknown:
+            raise ValueError(f"candidates={candidates!r}: objectives are 'auto' or among "
+                             f"{KNOWN_OBJECTIVES} and 'posterior-lowrank-<k>'")
+
+
+def candidate_pool(results) -> tuple[np.ndarray, list]:
+    """Distinct rounded partitions (up to the global sign flip) of all solves, and the index of
+    the solve each came from (its first occurrence)."""
+    seen, cols, owner = set(), [], []
+    for k, r in enumerate(results):
+        R = r.info.get("rounded", np.asarray(r.x, dtype=np.int8)[:, None])
+        for c in range(R.shape[1]):
+            col = R[:, c] if R[0, c] > 0 else -R[:, c]
+            key = col.tobytes()
+            if key not in seen:
+                seen.add(key)
+                cols.append(col)
+                owner.append(k)
+    return np.stack(cols, axis=1), owner
+
+
+def choose_candidate(cuts_of, pool: np.ndarray, *, epsilon: float, ledger, rng, note: str) -> int:
+    """The index of the column of ``pool`` (fixed +-1 partitions) chosen by the monotone
+    exponential mechanism on their cuts in the input (``cuts_of``: :func:`true_cuts`):
+    monotone with sensitivity 1 under edge adjacency (docs/privacy.md 4.11)."""
+    return monotone_exponential_mechanism(
+        cuts_of(pool.astype(np.float64)), sensitivity=1.0, epsilon=epsilon, ledger=ledger,
+        name="choice among candidate partitions", rng=rng, note=note)

@@ -1,0 +1,106 @@
+"""The result of a private Max-Cut or Max-Bisection (:func:`dpgraph.max_cut`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dpgraph.privacy import reproducible_tag
+from dpgraph.release.private_graph import PrivateGraph
+from dpgraph.result import Result
+
+__all__ = ["PrivateCutResult"]
+
+
+@dataclass(eq=False)
+class PrivateCutResult(Result):
+    """Result of :func:`max_cut` / :func:`max_bisection`.
+
+    Attributes
+    ----------
+    partition : tuple of two sets
+        The two sides, in the caller's node labels.
+    assignment : dict
+        label -> 0/1.
+    estimated_value : float or None
+        Private estimate of the cut of ``partition`` in the input graph: its true cut plus
+        Laplace noise (sensitivity 1; docs/privacy.md 4.10), clamped to the feasible range
+        ``[0, released edge count]`` (its 95% upper end; post-processing). None with
+        ``estimate=False``.
+    estimate_interval : tuple of float or None
+        A ``estimate_level`` (95%) confidence interval for the true cut: the Laplace draw
+        ``+- b ln(1 / (1 - level))`` clamped like the estimate (post-processing).
+    estimate_level : float
+    synthetic_value : float or None
+        Cut of ``partition`` on the exported synthetic graph (post-processing; biased upward on
+        sparse graphs, where the partition is chosen on the same noise). None on the local
+        route, which releases sides rather than a weighted graph.
+    sdp_bound : float or None
+        Certified upper bound of the degree-2 SoS relaxation of the *released instance* the
+        partition was solved on (the chosen objective, ``diagnostics["objective"]``): a bound
+        on that synthetic instance, not on the input graph. None on the local route.
+    eta : float
+        ``max(sigma_{r+1} estimate, kappa)`` of Alg. 7.13 step 4 (private).
+    ledger : PrivacyLedger
+    private_graph : PrivateGraph
+    solver : object
+        The engine's result on the chosen objective (certificate, the engine's timings of its
+        work on the release: post-processing, ...); its own best
+        rounding on that objective may differ from ``partition``, which the private choice
+        picked among all roundings.
+    diagnostics : dict
+        ``objective`` (the winner), ``candidates`` (objectives solved),
+        ``candidate_partitions`` (distinct roundings chosen among), ``objective_values``
+        (each solve's value on its own objective, post-processing). No timings: the time of
+        work on the input is not covered by the guarantee (docs/privacy.md 11).
+    """
+
+    BOUND = "sdp_bound"
+
+    @property
+    def value(self) -> float | None:
+        """``estimated_value``: the private estimate of the answer's value on the input."""
+        return self.estimated_value
+
+
+    partition: tuple
+    assignment: dict
+    estimated_value: float | None
+    synthetic_value: float | None
+    sdp_bound: float | None
+    eta: float
+    ledger: object
+    private_graph: PrivateGraph
+    solver: object
+    diagnostics: dict = field(default_factory=dict)
+    estimate_interval: tuple | None = None
+    estimate_level: float = 0.95
+
+    @property
+    def halted(self) -> bool:
+        return self.private_graph.halted
+
+    def __repr__(self) -> str:
+        eps, dlt = self.ledger.spent
+        req_eps, req_dlt = self.ledger.epsilon, self.ledger.delta
+        parts = [f"sides=({len(self.partition[0])}, {len(self.partition[1])})",
+                 f"route={self.diagnostics.get('route')!r}"]
+        if self.estimated_value is not None:
+            lo, hi = self.estimate_interval
+            parts.append(f"estimated_value={self.estimated_value:.6g} "
+                         f"[{self.estimate_level:.0%} CI {lo:.6g}, {hi:.6g}]")
+        if self.synthetic_value is not None:
+            parts.append(f"synthetic_value={self.synthetic_value:.6g}")
+        if self.sdp_bound is not None:
+            parts.append(f"sdp_bound_of_release={self.sdp_bound:.6g}")
+        spent = f"spent=(epsilon={eps:.4g}, delta={dlt:.3g})"
+        if req_eps is not None:
+            spent += f" of requested (epsilon={req_eps:.4g}, delta={req_dlt:.3g})"
+            why = self.diagnostics.get("unspent")
+            if why:
+                spent += f" [{why}]"
+        parts.append(spent)
+        rank = self.diagnostics.get("rank", self.private_graph.rank)
+        if rank is not None:
+            parts.append(f"rank={rank}")
+        return (f"PrivateCutResult({', '.join(parts)}, halted={self.halted}"
+                f"{reproducible_tag(self.ledger)})")
