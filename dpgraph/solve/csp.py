@@ -35,6 +35,7 @@ from dpgraph.privacy.budget import CSP_ESTIMATE_SHARE, CSP_SELECT_SHARE
 from dpgraph.privacy.validation import check_delta, check_epsilon
 from dpgraph.solve.cut import candidate_objectives, side_budgets
 from dpgraph.release.privatize import DEFAULT_RANK, PrivateGraph, privatize
+from dpgraph.release.routes import route_names, route_spec
 
 __all__ = ["PrivateCSPResult", "max_2csp", "group_privacy_delta", "rounded_label_graph",
            "block_posterior_weights"]
@@ -271,10 +272,10 @@ def _check_dense_release(N: int, rank: int, privatize_options: dict | None) -> N
     ``N x N`` objective (``N = n q``), which the solver and the synthetic value read, or a dense
     release that does not fit in memory. Uses public ``N``, the requested route and the machine's
     memory only."""
-    from dpgraph.release.routes import DENSE_ROUTES, check_memory, route_module
+    from dpgraph.release.routes import check_memory, route_module
 
     route = (privatize_options or {}).get("route")
-    if route not in DENSE_ROUTES:
+    if route not in route_names() or not route_spec(route).dense:
         raise ValueError(f"max_2csp solves the label-extended graph's dense n q x n q objective; "
                          f"privatize_options route={route!r} does not release one: leave the "
                          f"route unset (the local route), or use 'pca' or 'randomized-response'")
@@ -343,38 +344,71 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     >>> sorted(set(res.assignment.values())) <= [0, 1, 2], res.ledger.spent[0] <= 2.0
     (True, True)
     """
-    from dpgraph.engine.twocsp_sdp import label_values, solve_label_csp
-
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=True)
+    s, rank = _checked_call(instance, relation_size, estimate_share, select_share, rank)
+    gen = make_rng(rng)
+    ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
+    route = (privatize_options or {}).get("route", "auto")
+    if route == "auto" or (route in route_names() and route_spec(route).answers == "sides"):
+        return _max_2csp_local(instance, ledger=ledger, rng=gen, estimate_share=estimate_share)
+    if delta == 0:
+        raise ValueError(f"delta=0 asks for pure epsilon-DP: leave privatize_options['route'] "
+                         f"unset (the local route) instead of {route!r}, or pass delta > 0")
+    _check_dense_release(instance.n * instance.q, rank, privatize_options)  # before any draw
+    eps_select, eps_estimate = side_budgets(epsilon, select_share, estimate_share)
+    eps_p = epsilon - eps_select - eps_estimate
+    pg, dlt_0 = _release_label_graph(instance, s, rank, eps_p, delta, privatize_options,
+                                     ledger, gen)
+    names = _objective_names(pg, candidates, rank)
+    outs = _solve_label_objectives(pg, names, instance.n, instance.q, s, solver_options, gen)
+    pool, owner = _assignment_pool(outs)
+    chosen, estimate = _choose_and_estimate(instance, pool, names, eps_select, eps_estimate,
+                                            ledger, gen)
+    x = pool[chosen]
+    res = outs[owner[chosen]]
+    return PrivateCSPResult(
+        assignment={i: int(a) for i, a in enumerate(x)}, estimated_value=float(estimate),
+        synthetic_value=_synthetic_value(pg, x, instance.n, instance.q),
+        sdp_bound=float(res["upper_bound"]), ledger=ledger, private_graph=pg, solver=res,
+        diagnostics={"route": pg.diagnostics.get("route"), "relation_size": s,
+                     "pair_epsilon": eps_p / s, "pair_delta": dlt_0,
+                     "objective": names[owner[chosen]], "candidates": names,
+                     "candidate_assignments": int(pool.shape[0])})
+
+
+def _checked_call(instance, relation_size, estimate_share, select_share, rank):
+    """The public bound ``s`` and the rank, with every refusal that needs no release."""
     s = _check_instance(instance, relation_size)
     for name, v in (("estimate_share", estimate_share), ("select_share", select_share)):
         if not 0 < float(v) < 1:
             raise ValueError(f"{name} must lie strictly between 0 and 1, got {v!r}")
     if estimate_share + select_share >= 1:
         raise ValueError("estimate_share + select_share must be < 1 (the rest privatizes)")
-    n, q = instance.n, instance.q
-    N = n * q
+    N = instance.n * instance.q
     if rank is None:
         rank = max(1, min(DEFAULT_RANK, N - 2))
     if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank < N - 1:
         raise ValueError(f"rank must be an integer in [1, n q - 2 = {N - 2}], got {rank!r}")
-    gen = make_rng(rng)
-    ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
-    route = (privatize_options or {}).get("route", "auto")
-    if route in ("auto", "local"):
-        return _max_2csp_local(instance, ledger=ledger, rng=gen, estimate_share=estimate_share)
-    if delta == 0:
-        raise ValueError(f"delta=0 asks for pure epsilon-DP: leave privatize_options['route'] "
-                         f"unset (the local route) instead of {route!r}, or pass delta > 0")
-    _check_dense_release(N, rank, privatize_options)  # before anything is drawn
-    eps_select, eps_estimate = side_budgets(epsilon, select_share, estimate_share)
-    eps_p = epsilon - eps_select - eps_estimate
+    return s, rank
+
+
+def _block_mask(n: int, q: int) -> np.ndarray:
+    """``N x N`` mask of the label pairs of one variable (public: no constraint relates a
+    variable to itself)."""
+    block = np.arange(n * q) // q
+    return block[:, None] == block[None, :]
+
+
+def _release_label_graph(instance, s, rank, eps_p, delta, privatize_options, ledger, gen):
+    """The label-extended graph, Bernoulli-rounded (docs/privacy.md 6.2), privatized at
+    ``(eps_p / s, delta_0)`` per label pair and charged as one group-privacy entry (6.3)."""
+    from dpgraph.graph import from_matrix
+
+    n, q = instance.n, instance.q
     dlt_0 = group_privacy_delta(eps_p, delta, s)
     L = rounded_label_graph(instance, gen)  # docs/privacy.md 6.2 (Bernoulli rounding)
     labels = tuple((i, a) for i in range(n) for a in range(q))
-    from dpgraph.graph import from_matrix
-
     ledger.charge(f"privatize the label-extended graph (group privacy over {s} pairs)",
                   mechanism="group privacy", epsilon=eps_p, delta=delta,
                   note=f"dpgraph.privatize at (eps/{s}, delta_0 = {dlt_0:.3g}) per label pair; "
@@ -383,10 +417,14 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     popts = {"synthetic_share": None, **(privatize_options or {})}
     pg = privatize(from_matrix(L, labels, source="label-extended graph"), epsilon=eps_p / s,
                    delta=dlt_0, rank=rank, rng=gen, **popts)
-    del L  # nothing below reads the input except the releases 6.4 and 6.5
-    names = _objective_names(pg, candidates, rank)
-    block = np.arange(N) // q
-    same = block[:, None] == block[None, :]
+    return pg, dlt_0
+
+
+def _solve_label_objectives(pg, names, n, q, s, solver_options, gen) -> list:
+    """The engine on each candidate objective of the release (post-processing)."""
+    from dpgraph.engine.twocsp_sdp import solve_label_csp
+
+    same = _block_mask(n, q)
     opts = dict(solver_options or {})
     outs = []
     for name in names:
@@ -398,8 +436,13 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
         W[same] = 0.0  # public: no constraint relates a variable to itself
         outs.append(solve_label_csp(W, n, q, rng=gen, **opts))
         del W
-    pool, owner = [], []
-    seen = set()
+    return outs
+
+
+def _assignment_pool(outs) -> tuple[np.ndarray, list]:
+    """Distinct assignments among the solves' best and rounded ones, and the solve each came
+    from (its first occurrence)."""
+    pool, owner, seen = [], [], set()
     for k, out in enumerate(outs):
         for row in np.vstack([out["x"][None, :], out["rounded"]]):
             key = row.tobytes()
@@ -407,7 +450,15 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
                 seen.add(key)
                 pool.append(row)
                 owner.append(k)
-    pool = np.vstack(pool)
+    return np.vstack(pool), owner
+
+
+def _choose_and_estimate(instance, pool, names, eps_select, eps_estimate, ledger, gen):
+    """The private choice among the fixed candidate assignments (docs/privacy.md 6.4) and the
+    Laplace estimate of the chosen one's value (6.5): the only reads of the constraints."""
+    from dpgraph.engine.twocsp_sdp import label_values
+
+    q = instance.q
     A_true = instance.label_adjacency()  # NOT private: read only through the releases below
     chosen = 0
     if pool.shape[0] > 1:
@@ -417,22 +468,17 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
             name="choice among candidate assignments", rng=gen,
             note=f"{pool.shape[0]} distinct roundings of {len(names)} objectives {names}; "
                  f"monotone values (docs/privacy.md 6.4)")
-    x = pool[chosen]
     estimate, _ = laplace_mechanism(
-        float(label_values(A_true, x[None, :], q)[0]), sensitivity=1.0, epsilon=eps_estimate,
-        ledger=ledger, name="value of the returned assignment", rng=gen,
+        float(label_values(A_true, pool[chosen][None, :], q)[0]), sensitivity=1.0,
+        epsilon=eps_estimate, ledger=ledger, name="value of the returned assignment", rng=gen,
         note="fixed assignment; one constraint of weight <= 1 (docs/privacy.md 6.5)")
-    del A_true
+    return chosen, estimate
+
+
+def _synthetic_value(pg, x, n, q) -> float:
+    """The assignment's value on the exported synthetic weights (post-processing)."""
+    from dpgraph.engine.twocsp_sdp import label_values
+
     Wsyn = np.array(pg.weights(), dtype=np.float64)
-    Wsyn[same] = 0.0
-    synthetic_value = float(label_values(Wsyn, x[None, :], q)[0])
-    del Wsyn
-    res = outs[owner[chosen]]
-    return PrivateCSPResult(
-        assignment={i: int(a) for i, a in enumerate(x)}, estimated_value=float(estimate),
-        synthetic_value=synthetic_value, sdp_bound=float(res["upper_bound"]), ledger=ledger,
-        private_graph=pg, solver=res,
-        diagnostics={"route": pg.diagnostics.get("route"), "relation_size": s,
-                     "pair_epsilon": eps_p / s, "pair_delta": dlt_0,
-                     "objective": names[owner[chosen]], "candidates": names,
-                     "candidate_assignments": int(pool.shape[0])})
+    Wsyn[_block_mask(n, q)] = 0.0
+    return float(label_values(Wsyn, x[None, :], q)[0])
