@@ -24,7 +24,7 @@ Subcommands (from the repository root, ``DPGRAPH_DATA`` pointing at the data set
     those nodes.
 ``anchors [--graph soc-douban] [--epsilons 1,4] [--seeds 3]``
     Degree KL / Hellinger, path error, maximum degree of samples with each anchor partner
-    (``dpgraph.synthetic.block_model.ANCHOR_PARTNER``: "degree", "uniform"); no max-cut or community scores,
+    (``dpgraph.synthetic.sampler.ANCHOR_PARTNER``: "degree", "uniform"); no max-cut or community scores,
     so it runs on the 155,000-node graph.
 ``compare A B --suffix S [--graphs chameleon,facebook,ca-hepph]``
     From saved runs (``benchmarks/out/synthetic_<graph><S>.json`` of bench_synthetic or
@@ -55,7 +55,8 @@ import dpgraph  # noqa: E402
 from dpgraph.lab.evaluate import cut_value, graph_statistics  # noqa: E402
 from dpgraph.graph import from_matrix  # noqa: E402
 from dpgraph.io import read_graph  # noqa: E402
-from dpgraph.synthetic.block_model import block_edge_counts, sample_block_model  # noqa: E402
+from dpgraph.synthetic.block_model import block_edge_counts  # noqa: E402
+from dpgraph.synthetic.sampler import sample_block_model  # noqa: E402
 
 
 def load(name):
@@ -170,7 +171,7 @@ def floor_cmd(args):
 
 
 def anchors_cmd(args):
-    import dpgraph.synthetic.block_model as sy
+    import dpgraph.synthetic.sampler as sy
     from dpgraph.lab.evaluate import _degree_distances, _igraph
 
     data = load(args.graph)

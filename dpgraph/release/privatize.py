@@ -36,7 +36,8 @@ from dpgraph.release.routes import DENSE_ROUTES, ROUTES, check_memory, route_mod
 from dpgraph.memory import available_memory
 from dpgraph.private_input import check_private_graph_input, input_graph
 from dpgraph.privacy.validation import check_share
-from dpgraph.synthetic.block_model import DEFAULT_BLOCKS, SYNTHETIC_SHARE, release_block_model
+from dpgraph.synthetic.block_model import SYNTHETIC_SHARE, release_block_model
+from dpgraph.synthetic.communities import DEFAULT_BLOCKS
 
 __all__ = ["PrivateGraph", "privatize", "release_edge_count",
            "check_rank", "default_rank", "screens", "screen", "choose_scale_route",
