@@ -25,9 +25,6 @@ __all__ = ["sample_block_model", "ANCHOR_RETRIES", "FILL_ENUMERATE"]
 # a node whose anchor edge was rejected (its block pair's count used up) draws again, at most
 # this many times
 ANCHOR_RETRIES = 5
-# how an anchor edge picks its partner inside the drawn block: "degree" (in proportion to the
-# released degrees, like every other endpoint) or "uniform" (every member alike)
-ANCHOR_PARTNER = "degree"
 FILL_ENUMERATE = 4_000_000  # node pairs of a block pair enumerated by the final fill (64 MB)
 
 
@@ -159,7 +156,7 @@ def _targets_and_members(b: np.ndarray, k: int, C: np.ndarray) -> tuple[np.ndarr
     return target, members
 
 
-def _place_anchors(gen, b, grp, cdfs, ia, ib, need, members):
+def _place_anchors(gen, b, grp, cdfs, ia, ib, need):
     """Anchors: one edge from every node, to a block drawn in proportion to its block's
     released incidences, so no node with a positive released block volume is isolated. The
     first pass draws for every node; a node whose anchor was rejected (its block pair's count
@@ -168,8 +165,6 @@ def _place_anchors(gen, b, grp, cdfs, ia, ib, need, members):
     across)`` like every other endpoint. Returns the sorted pair keys and the remaining need."""
     n, k = b.size, grp.size
     cin, cout = cdfs
-    if ANCHOR_PARTNER == "uniform":
-        cin = cout = _cdfs(np.ones(n), members)
     pair_index = np.full((k, k), -1, dtype=np.int64)
     pair_index[ia, ib] = np.arange(ia.size)
     keys = np.empty(0, dtype=np.int64)
@@ -280,7 +275,7 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     keep = np.ones(n)
     cin, cout = _cdfs(w_in, members), _cdfs(w_out, members)
     if ia.size:
-        keys, need = _place_anchors(gen, b, grp, (cin, cout), ia, ib, need, members)
+        keys, need = _place_anchors(gen, b, grp, (cin, cout), ia, ib, need)
         # the remaining draws discount the anchor edge (each node already has about one)
         keep = np.maximum(d - 1.0, 0.1) / d
         cin, cout = _cdfs(w_in * keep, members), _cdfs(w_out * keep, members)
