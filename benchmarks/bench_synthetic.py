@@ -15,7 +15,7 @@ Methods (all edge-level epsilon-DP; every noise draw through dpgraph.privacy.noi
   parts: (1) community initialization: nodes randomly grouped into super-nodes of
   ``GROUP_SIZE`` nodes, the super-graph's edge counts released with Laplace(1/eps1), Louvain on
   the noisy super-graph; (2) community adjustment: one round of noisy node-to-community counts
-  (Laplace(2/eps2)), each node moved to its best community (dpgraph.synthetic.block_model.refine_partition);
+  (Laplace(2/eps2)), each node moved to its best community (dpgraph.synthetic.communities.refine_partition);
   (3) information extraction: each node's intra-community degree (Laplace(2/eps3)) and the
   inter-community edge counts (Laplace(1/eps3)) -- disjoint edge sets, so parallel composition --
   then reconstruction: Chung-Lu inside each community (round(sum d/2) edge draws with
@@ -48,7 +48,8 @@ from dpgraph.lab.evaluate import graph_statistics, synthetic_report
 from dpgraph.graph import as_graph_data, from_matrix
 from dpgraph.io import read_graph
 from dpgraph.privacy import PrivacyLedger, laplace_mechanism, make_rng
-from dpgraph.synthetic.block_model import block_edge_counts, refine_partition
+from dpgraph.synthetic.block_model import block_edge_counts
+from dpgraph.synthetic.communities import refine_partition
 
 OUT = Path(__file__).resolve().parent / "out"
 DATA = Path(os.environ.get("DPGRAPH_DATA", "/work/shared/datasets")) / "social"

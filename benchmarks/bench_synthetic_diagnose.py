@@ -22,10 +22,6 @@ Subcommands (from the repository root, ``DPGRAPH_DATA`` pointing at the data set
     The released degrees of ``release_synthetic`` (seed 17) against the true graph: their sum
     over twice the edge count, the share of nodes at the floor of 1, and the true degrees of
     those nodes.
-``anchors [--graph soc-douban] [--epsilons 1,4] [--seeds 3]``
-    Degree KL / Hellinger, path error, maximum degree of samples with each anchor partner
-    (``dpgraph.synthetic.block_model.ANCHOR_PARTNER``: "degree", "uniform"); no max-cut or community scores,
-    so it runs on the 155,000-node graph.
 ``compare A B --suffix S [--graphs chameleon,facebook,ca-hepph]``
     From saved runs (``benchmarks/out/synthetic_<graph><S>.json`` of bench_synthetic or
     bench_synthetic_variants holding methods A and B): every (graph, epsilon, metric) cell where
@@ -55,7 +51,8 @@ import dpgraph  # noqa: E402
 from dpgraph.lab.evaluate import cut_value, graph_statistics  # noqa: E402
 from dpgraph.graph import from_matrix  # noqa: E402
 from dpgraph.io import read_graph  # noqa: E402
-from dpgraph.synthetic.block_model import block_edge_counts, sample_block_model  # noqa: E402
+from dpgraph.synthetic.block_model import block_edge_counts  # noqa: E402
+from dpgraph.synthetic.sampler import sample_block_model  # noqa: E402
 
 
 def load(name):
@@ -169,41 +166,6 @@ def floor_cmd(args):
                   f"{t[low].mean():.1f}, share truly 1: {(t[low] == 1).mean():.0%}")
 
 
-def anchors_cmd(args):
-    import dpgraph.synthetic.block_model as sy
-    from dpgraph.lab.evaluate import _degree_distances, _igraph
-
-    data = load(args.graph)
-    deg = lambda g: np.asarray(g.weights.sum(axis=1)).ravel()  # noqa: E731
-
-    def path(g):
-        src = np.random.default_rng(0).choice(g.n, 64, replace=False).tolist()
-        D = np.asarray(_igraph(g).distances(source=src))
-        return D[np.isfinite(D) & (D > 0)].mean()
-
-    true_path = path(data)
-    print(f"{args.graph}: n {data.n}, m {data.m}, path {true_path:.3f} (64 sources)")
-    header("eps", "anchor partner", "degree KL", "degree Hellinger", "path error", "max degree",
-           "isolated", "edges / true")
-    saved = sy.ANCHOR_PARTNER
-    try:
-        for eps in args.epsilons:
-            for mode in ("degree", "uniform"):
-                sy.ANCHOR_PARTNER = mode
-                r = []
-                for seed in range(args.seeds):
-                    S = dpgraph.release_synthetic(data, epsilon=eps,
-                                                  rng=1000 * seed + 17).sample(rng=5)
-                    kl, hel = _degree_distances(deg(data), deg(S))
-                    r.append((kl, hel, abs(path(S) - true_path) / true_path, deg(S).max(),
-                              np.sum(deg(S) == 0), S.m / data.m))
-                r = np.mean(r, axis=0)
-                print(f"| {eps:g} | {mode} | {r[0]:.3f} | {r[1]:.3f} | {r[2]:.3f} | {r[3]:.0f} | "
-                      f"{r[4]:.0f} | {r[5]:.3f} |", flush=True)
-    finally:
-        sy.ANCHOR_PARTNER = saved
-
-
 def compare_cmd(args):
     better, worse, cells = [], [], 0
     for name in args.graphs.split(","):
@@ -238,10 +200,6 @@ def main():
     f = sub.add_parser("floor")
     f.add_argument("--graphs", default="chameleon,facebook,ca-hepph,soc-douban")
     f.add_argument("--epsilons", default="1,4")
-    e = sub.add_parser("anchors")
-    e.add_argument("--graph", default="soc-douban")
-    e.add_argument("--epsilons", default="1,4")
-    e.add_argument("--seeds", type=int, default=3)
     g = sub.add_parser("compare")
     g.add_argument("a")
     g.add_argument("b")
@@ -254,7 +212,7 @@ def main():
         args.epsilons = [float(e) for e in args.epsilons.split(",")]
     warnings.simplefilter("ignore")  # seeded noise warns (benchmarks are reproducible runs)
     {"path": path_cmd, "maxcut": maxcut_cmd, "spectral": spectral_cmd, "floor": floor_cmd,
-     "anchors": anchors_cmd, "compare": compare_cmd}[args.cmd](args)
+     "compare": compare_cmd}[args.cmd](args)
 
 
 if __name__ == "__main__":

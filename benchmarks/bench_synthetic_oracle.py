@@ -1,6 +1,6 @@
 """Which block structure would a synthetic graph need? A NON-PRIVATE oracle (issue 18).
 
-Samples :func:`dpgraph.synthetic.block_model.sample_block_model` with the TRUE degrees, inside shares and
+Samples :func:`dpgraph.synthetic.sampler.sample_block_model` with the TRUE degrees, inside shares and
 block edge counts of four partitions of the true graph -- one block, logarithmic degree classes
 (``floor(log2 d)``, capped at 9), the true graph's Louvain communities, and Louvain x classes --
 and scores the samples with :func:`dpgraph.lab.evaluate.synthetic_report` (path error, modularity
@@ -25,7 +25,8 @@ import scipy.sparse as sp
 from dpgraph.lab.evaluate import graph_statistics, synthetic_report
 from dpgraph.graph import from_matrix
 from dpgraph.io import read_graph
-from dpgraph.synthetic.block_model import block_edge_counts, degree_split, sample_block_model
+from dpgraph.synthetic.block_model import block_edge_counts, degree_split
+from dpgraph.synthetic.sampler import sample_block_model
 
 DATA = Path(os.environ.get("DPGRAPH_DATA", "/work/shared/datasets")) / "social"
 KEYS = ("path_rel_error", "modularity_rel_error", "evc_overlap", "clustering_rel_error", "nmi")

@@ -2,9 +2,9 @@
 
 Each ``--variant NAME:KWARGS|PATCHES`` adds a method NAME that runs ``release_synthetic`` with
 the keyword arguments KWARGS (e.g. ``bin_share=0.1``) while the module constants PATCHES of
-``dpgraph.synthetic.block_model`` are set (e.g. ``DEGREE_CLASS_RATIO=4.0,MIN_TOP_CLASS=100``; restored
-after each call). Every other argument is bench_synthetic's; list the variants in
-``--methods``. How the variants in benchmarks/NOTES.md were run, e.g.:
+the ``dpgraph.synthetic`` modules are set, each in the module that defines it (e.g.
+``DEGREE_CLASS_RATIO=4.0,MIN_TOP_CLASS=100``; restored after each call). Every other argument
+is bench_synthetic's; list the variants in ``--methods``. How the variants in benchmarks/NOTES.md were run, e.g.:
 
     PYTHONPATH=. python benchmarks/bench_synthetic_variants.py --seeds 3 \\
         --variant 'r4:|DEGREE_CLASS_RATIO=4.0' --variant 'nobins:bin_share=0.0|' \\
@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_synthetic as bs  # noqa: E402
 
 import dpgraph  # noqa: E402
-import dpgraph.synthetic.block_model as sy  # noqa: E402
+from dpgraph.synthetic import (block_model, communities, degree_classes, release,  # noqa: E402
+                               sampler)
 from dpgraph.privacy import make_rng  # noqa: E402
 
 
@@ -33,25 +34,33 @@ def _assignments(text: str) -> dict:
     return out
 
 
+MODULES = (block_model, communities, degree_classes, sampler, release)
+
+
+def owner(key: str):
+    """The ``dpgraph.synthetic`` module that defines (and reads) the constant ``key``."""
+    return next((m for m in MODULES if key in vars(m)), None)
+
+
 def variant(spec: str):
     name, _, rest = spec.partition(":")
     kw_text, _, patch_text = rest.partition("|")
     kwargs, patches = _assignments(kw_text), _assignments(patch_text)
     for key in patches:
-        if not hasattr(sy, key):
-            raise SystemExit(f"--variant {spec!r}: dpgraph.synthetic.block_model has no constant {key}")
+        if owner(key) is None:
+            raise SystemExit(f"--variant {spec!r}: no dpgraph.synthetic module has a constant {key}")
 
     def method(data, epsilon, rng):
         gen = make_rng(rng)
-        saved = {k: getattr(sy, k) for k in patches}
+        saved = {k: getattr(owner(k), k) for k in patches}
         for k, v in patches.items():
-            setattr(sy, k, v)
+            setattr(owner(k), k, v)
         try:
             rel = dpgraph.release_synthetic(data, epsilon=epsilon, rng=gen, **kwargs)
             return rel.sample(rng=gen), rel.ledger
         finally:
             for k, v in saved.items():
-                setattr(sy, k, v)
+                setattr(owner(k), k, v)
 
     bs.METHODS[name] = method
 

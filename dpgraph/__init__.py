@@ -28,7 +28,7 @@ from dpgraph.privacy import PrivacyBudgetError, PrivacyLedger
 from dpgraph.solve.cut import PrivateCutResult, max_bisection, max_cut
 from dpgraph.release.privatize import PrivateGraph, privatize
 from dpgraph.spectral import EntryAdjacency, private_low_rank, private_subspace
-from dpgraph.synthetic.block_model import SyntheticRelease, release_synthetic
+from dpgraph.synthetic import SyntheticRelease, release_synthetic
 
 legacy.install()
 

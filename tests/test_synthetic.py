@@ -12,8 +12,10 @@ from dpgraph.lab.evaluate import synthetic_report
 from dpgraph.graph import as_graph_data
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.synthetic.block_model import (BlockModel, block_edge_counts, consistent_block_model,
-                               degree_split, node_block_counts, partition_from_release,
-                               refine_partition, release_block_model, sample_block_model)
+                                           degree_split, release_block_model)
+from dpgraph.synthetic.communities import (node_block_counts, partition_from_release,
+                                           refine_partition)
+from dpgraph.synthetic.sampler import sample_block_model
 
 
 def _adjacent_pairs(G):
@@ -121,23 +123,18 @@ def test_sampler_degrees_follow_the_weights():
     assert deg[n // 2:].mean() == pytest.approx(15.9, rel=0.1)
 
 
-@pytest.mark.parametrize("partner", ["degree", "uniform"])
-def test_sampler_anchor_partner(monkeypatch, partner):
+def test_sampler_anchor_partner():
     """A star's weights (hub 400, 400 leaves of 1) and its 400 edges: almost every edge is an
     anchor. Degree-weighted partners send each leaf's anchor to the hub with probability about
-    400 / 800 (hub degree Binomial(400, 1/2): 200 +- 10, measured 175-223 over 30 seeds);
-    uniform partners send about one anchor there (measured 1-5), the trade-off measured on
-    soc-douban (dpgraph.synthetic.block_model.ANCHOR_PARTNER). Both keep the exact edge count."""
-    import dpgraph.synthetic.block_model as sy
-
-    monkeypatch.setattr(sy, "ANCHOR_PARTNER", partner)
+    400 / 800 (hub degree Binomial(400, 1/2): 200 +- 10, measured 175-223 over 30 seeds); the
+    exact edge count is kept."""
     n = 401
     d = np.ones(n)
     d[0] = 400.0
     g = sample_block_model(np.zeros(n, dtype=int), np.array([[400]]), d, rng=0)
     hub = np.asarray(g.weights.sum(axis=1)).ravel()[0]
     assert g.m == 400
-    assert (hub > 150) if partner == "degree" else (hub < 20)
+    assert hub > 150
 
 
 def test_sampler_caps_an_impossible_count():
@@ -257,7 +254,7 @@ def test_private_communities_recover_planted_blocks_at_large_epsilon():
     up to the super-graph's merges (NMI against the planted blocks well above chance)."""
     import igraph as ig
 
-    from dpgraph.synthetic.block_model import private_communities
+    from dpgraph.synthetic.communities import private_communities
 
     G = nx.planted_partition_graph(2, 150, 0.2, 0.005, seed=0)
     data = as_graph_data(G)
@@ -279,7 +276,7 @@ def test_private_communities_from_random_labels_recover_planted_blocks():
     that nodes of different planted blocks rarely share a label (purity)."""
     import igraph as ig
 
-    from dpgraph.synthetic.block_model import private_communities
+    from dpgraph.synthetic.communities import private_communities
 
     G = nx.planted_partition_graph(4, 100, 0.25, 0.005, seed=1)
     data = as_graph_data(G)
@@ -301,7 +298,7 @@ def test_private_communities_from_random_labels_recover_planted_blocks():
 
 @pytest.mark.parametrize("bad", [1, -1, 2.5, True])
 def test_private_communities_refuse_bad_init_labels(bad):
-    from dpgraph.synthetic.block_model import private_communities
+    from dpgraph.synthetic.communities import private_communities
 
     data = as_graph_data(nx.karate_club_graph())
     with pytest.raises(ValueError, match="init_labels"):
@@ -369,7 +366,7 @@ def test_degree_class_counts_sensitivity_is_one(graph_and_blocks):
     """docs/privacy.md 7.9: for classes fixed before the release (a function of earlier
     releases), one edge changes the class-pair counts by exactly 1 in L1, and the release
     charges its epsilon once."""
-    from dpgraph.synthetic.block_model import degree_bins, release_degree_mixing
+    from dpgraph.synthetic.degree_classes import degree_bins, release_degree_mixing
 
     G, _ = graph_and_blocks
     deg = np.array([d for _, d in sorted(G.degree())], dtype=float)
@@ -384,7 +381,7 @@ def test_degree_class_counts_sensitivity_is_one(graph_and_blocks):
 
 
 def test_degree_bins_start_above_the_noise():
-    from dpgraph.synthetic.block_model import degree_bins
+    from dpgraph.synthetic.degree_classes import degree_bins
 
     d = np.array([1, 2, 3, 7, 8, 15, 16, 31, 64, 1000], dtype=float)
     assert degree_bins(d).tolist() == [0, 1, 1, 2, 3, 3, 4, 4, 5, 6]
@@ -396,7 +393,7 @@ def test_degree_bins_start_above_the_noise():
 def test_mixing_assortativity_is_newmans_coefficient_with_exact_classes(graph):
     """With one class per distinct degree and the exact degrees, the assortativity of the
     class-pair counts is Newman's degree assortativity (NetworkX's, an independent code)."""
-    from dpgraph.synthetic.block_model import mixing_assortativity
+    from dpgraph.synthetic.degree_classes import mixing_assortativity
 
     if graph == "assortative":
         G = nx.disjoint_union(nx.complete_graph(8), nx.cycle_graph(30))
@@ -419,7 +416,7 @@ def test_split_by_degree_bins_fits_both_released_margins():
     """Iterative proportional fitting: the split counts sum back to the community-pair counts
     (over classes) and to the class-pair counts (over communities), up to the unbiased
     rounding; every split block stays in its community."""
-    from dpgraph.synthetic.block_model import split_by_degree_bins
+    from dpgraph.synthetic.degree_classes import split_by_degree_bins
 
     G = nx.planted_partition_graph(3, 120, 0.15, 0.01, seed=4)
     rng = np.random.default_rng(5)
@@ -518,7 +515,7 @@ def test_release_synthetic_merges_degree_classes_to_bound_the_split(monkeypatch)
     classes are merged pairwise before the class counts are released."""
     import warnings
 
-    import dpgraph.synthetic.block_model as sy
+    import dpgraph.synthetic.degree_classes as sy
 
     G = nx.powerlaw_cluster_graph(600, 4, 0.2, seed=1)
     with warnings.catch_warnings():
@@ -537,7 +534,7 @@ def test_sampler_fill_realises_nearly_complete_counts(monkeypatch, enumerate_lim
     """A nearly complete block (400 of its 435 pairs) with very uneven weights: the rejection
     rounds stall and the final fill places the rest among the free pairs, by weighted
     enumeration or (enumeration disabled) by uniform rejection; exact count, no repeats."""
-    import dpgraph.synthetic.block_model as sy
+    import dpgraph.synthetic.sampler as sy
 
     monkeypatch.setattr(sy, "FILL_ENUMERATE", enumerate_limit)
     n = 30

@@ -18,7 +18,7 @@ def test_bad_output_fails_before_privatize(tmp_path, monkeypatch, capsys, name, 
         raise AssertionError("privatize ran before the output path was checked")
 
     monkeypatch.setattr(importlib.import_module("dpgraph.release.privatize"), "privatize", spent)
-    monkeypatch.setattr(importlib.import_module("dpgraph.synthetic.block_model"), "release_synthetic", spent)
+    monkeypatch.setattr(importlib.import_module("dpgraph.synthetic.release"), "release_synthetic", spent)
     for extra in ([], PRIVATIZE):
         assert main(["synth", "karate", *ARGS, *extra, "-o", str(tmp_path / name)]) == 2
         assert message in capsys.readouterr().err

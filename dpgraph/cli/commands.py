@@ -296,7 +296,7 @@ def _cmd_synth(args) -> int:
                          f"heaviest pairs): drop --min-weight, or pass --route pca")
     gen = make_rng(args.seed)
     if mechanism == "block-model":
-        from dpgraph.synthetic.block_model import release_synthetic
+        from dpgraph.synthetic.release import release_synthetic
 
         report(f"read {where}: {data.n} nodes; releasing communities and a block model")
         pg = release_synthetic(data, epsilon=args.epsilon, rng=gen)

@@ -8,8 +8,9 @@
   truncation, then projection onto the box ``[0, 1]`` (entrywise clipping).
 * :func:`nonprivate` — the true graph (NOT private; the reference of the transfer ratio).
 
-Each private baseline returns a :class:`SyntheticRelease`: dense synthetic weights, the node
-labels and the ledger; solve it with :func:`solve_release`.
+Each private baseline returns a :class:`BaselineSyntheticRelease`: dense synthetic weights, the
+node labels and the ledger; solve it with :func:`solve_release`. (Not to be confused with
+:class:`dpgraph.SyntheticRelease`, the block model of :func:`dpgraph.release_synthetic`.)
 """
 
 from __future__ import annotations
@@ -26,12 +27,12 @@ from dpgraph.privacy.validation import check_delta, check_epsilon
 from dpgraph.private_input import check_private_graph_input
 from dpgraph.release.routes.randomized_response import randomized_response_matrix
 
-__all__ = ["SyntheticRelease", "random_partition", "randomized_response",
+__all__ = ["BaselineSyntheticRelease", "random_partition", "randomized_response",
            "gaussian_perturbation", "nonprivate", "solve_release"]
 
 
 @dataclass(eq=False)
-class SyntheticRelease:
+class BaselineSyntheticRelease:
     """A released weighted graph: ``weights`` (dense or sparse, symmetric), labels, ledger."""
 
     name: str
@@ -42,7 +43,7 @@ class SyntheticRelease:
 
     def __repr__(self) -> str:
         spent = "not private" if self.ledger is None else "epsilon=%.4g, delta=%.3g" % self.ledger.spent
-        return f"SyntheticRelease({self.name!r}, n={len(self.labels)}, {spent})"
+        return f"BaselineSyntheticRelease({self.name!r}, n={len(self.labels)}, {spent})"
 
 
 def random_partition(G, *, rng=None) -> dict:
@@ -53,7 +54,7 @@ def random_partition(G, *, rng=None) -> dict:
 
 
 def randomized_response(G, *, epsilon: float, rng=None,
-                        weight: str | None = "weight") -> SyntheticRelease:
+                        weight: str | None = "weight") -> BaselineSyntheticRelease:
     """Randomized response on every node pair (pure epsilon-DP, edge-level), de-biased.
 
     Each of the ``n(n-1)/2`` pair indicators is flipped with probability
@@ -69,11 +70,12 @@ def randomized_response(G, *, epsilon: float, rng=None,
     W, p = randomized_response_matrix(
         data.weights, epsilon=epsilon, ledger=ledger, rng=make_rng(rng), name="randomized response",
         note="one edge changes one pair indicator (docs/privacy.md 4.5)")
-    return SyntheticRelease("randomized response", data.labels, W, ledger, {"flip_probability": p})
+    return BaselineSyntheticRelease("randomized response", data.labels, W, ledger,
+                                    {"flip_probability": p})
 
 
 def gaussian_perturbation(G, *, epsilon: float, delta: float, rank: int | None = None,
-                          rng=None, weight: str | None = "weight") -> SyntheticRelease:
+                          rng=None, weight: str | None = "weight") -> BaselineSyntheticRelease:
     """Gaussian noise on the upper triangle of the adjacency (sensitivity 1), rank-r, clip to [0, 1].
 
     One edge changes one upper-triangular entry by at most 1, so the L2 sensitivity of the
@@ -106,17 +108,19 @@ def gaussian_perturbation(G, *, epsilon: float, delta: float, rank: int | None =
         W = (vecs * vals) @ vecs.T
     np.fill_diagonal(W, 0.0)
     np.clip(W, 0.0, 1.0, out=W)
-    return SyntheticRelease("gaussian perturbation" + ("" if rank is None else f" (rank {rank})"),
-                            data.labels, W, ledger, {"sigma": noise.sigma, "rank": rank})
+    name = "gaussian perturbation" + ("" if rank is None else f" (rank {rank})")
+    return BaselineSyntheticRelease(name, data.labels, W, ledger,
+                                    {"sigma": noise.sigma, "rank": rank})
 
 
-def nonprivate(G, *, weight: str | None = "weight") -> SyntheticRelease:
+def nonprivate(G, *, weight: str | None = "weight") -> BaselineSyntheticRelease:
     """The true graph as a release (NOT PRIVATE: the reference for transfer ratios)."""
     data = as_graph_data(G, weight=weight)
-    return SyntheticRelease("non-private", data.labels, data.weights, None)
+    return BaselineSyntheticRelease("non-private", data.labels, data.weights, None)
 
 
-def solve_release(release: SyntheticRelease, problem: str = "maxcut", *, rng=None, **options):
+def solve_release(release: BaselineSyntheticRelease, problem: str = "maxcut", *, rng=None,
+                  **options):
     """Run the CSP engine (``"maxcut"`` or ``"bisection"``) on a release's weights."""
     from dpgraph.engine import solve_max_bisection, solve_max_cut
 

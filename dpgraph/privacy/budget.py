@@ -22,6 +22,8 @@ from __future__ import annotations
 
 __all__ = [
     "DEGREE_SHARE", "TAIL_SHARE", "CORE_SHARE", "SCREEN_SHARE", "SYNTHETIC_SHARE",
+    "BLOCK_COUNT_SHARE", "COMMUNITY_SHARE", "COMMUNITY_INIT_SHARE", "DEGREE_BIN_SHARE",
+    "EDGE_COUNT_SHARE", "SPLIT_COUNT_SHARE",
     "ANSWER_ESTIMATE_SHARE", "ANSWER_SELECT_SHARE", "CSP_ESTIMATE_SHARE", "CSP_SELECT_SHARE",
     "LOCAL_DEGREE_SHARE", "LOCAL_REFINE_SHARE", "release_split", "answer_side_budgets",
 ]
@@ -35,8 +37,30 @@ TAIL_SHARE = 0.05
 CORE_SHARE = 0.1
 #: the screening edge count (docs/privacy.md 4.9; Laplace, of epsilon)
 SCREEN_SHARE = 0.005
-#: the synthetic block model released beside a dense or local route (docs/privacy.md 7)
+#: the synthetic block model released beside a dense or local route (docs/privacy.md 7); the
+#: rest goes to the route, whose release gives the partition
 SYNTHETIC_SHARE = 0.3
+#: of the block model's epsilon: the block counts (the rest: degrees). The counts are sums of
+#: many edges, so a small share already makes their noise small relative to them.
+BLOCK_COUNT_SHARE = 0.2
+
+# -- dpgraph.release_synthetic: fractions of epsilon --------------------------------------------
+#: the private communities (the rest: the block model, the degree classes and the edge count):
+#: 0.75, the best share measured on chameleon and ca-hepph at epsilon 1 and 4, less the edge
+#: count's 0.02 (taken from the block model instead, it worsens the degree mixing at epsilon
+#: 0.5: chameleon's assortativity error 0.51 -> 0.76)
+COMMUNITY_SHARE = 0.73
+#: of the communities' epsilon: the noisy super-graph (the rest: the refinement rounds)
+COMMUNITY_INIT_SHARE = 0.5
+#: the edge counts between degree classes (docs/privacy.md 7.9); sums over many edges, so a
+#: small share suffices
+DEGREE_BIN_SHARE = 0.05
+#: the total edge weight (docs/privacy.md 7.10): a single count of L1 sensitivity 1, so a small
+#: share pins it to within 1 / (EDGE_COUNT_SHARE eps) edges on average (50 edges at epsilon 1)
+EDGE_COUNT_SHARE = 0.02
+#: of the block model's epsilon in release_split_block_model: the inter-block counts (the rest:
+#: the across degrees; the inside degrees get the whole epsilon by parallel composition, 7.7)
+SPLIT_COUNT_SHARE = 0.3
 
 # -- dpgraph.max_cut / max_bisection: fractions of epsilon --------------------------------------
 #: the Laplace estimate of the answer's cut (docs/privacy.md 4.10)

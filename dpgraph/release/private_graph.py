@@ -146,7 +146,7 @@ class PrivateGraph:
         """Blocks of the synthetic block model :func:`dpgraph.privatize` releases on this
         release (post-processing): ``k`` spectral communities, each split along the release's
         max-cut eigenvector (:func:`dpgraph.synthetic.block_model.synthetic_partition`)."""
-        from dpgraph.synthetic.block_model import synthetic_partition
+        from dpgraph.synthetic.communities import synthetic_partition
 
         return synthetic_partition(self, k, rng=rng)
 
@@ -193,7 +193,7 @@ class PrivateGraph:
         independently (``W`` = :meth:`weights`)."""
         gen = make_rng(rng)
         if self.block_model is not None:
-            from dpgraph.synthetic.block_model import sample_block_model
+            from dpgraph.synthetic.sampler import sample_block_model
 
             bm = self.block_model
             return sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,

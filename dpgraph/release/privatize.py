@@ -39,7 +39,8 @@ from dpgraph.release.routes import route_module, route_names, route_spec
 from dpgraph.release.screening import (choose_scale_route,
                                        default_synthetic_share, pure_route, refuse_if_too_large,
                                        release_edge_count, screen, screens, streamed_route)
-from dpgraph.synthetic.block_model import DEFAULT_BLOCKS, release_block_model
+from dpgraph.synthetic.block_model import release_block_model
+from dpgraph.synthetic.communities import DEFAULT_BLOCKS
 
 __all__ = ["PrivateGraph", "privatize", "ReleaseOptions", "check_rank", "default_rank",
            "DEFAULT_RANK"]

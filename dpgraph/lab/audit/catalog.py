@@ -539,11 +539,11 @@ def synthetic_block_model(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
 
 def synthetic_refinement(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
                          confidence: float = 0.95) -> AuditResult:
-    """One round of :func:`dpgraph.synthetic.block_model.refine_partition` (7.4: node-to-block counts,
+    """One round of :func:`dpgraph.synthetic.communities.refine_partition` (7.4: node-to-block counts,
     L1 sensitivity 2, Laplace ``2 / epsilon``) on blocks ``[0, 0, 1, 1]``, the graph
     ``{0, 2}`` vs + ``{1, 3}``: ``N[1, 1]`` and ``N[3, 0]`` move by 1."""
     from dpgraph.graph import as_graph_data
-    from dpgraph.synthetic.block_model import node_block_counts, refine_partition
+    from dpgraph.synthetic.communities import node_block_counts, refine_partition
 
     blocks = np.array([0, 0, 1, 1])
     G0, G1 = _graph_pair([(0, 2)], (1, 3), 4)
@@ -564,11 +564,12 @@ def synthetic_refinement(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
 
 def synthetic_degree_classes(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
                              confidence: float = 0.95) -> AuditResult:
-    """:func:`dpgraph.synthetic.block_model.release_degree_mixing` (7.10: class-pair edge counts, L1
+    """:func:`dpgraph.synthetic.degree_classes.release_degree_mixing` (7.10: class-pair edge counts, L1
     sensitivity 1) for classes ``[0, 1, 0, 1]`` fixed in advance, the path 0-2-1 vs + ``{0, 1}``
     (class pair (0, 1): its count moves from 1 to 2)."""
     from dpgraph.graph import as_graph_data
-    from dpgraph.synthetic.block_model import block_edge_counts, release_degree_mixing
+    from dpgraph.synthetic.block_model import block_edge_counts
+    from dpgraph.synthetic.degree_classes import release_degree_mixing
 
     classes = np.array([0, 1, 0, 1])
     G0, G1 = _graph_pair([(0, 2), (2, 1)], (0, 1), 4)

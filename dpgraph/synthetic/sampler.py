@@ -1,0 +1,291 @@
+"""Sample a simple graph from a released degree-corrected block model (post-processing).
+
+:func:`sample_block_model` (docs/privacy.md 7.5): one anchor edge per node (no isolated
+nodes), then for every block pair ``(a, b)`` exactly ``k_ab`` distinct edges whose endpoints
+are drawn with probability proportional to the released degrees inside (or across) blocks
+(Chung-Lu within and between blocks, the degree-corrected stochastic block model of Karrer &
+Newman 2011), rejecting self-loops and repeated pairs. Expected time ``O((m + n) log n)``,
+memory ``O(m + n + k^2)``: no n x n array, so any route (the matrix-free one included) can
+call it with ``(blocks, block_counts, degrees)``. The sampled graph has exactly
+``sum_{a <= b} k_ab`` edges (block counts capped at the pairs a block pair has).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from dpgraph.graph import GraphData, _label_sequence, from_matrix
+from dpgraph.privacy import make_rng
+from dpgraph.progress import progress
+from dpgraph.synthetic.block_model import check_blocks
+
+__all__ = ["sample_block_model", "ANCHOR_RETRIES", "FILL_ENUMERATE"]
+
+# a node whose anchor edge was rejected (its block pair's count used up) draws again, at most
+# this many times
+ANCHOR_RETRIES = 5
+FILL_ENUMERATE = 4_000_000  # node pairs of a block pair enumerated by the final fill (64 MB)
+
+
+def _draw_endpoints(gen, cdf: tuple, block_ids: np.ndarray) -> np.ndarray:
+    """One endpoint per entry of ``block_ids``, drawn proportional to weight inside the block:
+    one binary search in the concatenated cumulative weights of :func:`_cdfs` for all blocks
+    (a loop over blocks costs a pass per block, and blocks x degree classes are many)."""
+    order, cum, base, tot, off = cdf
+    r = base[block_ids] + gen.random(block_ids.size) * tot[block_ids]
+    pos = np.searchsorted(cum, r, side="right")
+    return order[np.clip(pos, off[block_ids], off[block_ids + 1] - 1)]
+
+
+def _cdfs(w: np.ndarray, members: list) -> tuple:
+    """Cumulative endpoint weights of all blocks, concatenated in block order (uniform where a
+    block's weights sum to 0): ``(nodes, cumsum, start of each block, block total, offsets)``."""
+    k = len(members)
+    sizes = np.array([m.size for m in members], dtype=np.int64)
+    order = np.concatenate(members) if k else np.zeros(0, dtype=np.int64)
+    blk = np.repeat(np.arange(k), sizes)
+    x = np.asarray(w, dtype=float)[order]
+    tot = np.bincount(blk, weights=x, minlength=k)
+    x = np.where(tot[blk] > 0, x, 1.0)
+    tot = np.bincount(blk, weights=x, minlength=k)
+    cum = np.cumsum(x)
+    off = np.concatenate([[0], np.cumsum(sizes)])
+    base = np.concatenate([[0.0], cum])[off[:-1]]
+    return order, cum, base, tot, off
+
+
+def _absent(keys: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """Mask of the entries of ``cand`` not in the sorted array ``keys`` (binary search)."""
+    if not keys.size:
+        return np.ones(cand.size, dtype=bool)
+    return keys[np.minimum(np.searchsorted(keys, cand), keys.size - 1)] != cand
+
+
+def _fill_remaining(gen, keys, members, ia, ib, need, n, weights, inner):
+    """Place the edges that the rejection rounds did not (nearly complete block pairs, hubs
+    whose pairs are used up): for each block pair, ``need`` distinct free pairs ``{u, v}``
+    drawn without replacement with probability proportional to ``w_u w_v`` (Efraimidis and
+    Spirakis 2006: the largest keys ``log(U) / (w_u w_v)``), ``weights = (inside, across)``.
+    Block pairs of more than ``FILL_ENUMERATE`` node pairs are not enumerated (memory): their
+    free pairs are many, so uniform pairs with rejection fill them."""
+    extra = []  # block pairs are disjoint: one pair's extra edges never meet another's
+    for p in np.flatnonzero(need):
+        ma, mb = members[ia[p]], members[ib[p]]
+        w = weights[0] if inner[p] else weights[1]
+        if ma.size * mb.size > FILL_ENUMERATE:
+            extra.append(_fill_by_rejection(gen, keys, ma, mb, int(need[p]), n))
+            continue
+        u, v = np.meshgrid(ma, mb, indexing="ij")
+        u, v = u.ravel(), v.ravel()
+        ok = u < v if ia[p] == ib[p] else np.ones(u.size, dtype=bool)
+        lo, hi = np.minimum(u[ok], v[ok]), np.maximum(u[ok], v[ok])
+        cand = lo * n + hi  # distinct
+        free = _absent(keys, cand)
+        cand, lo, hi = cand[free], lo[free], hi[free]
+        take = min(int(need[p]), cand.size)
+        wt = np.maximum(w[lo] * w[hi], 1e-300)
+        key = np.log(gen.random(cand.size)) / wt
+        extra.append(cand[np.argpartition(-key, take - 1)[:take]] if take else cand[:0])
+    return np.sort(np.concatenate([keys, *extra]), kind="stable") if extra else keys
+
+
+def _fill_by_rejection(gen, keys, ma, mb, need, n):
+    """``need`` distinct uniform pairs between ``ma`` and ``mb`` (not in sorted ``keys``)."""
+    got = np.zeros(0, dtype=np.int64)
+    while got.size < need:
+        u = ma[gen.integers(ma.size, size=2 * (need - got.size) + 8)]
+        v = mb[gen.integers(mb.size, size=u.size)]
+        ok = u != v
+        c = np.unique(np.minimum(u[ok], v[ok]) * n + np.maximum(u[ok], v[ok]))
+        got = np.union1d(got, c[_absent(keys, c)])[:need]
+    return got
+
+
+def _anchor_blocks(gen, b: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every node, a partner block drawn with probability proportional to its block's row
+    of incidences (``2 k_aa`` inside, ``k_ab`` across); -1 where that row is empty."""
+    k = target.shape[0]
+    full = (target + target.T).astype(float)  # the diagonal doubles: 2 k_aa inside block a
+    # all rows' cumulative sums in one increasing array (row a shifted by the totals of the
+    # rows before it): one binary search per node, O(n log k^2) time and no n x k array
+    flat = np.cumsum(full.ravel())
+    tot = full.sum(axis=1)
+    base = np.concatenate([[0.0], np.cumsum(tot)])[:-1]
+    u = np.arange(b.size)
+    r = base[b] + gen.random(b.size) * tot[b]
+    pos = np.searchsorted(flat, r, side="right")
+    c = np.clip(pos - b * k, 0, k - 1).astype(np.int64)
+    c[tot[b] <= 0] = -1
+    return u, c
+
+
+def _accept(keys, u, v, pair_of, need, n):
+    """Add the new distinct non-loop pairs ``{u, v}`` not yet in ``keys`` (sorted), at most
+    ``need[p]`` for each block pair ``p``; return the new sorted keys and the remaining need.
+    Membership by binary search and a merge of sorted arrays: the rejection rounds after the
+    first add few edges, so they cost ``O(m)`` each, not a re-sort of all keys."""
+    ok = (u != v) & (pair_of >= 0)
+    lo, hi = np.minimum(u[ok], v[ok]), np.maximum(u[ok], v[ok])
+    new, first = np.unique(lo * n + hi, return_index=True)
+    pair_of = pair_of[ok][first]
+    fresh = _absent(keys, new)
+    new, pair_of = new[fresh], pair_of[fresh]
+    order = np.argsort(pair_of, kind="stable")
+    new, pair_of = new[order], pair_of[order]
+    start = np.searchsorted(pair_of, np.arange(need.size))
+    take = (np.arange(pair_of.size) - start[pair_of]) < need[pair_of]
+    added = np.sort(new[take])
+    merged = np.concatenate([keys, added])
+    merged[np.searchsorted(keys, added) + np.arange(added.size)] = added  # stable merge slots
+    mask = np.ones(merged.size, dtype=bool)
+    mask[np.searchsorted(keys, added) + np.arange(added.size)] = False
+    merged[mask] = keys
+    return merged, need - np.bincount(pair_of[take], minlength=need.size)
+
+
+def _targets_and_members(b: np.ndarray, k: int, C: np.ndarray) -> tuple[np.ndarray, list]:
+    """The upper triangle of ``C`` rounded and capped at the pairs each block pair has
+    (``n_a (n_a - 1) / 2`` inside, ``n_a n_b`` across), and each block's nodes in increasing
+    order (one stable sort, not k passes over the nodes)."""
+    sizes = np.bincount(b, minlength=k)
+    pairs = np.outer(sizes, sizes).astype(np.int64)
+    pairs[np.diag_indices(k)] = sizes * (sizes - 1) // 2
+    target = np.minimum(np.rint(np.triu(C)).astype(np.int64), np.triu(pairs))
+    members = np.split(np.argsort(b, kind="stable"), np.cumsum(sizes)[:-1])
+    return target, members
+
+
+def _place_anchors(gen, b, grp, cdfs, ia, ib, need):
+    """Anchors: one edge from every node, to a block drawn in proportion to its block's
+    released incidences, so no node with a positive released block volume is isolated. The
+    first pass draws for every node; a node whose anchor was rejected (its block pair's count
+    used up by other anchors: small blocks) draws again, in proportion to the counts still
+    unplaced, at most ``ANCHOR_RETRIES`` times. The partner is drawn with ``cdfs = (inside,
+    across)`` like every other endpoint. Returns the sorted pair keys and the remaining need."""
+    n, k = b.size, grp.size
+    cin, cout = cdfs
+    pair_index = np.full((k, k), -1, dtype=np.int64)
+    pair_index[ia, ib] = np.arange(ia.size)
+    keys = np.empty(0, dtype=np.int64)
+    for _ in range(1 + ANCHOR_RETRIES):
+        deg = np.bincount(keys // n, minlength=n) + np.bincount(keys % n, minlength=n)
+        left = np.zeros((k, k), dtype=np.int64)
+        left[ia, ib] = need
+        u, c = _anchor_blocks(gen, b, left)
+        has = (c >= 0) & (deg == 0)
+        if not has.any():
+            break
+        u, c = u[has], c[has]
+        v = np.where(grp[c] == grp[b[u]], _draw_endpoints(gen, cin, c),
+                     _draw_endpoints(gen, cout, c))
+        lo_b, hi_b = np.minimum(b[u], c), np.maximum(b[u], c)
+        keys, need = _accept(keys, u, v, pair_index[lo_b, hi_b], need, n)
+    return keys, need
+
+
+def _draw_by_rejection(gen, keys, need, ia, ib, inner, cdfs, n, max_rounds):
+    """Rounds of Chung-Lu draws for every edge still needed (``cdfs = (inside, across)``
+    weights by whether the block pair lies inside a community), self-loops and repeated pairs
+    rejected; stops when all are placed, after ``max_rounds``, or from the third round on
+    when a round places under a tenth of what was left (the rest lies in nearly used-up
+    pairs: the final fill draws it among the free pairs)."""
+    cin, cout = cdfs
+    for t in progress(range(max_rounds), total=None, desc="sampling: edge draws",
+                      unit="round"):
+        left = int(need.sum())
+        if left == 0:
+            break
+        pair_of = np.repeat(np.arange(ia.size), need)
+        inn = inner[pair_of]
+        u = np.empty(pair_of.size, dtype=np.int64)
+        v = np.empty(pair_of.size, dtype=np.int64)
+        for sel, c in ((inn, cin), (~inn, cout)):
+            u[sel] = _draw_endpoints(gen, c, ia[pair_of[sel]])
+            v[sel] = _draw_endpoints(gen, c, ib[pair_of[sel]])
+        keys, need = _accept(keys, u, v, pair_of, need, n)
+        if t >= 2 and left - need.sum() < 0.1 * left:
+            break
+    return keys, need
+
+
+def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, labels=None,
+                       max_rounds: int = 50, groups=None) -> GraphData:
+    """Sample a simple graph from a degree-corrected block model (post-processing).
+
+    For each block pair ``a <= b``, draw exactly ``block_counts[a, b]`` distinct edges, each
+    endpoint chosen with probability proportional to ``degrees`` inside its block (Chung-Lu
+    within and between blocks); self-loops and repeated pairs are rejected and redrawn, for at
+    most ``max_rounds`` rounds; what is still missing then (a nearly complete block pair) is
+    placed uniformly among the block pair's free pairs. Expected time ``O((m + n) log n)``,
+    memory ``O(m + n + k^2)``.
+
+    Parameters
+    ----------
+    blocks : array of int, shape (n,)
+    block_counts : array, shape (k, k)
+        Symmetric non-negative integers (upper triangle read); capped at the pairs available.
+    degrees : array, shape (n,)
+        Positive endpoint weights (e.g. released degrees); a block whose weights sum to 0 gets
+        uniform weights.
+    inside : array, shape (n,), optional
+        Fraction in [0, 1] of each node's weight used for edges inside its block (the rest for
+        edges across blocks); default: the same weights for both.
+    groups : array of int, shape (k,), optional
+        Community of each block: with it, "inside" means inside the block's community (pairs of
+        blocks of one group draw with the inside weights). Default: ``arange(k)``.
+    rng : None, int or numpy.random.Generator
+    labels : sequence, optional
+        Node labels of the result (default ``0..n-1``).
+    max_rounds : int
+
+    Returns
+    -------
+    GraphData
+        Unweighted, with exactly ``sum_{a<=b} min(block_counts[a, b], pairs_ab)`` edges.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = sample_block_model(np.array([0, 0, 0, 1, 1, 1]), np.array([[3, 1], [1, 2]]),
+    ...                        np.ones(6), rng=0)
+    >>> g.m
+    6
+    """
+    b, k = check_blocks(blocks)
+    n = b.size
+    d = np.asarray(degrees, dtype=float)
+    if d.shape != (n,) or not np.all(np.isfinite(d)) or (d < 0).any():
+        raise ValueError(f"degrees must be {n} finite non-negative numbers")
+    C = np.asarray(block_counts)
+    if C.shape != (k, k):
+        raise ValueError(f"block_counts must be {k} x {k} for {k} blocks, got {C.shape}")
+    gen = make_rng(rng)
+    target, members = _targets_and_members(b, k, C)
+    f = np.full(n, 0.5) if inside is None else np.clip(np.asarray(inside, dtype=float), 0, 1)
+    if f.shape != (n,) or not np.all(np.isfinite(f)):
+        raise ValueError(f"inside must be {n} finite numbers in [0, 1]")
+    w_in, w_out = d * f, d * (1.0 - f)
+    grp = np.arange(k) if groups is None else np.asarray(groups, dtype=np.int64)
+    if grp.shape != (k,):
+        raise ValueError(f"groups must give the community of each of the {k} blocks")
+    ia, ib = np.nonzero(target)
+    need = target[ia, ib]
+    keys = np.empty(0, dtype=np.int64)
+    keep = np.ones(n)
+    cin, cout = _cdfs(w_in, members), _cdfs(w_out, members)
+    if ia.size:
+        keys, need = _place_anchors(gen, b, grp, (cin, cout), ia, ib, need)
+        # the remaining draws discount the anchor edge (each node already has about one)
+        keep = np.maximum(d - 1.0, 0.1) / d
+        cin, cout = _cdfs(w_in * keep, members), _cdfs(w_out * keep, members)
+    inner = grp[ia] == grp[ib]
+    keys, need = _draw_by_rejection(gen, keys, need, ia, ib, inner, (cin, cout), n, max_rounds)
+    if need.sum():
+        keys = _fill_remaining(gen, keys, members, ia, ib, need, n,
+                               (w_in * keep, w_out * keep), inner)
+    rows, cols = keys // n, keys % n
+    A = sp.coo_array((np.ones(keys.size), (rows, cols)), shape=(n, n))
+    lab = range(n) if labels is None else _label_sequence(labels)  # a range stays O(1)
+    out = from_matrix((A + A.T).tocsr(), lab, source="sampled synthetic graph (block model)")
+    return out
