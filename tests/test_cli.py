@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from dpgraph.cli import app as cli
+from dpgraph.cli import commands
 from dpgraph.io import write_graph
 
 
@@ -92,8 +93,10 @@ def test_usage_errors_exit_2():
 
 
 def test_commands_follow_the_pair_convention(monkeypatch, capsys):
-    for name, add, run in cli.COMMANDS:
-        assert add is getattr(cli, f"_add_{name}_parser") and run is getattr(cli, f"_cmd_{name}")
+    for name, add, run in commands.COMMANDS:
+        module = sys.modules[run.__module__]
+        assert module is sys.modules[add.__module__] and module is not cli
+        assert add is getattr(module, f"add_{name}_parser") and run is getattr(module, f"cmd_{name}")
 
     def _add_hello_parser(subparsers):
         p = subparsers.add_parser("hello")
@@ -104,7 +107,8 @@ def test_commands_follow_the_pair_convention(monkeypatch, capsys):
         print(f"hello {args.who}")
         return 0
 
-    monkeypatch.setattr(cli, "COMMANDS", cli.COMMANDS + [("hello", _add_hello_parser, _cmd_hello)])
+    monkeypatch.setattr(commands, "COMMANDS",
+                        commands.COMMANDS + [("hello", _add_hello_parser, _cmd_hello)])
     code, out, _ = _run(capsys, "hello", "world")
     assert code == 0 and out == "hello world\n"
 

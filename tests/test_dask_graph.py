@@ -177,11 +177,11 @@ def test_cli_synth_on_edge_files_refuses_what_needs_memory(tmp_path):
     an output folder that is new or empty."""
     from types import SimpleNamespace
 
-    from dpgraph.cli.commands import _check_dask_synth
+    from dpgraph.cli.synth import check_dask_synth
 
     ok = dict(mechanism="privatize", weighted=False, report=False, route="auto",
               synthetic_share=None, out=str(tmp_path / "new"))
-    _check_dask_synth(SimpleNamespace(**ok))
+    check_dask_synth(SimpleNamespace(**ok))
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("")
     for change, match in (({"mechanism": None}, "--mechanism privatize"),
@@ -191,7 +191,7 @@ def test_cli_synth_on_edge_files_refuses_what_needs_memory(tmp_path):
                           ({"out": str(tmp_path / "full")}, "empty folder"),
                           ({"out": str(tmp_path / "no" / "such")}, "no such directory")):
         with pytest.raises((ValueError, OSError), match=match):
-            _check_dask_synth(SimpleNamespace(**{**ok, **change}))
+            check_dask_synth(SimpleNamespace(**{**ok, **change}))
 
 
 def test_sampler_on_dask_draws_the_in_memory_sample(cluster_client, tmp_path, monkeypatch):

@@ -1,23 +1,25 @@
 """``dpgraph max2csp``: a private assignment of a Max-2-CSP file (Max-k-Cut, Max-2-SAT).
 
-Registered in :data:`dpgraph.cli.app.COMMANDS`. Reads the instance with :func:`dpgraph.read_csp`
-(``--format max-k-cut`` reads any graph file ``read_graph`` knows, with ``--k`` parts; ``cnf``
-and ``wcnf`` read Max-2-SAT; ``csp`` dpgraph's own text format) and answers with
-:func:`dpgraph.max_2csp` under edge-level (epsilon, delta)-DP, where one constraint added or
-removed is the adjacency. Progress goes to stderr, results to stdout.
+Registered in :data:`dpgraph.cli.commands.COMMANDS`. Reads the instance with
+:func:`dpgraph.read_csp` (``--format max-k-cut`` reads any graph file ``read_graph`` knows, with
+``--k`` parts; ``cnf`` and ``wcnf`` read Max-2-SAT; ``csp`` dpgraph's own text format) and
+answers with :func:`dpgraph.max_2csp` under edge-level (epsilon, delta)-DP, where one constraint
+added or removed is the adjacency. Progress goes to stderr, results to stdout.
 """
 
 from __future__ import annotations
 
 import os
 
+from dpgraph.cli.common import (add_json_argument, add_quiet_argument, add_unweighted_argument,
+                                check_out_folder, formats, print_ledger, print_reproducible)
+from dpgraph.cli.output import csp_document, dumps
 from dpgraph.progress import report
 
 __all__ = ["add_max2csp_parser", "cmd_max2csp"]
 
 
 def add_max2csp_parser(subparsers):
-    from dpgraph.cli.app import _formats, add_json_argument, add_quiet_argument, add_unweighted_argument
     from dpgraph.engine.formats import CSP_FORMATS
 
     p = subparsers.add_parser(
@@ -36,7 +38,7 @@ def add_max2csp_parser(subparsers):
                         "else max-k-cut when --k is given, else csp")
     p.add_argument("--k", type=int, default=None,
                    help="number of parts for --format max-k-cut (e.g. 3)")
-    p.add_argument("--graph-format", choices=_formats(), default=None,
+    p.add_argument("--graph-format", choices=formats(), default=None,
                    help="graph file format for --format max-k-cut (default: detected)")
     add_unweighted_argument(p)
     p.add_argument("--epsilon", type=float, required=True, help="privacy budget epsilon (> 0)")
@@ -98,11 +100,7 @@ def _read_instance(args):
 def cmd_max2csp(args) -> int:
     from dpgraph.solve.csp import max_2csp
 
-    if args.out:  # before any budget is spent
-        folder = os.path.dirname(os.path.abspath(args.out))
-        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-            raise FileNotFoundError(f"cannot write --out {args.out!r}: directory {folder!r} "
-                                    f"does not exist or is not writable")
+    check_out_folder(args.out)
     inst, names, fmt, default_size = _read_instance(args)
     report(f"read {args.instance} ({fmt}): {inst.n} variables over {inst.q} values; "
            f"privatizing and solving")
@@ -110,19 +108,22 @@ def cmd_max2csp(args) -> int:
     res = max_2csp(inst, epsilon=args.epsilon, delta=args.delta, rng=args.seed,
                    relation_size=size, rank=args.rank)
     values = [int(res.assignment[i]) for i in range(inst.n)]
-    from dpgraph.cli.commands import _print_reproducible
-
-    _print_reproducible(res.ledger, json_output=args.json)
+    print_reproducible(res.ledger, json_output=args.json)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
             fh.writelines(f"{name}\t{v}\n" for name, v in zip(names, values))
     if args.json:
-        from dpgraph.cli.output import csp_document, dumps
-
         print(dumps(csp_document(res, source=args.instance, fmt=fmt, n=inst.n, q=inst.q,
                                  names=names, values=values, relation_size=size,
                                  out=args.out)))
         return 0
+    _print_result(args, res, inst, fmt, values)
+    if args.out:
+        print(f"assignment written to {args.out}")
+    return 0
+
+
+def _print_result(args, res, inst, fmt: str, values) -> None:
     counts = [values.count(a) for a in range(inst.q)]
     print(f"instance:          {args.instance} ({fmt}; {inst.n} variables, {inst.q} values)")
     print(f"assignment:        variables per value {counts}")
@@ -134,8 +135,4 @@ def cmd_max2csp(args) -> int:
     if res.sdp_bound is not None:
         print(f"SDP bound:         {res.sdp_bound:.6g} (of the released instance, not the input)")
     print(f"route:             {res.diagnostics.get('route')}")
-    print("privacy ledger:")
-    print("  " + res.ledger.report().replace("\n", "\n  "))
-    if args.out:
-        print(f"assignment written to {args.out}")
-    return 0
+    print_ledger(res.ledger)

@@ -1,0 +1,76 @@
+"""How the ``dpgraph`` command reports problems: library messages in the command's own option
+spelling, one line per warning, and the exceptions that are expected errors.
+
+Expected errors (a malformed file, a missing data set, a bad option value) print one line
+``dpgraph: error: ...`` to stderr and exit with status 2, without a traceback.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+__all__ = ["cli_message", "error_line", "expected_errors", "show_warning"]
+
+
+def expected_errors() -> tuple:
+    """The exception types the command reports as one ``dpgraph: error:`` line."""
+    from dpgraph.datasets import DatasetNotFoundError
+    from dpgraph.io import GraphFormatError
+    from dpgraph.release.routes import InsufficientMemoryError
+
+    return (GraphFormatError, DatasetNotFoundError, FileNotFoundError, ValueError, KeyError,
+            OSError, ModuleNotFoundError, InsufficientMemoryError, NotImplementedError)
+
+
+# Python spellings in library messages -> the command's options (see cli_message)
+_OPTION_SPELLINGS = [
+    (r"\bPass weight=None\b", "Pass --unweighted"),
+    (r"\bweight=None\b", "--unweighted"),
+    (r"\b(route|rank|epsilon|delta|format|ids)='([^'\s]+)'", r"--\1 \2"),
+    (r"\b(rank|epsilon|delta)=([0-9][\w.+-]*)", r"--\1 \2"),
+    (r"\bsynthetic_share\b", "--synthetic-share"),
+    (r"\brelation_size\b", "--relation-size"),
+    (r"\bpass format=", "pass --format"),
+    (r"\bformat= one of\b", "--format one of"),
+]
+
+
+def cli_message(message: str) -> str:
+    """A library message in the command's words: ``weight=None`` -> ``--unweighted``,
+    ``route='matrix-free'`` -> ``--route matrix-free``, ``format=`` -> ``--format``, ...
+
+    >>> cli_message("Pass weight=None to treat every edge as weight 1. Use "
+    ...             "route='matrix-free' (memory O(m + n r)), or route='auto'.")
+    'Pass --unweighted to treat every edge as weight 1. Use --route matrix-free (memory O(m + n r)), or --route auto.'
+    """
+    for pattern, repl in _OPTION_SPELLINGS:
+        message = re.sub(pattern, repl, message)
+    return message
+
+
+def error_line(exc: BaseException) -> str:
+    """The one line ``dpgraph: error: ...`` for an expected error (a ``KeyError``'s message
+    without the quotes its ``str`` adds)."""
+    message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    return f"dpgraph: error: {cli_message(' '.join(message.split()))}"
+
+
+def show_warning(quiet: bool):
+    """``warnings.showwarning`` for the command: one line ``dpgraph: warning: ...`` per
+    distinct message on stderr (no source line, no traceback); nothing with ``--quiet``. The
+    reproducible-noise warning is left out: the command prints its own notice for ``--seed``."""
+    from dpgraph.privacy import ReproducibleNoiseWarning
+
+    seen = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if quiet or issubclass(category, ReproducibleNoiseWarning):
+            return
+        text = cli_message(" ".join(str(message).split()))
+        if text in seen:
+            return
+        seen.add(text)
+        print(f"dpgraph: warning: {text}", file=sys.stderr, flush=True)
+
+    return show
