@@ -11,6 +11,8 @@ import contextlib
 import os
 import sys
 
+from dpgraph.release.routes import ROUTES
+
 __all__ = ["formats", "add_quiet_argument", "add_unweighted_argument", "add_json_argument",
            "add_graph_argument", "add_privacy_arguments", "is_edge_files", "load_input",
            "load_graph", "dask_session", "check_out_folder", "print_reproducible",
@@ -82,8 +84,7 @@ def add_privacy_arguments(p, *, rank=True, delta_required=True):
                         "private (anyone with the seed can remove the noise); the output says "
                         "'reproducible noise: not a private release'. Default: a "
                         "cryptographically secure generator keyed from the operating system")
-    p.add_argument("--route", choices=("auto", "local", "randomized-response", "pca",
-                                       "matrix-free"),
+    p.add_argument("--route", choices=("auto", *ROUTES),
                    default="auto",
                    help="private mechanism (default auto: the degree-ordered local route, or the "
                         "matrix-free route on large graphs of high private density; chosen from "

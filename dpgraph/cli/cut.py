@@ -14,6 +14,7 @@ from dpgraph.cli.common import (add_graph_argument, add_privacy_arguments, check
                                 print_reproducible)
 from dpgraph.cli.output import cut_document, dumps
 from dpgraph.progress import report
+from dpgraph.release.routes import route_spec
 
 __all__ = ["add_maxcut_parser", "add_bisection_parser", "cmd_maxcut", "cmd_bisection"]
 
@@ -105,7 +106,7 @@ def _print_route(res) -> None:
     """The route, how it chose the sides, and its release's rank and screening notes."""
     print(f"route:             {res.diagnostics['route']}")
     diag = res.private_graph.diagnostics
-    if res.diagnostics["route"] == "local":
+    if route_spec(res.diagnostics["route"]).answers == "sides":
         k = res.diagnostics["candidate_partitions"]
         print(f"sides:             {res.diagnostics['objective']} "
               + (f"(chosen privately between {k} candidates: forward pass, refined)" if k > 1

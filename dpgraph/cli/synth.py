@@ -16,6 +16,7 @@ from dpgraph.cli.common import (add_graph_argument, add_privacy_arguments, forma
                                 is_edge_files, load_graph, print_ledger, print_release_notes,
                                 print_reproducible)
 from dpgraph.cli.output import dumps, synth_document
+from dpgraph.release.routes import route_spec
 from dpgraph.progress import report
 
 __all__ = ["add_synth_parser", "precheck_synth", "check_dask_synth", "cmd_synth"]
@@ -100,7 +101,9 @@ def check_dask_synth(args) -> None:
     if args.weighted or args.report:
         raise ValueError("--weighted and --report need the graph in memory; not available for "
                          "Dask edge files")
-    if args.route not in ("auto", "matrix-free") or args.synthetic_share is not None:
+    own = args.route == "auto" or (route_spec(args.route).streams
+                                   and route_spec(args.route).own_sampler)
+    if not own or args.synthetic_share is not None:
         raise ValueError("Dask edge files take the matrix-free route, which samples its own "
                          "block model: drop --route and --synthetic-share")
     from dpgraph.synthetic.factor_sampler import check_sample_folder
@@ -144,7 +147,7 @@ def _check_min_weight(args, n: int) -> None:
     from dpgraph.release.factor_graph import DENSE_EXPORT_MAX_N
 
     if (args.weighted and args.min_weight is not None and n > DENSE_EXPORT_MAX_N
-            and args.route not in ("pca", "randomized-response")):
+            and (args.route == "auto" or not route_spec(args.route).dense)):
         raise ValueError(f"--min-weight needs a dense release ({n:,} nodes may take the "
                          f"matrix-free route, whose export keeps the released edge count's "
                          f"heaviest pairs): drop --min-weight, or pass --route pca")

@@ -96,14 +96,14 @@ class RouteSpec:
 _PCA_OPTIONS = ("degree_share", "tail_share", "core_share", "regularization", "projection",
                 "fallback", "max_projector_noise", "pca_options")
 _SPECS = (
+    RouteSpec("local", "local", pure=True, dense=False, answers="sides", streams=True,
+              sized_by_edge_count=True),
     RouteSpec("randomized-response", "randomized_response", pure=True, dense=True,
               options=("rr_postprocess",)),
     RouteSpec("pca", "pca", pure=False, dense=True, options=_PCA_OPTIONS, selects=False),
     RouteSpec("matrix-free", "matrix_free", pure=False, dense=False,
               options=("regularization",), expand="matrix_free_options", streams=True,
               own_sampler=True, default_rank=2, sized_by_edge_count=True),
-    RouteSpec("local", "local", pure=True, dense=False, answers="sides", streams=True,
-              sized_by_edge_count=True),
 )
 _BY_NAME = {s.name: s for s in _SPECS}
 ROUTES = tuple(_BY_NAME)
