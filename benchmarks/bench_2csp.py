@@ -1,4 +1,4 @@
-"""Max-2-CSP benchmarks (issue 14): the low-rank engine, Max-3-Cut on the G-set, private max_2csp.
+"""Max-2-CSP benchmarks: the low-rank engine, Max-3-Cut on the G-set, private max_2csp.
 
 Subcommands (each prints one markdown table; every row of a table comes from one run):
 

@@ -1,4 +1,4 @@
-"""Client memory of ``max_cut(route="matrix-free")`` at large n (issue 12).
+"""Client memory of ``max_cut(route="matrix-free")`` at large n.
 
 The solve phase on the client (SDP on the low-rank operator, roundings, candidates, private
 choice and estimate) needs O(n) memory, independent of m, so it is measured on a planted graph

@@ -1,4 +1,4 @@
-"""Dask edge lists vs the in-memory matrix-free route (issue 12).
+"""Dask edge lists vs the in-memory matrix-free route.
 
 Three modes, each one process (the client's peak RSS is that of the process):
 

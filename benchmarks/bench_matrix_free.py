@@ -1,4 +1,4 @@
-"""The matrix-free route (issue 11): transfer ratios at scale, real graphs, time and memory.
+"""The matrix-free route: transfer ratios at scale, real graphs, time and memory.
 
 NOT PRIVATE where it scores: the transfer ratio is the true cut of the private partition divided
 by the non-private engine's cut of the same graph (dpgraph.lab.evaluate / dpgraph.solve_max_cut).

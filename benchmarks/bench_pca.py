@@ -1,4 +1,4 @@
-"""Private PCA benchmarks (issue 5): subspace error of dpgraph.spectral vs baselines.
+"""Private PCA benchmarks: subspace error of dpgraph.spectral vs baselines.
 
 Usage (from the repository root):
     python benchmarks/bench_pca.py wishart   [--seeds 5]

@@ -1,5 +1,5 @@
 """Transfer ratio of private Max-Cut / Max-Bisection against baselines, and synthetic-graph
-fidelity against randomized response (issue 6, item 8).
+fidelity against randomized response.
 
 Transfer ratio = cut of the private partition on the TRUE graph / best non-private cut found by
 the same engine (dpgraph.engine) on the true graph. NOT PRIVATE scoring: benchmark use only.

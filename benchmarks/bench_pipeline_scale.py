@@ -1,4 +1,4 @@
-"""End-to-end time of dpgraph.max_cut at n = 10,000 (issue 6 goal: under two minutes).
+"""End-to-end time of dpgraph.max_cut at n = 10,000 (goal: under two minutes).
 
 Usage: python benchmarks/bench_pipeline_scale.py [n] [mean_degree]
 Prints the phase timings, the route and the peak resident memory.

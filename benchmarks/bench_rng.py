@@ -1,4 +1,4 @@
-"""Cost of the secure default generator (issue 16): AES-CTR or ChaCha20 keyed from OS entropy vs PCG64.
+"""Cost of the secure default generator: AES-CTR or ChaCha20 keyed from OS entropy vs PCG64.
 
 Times the same release twice per repetition, once with ``rng=None`` (the default: AES-CTR or ChaCha20,
 private) and once with an unseeded PCG64 ``numpy.random.Generator`` (what ``rng=None`` gave

@@ -1,4 +1,4 @@
-"""Fidelity of private synthetic graphs (issue 18): dpgraph vs a PrivGraph-style baseline vs an
+"""Fidelity of private synthetic graphs: dpgraph vs a PrivGraph-style baseline vs an
 Erdos-Renyi floor, on the metrics of the private-graph benchmark literature.
 
 NOT PRIVATE scoring (dpgraph.lab.evaluate.synthetic_report reads the true graph): benchmark use only.

@@ -1,4 +1,4 @@
-"""Which block structure would a synthetic graph need? A NON-PRIVATE oracle (issue 18).
+"""Which block structure would a synthetic graph need? A NON-PRIVATE oracle.
 
 Samples :func:`dpgraph.synthetic.sampler.sample_block_model` with the TRUE degrees, inside shares and
 block edge counts of four partitions of the true graph -- one block, logarithmic degree classes

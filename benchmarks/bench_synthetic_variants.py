@@ -1,4 +1,4 @@
-"""bench_synthetic.py with extra methods: variants of ``dpgraph.release_synthetic`` (issue 18).
+"""bench_synthetic.py with extra methods: variants of ``dpgraph.release_synthetic``.
 
 Each ``--variant NAME:KWARGS|PATCHES`` adds a method NAME that runs ``release_synthetic`` with
 the keyword arguments KWARGS (e.g. ``bin_share=0.1``) while the module constants PATCHES of

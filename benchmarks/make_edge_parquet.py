@@ -1,5 +1,5 @@
 """Write a large planted two-block edge list as a folder of Parquet files, partition by
-partition, without ever holding the whole edge list (issue 12's m = 2e8 run).
+partition, without ever holding the whole edge list (m = 2e8 run).
 
 Each of ``parts`` files holds ``m // parts`` rows ``(u, v)`` (int64): ``u`` uniform over the
 ``n`` nodes, ``v`` uniform in the other block with probability ``cross`` (else in ``u``'s

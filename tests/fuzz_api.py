@@ -1,4 +1,4 @@
-"""Fuzzing harness for the public API's argument checks (issue 17).
+"""Fuzzing harness for the public API's argument checks.
 
 Each case calls one public function with valid arguments except one, replaced by a drawn value
 (NaN, infinities, huge and negative numbers, zero, booleans, strings, None, containers,

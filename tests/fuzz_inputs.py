@@ -1,4 +1,4 @@
-"""Fuzzing harness for the file readers (issue 17): hypothesis strategies that produce malformed
+"""Fuzzing harness for the file readers: hypothesis strategies that produce malformed
 graph files, and one check that runs a reader on them.
 
 Used by ``tests/test_fuzz_readers.py`` (a small derandomized run in the default suite, a

@@ -1,4 +1,4 @@
-"""Empirical privacy audits (issue 17; docs/audit.md).
+"""Empirical privacy audits (docs/audit.md).
 
 The harness is checked against closed forms and against deliberately broken mechanisms (the
 audit must be able to fail); every audit of a dpgraph mechanism runs here in a fast version

@@ -1,4 +1,4 @@
-"""Time-capped and skipped certificates (issue 13): every bound returned stays rigorous.
+"""Time-capped and skipped certificates: every bound returned stays rigorous.
 
 Independent references: LAPACK's top eigenvalue of the dual matrix, brute force over all cuts,
 the sum of the positive weights computed directly.

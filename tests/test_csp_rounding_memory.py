@@ -1,4 +1,4 @@
-"""The roundings evaluate their candidates a few columns at a time (issue 12: the client's
+"""The roundings evaluate their candidates a few columns at a time (the client's
 memory at n = 10^6). The block size must change memory only: the same draws, the same values,
 the same kept roundings as one product over all columns."""
 

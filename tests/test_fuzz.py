@@ -1,4 +1,4 @@
-"""Fuzzing of every reader and of the public API's argument checks (issue 17; docs/audit.md).
+"""Fuzzing of every reader and of the public API's argument checks (docs/audit.md).
 
 The default suite runs a small derandomized fuzz (fixed examples, no database); the 10,000-input
 runs per reader are marked slow (``benchmarks/fuzz_readers.py`` prints the counts).
@@ -115,7 +115,7 @@ def test_snap_non_ascii_ids_keep_their_characters(tmp_path):
     assert set(read_graph(p, format="snap").labels) == {"caf\u00e9", "na\u00efve", "\U0001F600"}
 
 
-# --- Pajek (issue 17): NetworkX's parser ran shlex on every line; 200,000 'e 1 2' lines took
+# --- Pajek: NetworkX's parser ran shlex on every line; 200,000 'e 1 2' lines took
 # over 5 s under load. dpgraph parses Pajek itself now, agreeing with networkx.read_pajek.
 
 _PAJEK_SLOW_HEAD = (b"*vertices 6\n1 1 0.0 0.0 ellipse\n2 2 0.0 0.0 ellipse\n3 3 0.0 0.0 ellipse\n"

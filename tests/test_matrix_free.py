@@ -299,7 +299,7 @@ def test_structured_certificate_bounds_the_dense_top_eigenvalue(nu):
 
 
 def _reference_sample(gen, plan, pair_counts):
-    """The sampler before issue 12's tasks (one stream; all draws of a block pair at once),
+    """The sampler before the per-task streams (one stream; all draws of a block pair at once),
     kept here as the reference for the task-cut sampler: sorted distinct keys lo * n + hi."""
     rows, cols = [], []
     for a, b, c in pair_counts:
@@ -315,7 +315,7 @@ def _reference_sample(gen, plan, pair_counts):
 
 def test_sampling_tasks_draw_the_reference_distribution():
     """The sampler's draws are cut into tasks, each with its own stream (so that Dask workers
-    can draw them, issue 12). For a fixed plan, against the previous one-stream sampler: the
+    can draw them). For a fixed plan, against the previous one-stream sampler: the
     frequency of every node pair (chi-square homogeneity) and the number of distinct edges
     (two-sample z) agree, with fixed seeds; and a task's draws do not depend on the others."""
     from scipy.stats import chi2_contingency

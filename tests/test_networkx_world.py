@@ -1,4 +1,4 @@
-"""Issue 15: NetworkX's weight convention, defaults for any graph size, huge epsilon."""
+"""NetworkX's weight convention, defaults for any graph size, huge epsilon."""
 
 import math
 

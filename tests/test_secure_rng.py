@@ -1,4 +1,4 @@
-"""Secure noise by default (issue 16): the known-seed attack works on seeded releases only.
+"""Secure noise by default: the known-seed attack works on seeded releases only.
 
 The attack: an attacker who knows the seed runs the same release on a graph they know (same
 nodes, one edge). Randomized response draws its flips independently of the data, so with the

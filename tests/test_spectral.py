@@ -232,7 +232,7 @@ def _wishart(n, m, beta, rng):
 
 
 def test_acceptance_spiked_wishart_rectangular_one_seed():
-    """Issue 5 acceptance setting (one seed; all seeds in the slow test below)."""
+    """The acceptance setting (one seed; all seeds in the slow test below)."""
     n, m = 400, 4000
     u, M = _wishart(n, m, 80 * math.sqrt(n / m), np.random.default_rng(100))
     res = private_subspace(M, 1, epsilon=2.0, delta=1e-6,
@@ -243,7 +243,7 @@ def test_acceptance_spiked_wishart_rectangular_one_seed():
 
 @pytest.mark.slow
 def test_acceptance_spiked_wishart_rectangular_median():
-    """Issue 5 acceptance: n=400, m=4000, beta=80 sqrt(n/m), entry adjacency 1, eps=2, delta=1e-6:
+    """Acceptance: n=400, m=4000, beta=80 sqrt(n/m), entry adjacency 1, eps=2, delta=1e-6:
     median subspace error over 9 seeds <= 0.3."""
     n, m = 400, 4000
     errs = []

@@ -1,4 +1,4 @@
-"""Synthetic graphs from a released degree-corrected block model (issue 18; docs/privacy.md 7)."""
+"""Synthetic graphs from a released degree-corrected block model (docs/privacy.md 7)."""
 
 import itertools
 

@@ -140,7 +140,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         projected onto ``[0, 1]`` (``"box"``, which is the flipped graph itself: at epsilon 1
         about 27% of all pairs are edges); or truncated to rank ``r`` and then projected
         (``"low-rank"``). These are the weights (:meth:`PrivateGraph.weights`); their total
-        exceeds the edge count at small epsilon on sparse graphs (issue 18: 2-5x at epsilon
+        exceeds the edge count at small epsilon on sparse graphs (2-5x at epsilon
         0.5), so the sampled export uses the block model of ``synthetic_share`` instead, and
         ``dpgraph synth --weighted`` keeps only the released edge count's worth of heaviest
         pairs. :func:`dpgraph.max_cut` does not depend on this choice (it solves its own

@@ -1,4 +1,4 @@
-"""Empirical privacy audits (issue 17).
+"""Empirical privacy audits.
 
 :mod:`dpgraph.lab.audit.harness` runs any mechanism many times on an adjacent pair, applies a
 distinguishing event and returns a Clopper-Pearson lower confidence bound on epsilon
