@@ -289,29 +289,84 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
     >>> pg.basis.shape, round(led.spent[0], 6)
     ((2000, 2), 4.0)
     """
-    opts = dict(MATRIX_FREE_DEFAULTS)
-    for key, val in (("kappa", kappa), ("core_kappa", core_kappa),
-                     ("degree_share", degree_share), ("core_share", core_share),
-                     ("final_steps", final_steps), ("final_weight", final_weight),
-                     ("average", average)):
-        if val is not None:
-            opts[key] = val
     n, labels = data.n, data.labels
     if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank < n - 1:
         raise ValueError(f"rank must be an integer with 1 <= rank < n - 1 = {n - 1}, got {rank!r}")
     rank = int(rank)
-    steps = default_steps(n) if steps is None else int(steps)
-    if steps < 1:
-        raise ValueError(f"steps must be a positive integer, got {steps}")
-    kap = _check_positive("kappa", opts["kappa"])
-    ckap = _check_positive("core_kappa", opts["core_kappa"])
-    dshare, cshare = float(opts["degree_share"]), float(opts["core_share"])
-    if not (0 < dshare and 0 < cshare and dshare + cshare < 1):
-        raise ValueError(f"degree_share and core_share must be > 0 with a sum < 1, got "
-                         f"{dshare} and {cshare}")
-    fsteps, fweight = int(opts["final_steps"]), _check_positive("final_weight", opts["final_weight"])
-    avg = max(1, min(int(opts["average"]), steps))
+    opts = _Options.checked(n, steps=steps, kappa=kappa, core_kappa=core_kappa,
+                            degree_share=degree_share, core_share=core_share,
+                            final_steps=final_steps, final_weight=final_weight, average=average)
     gen = make_rng(rng)
+    log = _logger(progress)
+    if noise not in ("continuous", "discrete"):
+        raise ValueError(f"noise must be 'continuous' or 'discrete', got {noise!r}")
+    budget = _split_budget(epsilon, delta, opts.steps, opts.degree_share, opts.core_share,
+                           opts.final_steps, opts.final_weight, noise)
+    out = _Releases(ledger, epsilon, delta, budget, noise, gen)
+    # 1. private degrees (sensitivity sqrt 2: docs 4.1, 5.1), public normalizer
+    d_hat, sigma_d = out.gaussian(np.asarray(data.degrees, dtype=np.float64), math.sqrt(2.0),
+                                  budget.degrees, 2, "degrees",
+                                  "one edge changes two degrees by <= 1 (docs/privacy.md 4.1)")
+    tau = regularizer(d_hat, regularization)
+    d_tilde = np.maximum(d_hat, 0.0) + tau
+    delta_step = step_sensitivity(d_tilde, rank, opts.kappa)
+    log(f"degrees released (sigma {sigma_d:.3g}); tau {tau:.4g}, step sensitivity "
+        f"{delta_step:.3g}")
+    X, sigmas = _power_iteration(data.weights, d_tilde, rank, opts, out, log)  # docs 5.2
+    B, K, s_core, sigma_c = _release_core(data.weights, d_tilde, X, rank, opts, out)  # 5.3
+    del data  # nothing below may see the input
+    if ledger.reproducible:
+        out.composition.mark_reproducible(warn=False)
+    log("core released")
+    diagnostics = {
+        "route": "matrix-free", "screening": None, "tau": tau, "rank": rank,
+        "steps": opts.steps, "kappa": opts.kappa, "core_kappa": opts.core_kappa,
+        "rho": budget.rho, "degree_sigma": sigma_d, "step_sensitivity": delta_step,
+        "step_sigmas": sigmas, "core_sensitivity": s_core, "core_sigma": sigma_c,
+        "pca_halted": False,
+        "low_rank_mechanism": f"matrix-free noisy power iteration ({opts.steps} steps, "
+                              f"{'discrete Gaussians, zCDP' if out.discrete else 'Gaussian DP'})",
+        "noise": noise,
+        "composition_ledger": out.composition,
+    }
+    return FactorPrivateGraph(labels=labels, degrees=d_hat, normalizer=d_tilde, basis=B, core=K,
+                              projected=None, ledger=ledger, diagnostics=diagnostics)
+
+
+@dataclass(frozen=True)
+class _Options:
+    """The checked options of :func:`release_matrix_free` (defaults: MATRIX_FREE_DEFAULTS)."""
+
+    steps: int
+    kappa: float
+    core_kappa: float
+    degree_share: float
+    core_share: float
+    final_steps: int
+    final_weight: float
+    average: int
+
+    @classmethod
+    def checked(cls, n: int, *, steps, **given) -> "_Options":
+        opts = dict(MATRIX_FREE_DEFAULTS)
+        opts.update({key: val for key, val in given.items() if val is not None})
+        steps = default_steps(n) if steps is None else int(steps)
+        if steps < 1:
+            raise ValueError(f"steps must be a positive integer, got {steps}")
+        kap = _check_positive("kappa", opts["kappa"])
+        ckap = _check_positive("core_kappa", opts["core_kappa"])
+        dshare, cshare = float(opts["degree_share"]), float(opts["core_share"])
+        if not (0 < dshare and 0 < cshare and dshare + cshare < 1):
+            raise ValueError(f"degree_share and core_share must be > 0 with a sum < 1, got "
+                             f"{dshare} and {cshare}")
+        fsteps = int(opts["final_steps"])
+        fweight = _check_positive("final_weight", opts["final_weight"])
+        avg = max(1, min(int(opts["average"]), steps))
+        return cls(steps, kap, ckap, dshare, cshare, fsteps, fweight, avg)
+
+
+def _logger(progress: bool):
+    """One line per stage: to stderr with ``progress``, else to :func:`dpgraph.progress.report`."""
     t_start = time.perf_counter()
 
     def log(msg):
@@ -320,113 +375,113 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
                   file=sys.stderr, flush=True)
         else:
             report(f"matrix-free: {msg}")
+    return log
 
-    if noise not in ("continuous", "discrete"):
-        raise ValueError(f"noise must be 'continuous' or 'discrete', got {noise!r}")
-    discrete = noise == "discrete"
-    budget = _split_budget(epsilon, delta, steps, dshare, cshare, fsteps, fweight, noise)
-    import dp_accounting
 
-    mu = math.sqrt(2.0 * budget.rho)
-    if discrete:
-        ledger.charge("matrix-free route (zCDP composition, discrete Gaussians)",
-                      mechanism="discrete gaussian (zCDP composition)", epsilon=epsilon,
-                      delta=delta, rho=budget.rho, dp_event=dp_accounting.ZCDpEvent(budget.rho),
-                      note=f"degrees + {steps} noisy power steps + core, rho = "
-                           f"{budget.rho:.4g}-zCDP (docs/privacy.md 13.3); itemized in "
-                           f"diagnostics['composition_ledger']")
-    else:
-        ledger.charge("matrix-free route (Gaussian-DP composition)",
-                      mechanism="gaussian (GDP composition)", epsilon=epsilon, delta=delta,
-                      rho=budget.rho, dp_event=dp_accounting.GaussianDpEvent(1.0 / mu),
-                      note=f"degrees + {steps} noisy power steps + core, mu = {mu:.4g}-GDP "
-                           f"(docs/privacy.md 5.4); itemized in diagnostics['composition_ledger']")
-    zled = PrivacyLedger(epsilon=epsilon, delta=delta,
-                         accounting="zcdp" if discrete else "gdp")
+class _Releases:
+    """The route's Gaussian releases: the whole ``(epsilon, delta)`` charged once to ``ledger``
+    (Gaussian-DP composition, docs/privacy.md 5.4, or zCDP with discrete Gaussians, 13.3), each
+    draw itemized in :attr:`composition`."""
 
-    def noisy(value, sens, rho_i, changed, name, note):
-        """value + Gaussian noise of zCDP / GDP share rho_i, itemized in zled."""
-        if discrete:
+    def __init__(self, ledger, epsilon, delta, budget, noise, gen):
+        import dp_accounting
+
+        self.ledger, self.delta, self.budget, self.gen = ledger, delta, budget, gen
+        self.discrete = noise == "discrete"
+        what = (f"degrees + {len(budget.steps)} noisy power steps + core")
+        if self.discrete:
+            ledger.charge("matrix-free route (zCDP composition, discrete Gaussians)",
+                          mechanism="discrete gaussian (zCDP composition)", epsilon=epsilon,
+                          delta=delta, rho=budget.rho, dp_event=dp_accounting.ZCDpEvent(budget.rho),
+                          note=f"{what}, rho = {budget.rho:.4g}-zCDP (docs/privacy.md 13.3); "
+                               f"itemized in diagnostics['composition_ledger']")
+        else:
+            mu = math.sqrt(2.0 * budget.rho)
+            ledger.charge("matrix-free route (Gaussian-DP composition)",
+                          mechanism="gaussian (GDP composition)", epsilon=epsilon, delta=delta,
+                          rho=budget.rho, dp_event=dp_accounting.GaussianDpEvent(1.0 / mu),
+                          note=f"{what}, mu = {mu:.4g}-GDP (docs/privacy.md 5.4); itemized in "
+                               f"diagnostics['composition_ledger']")
+        self.composition = PrivacyLedger(epsilon=epsilon, delta=delta,
+                                         accounting="zcdp" if self.discrete else "gdp")
+
+    def gaussian(self, value, sens, rho_i, changed, name, note):
+        """``value`` + Gaussian noise of zCDP / GDP share ``rho_i``; returns it and sigma."""
+        if self.discrete:
             out, p = discrete_gaussian_noise(value, sensitivity=sens, rho=rho_i,
-                                             changed=changed, ledger=ledger, rng=gen)
-            _charge(zled, name, p["rho"], budget, delta, sens, p["sigma"], note, True)
+                                             changed=changed, ledger=self.ledger, rng=self.gen)
+            _charge(self.composition, name, p["rho"], self.budget, self.delta, sens,
+                    p["sigma"], note, True)
             return out, p["sigma"]
         sigma = sens / math.sqrt(2.0 * rho_i)
-        _charge(zled, name, rho_i, budget, delta, sens, sigma, note)
-        return value + gaussian_noise(np.shape(value), sigma=sigma, ledger=ledger, rng=gen), sigma
+        _charge(self.composition, name, rho_i, self.budget, self.delta, sens, sigma, note)
+        noise = gaussian_noise(np.shape(value), sigma=sigma, ledger=self.ledger, rng=self.gen)
+        return value + noise, sigma
 
-    # 1. private degrees (sensitivity sqrt 2: docs 4.1, 5.1), public normalizer
-    d_hat, sigma_d = noisy(np.asarray(data.degrees, dtype=np.float64), math.sqrt(2.0),
-                           budget.degrees, 2, "degrees",
-                           "one edge changes two degrees by <= 1 (docs/privacy.md 4.1)")
-    tau = regularizer(d_hat, regularization)
-    d_tilde = np.maximum(d_hat, 0.0) + tau
+    def symmetric_core(self, C, s_core, note):
+        """``C`` (k x k, symmetric) + symmetric Gaussian noise of the core's share (docs 5.3:
+        the upper triangle with the diagonal weighted ``1/sqrt 2``); returns it and sigma."""
+        k = C.shape[0]
+        if self.discrete:  # the released vector: (C_ij)_{i<j} ++ (C_ii / sqrt 2)_i, rebuilt
+            iu = np.triu_indices(k, 1)
+            v, sigma_c = self.gaussian(np.concatenate([C[iu], np.diag(C) / math.sqrt(2.0)]),
+                                       s_core, self.budget.core, k * (k + 1) // 2, "core", note)
+            C = np.zeros((k, k))
+            C[iu] = v[:iu[0].size]
+            return C + C.T + np.diag(math.sqrt(2.0) * v[iu[0].size:]), sigma_c
+        sigma_c = s_core / math.sqrt(2.0 * self.budget.core)
+        _charge(self.composition, "core", self.budget.core, self.budget, self.delta, s_core,
+                sigma_c, note)
+        G = gaussian_noise((k, k), sigma=sigma_c, ledger=self.ledger, rng=self.gen)
+        G = np.triu(G, 1)
+        G = G + G.T + np.diag(math.sqrt(2.0) * gaussian_noise(k, sigma=sigma_c, ledger=self.ledger,
+                                                                rng=self.gen))
+        return C + G, sigma_c
+
+
+def _power_iteration(W, d_tilde, rank, opts, out, log):
+    """Step 2 (docs 5.2): noisy power iteration on the deflated ``M`` from a public random
+    start, rows of each iterate clipped; the last ``average`` iterates averaged (aligned,
+    budget-weighted). Returns the basis and the steps' sigmas."""
+    n = d_tilde.size
     S = float(d_tilde.sum())
-    inv_sqrt = 1.0 / np.sqrt(d_tilde)
-    u0 = np.sqrt(d_tilde / S)
-    levels = clip_levels(d_tilde, rank, kap)
-    delta_step = step_sensitivity(d_tilde, rank, kap)
-    log(f"degrees released (sigma {sigma_d:.3g}); tau {tau:.4g}, step sensitivity "
-        f"{delta_step:.3g}")
-
-    # 2. noisy power iteration on the deflated M (docs 5.2)
-    X = gen.standard_normal((n, rank))  # public random start (not privacy noise)
+    inv_sqrt, u0 = 1.0 / np.sqrt(d_tilde), np.sqrt(d_tilde / S)
+    levels = clip_levels(d_tilde, rank, opts.kappa)
+    delta_step = step_sensitivity(d_tilde, rank, opts.kappa)
+    X = out.gen.standard_normal((n, rank))  # public random start (not privacy noise)
     kept, kept_w, sigmas = [], [], []
-    W = data.weights
+    steps = opts.steps
     for t in range(steps):
         Z = _clip_rows(_deflate(X, u0), levels)
-        Y, sigma_t = noisy(_normalized_product(W, inv_sqrt, Z), delta_step,
-                           float(budget.steps[t]), 2 * rank, f"power step {t + 1}",
-                           "rows of Z clipped at kappa sqrt(r d~_i/S) (docs/privacy.md 5.2)")
+        Y, sigma_t = out.gaussian(_normalized_product(W, inv_sqrt, Z), delta_step,
+                                  float(out.budget.steps[t]), 2 * rank, f"power step {t + 1}",
+                                  "rows of Z clipped at kappa sqrt(r d~_i/S) (docs/privacy.md 5.2)")
         X, _ = np.linalg.qr(_deflate(Y, u0))
         sigmas.append(sigma_t)
-        if t >= steps - avg:
+        if t >= steps - opts.average:
             kept.append(X)
-            kept_w.append(float(budget.steps[t]))
+            kept_w.append(float(out.budget.steps[t]))
         log(f"power step {t + 1}/{steps} (noise sigma {sigma_t:.3g})")
-    X = _aligned_average(kept, kept_w) if len(kept) > 1 else X
+    return (_aligned_average(kept, kept_w) if len(kept) > 1 else X), sigmas
 
-    # 3. private core on Q = [u0, clip(P X)] (docs 5.3)
-    Q = np.column_stack([u0, _clip_rows(_deflate(X, u0), clip_levels(d_tilde, rank, ckap))])
-    s_core = core_sensitivity(d_tilde, rank, ckap)
+
+def _release_core(W, d_tilde, X, rank, opts, out):
+    """Step 3 (docs 5.3): the private core on ``Q = [u0, clip(P X)]``, then the factor form
+    ``B K B^T`` with ``B`` orthonormal. Returns ``B``, ``K``, the core's sensitivity and
+    sigma."""
+    S = float(d_tilde.sum())
+    inv_sqrt, u0 = 1.0 / np.sqrt(d_tilde), np.sqrt(d_tilde / S)
+    Q = np.column_stack([u0, _clip_rows(_deflate(X, u0), clip_levels(d_tilde, rank,
+                                                                      opts.core_kappa))])
+    s_core = core_sensitivity(d_tilde, rank, opts.core_kappa)
     C = Q.T @ _normalized_product(W, inv_sqrt, Q)
-    k = rank + 1
     C = 0.5 * (C + C.T)
-    note_c = "upper triangle of Q^T M Q, diagonal weighted 1/sqrt 2 (docs/privacy.md 5.3)"
-    if discrete:  # the released vector: (C_ij)_{i<j} ++ (C_ii / sqrt 2)_i, then rebuilt
-        iu = np.triu_indices(k, 1)
-        v, sigma_c = noisy(np.concatenate([C[iu], np.diag(C) / math.sqrt(2.0)]), s_core,
-                           budget.core, k * (k + 1) // 2, "core", note_c)
-        C = np.zeros((k, k))
-        C[iu] = v[:iu[0].size]
-        C = C + C.T + np.diag(math.sqrt(2.0) * v[iu[0].size:])
-    else:
-        sigma_c = s_core / math.sqrt(2.0 * budget.core)
-        _charge(zled, "core", budget.core, budget, delta, s_core, sigma_c, note_c)
-        G = gaussian_noise((k, k), sigma=sigma_c, ledger=ledger, rng=gen)
-        G = np.triu(G, 1)
-        G = G + G.T + np.diag(math.sqrt(2.0) * gaussian_noise(k, sigma=sigma_c, ledger=ledger, rng=gen))
-        C = C + G
-    del data, W  # nothing below may see the input
+    C, sigma_c = out.symmetric_core(
+        C, s_core, "upper triangle of Q^T M Q, diagonal weighted 1/sqrt 2 (docs/privacy.md 5.3)")
     B, R = np.linalg.qr(Q)
     Rinv = np.linalg.inv(R)
     K = Rinv.T @ C @ Rinv
-    K = 0.5 * (K + K.T)
-    if ledger.reproducible:
-        zled.mark_reproducible(warn=False)
-    log("core released")
-    diagnostics = {
-        "route": "matrix-free", "screening": None, "tau": tau, "rank": rank, "steps": steps,
-        "kappa": kap, "core_kappa": ckap, "rho": budget.rho, "degree_sigma": sigma_d,
-        "step_sensitivity": delta_step, "step_sigmas": sigmas, "core_sensitivity": s_core,
-        "core_sigma": sigma_c, "pca_halted": False,
-        "low_rank_mechanism": f"matrix-free noisy power iteration ({steps} steps, "
-                              f"{'discrete Gaussians, zCDP' if discrete else 'Gaussian DP'})",
-        "noise": noise,
-        "composition_ledger": zled,
-    }
-    return FactorPrivateGraph(labels=labels, degrees=d_hat, normalizer=d_tilde, basis=B, core=K,
-                              projected=None, ledger=ledger, diagnostics=diagnostics)
+    return B, 0.5 * (K + K.T), s_core, sigma_c
 
 
 def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger: PrivacyLedger,
