@@ -51,8 +51,8 @@ class RouteSpec:
     name : str
         The ``route=`` value.
     module : str
-        The module with ``release`` and ``estimated_memory``: a name in this package, or a
-        full dotted path (a route defined elsewhere).
+        The module with ``release`` and ``estimated_memory``: its name in this package, or,
+        for a route added by :func:`register_route`, its full name.
     pure : bool
         Whether the release is pure epsilon-DP (``delta`` unspent).
     dense : bool
@@ -110,13 +110,17 @@ ROUTES = tuple(_BY_NAME)
 DENSE_ROUTES = tuple(s.name for s in _SPECS if s.dense)
 
 
+_ADDED: set = set()
+
+
 def register_route(spec: RouteSpec) -> None:
-    """Add a route (its module given by a full dotted path). ``ROUTES`` and
-    ``DENSE_ROUTES`` are tuples made at import, so they list the built-in routes only;
-    :func:`route_names` lists every route."""
+    """Add a route defined outside this package (``spec.module``: its module's full name).
+    ``ROUTES`` and ``DENSE_ROUTES`` are tuples made at import, so they list the built-in routes
+    only; :func:`route_names` lists every route."""
     if spec.name in _BY_NAME or spec.name == "auto":
         raise ValueError(f"route {spec.name!r} exists already")
     _BY_NAME[spec.name] = spec
+    _ADDED.add(spec.name)
 
 
 def unregister_route(name: str) -> None:
@@ -124,6 +128,7 @@ def unregister_route(name: str) -> None:
     if name in ROUTES:
         raise ValueError(f"route {name!r} is built in")
     _BY_NAME.pop(name, None)
+    _ADDED.discard(name)
 
 
 def route_names() -> tuple:
@@ -141,7 +146,7 @@ def route_spec(name: str) -> RouteSpec:
 def route_module(name: str):
     """The module implementing route ``name`` (see the module docstring)."""
     spec = route_spec(name)
-    full = spec.module if "." in spec.module else f"{__name__}.{spec.module}"
+    full = spec.module if name in _ADDED else f"{__name__}.{spec.module}"
     try:
         return importlib.import_module(full)
     except ModuleNotFoundError as exc:  # a route not in this build
