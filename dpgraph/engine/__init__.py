@@ -11,8 +11,8 @@ from dpgraph.engine.maxcut import CutResult, cut_value, solve_max_bisection, sol
 from dpgraph.engine.sdp import certify_upper_bound, default_rank, solve_lowrank_sdp
 from dpgraph.engine.operator import WeightOperator, as_weight_operator
 from dpgraph.engine.reference import cvxpy_max_bisection_sdp, cvxpy_max_cut_sdp
-from dpgraph.engine.twocsp import CSPInstance, CSPResult, cvxpy_max_2csp_sdp, read_csp, solve_max_2csp, write_csp
-from dpgraph.engine.formats import max_k_cut_instance, read_wcnf
+from dpgraph.engine.twocsp import CSPInstance, CSPResult, cvxpy_max_2csp_sdp, solve_max_2csp
+from dpgraph.engine.formats import max_k_cut_instance, read_csp, read_wcnf, write_csp
 from dpgraph.engine.twocsp_sdp import certify_label_sdp, solve_label_csp, solve_label_sdp
 
 __all__ = [
