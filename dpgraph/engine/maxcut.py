@@ -49,7 +49,7 @@ import numpy as np
 from dpgraph.result import Result
 from dpgraph.privacy.noise import make_rng
 from dpgraph.engine.operator import WeightOperator, as_weight_operator
-from dpgraph.engine.local_search import improve_cut, prepare, tabu_search
+from dpgraph.engine.local_search import anneal, improve_cut, prepare, tabu_search
 from dpgraph.engine.rounding import (correlation_round, cut_values, flip_local_search, hyperplane_round,
                        rebalance, swap_local_search)
 from dpgraph.engine.sdp import certify_upper_bound, solve_lowrank_sdp, trivial_upper_bound
@@ -331,8 +331,6 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
         t = time.perf_counter()
         target = _target(op, ub, prep)
         if best[1] < target:
-            from dpgraph.engine.local_search import anneal
-
             sweeps = auto_sweeps(n, op.nnz) if anneal_sweeps == "auto" else anneal_sweeps
             xa, va, _ = anneal(op, best[0], sweeps=sweeps, rng=gen, prepared=prep)
             tr = tabu_search(op, xa, max_moves=10 * n, rng=gen, prepared=prep, target=target)

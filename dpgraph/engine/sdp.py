@@ -73,8 +73,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from dpgraph.memory import check_memory
+from dpgraph.privacy.noise import make_rng
 from dpgraph.progress import Progress
 from dpgraph.engine.operator import WeightOperator
 
@@ -188,8 +191,6 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
     time_limit : float, optional
         Seconds; the best iterate so far is returned when exceeded.
     """
-    from dpgraph.privacy.noise import make_rng
-
     n = op.n
     gen = make_rng(rng)
     if V0 is None:
@@ -397,8 +398,6 @@ def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, b
 
 
 def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
-    from dpgraph.privacy.noise import make_rng
-
     n = op.n
     V = _normalize_rows(np.asarray(V, dtype=np.float64))
     b = float(n % 2) if balance else 0.0
@@ -528,8 +527,6 @@ def dense_certificate_bytes(n: int) -> int:
 
 
 def _check_dense_certificate_memory(n: int) -> None:
-    from dpgraph.memory import check_memory
-
     check_memory(dense_certificate_bytes(n), what=f"the dense Cholesky certificate at n = {n:,}",
                  alternative="Use certificate='lanczos' (a Ritz-value estimate, not a proof), "
                              "certificate='none' (the sum of the positive weights), or a machine "
@@ -605,8 +602,6 @@ def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: flo
     for a first verified shift may run past the deadline up to ten times its length, then
     raises :class:`_Deadline`.
     """
-    import scipy.sparse as sp
-
     n = op.n
     if nu != 0.0:
         raise ValueError("the sparse factor certificate does not support a balance multiplier; "

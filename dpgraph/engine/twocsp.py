@@ -50,6 +50,7 @@ from dpgraph.result import Result
 from dpgraph.graph import GraphData
 from dpgraph.privacy.noise import make_rng
 from dpgraph.engine.sdp import rump_margin
+from dpgraph.engine.twocsp_sdp import solve_label_csp
 
 __all__ = ["CSPInstance", "CSPResult", "solve_max_2csp",
            "csp_moment_constraints", "cvxpy_max_2csp_sdp"]
@@ -618,8 +619,6 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
 def _solve_lowrank(inst: CSPInstance, gen, *, seeds, samples, local_search, time_limit, progress,
                    tol, rank, certificate, perturbation_rounds, tabu_moves=0,
                    tabu_time=None) -> CSPResult:
-    from dpgraph.engine.twocsp_sdp import solve_label_csp
-
     out = solve_label_csp(inst.label_adjacency(), inst.n, inst.q, rng=gen, rank=rank, tol=tol,
                           time_limit=time_limit, certificate=certificate, samples=samples,
                           seeds=seeds, local_search=local_search, progress=progress,

@@ -70,6 +70,7 @@ import scipy.sparse.linalg as spla
 from dpgraph.privacy.noise import make_rng
 from dpgraph.progress import Progress
 from dpgraph.memory import available_memory, check_memory, format_bytes
+from dpgraph.engine.local_search import jit, numba_available
 from dpgraph.engine.sdp import (dense_certificate_bytes, gershgorin_max, rump_margin, sparse_ldl_positive,
                   verified_lambda_max)
 
@@ -825,11 +826,8 @@ def _tabu_label_kernel(indptr, indices, data, n, q, x, s, tabu_until, tenures, i
     return it - it0, value, best, last
 
 
-try:  # optional accelerator (as in :mod:`.improve`); the NumPy loop is used without numba
-    from dpgraph.engine.local_search import _numba as _nb
-    _tabu_label_jit = _nb.njit(cache=True, nogil=True)(_tabu_label_kernel) if _nb is not None else None
-except Exception:  # pragma: no cover
-    _tabu_label_jit = None
+# optional accelerator (as in :mod:`dpgraph.engine.local_search`); the NumPy loop runs without numba
+_tabu_label_jit = jit(_tabu_label_kernel) if numba_available() else None
 
 
 def _perturbed_restart(A, x, best_x, z, s, tabu_until, gen, perturb, it, tenure) -> float:

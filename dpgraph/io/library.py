@@ -16,7 +16,7 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-from dpgraph.graph import (GraphData, GraphInputWarning, _from_coo, as_graph_data, from_matrix,
+from dpgraph.graph import (GraphData, GraphInputWarning, from_coo, as_graph_data, from_matrix,
                      to_networkx)
 from dpgraph.io.base import (GraphFormatError, check_node_count, check_tokens, is_gzip, load_table,
                     open_text, row_line, scan_lines)
@@ -381,7 +381,7 @@ def read_pajek(path, *, symmetrize=None, duplicates="sum", weight="weight") -> G
                                "'sum' or 'mean'", problem="*Arcs / *Matrix: the network is "
                                "directed")
     try:
-        return _from_coo(np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
+        return from_coo(np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
                          vals, labels, duplicates=duplicates, directed=directed,
                          symmetrize=symmetrize, source=str(path), warn_duplicates=False)
     except ValueError as exc:
