@@ -551,7 +551,7 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
     CSPResult
         ``upper_bound`` is certified by weak duality with a verified eigenvalue bound
         (``info['certificate']``: ``'cholesky-verified'`` -- dense, the low-rank path up to
-        ``n(q-1) + 1 = FACTOR_MAX_N`` -- or ``'ldl-verified'`` -- sparse LDL^T above it; both
+        ``n(q-1) + 1 = LABEL_DENSE_CERTIFICATE_MAX_N`` -- or ``'ldl-verified'`` -- sparse LDL^T above it; both
         use Rump's rounding margin). Only ``certificate='lanczos'``, or an LDL^T factor that
         cannot fit in memory, gives ``'lanczos-residual...'``, a Ritz value plus its residual,
         which is not a proof if Lanczos misses the top eigenvalue.
