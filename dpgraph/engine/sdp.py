@@ -95,7 +95,7 @@ CUT_DENSE_CERTIFICATE_MAX_N = 4000
 
 
 def __getattr__(name):
-    if name == "FACTOR_MAX_N":  # the earlier name of CUT_DENSE_CERTIFICATE_MAX_N
+    if name == "FACTOR_MAX_N":  # deprecated name of CUT_DENSE_CERTIFICATE_MAX_N
         import warnings
 
         warnings.warn("dpgraph.engine.sdp.FACTOR_MAX_N is now CUT_DENSE_CERTIFICATE_MAX_N",
@@ -151,7 +151,7 @@ def _normalize_rows(V: np.ndarray, *, inplace: bool = False) -> np.ndarray:
 
 def _step(V: np.ndarray, step: float, G: np.ndarray) -> np.ndarray:
     """``_normalize_rows(V - step * G)`` with one ``n x k`` array instead of three (the same
-    floating-point operations: the client's memory at n = 10^6, issue 12)."""
+    floating-point operations; it bounds the client's memory at n = 10^6)."""
     T = step * G
     np.subtract(V, T, out=T)
     return _normalize_rows(T, inplace=True)

@@ -87,7 +87,7 @@ LABEL_DENSE_CERTIFICATE_MAX_N = 6500
 
 
 def __getattr__(name):
-    if name == "FACTOR_MAX_N":  # the earlier name of LABEL_DENSE_CERTIFICATE_MAX_N
+    if name == "FACTOR_MAX_N":  # deprecated name of LABEL_DENSE_CERTIFICATE_MAX_N
         import warnings
 
         warnings.warn("dpgraph.engine.twocsp_sdp.FACTOR_MAX_N is now LABEL_DENSE_CERTIFICATE_MAX_N",

@@ -269,8 +269,8 @@ def _id_rule_error(path, number, token, first, first_is_int, asked):
 def _string_table(path, ncols: int, ids: str = "str") -> dict:
     """The edge lines as string ids (and float weights), parsed in Python: the slow path for
     non-integer ids, after :func:`check_tokens` has checked every line. Not ``np.loadtxt``: its
-    stream is ASCII-only (:class:`~dpgraph.io.base.AsciiStream`, a numpy crash found by
-    fuzzing), and string labels keep every character of the file.
+    stream is ASCII-only (:class:`~dpgraph.io.base.AsciiStream`, which avoids a numpy crash),
+    and string labels keep every character of the file.
 
     ``ids`` (:func:`read_snap`): ``"str"`` takes every token as a name; ``"int"`` and
     ``"auto"`` refuse the first id whose kind (integer or name) differs from the rule's, with
