@@ -52,6 +52,9 @@ __all__ = [
     "GraphInputWarning",
     "as_graph_data",
     "from_edges",
+    "from_coo",
+    "label_sequence",
+    "same_labels",
     "from_matrix",
     "to_networkx",
     "to_igraph",
@@ -151,18 +154,23 @@ def _check_choice(name: str, value, choices) -> None:
         raise ValueError(f"{name}={value!r} is not one of {choices}")
 
 
-def _label_sequence(labels) -> tuple | range:
+def label_sequence(labels) -> tuple | range:
     """Node labels as :class:`GraphData` stores them: a ``range`` unchanged (the default integer
     labels: ``O(1)`` memory, not ``n`` Python ints), any other sequence as a tuple."""
     return labels if isinstance(labels, range) else tuple(labels)
 
 
-def _same_labels(a, b) -> bool:
+def same_labels(a, b) -> bool:
     """True when two label sequences list the same labels in the same order, each a tuple or a
     ``range`` (``range(3) == (0, 1, 2)`` is False in Python; two ranges compare in ``O(1)``)."""
     if isinstance(a, range) and isinstance(b, range):
         return a == b
     return len(a) == len(b) and tuple(a) == tuple(b)
+
+
+# the names dpgraph.synthetic and dpgraph.lab.evaluate still import
+_label_sequence = label_sequence
+_same_labels = same_labels
 
 
 def _finalize(matrix, labels: Sequence[Hashable], *, source: str) -> GraphData:
@@ -189,7 +197,7 @@ def _finalize(matrix, labels: Sequence[Hashable], *, source: str) -> GraphData:
     if not keep.all():
         W = sp.csr_array((C.data[keep], (C.row[keep], C.col[keep])), shape=(n, n))
     W.sort_indices()
-    return GraphData(weights=W, labels=_label_sequence(labels))
+    return GraphData(weights=W, labels=label_sequence(labels))
 
 
 def _symmetrize(W: sp.csr_array, how: str | None, *, source: str) -> sp.csr_array:
@@ -290,14 +298,23 @@ def from_edges(edges: Iterable, nodes: Iterable[Hashable] | None = None, *,
         rows.append(index[u])
         cols.append(index[v])
         vals.append(w)
-    return _from_coo(np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
+    return from_coo(np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
                      np.asarray(vals, dtype=np.float64), labels, duplicates=duplicates,
                      directed=directed, symmetrize=symmetrize, source=source)
 
 
-def _from_coo(rows, cols, vals, labels, *, duplicates="sum", directed=False, symmetrize=None,
-              source="edge list", warn_duplicates=True) -> GraphData:
-    """Assemble from index arrays; shared by :func:`from_edges` and the file readers."""
+def from_coo(rows, cols, vals, labels, *, duplicates="sum", directed=False, symmetrize=None,
+             source="edge list", warn_duplicates=True) -> GraphData:
+    """A :class:`GraphData` from edge index arrays: edge ``k`` joins nodes ``rows[k]`` and
+    ``cols[k]`` (indices into ``labels``) with weight ``vals[k]``.
+
+    The constructor behind :func:`from_edges`, the igraph adapter and the file readers
+    (:mod:`dpgraph.io`), with their policy: ``duplicates`` ("sum", "max" or "error") merges
+    repeated pairs (warning unless ``warn_duplicates=False``); ``directed=True`` reads each pair
+    as an arc and ``symmetrize`` ("max", "sum", "mean") says how arcs become edges; self-loops
+    and zero weights are dropped with a warning; non-finite weights are refused. ``source``
+    names the input in messages.
+    """
     n = len(labels)
     if n == 0:
         raise ValueError(f"{source} has no nodes: dpgraph needs a graph with at least one node")
@@ -438,7 +455,7 @@ def _from_igraph(G, *, weight: str | None, symmetrize, duplicates) -> GraphData:
         _warn(f"{source}: removed {zero} edge(s) of weight 0")
         keep = vals != 0
         edges, vals = edges[keep], vals[keep]
-    return _from_coo(edges[:, 0], edges[:, 1], vals, labels, duplicates=duplicates,
+    return from_coo(edges[:, 0], edges[:, 1], vals, labels, duplicates=duplicates,
                      directed=G.is_directed(), symmetrize=symmetrize, source=source,
                      warn_duplicates=False)
 

@@ -1,7 +1,7 @@
 """Private Max-Cut of a G-set format file from the command line (the `dpgraph` command).
 
 Run: python examples/gset_command_line.py
-Equivalent shell command: dpgraph maxcut datasets/planted-cut-n200-d16.txt --epsilon 1 --delta 1e-6
+Equivalent shell command: dpgraph maxcut dpgraph/datasets/data/planted-cut-n200-d16.txt --epsilon 1 --delta 1e-6
 """
 
 import subprocess
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 here = Path(__file__).resolve().parent.parent
-instance = here / "datasets" / "planted-cut-n200-d16.txt"
+instance = here / "dpgraph" / "datasets" / "data" / "planted-cut-n200-d16.txt"
 cmd = [sys.executable, "-m", "dpgraph", "maxcut", str(instance), "--epsilon", "1",
        "--delta", "1e-6", "--rank", "2"]
 print("$", " ".join(cmd[2:]))

@@ -21,7 +21,7 @@ import warnings
 import networkx as nx
 from hypothesis import strategies as st
 
-from dpgraph.engine.twocsp import read_csp
+from dpgraph.engine.formats import read_csp
 from dpgraph.graph import from_edges
 from dpgraph.io import GraphFormatError, read_graph, write_graph
 

@@ -173,7 +173,7 @@ def test_ldl_lambda_max_never_below_the_spectrum():
 
 @pytest.mark.slow  # 3-6 s on 2 cores
 def test_auto_uses_ldl_above_the_dense_cap(monkeypatch):
-    # the path taken at n > 3,250 (N = 2n + 1 > FACTOR_MAX_N), forced at n = 150
+    # the path taken at n > 3,250 (N = 2n + 1 > LABEL_DENSE_CERTIFICATE_MAX_N), forced at n = 150
     import dpgraph.engine.twocsp_sdp as lr
 
     rng = np.random.default_rng(7)
@@ -182,7 +182,7 @@ def test_auto_uses_ldl_above_the_dense_cap(monkeypatch):
     sol = solve_label_sdp(A, 150, 3, rng=0)
     ub_dense, info_dense = certify_label_sdp(A, sol.V)
     assert info_dense["certificate"] == "cholesky-verified"
-    monkeypatch.setattr(lr, "FACTOR_MAX_N", 100)
+    monkeypatch.setattr(lr, "LABEL_DENSE_CERTIFICATE_MAX_N", 100)
     ub, info = certify_label_sdp(A, sol.V)
     assert info["certificate"] == "ldl-verified"
     assert (ub - sol.value) / ub <= 1e-3

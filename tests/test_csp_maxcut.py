@@ -167,3 +167,26 @@ def test_bisection_edge_cases():
     W = nx.to_numpy_array(G)
     assert abs(len(r.partition[0]) - len(r.partition[1])) == 1
     assert r.upper_bound >= _brute_force(W, balanced=True) - 1e-9
+
+
+def test_one_cut_value_takes_every_partition_form():
+    import networkx as nx
+
+    import dpgraph.lab.evaluate
+    from dpgraph.engine import cut_value
+
+    assert dpgraph.lab.evaluate.cut_value is cut_value
+    G = nx.Graph()
+    G.add_weighted_edges_from([(0, 1, 2.0), (1, 2, 3.0), (0, 2, 5.0), (2, 3, 1.0)])
+    forms = [{0: 0, 1: 1, 2: 1, 3: 0}, {0: -1, 1: 1, 2: 1, 3: -1}, {0: False, 1: True, 2: True, 3: False},
+             np.array([0, 1, 1, 0]), [-1, 1, 1, -1], ({1, 2}, {0, 3}), ([0, 3], [1, 2])]
+    assert {cut_value(G, p) for p in forms} == {2.0 + 5.0 + 1.0}
+    assert cut_value(G, ({1, 2}, {0, 3}), weight=None) == 3.0
+    res = solve_max_cut(G, rng=0)
+    assert cut_value(G, res) == cut_value(G, res.assignment) == res.value
+    with pytest.raises(ValueError, match="share"):
+        cut_value(G, ({0, 1}, {1, 2, 3}))
+    with pytest.raises(ValueError, match="places 3 of 4"):
+        cut_value(G, ({0, 1}, {2}))
+    with pytest.raises(ValueError, match="does not place"):
+        cut_value(G, {0: 0, 1: 1})

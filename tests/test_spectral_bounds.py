@@ -246,7 +246,7 @@ def test_rectangular_entry_and_delta_bounds(coherent):
     assert checked > 400
 
 
-def test_core_sensitivity_entry_and_delta():
+def test_projected_core_sensitivity_entry_and_delta():
     rng = np.random.default_rng(41)
     for trial in range(200):
         n = int(rng.integers(4, 30))
@@ -257,7 +257,7 @@ def test_core_sensitivity_entry_and_delta():
         o = np.argsort(-norms)
         w = float(rng.uniform(0.1, 2))
         adj = EntryAdjacency(w)
-        bound = B.core_sensitivity(adj, Bq)
+        bound = B.projected_core_sensitivity(adj, Bq)
         for i, j in [(o[0], o[1]), (o[0], o[0]), (o[1], o[1])] + [
                 tuple(rng.integers(n, size=2)) for _ in range(5)]:
             E = _entry_E(n, i, j, w * rng.choice([-1, 1]))
@@ -266,7 +266,7 @@ def test_core_sensitivity_entry_and_delta():
         E = rng.standard_normal((n, n))
         E = E + E.T
         Delta = math.sqrt(np.abs(E @ E.T).sum())
-        assert _upper_norm(Bq.T @ E @ Bq) <= B.core_sensitivity(Delta, Bq) * (1 + 1e-12)
+        assert _upper_norm(Bq.T @ E @ Bq) <= B.projected_core_sensitivity(Delta, Bq) * (1 + 1e-12)
 
 
 def test_upper_norm_is_frobenius_over_sqrt2():

@@ -8,11 +8,11 @@ improvement phase (iterated tabu search and simulated annealing, :mod:`dpgraph.e
 """
 
 from dpgraph.engine.maxcut import CutResult, cut_value, solve_max_bisection, solve_max_cut
-from dpgraph.engine.sdp import certify_upper_bound, default_rank, solve_lowrank_sdp
+from dpgraph.engine.sdp import certify_upper_bound, default_rank, sdp_rank, solve_lowrank_sdp
 from dpgraph.engine.operator import WeightOperator, as_weight_operator
 from dpgraph.engine.reference import cvxpy_max_bisection_sdp, cvxpy_max_cut_sdp
-from dpgraph.engine.twocsp import CSPInstance, CSPResult, cvxpy_max_2csp_sdp, read_csp, solve_max_2csp, write_csp
-from dpgraph.engine.formats import max_k_cut_instance, read_wcnf
+from dpgraph.engine.twocsp import CSPInstance, CSPResult, cvxpy_max_2csp_sdp, solve_max_2csp
+from dpgraph.engine.formats import max_k_cut_instance, read_csp, read_wcnf, write_csp
 from dpgraph.engine.twocsp_sdp import certify_label_sdp, solve_label_csp, solve_label_sdp
 
 __all__ = [
@@ -35,7 +35,8 @@ __all__ = [
     "solve_max_bisection",
     "certify_upper_bound",
     "solve_lowrank_sdp",
-    "default_rank",
+    "sdp_rank",
+    "default_rank",  # deprecated name of sdp_rank
     "WeightOperator",
     "as_weight_operator",
 ]

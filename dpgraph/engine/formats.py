@@ -1,10 +1,15 @@
-r"""Max-2-CSP instances from standard files: Max-k-Cut of a graph, Max-2-SAT in (W)CNF.
+r"""Max-2-CSP instances from files: dpgraph's text format, Max-k-Cut of a graph, Max-2-SAT.
 
-Formats read by :func:`dpgraph.read_csp` (``format=``):
+Formats read by :func:`read_csp` (``dpgraph.read_csp``, ``format=``):
 
 ``"csp"``
-    dpgraph's own text format (:mod:`dpgraph.engine.twocsp`): ``p csp <n> <q> <m>`` then one
-    ``c <i> <j> <w> a,b ...`` line per constraint.
+    dpgraph's own text format (written by :func:`write_csp`), plain text, ``#`` starts a
+    comment::
+
+        p csp <n> <q> <m>          # header: variables, alphabet size, number of constraints
+        c <i> <j> <w> a,b a,b ...  # one line per constraint: 0-indexed variables i != j,
+                                   # weight w, then the allowed pairs (x_i, x_j) = (a, b),
+                                   # values in 0..q-1
 ``"max-k-cut"`` (with ``k``)
     Any graph file :func:`dpgraph.read_graph` reads (G-set / rudy, SNAP, Matrix Market, ...);
     each edge ``{u, v}`` of weight w becomes the constraint "``x_u != x_v``" of weight w over
@@ -32,7 +37,11 @@ import os
 
 import numpy as np
 
-__all__ = ["max_k_cut_instance", "read_wcnf", "read_max_k_cut", "CSP_FORMATS"]
+from dpgraph.engine.twocsp import CSPInstance
+from dpgraph.graph import as_graph_data
+from dpgraph.io import read_graph
+
+__all__ = ["read_csp", "write_csp", "max_k_cut_instance", "read_wcnf", "read_max_k_cut", "CSP_FORMATS"]
 
 CSP_FORMATS = ("csp", "max-k-cut", "cnf", "wcnf")
 
@@ -68,9 +77,6 @@ def max_k_cut_instance(G, k: int, *, weight: str = "weight"):
     >>> inst.n, inst.q, inst.m, inst.value([0, 1, 0, 1, 2])
     (5, 3, 5, 5.0)
     """
-    from dpgraph.graph import as_graph_data
-    from dpgraph.engine.twocsp import CSPInstance
-
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
         raise ValueError(f"k must be an integer >= 2, got {k!r}")
     data = as_graph_data(G, weight=weight)
@@ -87,8 +93,6 @@ def max_k_cut_instance(G, k: int, *, weight: str = "weight"):
 
 def read_max_k_cut(path, k: int, *, graph_format: str | None = None):
     """Read a graph file (:func:`dpgraph.read_graph`) as its Max-k-Cut 2-CSP instance."""
-    from dpgraph.io import read_graph
-
     if k is None:
         raise ValueError("format='max-k-cut' needs k (the number of parts)")
     data = read_graph(path, format=graph_format)
@@ -142,8 +146,6 @@ def read_wcnf(path, *, format: str | None = None):
     >>> inst.n, inst.q, inst.value([1, 1]), inst.value([0, 1])
     (2, 2, 4.0, 1.0)
     """
-    from dpgraph.engine.twocsp import CSPInstance
-
     path_s = os.fspath(path)
     if format is None:
         format = "wcnf" if path_s.lower().endswith(".wcnf") else "cnf"
@@ -219,3 +221,105 @@ def read_wcnf(path, *, format: str | None = None):
         raise ValueError(f"{path_s}: header says {header[1]} clauses, found {len(cons)}")
     out = [(*_clause_relation(lits, n_vars, f"{path_s}, line {ln}"), w) for ln, lits, w in cons]
     return CSPInstance(n_vars, 2, [(i, j, _pairs(R), w) for i, j, R, w in out])
+
+
+def write_csp(instance: CSPInstance, path) -> None:
+    """Write ``instance`` in dpgraph's ``"csp"`` text format (module docstring)."""
+    with open(path, "w") as f:
+        f.write(f"p csp {instance.n} {instance.q} {instance.m}\n")
+        for i, j, rel, w in instance.constraints:
+            pairs = " ".join(f"{a},{b}" for a, b in sorted(rel))
+            f.write(f"c {i} {j} {w!r} {pairs}\n".rstrip() + "\n")
+
+
+def _decoded_lines(f, path):
+    """``(line number, text)`` of a binary file, with a line that is not UTF-8 reported as a
+    ValueError naming the file and the line."""
+    for lineno, raw in enumerate(f, 1):
+        try:
+            yield lineno, raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}, line {lineno}: not UTF-8 text ({exc.reason} at byte "
+                             f"{exc.start} of the line)") from None
+
+
+def read_csp(path, format: str | None = None, *, k: int | None = None,
+             graph_format: str | None = None) -> CSPInstance:
+    """Read a 2-CSP instance: dpgraph's text format, Max-k-Cut of a graph file, Max-2-SAT.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    format : {"csp", "max-k-cut", "cnf", "wcnf"}, optional
+        See the module docstring. Default: from the extension (``.wcnf``, ``.cnf``),
+        else ``"max-k-cut"`` when ``k`` is given, else ``"csp"``.
+    k : int, optional
+        Number of parts for ``"max-k-cut"`` (e.g. ``read_csp("G3.txt", k=3)``).
+    graph_format : str, optional
+        Graph file format for ``"max-k-cut"`` (:func:`dpgraph.read_graph`; detected if omitted).
+
+    Raises ValueError naming the file and line on malformed input.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "g.txt")
+    >>> _ = open(p, "w").write("3 3\\n1 2 1\\n2 3 1\\n1 3 1\\n")  # a triangle, G-set format
+    >>> inst = read_csp(p, "max-k-cut", k=3)
+    >>> inst.n, inst.q, inst.m, inst.value([0, 1, 2])
+    (3, 3, 3, 3.0)
+    """
+    if format is None:
+        low = str(path).lower()
+        format = ("wcnf" if low.endswith(".wcnf") else "cnf" if low.endswith(".cnf")
+                  else "max-k-cut" if k is not None else "csp")
+    if format not in CSP_FORMATS:
+        raise ValueError(f"format={format!r} is not one of {CSP_FORMATS}")
+    if format == "max-k-cut":
+        return read_max_k_cut(path, k, graph_format=graph_format)
+    if k is not None:
+        raise ValueError(f"k={k!r} is only used with format='max-k-cut'")
+    if format in ("cnf", "wcnf"):
+        return read_wcnf(path, format=format)
+    header = None
+    cons = []
+    with open(path, "rb") as f:
+        for lineno, raw in _decoded_lines(f, path):
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            tok = line.split()
+            where = f"{path}, line {lineno}"
+            if tok[0] == "p":
+                if header is not None:
+                    raise ValueError(f"{where}: second header line")
+                if len(tok) != 5 or tok[1] != "csp":
+                    raise ValueError(f"{where}: expected 'p csp <n> <q> <m>', got {line!r}")
+                try:
+                    header = tuple(int(t) for t in tok[2:])
+                except ValueError:
+                    raise ValueError(f"{where}: n, q, m must be integers") from None
+            elif tok[0] == "c":
+                if header is None:
+                    raise ValueError(f"{where}: constraint before the 'p csp n q m' header")
+                if len(tok) < 4:
+                    raise ValueError(f"{where}: expected 'c <i> <j> <w> a,b ...', got {line!r}")
+                try:
+                    i, j, w = int(tok[1]), int(tok[2]), float(tok[3])
+                    pairs = [tuple(int(v) for v in p.split(",")) for p in tok[4:]]
+                except ValueError:
+                    raise ValueError(f"{where}: could not parse {line!r} as 'c <i> <j> <w> a,b ...'") from None
+                if any(len(p) != 2 for p in pairs):
+                    raise ValueError(f"{where}: relation pairs must be written a,b")
+                cons.append((i, j, pairs, w))
+            else:
+                raise ValueError(f"{where}: lines start with 'p' or 'c', got {tok[0]!r}")
+    if header is None:
+        raise ValueError(f"{path}: no 'p csp n q m' header")
+    n, q, m = header
+    if m != len(cons):
+        raise ValueError(f"{path}: header says {m} constraints, found {len(cons)}")
+    try:
+        return CSPInstance(n, q, cons)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None

@@ -39,9 +39,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.engine.operator import WeightOperator
+from dpgraph.engine.rounding import cut_values, rebalance
 
 __all__ = ["TabuResult", "tabu_search", "anneal", "improve_cut", "prepare", "PreparedOperator",
-           "numba_available"]
+           "numba_available", "jit"]
 
 try:  # optional accelerator: a pure-NumPy loop computes the same moves without it
     if os.environ.get("DPGRAPH_NO_NUMBA"):
@@ -59,7 +60,9 @@ def numba_available() -> bool:
     return _numba is not None
 
 
-def _jit(f):
+def jit(f):
+    """``f`` compiled by numba (``njit``, cached, releasing the GIL) when numba is available,
+    else ``f`` itself: the kernels are written so that both run the same moves."""
     return _numba.njit(cache=True, nogil=True)(f) if _numba is not None else f
 
 
@@ -67,7 +70,7 @@ def _jit(f):
 # numba kernel (also valid Python: the tests run it uncompiled on tiny graphs)
 # --------------------------------------------------------------------------------------------
 
-@_jit
+@jit
 def _tree_set(key, arg, P, t, leaf, val):
     k = P + leaf
     key[t, k] = val
@@ -83,14 +86,14 @@ def _tree_set(key, arg, P, t, leaf, val):
         k >>= 1
 
 
-@_jit
+@jit
 def _tree_of(x, i, balanced):
     if balanced and x[i] < 0:
         return 1
     return 0
 
 
-@_jit
+@jit
 def _flip(mode, i, it, indptr, indices, data, Wd, x, Wx, tabu_until, pos, key, arg, P, balanced):
     """Flip x_i and update Wx; tree mode: i leaves the trees (every flipped vertex becomes tabu)
     and the keys of its non-tabu neighbours follow their new gains."""
@@ -112,7 +115,7 @@ def _flip(mode, i, it, indptr, indices, data, Wd, x, Wx, tabu_until, pos, key, a
                 Wx[j] += 2.0 * xi * row[j]
 
 
-@_jit
+@jit
 def _tabu_kernel(mode, indptr, indices, data, Wd, x, Wx, tabu_until, best_x, pos, inv, tenures, rnd,
                  st_f, st_i, n_moves, balanced, stall, pmin, pmax):
     """Run ``n_moves`` iterations of the tabu search; all state lives in the arrays.
@@ -254,7 +257,7 @@ def _tabu_kernel(mode, indptr, indices, data, Wd, x, Wx, tabu_until, best_x, pos
     st_i[0], st_i[1], st_i[2], st_i[3], st_i[4], st_i[5], st_i[6] = it, last, rp, tp, unsaved, s, npert
 
 
-@_jit
+@jit
 def _anneal_kernel(indptr, indices, data, x, Wx, best_x, betas, seed, thr, gmax_int, mu, s):
     r"""Metropolis sweeps (one per entry of ``betas``) over the vertices in index order.
 
@@ -538,8 +541,6 @@ def tabu_search(op: WeightOperator, x0, *, balanced: bool = False, max_moves: in
     >>> tabu_search(op, [1.0] * 8, max_moves=200, rng=0).value
     8.0
     """
-    from dpgraph.engine.rounding import cut_values  # (rounding imports nothing from here)
-
     n = op.n
     x = np.array(x0, dtype=np.float64).ravel()
     if x.size != n or not np.all(np.abs(x) == 1.0):
@@ -613,8 +614,6 @@ def anneal(op: WeightOperator, x0, *, sweeps: int | None = None, time_limit: flo
     (``penalty`` mu, default a quarter of the median |weight|), and the returned ``x`` is the last
     state, which may be a few vertices off balance (rebalance it); otherwise the best state.
     """
-    from dpgraph.engine.rounding import cut_values
-
     prep = prepared if prepared is not None else prepare(op)
     if prep.backend != "numba-csr":
         raise ValueError("anneal needs numba and a sparse weight operator")
@@ -689,8 +688,6 @@ def improve_cut(op: WeightOperator, x0, *, balanced: bool = False, time_limit: f
     Returns ``(x, value, info)`` with ``value >= cut(x0)`` (``x0`` is returned if nothing better
     is found); ``info`` says what ran.
     """
-    from dpgraph.engine.rounding import cut_values, rebalance
-
     t0 = time.perf_counter()
     prep = prepared if prepared is not None else prepare(op)
     gen = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,19 +50,19 @@ import numpy as np
 from dpgraph.result import Result
 from dpgraph.privacy.noise import make_rng
 from dpgraph.engine.operator import WeightOperator, as_weight_operator
-from dpgraph.engine.local_search import improve_cut, prepare, tabu_search
+from dpgraph.engine.local_search import anneal, improve_cut, prepare, tabu_search
 from dpgraph.engine.rounding import (correlation_round, cut_values, flip_local_search, hyperplane_round,
                        rebalance, swap_local_search)
 from dpgraph.engine.sdp import certify_upper_bound, solve_lowrank_sdp, trivial_upper_bound
 
-__all__ = ["CutResult", "solve_max_cut", "solve_max_bisection", "cut_value"]
+__all__ = ["CutResult", "solve_max_cut", "solve_max_bisection", "cut_value", "side_vector"]
 
 # Work of the default improvement (Max-Cut, no time_limit): ``anneal_sweeps="auto"`` runs
 # AUTO_ANNEAL_WORK / (n + nnz) annealing sweeps, clipped to [AUTO_SWEEPS_MIN, AUTO_SWEEPS_MAX]
 # (each sweep visits every vertex and its edges once). Measured on this project's 2-core
 # machine (BENCHMARKS.md, benchmarks/bench_default_cut.py): G81 (n + nnz = 100,000:
-# 3,000 sweeps) anneals in about 2 s to 0.991 of the best known cut, against 0.947 for the
-# per-candidate tabu search it replaces, in a comparable total time.
+# 3,000 sweeps) anneals in about 2 s to 0.991 of the best known cut, where a tabu search from
+# each rounding candidate reaches 0.947 in a comparable total time.
 AUTO_ANNEAL_WORK = 3e8
 AUTO_SWEEPS_MIN = 100
 AUTO_SWEEPS_MAX = 10_000
@@ -161,34 +162,69 @@ class CutResult(Result):
                 f"time={sum(self.timings.values()):.3g}s)")
 
 
-def cut_value(G, assignment, *, labels=None) -> float:
-    """Weight of the cut given by ``assignment`` (dict label -> side, or a ±1 / 0-1 array).
+def cut_value(G, partition, *, labels=None, weight: str | None = "weight") -> float:
+    """Total weight of the edges of ``G`` crossing a cut: ``(sum W - x^T W x) / 4`` for the
+    ``±1`` side vector ``x``. NOT PRIVATE: it reads the true graph.
 
-    Example
-    -------
+    Parameters
+    ----------
+    G : graph or WeightOperator
+        Anything :func:`as_weight_operator` accepts (NetworkX, igraph, GraphData, a SciPy or
+        NumPy weight matrix, an edge list), or a :class:`WeightOperator`.
+    partition
+        A mapping node label -> side (0/1, -1/+1 or bool), a ``±1`` / 0-1 array in node
+        order, a pair ``(S, T)`` of label collections covering every node once, or a result
+        object with an ``assignment`` mapping (e.g. :class:`CutResult`).
+    labels : sequence, optional
+        Node labels of matrix input (default ``0..n-1``).
+    weight : str or None
+        The edge attribute holding the weight (NetworkX, igraph); ``None`` counts every edge
+        as 1 (a matrix is then read as its nonzero pattern). A WeightOperator is used as is.
+
+    Examples
+    --------
     >>> cut_value([(0, 1), (1, 2), (0, 2)], {0: 0, 1: 1, 2: 1})
     2.0
+    >>> import networkx as nx
+    >>> cut_value(nx.cycle_graph(4), ({0, 2}, {1, 3}))
+    4.0
     """
-    op = G if isinstance(G, WeightOperator) else as_weight_operator(G, labels=labels)
-    x = _as_pm1(op, assignment)
-    return float(cut_values(op, x))
+    op = G if isinstance(G, WeightOperator) else as_weight_operator(G, labels=labels, weight=weight)
+    return float(cut_values(op, side_vector(op.labels, partition)))
 
 
-def _as_pm1(op: WeightOperator, assignment) -> np.ndarray:
-    if isinstance(assignment, dict):
-        missing = [lab for lab in op.labels if lab not in assignment]
+def side_vector(labels, partition) -> np.ndarray:
+    """The ``±1`` vector (in the order of ``labels``) of a cut given as :func:`cut_value` accepts
+    it; raises ValueError naming what is missing, repeated or unknown."""
+    if hasattr(partition, "assignment"):
+        partition = partition.assignment
+    n = len(labels)
+    if isinstance(partition, Mapping):
+        missing = [lab for lab in labels if lab not in partition]
         if missing:
-            raise ValueError(f"assignment misses {len(missing)} node(s), e.g. {missing[0]!r}")
-        a = np.array([assignment[lab] for lab in op.labels], dtype=np.float64)
+            raise ValueError(f"the partition does not place {len(missing)} node(s), e.g. {missing[0]!r}")
+        a = np.array([partition[lab] for lab in labels], dtype=np.float64)
+    elif isinstance(partition, tuple) and len(partition) == 2 \
+            and not isinstance(partition[0], (int, float, np.number)):
+        S, T = set(partition[0]), set(partition[1])
+        if S & T:
+            raise ValueError(f"the two sides share {len(S & T)} node(s)")
+        unknown = (S | T) - set(labels)
+        if unknown:
+            raise ValueError(f"the partition names {len(unknown)} node(s) not in the graph, "
+                             f"e.g. {next(iter(unknown))!r}")
+        if len(S) + len(T) != n:
+            raise ValueError(f"the partition places {len(S) + len(T)} of {n} nodes")
+        a = np.array([1.0 if lab in S else 0.0 for lab in labels])
     else:
-        a = np.asarray(assignment, dtype=np.float64).ravel()
-        if a.size != op.n:
-            raise ValueError(f"assignment has {a.size} entries for {op.n} nodes")
+        a = np.asarray(partition, dtype=np.float64).ravel()
+        if a.size != n:
+            raise ValueError(f"the partition has {a.size} entries for {n} nodes")
     if np.all(np.isin(a, (0.0, 1.0))):
         return 2.0 * a - 1.0
     if np.all(np.isin(a, (-1.0, 1.0))):
         return a
-    raise ValueError("assignment values must be 0/1 or -1/+1")
+    raise ValueError("partition sides must be 0/1 or -1/+1")
 
 
 def _check_int(name, v, lo):
@@ -331,8 +367,6 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
         t = time.perf_counter()
         target = _target(op, ub, prep)
         if best[1] < target:
-            from dpgraph.engine.local_search import anneal
-
             sweeps = auto_sweeps(n, op.nnz) if anneal_sweeps == "auto" else anneal_sweeps
             xa, va, _ = anneal(op, best[0], sweeps=sweeps, rng=gen, prepared=prep)
             tr = tabu_search(op, xa, max_moves=10 * n, rng=gen, prepared=prep, target=target)

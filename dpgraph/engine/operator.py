@@ -14,7 +14,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.graph import GraphData, _label_sequence, as_graph_data
+from dpgraph.graph import GraphData, label_sequence, as_graph_data
 
 __all__ = ["WeightOperator", "as_weight_operator"]
 
@@ -35,7 +35,7 @@ class WeightOperator:
 
     def __init__(self, W, labels: tuple | range):
         self.W = W
-        self.labels = _label_sequence(labels)
+        self.labels = label_sequence(labels)
         self.n = W.shape[0]
         self.is_dense = isinstance(W, np.ndarray)
         diag = np.asarray(W.diagonal(), dtype=np.float64).copy()
@@ -140,7 +140,7 @@ def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
         if check:
             _check_dense(W, name="weight matrix")
         n = W.shape[0]
-        lab = range(n) if labels is None else _label_sequence(labels)
+        lab = range(n) if labels is None else label_sequence(labels)
         if len(lab) != n:
             raise ValueError(f"labels has {len(lab)} entries for {n} nodes")
         if not isinstance(lab, range) and len(set(lab)) != n:
@@ -159,7 +159,7 @@ def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
             if D.nnz and np.max(np.abs(D.data)) > 1e-12 * max(1.0, float(np.max(np.abs(W.data)))):
                 raise ValueError("weight matrix is not symmetric; symmetrize it first, e.g. (W + W.T) / 2")
         n = W.shape[0]
-        lab = range(n) if labels is None else _label_sequence(labels)
+        lab = range(n) if labels is None else label_sequence(labels)
         if len(lab) != n:
             raise ValueError(f"labels has {len(lab)} entries for {n} nodes")
         return WeightOperator(W, lab)

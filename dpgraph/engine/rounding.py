@@ -42,7 +42,7 @@ def _sign(Z):
 # Bytes of ``n x c`` float64 temporaries the roundings may hold at once (a product, its
 # diagonal correction, the rounded signs, the projections): the columns of one batch are
 # evaluated ``c`` at a time so that the client's memory stays O(n) with a small constant at
-# n = 10^6 (64 columns at once held 2.9 KB per node; issue 12). An operator whose own matrix is
+# n = 10^6 (64 columns at once would hold 2.9 KB per node). An operator whose own matrix is
 # larger gets half its size instead, so that sparse inputs are not re-read for nothing.
 ROUND_MEMORY = 256 * 2**20
 _BYTES_PER_COLUMN_ROW = 48  # about six n-vectors of float64 per column evaluated at once

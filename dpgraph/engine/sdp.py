@@ -73,17 +73,35 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from dpgraph.memory import check_memory
+from dpgraph.privacy.noise import make_rng
 from dpgraph.progress import Progress
 from dpgraph.engine.operator import WeightOperator
 
-__all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "default_rank",
+__all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "sdp_rank", "default_rank",
            "dense_certificate_bytes", "gershgorin_max", "sparse_ldl_positive",
-           "rump_margin", "verified_lambda_max", "trivial_upper_bound", "gershgorin_upper_bound"]
+           "rump_margin", "verified_lambda_max", "trivial_upper_bound", "gershgorin_upper_bound",
+           "top_ritz_pair"]
 
 _EPS = np.finfo(np.float64).eps / 2  # unit roundoff u = 2^-53
-FACTOR_MAX_N = 4000
+#: ``certificate="auto"``: the dense Cholesky certificate of the Max-Cut bound up to this n (an
+#: n x n factorisation, ~21 GFlop and 128 MB per matrix at the cap), a sparse LDL^T or Lanczos
+#: above it. The 2-CSP certificate has its own cap on its reduced order
+#: (:data:`dpgraph.engine.twocsp_sdp.LABEL_DENSE_CERTIFICATE_MAX_N`).
+CUT_DENSE_CERTIFICATE_MAX_N = 4000
+
+
+def __getattr__(name):
+    if name == "FACTOR_MAX_N":  # deprecated name of CUT_DENSE_CERTIFICATE_MAX_N
+        import warnings
+
+        warnings.warn("dpgraph.engine.sdp.FACTOR_MAX_N is now CUT_DENSE_CERTIFICATE_MAX_N",
+                      DeprecationWarning, stacklevel=2)
+        return CUT_DENSE_CERTIFICATE_MAX_N
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 SPARSE_FACTOR_MAX_DEG = 6.5  # mean degree up to which 'auto' tries a sparse LDL^T certificate
 MAX_DEFAULT_RANK = 32
 # Floating-point rate assumed when predicting a dense Cholesky check's cost under a time budget
@@ -92,13 +110,19 @@ MAX_DEFAULT_RANK = 32
 CHOLESKY_FLOPS = 5e9
 
 
-def default_rank(n: int) -> int:
-    """Burer-Monteiro rank ``min(ceil(sqrt(2n)) + 1, 32)`` (Barvinok-Pataki, capped), in [2, n].
+def sdp_rank(n: int) -> int:
+    """Burer-Monteiro factor rank of the Max-Cut SDP: ``min(ceil(sqrt(2n)) + 1, 32)``
+    (Barvinok-Pataki, capped), in [2, n]. (Not the rank of a private release:
+    :func:`dpgraph.release.privatize.default_rank`.)
 
     The cap keeps each ``W @ V`` cheap on large dense inputs; Max-Cut SDP optima on the G-set
     have rank well below 32, and the certified gap reports it whenever a rank was too small.
     """
     return int(max(2, min(n, math.ceil(math.sqrt(2 * n)) + 1, MAX_DEFAULT_RANK)))
+
+
+#: Deprecated name of :func:`sdp_rank` (kept importable: ``from dpgraph.engine import default_rank``).
+default_rank = sdp_rank
 
 
 @dataclass
@@ -127,7 +151,7 @@ def _normalize_rows(V: np.ndarray, *, inplace: bool = False) -> np.ndarray:
 
 def _step(V: np.ndarray, step: float, G: np.ndarray) -> np.ndarray:
     """``_normalize_rows(V - step * G)`` with one ``n x k`` array instead of three (the same
-    floating-point operations: the client's memory at n = 10^6, issue 12)."""
+    floating-point operations; it bounds the client's memory at n = 10^6)."""
     T = step * G
     np.subtract(V, T, out=T)
     return _normalize_rows(T, inplace=True)
@@ -174,7 +198,7 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
     ----------
     op : WeightOperator
     rank : int, optional
-        Number of columns k of V (default :func:`default_rank`). Ignored when ``V0`` is given.
+        Number of columns k of V (default :func:`sdp_rank`). Ignored when ``V0`` is given.
     V0 : ndarray, optional
         Warm start (rows are normalised).
     balance : bool
@@ -188,12 +212,10 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
     time_limit : float, optional
         Seconds; the best iterate so far is returned when exceeded.
     """
-    from dpgraph.privacy.noise import make_rng
-
     n = op.n
     gen = make_rng(rng)
     if V0 is None:
-        k = default_rank(n) if rank is None else int(rank)
+        k = sdp_rank(n) if rank is None else int(rank)
         if k < 1:
             raise ValueError(f"rank must be >= 1, got {rank}")
         V = gen.standard_normal((n, k))
@@ -397,8 +419,6 @@ def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, b
 
 
 def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
-    from dpgraph.privacy.noise import make_rng
-
     n = op.n
     V = _normalize_rows(np.asarray(V, dtype=np.float64))
     b = float(n % 2) if balance else 0.0
@@ -411,10 +431,10 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
     # sparse LDL^T certificate: cheap for grid / planar-like graphs (low mean degree) and, with
     # fill bounded by n^2 / 2, for any sparse graph up to n = 4000
     sparse_ok = (not op.is_dense and n > 500 and not (balance and nu < 0)
-                 and (op.nnz <= SPARSE_FACTOR_MAX_DEG * n or (n <= FACTOR_MAX_N and op.nnz <= 16 * n)))
+                 and (op.nnz <= SPARSE_FACTOR_MAX_DEG * n or (n <= CUT_DENSE_CERTIFICATE_MAX_N and op.nnz <= 16 * n)))
     requested = method
     if method == "auto":
-        method = "factor" if (n <= FACTOR_MAX_N or sparse_ok) else "lanczos"
+        method = "factor" if (n <= CUT_DENSE_CERTIFICATE_MAX_N or sparse_ok) else "lanczos"
     info = {"certificate": None}
 
     def mv(x):
@@ -471,7 +491,7 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
             return mv(x)
     if method == "lanczos":
         try:
-            theta, resid = _lanczos_top(mv_timed, n, gen, shift=gersh, tol=1e-9)
+            theta, resid = top_ritz_pair(mv_timed, gen, n=n, shift=gersh, tol=1e-9)
         except _Deadline:
             return fallback("time cap")
         mu = theta + resid
@@ -495,7 +515,8 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
     # first a cheap Lanczos estimate (Ritz value + residual); if Lanczos fails or the Cholesky
     # check does not confirm it, LAPACK's top eigenvalue of the dense M is used instead
     try:
-        theta, resid = _lanczos_top(mv_timed, n, gen, shift=0.0, tol=1e-8, maxiter=60, strict=True)
+        theta, resid = top_ritz_pair(mv_timed, gen, n=n, shift=0.0, tol=1e-8, maxiter=60,
+                                      strict=True)
         mu = theta + resid
         info.update(lanczos_theta=theta, lanczos_residual=resid)
         use_eig = False
@@ -528,8 +549,6 @@ def dense_certificate_bytes(n: int) -> int:
 
 
 def _check_dense_certificate_memory(n: int) -> None:
-    from dpgraph.memory import check_memory
-
     check_memory(dense_certificate_bytes(n), what=f"the dense Cholesky certificate at n = {n:,}",
                  alternative="Use certificate='lanczos' (a Ritz-value estimate, not a proof), "
                              "certificate='none' (the sum of the positive weights), or a machine "
@@ -605,8 +624,6 @@ def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: flo
     for a first verified shift may run past the deadline up to ten times its length, then
     raises :class:`_Deadline`.
     """
-    import scipy.sparse as sp
-
     n = op.n
     if nu != 0.0:
         raise ValueError("the sparse factor certificate does not support a balance multiplier; "
@@ -688,27 +705,54 @@ def _lanczos_estimate(mv, n: int, gen, steps: int = 40, deadline: float | None =
     return float(w_[-1]), float(abs(beta[k - 1] * S[-1, -1]))
 
 
-def _lanczos_top(mv, n: int, gen, shift: float = 0.0, tol: float = 1e-9, maxiter=None,
-                 strict: bool = False) -> tuple[float, float]:
-    """Top Ritz value of the symmetric operator ``mv`` and the residual norm of its Ritz vector."""
+def top_ritz_pair(A, gen, *, n: int | None = None, shift: float | None = None, tol: float = 1e-9,
+                  maxiter: int = 300, strict: bool = False) -> tuple[float, float]:
+    """Top Ritz value ``theta`` of a symmetric operator and the residual norm ``||A u - theta u||``
+    of its unit Ritz vector ``u``: ``theta + residual`` bounds ``lambda_max(A)`` up to the
+    Ritz-pair error, the guess the Max-Cut and Max-2-CSP certificates start from.
+
+    ``A`` is a symmetric (sparse) matrix, or a matvec ``x -> A x`` with its order ``n``. Up to
+    order 300 the dense eigendecomposition is used (cheaper than ARPACK): an explicit matrix is
+    factored as given and ``theta`` is its Rayleigh quotient at ``u``; a matvec is assembled
+    column by column, symmetrised, and ``theta`` is LAPACK's top eigenvalue. Above, ARPACK runs
+    on ``A + shift I`` with ``shift >= ||A||`` (default: the Gershgorin bound of an explicit
+    matrix; a matvec needs it given): near the SDP optimum ``lambda_max`` sits in a cluster
+    around 0, and the shift makes ARPACK's relative tolerance an absolute one ``~ tol * shift``
+    instead of one on a tiny eigenvalue, which would make Lanczos resolve the cluster at great
+    cost. The residual is added to the bound anyway. Without convergence a partial Ritz pair is
+    used; with none, ``tol`` is relaxed 1000-fold once, then the start vector is used
+    (``strict=True``: ``ArpackNoConvergence`` is raised instead).
+    """
+    if callable(A):
+        mv, matrix = A, None
+    else:
+        matrix = A
+        mv = lambda x: matrix @ x  # noqa: E731
+        n = matrix.shape[0]
     if n <= 300:
-        M = np.column_stack([mv(e) for e in np.eye(n)])  # tiny: dense is cheaper than ARPACK
+        if matrix is not None:
+            w, U = np.linalg.eigh(matrix.toarray() if hasattr(matrix, "toarray") else np.asarray(matrix))
+            u = U[:, -1]
+            Au = mv(u)
+            theta = float(u @ Au)
+            return theta, float(np.linalg.norm(Au - theta * u))
+        M = np.column_stack([mv(e) for e in np.eye(n)])
         w, U = np.linalg.eigh(0.5 * (M + M.T))
         u = U[:, -1]
         theta = float(w[-1])
     else:
-        # shift by sigma >= ||M|| (Gershgorin) so ARPACK's relative tolerance is absolute ~ tol*sigma:
-        # near the SDP optimum lambda_max(M) ~ 0 sits in a cluster, and a relative tolerance on a
-        # tiny eigenvalue would make Lanczos resolve the cluster at great cost. The residual of
-        # the returned Ritz pair is added to the bound anyway.
+        if shift is None:
+            if matrix is None:
+                raise ValueError("a matvec needs shift >= ||A|| above order 300")
+            shift = float(abs(matrix).sum(axis=1).max())
         sigma = float(shift)
-        A = spla.LinearOperator((n, n), matvec=lambda x: mv(x) + sigma * x, dtype=np.float64)
+        Op = spla.LinearOperator((n, n), matvec=lambda x: mv(x) + sigma * x, dtype=np.float64)
         v0 = gen.standard_normal(n)
         U = None
         for t in ((tol,) if strict else (tol, 1e3 * tol)):
             try:
-                w, U = spla.eigsh(A, k=1, which="LA", v0=v0, tol=t, ncv=min(n, 40),
-                                  maxiter=maxiter or 300)
+                w, U = spla.eigsh(Op, k=1, which="LA", v0=v0, tol=t, ncv=min(n, 40),
+                                  maxiter=maxiter)
                 break
             except spla.ArpackNoConvergence as exc:
                 if strict:

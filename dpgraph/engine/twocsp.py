@@ -32,11 +32,7 @@ global correlation, every seed assignment enumerated, the degree-2 conditionals
 :math:`p_j(b \mid x_s = a) = Y_{sa,jb} / Y_{\emptyset,sa}` combined over the seeds; then
 single-variable local search with gains from the label-extended graph.
 
-File format (``read_csp`` / ``write_csp``), plain text, ``#`` starts a comment::
-
-    p csp <n> <q> <m>          # header: variables, alphabet size, number of constraints
-    c <i> <j> <w> a,b a,b ...  # one line per constraint: 0-indexed variables i != j, weight w,
-                               # then the allowed pairs (x_i, x_j) = (a, b), values in 0..q-1
+Instances are read and written by :mod:`dpgraph.engine.formats` (``read_csp``, ``write_csp``).
 """
 
 from __future__ import annotations
@@ -54,8 +50,9 @@ from dpgraph.result import Result
 from dpgraph.graph import GraphData
 from dpgraph.privacy.noise import make_rng
 from dpgraph.engine.sdp import rump_margin
+from dpgraph.engine.twocsp_sdp import solve_label_csp
 
-__all__ = ["CSPInstance", "CSPResult", "read_csp", "write_csp", "solve_max_2csp",
+__all__ = ["CSPInstance", "CSPResult", "solve_max_2csp",
            "csp_moment_constraints", "cvxpy_max_2csp_sdp"]
 
 
@@ -207,114 +204,6 @@ def _var(v, n, k):
     if not 0 <= v < n:
         raise ValueError(f"constraint #{k}: variable {v} is outside range(n) with n = {n}")
     return int(v)
-
-
-# ----------------------------------------------------------------------------- file format
-
-
-def write_csp(instance: CSPInstance, path) -> None:
-    """Write ``instance`` in the text format of the module docstring."""
-    with open(path, "w") as f:
-        f.write(f"p csp {instance.n} {instance.q} {instance.m}\n")
-        for i, j, rel, w in instance.constraints:
-            pairs = " ".join(f"{a},{b}" for a, b in sorted(rel))
-            f.write(f"c {i} {j} {w!r} {pairs}\n".rstrip() + "\n")
-
-
-def _decoded_lines(f, path):
-    """``(line number, text)`` of a binary file, with a line that is not UTF-8 reported as a
-    ValueError naming the file and the line."""
-    for lineno, raw in enumerate(f, 1):
-        try:
-            yield lineno, raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"{path}, line {lineno}: not UTF-8 text ({exc.reason} at byte "
-                             f"{exc.start} of the line)") from None
-
-
-def read_csp(path, format: str | None = None, *, k: int | None = None,
-             graph_format: str | None = None) -> CSPInstance:
-    """Read a 2-CSP instance: dpgraph's text format, Max-k-Cut of a graph file, Max-2-SAT.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-    format : {"csp", "max-k-cut", "cnf", "wcnf"}, optional
-        See :mod:`dpgraph.engine.formats`. Default: from the extension (``.wcnf``, ``.cnf``),
-        else ``"max-k-cut"`` when ``k`` is given, else ``"csp"`` (the format of the module
-        docstring).
-    k : int, optional
-        Number of parts for ``"max-k-cut"`` (e.g. ``read_csp("G3.txt", k=3)``).
-    graph_format : str, optional
-        Graph file format for ``"max-k-cut"`` (:func:`dpgraph.read_graph`; detected if omitted).
-
-    Raises ValueError naming the file and line on malformed input.
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> p = os.path.join(tempfile.mkdtemp(), "g.txt")
-    >>> _ = open(p, "w").write("3 3\\n1 2 1\\n2 3 1\\n1 3 1\\n")  # a triangle, G-set format
-    >>> inst = read_csp(p, "max-k-cut", k=3)
-    >>> inst.n, inst.q, inst.m, inst.value([0, 1, 2])
-    (3, 3, 3, 3.0)
-    """
-    from dpgraph.engine.formats import CSP_FORMATS, read_max_k_cut, read_wcnf
-
-    if format is None:
-        low = str(path).lower()
-        format = ("wcnf" if low.endswith(".wcnf") else "cnf" if low.endswith(".cnf")
-                  else "max-k-cut" if k is not None else "csp")
-    if format not in CSP_FORMATS:
-        raise ValueError(f"format={format!r} is not one of {CSP_FORMATS}")
-    if format == "max-k-cut":
-        return read_max_k_cut(path, k, graph_format=graph_format)
-    if k is not None:
-        raise ValueError(f"k={k!r} is only used with format='max-k-cut'")
-    if format in ("cnf", "wcnf"):
-        return read_wcnf(path, format=format)
-    header = None
-    cons = []
-    with open(path, "rb") as f:
-        for lineno, raw in _decoded_lines(f, path):
-            line = raw.split("#", 1)[0].strip()
-            if not line:
-                continue
-            tok = line.split()
-            where = f"{path}, line {lineno}"
-            if tok[0] == "p":
-                if header is not None:
-                    raise ValueError(f"{where}: second header line")
-                if len(tok) != 5 or tok[1] != "csp":
-                    raise ValueError(f"{where}: expected 'p csp <n> <q> <m>', got {line!r}")
-                try:
-                    header = tuple(int(t) for t in tok[2:])
-                except ValueError:
-                    raise ValueError(f"{where}: n, q, m must be integers") from None
-            elif tok[0] == "c":
-                if header is None:
-                    raise ValueError(f"{where}: constraint before the 'p csp n q m' header")
-                if len(tok) < 4:
-                    raise ValueError(f"{where}: expected 'c <i> <j> <w> a,b ...', got {line!r}")
-                try:
-                    i, j, w = int(tok[1]), int(tok[2]), float(tok[3])
-                    pairs = [tuple(int(v) for v in p.split(",")) for p in tok[4:]]
-                except ValueError:
-                    raise ValueError(f"{where}: could not parse {line!r} as 'c <i> <j> <w> a,b ...'") from None
-                if any(len(p) != 2 for p in pairs):
-                    raise ValueError(f"{where}: relation pairs must be written a,b")
-                cons.append((i, j, pairs, w))
-            else:
-                raise ValueError(f"{where}: lines start with 'p' or 'c', got {tok[0]!r}")
-    if header is None:
-        raise ValueError(f"{path}: no 'p csp n q m' header")
-    n, q, m = header
-    if m != len(cons):
-        raise ValueError(f"{path}: header says {m} constraints, found {len(cons)}")
-    try:
-        return CSPInstance(n, q, cons)
-    except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
 
 
 # ----------------------------------------------------------------------------- relaxation
@@ -662,7 +551,7 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
     CSPResult
         ``upper_bound`` is certified by weak duality with a verified eigenvalue bound
         (``info['certificate']``: ``'cholesky-verified'`` -- dense, the low-rank path up to
-        ``n(q-1) + 1 = FACTOR_MAX_N`` -- or ``'ldl-verified'`` -- sparse LDL^T above it; both
+        ``n(q-1) + 1 = LABEL_DENSE_CERTIFICATE_MAX_N`` -- or ``'ldl-verified'`` -- sparse LDL^T above it; both
         use Rump's rounding margin). Only ``certificate='lanczos'``, or an LDL^T factor that
         cannot fit in memory, gives ``'lanczos-residual...'``, a Ritz value plus its residual,
         which is not a proof if Lanczos misses the top eigenvalue.
@@ -730,8 +619,6 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
 def _solve_lowrank(inst: CSPInstance, gen, *, seeds, samples, local_search, time_limit, progress,
                    tol, rank, certificate, perturbation_rounds, tabu_moves=0,
                    tabu_time=None) -> CSPResult:
-    from dpgraph.engine.twocsp_sdp import solve_label_csp
-
     out = solve_label_csp(inst.label_adjacency(), inst.n, inst.q, rng=gen, rank=rank, tol=tol,
                           time_limit=time_limit, certificate=certificate, samples=samples,
                           seeds=seeds, local_search=local_search, progress=progress,

@@ -40,7 +40,7 @@ Certificate (weak duality, as for Max-Cut in :mod:`.sdp`)
     :math:`S\,V = 0` (q k equations, :math:`1 + q + q(q-1)/2` unknowns per variable), then
     :math:`\lambda_{00}` from row 0. :math:`\mu \ge \lambda_{\max}(S)` is verified by a
     factorisation of :math:`(\mu - c)I - S` with Rump's margin c: a dense Cholesky for
-    :math:`n(q-1) + 1 \le` ``FACTOR_MAX_N``, a sparse :math:`LDL^T` (SuperLU, minimum-degree
+    :math:`n(q-1) + 1 \le` ``LABEL_DENSE_CERTIFICATE_MAX_N``, a sparse :math:`LDL^T` (SuperLU, minimum-degree
     ordering, diagonal pivots only; Sylvester's law of inertia) above it -- S is sparse (the
     constraint graph, the per-variable blocks and row 0), and on the random q = 3 family at
     n = 10,000 its factor has 22M nonzeros, against 200M for the dense one. ``"lanczos"`` (a
@@ -65,24 +65,35 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from dpgraph.privacy.noise import make_rng
 from dpgraph.progress import Progress
 from dpgraph.memory import available_memory, check_memory, format_bytes
+from dpgraph.engine.local_search import jit, numba_available
 from dpgraph.engine.sdp import (dense_certificate_bytes, gershgorin_max, rump_margin, sparse_ldl_positive,
-                  verified_lambda_max)
+                                top_ritz_pair, verified_lambda_max)
 
 __all__ = ["LabelSDPSolution", "solve_label_sdp", "certify_label_sdp", "round_label_sdp",
            "label_local_search", "label_values", "default_label_rank", "solve_label_csp",
            "reduced_objective", "cvxpy_label_sdp", "perturbed_local_search",
-           "FACTOR_MAX_N", "ldl_verified_lambda_max", "ldl_memory_estimate",
+           "LABEL_DENSE_CERTIFICATE_MAX_N", "ldl_verified_lambda_max", "ldl_memory_estimate",
            "label_tabu_search"]
 
-# ``certificate="auto"``: dense Cholesky up to this reduced size N = n(q-1) + 1 (S, its shifted
-# copy and LAPACK's workspace: 3 x 338 MB at the cap), the sparse LDL^T above it. Both are
-# rigorous (Rump's margin).
-FACTOR_MAX_N = 6500
+#: ``certificate="auto"``: dense Cholesky up to this reduced size N = n(q-1) + 1 (S, its shifted
+#: copy and LAPACK's workspace: 3 x 338 MB at the cap), the sparse LDL^T above it. Both are
+#: rigorous (Rump's margin). The Max-Cut certificate has its own cap on n
+#: (:data:`dpgraph.engine.sdp.CUT_DENSE_CERTIFICATE_MAX_N`).
+LABEL_DENSE_CERTIFICATE_MAX_N = 6500
+
+
+def __getattr__(name):
+    if name == "FACTOR_MAX_N":  # deprecated name of LABEL_DENSE_CERTIFICATE_MAX_N
+        import warnings
+
+        warnings.warn("dpgraph.engine.twocsp_sdp.FACTOR_MAX_N is now LABEL_DENSE_CERTIFICATE_MAX_N",
+                      DeprecationWarning, stacklevel=2)
+        return LABEL_DENSE_CERTIFICATE_MAX_N
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def default_label_rank(n: int, q: int) -> int:
@@ -432,27 +443,6 @@ def _dual_matrix(Cr: sp.csr_array, n: int, q: int, lam00, lam_diag, lam_off) -> 
     return S
 
 
-def _lanczos_top(S, gen, tol=1e-9):
-    """Top Ritz value of sparse symmetric S and its residual norm (shifted by a Gershgorin bound
-    so ARPACK's relative tolerance becomes an absolute one near 0)."""
-    N = S.shape[0]
-    if N <= 300:
-        w, U = np.linalg.eigh(S.toarray())
-        u = U[:, -1]
-    else:
-        sigma = float(abs(S).sum(axis=1).max())
-        Op = spla.LinearOperator((N, N), matvec=lambda x: S @ x + sigma * x, dtype=np.float64)
-        try:
-            _, U = spla.eigsh(Op, k=1, which="LA", v0=gen.standard_normal(N), tol=tol,
-                              ncv=min(N, 40), maxiter=2000)
-        except spla.ArpackNoConvergence as exc:
-            U = exc.eigenvectors if len(exc.eigenvalues) else gen.standard_normal((N, 1))
-        u = U[:, -1] / np.linalg.norm(U[:, -1])
-    Su = S @ u
-    theta = float(u @ Su)
-    return theta, float(np.linalg.norm(Su - theta * u))
-
-
 def _gershgorin_top(S: sp.csr_array) -> float:
     """Rigorous (loose) bound on lambda_max of the sparse symmetric S: the largest Gershgorin
     disc edge (:func:`dpgraph.engine.sdp.gershgorin_max`)."""
@@ -564,7 +554,7 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
       (:func:`ldl_memory_estimate`) does not fit in the available memory;
     * ``"lanczos"``: Ritz value + residual norm -- NOT a proof (Lanczos may miss the top
       eigenvalue); ``info['certificate']`` then starts with ``"lanczos-residual"``;
-    * ``"auto"``: ``"factor"`` up to ``N = n(q-1) + 1 = FACTOR_MAX_N``, ``"ldl"`` above;
+    * ``"auto"``: ``"factor"`` up to ``N = n(q-1) + 1 = LABEL_DENSE_CERTIFICATE_MAX_N``, ``"ldl"`` above;
       if the sparse factor cannot fit, Lanczos, labelled
       ``"lanczos-residual (unverified: ...)"``.
 
@@ -594,11 +584,11 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
     N = S.shape[0]
     base = lam[0]
     gen = make_rng(rng)
-    theta, resid = _lanczos_top(S, gen)
+    theta, resid = top_ritz_pair(S, gen, maxiter=2000)
     info = {"lanczos_theta": theta, "lanczos_residual": resid, "dual_base": base, "N_reduced": N}
     unverified = ""
     if method == "auto":
-        if N <= FACTOR_MAX_N:
+        if N <= LABEL_DENSE_CERTIFICATE_MAX_N:
             method = "factor"
         else:
             need, have = ldl_memory_estimate(N, S.nnz), available_memory()
@@ -825,11 +815,8 @@ def _tabu_label_kernel(indptr, indices, data, n, q, x, s, tabu_until, tenures, i
     return it - it0, value, best, last
 
 
-try:  # optional accelerator (as in :mod:`.improve`); the NumPy loop is used without numba
-    from dpgraph.engine.local_search import _numba as _nb
-    _tabu_label_jit = _nb.njit(cache=True, nogil=True)(_tabu_label_kernel) if _nb is not None else None
-except Exception:  # pragma: no cover
-    _tabu_label_jit = None
+# optional accelerator (as in :mod:`dpgraph.engine.local_search`); the NumPy loop runs without numba
+_tabu_label_jit = jit(_tabu_label_kernel) if numba_available() else None
 
 
 def _perturbed_restart(A, x, best_x, z, s, tabu_until, gen, perturb, it, tenure) -> float:

@@ -233,7 +233,7 @@ def read_graph(path, format: str | None = None, **kw) -> GraphData:
 @contextlib.contextmanager
 def _decoding_errors(path, fmt):
     """Re-raise what undecodable bytes and broken gzip streams raise below the readers as
-    :class:`GraphFormatError` naming the file (fuzzing found each of them escaping: issue 17)."""
+    :class:`GraphFormatError` naming the file (each of them escapes some malformed input)."""
     try:
         yield
     except UnicodeDecodeError as exc:

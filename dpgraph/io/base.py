@@ -164,7 +164,7 @@ class AsciiStream:
 
     numpy 2.4's C reader behind :func:`numpy.loadtxt` crashes the interpreter (segmentation
     fault, not an exception) on some lines holding characters outside ASCII, e.g. ``chr(0xE0000)
-    + " 1"`` with an integer dtype, depending on the heap state (found by fuzzing, issue 17).
+    + " 1"`` with an integer dtype, depending on the heap state.
     A number is ASCII, so the fast path loses nothing: a line whose data fields held other
     characters fails to convert either way, and the slow path re-reads the original text to
     report it; comments may hold anything. ASCII chunks pass through untouched (one C check).

@@ -16,7 +16,7 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-from dpgraph.graph import (GraphData, GraphInputWarning, _from_coo, as_graph_data, from_matrix,
+from dpgraph.graph import (GraphData, GraphInputWarning, from_coo, as_graph_data, from_matrix,
                      to_networkx)
 from dpgraph.io.base import (GraphFormatError, check_node_count, check_tokens, is_gzip, load_table,
                     open_text, row_line, scan_lines)
@@ -52,8 +52,8 @@ _MTX = "a Matrix Market file ('%%MatrixMarket matrix coordinate|array ...' heade
 def _mtx_source(path):
     """What to hand ``scipy.io.mmread``: the path of a plain file, the decompressed bytes of a
     gzip file. Not an open file object: on a malformed header scipy 1.17's C++ reader given a
-    ``BufferedReader`` aborts the whole process (``terminate called ... OSError``; found by
-    fuzzing, issue 17), where given a path or a ``BytesIO`` it raises ``ValueError``."""
+    ``BufferedReader`` aborts the whole process (``terminate called ... OSError``), where
+    given a path or a ``BytesIO`` it raises ``ValueError``."""
     if is_gzip(path):
         with gzip.open(path, "rb") as f:
             return io.BytesIO(f.read())
@@ -64,7 +64,7 @@ def _body(path, width: int, count: int, what: str) -> tuple[np.ndarray, int]:
     """The number table after the size line of a Matrix Market file, checked: ``width`` numbers
     per line and ``count`` lines. Parsed by numpy, not scipy: scipy 1.17's C++ reader crashes
     the interpreter (segmentation fault) on a line with too many numbers or a malformed number
-    at the end of the file (found by fuzzing, issue 17)."""
+    at the end of the file."""
     size_line = None
     for number, line in scan_lines(path, 2):
         if line.strip() and not line.lstrip().startswith("%"):
@@ -203,8 +203,8 @@ def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, **kw):
         raise
     except Exception as exc:  # noqa: BLE001
         # Any exception out of a third-party parser on untrusted bytes is a malformed file:
-        # fuzzing (issue 17) found networkx raising StopIteration and UnboundLocalError besides
-        # NetworkXError, ParseError, KeyError, TypeError and IndexError.
+        # networkx's parsers raise StopIteration and UnboundLocalError besides NetworkXError,
+        # ParseError, KeyError, TypeError and IndexError on malformed bytes.
         raise _wrap(path, exc, expected) from None
     try:
         return as_graph_data(G, weight=weight, symmetrize=symmetrize, duplicates=duplicates)
@@ -238,8 +238,8 @@ _PAJEK_TOKEN = re.compile(r"[^ \t\r\n]+")
 def _pajek_tokens(path, number: int, line: str) -> list:
     """The tokens of one Pajek line as :func:`shlex.split` gives them (NetworkX's reading):
     whitespace ``' \\t\\r\\n'`` separates, quotes group. ``shlex`` only where the line has a
-    quote or a backslash: it costs ~10 us a line, which made a fuzzed file of 200,000 edge
-    lines take over 5 s (issue 17)."""
+    quote or a backslash: it costs ~10 us a line (over 5 s for a file of 200,000 edge
+    lines)."""
     if '"' in line or "'" in line or "\\" in line:
         try:
             return shlex.split(line)
@@ -381,7 +381,7 @@ def read_pajek(path, *, symmetrize=None, duplicates="sum", weight="weight") -> G
                                "'sum' or 'mean'", problem="*Arcs / *Matrix: the network is "
                                "directed")
     try:
-        return _from_coo(np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
+        return from_coo(np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
                          vals, labels, duplicates=duplicates, directed=directed,
                          symmetrize=symmetrize, source=str(path), warn_duplicates=False)
     except ValueError as exc:

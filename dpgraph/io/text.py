@@ -16,7 +16,7 @@ from array import array
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.graph import GraphData, GraphInputWarning, _from_coo
+from dpgraph.graph import GraphData, GraphInputWarning, from_coo
 from dpgraph.io.base import (GraphFormatError, check_node_count, check_tokens, is_gzip, is_skippable,
                     load_table, open_text, row_line, scan_lines, strip_comment)
 
@@ -105,7 +105,7 @@ def read_gset(path, *, duplicates: str = "sum") -> GraphData:
     _count_check(path, hnum, hline, m, table.size, "edge lines")
     i, j, w = table["i"], table["j"], table["w"]
     _check_range(path, i, j, n, start=hnum + 1, comments=_GSET_COMMENTS, what="G-set")
-    return _from_coo(i - 1, j - 1, w, range(1, n + 1), duplicates=duplicates, source=str(path))
+    return from_coo(i - 1, j - 1, w, range(1, n + 1), duplicates=duplicates, source=str(path))
 
 
 def weight_column(w: np.ndarray) -> list:
@@ -194,7 +194,7 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
     w = table["w"] if ncols == 3 else np.ones(u.size)
     ids, inverse = _relabel(np.concatenate([u, v]))
     labels = ids.tolist()
-    return _from_coo(inverse[: u.size], inverse[u.size:], np.asarray(w, dtype=np.float64), labels,
+    return from_coo(inverse[: u.size], inverse[u.size:], np.asarray(w, dtype=np.float64), labels,
                      duplicates=duplicates, directed=directed, symmetrize=symmetrize,
                      source=str(path), warn_duplicates=directed)
 
@@ -269,8 +269,8 @@ def _id_rule_error(path, number, token, first, first_is_int, asked):
 def _string_table(path, ncols: int, ids: str = "str") -> dict:
     """The edge lines as string ids (and float weights), parsed in Python: the slow path for
     non-integer ids, after :func:`check_tokens` has checked every line. Not ``np.loadtxt``: its
-    stream is ASCII-only (:class:`~dpgraph.io.base.AsciiStream`, a numpy crash found by
-    fuzzing), and string labels keep every character of the file.
+    stream is ASCII-only (:class:`~dpgraph.io.base.AsciiStream`, which avoids a numpy crash),
+    and string labels keep every character of the file.
 
     ``ids`` (:func:`read_snap`): ``"str"`` takes every token as a name; ``"int"`` and
     ``"auto"`` refuse the first id whose kind (integer or name) differs from the rule's, with
@@ -390,7 +390,7 @@ def read_dimacs(path, *, duplicates: str = "max") -> GraphData:
     u, v = table["u"], table["v"]
     _check_range(path, u, v, n, start=pnum + 1, comments=_DIMACS_COMMENTS, what="DIMACS")
     w = table["w"] if ncols == 4 else np.ones(u.size)
-    return _from_coo(u - 1, v - 1, w, range(1, n + 1), duplicates=duplicates, source=str(path),
+    return from_coo(u - 1, v - 1, w, range(1, n + 1), duplicates=duplicates, source=str(path),
                      warn_duplicates=False)
 
 
@@ -509,7 +509,7 @@ def read_metis(path, *, symmetrize: str | None = None) -> GraphData:
     found = (r.size - loops) // 2 + loops
     if not diff.nnz:
         _count_check(path, hnum, header, m, found, "edges")
-    return _from_coo(r, c, w, range(1, n + 1), duplicates="sum", directed=True,
+    return from_coo(r, c, w, range(1, n + 1), duplicates="sum", directed=True,
                      symmetrize=symmetrize or "max", source=str(path), warn_duplicates=True)
 
 

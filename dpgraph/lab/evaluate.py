@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from dpgraph.engine.maxcut import cut_value  # re-exported: the engine's objective, so scores match it
 from dpgraph.graph import GraphData, _label_sequence, _same_labels, as_graph_data
 
 __all__ = ["cut_value", "partition_vector", "bisection_imbalance", "transfer_ratio",
@@ -52,23 +53,6 @@ def partition_vector(data: GraphData, partition) -> np.ndarray:
     if values <= {-1.0, 1.0}:
         return sides
     raise ValueError(f"partition sides must be 0/1 or -1/+1, got values {sorted(values)[:5]}")
-
-
-def cut_value(G, partition, *, weight: str | None = "weight") -> float:
-    """Total weight of the edges crossing ``partition`` in ``G``. NOT PRIVATE.
-
-    ``weight`` names the edge attribute (NetworkX, igraph); ``None`` counts every edge as 1.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> cut_value(nx.cycle_graph(4), ({0, 2}, {1, 3}))
-    4.0
-    """
-    from dpgraph.engine import cut_value as objective  # the engine's objective, so scores match it
-
-    data = as_graph_data(G, weight=weight)
-    return objective(data, partition_vector(data, partition))
 
 
 def bisection_imbalance(G, partition) -> int:

@@ -17,7 +17,7 @@ import numpy as np
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.validation import check_delta, check_epsilon
 from dpgraph.privacy.noise import symmetric_gaussian_noise
-from dpgraph.mechanisms.jl import _rows_in_ball, second_moment_sensitivity
+from dpgraph.mechanisms.jl import rows_in_ball, second_moment_sensitivity
 from dpgraph.mechanisms.sets import PSDTraceBall
 
 __all__ = ["SecondMomentResult", "private_second_moment"]
@@ -56,7 +56,7 @@ def private_second_moment(data, *, epsilon: float, delta: float, radius: float =
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    X, r = _rows_in_ball(data, radius)
+    X, r = rows_in_ball(data, radius)
     m, d = X.shape
     sens = second_moment_sensitivity(m, r)
     if ledger is None:

@@ -42,6 +42,7 @@ from scipy.sparse import linalg as spla
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.validation import check_choice, check_delta, check_epsilon, check_integer
 from dpgraph.privacy.noise import ball_knorm_mechanism, gaussian_mechanism, make_rng
+from dpgraph.mechanisms.marginals import check_binary_rows
 from dpgraph.mechanisms.sets import PSDTraceBall
 
 __all__ = ["JLResult", "jl_second_moment", "jl_two_way_marginals", "svec", "smat",
@@ -240,8 +241,9 @@ def _rows(data):
     return X
 
 
-def _rows_in_ball(data, radius) -> tuple[np.ndarray, float]:
-    """The rows as a float array and ``radius`` as a float, refusing rows longer than it."""
+def rows_in_ball(data, radius) -> tuple[np.ndarray, float]:
+    """The rows of ``data`` as a finite float array and ``radius`` as a float > 0, refusing a row
+    longer than ``radius`` (the second-moment sensitivity assumes ``||x|| <= radius``)."""
     X = _rows(data)
     r = float(radius)
     if not (math.isfinite(r) and r > 0):
@@ -261,7 +263,7 @@ def jl_second_moment(data, *, epsilon: float, delta: float = 0.0, radius: float 
     mechanism (Nikolov Alg. 1 with ``K = {A PSD, tr A <= radius^2}``, Lemma 6.1 / Thm 1.3).
     Rows longer than ``radius`` are refused (clip them first, publicly). See the module
     docstring for the sensitivity bound and the lift."""
-    X, r = _rows_in_ball(data, radius)
+    X, r = rows_in_ball(data, radius)
     m, d = X.shape
     S = X.T @ X / m
     return _jl_release(S, m=m, radius_sq=r * r, d=d, epsilon=epsilon, delta=delta,
@@ -280,9 +282,7 @@ def jl_two_way_marginals(data, *, epsilon: float, delta: float = 0.0,
     mechanism: entry ``(i, j)`` of the estimate is the fraction of rows with ``x_i = x_j = 1``
     (diagonal: 1-way). Rows have ``|x| <= t`` ones (``t = sparsity`` or ``n``), so
     ``||x||^2 <= t`` and ``K = {A PSD, tr A <= t}`` contains every ``x x^T`` (Nikolov Sec. 6)."""
-    from dpgraph.mechanisms.marginals import _check_binary
-
-    X = _check_binary(data)
+    X = check_binary_rows(data)
     m, n = X.shape
     t = n if sparsity is None else check_integer(sparsity, name="sparsity", low=1, high=n)
     if X.sum(axis=1).max() > t:

@@ -39,7 +39,8 @@ from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.validation import check_delta, check_epsilon, check_integer
 from dpgraph.privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
 from dpgraph.mechanisms.projection import ProjectionResult, dykstra
-from dpgraph.mechanisms.sets import ConvexSet, PSDCone, PSDTraceBall, _finish
+from dpgraph.mechanisms.convex import ConvexSet, finish_projection
+from dpgraph.mechanisms.sets import PSDCone, PSDTraceBall
 
 __all__ = [
     "MarginalsResult",
@@ -68,7 +69,9 @@ def tensor_sensitivity(k: int, n: int, t: int | None = None) -> float:
     return float(math.sqrt(val.max()))
 
 
-def _check_binary(data) -> np.ndarray:
+def check_binary_rows(data) -> np.ndarray:
+    """``data`` as a float ``m x n`` array of 0/1 rows (one row per individual), refusing an
+    empty, non-2-d or non-binary input with the offending entry named."""
     X = np.asarray(data)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"data must be a non-empty 2-d 0/1 matrix (m rows x n features), got "
@@ -130,7 +133,7 @@ class TensorClassBox(ConvexSet):
     def project(self, X, out=None):
         X = np.asarray(X, dtype=np.float64)
         mu = np.clip(self.class_means(X), self.lower, self.upper)
-        return _finish(mu[self.labels].reshape(X.shape), out)
+        return finish_projection(mu[self.labels].reshape(X.shape), out)
 
     def contains(self, X, tol: float = 1e-8) -> bool:
         X = np.asarray(X, dtype=np.float64)
@@ -149,7 +152,7 @@ class FlattenedPSD(ConvexSet):
     def project(self, X, out=None):
         X = np.asarray(X, dtype=np.float64)
         M = self.inner.project(X.reshape(self.N, self.N))
-        return _finish(M.reshape(X.shape), out)
+        return finish_projection(M.reshape(X.shape), out)
 
     def contains(self, X, tol: float = 1e-8) -> bool:
         return self.inner.contains(np.asarray(X).reshape(self.N, self.N), tol)
@@ -170,7 +173,7 @@ class SlicePSD(ConvexSet):
         R = np.empty_like(S)
         for i in range(self.n):
             R[i] = self.inner.project(S[i])
-        return _finish(R.reshape(X.shape), out)
+        return finish_projection(R.reshape(X.shape), out)
 
     def contains(self, X, tol: float = 1e-8) -> bool:
         S = np.asarray(X, dtype=np.float64).reshape(self.n, self.N, self.N)
@@ -281,7 +284,7 @@ def kway_marginals(data, k: int, *, epsilon: float, delta: float, sparsity: int 
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    X = _check_binary(data)
+    X = check_binary_rows(data)
     m, n = X.shape
     k = check_integer(k, name="k (the marginals' order; n = number of features)", low=1, high=n)
     if n**k > MAX_TENSOR_ENTRIES:

@@ -35,7 +35,8 @@ from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.validation import check_delta, check_epsilon
 from dpgraph.privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
 from dpgraph.mechanisms.projection import ProjectionResult, dykstra
-from dpgraph.mechanisms.sets import Box, ConvexSet, PSDCone, _finish, project_simplex
+from dpgraph.mechanisms.convex import ConvexSet, finish_projection
+from dpgraph.mechanisms.sets import Box, PSDCone, project_simplex
 
 __all__ = ["OneHotMarginalsResult", "onehot_marginals", "SymmetricAffine", "check_categorical"]
 
@@ -83,13 +84,13 @@ class SymmetricAffine(ConvexSet):
         x = X.reshape(-1)
         r = self.A @ x - self.b
         if not np.any(r):
-            return _finish(X.copy() if out is None else X, out)
+            return finish_projection(X.copy() if out is None else X, out)
         try:
             y, _ = spla.cg(self._AAt, r, rtol=self.cg_tol, atol=0.0, maxiter=self.cg_maxiter)
         except TypeError:  # scipy < 1.12 spells it ``tol``
             y, _ = spla.cg(self._AAt, r, tol=self.cg_tol, atol=0.0, maxiter=self.cg_maxiter)
         R = (x - self.A.T @ y).reshape(X.shape)
-        return _finish(R, out)
+        return finish_projection(R, out)
 
     def contains(self, X, tol: float = 1e-8) -> bool:
         r = self.A @ np.asarray(X, dtype=np.float64).reshape(-1) - self.b

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpgraph.mechanisms.sets import ConvexSet
+from dpgraph.mechanisms.convex import ConvexSet
 
 __all__ = ["ProjectionResult", "dykstra", "averaged_projections"]
 

@@ -13,7 +13,8 @@ inner product, embedded in all ``n x n`` matrices: their projection first symmet
 so the result is the projection in the full matrix space as well.
 
 Intersections are projected by Dykstra's algorithm (:func:`dpgraph.mechanisms.dykstra`), which
-returns the true projection; :class:`Intersection` wraps that.
+returns the true projection; :class:`Intersection` wraps that. The interface every set follows,
+:class:`ConvexSet`, is defined in :mod:`dpgraph.mechanisms.convex`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ import math
 import numpy as np
 from scipy import linalg as sla
 from scipy.sparse import linalg as spla
+
+from dpgraph.mechanisms.convex import ConvexSet, finish_projection
+from dpgraph.mechanisms.projection import dykstra
 
 __all__ = [
     "ConvexSet",
@@ -49,13 +53,6 @@ def _sym(X: np.ndarray) -> np.ndarray:
     if X.ndim != 2 or X.shape[0] != X.shape[1]:
         raise ValueError(f"expected a square matrix, got shape {X.shape}")
     return 0.5 * (X + X.T)
-
-
-def _finish(result: np.ndarray, out):
-    if out is None:
-        return result
-    np.copyto(out, result)
-    return out
 
 
 def project_simplex(v: np.ndarray, total: float = 1.0) -> np.ndarray:
@@ -89,29 +86,6 @@ def project_l1_ball(v: np.ndarray, radius: float) -> np.ndarray:
     return np.sign(v) * project_simplex(np.abs(v), radius)
 
 
-class ConvexSet:
-    """Base class: a closed convex set with an exact Euclidean projection."""
-
-    symmetric = False
-
-    def project(self, X, out=None) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def distance(self, X) -> float:
-        X = np.asarray(X, dtype=np.float64)
-        return float(np.linalg.norm(X - self.project(X)))
-
-    def contains(self, X, tol: float = 1e-8) -> bool:
-        return self.distance(X) <= tol
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v!r}" for k, v in self._repr_fields().items())
-        return f"{type(self).__name__}({fields})"
-
-    def _repr_fields(self) -> dict:
-        return {}
-
-
 class PSDCone(ConvexSet):
     """Symmetric positive semidefinite matrices: project by clipping negative eigenvalues of
     ``(X + X^T)/2`` (Higham 1988)."""
@@ -123,7 +97,7 @@ class PSDCone(ConvexSet):
         w, V = sla.eigh(S, overwrite_a=True, check_finite=False)
         pos = w > 0
         R = (V[:, pos] * w[pos]) @ V[:, pos].T
-        return _finish(0.5 * (R + R.T), out)
+        return finish_projection(0.5 * (R + R.T), out)
 
     def contains(self, X, tol: float = 1e-8) -> bool:
         X = np.asarray(X, dtype=np.float64)
@@ -194,11 +168,11 @@ class FrobeniusBall(ConvexSet):
         D = X if self.center is None else X - self.center
         nrm = float(np.linalg.norm(D))
         if nrm <= self.radius:
-            return _finish(X.copy() if out is None else X, out)
+            return finish_projection(X.copy() if out is None else X, out)
         R = D * (self.radius / nrm)
         if self.center is not None:
             R = R + self.center
-        return _finish(R, out)
+        return finish_projection(R, out)
 
     def contains(self, X, tol: float = 1e-8) -> bool:
         X = np.asarray(X, dtype=np.float64)
@@ -232,7 +206,7 @@ class NuclearBall(ConvexSet):
             R = (U * project_capped_simplex(s, self.radius)) @ Vt
         if self.center is not None:
             R = R + self.center
-        return _finish(R, out)
+        return finish_projection(R, out)
 
     def contains(self, X, tol: float = 1e-8) -> bool:
         X = np.asarray(X, dtype=np.float64)
@@ -259,7 +233,7 @@ class PSDTraceBall(ConvexSet):
         w2 = project_capped_simplex(w, self.trace)
         keep = w2 > 0
         R = (V[:, keep] * w2[keep]) @ V[:, keep].T
-        return _finish(0.5 * (R + R.T), out)
+        return finish_projection(0.5 * (R + R.T), out)
 
     def contains(self, X, tol: float = 1e-8) -> bool:
         X = np.asarray(X, dtype=np.float64)
@@ -440,7 +414,7 @@ class DiagonalBox(ConvexSet):
 
     def project(self, X, out=None):
         X = np.asarray(X, dtype=np.float64)
-        R = X.copy() if out is None else _finish(X, out) if out is not X else out
+        R = X.copy() if out is None else finish_projection(X, out) if out is not X else out
         d = np.diagonal(R).copy()
         d = np.clip(d, -np.inf if self.lower is None else self.lower,
                     np.inf if self.upper is None else self.upper)
@@ -469,7 +443,7 @@ class Simplex(ConvexSet):
     def project(self, X, out=None):
         X = np.asarray(X, dtype=np.float64)
         f = project_capped_simplex if self.capped else project_simplex
-        return _finish(f(X.ravel(), self.total).reshape(X.shape), out)
+        return finish_projection(f(X.ravel(), self.total).reshape(X.shape), out)
 
     def contains(self, X, tol: float = 1e-8) -> bool:
         X = np.asarray(X, dtype=np.float64)
@@ -495,7 +469,7 @@ class BlockSimplex(ConvexSet):
 
     def project(self, X, out=None):
         X = np.asarray(X, dtype=np.float64)
-        R = X.copy() if out is None else (out if out is X else _finish(X, out))
+        R = X.copy() if out is None else (out if out is X else finish_projection(X, out))
         flat = R.reshape(-1)
         for g, t in zip(self.groups, self.totals):
             flat[g] = project_simplex(flat[g], t)
@@ -536,7 +510,7 @@ class AffineSubspace(ConvexSet):
         r = self.A @ x - self.b
         y = self._Vw @ (self._V.T @ r)
         R = (x - self.A.T @ y).reshape(X.shape)
-        return _finish(R, out)
+        return finish_projection(R, out)
 
     def contains(self, X, tol: float = 1e-8) -> bool:
         r = self.A @ np.asarray(X, dtype=np.float64).reshape(-1) - self.b
@@ -570,12 +544,10 @@ class Intersection(ConvexSet):
         self.last_result = None
 
     def project(self, X, out=None):
-        from dpgraph.mechanisms.projection import dykstra
-
         res = dykstra(X, self.sets, tol=self.tol, max_iter=self.max_iter,
                       accelerate=self.accelerate)
         self.last_result = res
-        return _finish(res.point, out)
+        return finish_projection(res.point, out)
 
     def contains(self, X, tol: float = 1e-8) -> bool:
         return all(s.contains(X, tol) for s in self.sets)

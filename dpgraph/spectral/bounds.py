@@ -34,6 +34,7 @@ __all__ = [
     "log_row_scale_sensitivity",
     "sin_theta_bound",
     "projector_sensitivity",
+    "projected_core_sensitivity",
     "core_sensitivity",
 ]
 
@@ -152,8 +153,10 @@ def log_row_scale_sensitivity(c_E: float, eta: float, gap_lower: float) -> float
     return -math.log1p(-k)
 
 
-def core_sensitivity(adjacency, basis: np.ndarray) -> float:
-    """Upper-triangle sensitivity of ``C = B^T M B`` for a public orthonormal ``B`` (3.6).
+def projected_core_sensitivity(adjacency, basis: np.ndarray) -> float:
+    """Upper-triangle sensitivity of the projected core ``C = B^T M B`` for a public orthonormal
+    ``B`` (3.6). (The matrix-free route's core has its own bound,
+    :func:`dpgraph.release.routes.matrix_free.core_sensitivity`.)
 
     Diagonal weighted by ``1/sqrt(2)`` (noise ``diagonal_scale = sqrt(2)``), so this bounds
     ``||B^T E B||_F / sqrt(2)``. With ``b_1 >= b_2`` the two largest row norms of ``B``:
@@ -167,3 +170,7 @@ def core_sensitivity(adjacency, basis: np.ndarray) -> float:
         w = adjacency.max_abs
         return w * max(SQRT2 * b1 * b2, b1 * b1 / SQRT2)
     return float(adjacency) * b1 / SQRT2
+
+
+#: The name docs/privacy.md section 3 and the PCA route use for :func:`projected_core_sensitivity`.
+core_sensitivity = projected_core_sensitivity

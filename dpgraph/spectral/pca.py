@@ -33,7 +33,7 @@ from dpgraph.spectral import linalg as _linalg
 from dpgraph.spectral.bounds import (
     SQRT2,
     adjacency_constants,
-    core_sensitivity,
+    projected_core_sensitivity,
     gap_sensitivity,
     log_row_scale_sensitivity,
     projector_sensitivity,
@@ -443,7 +443,7 @@ def private_low_rank(M, rank, *, epsilon, delta, adjacency, rng=None, ledger=Non
     MB = M @ basis
     C = basis.T @ np.asarray(MB)
     C = (C + C.T) / 2
-    s_k = core_sensitivity(adjacency, basis)
+    s_k = projected_core_sensitivity(adjacency, basis)
     N = symmetric_gaussian_noise(rank, sensitivity=s_k, epsilon=eps_parts["core"],
                                  delta=dlt_parts["core"], ledger=ledger,
                                  name="pca: core (Alg. 5.10)", rng=gen, diagonal_scale=SQRT2,
