@@ -168,10 +168,6 @@ def same_labels(a, b) -> bool:
     return len(a) == len(b) and tuple(a) == tuple(b)
 
 
-# the names dpgraph.synthetic and dpgraph.lab.evaluate still import
-_label_sequence = label_sequence
-_same_labels = same_labels
-
 
 def _finalize(matrix, labels: Sequence[Hashable], *, source: str) -> GraphData:
     """Drop self-loops and zero-weight edges (warning with counts), check finiteness,

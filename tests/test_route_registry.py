@@ -60,7 +60,7 @@ def test_max_cut_answers_on_a_registered_route(toy_route):
 
 
 def test_a_registered_dense_route_is_refused_before_allocating(toy_route, monkeypatch):
-    monkeypatch.setattr("dpgraph.memory.available_memory", lambda: 1000)
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "1K")
     with pytest.raises(InsufficientMemoryError):
         dpgraph.privatize(_graph(), epsilon=1.0, delta=0, route="toy", rng=0)
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from dpgraph.engine.maxcut import cut_value  # re-exported: the engine's objective, so scores match it
-from dpgraph.graph import GraphData, _label_sequence, _same_labels, as_graph_data
+from dpgraph.graph import GraphData, label_sequence, same_labels, as_graph_data
 
 __all__ = ["cut_value", "partition_vector", "bisection_imbalance", "transfer_ratio",
            "graph_statistics", "synthetic_report", "format_synthetic_report"]
@@ -164,7 +164,7 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
 
     t = as_graph_data(true_graph)
     s = as_graph_data(synthetic_graph)
-    if not _same_labels(s.labels, t.labels):  # a range and the equal tuple are the same labels
+    if not same_labels(s.labels, t.labels):  # a range and the equal tuple are the same labels
         if set(s.labels) != set(t.labels):
             raise ValueError("the synthetic graph must have the true graph's node set")
         s = _reorder(s, t.labels)
@@ -204,7 +204,7 @@ def _reorder(s: GraphData, labels) -> GraphData:
 
     idx = {lab: i for i, lab in enumerate(s.labels)}
     perm = np.array([idx[lab] for lab in labels])
-    return from_matrix(s.weights[perm][:, perm].tocsr(), _label_sequence(labels),
+    return from_matrix(s.weights[perm][:, perm].tocsr(), label_sequence(labels),
                        source="synthetic graph")
 
 

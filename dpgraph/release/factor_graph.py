@@ -302,10 +302,10 @@ class FactorPrivateGraph(PrivateGraph):
         """Engine options for the factor form: a Burer-Monteiro rank of
         ``max(8, 2 (r + 1) + 2)`` at most (the objective has rank ``r + 1``), and no local search
         above 5,000 nodes (each move costs ``O(n r)`` there)."""
-        from dpgraph.engine import default_rank
+        from dpgraph.engine import sdp_rank
 
         k = self.basis.shape[1]
-        return {"rank": min(default_rank(self.n), max(8, 2 * k + 2)),
+        return {"rank": min(sdp_rank(self.n), max(8, 2 * k + 2)),
                 "local_search": self.n <= LOCAL_SEARCH_MAX_N}
 
     def blocks(self, n_blocks: int | None = None, rng=None) -> np.ndarray:

@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from dpgraph.engine import solve_max_bisection, solve_max_cut
-from dpgraph.engine import default_rank as default_sdp_rank
+from dpgraph.engine import sdp_rank
 from dpgraph.engine.rounding import cut_values
 from dpgraph.privacy import PrivacyLedger, make_rng
 from dpgraph.privacy.budget import (ANSWER_ESTIMATE_SHARE, ANSWER_SELECT_SHARE, SCREEN_SHARE,
@@ -155,7 +155,7 @@ def _solve_candidates(problem, pg, names, solver_options, gen):
     :func:`_answer_on_release`). Returns the results, the operators and the certificate
     method."""
     solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
-    options = {"tol": SOLVER_TOL, "rank": min(default_sdp_rank(pg.n), SOLVER_MAX_RANK),
+    options = {"tol": SOLVER_TOL, "rank": min(sdp_rank(pg.n), SOLVER_MAX_RANK),
                **pg.solver_options(), **(solver_options or {})}
     cert_method = options.pop("certificate", "auto")
     results, ops = [], []

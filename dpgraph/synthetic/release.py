@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dpgraph.privacy.budget import COMMUNITY_SHARE, DEGREE_BIN_SHARE, EDGE_COUNT_SHARE
-from dpgraph.graph import GraphData, _label_sequence
+from dpgraph.graph import GraphData, label_sequence
 from dpgraph.io.dask import is_dask_input
 from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag
 from dpgraph.privacy.validation import check_epsilon, check_share
@@ -247,5 +247,5 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         diag.update(info)
     bm = _match_released_edge_count(data, bm, epsilon=eps_edges, ledger=ledger, rng=gen,
                                     diag=diag)
-    return SyntheticRelease(block_model=bm, ledger=ledger, labels=_label_sequence(data.labels),
+    return SyntheticRelease(block_model=bm, ledger=ledger, labels=label_sequence(data.labels),
                             diagnostics=diag)

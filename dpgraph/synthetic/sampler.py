@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.graph import GraphData, _label_sequence, from_matrix
+from dpgraph.graph import GraphData, label_sequence, from_matrix
 from dpgraph.privacy import make_rng
 from dpgraph.progress import progress
 from dpgraph.synthetic.block_model import check_blocks
@@ -286,6 +286,6 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
                                (w_in * keep, w_out * keep), inner)
     rows, cols = keys // n, keys % n
     A = sp.coo_array((np.ones(keys.size), (rows, cols)), shape=(n, n))
-    lab = range(n) if labels is None else _label_sequence(labels)  # a range stays O(1)
+    lab = range(n) if labels is None else label_sequence(labels)  # a range stays O(1)
     out = from_matrix((A + A.T).tocsr(), lab, source="sampled synthetic graph (block model)")
     return out

@@ -145,7 +145,7 @@ def release_low_rank(M, rank: int, adjacency, *, epsilon: float, delta: float, c
     Returns ``(basis, core, mechanism description, subspace result)``.
     """
     from dpgraph.spectral import private_subspace
-    from dpgraph.spectral.bounds import core_sensitivity
+    from dpgraph.spectral.bounds import projected_core_sensitivity
 
     eps_sub, dlt_sub = (1 - core_share) * epsilon, (1 - core_share) * delta
     eps_core, dlt_core = core_share * epsilon, core_share * delta
@@ -156,7 +156,7 @@ def release_low_rank(M, rank: int, adjacency, *, epsilon: float, delta: float, c
     basis = np.asarray(sub.basis)
     if not sub.halted:
         ledger.extend(sub_ledger)
-        s_core = core_sensitivity(adjacency, basis)
+        s_core = projected_core_sensitivity(adjacency, basis)
         C = basis.T @ np.asarray(M @ basis)
         noise = symmetric_gaussian_noise(rank, sensitivity=s_core, epsilon=eps_core,
                                          delta=dlt_core, ledger=ledger, name="pca: core (Alg. 5.10)",
