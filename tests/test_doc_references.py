@@ -25,16 +25,22 @@ CITING_GLOBS = [
     "benchmarks/NOTES.md",
 ]
 
-# Files that must carry no process labels ("issue 12", "issues 11 and 16", "session").
-# Markdown only for now; the package and the tests can be added here ("dpgraph/**/*.py",
-# "tests/*.py") once they are free of such labels.
+# Files that must carry no process labels ("issue 12", "issues 11 and 16"; in the prose files
+# also "session"): they state the present, and how it was found belongs to git history. In
+# Python files "session" is a word of the code (a Dask session, pytest's session scope).
 PROCESS_LABEL_GLOBS = [
     "README.md",
     "BENCHMARKS.md",
     "benchmarks/NOTES.md",
     "docs/*.md",
 ]
+PROCESS_LABEL_CODE_GLOBS = [
+    "dpgraph/**/*.py",
+    "tests/*.py",
+    "benchmarks/*.py",
+]
 PROCESS_LABEL = re.compile(r"\bissue \d+|\bissues? \d+ and \d+|\bsession\b", re.IGNORECASE)
+PROCESS_LABEL_CODE = re.compile(r"\bissue \d+|\bissues \d+ and \d+", re.IGNORECASE)
 
 # A citation: "privacy.md", then optional closing quotes / brackets, a comma, an opening
 # parenthesis and "section(s)" / "§", then a list of section numbers joined by ",", "-", "–",
@@ -128,3 +134,13 @@ def test_no_process_labels(path):
     hits = [f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)!r}"
             for m in PROCESS_LABEL.finditer(text)]
     assert not hits, "process labels (issue numbers, sessions) in the docs:\n" + "\n".join(hits)
+
+
+@pytest.mark.parametrize("path", [p for p in _files(PROCESS_LABEL_CODE_GLOBS)
+                                  if p.name != "test_doc_references.py"],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_process_labels_in_code(path):
+    text = path.read_text(encoding="utf-8")
+    hits = [f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)!r}"
+            for m in PROCESS_LABEL_CODE.finditer(text)]
+    assert not hits, "process labels (issue numbers) in the code:\n" + "\n".join(hits)
