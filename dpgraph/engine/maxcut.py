@@ -244,55 +244,100 @@ def _target(op, ub: float, prep) -> float:
     return ub - tol
 
 
-def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, seeds, samples,
-               local_search, ls_starts, time_limit, progress, certificate, warm_start, weight,
-               tabu_moves=None, anneal_sweeps=0):
+@dataclass(frozen=True)
+class _Settings:
+    """The checked options of :func:`solve_max_cut` / :func:`solve_max_bisection`."""
+
+    rank: int | None
+    tol: float
+    max_iter: int
+    n_hyperplanes: int
+    seeds: int
+    samples: int
+    local_search: bool
+    ls_starts: int
+    time_limit: float | None
+    certificate: object
+    tabu_moves: int | None
+    anneal_sweeps: object
+
+    @classmethod
+    def checked(cls, *, rank, tol, max_iter, n_hyperplanes, seeds, samples, local_search,
+                ls_starts, time_limit, certificate, tabu_moves=None, anneal_sweeps=0):
+        n_hyperplanes = _check_int("n_hyperplanes", n_hyperplanes, 0)
+        seeds = _check_int("seeds", seeds, 0)
+        samples = _check_int("samples", samples, 1)
+        max_iter = _check_int("max_iter", max_iter, 0)
+        if not (tol > 0):
+            raise ValueError(f"tol must be > 0, got {tol!r}")
+        if rank is not None:
+            rank = _check_int("rank", rank, 1)
+        if time_limit is not None and not (float(time_limit) >= 0):
+            raise ValueError(f"time_limit must be a number of seconds >= 0 or None, "
+                             f"got {time_limit!r}")
+        if not (certificate is None or certificate is False
+                or certificate in ("auto", "factor", "lanczos", "none")):
+            raise ValueError(f"certificate must be 'auto', 'factor', 'lanczos', 'none' or False, "
+                             f"got {certificate!r}")
+        if tabu_moves is not None:
+            tabu_moves = _check_int("tabu_moves", tabu_moves, 0)
+        if anneal_sweeps is None or anneal_sweeps is False:
+            anneal_sweeps = 0
+        if anneal_sweeps != "auto":
+            anneal_sweeps = _check_int("anneal_sweeps", anneal_sweeps, 0)
+        return cls(rank, tol, max_iter, n_hyperplanes, seeds, samples, local_search, ls_starts,
+                   time_limit, certificate, tabu_moves, anneal_sweeps)
+
+
+def _solve_cut(G, *, balanced, labels, rng, progress, warm_start, weight, **options):
+    """:func:`solve_max_cut` / :func:`solve_max_bisection`: SDP, certificate, roundings, local
+    search and improvement, each step timed in ``timings``."""
     t_start = time.perf_counter()
+    opts = _Settings.checked(**options)
     timings = {}
-    n_hyperplanes = _check_int("n_hyperplanes", n_hyperplanes, 0)
-    seeds = _check_int("seeds", seeds, 0)
-    samples = _check_int("samples", samples, 1)
-    max_iter = _check_int("max_iter", max_iter, 0)
-    if not (tol > 0):
-        raise ValueError(f"tol must be > 0, got {tol!r}")
-    if rank is not None:
-        rank = _check_int("rank", rank, 1)
-    if time_limit is not None and not (float(time_limit) >= 0):
-        raise ValueError(f"time_limit must be a number of seconds >= 0 or None, got {time_limit!r}")
-    if not (certificate is None or certificate is False
-            or certificate in ("auto", "factor", "lanczos", "none")):
-        raise ValueError(f"certificate must be 'auto', 'factor', 'lanczos', 'none' or False, "
-                         f"got {certificate!r}")
-    if tabu_moves is not None:
-        tabu_moves = _check_int("tabu_moves", tabu_moves, 0)
-    if anneal_sweeps is None or anneal_sweeps is False:
-        anneal_sweeps = 0
-    if anneal_sweeps != "auto":
-        anneal_sweeps = _check_int("anneal_sweeps", anneal_sweeps, 0)
     gen = make_rng(rng)
     t = time.perf_counter()
     op = G if isinstance(G, WeightOperator) else as_weight_operator(G, labels=labels, weight=weight)
     timings["input"] = time.perf_counter() - t
-    n = op.n
-    if seeds > 12:
-        raise ValueError(f"seeds={seeds} would enumerate 2**{seeds} assignments; use at most 12")
+    if opts.seeds > 12:
+        raise ValueError(f"seeds={opts.seeds} would enumerate 2**{opts.seeds} assignments; use at "
+                         f"most 12")
 
     def log(msg):
         if progress:
             print(f"[dpgraph.engine] {msg}", file=sys.stderr)
 
-    # 1. SDP
+    sol, ub, cert = _sdp_and_bound(op, opts, balanced, warm_start, gen, t_start, timings, log,
+                                   progress)
+    cands, S = _roundings(op, sol, opts, balanced, gen, timings)
+    prep = prepare(op) if opts.local_search else None
+    # the default improvement (no time budget): a fixed annealing run from the best candidate
+    annealing = (bool(opts.anneal_sweeps) and opts.local_search and opts.time_limit is None
+                 and not balanced and prep is not None and prep.backend == "numba-csr"
+                 and op.n >= 2)
+    best, finals, ls_moves = _search_candidates(op, cands, opts, balanced, annealing, prep, gen,
+                                                t_start, timings)
+    best, improve_info = _improve(op, best, finals, ub, opts, balanced, annealing, prep, gen,
+                                  t_start, timings)
+    return _cut_result(op, best, sol, ub, cert, cands, S, finals, ls_moves, improve_info,
+                       balanced, timings)
+
+
+def _sdp_and_bound(op, opts, balanced, warm_start, gen, t_start, timings, log, progress):
+    """Steps 1-2: the low-rank SDP and its certified upper bound. With a time budget the SDP
+    gets at most ``_SDP_SHARE`` of it and the certificate ``_CERT_SHARE`` (looser but still
+    certified bounds); the rest goes to improving the cut."""
     t = time.perf_counter()
-    # with a time budget the SDP gets at most _SDP_SHARE of it (a looser but still certified bound);
-    # the rest goes to improving the cut
+    time_limit = opts.time_limit
     remaining = None if time_limit is None else max(0.0, _SDP_SHARE * time_limit - (t - t_start))
-    tol_sdp = tol if time_limit is None else max(tol, _TIME_LIMIT_TOL)
-    sol = solve_lowrank_sdp(op, rank=rank, V0=warm_start, balance=balanced, tol=tol_sdp, max_iter=max_iter,
-                            rng=gen, time_limit=remaining, progress=progress)
+    tol_sdp = opts.tol if time_limit is None else max(opts.tol, _TIME_LIMIT_TOL)
+    sol = solve_lowrank_sdp(op, rank=opts.rank, V0=warm_start, balance=balanced, tol=tol_sdp,
+                            max_iter=opts.max_iter, rng=gen, time_limit=remaining,
+                            progress=progress)
     timings["sdp"] = time.perf_counter() - t
     log(f"SDP value {sol.value:.6f} after {sol.iterations} iterations ({timings['sdp']:.2f}s)")
-    # 2. certificate (with a time budget: at most _CERT_SHARE of it, else a looser certified bound)
     t = time.perf_counter()
+    certificate = opts.certificate
     if certificate is None or certificate is False or certificate == "none":
         ub = trivial_upper_bound(op) if hasattr(op, "W") else np.inf
         cert = {"certificate": "trivial (certificate=False)"}
@@ -302,12 +347,18 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
                                        method=certificate, rng=gen, time_limit=cap)
     timings["certificate"] = time.perf_counter() - t
     log(f"certified upper bound {ub:.6f} ({cert['certificate']}, {timings['certificate']:.2f}s)")
-    # 3. rounding
+    return sol, ub, cert
+
+
+def _roundings(op, sol, opts, balanced, gen, timings):
+    """Step 3: the best Goemans-Williamson hyperplanes (the ``ls_starts`` best, for local
+    search) and global correlation rounding; balanced by :func:`rebalance` for bisection."""
     t = time.perf_counter()
     cands = {}
-    if n_hyperplanes:
-        K = max(1, min(int(ls_starts), n_hyperplanes)) if local_search else 1
-        Xh, vh, allv = hyperplane_round(op, sol.V, n_hyperplanes, gen, balanced=balanced, keep=max(K, 2))
+    if opts.n_hyperplanes:
+        K = max(1, min(int(opts.ls_starts), opts.n_hyperplanes)) if opts.local_search else 1
+        Xh, vh, allv = hyperplane_round(op, sol.V, opts.n_hyperplanes, gen, balanced=balanced,
+                                        keep=max(K, 2))
         for r in range(min(K, Xh.shape[1])):  # keep >= 2 always returns a matrix
             xh, v = Xh[:, r], float(vh[r])
             if balanced:
@@ -316,42 +367,44 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
             cands["hyperplane" if r == 0 else f"hyperplane#{r + 1}"] = (xh, v)
     timings["hyperplane"] = time.perf_counter() - t
     t = time.perf_counter()
-    xc, vc, S = correlation_round(op, sol.V, seeds, gen, samples=samples, balanced=balanced)
+    xc, vc, S = correlation_round(op, sol.V, opts.seeds, gen, samples=opts.samples,
+                                  balanced=balanced)
     if balanced:
         xc, _ = rebalance(op, xc)
         vc = float(cut_values(op, xc))
     cands["correlation"] = (xc, vc)
     timings["correlation"] = time.perf_counter() - t
-    # 4. local search on each candidate (1-flip / swap descent, then a short tabu search), keep the best
+    return cands, S
+
+
+def _search_candidates(op, cands, opts, balanced, annealing, prep, gen, t_start, timings):
+    """Step 4: local search on each candidate (1-flip / swap descent, then a short tabu
+    search); returns the best ``(x, value, label)``, every rounding after it (the private
+    solvers choose among them) and the moves per candidate."""
     t = time.perf_counter()
-    prep = prepare(op) if local_search else None
-    # the default improvement (no time budget): a fixed annealing run from the best candidate
-    annealing = (bool(anneal_sweeps) and local_search and time_limit is None and not balanced
-                 and prep is not None and prep.backend == "numba-csr" and n >= 2)
+    n, time_limit, tabu_moves = op.n, opts.time_limit, opts.tabu_moves
     if annealing and tabu_moves is None:
-        tabu_moves = 0  # its tabu search runs once, from the annealed cut (below)
+        tabu_moves = 0  # its tabu search runs once, from the annealed cut (step 5)
     if tabu_moves is None:
         # default: 10 n tabu moves per candidate when numba is there, else none; with a time
-        # budget none either: the improvement phase below makes better use of the time
-        # (annealing beats per-candidate tabu search per second on G3, G35, G81: BENCHMARKS.md)
+        # budget none either: the improvement phase makes better use of the time (annealing
+        # beats per-candidate tabu search per second on G3, G35, G81: BENCHMARKS.md)
         tabu_moves = 10 * n if (prep is not None and prep.backend != "numpy"
                                 and time_limit is None) else 0
-    best = None
-    ls_moves = {}
-    finals = []  # every rounding after local search (the private solvers choose among them)
+    best, ls_moves, finals = None, {}, []
     # with a time budget the per-candidate descent stops at _LS_SHARE of it (the NumPy swap
-    # descent is O(n) per move: G81's took 2 s of a 2 s budget); the improvement phase, which
-    # keeps its own clock, gets the rest
+    # descent is O(n) per move); the improvement phase, which keeps its own clock, gets the rest
     ls_deadline = None if time_limit is None else t_start + _LS_SHARE * time_limit
     for name, (x0, v0) in cands.items():
         name = name.split("#")[0]
-        if local_search:
+        if opts.local_search:
             if balanced:
                 x1, moves = swap_local_search(op, x0, deadline=ls_deadline)
             else:
                 x1, moves = flip_local_search(op, x0)
             if tabu_moves:
-                tr = tabu_search(op, x1, balanced=balanced, max_moves=tabu_moves, rng=gen, prepared=prep)
+                tr = tabu_search(op, x1, balanced=balanced, max_moves=tabu_moves, rng=gen,
+                                 prepared=prep)
                 x1, moves = tr.x, moves + tr.moves
             v1 = float(cut_values(op, x1))
             ls_moves[name] = ls_moves.get(name, 0) + moves
@@ -362,12 +415,21 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
         if best is None or v1 > best[1]:
             best = (x1, v1, label)
     timings["local_search"] = time.perf_counter() - t
+    return best, finals, ls_moves
+
+
+def _improve(op, best, finals, ub, opts, balanced, annealing, prep, gen, t_start, timings):
+    """Step 5: from the best cut, a fixed-length annealing + tabu search (no time budget), or
+    annealing + tabu search until the budget is spent; nothing once the cut meets the certified
+    bound (with integer weights, ``floor(bound)``). Appends to ``finals``."""
     improve_info = None
-    if annealing:  # 5'. no time budget: fixed-length annealing + tabu search from the best cut
+    if annealing:
         t = time.perf_counter()
         target = _target(op, ub, prep)
         if best[1] < target:
-            sweeps = auto_sweeps(n, op.nnz) if anneal_sweeps == "auto" else anneal_sweeps
+            n = op.n
+            sweeps = (auto_sweeps(n, op.nnz) if opts.anneal_sweeps == "auto"
+                      else opts.anneal_sweeps)
             xa, va, _ = anneal(op, best[0], sweeps=sweeps, rng=gen, prepared=prep)
             tr = tabu_search(op, xa, max_moves=10 * n, rng=gen, prepared=prep, target=target)
             x2, v2 = (tr.x, tr.value) if tr.value > va else (xa, va)
@@ -378,22 +440,26 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
             if v2 > best[1]:
                 best = (x2, v2, best[2].split("+")[0] + "+anneal+tabu")
         timings["improve"] = time.perf_counter() - t
-    # 5. with a time budget: anneal + tabu search from the best cut until the budget is spent
-    if local_search and time_limit is not None:
+    if opts.local_search and opts.time_limit is not None:
         t = time.perf_counter()
-        left = time_limit - (t - t_start)
-        # nothing to improve once the cut meets the certified bound (optimal, e.g. G48); with
-        # integer weights every cut is an integer, so floor(bound) is the target
+        left = opts.time_limit - (t - t_start)
         target = _target(op, ub, prep)
         if left > 0 and best[1] < target:
-            x2, v2, improve_info = improve_cut(op, best[0], balanced=balanced, time_limit=left, rng=gen,
-                                               prepared=prep, target=target)
+            x2, v2, improve_info = improve_cut(op, best[0], balanced=balanced, time_limit=left,
+                                               rng=gen, prepared=prep, target=target)
             finals.append(np.asarray(x2, dtype=np.int8))
             if v2 > best[1]:
                 best = (x2, v2, best[2].split("+")[0] + "+" + improve_info["method"])
         timings["improve"] = time.perf_counter() - t
+    return best, improve_info
+
+
+def _cut_result(op, best, sol, ub, cert, cands, S, finals, ls_moves, improve_info, balanced,
+                timings) -> "CutResult":
+    """The :class:`CutResult` of the best cut, its value recomputed from scratch (no drift from
+    incremental updates) and its certified gap."""
     x, value, winner = best
-    value = float(cut_values(op, x))  # recompute from scratch (no drift from incremental updates)
+    value = float(cut_values(op, x))
     pos = {op.labels[i] for i in np.flatnonzero(x > 0)}
     neg = {op.labels[i] for i in np.flatnonzero(x < 0)}
     assignment = {lab: int(xi > 0) for lab, xi in zip(op.labels, x)}
@@ -401,7 +467,7 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
     scale = op.abs_total()  # 2 x total |weight|
     # gaps below 1e-12 of the total weight are rounding noise (e.g. all-zero weights): report 0
     gap = 0.0 if ub - value <= 1e-12 * scale or scale == 0 else (ub - value) / denom
-    info = dict(problem="max-bisection" if balanced else "max-cut", n=n, nnz=op.nnz,
+    info = dict(problem="max-bisection" if balanced else "max-cut", n=op.n, nnz=op.nnz,
                 dense_input=op.is_dense, rank=sol.V.shape[1], iterations=sol.iterations,
                 converged=sol.converged, products=sol.products, grad_norm=sol.grad_norm,
                 sdp_gap=(ub - sol.value) / denom if ub != 0 or sol.value != 0 else 0.0,
@@ -414,8 +480,8 @@ def _solve_cut(G, *, balanced, labels, rank, tol, max_iter, rng, n_hyperplanes, 
         if abs(int(round(x.sum()))) > 1:  # every step keeps balance exactly; never expected
             raise RuntimeError("internal error: the bisection returned is unbalanced")
     return CutResult(partition=(pos, neg), assignment=assignment, x=x, value=value,
-                     sdp_value=float(sol.value), upper_bound=float(ub), gap=float(gap), rounding=winner,
-                     timings=timings, info=info, V=sol.V)
+                     sdp_value=float(sol.value), upper_bound=float(ub), gap=float(gap),
+                     rounding=winner, timings=timings, info=info, V=sol.V)
 
 
 _DOC_PARAMS = """
