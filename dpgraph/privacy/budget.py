@@ -25,7 +25,7 @@ __all__ = [
     "BLOCK_COUNT_SHARE", "COMMUNITY_SHARE", "COMMUNITY_INIT_SHARE", "DEGREE_BIN_SHARE",
     "EDGE_COUNT_SHARE", "SPLIT_COUNT_SHARE",
     "ANSWER_ESTIMATE_SHARE", "ANSWER_SELECT_SHARE", "CSP_ESTIMATE_SHARE", "CSP_SELECT_SHARE",
-    "LOCAL_DEGREE_SHARE", "LOCAL_REFINE_SHARE", "release_split", "answer_side_budgets",
+    "LOCAL_DEGREE_SHARE", "LOCAL_REFINE_SHARE", "left", "release_split", "answer_side_budgets",
 ]
 
 # -- dpgraph.privatize: fractions of its (epsilon, delta) -------------------------------------
@@ -81,6 +81,18 @@ LOCAL_REFINE_SHARE = 0.2
 # the absolute caps of the answer's side releases: the choice's Gumbel scale at 0.1% and the
 # estimate's Laplace scale at 0.5% of the released edge count (cuts are of order m / 2)
 _SELECT_CAP, _ESTIMATE_CAP = 1000.0, 200.0
+
+
+def left(total: float, *spent: float) -> float:
+    """What remains of ``total`` after the steps ``spent`` (basic composition), subtracted in
+    order (so the float result is the same wherever a split is stated).
+
+    >>> left(1.0, 0.005, 0.04, 0.1)
+    0.855
+    """
+    for amount in spent:
+        total = total - amount
+    return total
 
 
 def release_split(epsilon: float, synthetic_share: float | None) -> tuple[float, float]:

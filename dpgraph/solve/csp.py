@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from dpgraph.result import Result
 from dpgraph.privacy import (PrivacyLedger, laplace_mechanism, make_rng, monotone_exponential_mechanism,
                       reproducible_tag)
-from dpgraph.privacy.budget import CSP_ESTIMATE_SHARE, CSP_SELECT_SHARE
+from dpgraph.privacy.budget import CSP_ESTIMATE_SHARE, CSP_SELECT_SHARE, left
 from dpgraph.privacy.validation import check_delta, check_epsilon
 from dpgraph.solve.cut import candidate_objectives, side_budgets
 from dpgraph.release.privatize import DEFAULT_RANK, PrivateGraph, privatize
@@ -222,7 +222,7 @@ def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: flo
     eps_estimate = estimate_share * epsilon
     A_true = instance.label_adjacency()  # NOT private: read only through the releases below
     x, order = release_local_labels(A_true, instance.variable_weights(), instance.q,
-                                    epsilon=epsilon - eps_estimate, ledger=ledger, rng=rng)
+                                    epsilon=left(epsilon, eps_estimate), ledger=ledger, rng=rng)
     estimate, _ = laplace_mechanism(
         float(label_values(A_true, x[None, :], instance.q)[0]), sensitivity=1.0,
         epsilon=eps_estimate, ledger=ledger, name="value of the returned assignment", rng=rng,
@@ -357,7 +357,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
                          f"unset (the local route) instead of {route!r}, or pass delta > 0")
     _check_dense_release(instance.n * instance.q, rank, privatize_options)  # before any draw
     eps_select, eps_estimate = side_budgets(epsilon, select_share, estimate_share)
-    eps_p = epsilon - eps_select - eps_estimate
+    eps_p = left(epsilon, eps_select, eps_estimate)
     pg, dlt_0 = _release_label_graph(instance, s, rank, eps_p, delta, privatize_options,
                                      ledger, gen)
     names = _objective_names(pg, candidates, rank)

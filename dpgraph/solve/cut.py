@@ -26,7 +26,7 @@ from dpgraph.engine import sdp_rank
 from dpgraph.engine.rounding import cut_values
 from dpgraph.privacy import PrivacyLedger, make_rng
 from dpgraph.privacy.budget import (ANSWER_ESTIMATE_SHARE, ANSWER_SELECT_SHARE, SCREEN_SHARE,
-                                    answer_side_budgets)
+                                    answer_side_budgets, left)
 from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_number,
                                         check_share)
 from dpgraph.private_input import check_private_graph_input, input_graph
@@ -91,7 +91,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
         eps_estimate = 0.0
     if not route_spec(requested).selects:
         eps_select = 0.0  # a route that makes no choice: its budget goes to the release
-    pg = privatize(data, epsilon=epsilon - ledger.spent[0] - eps_select - eps_estimate,
+    pg = privatize(data, epsilon=left(epsilon, ledger.spent[0], eps_select, eps_estimate),
                    delta=delta, rank=rank, rng=gen, **opts)
     ledger.extend(pg.ledger)
     return _answer_on_release(problem, data, pg, ledger=ledger, rng=gen, rank=rank, kappa=kappa,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpgraph.io.dask import is_dask_input
-from dpgraph.privacy.budget import LOCAL_DEGREE_SHARE, answer_side_budgets
+from dpgraph.privacy.budget import LOCAL_DEGREE_SHARE, answer_side_budgets, left
 from dpgraph.release.routes.local import (LocalPrivateGraph, balance_sides, plan_local,
                                           release_local_sides)
 from dpgraph.solve.candidates import choose_candidate, partition_of, release_estimate, true_cuts
@@ -29,7 +29,7 @@ def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float
     is estimated (4.10). Pure epsilon-DP: delta is not spent.
     """
     epsilon = ledger.epsilon
-    eps_left = epsilon - ledger.spent[0]
+    eps_left = left(epsilon, ledger.spent[0])
     plan = plan_local(data.n, m_hat, eps_left * (1.0 - LOCAL_DEGREE_SHARE),
                       passes_cost=is_dask_input(data))
     eps_select, eps_estimate = answer_side_budgets(epsilon, select_share, estimate_share, m_hat)
@@ -37,7 +37,7 @@ def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float
         eps_select = 0.0  # one candidate: nothing to choose
     if not estimate:
         eps_estimate = 0.0
-    rel = release_local_sides(data, epsilon=eps_left - eps_select - eps_estimate, ledger=ledger,
+    rel = release_local_sides(data, epsilon=left(eps_left, eps_select, eps_estimate), ledger=ledger,
                               rng=rng, plan=plan)
     cands = rel.candidates
     if problem != "maxcut":

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dpgraph.privacy.budget import COMMUNITY_SHARE, DEGREE_BIN_SHARE, EDGE_COUNT_SHARE
+from dpgraph.privacy.budget import COMMUNITY_SHARE, DEGREE_BIN_SHARE, EDGE_COUNT_SHARE, left
 from dpgraph.graph import GraphData, label_sequence
 from dpgraph.io.dask import is_dask_input
 from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag
@@ -235,7 +235,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     # whatever the communities left unspent (one community: no refinement) goes to the model
     eps_bins = bin_share * epsilon
     eps_edges = EDGE_COUNT_SHARE * epsilon
-    eps_model = epsilon - ledger.spent[0] - eps_bins - eps_edges
+    eps_model = left(epsilon, ledger.spent[0], eps_bins, eps_edges)
     report(f"release_synthetic: block model of {diag['communities']} communities")
     bm = release_split_block_model(data, blocks, epsilon=eps_model, ledger=ledger, rng=gen,
                                    count_share=count_share)
