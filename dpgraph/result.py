@@ -37,7 +37,7 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["Result"]
+__all__ = ["Result", "EngineResult", "PrivateResult"]
 
 
 class Result:
@@ -56,3 +56,31 @@ class Result:
     @property
     def bound(self) -> float | None:
         return None if self.BOUND is None else getattr(self, self.BOUND)
+
+
+class EngineResult(Result):
+    """The non-private engine's results: no ledger; ``diagnostics`` is their ``info``."""
+
+    BOUND = "upper_bound"
+
+    @property
+    def ledger(self):
+        """None: the engine is not private."""
+        return None
+
+    @property
+    def diagnostics(self) -> dict:
+        """``info``: method details (rank, iterations, certificate, ...)."""
+        return self.info
+
+
+class PrivateResult(Result):
+    """The private solvers' results: ``value`` is the private estimate ``estimated_value``;
+    ``bound`` the relaxation bound of the released instance (``sdp_bound``)."""
+
+    BOUND = "sdp_bound"
+
+    @property
+    def value(self) -> float | None:
+        """``estimated_value``: the private estimate of the answer's value on the input."""
+        return self.estimated_value

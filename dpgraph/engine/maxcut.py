@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpgraph.result import Result
+from dpgraph.result import EngineResult
 from dpgraph.privacy.noise import make_rng
 from dpgraph.engine.operator import WeightOperator, as_weight_operator
 from dpgraph.engine.local_search import anneal, improve_cut, prepare, tabu_search
@@ -95,7 +95,7 @@ _CERT_SHARE = 0.1
 
 
 @dataclass(repr=False)
-class CutResult(Result):
+class CutResult(EngineResult):
     r"""Result of :func:`solve_max_cut` / :func:`solve_max_bisection`.
 
     Attributes
@@ -128,19 +128,6 @@ class CutResult(Result):
     V : ndarray
         The SDP factor (rows are the unit vectors of the relaxation); pass it back as ``warm_start``.
     """
-
-    BOUND = "upper_bound"
-
-    @property
-    def ledger(self):
-        """None: the engine is not private."""
-        return None
-
-    @property
-    def diagnostics(self) -> dict:
-        """``info``: method details (rank, iterations, certificate, ...)."""
-        return self.info
-
 
     partition: tuple
     assignment: dict

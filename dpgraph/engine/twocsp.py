@@ -46,7 +46,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from dpgraph.result import Result
+from dpgraph.result import EngineResult
 from dpgraph.graph import GraphData
 from dpgraph.privacy.noise import make_rng
 from dpgraph.engine.sdp import rump_margin
@@ -466,25 +466,12 @@ def _local_search(inst: CSPInstance, A: sp.csr_array, x: np.ndarray, max_moves=N
 
 
 @dataclass(repr=False)
-class CSPResult(Result):
+class CSPResult(EngineResult):
     """Result of :func:`solve_max_2csp` (fields as in :class:`dpgraph.engine.CutResult`).
 
     ``assignment`` maps variable -> value in ``range(q)``; ``x`` is the same as an int array;
     ``Y`` is the moment matrix of the relaxation.
     """
-
-    BOUND = "upper_bound"
-
-    @property
-    def ledger(self):
-        """None: the engine is not private."""
-        return None
-
-    @property
-    def diagnostics(self) -> dict:
-        """``info``: method details (rank, iterations, certificate, ...)."""
-        return self.info
-
 
     assignment: dict
     x: np.ndarray

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.result import Result
+from dpgraph.result import PrivateResult
 from dpgraph.privacy import (PrivacyLedger, laplace_mechanism, make_rng, monotone_exponential_mechanism,
                       reproducible_tag)
 from dpgraph.privacy.budget import CSP_ESTIMATE_SHARE, CSP_SELECT_SHARE, left
@@ -133,7 +133,7 @@ def block_posterior_weights(unbiased, p: float, n: int, q: int, s: int,
 
 
 @dataclass(eq=False)
-class PrivateCSPResult(Result):
+class PrivateCSPResult(PrivateResult):
     """Result of :func:`max_2csp`.
 
     Attributes
@@ -157,14 +157,6 @@ class PrivateCSPResult(Result):
         The engine's output on the chosen objective.
     diagnostics : dict
     """
-
-    BOUND = "sdp_bound"
-
-    @property
-    def value(self) -> float | None:
-        """``estimated_value``: the private estimate of the answer's value on the input."""
-        return self.estimated_value
-
 
     assignment: dict
     estimated_value: float

@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 
 from dpgraph.privacy import reproducible_tag
 from dpgraph.release.private_graph import PrivateGraph
-from dpgraph.result import Result
+from dpgraph.result import PrivateResult
 
 __all__ = ["PrivateCutResult"]
 
 
 @dataclass(eq=False)
-class PrivateCutResult(Result):
+class PrivateCutResult(PrivateResult):
     """Result of :func:`max_cut` / :func:`max_bisection`.
 
     Attributes
@@ -53,14 +53,6 @@ class PrivateCutResult(Result):
         (each solve's value on its own objective, post-processing). No timings: the time of
         work on the input is not covered by the guarantee (docs/privacy.md 11).
     """
-
-    BOUND = "sdp_bound"
-
-    @property
-    def value(self) -> float | None:
-        """``estimated_value``: the private estimate of the answer's value on the input."""
-        return self.estimated_value
-
 
     partition: tuple
     assignment: dict
