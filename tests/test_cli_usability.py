@@ -121,7 +121,7 @@ def test_max2csp_command(tmp_path):
     code, out, err = dpgraph_cmd("max2csp", cnf, *SEEDED, "--json", "-q")
     assert code == 0, err
     doc = json.loads(out)
-    assert doc["schema"] == "dpgraph.engine/1" and doc["instance"]["format"] == "cnf"
+    assert doc["schema"] == "dpgraph.csp/1" and doc["instance"]["format"] == "cnf"
     assert doc["assignment"]["variables"] == [1, 2, 3, 4, 5, 6]
     assert set(doc["assignment"]["values"]) <= {0, 1}
     assert doc["ledger"]["spent"]["epsilon"] <= 2 + 1e-9

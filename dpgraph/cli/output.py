@@ -119,10 +119,10 @@ def info_document(summary: dict) -> dict:
 
 def csp_document(res, *, source: str, fmt: str, n: int, q: int, names, values,
                  relation_size, out: str | None) -> dict:
-    """``dpgraph max2csp --json``: schema ``dpgraph.engine/1`` (docs/cli.md). ``n``, ``q`` and
+    """``dpgraph max2csp --json``: schema ``dpgraph.csp/1`` (docs/cli.md). ``n``, ``q`` and
     the relation-size bound are public; the number of constraints is not (it is not given)."""
     return {
-        "schema": "dpgraph.engine/1",
+        "schema": "dpgraph.csp/1",
         "command": "max2csp",
         "instance": {"source": source, "format": fmt, "variables": n, "values": q,
                      "relation_size": relation_size},
