@@ -144,3 +144,15 @@ def test_no_process_labels_in_code(path):
     hits = [f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)!r}"
             for m in PROCESS_LABEL_CODE.finditer(text)]
     assert not hits, "process labels (issue numbers) in the code:\n" + "\n".join(hits)
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to '-'."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_privacy_table_of_contents_links_resolve():
+    text = PRIVACY.read_text(encoding="utf-8")
+    anchors = {_slug(h) for h in re.findall(r"^#{2,3} (.+)$", text, re.MULTILINE)}
+    broken = [a for a in re.findall(r"\]\(#([^)]+)\)", text) if a not in anchors]
+    assert not broken, f"table-of-contents links to no heading: {broken}"
