@@ -140,7 +140,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                       rounds: int | None = None, count_share: float = SPLIT_COUNT_SHARE,
                       group_size: int = GROUP_SIZE,
                       init_labels: int | None = None,
-                      bin_share: float = DEGREE_BIN_SHARE) -> SyntheticRelease:
+                      bin_share: float = DEGREE_BIN_SHARE,
+                      batches: int = 1) -> SyntheticRelease:
     """Release a private synthetic-graph model of ``G`` (pure edge-level ``epsilon``-DP).
 
     Cheaper than :func:`dpgraph.privatize` for this one use: ``O(m + n k + g^2)`` time and
@@ -228,7 +229,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     report(f"release_synthetic: private communities of {data.n:,} nodes")
     blocks = private_communities(data, epsilon=community_share * epsilon, ledger=ledger, rng=gen,
                                  init_share=init_share, rounds=rounds, group_size=group_size,
-                                 init_labels=init_labels)
+                                 init_labels=init_labels, batches=batches)
     diag = {"communities": int(blocks.max()) + 1, "rounds": rounds,
             "init": f"{init_labels} random labels" if init_labels else "super-graph",
             "community_share": community_share, "mechanism": "release_synthetic (block model)"}
