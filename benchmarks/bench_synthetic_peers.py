@@ -8,6 +8,9 @@ I/O included; ``generate_s`` is the generation step alone, as each wrapper repor
 
 - ``dpgraph``: ``dpgraph.release_synthetic(G, epsilon=epsilon).sample()`` (pure epsilon-DP);
 - ``privatize``: ``dpgraph.privatize(G, epsilon=epsilon, delta=1e-6).sample()``;
+- ``dpgraph_v2``: ``release_synthetic`` with the keyword arguments of the JSON object in
+  ``$DPGRAPH_V2_KWARGS`` (a candidate change, measured next to the default with ``compare
+  --new-method dpgraph_v2``);
 - the peers, from ``$PEERS`` (default ``/work/shared/peers``; README.md and PATCHES.md there),
   run with their own venv (``$PEERS_PYTHON``, default ``/tmp/peersvenv/bin/python``): ``tmf``
   (TmF), ``dpdk`` (PGB's DP-1K), ``privskg`` (PrivSKG), ``privgraph`` (PGB's copy of PrivGraph),
@@ -51,11 +54,12 @@ OUT = Path(os.environ.get("DPGRAPH_PEERS_OUT",
 DATA = Path(os.environ.get("DPGRAPH_DATA", "/work/shared/datasets")) / "social"
 PEERS = Path(os.environ.get("PEERS", "/work/shared/peers"))
 PEERS_PYTHON = os.environ.get("PEERS_PYTHON", "/tmp/peersvenv/bin/python")
-OURS = ("dpgraph", "privatize")
+OURS = ("dpgraph", "privatize", "dpgraph_v2")
 PEER_METHODS = ("tmf", "dpdk", "privskg", "privgraph", "privgraph_orig", "privhrg")
 NOT_PRIVATE_AS_WRITTEN = {"dpdk", "privskg"}
 ONLY_ON = {"privhrg": {"chameleon"}}
-LABEL = {"dpgraph": "dpgraph", "privatize": "privatize", "tmf": "TmF", "dpdk": "DP-1K*",
+LABEL = {"dpgraph": "dpgraph", "privatize": "privatize", "dpgraph_v2": "dpgraph_v2",
+         "tmf": "TmF", "dpdk": "DP-1K*",
          "privskg": "PrivSKG*", "privgraph": "PrivGraph (PGB)",
          "privgraph_orig": "PrivGraph (orig.)", "privhrg": "PrivHRG"}
 SCORE_SEED = 0  # Louvain and max-cut seeds of the scoring: the same for every generator
@@ -126,6 +130,9 @@ def generate_ours(method, inp, eps, seed, out):
     t0 = time.perf_counter()
     if method == "dpgraph":
         rel = dpgraph.release_synthetic(data, epsilon=eps, rng=gen)
+    elif method == "dpgraph_v2":
+        rel = dpgraph.release_synthetic(data, epsilon=eps, rng=gen,
+                                        **json.loads(os.environ.get("DPGRAPH_V2_KWARGS", "{}")))
     else:
         rel = dpgraph.privatize(data, epsilon=eps, delta=1e-6, rng=gen)
     S = rel.sample(rng=gen)
@@ -306,7 +313,7 @@ def print_summary(rows, ours="dpgraph"):
         seeds = {m: len({r["seed"] for r in rows if r["graph"] == g and r["method"] == m})
                  for m in {r["method"] for r in rows if r["graph"] == g}}
         print(f"\n### {g}: {LABEL[ours]} against the best peer per cell\n")
-        print("seeds per method: " + ", ".join(f"{LABEL[m]} {s}" for m, s in sorted(seeds.items()))
+        print("seeds per method: " + ", ".join(f"{LABEL.get(m, m)} {s}" for m, s in sorted(seeds.items()))
               + "; * = not private as published (PATCHES.md)\n")
         print("| query | " + " | ".join(f"eps {e:g}" for e in eps_list) + " |")
         print("|---|" + "---|" * len(eps_list))
@@ -344,7 +351,7 @@ def print_summary(rows, ours="dpgraph"):
             rs = [r for r in rows if r["graph"] == g and r["method"] == m]
             if rs:
                 gs = [r["generate_s"] for r in rs if r.get("generate_s") is not None]
-                print(f"| {LABEL[m]} | {np.median([r['wall_s'] for r in rs]):.2f} | "
+                print(f"| {LABEL.get(m, m)} | {np.median([r['wall_s'] for r in rs]):.2f} | "
                       f"{np.median([r['peak_rss_mb'] for r in rs]):.0f} | "
                       f"{np.median(gs) if gs else float('nan'):.2f} |")
     print(f"\nall graphs: {LABEL[ours]} at least as good in {total['ok']} of {total['cells']} "
@@ -353,9 +360,11 @@ def print_summary(rows, ours="dpgraph"):
           f"beyond 2 standard errors in {total.get('beyond_private', 0)}.")
 
 
-def compare(old_path, new_path, method="dpgraph"):
-    """Per (graph, metric, epsilon): ``method``'s mean in two results files and Welch's t of
-    the difference (a change measured on the same seeds)."""
+def compare(old_path, new_path, method="dpgraph", new_method=None):
+    """Per (graph, metric, epsilon): ``method``'s mean in two results files (``new_method``'s in
+    the second, default ``method``) and Welch's t of the difference (a change measured on the
+    same seeds)."""
+    new_method = new_method or method
     old, new = load_rows(old_path), load_rows(new_path)
     better = worse = 0
     for g in ("chameleon", "facebook", "ca-hepph"):
@@ -364,7 +373,7 @@ def compare(old_path, new_path, method="dpgraph"):
                 a = [r[key] for r in old if (r["graph"], r["method"], r["epsilon"]) ==
                      (g, method, eps) and key in r]
                 b = [r[key] for r in new if (r["graph"], r["method"], r["epsilon"]) ==
-                     (g, method, eps) and key in r]
+                     (g, new_method, eps) and key in r]
                 if not a or not b:
                     continue
                 if min(len(a), len(b)) < 2:
@@ -378,7 +387,7 @@ def compare(old_path, new_path, method="dpgraph"):
     print(f"better beyond 2 standard errors in {better} cells, worse in {worse}")
 
 
-COLORS = {"dpgraph": "#1b9e77", "privatize": "#66c2a5", "tmf": "#d95f02", "dpdk": "#7570b3",
+COLORS = {"dpgraph": "#1b9e77", "dpgraph_v2": "#1b9e77", "privatize": "#66c2a5", "tmf": "#d95f02", "dpdk": "#7570b3",
           "privskg": "#e7298a", "privgraph": "#66a61e", "privgraph_orig": "#a6d854",
           "privhrg": "#e6ab02"}
 
@@ -456,9 +465,10 @@ def main():
     c.add_argument("old")
     c.add_argument("new")
     c.add_argument("--method", default="dpgraph")
+    c.add_argument("--new-method", default=None, help="the method in NEW (default --method)")
     args = p.parse_args()
     if args.cmd == "compare":
-        compare(args.old, args.new, args.method)
+        compare(args.old, args.new, args.method, args.new_method)
     elif args.cmd == "generate":
         generate_ours(args.method, args.input, args.epsilon, args.seed, args.output)
     elif args.cmd == "run":

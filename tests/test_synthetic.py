@@ -161,6 +161,37 @@ def test_refine_partition_charges_each_round():
     assert z.shape == (80,)
 
 
+def test_sequential_batches_sensitivity_is_two(graph_and_blocks):
+    """docs/privacy.md 7.4, sequential batches: whatever partition each batch is read against
+    (a function of the earlier releases, fixed by conditioning), one edge changes the rows
+    released in one round by at most 2 in L1, in one batch or two."""
+    from dpgraph.synthetic.communities import _rows_block_counts
+
+    G, _ = graph_and_blocks
+    n = G.number_of_nodes()
+    rng = np.random.default_rng(3)
+    batches = np.array_split(rng.permutation(n), 7)
+    parts = [rng.integers(0, 4, size=n) for _ in batches]  # one partition per batch
+    worst = max(sum(np.abs(_rows_block_counts(A, rows, z, 4) -
+                           _rows_block_counts(B, rows, z, 4)).sum()
+                    for rows, z in zip(batches, parts))
+                for A, B in _adjacent_pairs(G))
+    assert worst == pytest.approx(2.0)
+
+
+def test_refine_partition_sequential_batches_charge_each_round_once():
+    G = nx.planted_partition_graph(2, 40, 0.5, 0.05, seed=2)
+    led = PrivacyLedger(epsilon=4.0, delta=0.0)
+    truth = np.repeat([0, 1], 40)
+    z = refine_partition(as_graph_data(G), np.random.default_rng(1).integers(0, 2, 80),
+                         epsilon=4.0, ledger=led, rng=0, rounds=2, batches=8)
+    assert len(led.entries) == 2 and led.spent[0] == pytest.approx(4.0)
+    assert all(e.noise_scale == pytest.approx(2 / 2.0) for e in led.entries)
+    assert max((z == truth).mean(), (z != truth).mean()) > 0.9
+    with pytest.raises(ValueError, match="batches"):
+        refine_partition(as_graph_data(G), truth, epsilon=1.0, ledger=led, rng=0, batches=0)
+
+
 def test_privatize_splits_the_budget_and_max_cut_pays_nothing_for_it():
     G = nx.Graph(nx.les_miserables_graph().edges())
     pg = dpgraph.privatize(G, epsilon=2.0, delta=1e-6, rng=0, rank=2)
@@ -305,19 +336,21 @@ def test_private_communities_refuse_bad_init_labels(bad):
         private_communities(data, epsilon=1, ledger=PrivacyLedger(), rng=0, init_labels=bad)
 
 
-@pytest.mark.parametrize("epsilon, start, rounds", [(1.0, "super-graph", 1),
-                                                    (2.0, "super-graph", 2),
-                                                    (4.0, "12 random labels", 4)])
-def test_release_synthetic_default_start_and_charges(epsilon, start, rounds):
-    """The default community start is a public function of epsilon (random labels from
-    epsilon 3 on); either way the ledger totals epsilon, and the random start charges no
-    super-graph release."""
+@pytest.mark.parametrize("epsilon, start, rounds, init", [(1.0, "6 random labels", 2, None),
+                                                          (2.0, "6 random labels", 2, None),
+                                                          (4.0, "12 random labels", 4, None),
+                                                          (1.0, "super-graph", 1, 0),
+                                                          (2.0, "super-graph", 2, 0)])
+def test_release_synthetic_default_start_and_charges(epsilon, start, rounds, init):
+    """The default community start is a public function of epsilon (6 random labels, 12 from
+    epsilon 3 on; the super-graph with init_labels=0); either way the ledger totals epsilon,
+    and the random start charges no super-graph release."""
     import warnings
 
     G = nx.planted_partition_graph(3, 100, 0.2, 0.01, seed=2)  # 15 super-nodes
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rel = dpgraph.release_synthetic(G, epsilon=epsilon, rng=5)
+        rel = dpgraph.release_synthetic(G, epsilon=epsilon, rng=5, init_labels=init)
     assert rel.diagnostics["init"] == start and rel.diagnostics["rounds"] == rounds
     assert rel.ledger.spent == pytest.approx((epsilon, 0.0))
     names = [e.name for e in rel.ledger.entries]

@@ -50,7 +50,8 @@ BLOCK_COUNT_SHARE = 0.2
 #: count's 0.02 (taken from the block model instead, it worsens the degree mixing at epsilon
 #: 0.5: chameleon's assortativity error 0.51 -> 0.76)
 COMMUNITY_SHARE = 0.73
-#: of the communities' epsilon: the noisy super-graph (the rest: the refinement rounds)
+#: of the communities' epsilon: the noisy super-graph when release_synthetic starts from it
+#: (init_labels=0; by default it starts from random labels), the rest: the refinement rounds
 COMMUNITY_INIT_SHARE = 0.5
 #: the edge counts between degree classes (docs/privacy.md 7.9); sums over many edges, so a
 #: small share suffices

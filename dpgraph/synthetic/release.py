@@ -24,42 +24,47 @@ from dpgraph.progress import report
 from dpgraph.synthetic.block_model import (SPLIT_COUNT_SHARE, BlockModel, degrees_summing_to,
                                            match_edge_count, release_edge_count,
                                            release_split_block_model)
-from dpgraph.synthetic.communities import GROUP_SIZE, INIT_SHARE, private_communities
+from dpgraph.synthetic.communities import (GROUP_SIZE, INIT_SHARE, REFINE_BATCHES,
+                                           private_communities)
 from dpgraph.synthetic.degree_classes import split_by_released_degree_classes
 from dpgraph.synthetic.sampler import sample_block_model
 
 __all__ = ["SyntheticRelease", "release_synthetic", "default_init_labels", "default_rounds",
            "COMMUNITY_SHARE", "DEGREE_BIN_SHARE", "EDGE_COUNT_SHARE", "RANDOM_INIT_FROM",
-           "RANDOM_INIT_LABELS", "RANDOM_INIT_ROUNDS"]
+           "RANDOM_INIT_LABELS", "RANDOM_INIT_ROUNDS", "LOW_EPS_LABELS", "LOW_EPS_ROUNDS"]
 
 # the default shares of epsilon (communities, degree classes, edge count) are named in
 # dpgraph.privacy.budget
-# from epsilon RANDOM_INIT_FROM on, the communities start from RANDOM_INIT_LABELS uniformly
-# random labels (no super-graph; the whole community budget goes to RANDOM_INIT_ROUNDS
-# refinement rounds), which opens more communities than the super-graph's 3-7. Below it the
-# per-node noise of the refinement is too large for 12 labels (NMI and modularity drop on
-# chameleon and ca-hepph at epsilon 2).
+# The communities start from uniformly random labels (no super-graph; the whole community
+# budget goes to the refinement rounds, in sequential batches): LOW_EPS_LABELS labels and
+# LOW_EPS_ROUNDS rounds below epsilon RANDOM_INIT_FROM, RANDOM_INIT_LABELS and
+# RANDOM_INIT_ROUNDS from it on. The noisy super-graph of random super-nodes carries almost no
+# community signal (its Louvain partition has NMI 0.01-0.02 against the graph's on chameleon
+# and facebook at every epsilon up to 2), so its half of the budget is better spent on the
+# refinement; below epsilon 3 the per-node noise is too large for 12 labels (6 recover more).
 RANDOM_INIT_FROM = 3.0
 RANDOM_INIT_LABELS = 12
 RANDOM_INIT_ROUNDS = 4
+LOW_EPS_LABELS = 6
+LOW_EPS_ROUNDS = 2
 
 
 def default_init_labels(epsilon: float) -> int:
     """How :func:`release_synthetic` starts its communities (a public function of epsilon):
-    ``RANDOM_INIT_LABELS`` random labels from ``epsilon >= RANDOM_INIT_FROM`` on, else 0 (the
-    noisy super-graph)."""
-    return RANDOM_INIT_LABELS if epsilon >= RANDOM_INIT_FROM else 0
+    ``RANDOM_INIT_LABELS`` random labels from ``epsilon >= RANDOM_INIT_FROM`` on, else
+    ``LOW_EPS_LABELS`` (0 would be the noisy super-graph, an option)."""
+    return RANDOM_INIT_LABELS if epsilon >= RANDOM_INIT_FROM else LOW_EPS_LABELS
 
 
 def default_rounds(epsilon: float, init_labels: int | None = None) -> int:
     """Refinement rounds of :func:`release_synthetic` (a public function of epsilon):
-    ``RANDOM_INIT_ROUNDS`` after a random start (``init_labels >= 2``; by default from
-    ``epsilon >= RANDOM_INIT_FROM``); after the super-graph 2 from epsilon 2 on, where a second
-    round raises the NMI on chameleon and ca-hepph, else 1."""
+    after a random start (``init_labels >= 2``, the default) ``RANDOM_INIT_ROUNDS`` from
+    ``epsilon >= RANDOM_INIT_FROM`` on, else ``LOW_EPS_ROUNDS``; after the super-graph
+    (``init_labels=0``) 2 from epsilon 2 on, else 1."""
     if init_labels is None:
         init_labels = default_init_labels(epsilon)
     if init_labels:
-        return RANDOM_INIT_ROUNDS
+        return RANDOM_INIT_ROUNDS if epsilon >= RANDOM_INIT_FROM else LOW_EPS_ROUNDS
     return 2 if epsilon >= 2 else 1
 
 
@@ -140,7 +145,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                       rounds: int | None = None, count_share: float = SPLIT_COUNT_SHARE,
                       group_size: int = GROUP_SIZE,
                       init_labels: int | None = None,
-                      bin_share: float = DEGREE_BIN_SHARE) -> SyntheticRelease:
+                      bin_share: float = DEGREE_BIN_SHARE,
+                      batches: int = REFINE_BATCHES) -> SyntheticRelease:
     """Release a private synthetic-graph model of ``G`` (pure edge-level ``epsilon``-DP).
 
     Cheaper than :func:`dpgraph.privatize` for this one use: ``O(m + n k + g^2)`` time and
@@ -148,10 +154,11 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     Steps (docs/privacy.md 7.6-7.10):
 
     1. ``community_share * epsilon``: a private community partition
-       (:func:`~dpgraph.synthetic.communities.private_communities`: Louvain on a noisy
-       super-graph of random super-nodes, or from ``epsilon >= 3`` by default
-       ``RANDOM_INIT_LABELS`` random labels (:func:`default_init_labels`), then ``rounds``
-       rounds of noisy node-to-community counts; default :func:`default_rounds`).
+       (:func:`~dpgraph.synthetic.communities.private_communities`): uniformly random labels
+       (6, from ``epsilon >= 3`` 12; :func:`default_init_labels`), or with ``init_labels=0``
+       Louvain on a noisy super-graph of random super-nodes, then ``rounds`` rounds of noisy
+       node-to-community counts and Louvain moves, each round in ``batches`` sequential
+       batches of nodes (default :func:`default_rounds`: 2, from ``epsilon >= 3`` 4).
     2. ``(1 - community_share - bin_share - EDGE_COUNT_SHARE) * epsilon``: inside degrees,
        inter-community edge counts and across degrees in one Laplace release
        (:func:`~dpgraph.synthetic.block_model.release_split_block_model`),
@@ -190,10 +197,14 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         ``community_share + bin_share < 1 - EDGE_COUNT_SHARE``.
     rounds : int, optional
     group_size : int
+        Nodes per super-node (``init_labels=0`` only).
     init_labels : int, optional
         0: start the communities from the noisy super-graph; ``k >= 2``: from ``k`` random
         labels (all of the community budget to the refinement). Default
         :func:`default_init_labels` (``epsilon``-dependent).
+    batches : int
+        Sequential batches per refinement round (``REFINE_BATCHES``, 64; 1: every node moves
+        at once, against the previous round's partition).
 
     Returns
     -------
@@ -228,8 +239,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     report(f"release_synthetic: private communities of {data.n:,} nodes")
     blocks = private_communities(data, epsilon=community_share * epsilon, ledger=ledger, rng=gen,
                                  init_share=init_share, rounds=rounds, group_size=group_size,
-                                 init_labels=init_labels)
-    diag = {"communities": int(blocks.max()) + 1, "rounds": rounds,
+                                 init_labels=init_labels, batches=batches)
+    diag = {"communities": int(blocks.max()) + 1, "rounds": rounds, "batches": batches,
             "init": f"{init_labels} random labels" if init_labels else "super-graph",
             "community_share": community_share, "mechanism": "release_synthetic (block model)"}
     # whatever the communities left unspent (one community: no refinement) goes to the model
