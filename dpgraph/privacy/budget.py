@@ -46,9 +46,9 @@ BLOCK_COUNT_SHARE = 0.2
 
 # -- dpgraph.release_synthetic: fractions of epsilon --------------------------------------------
 #: the private communities (the rest: the block model, the degree classes and the edge count):
-#: 0.75, the best share measured on chameleon and ca-hepph at epsilon 1 and 4, less the edge
-#: count's 0.02 (taken from the block model instead, it worsens the degree mixing at epsilon
-#: 0.5: chameleon's assortativity error 0.51 -> 0.76)
+#: with the sequential refinement, 0.6, 0.67, 0.79 and 0.85 each lose more cells than they win
+#: against 0.73 on chameleon and facebook (benchmarks/NOTES.md, "Community share with the
+#: sequential refinement")
 COMMUNITY_SHARE = 0.73
 #: of the communities' epsilon: the noisy super-graph when release_synthetic starts from it
 #: (init_labels=0; by default it starts from random labels), the rest: the refinement rounds
