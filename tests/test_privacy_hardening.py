@@ -234,3 +234,19 @@ def test_factor_form_export_and_edge_count_at_every_size(monkeypatch):
     assert abs(blockwise - dense).max() < 1e-12
     with pytest.raises(ValueError, match="max_edges"):
         pg.to_graph_data(min_weight=0.1)
+
+
+def test_every_laplace_release_reaches_the_audit_transcript():
+    """laplace_add (the per-batch draws of a mechanism charged once) records its raw output
+    like laplace_mechanism, so an audit sees every Laplace release."""
+    from dpgraph.privacy import PrivacyLedger, laplace_add, laplace_mechanism
+    from dpgraph.privacy.transcript import transcript
+
+    led = PrivacyLedger(epsilon=None, delta=None)
+    with transcript() as seen:
+        a = laplace_add(np.zeros(3), sensitivity=1.0, epsilon=1.0, changed=1, ledger=led, rng=0)
+        b, _ = laplace_mechanism(np.zeros(2), sensitivity=1.0, epsilon=1.0, ledger=led, rng=1,
+                                  name="check")
+    assert [name for name, _ in seen] == ["laplace", "laplace"]
+    np.testing.assert_array_equal(seen[0][1], a)
+    np.testing.assert_array_equal(seen[1][1], b)

@@ -178,7 +178,9 @@ def laplace_add(value, *, sensitivity: float, epsilon: float, changed: int,
                                     changed)
     arr = np.asarray(value, dtype=np.float64)
     z = sample_discrete_laplace(p["t"], p["s"], arr.size, _draw_rng(rng, ledger))
-    return p["grid"] * (_grid_rounded(arr, p["grid"]) + z.reshape(arr.shape)).astype(np.float64)
+    noisy = p["grid"] * (_grid_rounded(arr, p["grid"]) + z.reshape(arr.shape)).astype(np.float64)
+    record("laplace", noisy)
+    return noisy
 
 
 def gumbel_noise(shape, *, scale: float, ledger: PrivacyLedger, rng=None) -> np.ndarray:
