@@ -31,9 +31,10 @@ import scipy.sparse as sp
 from dpgraph.result import PrivateResult
 from dpgraph.privacy import (PrivacyLedger, laplace_mechanism, make_rng, monotone_exponential_mechanism,
                       reproducible_tag)
-from dpgraph.privacy.budget import CSP_ESTIMATE_SHARE, CSP_SELECT_SHARE, left
+from dpgraph.privacy.budget import (CSP_ESTIMATE_SHARE, CSP_SELECT_SHARE, answer_side_budgets,
+                                    left)
 from dpgraph.privacy.validation import check_delta, check_epsilon
-from dpgraph.solve.cut import candidate_objectives, side_budgets
+from dpgraph.solve.candidates import candidate_objectives
 from dpgraph.release.privatize import DEFAULT_RANK, PrivateGraph, privatize
 from dpgraph.release.routes import route_names, route_spec
 
@@ -348,7 +349,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
         raise ValueError(f"delta=0 asks for pure epsilon-DP: leave privatize_options['route'] "
                          f"unset (the local route) instead of {route!r}, or pass delta > 0")
     _check_dense_release(instance.n * instance.q, rank, privatize_options)  # before any draw
-    eps_select, eps_estimate = side_budgets(epsilon, select_share, estimate_share)
+    eps_select, eps_estimate = answer_side_budgets(epsilon, select_share, estimate_share)
     eps_p = left(epsilon, eps_select, eps_estimate)
     pg, dlt_0 = _release_label_graph(instance, s, rank, eps_p, delta, privatize_options,
                                      ledger, gen)

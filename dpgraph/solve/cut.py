@@ -55,15 +55,9 @@ SOLVER_TOL = 1e-3
 SOLVER_MAX_RANK = 16
 
 
-def side_budgets(epsilon: float, select_share: float, estimate_share: float,
-                 m_hat: float | None = None) -> tuple[float, float]:
-    """Epsilon of the private choice and of the Laplace estimate:
-    :func:`dpgraph.privacy.budget.answer_side_budgets`.
-
-    >>> side_budgets(1.0, 0.04, 0.01)
-    (0.04, 0.01)
-    """
-    return answer_side_budgets(epsilon, select_share, estimate_share, m_hat)
+#: Epsilon of an answer's private choice and of its estimate (kept here for callers of the
+#: earlier name): :func:`dpgraph.privacy.budget.answer_side_budgets`.
+side_budgets = answer_side_budgets
 
 
 def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share, select_share,
@@ -71,12 +65,11 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     """:func:`max_cut` / :func:`max_bisection`: refuse what needs no release, release the edge
     count where the route is sized by it, then answer on the route's release."""
     gen = make_rng(rng)
-    data, opts, requested = _checked_call(
+    data, opts, requested, epsilon, delta = _checked_call(
         problem, G, epsilon=epsilon, delta=delta, rank=rank, kappa=kappa,
         estimate_share=estimate_share, select_share=select_share, candidates=candidates,
         solver_options=solver_options, privatize_options=privatize_options, weight=weight,
         route=route)
-    epsilon, delta = check_epsilon(epsilon), check_delta(delta, allow_zero=True)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     m_hat, m_upper = None, data.n * (data.n - 1) / 2.0
     if requested == "auto" or route_spec(requested).sized_by_edge_count:
@@ -103,13 +96,13 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
 def _checked_call(problem, G, *, epsilon, delta, rank, kappa, estimate_share, select_share,
                   candidates, solver_options, privatize_options, weight, route):
     """Every refusal that needs no release, before anything is spent; returns the input, the
-    privatize options and the requested route."""
+    privatize options, the requested route and the checked budget."""
     if isinstance(G, PrivateGraph):
         raise TypeError("max_cut needs the graph itself (it releases a private estimate of the "
                         "returned partition's cut); to reuse a release, solve it with "
                         "dpgraph.solve_max_cut(pg.weights(), labels=pg.labels)")
-    check_epsilon(epsilon)
-    check_delta(delta, allow_zero=True)
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=True)
     check_number(kappa, name="kappa", low=0.0)
     estimate_share = check_share("estimate_share", estimate_share)
     select_share = check_share("select_share", select_share)
@@ -132,7 +125,7 @@ def _checked_call(problem, G, *, epsilon, delta, rank, kappa, estimate_share, se
     precheck_solver(problem, candidates, solver_options)
     privatize(data, epsilon=epsilon, delta=delta, rank=rank, rng=None, _check_only=True,
               **{**opts, "route": "local" if requested == "auto" else requested})
-    return data, opts, requested
+    return data, opts, requested, epsilon, delta
 
 
 def _size_by_edge_count(data, requested, opts, epsilon, delta, ledger, gen):

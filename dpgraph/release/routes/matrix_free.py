@@ -312,8 +312,12 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
     delta_step = step_sensitivity(d_tilde, rank, opts.kappa)
     log(f"degrees released (sigma {sigma_d:.3g}); tau {tau:.4g}, step sensitivity "
         f"{delta_step:.3g}")
-    X, sigmas = _power_iteration(data.weights, d_tilde, rank, opts, out, log)  # docs 5.2
-    B, K, s_core, sigma_c = _release_core(data.weights, d_tilde, X, rank, opts, out)  # 5.3
+    # the public normalizer's derived vectors: D~^-1/2 and the public direction sqrt(d~ / S)
+    inv_sqrt, u0 = 1.0 / np.sqrt(d_tilde), np.sqrt(d_tilde / float(d_tilde.sum()))
+    X, sigmas = _power_iteration(data.weights, d_tilde, inv_sqrt, u0, delta_step, rank, opts,
+                                 out, log)  # docs 5.2
+    B, K, s_core, sigma_c = _release_core(data.weights, d_tilde, inv_sqrt, u0, X, rank, opts,
+                                          out)  # 5.3
     del data  # nothing below may see the input
     if ledger.reproducible:
         out.composition.mark_reproducible(warn=False)
@@ -439,15 +443,12 @@ class _Releases:
         return C + G, sigma_c
 
 
-def _power_iteration(W, d_tilde, rank, opts, out, log):
+def _power_iteration(W, d_tilde, inv_sqrt, u0, delta_step, rank, opts, out, log):
     """Step 2 (docs 5.2): noisy power iteration on the deflated ``M`` from a public random
     start, rows of each iterate clipped; the last ``average`` iterates averaged (aligned,
     budget-weighted). Returns the basis and the steps' sigmas."""
     n = d_tilde.size
-    S = float(d_tilde.sum())
-    inv_sqrt, u0 = 1.0 / np.sqrt(d_tilde), np.sqrt(d_tilde / S)
     levels = clip_levels(d_tilde, rank, opts.kappa)
-    delta_step = step_sensitivity(d_tilde, rank, opts.kappa)
     X = out.gen.standard_normal((n, rank))  # public random start (not privacy noise)
     kept, kept_w, sigmas = [], [], []
     steps = opts.steps
@@ -465,12 +466,10 @@ def _power_iteration(W, d_tilde, rank, opts, out, log):
     return (_aligned_average(kept, kept_w) if len(kept) > 1 else X), sigmas
 
 
-def _release_core(W, d_tilde, X, rank, opts, out):
+def _release_core(W, d_tilde, inv_sqrt, u0, X, rank, opts, out):
     """Step 3 (docs 5.3): the private core on ``Q = [u0, clip(P X)]``, then the factor form
     ``B K B^T`` with ``B`` orthonormal. Returns ``B``, ``K``, the core's sensitivity and
     sigma."""
-    S = float(d_tilde.sum())
-    inv_sqrt, u0 = 1.0 / np.sqrt(d_tilde), np.sqrt(d_tilde / S)
     Q = np.column_stack([u0, _clip_rows(_deflate(X, u0), clip_levels(d_tilde, rank,
                                                                       opts.core_kappa))])
     s_core = core_sensitivity(d_tilde, rank, opts.core_kappa)
