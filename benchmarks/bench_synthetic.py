@@ -1,350 +1,495 @@
-"""Fidelity of private synthetic graphs: dpgraph vs a PrivGraph-style baseline vs an
-Erdos-Renyi floor, on the metrics of the private-graph benchmark literature.
+"""dpgraph's private synthetic graphs against the PGB generators, on PGB's 15 queries.
 
-NOT PRIVATE scoring (dpgraph.lab.evaluate.synthetic_report reads the true graph): benchmark use only.
+NOT PRIVATE scoring (benchmarks/pgb_queries.py reads the true graph): benchmark use only.
 
-Methods (all edge-level epsilon-DP; every noise draw through dpgraph.privacy.noise):
-- ``dpgraph``: ``dpgraph.release_synthetic(G, epsilon=epsilon)`` with its defaults, then
-  ``.sample()`` (what ``dpgraph synth`` writes by default; pure epsilon-DP, O(m + n k + g^2)).
-- ``privatize`` (not run by default): ``dpgraph.privatize(G, epsilon, delta=1e-6)`` with its
-  defaults, then ``.sample()`` (``dpgraph synth --mechanism privatize``: the route's spectral
-  release also shapes the block model, so its samples keep the release's cut structure).
-- ``privgraph``: a PrivGraph-style baseline implemented here from the paper (Yuan, Hu, Xiao et
-  al., "PrivGraph: Differentially Private Graph Data Publication by Exploiting Community
-  Information", USENIX Security 2023) -- NOT the authors' code. epsilon split in three equal
-  parts: (1) community initialization: nodes randomly grouped into super-nodes of
-  ``GROUP_SIZE`` nodes, the super-graph's edge counts released with Laplace(1/eps1), Louvain on
-  the noisy super-graph; (2) community adjustment: one round of noisy node-to-community counts
-  (Laplace(2/eps2)), each node moved to its best community (dpgraph.synthetic.communities.refine_partition);
-  (3) information extraction: each node's intra-community degree (Laplace(2/eps3)) and the
-  inter-community edge counts (Laplace(1/eps3)) -- disjoint edge sets, so parallel composition --
-  then reconstruction: Chung-Lu inside each community (round(sum d/2) edge draws with
-  degree-proportional endpoints, repeats collapsed), inter-community edges placed uniformly.
-- ``er``: Erdos-Renyi floor: G(n, m^) with m^ = m + Laplace(1/epsilon).
+Generators, each run as its own process on the graph's edge list, timed and measured the same
+way (wall time and peak RSS of the whole process from ``/usr/bin/time``, Python start-up and
+I/O included; ``generate_s`` is the generation step alone, as each wrapper reports it):
 
-Usage (from the repository root):
+- ``dpgraph``: ``dpgraph.release_synthetic(G, epsilon=epsilon).sample()`` (pure epsilon-DP);
+- ``privatize``: ``dpgraph.privatize(G, epsilon=epsilon, delta=1e-6).sample()``;
+- ``dpgraph_v2``: ``release_synthetic`` with the keyword arguments of the JSON object in
+  ``$DPGRAPH_V2_KWARGS`` (a candidate change, measured next to the default with ``compare
+  --new-method dpgraph_v2``);
+- the peers, from ``$PEERS`` (default ``/work/shared/peers``; README.md and PATCHES.md there),
+  run with their own venv (``$PEERS_PYTHON``, default ``/tmp/peersvenv/bin/python``): ``tmf``
+  (TmF), ``dpdk`` (PGB's DP-1K), ``privskg`` (PrivSKG), ``privgraph`` (PGB's copy of PrivGraph),
+  ``privgraph_orig`` (the authors' PrivGraph), ``privhrg`` (PrivHRG: chameleon only, it is slow
+  and ignores the seed). ``dpdk`` and ``privskg`` are not private as published (PATCHES.md:
+  DP-1K's histogram range is the true maximum degree, PrivSKG's triangle estimate multiplies by
+  the true degrees); the tables mark them with ``*``.
+
+Results go to ``benchmarks/out/peers/results.jsonl`` (``$DPGRAPH_PEERS_OUT`` overrides the
+folder), one line per (graph, method, epsilon,
+seed) cell as soon as it is scored: a sweep that stops is resumed by running the same command
+again (cells already in the file are skipped). ``summary`` reads that file only.
+
+Usage (repository root, DPGRAPH_DATA set):
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_synthetic.py \
-        --graphs chameleon,facebook --epsilons 0.5,1,2,4 --seeds 10
-Writes benchmarks/out/synthetic_<graph>.json and .png and prints a table (mean over seeds), and
-for each cell where dpgraph is behind, Welch's t over the seeds. 10 seeds by default: with 3,
-the list of losing cells changed from run to run (benchmarks/NOTES.md, "Synthetic graphs").
+        run --graphs chameleon,facebook,ca-hepph --epsilons 0.1,0.5,1,2,4 --seeds 0-9
+    PYTHONPATH=. python benchmarks/bench_synthetic.py summary
 """
+
+from __future__ import annotations
 
 import argparse
 import json
 import os
+import pickle
 import platform
+import re
+import subprocess
 import sys
+import tempfile
 import time
-import tracemalloc
-import warnings
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
-import dpgraph
-from dpgraph.lab.evaluate import graph_statistics, synthetic_report
-from dpgraph.graph import as_graph_data, from_matrix
-from dpgraph.io import read_graph
-from dpgraph.privacy import PrivacyLedger, laplace_mechanism, make_rng
-from dpgraph.synthetic.block_model import block_edge_counts
-from dpgraph.synthetic.communities import refine_partition
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pgb_queries as pq  # noqa: E402
 
-OUT = Path(__file__).resolve().parent / "out"
+OUT = Path(os.environ.get("DPGRAPH_PEERS_OUT",
+                        Path(__file__).resolve().parent / "out" / "peers"))
 DATA = Path(os.environ.get("DPGRAPH_DATA", "/work/shared/datasets")) / "social"
-GROUP_SIZE = 20  # PrivGraph's super-node size N1 (our choice; the paper tunes it)
-TIME_REPEATS = 3
-METRICS = ["edge_ratio", "degree_kl", "degree_hellinger", "clustering_rel_error",
-           "triangles_rel_error", "modularity_rel_error", "nmi", "evc_overlap", "path_rel_error",
-           "maxcut_transfer"]
-HIGHER_IS_BETTER = {"nmi", "evc_overlap", "maxcut_transfer"}
+PEERS = Path(os.environ.get("PEERS", "/work/shared/peers"))
+PEERS_PYTHON = os.environ.get("PEERS_PYTHON", "/tmp/peersvenv/bin/python")
+OURS = ("dpgraph", "privatize", "dpgraph_v2")
+PEER_METHODS = ("tmf", "dpdk", "privskg", "privgraph", "privgraph_orig", "privhrg")
+NOT_PRIVATE_AS_WRITTEN = {"dpdk", "privskg"}
+ONLY_ON = {"privhrg": {"chameleon"}}
+LABEL = {"dpgraph": "dpgraph", "privatize": "privatize", "dpgraph_v2": "dpgraph_v2",
+         "tmf": "TmF", "dpdk": "DP-1K*",
+         "privskg": "PrivSKG*", "privgraph": "PrivGraph (PGB)",
+         "privgraph_orig": "PrivGraph (orig.)", "privhrg": "PrivHRG"}
+SCORE_SEED = 0  # Louvain and max-cut seeds of the scoring: the same for every generator
+MIN_PEERS = 4  # a (graph, epsilon) enters the summary once TmF, DP-1K, PrivSKG, PrivGraph ran
 
 
 def log(msg):
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
-# ----------------------------------------------------------------------------- methods
+# ----------------------------------------------------------------------------- graphs
 
 
-def _louvain_weighted(n_nodes, W, seed):
-    import random
-
-    import igraph as ig
-
-    C = sp.triu(sp.csr_array(W)).tocoo()
-    g = ig.Graph(n=n_nodes, edges=np.column_stack([C.row, C.col]).tolist())
-    ig.set_random_number_generator(random.Random(seed))
-    return np.asarray(g.community_multilevel(weights=C.data.tolist()).membership)
-
-
-def privgraph_style(data, epsilon, rng):
-    """The PrivGraph-style baseline (module docstring). Returns (GraphData, ledger)."""
-    gen = make_rng(rng)
-    # no budget cap on this ledger: step (3) charges eps3 twice, but its two releases read
-    # disjoint edge sets (parallel composition), so the total is epsilon, not 4/3 epsilon
-    led = PrivacyLedger()
-    e1 = e2 = e3 = epsilon / 3.0
-    n = data.n
-    # (1) initialization on a noisy super-graph of random groups
-    groups = gen.permutation(n) % max(1, n // GROUP_SIZE)
-    g = int(groups.max()) + 1
-    iu = np.triu_indices(g)
-    counts, _ = laplace_mechanism(block_edge_counts(data.weights, groups)[iu], sensitivity=1.0,
-                                  epsilon=e1, ledger=led, name="privgraph: super-graph", rng=gen)
-    W = np.zeros((g, g))
-    W[iu] = np.maximum(counts, 0.0)
-    W = W + np.triu(W, 1).T
-    comm = _louvain_weighted(g, W, int(gen.integers(2**31)))[groups]
-    # (2) one round of community adjustment
-    comm = refine_partition(data, comm, epsilon=e2, ledger=led, rng=gen, rounds=1)
-    k = int(comm.max()) + 1
-    # (3) intra-community degrees and inter-community counts (disjoint edges: parallel)
-    A = data.weights
-    coo = A.tocoo()
-    same = comm[coo.row] == comm[coo.col]
-    A_in = sp.csr_array((coo.data[same], (coo.row[same], coo.col[same])), shape=A.shape)
-    d_in, _ = laplace_mechanism(np.asarray(A_in.sum(axis=1)).ravel(), sensitivity=2.0, epsilon=e3,
-                                ledger=led, name="privgraph: intra-community degrees", rng=gen)
-    iu = np.triu_indices(k, 1)
-    inter, _ = laplace_mechanism(block_edge_counts(A, comm)[iu], sensitivity=1.0, epsilon=e3,
-                                 ledger=led, name="privgraph: inter-community counts", rng=gen)
-    del data, A, A_in
-    # reconstruction
-    d_in = np.maximum(np.rint(d_in), 0.0)
-    rows, cols = [], []
-    for c in range(k):
-        mem = np.flatnonzero(comm == c)
-        w = d_in[mem]
-        m_c = int(round(w.sum() / 2))
-        if m_c == 0 or mem.size < 2:
-            continue
-        p = w / w.sum()
-        rows.append(mem[gen.choice(mem.size, m_c, p=p)])
-        cols.append(mem[gen.choice(mem.size, m_c, p=p)])
-    for (a, b), cnt in zip(zip(*iu), np.maximum(np.rint(inter), 0).astype(int)):
-        if cnt == 0:
-            continue
-        ma, mb = np.flatnonzero(comm == a), np.flatnonzero(comm == b)
-        rows.append(ma[gen.integers(ma.size, size=cnt)])
-        cols.append(mb[gen.integers(mb.size, size=cnt)])
-    return _simple_graph(n, rows, cols, tuple(range(n))), led
-
-
-def _simple_graph(n, rows, cols, labels):
-    r = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)
-    c = np.concatenate(cols) if cols else np.empty(0, dtype=np.int64)
-    ok = r != c
-    key = np.unique(np.minimum(r[ok], c[ok]) * n + np.maximum(r[ok], c[ok]))
-    A = sp.coo_array((np.ones(key.size), (key // n, key % n)), shape=(n, n))
-    return from_matrix((A + A.T).tocsr(), labels, source="baseline synthetic graph")
-
-
-def erdos_renyi(data, epsilon, rng):
-    gen = make_rng(rng)
-    led = PrivacyLedger(epsilon=epsilon, delta=0.0)
-    m_hat, _ = laplace_mechanism(float(data.m), sensitivity=1.0, epsilon=epsilon, ledger=led,
-                                 name="er: edge count", rng=gen)
-    n = data.n
-    m = int(min(max(round(m_hat), 0), n * (n - 1) // 2))
-    key = np.empty(0, dtype=np.int64)
-    while key.size < m:
-        r, c = gen.integers(n, size=2 * (m - key.size)), gen.integers(n, size=2 * (m - key.size))
-        ok = r != c
-        new = np.unique(np.minimum(r[ok], c[ok]) * n + np.maximum(r[ok], c[ok]))
-        key = np.union1d(key, new[~np.isin(new, key)][: m - key.size])
-    A = sp.coo_array((np.ones(key.size), (key // n, key % n)), shape=(n, n))
-    return from_matrix((A + A.T).tocsr(), tuple(range(n)), source="ER floor"), led
-
-
-def dpgraph_synth(data, epsilon, rng):
-    gen = make_rng(rng)
-    rel = dpgraph.release_synthetic(data, epsilon=epsilon, rng=gen)
-    return rel.sample(rng=gen), rel.ledger
-
-
-def dpgraph_privatize(data, epsilon, rng):
-    gen = make_rng(rng)
-    pg = dpgraph.privatize(data, epsilon=epsilon, delta=1e-6, rng=gen)
-    return pg.sample(rng=gen), pg.ledger
-
-
-METHODS = {"dpgraph": dpgraph_synth, "privgraph": privgraph_style, "er": erdos_renyi,
-           "privatize": dpgraph_privatize}
-DEFAULT_METHODS = "dpgraph,privgraph,er"
-
-
-# ----------------------------------------------------------------------------- driver
-
-
-def run_graph(name, args):
-    raw = read_graph(DATA / f"{name}.txt")
-    data = from_matrix(raw.weights, tuple(range(raw.n)), source=name)  # index labels
-    log(f"{name}: n={data.n}, m={data.m}")
-    ts = graph_statistics(data, rng=0)
-    from dpgraph.engine import solve_max_cut
-
-    ref = solve_max_cut(data, rng=0, tol=1e-3, certificate="auto").value
-    # the max-cut transfer of a cut that knows nothing: uniformly random sides (20 draws)
-    from dpgraph.lab.evaluate import cut_value
-
-    signs = np.random.default_rng(0).choice([-1, 1], size=(20, data.n))
-    random_cut = float(np.mean([cut_value(data, x) for x in signs]) / ref)
+def read_edgelist(path):
+    """``(ids, edges)``: sorted node ids and (m, 2) index pairs ``a < b`` (self-loops and
+    repeats dropped; '#'/'%' lines skipped). Index i is the i-th smallest id, the mapping the
+    peers' wrappers use, so their output ids map back to the same indices."""
     rows = []
-    for eps in args.epsilons:
-        for seed in range(args.seeds):
-            for method in args.methods:
-                # timed without tracemalloc (it slows every Python-level allocation, more so
-                # for code with many small numpy calls): the fastest of TIME_REPEATS identical
-                # calls (same seed, same result; timeit's convention: sub-0.1 s steps vary by
-                # 2-3x between calls on a shared machine), then the same call again under
-                # tracemalloc for the peak memory
-                secs = cpu = float("inf")
-                for _ in range(TIME_REPEATS):
-                    t0, c0 = time.perf_counter(), time.process_time()
-                    syn, led = METHODS[method](data, eps, 1000 * seed + 17)
-                    secs = min(secs, time.perf_counter() - t0)
-                    cpu = min(cpu, time.process_time() - c0)
-                tracemalloc.start()
-                METHODS[method](data, eps, 1000 * seed + 17)
-                peak = tracemalloc.get_traced_memory()[1]
-                tracemalloc.stop()
-                rep = synthetic_report(data, syn, rng=0, true_stats=ts, reference_cut=ref)
-                row = {"graph": name, "method": method, "epsilon": eps, "seed": seed,
-                       "seconds": secs, "cpu_seconds": cpu, "peak_mb": peak / 2**20,
-                       **rep}
-                rows.append(row)
-                log(f"{name} eps={eps} seed={seed} {method}: {secs:.1f} s ({cpu:.2f} CPU s), "
-                    f"{peak / 2**20:.0f} MB, edges {rep['edge_ratio']:.3f}x, "
-                    f"nmi {rep['nmi']:.3f}, kl {rep['degree_kl']:.3f}, "
-                    f"maxcut {rep['maxcut_transfer']:.3f}")
-    OUT.mkdir(exist_ok=True)
-    with open(OUT / f"synthetic_{name}{args.suffix}.json", "w") as fh:
-        json.dump({"graph": name, "n": data.n, "m": data.m, "reference_cut": ref,
-                   "random_cut_transfer": random_cut,
-                   "rows": rows}, fh, default=float)
-    table(name, rows, args, random_cut)
-    plot(name, rows, args, random_cut)
-    return rows
+    with open(path) as fh:
+        for line in fh:
+            s = line.split()
+            if s and s[0][0] not in "#%":
+                rows.append((int(s[0]), int(s[1])))
+    e = np.asarray(rows, dtype=np.int64)
+    ids = np.unique(e)
+    a, b = np.searchsorted(ids, e[:, 0]), np.searchsorted(ids, e[:, 1])
+    keep = a != b
+    lo, hi = np.minimum(a[keep], b[keep]), np.maximum(a[keep], b[keep])
+    return ids, np.unique(np.stack([lo, hi], axis=1), axis=0)
 
 
-def _column(rows, method, eps, key):
-    return np.asarray([r[key] for r in rows if r["method"] == method and r["epsilon"] == eps],
-                      dtype=float)
+def output_graphs(path, ids, n_generated):
+    """A generator's output edge list (in the input's ids) as (own, aligned) adjacencies:
+    ``own`` on the generator's ``n_generated`` nodes (ids the input lacks take the indices
+    after n, in increasing id order), ``aligned`` on the input's n nodes (pgb_queries)."""
+    n = ids.size
+    raw = np.loadtxt(path, dtype=np.int64, ndmin=2) if os.path.getsize(path) else \
+        np.zeros((0, 2), dtype=np.int64)
+    flat = raw.ravel()
+    pos = np.searchsorted(ids, flat)
+    known = (pos < n) & (ids[np.minimum(pos, n - 1)] == flat)
+    fresh = np.unique(flat[~known])
+    idx = np.where(known, pos, n + np.searchsorted(fresh, flat)).reshape(-1, 2)
+    n_own = max(int(n_generated), n + fresh.size if fresh.size else 0,
+                int(idx.max()) + 1 if idx.size else 0)
+    own = pq.adjacency(n_own, idx)
+    inside = (idx < n).all(axis=1)
+    aligned = own if n_own == n else pq.adjacency(n, idx[inside])
+    return own, aligned
 
 
-def _values(rows, method, eps, key):
-    """Per-seed values as compared against the baseline (``|ratio - 1|`` for the edge count)."""
-    v = _column(rows, method, eps, key)
-    return np.abs(v - 1) if key == "edge_ratio" else v
+# ----------------------------------------------------------------------------- generators
 
 
-def _mean(rows, method, eps, key):
-    v = _column(rows, method, eps, key)
-    return float(v.mean()) if v.size else float("nan")
+def generate_ours(method, inp, eps, seed, out):
+    """Run one dpgraph generator on an edge list and write its sample (the ``generate``
+    subcommand, run as its own process). One JSON line on stdout, as the peers' wrappers."""
+    import warnings
+
+    import dpgraph
+    from dpgraph.graph import from_matrix
+
+    warnings.simplefilter("ignore")  # seeded runs warn (benchmarks are reproducible)
+    ids, edges = read_edgelist(inp)
+    A = pq.adjacency(ids.size, edges)
+    data = from_matrix(A, range(ids.size), source=Path(inp).stem)
+    gen = np.random.default_rng(1000 * seed + 17)
+    t0 = time.perf_counter()
+    if method == "dpgraph":
+        rel = dpgraph.release_synthetic(data, epsilon=eps, rng=gen)
+    elif method == "dpgraph_v2":
+        rel = dpgraph.release_synthetic(data, epsilon=eps, rng=gen,
+                                        **json.loads(os.environ.get("DPGRAPH_V2_KWARGS", "{}")))
+    else:
+        rel = dpgraph.privatize(data, epsilon=eps, delta=1e-6, rng=gen)
+    S = rel.sample(rng=gen)
+    secs = time.perf_counter() - t0
+    C = __import__("scipy.sparse", fromlist=["triu"]).triu(S.weights, 1).tocoo()
+    np.savetxt(out, np.column_stack([ids[C.row], ids[C.col]]), fmt="%d")
+    print(json.dumps({"algo": method, "epsilon": eps, "seed": seed, "n_in": ids.size,
+                      "m_in": int(len(edges)), "n_generated": S.n, "m_out": int(C.nnz),
+                      "generate_s": secs, "ledger_epsilon": rel.ledger.spent[0],
+                      "ledger_delta": rel.ledger.spent[1]}))
+
+
+def _command(method, inp, eps, seed, out):
+    if method in OURS:
+        return [sys.executable, __file__, "generate", method, str(inp), str(eps), str(seed),
+                str(out)]
+    if method == "privgraph_orig":
+        return [PEERS_PYTHON, str(PEERS / "run_privgraph.py"), str(inp), str(eps), str(seed),
+                str(out)]
+    return [PEERS_PYTHON, str(PEERS / "run_pgb.py"), method, str(inp), str(eps), str(seed),
+            str(out)]
+
+
+def run_generator(method, inp, eps, seed, out, timeout):
+    """Run one generator under ``/usr/bin/time -v``: its JSON line, wall seconds, peak RSS."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    t0 = time.perf_counter()
+    proc = subprocess.run(["/usr/bin/time", "-v", *_command(method, inp, eps, seed, out)],
+                          capture_output=True, text=True, env=env, timeout=timeout)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError(f"{method} failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    info = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("{")][-1])
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr).group(1))
+    return info, wall, rss / 1024.0
+
+
+# ----------------------------------------------------------------------------- sweep
+
+
+def _true_stats(name, ids, edges):
+    cache = OUT / f"true_{name}.pkl"
+    if cache.exists():
+        with open(cache, "rb") as fh:
+            return pickle.load(fh)
+    A = pq.adjacency(ids.size, edges)
+    ts = pq.true_statistics(A, seed=SCORE_SEED)
+    ts.pop("igraph")
+    with open(cache, "wb") as fh:
+        pickle.dump(ts, fh)
+    return ts
+
+
+def _done(path):
+    if not path.exists():
+        return set()
+    with open(path) as fh:
+        return {(r["graph"], r["method"], r["epsilon"], r["seed"])
+                for r in map(json.loads, fh)}
+
+
+def _seeds(text):
+    if "-" in text:
+        a, b = text.split("-")
+        return list(range(int(a), int(b) + 1))
+    return [int(s) for s in text.split(",")]
+
+
+def sweep(args):
+    OUT.mkdir(parents=True, exist_ok=True)
+    res = OUT / "results.jsonl"
+    done = _done(res)
+    for name in args.graphs:
+        inp = DATA / f"{name}.txt"
+        ids, edges = read_edgelist(inp)
+        A = pq.adjacency(ids.size, edges)
+        log(f"{name}: n={ids.size}, m={len(edges)}; true statistics")
+        ts = _true_stats(name, ids, edges)
+        for eps in args.epsilons:
+            for seed in args.seeds:
+                for method in args.methods:
+                    if name not in ONLY_ON.get(method, {name}):
+                        continue
+                    if method == "privhrg" and seed not in args.seeds[:args.hrg_seeds]:
+                        continue
+                    if (name, method, eps, seed) in done:
+                        continue
+                    with tempfile.TemporaryDirectory() as tmp:
+                        out = Path(tmp) / "out.txt"
+                        try:
+                            info, wall, rss = run_generator(method, inp, eps, seed, out,
+                                                            args.timeout)
+                        except (RuntimeError, subprocess.TimeoutExpired) as err:
+                            log(f"{name} eps={eps} seed={seed} {method}: FAILED {err}")
+                            continue
+                        own, aligned = output_graphs(out, ids, info.get("n_generated", 0))
+                    t0 = time.perf_counter()
+                    sc = pq.score(A, ts, own, aligned, seed=SCORE_SEED)
+                    row = {"graph": name, "method": method, "epsilon": eps, "seed": seed,
+                           "wall_s": wall, "peak_rss_mb": rss,
+                           "generate_s": info.get("generate_s"), **sc,
+                           "score_s": time.perf_counter() - t0}
+                    with open(res, "a") as fh:
+                        fh.write(json.dumps(row, default=float) + "\n")
+                    log(f"{name} eps={eps} seed={seed} {method}: {wall:.1f} s, {rss:.0f} MB, "
+                        f"n {sc['n_out']} m {sc['m_out']} (true {len(edges)}), "
+                        f"nmi {sc['q12_nmi']:.3f}, deg KL {sc['q6_degree_kl']:.3f}, "
+                        f"scored in {row['score_s']:.1f} s")
+
+
+# ----------------------------------------------------------------------------- summary
+
+
+def load_rows(paths=None):
+    """Rows of one or more results files (comma-separated); a (graph, method, epsilon, seed)
+    cell in a later file replaces the same cell of an earlier one (e.g. dpgraph re-run after a
+    change, next to the peers' saved cells)."""
+    rows = {}
+    for path in (paths.split(",") if paths else [OUT / "results.jsonl"]):
+        with open(path) as fh:
+            for r in map(json.loads, fh):
+                rows[r["graph"], r["method"], r["epsilon"], r["seed"]] = r
+    return list(rows.values())
 
 
 def welch_t(a, b):
-    """Welch's t statistic of the difference of two sample means (``a - b``); 0 when both
-    samples are constant and equal, inf when constant and different."""
+    """Welch's t of ``mean(a) - mean(b)``; 0 when both are constant and equal."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     se = np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size) if min(a.size, b.size) > 1 \
         else 0.0
-    diff = a.mean() - b.mean()
-    return float(diff / se) if se > 0 else (0.0 if diff == 0 else float(np.sign(diff) * np.inf))
+    d = a.mean() - b.mean()
+    scale = max(abs(a.mean()), abs(b.mean()), 1e-300)
+    if se <= 1e-12 * scale:  # constant samples (rounding noise only)
+        return 0.0 if abs(d) <= 1e-12 * scale else float(np.sign(d) * np.inf)
+    return float(d / se)
 
 
-def table(name, rows, args, random_cut):
-    keys = METRICS + ["isolated", "seconds", "cpu_seconds", "peak_mb"]
-    print(f"\n### {name} (mean over {args.seeds} seed(s))\n")
-    print(f"(max-cut transfer of uniformly random sides, 20 draws: {random_cut:.3f})\n")
-    print("| epsilon | method | " + " | ".join(keys) + " |")
-    print("|---|---|" + "---|" * len(keys))
-    for eps in args.epsilons:
-        for m in args.methods:
-            vals = " | ".join(f"{_mean(rows, m, eps, k):.3f}" for k in keys)
-            print(f"| {eps:g} | {m} | {vals} |")
-    if "dpgraph" in args.methods and "privgraph" in args.methods:
-        behind = []
-        for eps in args.epsilons:
-            for k in METRICS:
-                a, b = _mean(rows, "dpgraph", eps, k), _mean(rows, "privgraph", eps, k)
-                if k == "edge_ratio":
-                    a, b = abs(a - 1), abs(b - 1)
-                worse = a < b if k in HIGHER_IS_BETTER else a > b
-                if worse:
-                    # per-seed values (|ratio - 1| for the edge count): is the gap beyond
-                    # the seed noise? |t| > 2 is about the 5% level for 10 seeds a side
-                    t = welch_t(_values(rows, "dpgraph", eps, k), _values(rows, "privgraph", eps, k))
-                    sig = "beyond" if abs(t) > 2 else "within"
-                    behind.append(f"{name} eps {eps:g} {k}: dpgraph {a:.3f} vs {b:.3f} "
-                                  f"(Welch t = {abs(t):.1f}: {sig} 2 standard errors)")
-        real = sum("beyond" in b for b in behind)
-        print(f"\ndpgraph at least as good in {len(args.epsilons) * len(METRICS) - len(behind)} "
-              f"of {len(args.epsilons) * len(METRICS)} (epsilon, metric) cells; behind beyond "
-              f"2 standard errors of the seed mean in {real}; behind in:")
-        print("\n".join("- " + b for b in behind) or "- none")
-        for eps in args.epsilons:
-            r = [_mean(rows, "dpgraph", eps, k) / _mean(rows, "privgraph", eps, k)
-                 for k in ("seconds", "cpu_seconds", "peak_mb")]
-            print(f"eps {eps:g}: dpgraph / privgraph time {r[0]:.2f}x, CPU {r[1]:.2f}x, "
-                  f"peak memory {r[2]:.2f}x")
-    sys.stdout.flush()
+def cells(rows, graph, ours="dpgraph", exclude=()):
+    """Per (metric, epsilon): each method's per-seed values, the best peer (by mean; peers in
+    ``exclude`` left out), and whether ``ours`` is at least as good as it, with Welch's t where
+    it is behind."""
+    out = {}
+    eps_list = sorted({r["epsilon"] for r in rows if r["graph"] == graph})
+    for key, lower in pq.METRICS:
+        for eps in eps_list:
+            vals = {}
+            for r in rows:
+                if r["graph"] == graph and r["epsilon"] == eps and key in r:
+                    vals.setdefault(r["method"], []).append(float(r[key]))
+            if ours not in vals:
+                continue
+            peers = {m: v for m, v in vals.items() if m in PEER_METHODS and m not in exclude}
+            if len({m for m in vals if m in PEER_METHODS}) < MIN_PEERS:
+                continue  # a sweep stopped part-way through this (graph, epsilon)
+            sign = 1.0 if lower else -1.0
+            best = min(peers, key=lambda m: sign * np.mean(peers[m]))
+            winner = min(vals, key=lambda m: sign * np.mean(vals[m]))
+            a, b = np.mean(vals[ours]), np.mean(peers[best])
+            ok = sign * a <= sign * b + 1e-12
+            if ok:
+                t = None
+            elif min(len(vals[ours]), len(peers[best])) < 2:
+                t = float("nan")  # one seed: no standard error, not counted as beyond
+            else:
+                t = abs(welch_t(vals[ours], peers[best]))
+            out[key, eps] = {"values": vals, "best_peer": best, "winner": winner, "ours": a,
+                             "peer": b, "ok": ok, "t": t}
+    return out, [e for e in eps_list if any(k[1] == e for k in out)]
 
 
-def plot(name, rows, args, random_cut):
+def print_summary(rows, ours="dpgraph"):
+    graphs = [g for g in ("chameleon", "facebook", "ca-hepph") if any(r["graph"] == g
+                                                                      for r in rows)]
+    total = {"cells": 0, "ok": 0, "beyond": 0}
+    for g in graphs:
+        c, eps_list = cells(rows, g, ours)
+        seeds = {m: len({r["seed"] for r in rows if r["graph"] == g and r["method"] == m})
+                 for m in {r["method"] for r in rows if r["graph"] == g}}
+        print(f"\n### {g}: {LABEL[ours]} against the best peer per cell\n")
+        print("seeds per method: " + ", ".join(f"{LABEL.get(m, m)} {s}" for m, s in sorted(seeds.items()))
+              + "; * = not private as published (PATCHES.md)\n")
+        print("| query | " + " | ".join(f"eps {e:g}" for e in eps_list) + " |")
+        print("|---|" + "---|" * len(eps_list))
+        for key, lower in pq.METRICS:
+            if not any((key, e) in c for e in eps_list):
+                continue  # not scored on this graph's saved cells (a metric added later)
+            cellstr = []
+            for e in eps_list:
+                x = c.get((key, e))
+                if x is None:
+                    cellstr.append("")
+                    continue
+                mark = "**" if x["ok"] else ""
+                tt = "" if x["ok"] else (", 1 seed" if x["t"] != x["t"] else f", t {x['t']:.1f}")
+                cellstr.append(f"{mark}{x['ours']:.3g}{mark} vs {x['peer']:.3g} "
+                               f"{LABEL[x['best_peer']]}{tt}")
+            arrow = "lower" if lower else "higher"
+            print(f"| {key} ({arrow}) | " + " | ".join(cellstr) + " |")
+        n_ok = sum(x["ok"] for x in c.values())
+        beyond = sum((not x["ok"]) and x["t"] > 2 for x in c.values())
+        total["cells"] += len(c)
+        total["ok"] += n_ok
+        total["beyond"] += beyond
+        print(f"\n{g}: {LABEL[ours]} at least as good as the best peer in {n_ok} of {len(c)} "
+              f"cells; behind beyond 2 standard errors (Welch |t| > 2) in {beyond}.")
+        cp, _ = cells(rows, g, ours, exclude=NOT_PRIVATE_AS_WRITTEN)
+        ok_p = sum(x["ok"] for x in cp.values())
+        beyond_p = sum((not x["ok"]) and x["t"] > 2 for x in cp.values())
+        total["ok_private"] = total.get("ok_private", 0) + ok_p
+        total["beyond_private"] = total.get("beyond_private", 0) + beyond_p
+        print(f"Against the peers private as published only (not DP-1K, PrivSKG): at least as "
+              f"good in {ok_p} of {len(cp)}; behind beyond 2 standard errors in {beyond_p}.")
+        print("\n| method | wall s | peak RSS MB | generate s |\n|---|---|---|---|")
+        for m in [*OURS, *PEER_METHODS]:
+            rs = [r for r in rows if r["graph"] == g and r["method"] == m]
+            if rs:
+                gs = [r["generate_s"] for r in rs if r.get("generate_s") is not None]
+                print(f"| {LABEL.get(m, m)} | {np.median([r['wall_s'] for r in rs]):.2f} | "
+                      f"{np.median([r['peak_rss_mb'] for r in rs]):.0f} | "
+                      f"{np.median(gs) if gs else float('nan'):.2f} |")
+    print(f"\nall graphs: {LABEL[ours]} at least as good in {total['ok']} of {total['cells']} "
+          f"cells; behind beyond 2 standard errors in {total['beyond']}. Against the peers "
+          f"private as published: {total.get('ok_private', 0)} of {total['cells']}, behind "
+          f"beyond 2 standard errors in {total.get('beyond_private', 0)}.")
+
+
+def compare(old_path, new_path, method="dpgraph", new_method=None):
+    """Per (graph, metric, epsilon): ``method``'s mean in two results files (``new_method``'s in
+    the second, default ``method``) and Welch's t of the difference (a change measured on the
+    same seeds)."""
+    new_method = new_method or method
+    old, new = load_rows(old_path), load_rows(new_path)
+    better = worse = 0
+    for g in ("chameleon", "facebook", "ca-hepph"):
+        for key, lower in pq.METRICS:
+            for eps in sorted({r["epsilon"] for r in new if r["graph"] == g}):
+                a = [r[key] for r in old if (r["graph"], r["method"], r["epsilon"]) ==
+                     (g, method, eps) and key in r]
+                b = [r[key] for r in new if (r["graph"], r["method"], r["epsilon"]) ==
+                     (g, new_method, eps) and key in r]
+                if not a or not b:
+                    continue
+                if min(len(a), len(b)) < 2:
+                    continue  # no standard error from one seed
+                t = welch_t(b, a) * (-1 if lower else 1)  # positive: the new one is better
+                better += t > 2
+                worse += t < -2
+                flag = "better" if t > 2 else "WORSE" if t < -2 else ""
+                print(f"{g:9s} eps {eps:<4g} {key:30s} {np.mean(a):9.4f} -> {np.mean(b):9.4f} "
+                      f"(t {t:+.1f}, {len(a)}/{len(b)} seeds) {flag}")
+    print(f"better beyond 2 standard errors in {better} cells, worse in {worse}")
+
+
+COLORS = {"dpgraph": "#1b9e77", "dpgraph_v2": "#1b9e77", "privatize": "#66c2a5", "tmf": "#d95f02", "dpdk": "#7570b3",
+          "privskg": "#e7298a", "privgraph": "#66a61e", "privgraph_orig": "#a6d854",
+          "privhrg": "#e6ab02"}
+
+
+def plot_summary(rows, path, ours="dpgraph"):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
 
-    keys = METRICS + ["cpu_seconds", "peak_mb"]
-    fig, axes = plt.subplots(3, 4, figsize=(16, 10))
-    for ax, key in zip(axes.ravel(), keys):
-        for m in args.methods:
-            ax.plot(args.epsilons, [_mean(rows, m, e, key) for e in args.epsilons], "o-", label=m)
-        if key == "maxcut_transfer":
-            ax.axhline(random_cut, ls=":", color="gray", label="random sides")
-            ax.legend(fontsize=7)
-        ax.set_xscale("log", base=2)
-        ax.set_title(key + (" (higher better)" if key in HIGHER_IS_BETTER else ""))
+    graphs = [g for g in ("chameleon", "facebook", "ca-hepph") if any(r["graph"] == g
+                                                                      for r in rows)]
+    fig, axes = plt.subplots(1, len(graphs), figsize=(max(5.2 * len(graphs), 9), 9),
+                             squeeze=False)
+    for ax, g in zip(axes[0], graphs):
+        c, eps_list = cells(rows, g, ours)
+        keys = [k for k, _ in pq.METRICS if any((k, e) in c for e in eps_list)]
+        ax.set_xlim(0, len(eps_list))
+        ax.set_ylim(len(keys), 0)
+        for i, key in enumerate(keys):
+            for j, e in enumerate(eps_list):
+                x = c.get((key, e))
+                if x is None:
+                    continue
+                win = x["winner"] if x["winner"] in (*PEER_METHODS, ours) else x["best_peer"]
+                if x["ok"]:
+                    win = ours  # ties and wins count for ours (at least as good)
+                ax.add_patch(plt.Rectangle((j, i), 1, 1, color=COLORS[win], alpha=0.85))
+                lower = pq.LOWER_IS_BETTER[key]
+                margin = (x["peer"] - x["ours"]) if lower else (x["ours"] - x["peer"])
+                txt = f"{margin:+.2g}"
+                if not x["ok"] and x["t"] == x["t"]:
+                    txt += f"\nt={x['t']:.1f}"
+                ax.text(j + 0.5, i + 0.5, txt, ha="center", va="center", fontsize=6.5)
+        ax.set_xticks(np.arange(len(eps_list)) + 0.5, [f"{e:g}" for e in eps_list])
+        ax.set_yticks(np.arange(len(keys)) + 0.5, keys, fontsize=7)
         ax.set_xlabel("epsilon")
-    axes.ravel()[0].legend()
-    for ax in axes.ravel()[len(keys):]:
-        ax.axis("off")
-    fig.suptitle(f"{name}: synthetic-graph fidelity (NON-PRIVATE scoring)")
-    fig.tight_layout()
-    fig.savefig(OUT / f"synthetic_{name}{args.suffix}.png", dpi=80)
+        ax.set_title(g)
+    used = sorted({m for r in rows for m in [r["method"]]}, key=list(COLORS).index)
+    fig.legend(handles=[Patch(color=COLORS[m], label=LABEL[m]) for m in used if m != "privatize"
+                        or ours == "privatize"],
+               loc="lower center", ncol=min(len(used), 4), fontsize=8)
+    fig.suptitle(f"Colour: winner per (query, epsilon) ({LABEL[ours]} where at least as good).\n"
+                 f"Text: {LABEL[ours]}'s margin over the best peer (+ = ahead); t = Welch's t "
+                 "where behind.\nNON-PRIVATE scoring; * not private as published", fontsize=9)
+    fig.tight_layout(rect=(0, 0.07, 1, 0.93))
+    fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--graphs", default="chameleon,facebook,ca-hepph")
-    p.add_argument("--epsilons", default="0.5,1,2,4")
-    p.add_argument("--seeds", type=int, default=10)
-    p.add_argument("--methods", default=DEFAULT_METHODS,
-                   help=f"comma-separated, from {','.join(METHODS)}")
-    p.add_argument("--suffix", default="", help="appended to the output file names")
-    p.add_argument("--table-only", action="store_true",
-                   help="re-print the tables of an earlier run from its JSON (no new runs)")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--graphs", default="chameleon,facebook,ca-hepph")
+    r.add_argument("--epsilons", default="0.1,0.5,1,2,4")
+    r.add_argument("--seeds", default="0-9", help="'0-9' or '0,3,5'")
+    r.add_argument("--methods", default=",".join((*OURS, *PEER_METHODS)))
+    r.add_argument("--hrg-seeds", type=int, default=1,
+                   help="PrivHRG runs (it ignores the seed; about 11 min each on chameleon)")
+    r.add_argument("--timeout", type=float, default=3600.0)
+    g = sub.add_parser("generate", help="internal: run one dpgraph generator")
+    g.add_argument("method", choices=OURS)
+    g.add_argument("input")
+    g.add_argument("epsilon", type=float)
+    g.add_argument("seed", type=int)
+    g.add_argument("output")
+    s = sub.add_parser("summary")
+    s.add_argument("--ours", default="dpgraph", choices=OURS)
+    s.add_argument("--results", default=None,
+                   help="results files, comma-separated (later ones replace earlier cells)")
+    s.add_argument("--figure", default=None, help="default benchmarks/out/peers/summary_<ours>.png")
+    c = sub.add_parser("compare", help="one method in two results files (a change)")
+    c.add_argument("old")
+    c.add_argument("new")
+    c.add_argument("--method", default="dpgraph")
+    c.add_argument("--new-method", default=None, help="the method in NEW (default --method)")
     args = p.parse_args()
-    args.epsilons = [float(e) for e in args.epsilons.split(",")]
-    args.methods = args.methods.split(",")
-    if args.table_only:
-        for name in args.graphs.split(","):
-            with open(OUT / f"synthetic_{name}{args.suffix}.json") as fh:
-                saved = json.load(fh)
-            args.seeds = len({r["seed"] for r in saved["rows"]})
-            table(name, saved["rows"], args, saved["random_cut_transfer"])
-        return
-    warnings.simplefilter("ignore")  # seeded noise warns (benchmarks are reproducible runs)
-    import numpy, scipy, igraph
-    print(f"# {platform.machine()}, python {platform.python_version()}, numpy {numpy.__version__}, "
-          f"scipy {scipy.__version__}, igraph {igraph.__version__}, dpgraph {dpgraph.__version__}")
-    for name in args.graphs.split(","):
-        run_graph(name, args)
+    if args.cmd == "compare":
+        compare(args.old, args.new, args.method, args.new_method)
+    elif args.cmd == "generate":
+        generate_ours(args.method, args.input, args.epsilon, args.seed, args.output)
+    elif args.cmd == "run":
+        args.graphs = args.graphs.split(",")
+        args.epsilons = [float(e) for e in args.epsilons.split(",")]
+        args.seeds = _seeds(args.seeds)
+        args.methods = args.methods.split(",")
+        import igraph
+        import scipy
+
+        import dpgraph
+        log(f"{platform.machine()}, python {platform.python_version()}, numpy {np.__version__},"
+            f" scipy {scipy.__version__}, igraph {igraph.__version__}, dpgraph "
+            f"{dpgraph.__version__}, {os.cpu_count()} cores")
+        sweep(args)
+    else:
+        rows = load_rows(args.results)
+        print_summary(rows, args.ours)
+        fig = args.figure or OUT / f"summary_{args.ours}.png"
+        plot_summary(rows, fig, args.ours)
+        print(f"\nfigure: {fig}")
 
 
 if __name__ == "__main__":

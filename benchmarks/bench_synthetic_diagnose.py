@@ -23,7 +23,7 @@ Subcommands (from the repository root, ``DPGRAPH_DATA`` pointing at the data set
     over twice the edge count, the share of nodes at the floor of 1, and the true degrees of
     those nodes.
 ``compare A B --suffix S [--graphs chameleon,facebook,ca-hepph]``
-    From saved runs (``benchmarks/out/synthetic_<graph><S>.json`` of bench_synthetic or
+    From saved runs (``benchmarks/out/synthetic_<graph><S>.json`` of bench_synthetic_baseline or
     bench_synthetic_variants holding methods A and B): every (graph, epsilon, metric) cell where
     B is better or worse than A beyond 2 standard errors (Welch's t over the seeds).
 ``spectral [--graphs facebook,ca-hepph,chameleon]``
@@ -45,7 +45,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_synthetic as bs  # noqa: E402
+import bench_synthetic_baseline as bs  # noqa: E402
 
 import dpgraph  # noqa: E402
 from dpgraph.lab.evaluate import cut_value, graph_statistics  # noqa: E402
@@ -61,7 +61,7 @@ def load(name):
 
 
 def release(data, eps, seed):
-    """The benchmark's dpgraph release for this seed (bench_synthetic.dpgraph_synth's stream)."""
+    """The benchmark's dpgraph release for this seed (bench_synthetic_baseline.dpgraph_synth's stream)."""
     return dpgraph.release_synthetic(data, epsilon=eps, rng=1000 * seed + 17).block_model
 
 

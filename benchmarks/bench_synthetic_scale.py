@@ -7,7 +7,7 @@
   every PGB peer's dense n x n input on this machine), the same timings; with
   ``/usr/bin/time -v`` around the process for its peak RSS.
 * ``tracemalloc``: one chameleon generation (epsilon 1), the fastest of 5 CPU times without and
-  with tracemalloc running -- why bench_synthetic times without it.
+  with tracemalloc running -- why bench_synthetic_baseline times without it.
 
 Usage (repository root):
     PYTHONPATH=. python benchmarks/bench_synthetic_scale.py scale 1000000 10000000

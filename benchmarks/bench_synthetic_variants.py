@@ -1,10 +1,10 @@
-"""bench_synthetic.py with extra methods: variants of ``dpgraph.release_synthetic``.
+"""bench_synthetic_baseline.py with extra methods: variants of ``dpgraph.release_synthetic``.
 
 Each ``--variant NAME:KWARGS|PATCHES`` adds a method NAME that runs ``release_synthetic`` with
 the keyword arguments KWARGS (e.g. ``bin_share=0.1``) while the module constants PATCHES of
 the ``dpgraph.synthetic`` modules are set, each in the module that defines it (e.g.
 ``DEGREE_CLASS_RATIO=4.0,MIN_TOP_CLASS=100``; restored after each call). Every other argument
-is bench_synthetic's; list the variants in ``--methods``. How the variants in benchmarks/NOTES.md were run, e.g.:
+is bench_synthetic_baseline's; list the variants in ``--methods``. How the variants in benchmarks/NOTES.md were run, e.g.:
 
     PYTHONPATH=. python benchmarks/bench_synthetic_variants.py --seeds 3 \\
         --variant 'r4:|DEGREE_CLASS_RATIO=4.0' --variant 'nobins:bin_share=0.0|' \\
@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_synthetic as bs  # noqa: E402
+import bench_synthetic_baseline as bs  # noqa: E402
 
 import dpgraph  # noqa: E402
 from dpgraph.synthetic import (block_model, communities, degree_classes, release,  # noqa: E402

@@ -82,9 +82,9 @@ def test_score_identity_is_perfect_and_a_larger_output_is_scored_on_its_own_node
 
 
 def test_peer_output_is_mapped_by_id_with_fresh_ids_after_the_input(tmp_path):
-    """bench_synthetic_peers.output_graphs: input ids map to their index (sorted order), ids
+    """bench_synthetic.output_graphs: input ids map to their index (sorted order), ids
     the input lacks (DP-1K's extra nodes) follow it; the aligned graph drops them."""
-    import bench_synthetic_peers as bsp
+    import bench_synthetic as bsp
 
     inp = tmp_path / "in.txt"
     inp.write_text("# comment\n10 30\n30 20\n20 20\n30 10\n")

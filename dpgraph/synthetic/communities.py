@@ -191,7 +191,7 @@ def refine_partition(data: GraphData, blocks, *, epsilon: float, ledger: Privacy
     ``vol^_b = sum_{i in b} d^_i`` (post-processing). The rounds compose adaptively: total
     ``epsilon``. This is the community-adjustment step of PrivGraph (Yuan et al., USENIX
     Security 2023) as we read the paper; the PrivGraph-style baseline of
-    ``benchmarks/bench_synthetic.py`` uses it. ``privatize`` does not: on chameleon it lowers the
+    ``benchmarks/bench_synthetic_baseline.py`` uses it. ``privatize`` does not: on chameleon it lowers the
     NMI of the spectral partition at epsilon >= 2.
 
     ``batches > 1``: each round visits the nodes in a fresh random order, in ``batches``
