@@ -37,6 +37,7 @@ FULL = {
     "jl": dict(runs=1_000, calibration_runs=250),
     "synthetic_block_model": dict(runs=20_000),
     "synthetic_refinement": dict(runs=20_000),
+    "synthetic_sequential_refinement": dict(runs=20_000),
     "synthetic_degree_classes": dict(runs=20_000),
 }
 

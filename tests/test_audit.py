@@ -123,6 +123,7 @@ FAST = {
     "marginals": (dict(runs=600), 0.3),
     "jl": (dict(runs=20, calibration_runs=20), None),
     "synthetic_refinement": (dict(runs=3_000), 0.7),
+    "synthetic_sequential_refinement": (dict(runs=2_000), 0.6),
     "synthetic_degree_classes": (dict(runs=3_000), 0.7),
     "local_route": (dict(runs=4_000), 0.6),
 }
@@ -156,6 +157,19 @@ def test_synthetic_audit_catches_a_halved_noise_scale(monkeypatch):
     monkeypatch.setattr(sy, "split_block_scales", lambda *a, **k: original(*a, **k) / 2)
     out = catalog.synthetic_block_model(runs=3_000)
     assert out["inside"].violated, out["inside"]
+
+
+@pytest.mark.slow  # 10-20 s on 2 cores
+def test_sequential_refinement_audit_catches_less_noise(monkeypatch):
+    """The sequential-batch audit can fail: with each batch's rows released at twice the
+    round's epsilon (half the noise), its event's bound exceeds the claim."""
+    import dpgraph.synthetic.communities as co
+
+    original = co.laplace_add
+    monkeypatch.setattr(co, "laplace_add",
+                        lambda x, *, epsilon, **kw: original(x, epsilon=2 * epsilon, **kw))
+    res = catalog.synthetic_sequential_refinement(runs=3_000)
+    assert res.violated, res
 
 
 def test_fast_audit_max_cut_has_power():
@@ -198,6 +212,7 @@ def test_fast_audit_pca_route():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["randomized_response", "laplace", "gaussian", "exponential",
                                   "edge_count", "cosine", "marginals", "synthetic_refinement",
+                                  "synthetic_sequential_refinement",
                                   "synthetic_degree_classes", "local_route"])
 def test_full_tight_audit_reaches_80_percent(name):
     res = getattr(catalog, name)()

@@ -31,6 +31,7 @@ from dpgraph.privacy.budget import COMMUNITY_INIT_SHARE
 from dpgraph.graph import GraphData
 from dpgraph.privacy import PrivacyLedger, laplace_add, laplace_mechanism, make_rng
 from dpgraph.progress import progress, report
+from dpgraph.privacy.transcript import record
 from dpgraph.spectral.linalg import arpack_start
 from dpgraph.synthetic.block_model import block_edge_counts, check_blocks
 
@@ -270,6 +271,9 @@ def _sequential_rounds(A: sp.csr_array, b: np.ndarray, k: int, *, epsilon: float
                            "batches left; one edge enters two released rows per round, by at "
                            "most 1 each (docs/privacy.md 7.4)")
         for rows in np.array_split(rng.permutation(n), batches):
+            # for an audit (no-op otherwise): the batch and the partition its rows are read in
+            record("refinement rows", rows)
+            record("refinement partition", b)
             N = laplace_add(_rows_block_counts(A, rows, b, k), sensitivity=2.0, epsilon=eps_t,
                             changed=2, ledger=ledger, rng=rng)
             d = np.maximum(N.sum(axis=1), 0.0)

@@ -35,13 +35,13 @@ from dpgraph.lab.audit.harness import (AuditResult, audit_event, audit_threshold
 
 __all__ = ["randomized_response", "laplace", "gaussian", "exponential", "edge_count",
            "rr_route", "pca_route", "matrix_free", "max_cut", "cosine", "marginals", "jl",
-           "synthetic_block_model", "synthetic_refinement", "synthetic_degree_classes",
-           "local_route", "weighted_pair", "TIGHT"]
+           "synthetic_block_model", "synthetic_refinement", "synthetic_sequential_refinement",
+           "synthetic_degree_classes", "local_route", "weighted_pair", "TIGHT"]
 
 #: Audits whose event is tight for the mechanism: their bound must reach a stated fraction.
 TIGHT = ("randomized_response", "laplace", "gaussian", "exponential", "edge_count",
          "rr_route", "cosine", "marginals", "synthetic_block_model", "synthetic_refinement",
-         "synthetic_degree_classes", "local_route")
+         "synthetic_sequential_refinement", "synthetic_degree_classes", "local_route")
 
 
 def _ledger(epsilon: float, delta: float = 0.0) -> PrivacyLedger:
@@ -560,6 +560,54 @@ def synthetic_refinement(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
                        mechanism_name="refine_partition, one round (synthetic communities)",
                        pair_name="blocks [0, 0, 1, 1], edge {0, 2} vs + {1, 3}",
                        event_name="N[1, 1] and N[3, 0] at or above their x1 values")
+
+
+def _pair_rows_read(seen, pair):
+    """From a transcript of the sequential refinement (``refinement rows``, ``refinement
+    partition``, then the batch's ``laplace`` rows, batch after batch): for each node ``u`` of
+    ``pair = (u, v)``, its released count towards the block ``v`` was in when ``u``'s row was
+    read -- the one coordinate of ``u``'s row that the pair ``{u, v}`` moves."""
+    out = {}
+    for i in range(0, len(seen), 3):
+        (_, rows), (_, part), (_, noisy) = seen[i:i + 3]
+        rows = rows.astype(np.int64)
+        noisy = noisy.reshape(rows.size, -1)
+        for u, v in (pair, pair[::-1]):
+            hit = np.flatnonzero(rows == u)
+            if hit.size:
+                out[u] = noisy[hit[0], int(part[v])]
+    return np.array([out[pair[0]], out[pair[1]]])
+
+
+def synthetic_sequential_refinement(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
+                                    confidence: float = 0.95) -> AuditResult:
+    """One round of :func:`dpgraph.synthetic.communities.refine_partition` in sequential
+    batches (7.4, the default of :func:`dpgraph.release_synthetic`): one node per batch in a
+    random order, each row read against the partition the earlier batches left. Blocks
+    ``[0, 0, 1, 1]``, the graph ``{0, 2}`` vs + ``{1, 3}``: node 1's count towards node 3's
+    block at the time node 1 is read, and node 3's towards node 1's, each move by 1 (Laplace
+    ``2 / epsilon``), whichever blocks the earlier moves left them in. Event: both at or above
+    1. Given the transcript so far each has ratio ``e^{epsilon / 2}``, so the event's ratio is
+    ``e^epsilon`` (tight); reading a row against a stale partition, or a batch with less
+    noise, would show."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.synthetic.communities import refine_partition
+
+    blocks = np.array([0, 0, 1, 1])
+    G0, G1 = _graph_pair([(0, 2)], (1, 3), 4)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+
+    def mech(data, gen):
+        with transcript() as seen:
+            refine_partition(data, blocks, epsilon=epsilon, ledger=_ledger(epsilon), rng=gen,
+                             rounds=1, batches=4)
+        return _pair_rows_read(seen, (1, 3))
+
+    return audit_event(mech, pair, _all_at_least([0, 1], [1.0, 1.0]), epsilon=epsilon,
+                       runs=runs, confidence=confidence, rng=rng,
+                       mechanism_name="refine_partition, one round in 4 sequential batches",
+                       pair_name="blocks [0, 0, 1, 1], edge {0, 2} vs + {1, 3}",
+                       event_name="N[1, block of 3] and N[3, block of 1], each as read, >= 1")
 
 
 def synthetic_degree_classes(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
