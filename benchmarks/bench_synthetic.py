@@ -354,10 +354,33 @@ def print_summary(rows, ours="dpgraph"):
                 print(f"| {LABEL.get(m, m)} | {np.median([r['wall_s'] for r in rs]):.2f} | "
                       f"{np.median([r['peak_rss_mb'] for r in rs]):.0f} | "
                       f"{np.median(gs) if gs else float('nan'):.2f} |")
+    scoreboard(rows, graphs, ours)
     print(f"\nall graphs: {LABEL[ours]} at least as good in {total['ok']} of {total['cells']} "
           f"cells; behind beyond 2 standard errors in {total['beyond']}. Against the peers "
           f"private as published: {total.get('ok_private', 0)} of {total['cells']}, behind "
           f"beyond 2 standard errors in {total.get('beyond_private', 0)}.")
+
+
+def scoreboard(rows, graphs, ours="dpgraph"):
+    """One line per graph and peer set: per epsilon, the cells where ``ours`` is at least as
+    good as the best peer, of all cells, and (in brackets) those behind beyond 2 standard
+    errors."""
+    for label, exclude in (("every peer", ()), ("peers private as published",
+                                                NOT_PRIVATE_AS_WRITTEN)):
+        eps_all = sorted({e for g in graphs for e in cells(rows, g, ours, exclude)[1]})
+        print(f"\n{LABEL[ours]} against {label}: cells at least as good / cells "
+              "(behind beyond 2 SE)\n")
+        print("| graph | " + " | ".join(f"eps {e:g}" for e in eps_all) + " | all |")
+        print("|---|" + "---|" * (len(eps_all) + 1))
+        for g in graphs:
+            c, _ = cells(rows, g, ours, exclude)
+            line = []
+            for e in [*eps_all, None]:
+                xs = [x for (k, ee), x in c.items() if e is None or ee == e]
+                ok = sum(x["ok"] for x in xs)
+                beyond = sum((not x["ok"]) and x["t"] > 2 for x in xs)
+                line.append(f"{ok}/{len(xs)} ({beyond})" if xs else "")
+            print(f"| {g} | " + " | ".join(line) + " |")
 
 
 def compare(old_path, new_path, method="dpgraph", new_method=None):
