@@ -22,7 +22,9 @@ I/O included; ``generate_s`` is the generation step alone, as each wrapper repor
 Results go to ``benchmarks/out/peers/results.jsonl`` (``$DPGRAPH_PEERS_OUT`` overrides the
 folder), one line per (graph, method, epsilon,
 seed) cell as soon as it is scored: a sweep that stops is resumed by running the same command
-again (cells already in the file are skipped). ``summary`` reads that file only.
+again (cells already in the file are skipped). ``summary`` reads that file only, or the files
+given with ``--results``: the runs behind BENCHMARKS.md are
+``benchmarks/results/synthetic_peers.jsonl``.
 
 Usage (repository root, DPGRAPH_DATA set):
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_synthetic.py \
