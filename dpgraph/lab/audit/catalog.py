@@ -567,15 +567,18 @@ def _pair_rows_read(seen, pair):
     partition``, then the batch's ``laplace`` rows, batch after batch): for each node ``u`` of
     ``pair = (u, v)``, its released count towards the block ``v`` was in when ``u``'s row was
     read -- the one coordinate of ``u``'s row that the pair ``{u, v}`` moves."""
-    out = {}
-    for i in range(0, len(seen), 3):
-        (_, rows), (_, part), (_, noisy) = seen[i:i + 3]
-        rows = rows.astype(np.int64)
-        noisy = noisy.reshape(rows.size, -1)
-        for u, v in (pair, pair[::-1]):
-            hit = np.flatnonzero(rows == u)
-            if hit.size:
-                out[u] = noisy[hit[0], int(part[v])]
+    out, rows, part = {}, None, None
+    for name, value in seen:
+        if name == "refinement rows":
+            rows = value.astype(np.int64)
+        elif name == "refinement partition":
+            part = value
+        elif name == "laplace":  # the batch's noisy rows, read against ``part``
+            noisy = value.reshape(rows.size, -1)
+            for u, v in (pair, pair[::-1]):
+                hit = np.flatnonzero(rows == u)
+                if hit.size:
+                    out[u] = noisy[hit[0], int(part[v])]
     return np.array([out[pair[0]], out[pair[1]]])
 
 
