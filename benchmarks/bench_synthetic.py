@@ -176,7 +176,8 @@ def run_generator(method, inp, eps, seed, out, timeout):
 # ----------------------------------------------------------------------------- sweep
 
 
-def _true_stats(name, ids, edges):
+def true_stats(name, ids, edges):
+    """The true graph's :func:`pgb_queries.true_statistics`, cached in ``OUT`` (NOT PRIVATE)."""
     cache = OUT / f"true_{name}.pkl"
     if cache.exists():
         with open(cache, "rb") as fh:
@@ -213,7 +214,7 @@ def sweep(args):
         ids, edges = read_edgelist(inp)
         A = pq.adjacency(ids.size, edges)
         log(f"{name}: n={ids.size}, m={len(edges)}; true statistics")
-        ts = _true_stats(name, ids, edges)
+        ts = true_stats(name, ids, edges)
         for eps in args.epsilons:
             for seed in args.seeds:
                 for method in args.methods:
