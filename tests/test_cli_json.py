@@ -88,3 +88,16 @@ def test_nonfinite_and_numpy_values_serialize():
     assert back == {"nan": "NaN", "inf": "Infinity", "neg": "-Infinity", "arr": [1.5, "NaN"],
                     "i": 7, "b": True, "labels": [1, 2], "t": [0.25]}
     assert jsonable({"mixed": {1, "a"}})["mixed"] in ([1, "a"], ["a", 1])
+
+
+def test_synth_communities_option(tmp_path, capsys):
+    """``--communities none`` keeps one block (the diagnostics say so); it is refused with
+    ``--mechanism privatize`` before anything is spent."""
+    out = tmp_path / "syn.txt"
+    assert main(["synth", "karate", "--epsilon", "2", "--seed", "1", "--json", "-q",
+                 "--communities", "none", "-o", str(out)]) == 0
+    doc = _parse(capsys)
+    assert doc["diagnostics"]["communities"] == 1
+    assert main(["synth", "karate", "--epsilon", "2", "--delta", "1e-6", "--seed", "1", "-q",
+                 "--mechanism", "privatize", "--communities", "none", "-o", str(out)]) != 0
+    assert "--communities applies to --mechanism block-model" in capsys.readouterr().err

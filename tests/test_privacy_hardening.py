@@ -155,6 +155,9 @@ def _refusals():
         "release_synthetic: bad share": (
             lambda: dpgraph.release_synthetic(small, epsilon=1, community_share=2.0),
             ValueError),
+        "release_synthetic: unknown communities plan": (
+            lambda: dpgraph.release_synthetic(small, epsilon=1, communities="louvain"),
+            ValueError),
     }
 
 

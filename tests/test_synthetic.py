@@ -391,6 +391,74 @@ def test_release_synthetic_refuses_weights_outside_the_unit_interval():
         dpgraph.release_synthetic(G, epsilon=1, rng=0)
 
 
+def test_one_block_release_noise_is_laplace_two_over_epsilon():
+    """docs/privacy.md 7.7, one block: only the degrees are released, with Laplace noise of
+    scale 2 / eps (L1 sensitivity 2); a distributional check of the scale on 3,000 nodes of
+    degree about 60 (the clip at 1 never binds), and the charge is eps."""
+    from dpgraph.synthetic.block_model import (degree_split, release_split_block_model,
+                                               released_degree_noise_sd)
+
+    G = nx.random_regular_graph(60, 3000, seed=1)
+    data = as_graph_data(G)
+    z = np.zeros(data.n, dtype=np.int64)
+    assert (degree_split(data.weights, z)[:, 1] == 0).all()  # nothing lies across one block
+    eps = 0.8
+    led = PrivacyLedger(epsilon=eps, delta=0)
+    bm = release_split_block_model(data, z, epsilon=eps, ledger=led, rng=3)
+    noise = bm.degrees - 60.0
+    assert led.spent == pytest.approx((eps, 0.0)) and len(led.entries) == 1
+    assert released_degree_noise_sd(1, eps) == pytest.approx(np.sqrt(2) * 2 / eps)
+    # Laplace(2 / eps): mean |x| = 2 / eps = 2.5; its standard error over 3,000 draws is 0.046
+    assert np.mean(np.abs(noise)) == pytest.approx(2 / eps, abs=0.2)
+    assert abs(np.mean(noise)) < 0.2
+    assert bm.block_counts.shape == (1, 1) and (bm.inside == 1).all()
+
+
+@pytest.mark.parametrize("communities, expected", [("none", 1), ("private", None)])
+def test_release_synthetic_communities_plan_and_charges(communities, expected):
+    """``communities="none"`` keeps one block and gives the community budget to the degrees;
+    either way the ledger totals epsilon and the edge count is released first."""
+    import warnings
+
+    G = nx.planted_partition_graph(3, 100, 0.2, 0.01, seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rel = dpgraph.release_synthetic(G, epsilon=1.0, rng=5, communities=communities)
+    names = [e.name for e in rel.ledger.entries]
+    assert "total edge weight" in names[0]
+    assert rel.ledger.spent == pytest.approx((1.0, 0.0))
+    assert any("node-to-block" in nm for nm in names) == (communities == "private")
+    if expected is not None:
+        assert rel.diagnostics["communities"] == expected
+        (deg,) = [e for e in rel.ledger.entries if "one block" in e.name]
+        assert deg.epsilon == pytest.approx(1.0 - 0.02 - 0.05)  # all but the count and classes
+    assert rel.sample(rng=1).m == rel.edge_count
+
+
+def test_release_synthetic_auto_plan_follows_the_community_signal():
+    """``communities="auto"``: one block where the released edge count says a refinement count
+    carries less than ``COMMUNITY_MIN_SIGNAL`` (public function of released values), private
+    communities above it; the signal is reported."""
+    import warnings
+
+    from dpgraph.synthetic.release import COMMUNITY_MIN_SIGNAL, community_signal
+
+    G = nx.planted_partition_graph(3, 100, 0.2, 0.01, seed=2)  # mean degree about 22
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        low = dpgraph.release_synthetic(G, epsilon=0.05, rng=5)
+        high = dpgraph.release_synthetic(G, epsilon=2.0, rng=5)
+    assert low.diagnostics["community_signal"] < COMMUNITY_MIN_SIGNAL
+    assert low.diagnostics["communities"] == 1
+    assert high.diagnostics["community_signal"] >= COMMUNITY_MIN_SIGNAL
+    assert high.diagnostics["communities"] > 1
+    m = G.number_of_edges()
+    assert community_signal(m, 300, 0.73 * 2.0, 6, 2) == pytest.approx(
+        (2 * m / 300 / 6) * 0.73 * 2.0 / 4)
+    with pytest.raises(ValueError, match="communities"):
+        dpgraph.release_synthetic(G, epsilon=1.0, rng=5, communities="louvain")
+
+
 # ----------------------------------------------------------------------------- degree classes
 # (docs/privacy.md 7.9)
 

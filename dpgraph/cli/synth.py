@@ -59,6 +59,10 @@ def _add_output_options(p):
                    help="block-model (default): dpgraph.release_synthetic; privatize: "
                         "dpgraph.privatize(...).sample() (the default with --weighted, the only "
                         "mechanism that has weights)")
+    p.add_argument("--communities", choices=("auto", "private", "none"), default=None,
+                   help="block-model only: private communities 'auto' (default: where the "
+                        "released edge count says they can carry signal, else one block), "
+                        "'private' (always) or 'none' (one block; the degrees get the budget)")
     p.add_argument("--synthetic-share", type=float, default=None,
                    help="with --mechanism privatize: fraction of epsilon for the synthetic "
                         "block model (degrees and block edge counts; default 0.3, "
@@ -130,6 +134,8 @@ def _mechanism(args) -> tuple:
         if args.synthetic_share is not None or args.rank is not None or args.route != "auto":
             raise ValueError("--synthetic-share, --rank and --route apply to --mechanism "
                              "privatize only")
+    elif args.communities is not None:
+        raise ValueError("--communities applies to --mechanism block-model only")
     elif args.delta is None:
         raise ValueError("--delta is required with --mechanism privatize (and with --weighted, "
                          "which uses it): an (epsilon, delta)-DP route")
@@ -167,7 +173,8 @@ def _release(args, data, where: str, mechanism: str, on_dask: bool):
         from dpgraph.synthetic.release import release_synthetic
 
         report(f"read {where}: {data.n} nodes; releasing communities and a block model")
-        pg = release_synthetic(data, epsilon=args.epsilon, rng=gen)
+        pg = release_synthetic(data, epsilon=args.epsilon, rng=gen,
+                               communities=args.communities or "auto")
         return pg, pg.sample(rng=gen)
     share = "auto" if args.synthetic_share is None else args.synthetic_share
     report(f"read {where}: {data.n} nodes; privatizing")

@@ -33,7 +33,8 @@ from dpgraph.privacy import PrivacyLedger, laplace_mechanism, make_rng
 
 __all__ = ["BlockModel", "check_blocks", "block_edge_counts", "degree_split", "capped_counts",
            "release_block_model", "consistent_block_model", "split_block_statistics",
-           "split_block_scales", "release_split_block_model", "release_edge_count",
+           "split_block_scales", "released_degree_noise_sd", "release_split_block_model",
+           "release_edge_count",
            "match_edge_count", "degrees_summing_to", "SYNTHETIC_SHARE", "COUNT_SHARE",
            "SPLIT_COUNT_SHARE", "INSIDE_SHRINK"]
 
@@ -260,6 +261,30 @@ def split_block_scales(n: int, k: int, epsilon: float,
                            np.full(n, 2.0 / ((1.0 - count_share) * epsilon))])
 
 
+def released_degree_noise_sd(k: int, epsilon: float,
+                             count_share: float = SPLIT_COUNT_SHARE) -> float:
+    """Standard deviation of the noise on each released degree of
+    :func:`release_split_block_model` with ``k`` blocks: the inside and across degrees' Laplace
+    draws (variance ``2 b^2`` each) for ``k >= 2``, the inside draw alone for one block."""
+    sc = split_block_scales(1, 1, epsilon, count_share)  # [inside, across] scales
+    return float(np.sqrt(2.0 * (sc[0] ** 2 + (sc[-1] ** 2 if k > 1 else 0.0))))
+
+
+def _release_one_block(data: GraphData, b: np.ndarray, *, epsilon: float,
+                       ledger: PrivacyLedger, gen) -> BlockModel:
+    """:func:`release_split_block_model` for one block: every pair is inside it, so the
+    inter-block counts and across degrees are identically zero and not released; the degrees
+    carry Laplace noise of scale ``2 / epsilon`` (one pair moves two degrees by at most 1:
+    L1 sensitivity 2, docs/privacy.md 7.7)."""
+    n = data.n
+    d, _ = laplace_mechanism(degree_split(data.weights, b)[:, 0], sensitivity=2.0, epsilon=epsilon, ledger=ledger,
+                             name="synthetic: degrees (one block)", rng=gen,
+                             note="one block; L1 sensitivity 2 (docs/privacy.md 7.7)")
+    del data  # nothing below reads the input
+    C = np.array([[d.sum() / 2.0]])
+    return consistent_block_model(b, C, d, inside=d, across=np.zeros(n))
+
+
 def release_split_block_model(data: GraphData, blocks, *, epsilon: float,
                               ledger: PrivacyLedger, rng=None,
                               count_share: float = SPLIT_COUNT_SHARE) -> BlockModel:
@@ -289,6 +314,8 @@ def release_split_block_model(data: GraphData, blocks, *, epsilon: float,
     if not 0 < count_share < 1:
         raise ValueError(f"count_share must lie strictly between 0 and 1, got {count_share!r}")
     gen = make_rng(rng)
+    if k == 1:
+        return _release_one_block(data, b, epsilon=epsilon, ledger=ledger, gen=gen)
     n = data.n
     scales = split_block_scales(n, k, epsilon, count_share)
     # one Laplace(1 / epsilon) release of the vector divided coordinatewise by epsilon * scale:

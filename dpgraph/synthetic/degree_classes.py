@@ -16,7 +16,7 @@ import numpy as np
 from dpgraph.graph import GraphData
 from dpgraph.privacy import PrivacyLedger, laplace_mechanism, make_rng
 from dpgraph.synthetic.block_model import (BlockModel, block_edge_counts, capped_counts,
-                                           check_blocks, split_block_scales)
+                                           check_blocks, released_degree_noise_sd)
 
 __all__ = ["degree_bins", "release_degree_mixing", "mixing_assortativity",
            "split_by_degree_bins", "split_by_released_degree_classes", "MAX_DEGREE_BINS",
@@ -198,10 +198,9 @@ def split_by_released_degree_classes(data: GraphData, bm: BlockModel, *, epsilon
     model split by class (:func:`split_by_degree_bins`). Returns the split model and its
     diagnostics (``degree_classes``, ``released_assortativity``)."""
     gen = make_rng(rng)
-    sc = split_block_scales(1, 1, model_epsilon, count_share)  # [inside, count, across] scales
-    noise_sd = float(np.sqrt(2.0 * (sc[0] ** 2 + sc[-1] ** 2)))  # Laplace(b): variance 2 b^2
-    bins = degree_bins(bm.degrees, noise=noise_sd, min_top=MIN_TOP_CLASS)
     k = bm.block_counts.shape[0]
+    noise_sd = released_degree_noise_sd(k, model_epsilon, count_share)
+    bins = degree_bins(bm.degrees, noise=noise_sd, min_top=MIN_TOP_CLASS)
     while k * (int(bins.max()) + 1) > MAX_SPLIT_BLOCKS and bins.max() > 0:
         bins = bins // 2  # merge neighbouring classes: the split's k^2 B^2 table stays small
     mixing = release_degree_mixing(data, bins, epsilon=epsilon, ledger=ledger, rng=gen)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from dpgraph.privacy.budget import COMMUNITY_SHARE, DEGREE_BIN_SHARE, EDGE_COUNT_SHARE, left
 from dpgraph.graph import GraphData, label_sequence
 from dpgraph.io.dask import is_dask_input
@@ -31,7 +33,8 @@ from dpgraph.synthetic.sampler import sample_block_model
 
 __all__ = ["SyntheticRelease", "release_synthetic", "default_init_labels", "default_rounds",
            "COMMUNITY_SHARE", "DEGREE_BIN_SHARE", "EDGE_COUNT_SHARE", "RANDOM_INIT_FROM",
-           "RANDOM_INIT_LABELS", "RANDOM_INIT_ROUNDS", "LOW_EPS_LABELS", "LOW_EPS_ROUNDS"]
+           "RANDOM_INIT_LABELS", "RANDOM_INIT_ROUNDS", "LOW_EPS_LABELS", "LOW_EPS_ROUNDS",
+           "COMMUNITY_MIN_SIGNAL", "community_signal"]
 
 # the default shares of epsilon (communities, degree classes, edge count) are named in
 # dpgraph.privacy.budget
@@ -47,6 +50,11 @@ RANDOM_INIT_LABELS = 12
 RANDOM_INIT_ROUNDS = 4
 LOW_EPS_LABELS = 6
 LOW_EPS_ROUNDS = 2
+# Below this community_signal (an average node's edges into one starting label over the Laplace
+# scale of a refinement count, from the released edge count) the refinement cannot leave its
+# random start, so release_synthetic keeps one block and gives the community budget to the
+# degrees (communities="auto").
+COMMUNITY_MIN_SIGNAL = 0.2
 
 
 def default_init_labels(epsilon: float) -> int:
@@ -128,16 +136,27 @@ def _private_input(G, weight) -> GraphData:
     return data
 
 
-def _match_released_edge_count(data: GraphData, bm: BlockModel, *, epsilon: float,
-                               ledger: PrivacyLedger, rng, diag: dict) -> BlockModel:
-    """Step 4 of :func:`release_synthetic`: the total edge weight released with ``epsilon``
-    (:func:`~dpgraph.synthetic.block_model.release_edge_count`), the block pair counts rescaled
-    to it and the degrees shifted down to sum to twice the result (post-processing)."""
-    m_hat = release_edge_count(data, epsilon=epsilon, ledger=ledger, rng=rng)
-    diag["released_edge_weight"] = round(m_hat, 2)
+def _match_released_edge_count(bm: BlockModel, m_hat: float, *, rng) -> BlockModel:
+    """Step 4 of :func:`release_synthetic` (post-processing): the block pair counts rescaled to
+    the released total edge weight ``m_hat`` and the degrees shifted down to sum to twice the
+    result."""
     bm = match_edge_count(bm, m_hat, rng=rng)
     bm.degrees = degrees_summing_to(bm.degrees, 2.0 * bm.edge_count)
     return bm
+
+
+def community_signal(edge_count: float, n: int, epsilon: float, labels: int,
+                     rounds: int) -> float:
+    """What one refinement count of :func:`~dpgraph.synthetic.communities.private_communities`
+    carries against its noise (a public function of released values): an average node's edge
+    weight into one of ``labels`` communities, ``2 edge_count / (n labels)``, over the Laplace
+    scale of each round's counts, ``2 rounds / epsilon`` (L1 sensitivity 2 per round).
+
+    >>> round(community_signal(31_421, 2_277, 0.073, 6, 2), 3)  # chameleon at epsilon 0.1
+    0.084
+    """
+    mean_degree = 2.0 * max(float(edge_count), 0.0) / max(int(n), 1)
+    return (mean_degree / labels) / (2.0 * rounds / epsilon)
 
 
 def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weight",
@@ -146,13 +165,21 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                       group_size: int = GROUP_SIZE,
                       init_labels: int | None = None,
                       bin_share: float = DEGREE_BIN_SHARE,
-                      batches: int = REFINE_BATCHES) -> SyntheticRelease:
+                      batches: int = REFINE_BATCHES,
+                      communities: str = "auto") -> SyntheticRelease:
     """Release a private synthetic-graph model of ``G`` (pure edge-level ``epsilon``-DP).
 
     Cheaper than :func:`dpgraph.privatize` for this one use: ``O(m + n k + g^2)`` time and
     memory (``k`` communities, ``g <= MAX_GROUPS`` super-nodes), no eigensolve, no n x n array.
     Steps (docs/privacy.md 7.6-7.10):
 
+    0. ``EDGE_COUNT_SHARE * epsilon`` (0.02): the total edge weight
+       (:func:`~dpgraph.synthetic.block_model.release_edge_count`). With ``communities="auto"``
+       it decides step 1: where :func:`community_signal` (an average node's edges into one
+       starting label over the Laplace scale of a refinement count) is below
+       ``COMMUNITY_MIN_SIGNAL``, the refinement cannot leave its random start, so every node
+       stays in one block and step 2 gets the community budget too (a function of the released
+       count: no extra cost).
     1. ``community_share * epsilon``: a private community partition
        (:func:`~dpgraph.synthetic.communities.private_communities`): uniformly random labels
        (6, from ``epsilon >= 3`` 12; :func:`default_init_labels`), or with ``init_labels=0``
@@ -170,12 +197,11 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        released margins (:func:`~dpgraph.synthetic.degree_classes.split_by_degree_bins`), so
        the samples keep the graph's degree mixing (assortative or not), which shapes
        triangles, paths and cuts.
-    4. ``EDGE_COUNT_SHARE * epsilon`` (0.02): the total edge weight
-       (:func:`~dpgraph.synthetic.block_model.release_edge_count`); the block pair counts are
-       rescaled to it (:func:`~dpgraph.synthetic.block_model.match_edge_count`), so the edge
-       count is within ``1 / (0.02 epsilon)`` on average instead of carrying the noise of n
-       released inside degrees; the released degrees are shifted down to sum to twice that
-       count (:func:`~dpgraph.synthetic.block_model.degrees_summing_to`).
+    4. The block pair counts rescaled to step 0's count
+       (:func:`~dpgraph.synthetic.block_model.match_edge_count`), so the edge count is within
+       ``1 / (0.02 epsilon)`` on average instead of carrying the noise of n released inside
+       degrees; the released degrees shifted down to sum to twice that count
+       (:func:`~dpgraph.synthetic.block_model.degrees_summing_to`). Post-processing.
     5. :meth:`SyntheticRelease.sample`: exactly the released number of edges per block pair,
        endpoints drawn in proportion to the released degrees (Chung-Lu within and between
        blocks), one anchor edge per node (no isolated nodes).
@@ -205,6 +231,9 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     batches : int
         Sequential batches per refinement round (``REFINE_BATCHES``, 64; 1: every node moves
         at once, against the previous round's partition).
+    communities : {"auto", "private", "none"}
+        Step 1: ``"auto"`` (default) as the released edge count decides (step 0),
+        ``"private"`` always, ``"none"`` never (one block; the degrees get its budget).
 
     Returns
     -------
@@ -213,8 +242,9 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     Raises
     ------
     ValueError
-        Fewer than 3 nodes, weights outside [0, 1], a share outside (0, 1), or a Dask edge
-        list (use ``dpgraph.privatize(..., route="matrix-free").sample()`` there).
+        Fewer than 3 nodes, weights outside [0, 1], a share outside (0, 1), an unknown
+        ``communities``, or a Dask edge list (use
+        ``dpgraph.privatize(..., route="matrix-free").sample()`` there).
 
     Examples
     --------
@@ -229,6 +259,9 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     """
     epsilon = check_epsilon(epsilon)
     _check_shares(community_share, init_share, count_share, bin_share)
+    if communities not in ("auto", "private", "none"):  # refused before anything is spent
+        raise ValueError(f"communities must be 'auto', 'private' or 'none', got "
+                         f"{communities!r}")
     data = _private_input(G, weight)
     if isinstance(group_size, bool) or int(group_size) != group_size or group_size < 1:
         raise ValueError(f"group_size must be a positive integer, got {group_size!r}")
@@ -236,17 +269,26 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     rounds = default_rounds(epsilon, init_labels) if rounds is None else int(rounds)
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=0.0)  # the draws mark it if seeded
-    report(f"release_synthetic: private communities of {data.n:,} nodes")
-    blocks = private_communities(data, epsilon=community_share * epsilon, ledger=ledger, rng=gen,
-                                 init_share=init_share, rounds=rounds, group_size=group_size,
-                                 init_labels=init_labels, batches=batches)
-    diag = {"communities": int(blocks.max()) + 1, "rounds": rounds, "batches": batches,
+    m_hat = release_edge_count(data, epsilon=EDGE_COUNT_SHARE * epsilon, ledger=ledger, rng=gen)
+    # the super-graph start is planned as if from LOW_EPS_LABELS labels
+    signal = community_signal(m_hat, data.n, community_share * epsilon,
+                              init_labels if init_labels else LOW_EPS_LABELS, rounds)
+    diag = {"released_edge_weight": round(m_hat, 2), "rounds": rounds, "batches": batches,
             "init": f"{init_labels} random labels" if init_labels else "super-graph",
-            "community_share": community_share, "mechanism": "release_synthetic (block model)"}
-    # whatever the communities left unspent (one community: no refinement) goes to the model
+            "community_share": community_share, "mechanism": "release_synthetic (block model)",
+            "community_signal": round(signal, 4)}
+    if communities == "private" or (communities == "auto" and signal >= COMMUNITY_MIN_SIGNAL):
+        report(f"release_synthetic: private communities of {data.n:,} nodes")
+        blocks = private_communities(data, epsilon=community_share * epsilon, ledger=ledger,
+                                     rng=gen, init_share=init_share, rounds=rounds,
+                                     group_size=group_size, init_labels=init_labels,
+                                     batches=batches)
+    else:  # too little signal per node: one block, and the community budget to the model
+        blocks = np.zeros(data.n, dtype=np.int64)
+    diag["communities"] = int(blocks.max()) + 1
+    # whatever the communities left unspent (one community) goes to the model
     eps_bins = bin_share * epsilon
-    eps_edges = EDGE_COUNT_SHARE * epsilon
-    eps_model = left(epsilon, ledger.spent[0], eps_bins, eps_edges)
+    eps_model = left(epsilon, ledger.spent[0], eps_bins)
     report(f"release_synthetic: block model of {diag['communities']} communities")
     bm = release_split_block_model(data, blocks, epsilon=eps_model, ledger=ledger, rng=gen,
                                    count_share=count_share)
@@ -256,7 +298,6 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                                                     count_share=count_share, ledger=ledger,
                                                     rng=gen)
         diag.update(info)
-    bm = _match_released_edge_count(data, bm, epsilon=eps_edges, ledger=ledger, rng=gen,
-                                    diag=diag)
+    bm = _match_released_edge_count(bm, m_hat, rng=gen)
     return SyntheticRelease(block_model=bm, ledger=ledger, labels=label_sequence(data.labels),
                             diagnostics=diag)
