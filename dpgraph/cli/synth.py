@@ -27,7 +27,8 @@ def add_synth_parser(subparsers):
         "synth", help="write a private synthetic graph",
         description="Release a private synthetic graph and write it with write_graph (format "
                     "from the output extension). By default (--mechanism block-model) "
-                    "dpgraph.release_synthetic: private communities and a degree-corrected "
+                    "dpgraph.release_synthetic: private communities (one block where the "
+                    "released edge count says they would be random) and a degree-corrected "
                     "block model, pure epsilon-DP (delta unused), O(m + n k) time and memory; "
                     "--mechanism privatize samples the block model of dpgraph.privatize "
                     "(a spectral route; keeps more of the cut structure, costs n^2 memory on "

@@ -284,12 +284,16 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                                      group_size=group_size, init_labels=init_labels,
                                      batches=batches)
     else:  # too little signal per node: one block, and the community budget to the model
+        report(f"release_synthetic: one block (community signal {signal:.3g}"
+               + (f" < {COMMUNITY_MIN_SIGNAL:g}: communities would be random)"
+                  if communities == "auto" else ", communities='none')"))
         blocks = np.zeros(data.n, dtype=np.int64)
     diag["communities"] = int(blocks.max()) + 1
     # whatever the communities left unspent (one community) goes to the model
     eps_bins = bin_share * epsilon
     eps_model = left(epsilon, ledger.spent[0], eps_bins)
-    report(f"release_synthetic: block model of {diag['communities']} communities")
+    report(f"release_synthetic: block model of {diag['communities']} "
+           + ("communities" if diag["communities"] > 1 else "block"))
     bm = release_split_block_model(data, blocks, epsilon=eps_model, ledger=ledger, rng=gen,
                                    count_share=count_share)
     if eps_bins > 0:
