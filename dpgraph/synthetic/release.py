@@ -234,6 +234,9 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     communities : {"auto", "private", "none"}
         Step 1: ``"auto"`` (default) as the released edge count decides (step 0),
         ``"private"`` always, ``"none"`` never (one block; the degrees get its budget).
+        ``"none"`` also measured better on a graph of many small communities (ca-hepph at
+        epsilon 0.5-2: truer degrees, paths and EVC) and worse on chameleon and facebook
+        (benchmarks/NOTES.md).
 
     Returns
     -------
