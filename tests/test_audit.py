@@ -141,7 +141,8 @@ def test_fast_audit(name):
 @pytest.mark.slow  # 10-17 s on 2 cores; the other fast audits stay in the default run
 def test_fast_audit_synthetic_block_model_both_pairs():
     """docs/privacy.md 7.7: an inside pair and an across pair each attain the weighted
-    sensitivity, so both tight events approach the claim and neither exceeds it."""
+    sensitivity, and a pair of the one-block release its sensitivity 2, so the three tight
+    events approach the claim and none exceeds it."""
     out = catalog.synthetic_block_model(runs=3_000)
     for res in out.values():
         assert not res.violated and res.fraction >= 0.55, res
@@ -157,6 +158,19 @@ def test_synthetic_audit_catches_a_halved_noise_scale(monkeypatch):
     monkeypatch.setattr(sy, "split_block_scales", lambda *a, **k: original(*a, **k) / 2)
     out = catalog.synthetic_block_model(runs=3_000)
     assert out["inside"].violated, out["inside"]
+
+
+@pytest.mark.slow  # 10-17 s on 2 cores
+def test_one_block_audit_catches_a_halved_noise_scale(monkeypatch):
+    """The one-block event can fail: with the degrees released at sensitivity 1 instead of 2
+    (half the noise), its bound exceeds the claim."""
+    import dpgraph.synthetic.block_model as sy
+
+    original = sy.laplace_mechanism
+    monkeypatch.setattr(sy, "laplace_mechanism",
+                        lambda v, sensitivity, **k: original(v, sensitivity=sensitivity / 2, **k))
+    out = catalog.synthetic_block_model(runs=3_000)
+    assert out["one_block"].violated, out["one_block"]
 
 
 @pytest.mark.slow  # 10-20 s on 2 cores

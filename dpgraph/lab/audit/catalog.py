@@ -510,21 +510,28 @@ def synthetic_block_model(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
     """:func:`dpgraph.synthetic.block_model.release_split_block_model` (7.7: one Laplace release, weighted
     L1 sensitivity 1) on blocks ``[0, 0, 1, 1]`` and the graph ``{0, 2}``, with a pair inside
     block 0 (``{0, 1}``: two inside degrees move, each by half the budget) and a pair across
-    (``{1, 3}``: one inter-block count and two across degrees). Returns ``{"inside": ...,
-    "across": ...}``."""
+    (``{1, 3}``: one inter-block count and two across degrees); and on one block
+    ``[0, 0, 0, 0]`` with the pair ``{0, 1}`` (7.7's one-block release: two degrees, Laplace
+    ``2 / epsilon``). Returns ``{"inside": ..., "across": ..., "one_block": ...}``."""
     from dpgraph.graph import as_graph_data
-    from dpgraph.synthetic.block_model import release_split_block_model, split_block_scales, split_block_statistics
+    from dpgraph.synthetic.block_model import (degree_split, release_split_block_model,
+                                               split_block_scales, split_block_statistics)
 
-    blocks = np.array([0, 0, 1, 1])
+    two = np.array([0, 0, 1, 1])
     unit = epsilon * split_block_scales(4, 2, epsilon)
+    cases = {"inside": (two, (0, 1), lambda w: split_block_statistics(w, two) / unit),
+             "across": (two, (1, 3), lambda w: split_block_statistics(w, two) / unit),
+             # one block: the released vector is the degrees themselves (sensitivity 2)
+             "one_block": (np.zeros(4, dtype=np.int64), (0, 1),
+                           lambda w: degree_split(w, np.zeros(4, dtype=np.int64))[:, 0])}
     out = {}
-    for kind, extra in (("inside", (0, 1)), ("across", (1, 3))):
+    for kind, (blocks, extra, released) in cases.items():
         G0, G1 = _graph_pair([(0, 2)], extra, 4)
         pair = (as_graph_data(G0), as_graph_data(G1))
-        v0, v1 = (split_block_statistics(d.weights, blocks) / unit for d in pair)
+        v0, v1 = (released(d.weights) for d in pair)
         moved = np.flatnonzero(v0 != v1)
 
-        def mech(data, gen):
+        def mech(data, gen, blocks=blocks):
             return _observe_laplace(lambda: release_split_block_model(
                 data, blocks, epsilon=epsilon, ledger=_ledger(epsilon), rng=gen))[0]
 
@@ -532,7 +539,7 @@ def synthetic_block_model(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
             mech, pair, _all_at_least(moved, v1[moved]), epsilon=epsilon, runs=runs,
             confidence=confidence, rng=rng,
             mechanism_name="release_split_block_model (synthetic block model)",
-            pair_name=f"blocks [0, 0, 1, 1], edge {{0, 2}} vs + {kind} pair {set(extra)}",
+            pair_name=f"blocks {blocks.tolist()}, edge {{0, 2}} vs + {kind} pair {set(extra)}",
             event_name=f"the {moved.size} moved coordinates at or above their x1 values")
     return out
 
