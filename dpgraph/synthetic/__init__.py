@@ -25,8 +25,8 @@ from dpgraph.synthetic.communities import (node_block_counts, private_communitie
                                            synthetic_partition)
 from dpgraph.synthetic.degree_classes import (degree_bins, mixing_assortativity,
                                               release_degree_mixing, split_by_degree_bins)
-from dpgraph.synthetic.release import (SyntheticRelease, default_init_labels, default_rounds,
-                                       release_synthetic)
+from dpgraph.synthetic.release import (SyntheticRelease, community_signal, default_init_labels,
+                                       default_rounds, release_synthetic)
 from dpgraph.synthetic.sampler import sample_block_model
 
 __all__ = ["BlockModel", "SyntheticRelease", "release_synthetic", "sample_block_model",
@@ -35,4 +35,4 @@ __all__ = ["BlockModel", "SyntheticRelease", "release_synthetic", "sample_block_
            "degree_split", "split_block_statistics", "split_block_scales", "synthetic_partition",
            "private_communities", "supergraph_communities", "refine_partition",
            "node_block_counts", "degree_bins", "release_degree_mixing", "mixing_assortativity",
-           "split_by_degree_bins", "default_init_labels", "default_rounds"]
+           "split_by_degree_bins", "default_init_labels", "default_rounds", "community_signal"]
