@@ -62,6 +62,8 @@ NOT_PRIVATE_AS_WRITTEN = {"dpdk", "privskg"}
 # one quantity (n is exact): TmF spends half of epsilon on it, so the summary also counts
 # the cells without it
 EDGE_COUNT_QUERIES = ("q2_edges_re", "q4_avg_degree_re")
+# the peer sets the summary scores against: (label, peers left out)
+PEER_SETS = (("every peer", ()), ("peers private as published", NOT_PRIVATE_AS_WRITTEN))
 ONLY_ON = {"privhrg": {"chameleon"}}
 LABEL = {"dpgraph": "dpgraph", "privatize": "privatize", "dpgraph_v2": "dpgraph_v2",
          "tmf": "TmF", "dpdk": "DP-1K*",
@@ -313,9 +315,12 @@ def cells(rows, graph, ours="dpgraph", exclude=()):
 def print_summary(rows, ours="dpgraph"):
     graphs = [g for g in ("chameleon", "facebook", "ca-hepph") if any(r["graph"] == g
                                                                       for r in rows)]
+    # every graph's cells against each peer set, scored once for the tables below
+    scored = {label: {g: cells(rows, g, ours, exclude) for g in graphs}
+              for label, exclude in PEER_SETS}
     total = {"cells": 0, "ok": 0, "beyond": 0}
     for g in graphs:
-        c, eps_list = cells(rows, g, ours)
+        c, eps_list = scored["every peer"][g]
         seeds = {m: len({r["seed"] for r in rows if r["graph"] == g and r["method"] == m})
                  for m in {r["method"] for r in rows if r["graph"] == g}}
         print(f"\n### {g}: {LABEL[ours]} against the best peer per cell\n")
@@ -345,7 +350,7 @@ def print_summary(rows, ours="dpgraph"):
         total["beyond"] += beyond
         print(f"\n{g}: {LABEL[ours]} at least as good as the best peer in {n_ok} of {len(c)} "
               f"cells; behind beyond 2 standard errors (Welch |t| > 2) in {beyond}.")
-        cp, _ = cells(rows, g, ours, exclude=NOT_PRIVATE_AS_WRITTEN)
+        cp, _ = scored["peers private as published"][g]
         ok_p = sum(x["ok"] for x in cp.values())
         beyond_p = sum((not x["ok"]) and x["t"] > 2 for x in cp.values())
         total["ok_private"] = total.get("ok_private", 0) + ok_p
@@ -360,33 +365,30 @@ def print_summary(rows, ours="dpgraph"):
                 print(f"| {LABEL.get(m, m)} | {np.median([r['wall_s'] for r in rs]):.2f} | "
                       f"{np.median([r['peak_rss_mb'] for r in rs]):.0f} | "
                       f"{np.median(gs) if gs else float('nan'):.2f} |")
-    scoreboard(rows, graphs, ours)
+    scoreboard(scored, ours)
     print(f"\nall graphs: {LABEL[ours]} at least as good in {total['ok']} of {total['cells']} "
           f"cells; behind beyond 2 standard errors in {total['beyond']}. Against the peers "
           f"private as published: {total.get('ok_private', 0)} of {total['cells']}, behind "
           f"beyond 2 standard errors in {total.get('beyond_private', 0)}.")
-    for label, exclude in (("every peer", ()), ("the peers private as published",
-                                                NOT_PRIVATE_AS_WRITTEN)):
-        xs = [x for g in graphs for (k, _), x in cells(rows, g, ours, exclude)[0].items()
+    for label, by_graph in scored.items():
+        xs = [x for c, _ in by_graph.values() for (k, _), x in c.items()
               if k not in EDGE_COUNT_QUERIES]
         print(f"Without the edge count ({', '.join(EDGE_COUNT_QUERIES)}), against {label}: at "
               f"least as good in {sum(x['ok'] for x in xs)} of {len(xs)} cells, behind beyond 2 "
               f"standard errors in {sum((not x['ok']) and x['t'] > 2 for x in xs)}.")
 
 
-def scoreboard(rows, graphs, ours="dpgraph"):
-    """One line per graph and peer set: per epsilon, the cells where ``ours`` is at least as
-    good as the best peer, of all cells, and (in brackets) those behind beyond 2 standard
-    errors."""
-    for label, exclude in (("every peer", ()), ("peers private as published",
-                                                NOT_PRIVATE_AS_WRITTEN)):
-        eps_all = sorted({e for g in graphs for e in cells(rows, g, ours, exclude)[1]})
+def scoreboard(scored, ours="dpgraph"):
+    """One line per graph and peer set (``scored[label][graph]`` = :func:`cells`): per
+    epsilon, the cells where ``ours`` is at least as good as the best peer, of all cells, and
+    (in brackets) those behind beyond 2 standard errors."""
+    for label, by_graph in scored.items():
+        eps_all = sorted({e for _, eps in by_graph.values() for e in eps})
         print(f"\n{LABEL[ours]} against {label}: cells at least as good / cells "
               "(behind beyond 2 SE)\n")
         print("| graph | " + " | ".join(f"eps {e:g}" for e in eps_all) + " | all |")
         print("|---|" + "---|" * (len(eps_all) + 1))
-        for g in graphs:
-            c, _ = cells(rows, g, ours, exclude)
+        for g, (c, _) in by_graph.items():
             line = []
             for e in [*eps_all, None]:
                 xs = [x for (k, ee), x in c.items() if e is None or ee == e]

@@ -391,6 +391,18 @@ def test_release_synthetic_refuses_weights_outside_the_unit_interval():
         dpgraph.release_synthetic(G, epsilon=1, rng=0)
 
 
+def test_one_block_degrees_sensitivity_is_two(graph_and_blocks):
+    """docs/privacy.md 7.7, one block: the released vector (each node's degree, degree_split's
+    inside column) moves by exactly 2 in L1 over adjacent graphs, as the scale 2 / eps needs."""
+    from dpgraph.synthetic.block_model import degree_split
+
+    G, _ = graph_and_blocks
+    one = np.zeros(G.number_of_nodes(), dtype=np.int64)
+    worst = max(np.abs(degree_split(A, one)[:, 0] - degree_split(B, one)[:, 0]).sum()
+                for A, B in _adjacent_pairs(G))
+    assert worst == pytest.approx(2.0)
+
+
 def test_one_block_release_noise_is_laplace_two_over_epsilon():
     """docs/privacy.md 7.7, one block: only the degrees are released, with Laplace noise of
     scale 2 / eps (L1 sensitivity 2); a distributional check of the scale on 3,000 nodes of

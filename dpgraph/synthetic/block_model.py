@@ -277,7 +277,8 @@ def _release_one_block(data: GraphData, b: np.ndarray, *, epsilon: float,
     carry Laplace noise of scale ``2 / epsilon`` (one pair moves two degrees by at most 1:
     L1 sensitivity 2, docs/privacy.md 7.7)."""
     n = data.n
-    d, _ = laplace_mechanism(degree_split(data.weights, b)[:, 0], sensitivity=2.0, epsilon=epsilon, ledger=ledger,
+    d, _ = laplace_mechanism(degree_split(data.weights, b)[:, 0], sensitivity=2.0,
+                             epsilon=epsilon, ledger=ledger,
                              name="synthetic: degrees (one block)", rng=gen,
                              note="one block; L1 sensitivity 2 (docs/privacy.md 7.7)")
     del data  # nothing below reads the input

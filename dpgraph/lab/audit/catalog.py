@@ -517,13 +517,12 @@ def synthetic_block_model(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
     from dpgraph.synthetic.block_model import (degree_split, release_split_block_model,
                                                split_block_scales, split_block_statistics)
 
-    two = np.array([0, 0, 1, 1])
+    two, one = np.array([0, 0, 1, 1]), np.zeros(4, dtype=np.int64)
     unit = epsilon * split_block_scales(4, 2, epsilon)
     cases = {"inside": (two, (0, 1), lambda w: split_block_statistics(w, two) / unit),
              "across": (two, (1, 3), lambda w: split_block_statistics(w, two) / unit),
              # one block: the released vector is the degrees themselves (sensitivity 2)
-             "one_block": (np.zeros(4, dtype=np.int64), (0, 1),
-                           lambda w: degree_split(w, np.zeros(4, dtype=np.int64))[:, 0])}
+             "one_block": (one, (0, 1), lambda w: degree_split(w, one)[:, 0])}
     out = {}
     for kind, (blocks, extra, released) in cases.items():
         G0, G1 = _graph_pair([(0, 2)], extra, 4)
