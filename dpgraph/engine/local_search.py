@@ -23,8 +23,9 @@ numbers): a numba kernel on CSR neighbour lists with a segment tree over the gai
 (:math:`O(\deg \log n)` per move), the same kernel on a dense matrix with a linear scan
 (:math:`O(n)` per move), and a pure-NumPy loop that needs only ``column(i)`` or products from
 the :class:`~dpgraph.engine.WeightOperator` (used when numba is not installed, or for operators
-that have no explicit matrix). numba is an optional accelerator (``pip install dpgraph[fast]``);
-without it the NumPy loop is used (about 20 microseconds per move at n = 1000).
+that have no explicit matrix). numba is a dependency on CPython; where it is missing (PyPy, a
+platform with no numba wheel, or ``DPGRAPH_NO_NUMBA=1``) the NumPy loop is used (about 20
+microseconds per move at n = 1000).
 
 The search is post-processing of whatever weights it is given; it has no privacy cost of its own.
 """
@@ -56,7 +57,8 @@ _NEG = -np.inf
 
 
 def numba_available() -> bool:
-    """Whether the numba kernels are used (``pip install dpgraph[fast]`` installs numba)."""
+    """Whether the numba kernels are used (numba is installed with dpgraph on CPython; False
+    on an interpreter without it, or with ``DPGRAPH_NO_NUMBA`` set)."""
     return _numba is not None
 
 
