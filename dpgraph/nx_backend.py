@@ -22,20 +22,22 @@ The whole budget ``(epsilon, delta)`` is spent by the call. ``weight`` follows N
 attribute, ``None`` = every edge weight 1); weights must lie in [0, 1].
 
 Safety. ``epsilon`` and ``delta`` have no defaults. With ``backend="dpgraph"`` a call without
-them raises :class:`TypeError`; under automatic dispatch (``nx.config.backend_priority``) the
-backend declines a call that names neither (``should_run`` is False), so NetworkX runs its own,
-non-private algorithm only when the caller did not ask for privacy; a call that names one of
-them runs here and raises for the other. Arguments with no private counterpart
+them raises :class:`TypeError`. Under automatic dispatch (``nx.config.backend_priority``, or
+NetworkX's own test suite run with ``NETWORKX_TEST_BACKEND=dpgraph``) the backend declines a
+call that names neither (``can_run`` gives the reason), so NetworkX runs its own, non-private
+algorithm, whatever the graph (multigraphs included), only when the caller did not ask for
+privacy; a call that names one of them runs here and raises for the other. Arguments with no private counterpart
 (``initial_cut``, ``partition``) make the backend decline (``can_run``), with a
 :class:`BackendDeclinedWarning` that says why when the call asked for privacy. Multigraphs are
-refused (:class:`networkx.NetworkXNotImplemented`), as NetworkX's ``one_exchange`` does:
-merging parallel edges would answer for a different graph.
+refused (:class:`networkx.NetworkXNotImplemented`) by a call that asks for privacy, as
+NetworkX's ``one_exchange`` refuses them: merging parallel edges would answer for a different
+graph.
 
 =========================================  ===============================================
 Not supported                              What happens
 =========================================  ===============================================
 directed graphs                            ``NotImplementedError`` (as in NetworkX)
-multigraphs                                ``NetworkXNotImplemented``: convert, ``nx.Graph(G)``
+multigraphs (with a budget)                ``NetworkXNotImplemented``: convert, ``nx.Graph(G)``
 ``initial_cut=`` / ``partition=``          declined + ``BackendDeclinedWarning`` (why)
 ``max_iter`` (``kernighan_lin_bisection``)  accepted and unused
 =========================================  ===============================================
@@ -228,12 +230,42 @@ class BackendDeclinedWarning(UserWarning):
     message, "not implemented by 'dpgraph' for the given arguments", does not say)."""
 
 
+def _named_by_caller() -> bool:
+    """True when the NetworkX call being dispatched named this backend (``backend="dpgraph"``).
+
+    NetworkX does not pass ``backend=`` to ``can_run``; its dispatcher holds it as the local
+    ``backend_name`` of ``networkx.utils.backends._dispatchable._call_if_any_backends_installed``
+    (NetworkX 3.3 to 3.6), two frames up. Should a NetworkX release move it, this answers False:
+    a budget-less call naming the backend then gets NetworkX's own NotImplementedError instead
+    of the TypeError below (still refused, never a non-private answer; tests/test_nx_backend.py
+    checks the TypeError)."""
+    import sys
+
+    frame = sys._getframe(1)
+    for _ in range(4):
+        frame = frame.f_back
+        if frame is None:
+            return False
+        if (frame.f_code.co_name == "_call_if_any_backends_installed"
+                and frame.f_globals.get("__name__") == "networkx.utils.backends"):
+            return frame.f_locals.get("backend_name") == BACKEND_NAME
+    return False
+
+
 def can_run(name, args, kwargs):
-    """True for the functions above, unless an argument has no private counterpart (then a
-    string saying why: NetworkX reads a string as "cannot run" and only logs it, so a call that
-    asked for privacy also gets the reason as a :class:`BackendDeclinedWarning`)."""
+    """Whether the backend takes this call: True, or a string saying why not (NetworkX reads a
+    string as "cannot run", logs it and, under automatic dispatch, runs its own algorithm).
+
+    Declined: a call that asks for no privacy (neither ``epsilon`` nor ``delta``) unless it
+    named this backend (``backend="dpgraph"``: then the call runs here and raises the
+    :class:`TypeError` that names the missing budget), and a call with an argument that has no
+    private counterpart (a call that asked for privacy also gets that reason as a
+    :class:`BackendDeclinedWarning`, since NetworkX's own message does not give it)."""
     if name not in FUNCTIONS:
         return False
+    if not _asks_for_privacy(kwargs) and not _named_by_caller():
+        return (f"{name}(): no epsilon/delta given, so the caller did not ask for a private "
+                f"answer (dpgraph never gives a non-private one)")
     arg = FUNCTIONS[name]
     if kwargs.get(arg) is not None or len(args) > 1 and args[1] is not None:
         reason = (f"{name}(): {arg} has no private counterpart in dpgraph (the partition comes "
@@ -250,7 +282,8 @@ def can_run(name, args, kwargs):
 def should_run(name, args, kwargs):
     """Under automatic dispatch, run only when the caller asked for privacy (``epsilon`` or
     ``delta`` given); otherwise (a string saying why) NetworkX's own algorithm answers, as the
-    caller wrote it. Not consulted when the caller names ``backend="dpgraph"``."""
+    caller wrote it. :func:`can_run` declines such a call already; NetworkX consults this one
+    only after ``can_run`` said True, and not when the caller names ``backend="dpgraph"``."""
     if not _asks_for_privacy(kwargs):
         return "no epsilon/delta given: the caller did not ask for a private answer"
     return True

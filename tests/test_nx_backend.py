@@ -96,6 +96,16 @@ except TypeError as exc:
     out["auto_only_epsilon"] = str(exc)
 value, (S, T) = nx.approximation.one_exchange(G, epsilon=100.0, delta=1e-6, seed=3)
 out["auto_with_budget"] = [value, nx.cut_size(G, S, T, weight=None)]
+# no budget, a multigraph: declined, NetworkX's own kernighan_lin_bisection takes multigraphs
+M = nx.MultiGraph([(0, 1), (0, 1), (1, 2), (2, 3), (3, 0), (3, 0)])
+own = nx.community.kernighan_lin_bisection(M, seed=1, backend="networkx")
+auto_plain = nx.community.kernighan_lin_bisection(M, seed=1)
+out["auto_multigraph"] = [sorted(map(sorted, own)), sorted(map(sorted, auto_plain))]
+try:
+    nx.community.kernighan_lin_bisection(M, weight=None, epsilon=1.0, delta=1e-6)
+    out["auto_multigraph_budget"] = None
+except nx.NetworkXNotImplemented as exc:
+    out["auto_multigraph_budget"] = str(exc)
 print(json.dumps(out))
 """
 
@@ -150,13 +160,26 @@ def test_automatic_dispatch_never_answers_silently(dispatched):
     assert "drop backend" not in dispatched["auto_only_epsilon"]
     value, true_cut = dispatched["auto_with_budget"]
     assert value != true_cut and abs(value - true_cut) <= (1 / 0.9) * 13.82
+    # a multigraph without a budget is NetworkX's own call; with one, it is refused, not merged
+    own, auto = dispatched["auto_multigraph"]
+    assert own == auto
+    assert "multigraph" in dispatched["auto_multigraph_budget"]
 
 
 def test_can_run_and_should_run():
-    assert nx_backend.can_run("one_exchange", (None,), {}) is True
-    # NetworkX reads a string as "cannot run" and logs it as the reason
-    assert isinstance(nx_backend.can_run("one_exchange", (None,), {"initial_cut": {0}}), str)
-    assert isinstance(nx_backend.can_run("kernighan_lin_bisection", (None, ({0}, {1})), {}), str)
+    budget = {"epsilon": 1.0, "delta": 1e-6}
+    assert nx_backend.can_run("one_exchange", (None,), budget) is True
+    assert nx_backend.can_run("kernighan_lin_bisection", (None,), {"epsilon": 1.0}) is True
+    # NetworkX reads a string as "cannot run" and logs it as the reason: no budget (and not
+    # called through a NetworkX call that names the backend) means no private answer asked for
+    assert "no epsilon/delta" in nx_backend.can_run("one_exchange", (None,), {})
+    assert "no epsilon/delta" in nx_backend.can_run("kernighan_lin_bisection", (None,), {})
+    with pytest.warns(nx_backend.BackendDeclinedWarning, match="initial_cut"):
+        assert isinstance(nx_backend.can_run("one_exchange", (None,),
+                                             {"initial_cut": {0}, **budget}), str)
+    with pytest.warns(nx_backend.BackendDeclinedWarning, match="partition"):
+        assert isinstance(nx_backend.can_run("kernighan_lin_bisection", (None, ({0}, {1})),
+                                             budget), str)
     assert nx_backend.can_run("pagerank", (None,), {}) is False
     assert isinstance(nx_backend.should_run("one_exchange", (None,), {}), str)
     assert nx_backend.should_run("one_exchange", (None,), {"epsilon": 1.0, "delta": 1e-6}) is True
@@ -177,3 +200,63 @@ def test_seed_none_means_secure_noise():
     assert nx_backend._rng(random._inst) is None
     assert nx_backend._rng(None) is None
     assert isinstance(nx_backend._rng(random.Random(5)), int)
+
+
+_NETWORKX_SUITE = """
+import importlib.util, json, sys
+import pytest
+from dpgraph import nx_backend
+
+calls = []
+can_run = nx_backend.BackendInterface.can_run
+
+
+def counted(name, args, kwargs):
+    answer = can_run(name, args, kwargs)
+    calls.append([name, answer is True, bool(args) and args[0].is_multigraph()])
+    return answer
+
+
+nx_backend.BackendInterface.can_run = staticmethod(counted)
+# kernighan_lin's tests moved to test_bipartitions in NetworkX 3.5
+modules = [m for m in ("networkx.algorithms.approximation.tests.test_maxcut",
+                       "networkx.algorithms.community.tests.test_bipartitions",
+                       "networkx.algorithms.community.tests.test_kernighan_lin")
+           if importlib.util.find_spec(m) is not None]
+
+
+class Count:
+    def __init__(self):
+        self.outcomes = {}
+
+    def pytest_runtest_logreport(self, report):
+        if report.when == "call" or report.outcome != "passed":
+            self.outcomes[report.outcome] = self.outcomes.get(report.outcome, 0) + 1
+
+
+count = Count()
+rc = pytest.main(["--pyargs", *modules, "-q", "-p", "no:cacheprovider"], plugins=[count])
+print(json.dumps({"rc": int(rc), "modules": modules, "outcomes": count.outcomes, "calls": calls}))
+"""
+
+
+def test_networkx_own_tests_pass_with_the_backend(tmp_path, nx_backend_paths):
+    """NetworkX's own tests of one_exchange and kernighan_lin_bisection, run as NetworkX runs
+    them against a backend (NETWORKX_TEST_BACKEND: every dispatchable call goes to dpgraph
+    first). None of them passes a budget, so dpgraph must decline each (NetworkX's own answer
+    follows) instead of raising: multigraphs, seeds and starting partitions included."""
+    env = dict(os.environ, NETWORKX_TEST_BACKEND="dpgraph", NETWORKX_FALLBACK_TO_NX="True",
+               OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join([*nx_backend_paths, str(ROOT),
+                                           os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", _NETWORKX_SUITE], capture_output=True,
+                          text=True, timeout=600, cwd=str(tmp_path), env=env)
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["rc"] == 0, done.stdout[-4000:]
+    assert len(out["modules"]) == 2
+    assert set(out["outcomes"]) == {"passed"} and out["outcomes"]["passed"] >= 15, out
+    # the calls did reach the backend, which declined every one (no budget anywhere)
+    names = {name for name, _, _ in out["calls"]}
+    assert names == {"one_exchange", "kernighan_lin_bisection"}
+    assert not any(ran for _, ran, _ in out["calls"])
+    assert any(multi for _, _, multi in out["calls"])
