@@ -183,3 +183,32 @@ def test_repr_shows_requested_and_spent_budget():
     r = repr(res)
     assert "spent=(epsilon=1, delta=0) of requested (epsilon=1, delta=1e-06)" in r
     assert "delta is not spent" in r and "95% CI" in r
+
+
+def test_sweep_ledger_entry_matches_its_draws(monkeypatch):
+    """docs/privacy.md 14.3: the refinement sweep's ledger entry states the sensitivity and the
+    noise scale its draws use (L1 sensitivity 2 at scale 2 / eps_2), and sensitivity over scale
+    gives back the epsilon it charges; the same for the forward pass (sensitivity 1)."""
+    import dpgraph.release.routes.local as local
+
+    data = as_graph_data(nx.gnp_random_graph(60, 0.2, seed=1))
+    led = PrivacyLedger(epsilon=2.0, delta=0.0)
+    draws = []
+    real = local.laplace_add
+
+    def spy(value, *, sensitivity, epsilon, changed, ledger, rng=None):
+        draws.append((ledger.entries[-1].name, sensitivity, epsilon, changed))
+        return real(value, sensitivity=sensitivity, epsilon=epsilon, changed=changed,
+                    ledger=ledger, rng=rng)
+
+    monkeypatch.setattr(local, "laplace_add", spy)
+    release_local_sides(data, epsilon=2.0, ledger=led, rng=0, plan=LocalPlan(refine_share=0.2))
+    for name, want in [("local route: refinement sweep", 2.0), ("local route: forward pass", 1.0)]:
+        entry = next(e for e in led.entries if e.name == name)
+        used = {(s, e, c) for n, s, e, c in draws if n == name}
+        assert len(used) == 1, used  # every batch's draw uses the same parameters
+        (sens, eps, changed), = used
+        assert sens == want == entry.sensitivity and changed == want
+        assert entry.noise_scale == pytest.approx(sens / eps)
+        assert entry.epsilon == pytest.approx(eps)
+        assert entry.sensitivity / entry.noise_scale == pytest.approx(entry.epsilon)  # eps = D/b

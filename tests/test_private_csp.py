@@ -115,7 +115,8 @@ def test_max_2csp_release_and_ledger():
     assert not any("block" in e.name for e in res.private_graph.ledger.entries)
     assert pe == pytest.approx(res.diagnostics["pair_epsilon"], rel=1e-9)
     names = [e.name for e in res.ledger.entries]
-    assert names[0].startswith("privatize the label-extended graph")
+    assert names[0] == "total constraint weight"
+    assert names[1].startswith("privatize the label-extended graph")
     assert names[-1] == "value of the returned assignment"
     entry = res.ledger.entries[-1]
     assert entry.sensitivity == 1.0 and entry.mechanism == "discrete laplace"
@@ -142,9 +143,9 @@ def test_bad_arguments(bad, match):
 def test_refuses_heavy_weights_big_relations_and_tiny_alphabets():
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         max_2csp(CSPInstance(4, 2, [(0, 1, {(0, 1)}, 2.0)]), epsilon=1, delta=1e-6, rank=1)
-    with pytest.raises(ValueError, match="relation_size"):
+    with pytest.raises(ValueError, match="relation_size"):  # the bound of 6.1-6.3's group privacy
         max_2csp(CSPInstance(4, 2, [(0, 1, {(0, 1), (1, 0)}, 1.0)]), epsilon=1, delta=1e-6,
-                 rank=1, relation_size=1)
+                 rank=1, relation_size=1, privatize_options={"route": "randomized-response"})
     with pytest.raises(ValueError, match="alphabet"):
         max_2csp(CSPInstance(4, 1, [(0, 1, {(0, 0)}, 1.0)]), epsilon=1, delta=1e-6, rank=1)
     with pytest.raises(TypeError, match="CSPInstance"):
@@ -199,7 +200,7 @@ def test_block_posterior_objective_is_a_candidate_on_the_rr_route():
 
 
 def test_max_2csp_local_route_is_pure_and_beats_random():
-    """docs/privacy.md 14.7: the default route labels variables one by one (exponential
+    """docs/privacy.md 14.6: the default route labels variables one by one (exponential
     mechanism on monotone scores, each constraint read once); pure epsilon-DP."""
     rng = np.random.default_rng(3)
     inst, sigma = _planted(rng, 300, 3, 0.1)
@@ -207,8 +208,8 @@ def test_max_2csp_local_route_is_pure_and_beats_random():
     assert res.diagnostics["route"] == "local" and res.ledger.spent[1] == 0.0
     assert res.ledger.spent[0] == pytest.approx(2.0, rel=1e-12)
     assert [e.name for e in res.ledger.entries] == [
-        "local route: constraint degrees", "local route: label choices",
-        "value of the returned assignment"]
+        "total constraint weight", "local route: constraint degrees",
+        "local route: label choices", "value of the returned assignment"]
     true = inst.value(res.assignment)
     # a uniformly random assignment satisfies about a third of a planted 'not equal' instance;
     # the local route, reading each constraint once at epsilon ~1.9, far more
@@ -237,3 +238,43 @@ def test_local_label_scores_move_one_row_monotonically_by_at_most_one():
         moved = np.flatnonzero(np.abs(d).sum(axis=1) > 1e-12)
         assert set(moved) <= {extra[0], extra[1]}
         assert np.all(d >= -1e-12) and np.all(d <= extra[3] + 1e-12)
+
+
+def test_local_route_takes_any_relation_whatever_relation_size():
+    """docs/privacy.md 14.6: the local route allows any relation, so a constraint with more
+    pairs than ``relation_size`` is not refused there (a refusal would tell the instance from
+    its neighbour without that constraint); the same arguments run the same path."""
+    base = CSPInstance(6, 2, [(0, 1, {(0, 1)}, 1.0), (2, 3, {(1, 0)}, 1.0)])
+    big = CSPInstance(6, 2, list(base.constraints) + [(4, 5, {(0, 0), (0, 1), (1, 1)}, 1.0)])
+    for inst in (base, big):
+        res = max_2csp(inst, epsilon=1.0, delta=0, rng=0, relation_size=1)
+        assert res.diagnostics["route"] == "local"
+        assert [e.name for e in res.ledger.entries] == [
+            "total constraint weight", "local route: constraint degrees",
+            "local route: label choices", "value of the returned assignment"]
+
+
+@pytest.mark.parametrize("route", [None, "randomized-response"])
+def test_estimate_clamped_with_an_interval_that_covers(route):
+    """docs/privacy.md 6.5: the estimate and its 95% interval lie in [0, upper end of the
+    released total weight]; over fixed seeds the interval covers the assignment's true value
+    at least as often as its stated level allows (binomial slack: 3 standard deviations)."""
+    inst = CSPInstance(8, 2, [(i, i + 1, {(0, 1), (1, 0)}, 1.0) for i in range(6)])  # 6 clauses
+    opts = None if route is None else {"route": route}
+    runs = 60 if route is None else 20
+    covered = 0
+    for seed in range(runs):
+        res = max_2csp(inst, epsilon=0.5, delta=1e-6, rank=1, rng=seed, privatize_options=opts)
+        lo, hi = res.estimate_interval
+        names = [e.name for e in res.ledger.entries]
+        assert names[0] == "total constraint weight" and names[-1] == "value of the returned assignment"
+        total = res.diagnostics["released_total_weight"]
+        b = res.ledger.entries[0].noise_scale
+        upper = max(total, 0.0) + b * math.log(500.0)
+        assert 0.0 <= lo <= res.estimated_value <= hi <= upper + 1e-9
+        assert res.ledger.spent[0] == pytest.approx(0.5, rel=1e-9)
+        true = inst.value(res.assignment)
+        covered += lo <= true <= hi
+        assert "CI" in repr(res)
+    level = 0.95 - 0.001  # the total's upper end fails with probability <= 0.1%
+    assert covered >= runs * level - 3 * math.sqrt(runs * level * (1 - level))

@@ -25,6 +25,7 @@ __all__ = [
     "BLOCK_COUNT_SHARE", "COMMUNITY_SHARE", "COMMUNITY_INIT_SHARE", "DEGREE_BIN_SHARE",
     "EDGE_COUNT_SHARE", "SPLIT_COUNT_SHARE",
     "ANSWER_ESTIMATE_SHARE", "ANSWER_SELECT_SHARE", "CSP_ESTIMATE_SHARE", "CSP_SELECT_SHARE",
+    "CSP_TOTAL_SHARE",
     "LOCAL_DEGREE_SHARE", "LOCAL_REFINE_SHARE", "left", "release_split", "answer_side_budgets",
 ]
 
@@ -72,6 +73,9 @@ ANSWER_SELECT_SHARE = 0.04
 # -- dpgraph.max_2csp: fractions of epsilon -----------------------------------------------------
 CSP_ESTIMATE_SHARE = 0.01
 CSP_SELECT_SHARE = 0.02
+#: the total constraint weight (docs/privacy.md 6.5; Laplace, sensitivity 1), whose upper end
+#: bounds the estimate's feasible range, as the screening count does for max_cut
+CSP_TOTAL_SHARE = 0.005
 
 # -- the degree-ordered local route: fractions of its epsilon -----------------------------------
 #: the released degrees that order the nodes (docs/privacy.md 14.1)

@@ -188,7 +188,7 @@ def gumbel_noise(shape, *, scale: float, ledger: PrivacyLedger, rng=None) -> np.
     recorded in ``ledger`` (``argmax(score + Gumbel(0, Delta / eps))`` picks each option with
     probability proportional to ``exp(eps score / Delta)``; see
     :func:`monotone_exponential_mechanism`). Used by the local route's per-variable choices,
-    charged once by parallel composition (docs/privacy.md 14.7)."""
+    charged once by parallel composition (docs/privacy.md 14.6)."""
     if not isinstance(ledger, PrivacyLedger):
         raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
     scale = check_sensitivity(scale, name="scale")

@@ -31,8 +31,8 @@ import scipy.sparse as sp
 from dpgraph.result import PrivateResult
 from dpgraph.privacy import (PrivacyLedger, laplace_mechanism, make_rng, monotone_exponential_mechanism,
                       reproducible_tag)
-from dpgraph.privacy.budget import (CSP_ESTIMATE_SHARE, CSP_SELECT_SHARE, answer_side_budgets,
-                                    left)
+from dpgraph.privacy.budget import (CSP_ESTIMATE_SHARE, CSP_SELECT_SHARE, CSP_TOTAL_SHARE,
+                                    answer_side_budgets, left)
 from dpgraph.privacy.validation import check_delta, check_epsilon
 from dpgraph.solve.candidates import candidate_objectives
 from dpgraph.release.privatize import DEFAULT_RANK, PrivateGraph, privatize
@@ -142,7 +142,13 @@ class PrivateCSPResult(PrivateResult):
     assignment : dict
         variable -> value in ``range(q)``.
     estimated_value : float
-        Its value in the input plus Laplace noise (sensitivity 1; docs/privacy.md 6.5).
+        Its value in the input plus Laplace noise (sensitivity 1; docs/privacy.md 6.5),
+        clamped to the feasible range ``[0, upper end of the released total weight]``
+        (post-processing; ``diagnostics["released_total_weight"]``).
+    estimate_interval : tuple of float
+        A ``estimate_level`` (95%) confidence interval for the assignment's true value: the
+        Laplace draw ``+- b ln(1 / (1 - level))``, clamped like the estimate (docs/privacy.md 6.5).
+    estimate_level : float
     synthetic_value : float or None
         Its value on the exported synthetic label-extended weights (post-processing; None on
         the local route, which releases labels, not weights).
@@ -167,18 +173,23 @@ class PrivateCSPResult(PrivateResult):
     private_graph: PrivateGraph | None
     solver: dict | None
     diagnostics: dict = field(default_factory=dict)
+    estimate_interval: tuple | None = None
+    estimate_level: float = 0.95
 
     def __repr__(self) -> str:
         eps, dlt = self.ledger.spent
         syn = ("" if self.synthetic_value is None
                else f", synthetic_value={self.synthetic_value:.6g}")
+        ci = ("" if self.estimate_interval is None
+              else f" [{self.estimate_level:.0%} CI {self.estimate_interval[0]:.6g}, "
+                   f"{self.estimate_interval[1]:.6g}]")
         return (f"PrivateCSPResult(n={len(self.assignment)}, estimated_value="
-                f"{self.estimated_value:.6g}{syn}, "
+                f"{self.estimated_value:.6g}{ci}{syn}, "
                 f"epsilon={eps:.4g}, delta={dlt:.3g}, route={self.diagnostics.get('route')!r}"
                 f"{reproducible_tag(self.ledger)})")
 
 
-def _check_instance(instance, relation_size):
+def _check_instance(instance, relation_size, *, local: bool = False):
     from dpgraph.engine import CSPInstance
 
     if not isinstance(instance, CSPInstance):
@@ -196,14 +207,48 @@ def _check_instance(instance, relation_size):
             raise ValueError(f"constraint #{k} has weight {w:g}; max_2csp protects instances whose "
                              f"constraint weights lie in [0, 1] (one constraint added or removed "
                              f"is the adjacency): rescale the weights")
-        if len(rel) > s:
+        if not local and len(rel) > s:  # the local route needs no bound (docs/privacy.md 14.6)
             raise ValueError(f"constraint #{k} allows {len(rel)} label pairs, more than "
                              f"relation_size = {s} (the public bound of the adjacency)")
     return int(s)
 
 
+#: one-sided level of the released total weight's upper end (docs/privacy.md 6.5): it falls
+#: below the true total with probability at most ``1 - TOTAL_UPPER_LEVEL`` (0.1%), which the
+#: interval's stated coverage accounts for
+TOTAL_UPPER_LEVEL = 0.999
+
+
+def _release_total_weight(instance, *, epsilon: float, ledger: PrivacyLedger, rng
+                          ) -> tuple[float, float]:
+    """The total constraint weight (Laplace, sensitivity 1: one constraint of weight <= 1;
+    docs/privacy.md 6.5) and its one-sided ``TOTAL_UPPER_LEVEL`` upper end (post-processing):
+    ``P[Laplace(b) < -t] = exp(-t / b) / 2``, so ``t = b ln(1 / (2 (1 - level)))``."""
+    total = float(np.asarray(instance.variable_weights(), dtype=np.float64).sum()) / 2.0
+    noisy, b = laplace_mechanism(
+        total, sensitivity=1.0, epsilon=epsilon, ledger=ledger, rng=rng,
+        name="total constraint weight",
+        note="one constraint of weight <= 1 moves the total by <= 1 (docs/privacy.md 6.5)")
+    noisy = float(noisy)
+    return noisy, max(noisy, 0.0) + b * math.log(1.0 / (2.0 * (1.0 - TOTAL_UPPER_LEVEL)))
+
+
+def _release_value(value: float, *, epsilon: float, upper: float, ledger: PrivacyLedger, rng,
+                   level: float = 0.95) -> tuple[float, tuple[float, float]]:
+    """The Laplace estimate of a fixed assignment's value (sensitivity 1; docs/privacy.md 6.5)
+    and its ``level`` interval ``+- b ln(1 / (1 - level))``, both clamped to ``[0, upper]``
+    (post-processing)."""
+    noisy, b = laplace_mechanism(
+        float(value), sensitivity=1.0, epsilon=epsilon, ledger=ledger,
+        name="value of the returned assignment", rng=rng,
+        note="fixed assignment; one constraint of weight <= 1 (docs/privacy.md 6.5)")
+    t = b * math.log(1.0 / (1.0 - level))
+    clamp = lambda v: float(min(max(v, 0.0), upper))  # noqa: E731
+    return clamp(noisy), (clamp(noisy - t), clamp(noisy + t))
+
+
 def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: float):
-    """Max-2-CSP on the degree-ordered local route (docs/privacy.md 14.7): labels chosen one
+    """Max-2-CSP on the degree-ordered local route (docs/privacy.md 14.6): labels chosen one
     variable at a time by the exponential mechanism on the weight of the constraints to decided
     variables (each constraint read once), then the Laplace estimate of the assignment's value
     (6.5). Pure epsilon-DP, no group privacy: one constraint moves one variable's scores by at
@@ -212,20 +257,23 @@ def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: flo
     from dpgraph.release.routes.local import release_local_labels
 
     epsilon = ledger.epsilon
-    eps_estimate = estimate_share * epsilon
+    eps_total, eps_estimate = CSP_TOTAL_SHARE * epsilon, estimate_share * epsilon
+    total, upper = _release_total_weight(instance, epsilon=eps_total, ledger=ledger, rng=rng)
     A_true = instance.label_adjacency()  # NOT private: read only through the releases below
     x, order = release_local_labels(A_true, instance.variable_weights(), instance.q,
-                                    epsilon=left(epsilon, eps_estimate), ledger=ledger, rng=rng)
-    estimate, _ = laplace_mechanism(
-        float(label_values(A_true, x[None, :], instance.q)[0]), sensitivity=1.0,
-        epsilon=eps_estimate, ledger=ledger, name="value of the returned assignment", rng=rng,
-        note="fixed assignment; one constraint of weight <= 1 (docs/privacy.md 6.5)")
+                                    epsilon=left(epsilon, eps_total, eps_estimate),
+                                    ledger=ledger, rng=rng)
+    estimate, interval = _release_value(float(label_values(A_true, x[None, :], instance.q)[0]),
+                                        epsilon=eps_estimate, upper=upper, ledger=ledger,
+                                        rng=rng)
     del A_true
     return PrivateCSPResult(
-        assignment={i: int(a) for i, a in enumerate(x)}, estimated_value=float(estimate),
+        assignment={i: int(a) for i, a in enumerate(x)}, estimated_value=estimate,
+        estimate_interval=interval,
         synthetic_value=None, sdp_bound=None, ledger=ledger, private_graph=None, solver=None,
         diagnostics={"route": "local", "order": order, "objective": "local decisions",
                      "candidates": ("local decisions",), "candidate_assignments": 1,
+                     "released_total_weight": total,
                      "unspent": "pure epsilon-DP route: delta is not spent"})
 
 
@@ -285,7 +333,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     """Edge-(epsilon, delta)-DP Max-2-CSP: the constraints are private (docs/privacy.md 6).
 
     By default (``privatize_options`` without a ``route``, or ``route="local"``) the
-    degree-ordered local route labels the variables one by one (docs/privacy.md 14.7; pure
+    degree-ordered local route labels the variables one by one (docs/privacy.md 14.6; pure
     epsilon-DP, ``relation_size``, ``rank``, ``candidates`` and ``select_share`` unused). With
     ``privatize_options={"route": ...}`` naming a spectral or randomized-response route, the
     label-extended graph is privatized with group privacy over ``relation_size`` pairs and
@@ -303,11 +351,14 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     rng : None, int or numpy.random.Generator
     relation_size : int, optional
         Public bound s on the number of allowed label pairs of one constraint (default
-        ``q*q``); the release costs group privacy over s pairs, so a tight bound (e.g. q for
-        permutation constraints, ``q*(q-1)`` for "not equal") is worth giving.
+        ``q*q``) on the spectral and randomized-response routes; the release costs group
+        privacy over s pairs, so a tight bound (e.g. q for permutation constraints,
+        ``q*(q-1)`` for "not equal") is worth giving. Not used on the local route, which
+        accepts any relation (docs/privacy.md 14.6).
     estimate_share, select_share : float
-        Fractions of epsilon for the Laplace estimate (6.5) and the private choice (6.4); the
-        rest goes to the release.
+        Fractions of epsilon for the Laplace estimate (6.5) and the private choice (6.4); a
+        further 0.5% releases the total constraint weight, which bounds the estimate's range;
+        the rest goes to the release.
     candidates : "auto", str or sequence of str
         Objectives of the release to solve (:meth:`PrivateGraph.objective_names`, and
         ``"posterior-block"``, :func:`block_posterior_weights`, on the randomized-response
@@ -339,40 +390,48 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=True)
-    s, rank = _checked_call(instance, relation_size, estimate_share, select_share, rank)
+    route = (privatize_options or {}).get("route", "auto")
+    local = route == "auto" or (route in route_names() and route_spec(route).answers == "sides")
+    s, rank = _checked_call(instance, relation_size, estimate_share, select_share, rank,
+                            local=local)
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
-    route = (privatize_options or {}).get("route", "auto")
-    if route == "auto" or (route in route_names() and route_spec(route).answers == "sides"):
+    if local:
         return _max_2csp_local(instance, ledger=ledger, rng=gen, estimate_share=estimate_share)
     if delta == 0:
         raise ValueError(f"delta=0 asks for pure epsilon-DP: leave privatize_options['route'] "
                          f"unset (the local route) instead of {route!r}, or pass delta > 0")
     _check_dense_release(instance.n * instance.q, rank, privatize_options)  # before any draw
     eps_select, eps_estimate = answer_side_budgets(epsilon, select_share, estimate_share)
-    eps_p = left(epsilon, eps_select, eps_estimate)
+    eps_total = CSP_TOTAL_SHARE * epsilon
+    eps_p = left(epsilon, eps_total, eps_select, eps_estimate)
+    total, upper = _release_total_weight(instance, epsilon=eps_total, ledger=ledger, rng=gen)
     pg, dlt_0 = _release_label_graph(instance, s, rank, eps_p, delta, privatize_options,
                                      ledger, gen)
     names = _objective_names(pg, candidates, rank)
     outs = _solve_label_objectives(pg, names, instance.n, instance.q, s, solver_options, gen)
     pool, owner = _assignment_pool(outs)
-    chosen, estimate = _choose_and_estimate(instance, pool, names, eps_select, eps_estimate,
-                                            ledger, gen)
+    chosen, estimate, interval = _choose_and_estimate(instance, pool, names, eps_select,
+                                                      eps_estimate, upper, ledger, gen)
     x = pool[chosen]
     res = outs[owner[chosen]]
     return PrivateCSPResult(
-        assignment={i: int(a) for i, a in enumerate(x)}, estimated_value=float(estimate),
+        assignment={i: int(a) for i, a in enumerate(x)}, estimated_value=estimate,
+        estimate_interval=interval,
         synthetic_value=_synthetic_value(pg, x, instance.n, instance.q),
         sdp_bound=float(res["upper_bound"]), ledger=ledger, private_graph=pg, solver=res,
         diagnostics={"route": pg.diagnostics.get("route"), "relation_size": s,
                      "pair_epsilon": eps_p / s, "pair_delta": dlt_0,
+                     "released_total_weight": total,
                      "objective": names[owner[chosen]], "candidates": names,
                      "candidate_assignments": int(pool.shape[0])})
 
 
-def _checked_call(instance, relation_size, estimate_share, select_share, rank):
-    """The public bound ``s`` and the rank, with every refusal that needs no release."""
-    s = _check_instance(instance, relation_size)
+def _checked_call(instance, relation_size, estimate_share, select_share, rank, *,
+                  local: bool = False):
+    """The public bound ``s`` and the rank, with every refusal that needs no release (no
+    relation is too large for the local route: docs/privacy.md 14.6)."""
+    s = _check_instance(instance, relation_size, local=local)
     for name, v in (("estimate_share", estimate_share), ("select_share", select_share)):
         if not 0 < float(v) < 1:
             raise ValueError(f"{name} must lie strictly between 0 and 1, got {v!r}")
@@ -446,9 +505,10 @@ def _assignment_pool(outs) -> tuple[np.ndarray, list]:
     return np.vstack(pool), owner
 
 
-def _choose_and_estimate(instance, pool, names, eps_select, eps_estimate, ledger, gen):
+def _choose_and_estimate(instance, pool, names, eps_select, eps_estimate, upper, ledger, gen):
     """The private choice among the fixed candidate assignments (docs/privacy.md 6.4) and the
-    Laplace estimate of the chosen one's value (6.5): the only reads of the constraints."""
+    Laplace estimate of the chosen one's value with its interval, clamped to ``[0, upper]``
+    (6.5): the only reads of the constraints after the release and the total weight."""
     from dpgraph.engine.twocsp_sdp import label_values
 
     q = instance.q
@@ -461,11 +521,10 @@ def _choose_and_estimate(instance, pool, names, eps_select, eps_estimate, ledger
             name="choice among candidate assignments", rng=gen,
             note=f"{pool.shape[0]} distinct roundings of {len(names)} objectives {names}; "
                  f"monotone values (docs/privacy.md 6.4)")
-    estimate, _ = laplace_mechanism(
-        float(label_values(A_true, pool[chosen][None, :], q)[0]), sensitivity=1.0,
-        epsilon=eps_estimate, ledger=ledger, name="value of the returned assignment", rng=gen,
-        note="fixed assignment; one constraint of weight <= 1 (docs/privacy.md 6.5)")
-    return chosen, estimate
+    estimate, interval = _release_value(float(label_values(A_true, pool[chosen][None, :], q)[0]),
+                                        epsilon=eps_estimate, upper=upper, ledger=ledger,
+                                        rng=gen)
+    return chosen, estimate, interval
 
 
 def _synthetic_value(pg, x, n, q) -> float:

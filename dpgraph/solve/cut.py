@@ -233,7 +233,7 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=Non
     By default (``route="auto"``) a private edge count ``m^`` (0.5% of epsilon, Laplace) chooses
     between two mechanisms from public ``n`` and ``rho = 2 m^ epsilon / n``
     (:func:`answer_route`): the **degree-ordered local route** (pure epsilon-DP, docs/privacy.md
-    11: one private decision per node from its already-decided neighbours, each pair read once
+    14: one private decision per node from its already-decided neighbours, each pair read once
     per pass), which carries the local cut structure of real graphs; or, for large graphs of
     high released density (``n >= 15,000`` and ``rho >= 200``), the **matrix-free route**
     (d'Orsi & Novikov's coherence-aware private subspace, Alg. 7.13 on its release), whose global

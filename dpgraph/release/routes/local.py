@@ -297,7 +297,7 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
         all_bounds = batch_bounds(0, n, plan.first_batch, plan.batch_growth)
         ledger.charge("local route: refinement sweep",
                       mechanism="discrete laplace", epsilon=eps_2,
-                      sensitivity=1.0, sensitivity_norm="l1", noise_scale=2 / eps_2,
+                      sensitivity=2.0, sensitivity_norm="l1", noise_scale=2 / eps_2,
                       note="adaptive; each pair read by both endpoints' fields, L1 sensitivity 2 "
                            "(docs/privacy.md 14.3)")
         _refine_sweep(weights, order, x, confidence, all_bounds, epsilon=eps_2, ledger=ledger,
@@ -324,7 +324,7 @@ def release_local_labels(label_adjacency, constraint_degrees: np.ndarray, q: int
                          epsilon: float, ledger: PrivacyLedger, rng,
                          degree_share: float = DEGREE_SHARE,
                          plan: LocalPlan | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The local route for Max-2-CSP (docs/privacy.md 14.7): one label per variable.
+    """The local route for Max-2-CSP (docs/privacy.md 14.6): one label per variable.
 
     ``label_adjacency`` is the ``n q x n q`` label-extended adjacency (entry ``((v, a), (u, b))``:
     the weight of the constraints between ``v`` and ``u`` that allow ``(a, b)``) and
@@ -341,14 +341,14 @@ def release_local_labels(label_adjacency, constraint_degrees: np.ndarray, q: int
     dhat, _ = laplace_mechanism(
         np.asarray(constraint_degrees, dtype=np.float64), sensitivity=2.0, epsilon=eps_d,
         ledger=ledger, name="local route: constraint degrees", rng=rng, changed=2,
-        note="one constraint of weight <= 1 moves two degrees by <= 1 (docs/privacy.md 14.7)")
+        note="one constraint of weight <= 1 moves two degrees by <= 1 (docs/privacy.md 14.6)")
     order = np.argsort(-np.atleast_1d(dhat), kind="stable")
     plan = plan or LocalPlan()
     bounds = batch_bounds(0, n, plan.first_batch, plan.batch_growth)
     ledger.charge("local route: label choices", mechanism="exponential (monotone)",
                   epsilon=eps_m, sensitivity=1.0, sensitivity_norm="linf", noise_scale=1 / eps_m,
                   note="each constraint read once, by its later variable's choice; monotone "
-                       "scores (docs/privacy.md 14.7)")
+                       "scores (docs/privacy.md 14.6)")
     A = sp.csr_array(label_adjacency)
     z = np.zeros(n * q)  # one-hot of the decided labels
     labels = np.full(n, -1, dtype=np.int64)
