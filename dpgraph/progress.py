@@ -39,7 +39,8 @@ import contextvars
 import sys
 import time
 
-__all__ = ["reporting", "report", "enabled", "progress", "Progress", "format_duration"]
+__all__ = ["reporting", "report", "enabled", "progress", "Progress", "format_duration",
+           "count_of"]
 
 _LEN = object()  # progress(total=...) default: len(iterable) where it has one
 _STREAM: contextvars.ContextVar = contextvars.ContextVar("dpgraph_progress", default=None)
@@ -47,6 +48,8 @@ _BAR_OPEN: contextvars.ContextVar = contextvars.ContextVar("dpgraph_bar_open", d
 
 #: Width of the bar drawn in a terminal, in characters.
 BAR_WIDTH = 24
+#: Units spelled out in counts (the rate keeps the short form: ``it/s``)
+_WORDS = {"it": "iteration"}
 
 
 @contextlib.contextmanager
@@ -99,6 +102,16 @@ def format_duration(seconds: float) -> str:
     return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
 
 
+def count_of(k: int, unit: str) -> str:
+    """``k`` units in words, thousands separated and pluralised (``"it"`` is spelled out).
+
+    >>> count_of(1, "round"), count_of(7, "round"), count_of(12000, "it")
+    ('1 round', '7 rounds', '12,000 iterations')
+    """
+    word = _WORDS.get(unit, unit)
+    return f"{k:,} {word}" + ("" if k == 1 or word.endswith("s") else "s")
+
+
 def _rate(done: int, elapsed: float, unit: str) -> str:
     if elapsed <= 0 or done == 0:
         return f"? {unit}/s"
@@ -114,8 +127,8 @@ def _bar_line(desc: str, done: int, total: int | None, elapsed: float, unit: str
         eta = (elapsed / done * (total - done)) if done else None
         eta_s = format_duration(eta) if eta is not None else "?"
         return (f"{desc} {frac:4.0%} |{'#' * filled}{' ' * (BAR_WIDTH - filled)}| "
-                f"{done}/{total} [{rate}, ETA {eta_s}]")
-    return f"{desc} {done} {unit} [{rate}, {format_duration(elapsed)} elapsed]"
+                f"{done:,}/{total:,} [{rate}, ETA {eta_s}]")
+    return f"{desc} {count_of(done, unit)} [{rate}, {format_duration(elapsed)} elapsed]"
 
 
 class Progress:
@@ -129,7 +142,7 @@ class Progress:
     >>> with reporting(stream=buf), Progress(desc="solver", unit="it") as bar:
     ...     for _ in range(3):
     ...         bar.update()
-    >>> buf.getvalue().splitlines()[-1].split("] ")[1].startswith("solver: 3 it done in")
+    >>> buf.getvalue().splitlines()[-1].split("] ")[1].startswith("solver: 3 iterations done in")
     True
     """
 
@@ -148,8 +161,8 @@ class Progress:
             self.stream.flush()
             _BAR_OPEN.set(True)
         else:
-            print(f"{_stamp()} {desc}: started" + (f" ({total} {unit})" if total else ""),
-                  file=self.stream, flush=True)
+            started = f" ({count_of(total, unit)})" if total else ""
+            print(f"{_stamp()} {desc}: started{started}", file=self.stream, flush=True)
 
     def update(self, k: int = 1) -> None:
         """Count ``k`` more steps; redraw the bar (terminal, at most ten times a second) or
@@ -182,7 +195,8 @@ class Progress:
             _BAR_OPEN.set(False)
         else:
             state = "done" if self.total is None or self.done >= self.total else "stopped"
-            count = f"{self.done}/{self.total}" if self.total else f"{self.done} {self.unit}"
+            count = (f"{self.done:,}/{self.total:,}" if self.total
+                     else count_of(self.done, self.unit))
             print(f"{_stamp()} {self.desc}: {count} {state} in {format_duration(elapsed)} "
                   f"({_rate(self.done, elapsed, self.unit)})", file=self.stream, flush=True)
 

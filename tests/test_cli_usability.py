@@ -146,7 +146,7 @@ def test_progress_lines_when_piped():
     code, out, err = dpgraph_cmd("synth", "planted-cut-n200-d16", "--epsilon", "2",
                                  "--seed", "1", "-o", "/dev/null", "--output-format", "snap")
     assert code == 0, err
-    assert "communities: private refinement rounds: started (2 round)" in err
+    assert "communities: private refinement rounds: started (2 rounds)" in err
     assert "\r" not in err  # plain lines, no bar redrawn in place
     assert any("rounds: 2/2 done in" in ln and ("round/s" in ln or "s/round" in ln)
                for ln in err.splitlines()), err
@@ -185,7 +185,7 @@ def test_plain_progress_lines_respect_the_interval():
         for _ in progress(range(50), desc="steps", interval=3600):
             pass
     lines = buf.getvalue().splitlines()
-    assert len(lines) == 2 and "steps: started (50 it)" in lines[0]
+    assert len(lines) == 2 and "steps: started (50 iterations)" in lines[0]
     assert "steps: 50/50 done in" in lines[1]
 
 
@@ -200,7 +200,7 @@ def test_solver_loops_report_their_iterations():
         sol = solve_lowrank_sdp(as_weight_operator(nx.petersen_graph()), rng=0)
     lines = buf.getvalue().splitlines()
     assert "SDP solve (10 variables, Burer-Monteiro): started" in lines[0]
-    assert f"{sol.iterations} it done in" in lines[-1] and "it/s" in lines[-1]
+    assert f"{sol.iterations:,} iterations done in" in lines[-1] and "it/s" in lines[-1]
     quiet = io.StringIO()
     with reporting(enabled=False, stream=quiet):
         solve_lowrank_sdp(as_weight_operator(nx.petersen_graph()), rng=0)
