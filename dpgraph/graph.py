@@ -13,9 +13,11 @@ Input policy (documented here once; every adapter follows it, and nothing is dro
   ``"max"`` (``W = max(A, A^T)``: an arc in either direction is an edge), ``"sum"``
   (``W = A + A^T``) or ``"mean"`` (``W = (A + A^T) / 2``).
 * **Multigraphs** and repeated pairs in edge iterables: the weights of parallel edges are
-  summed (``duplicates="sum"``, the default, with a warning for edge iterables), or merged by
-  their maximum (``duplicates="max"``: the right choice for edge lists that list both
-  directions of each edge), or refused (``duplicates="error"``).
+  summed (``duplicates="sum"``, the default here, with a warning for edge iterables), or merged
+  by their maximum (``duplicates="max"``: the right choice for edge lists that list both
+  directions of each edge), or refused (``duplicates="error"``). Graph *files* follow one rule
+  for every format (:mod:`dpgraph.io`): ``duplicates="max"`` by default, and a
+  :class:`DuplicateEdgeWarning` whenever repeats are merged, with their count and the rule.
 * **Self-loops** are dropped with a :class:`GraphInputWarning` that counts them (none of the
   cut-type objectives sees a self-loop).
 * **Weights**: non-finite weights are refused. Negative weights are kept (Max-Cut accepts
@@ -50,6 +52,7 @@ import scipy.sparse as sp
 __all__ = [
     "GraphData",
     "GraphInputWarning",
+    "DuplicateEdgeWarning",
     "as_graph_data",
     "from_edges",
     "from_coo",
@@ -69,6 +72,11 @@ _DUPLICATES = ("sum", "max", "error")
 
 class GraphInputWarning(UserWarning):
     """Issued when an adapter changes the input as its documented policy says (self-loops, zeros)."""
+
+
+class DuplicateEdgeWarning(GraphInputWarning):
+    """Issued when repeated node pairs (an edge listed twice, or in both directions) are merged
+    into one edge; the message counts them and names the ``duplicates`` rule that merged them."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,8 +153,8 @@ class GraphData:
 # ----------------------------------------------------------------------------- helpers
 
 
-def _warn(msg: str) -> None:
-    warnings.warn(msg, GraphInputWarning, stacklevel=4)
+def _warn(msg: str, category=GraphInputWarning) -> None:
+    warnings.warn(msg, category, stacklevel=4)
 
 
 def _check_choice(name: str, value, choices) -> None:
@@ -311,6 +319,7 @@ def from_coo(rows, cols, vals, labels, *, duplicates="sum", directed=False, symm
     and zero weights are dropped with a warning; non-finite weights are refused. ``source``
     names the input in messages.
     """
+    _check_choice("duplicates", duplicates, _DUPLICATES)
     n = len(labels)
     if n == 0:
         raise ValueError(f"{source} has no nodes: dpgraph needs a graph with at least one node")
@@ -340,6 +349,34 @@ def from_coo(rows, cols, vals, labels, *, duplicates="sum", directed=False, symm
                       (np.concatenate([C.row, C.col[off]]), np.concatenate([C.col, C.row[off]]))),
                      shape=(n, n))
     return _finalize(W, labels, source=source)
+
+
+def duplicates_message(source: str, repeats: int, pairs: int, duplicates: str) -> str:
+    """The one wording of a merge of repeated edges (the note of :class:`DuplicateEdgeWarning`),
+    or of the refusal under ``duplicates="error"``: how many, and under which rule."""
+    listed = f"{pairs} node pair(s) listed more than once, e.g. in both directions"
+    if duplicates == "error":
+        return (f"{source} lists {repeats} repeated edge(s) ({listed}); pass duplicates='max' "
+                f"(keep the largest weight) or 'sum' (add the weights)")
+    if duplicates == "sum":
+        return (f"{source}: summed the weights of {repeats} repeated edge(s) under "
+                f"duplicates='sum' ({listed}); duplicates='max' keeps the largest weight "
+                f"instead, 'error' refuses")
+    return (f"{source}: merged {repeats} repeated edge(s) under duplicates='max', keeping the "
+            f"largest weight of each ({listed}); duplicates='sum' adds the weights instead, "
+            f"'error' refuses")
+
+
+def merge_arcs(rows, cols, vals, n: int, *, duplicates: str, source: str) -> sp.csr_array:
+    """The ``n x n`` matrix of arcs ``rows[k] -> cols[k]`` of weight ``vals[k]``, an arc listed
+    more than once merged by ``duplicates`` ("max", "sum" or "error") with a
+    :class:`DuplicateEdgeWarning` that counts the repeats (the step :func:`from_coo` runs; for
+    readers that check the merged matrix before building the graph, as METIS does)."""
+    _check_choice("duplicates", duplicates, _DUPLICATES)
+    rows = np.asarray(rows, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    A = sp.coo_array((np.asarray(vals, dtype=np.float64), (rows, cols)), shape=(n, n))
+    return _merge(A, duplicates, source=source, warn=True, pair_key=(rows, cols))
 
 
 def _drop_zero_pairs(M: sp.csr_array, *, source: str) -> sp.csr_array:
@@ -378,12 +415,14 @@ def _merge(A: sp.coo_array, duplicates: str, *, source: str, warn: bool, pair_ke
     repeats = int(order.size - np.count_nonzero(first))
     if repeats == 0:
         return A.tocsr()
+    starts = np.flatnonzero(first)
+    pairs = int(np.count_nonzero(np.diff(np.append(starts, order.size)) > 1))
+    message = duplicates_message(source, repeats, pairs, duplicates)
     if duplicates == "error":
-        raise ValueError(f"{source} lists {repeats} repeated edge(s); pass duplicates='sum' or 'max'")
+        raise ValueError(message)
+    if warn:
+        _warn(message, DuplicateEdgeWarning)
     if duplicates == "sum":
-        if warn:
-            _warn(f"{source}: summed the weights of {repeats} repeated edge(s) "
-                  f"(pass duplicates='max' to merge repeats instead)")
         return A.tocsr()  # COO -> CSR sums duplicates
     keep = order[first]
     return sp.coo_array((A.data[keep], (A.row[keep], A.col[keep])), shape=A.shape).tocsr()

@@ -7,7 +7,7 @@ import warnings
 import networkx as nx
 import pytest
 
-from dpgraph.graph import as_graph_data
+from dpgraph.graph import DuplicateEdgeWarning, as_graph_data
 from dpgraph.io import FORMATS, GraphFormatError, detect_format, read_graph, write_graph
 
 
@@ -153,7 +153,8 @@ def test_metis_writer_refuses_fractional_weights(tmp_path):
 
 def test_dimacs_both_directions_and_weights(tmp_path):
     p = _write(tmp_path, "g.col", "c hi\np edge 4 4\ne 1 2\ne 2 1\ne 2 3\nc mid\ne 3 1\n")
-    g = read_graph(p)
+    with pytest.warns(DuplicateEdgeWarning, match="merged 1 repeated edge.*duplicates='max'"):
+        g = read_graph(p)
     assert (g.n, g.m) == (4, 3)
     p = _write(tmp_path, "w.col", "p edge 3 2\ne 1 2 4\ne 2 3 -1\n")
     assert _edge_dict(read_graph(p)) == {frozenset((1, 2)): 4.0, frozenset((2, 3)): -1.0}

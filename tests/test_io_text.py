@@ -8,7 +8,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from dpgraph.graph import GraphInputWarning, as_graph_data
+from dpgraph.graph import DuplicateEdgeWarning, GraphInputWarning, as_graph_data
 from dpgraph.io import GraphFormatError, detect_format, read_graph, write_graph
 
 
@@ -97,7 +97,8 @@ def test_gset_write_read_round_trip(tmp_path):
 
 def test_snap_both_directions_merged_int_labels(tmp_path):
     p = _write(tmp_path, "e.txt", "# Undirected graph\n# Nodes: 4\n10\t20\n20\t10\n20 30\n# x\n40 10\n")
-    g = read_graph(p)
+    with pytest.warns(DuplicateEdgeWarning, match="merged 1 repeated edge.*duplicates='max'"):
+        g = read_graph(p)
     assert detect_format(p) == "snap"
     assert g.labels == (10, 20, 30, 40) and all(type(x) is int for x in g.labels)
     assert _edge_set(g) == {(frozenset({10, 20}), 1.0), (frozenset({20, 30}), 1.0),
@@ -106,7 +107,8 @@ def test_snap_both_directions_merged_int_labels(tmp_path):
 
 def test_snap_string_labels_and_weights(tmp_path):
     p = _write(tmp_path, "e.edges", "a b 2\nb c 0.5\nc a 1\nb a 3\n")
-    g = read_graph(p, format="snap")
+    with pytest.warns(DuplicateEdgeWarning, match="merged 1 repeated edge.*duplicates='max'"):
+        g = read_graph(p, format="snap")
     assert g.labels == ("a", "b", "c")
     assert _edge_set(g) == {(frozenset("ab"), 3.0), (frozenset("bc"), 0.5), (frozenset("ac"), 1.0)}
 
@@ -255,6 +257,8 @@ def _same_graph(a, b):
     ("1 2\nNULL 3\nNULL 4\n", False),              # no null values
     ("1 2\n2 3\n3 4\n4 5 # trailing comment\n", False),
 ])
+# the note on the repeats is checked by tests/test_io_duplicates.py
+@pytest.mark.filterwarnings("ignore::dpgraph.graph.DuplicateEdgeWarning")
 def test_pyarrow_path_reads_what_the_numpy_path_reads(tmp_path, monkeypatch, text, arrow):
     from dpgraph.io import text as _text
 

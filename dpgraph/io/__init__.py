@@ -22,7 +22,17 @@ from the first lines of the file. Malformed input raises :class:`GraphFormatErro
 file, the line, the offending text and what was expected. All files are read as undirected;
 directed content (SNAP ``# Directed graph``, GraphML ``edgedefault="directed"``, Pajek
 ``*Arcs``, a non-symmetric Matrix Market or METIS adjacency) needs ``symmetrize=`` (see
-:mod:`dpgraph.graph`). Writers store labels only where the format has them (SNAP, GraphML, GML,
+:mod:`dpgraph.graph`).
+
+Duplicate edges follow one rule in every format: a node pair listed more than once (the same
+line twice, ``u v`` and ``v u`` in an undirected file, parallel edges of a GraphML or Pajek
+multigraph, a METIS neighbour listed twice on one line) is merged by ``duplicates=``:
+``"max"`` (the default: one edge with the largest of the listed weights, so weights in [0, 1]
+stay there and an edge listed in both directions counts once), ``"sum"`` (the weights added) or
+``"error"`` (refused). Every merge gives a :class:`~dpgraph.graph.DuplicateEdgeWarning` that
+counts the repeats and names the rule. On the command line it is ``--duplicates``. Read as
+arcs (``symmetrize=``), only the same arc twice is a repeat; ``symmetrize`` then combines the
+two directions. Writers store labels only where the format has them (SNAP, GraphML, GML,
 Pajek, NetworkX edge list); the 1-indexed formats write node index ``k`` as vertex ``k + 1``.
 
 Example
@@ -200,7 +210,8 @@ def read_graph(path, format: str | None = None, **kw) -> GraphData:
         One of :data:`FORMATS`; detected by :func:`detect_format` when omitted.
     **kw
         Options of the format's reader: ``symmetrize`` (snap, mtx, metis and the NetworkX
-        formats), ``duplicates`` (gset, snap, dimacs, NetworkX formats), ``weight`` (NetworkX
+        formats), ``duplicates`` (every format: ``"max"``, the default, ``"sum"`` or
+        ``"error"``; see the module docstring), ``weight`` (NetworkX
         formats: the edge attribute; every format: ``weight=None`` reads every edge as weight
         1, as NetworkX does), ``label`` (gml), ``nodetype`` (edgelist).
 

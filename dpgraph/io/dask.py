@@ -57,7 +57,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.graph import GraphInputWarning
+from dpgraph.graph import DuplicateEdgeWarning, GraphInputWarning
 
 __all__ = ["DaskGraph", "DaskAdjacency", "from_dask", "read_edge_files", "is_dask_input",
            "dask_modules", "share_with_workers"]
@@ -427,8 +427,9 @@ def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
             shutil.rmtree(folder, ignore_errors=True)
             raise ValueError(f"{source}: {merged // 2} repeated node pair(s) (counting both "
                              f"directions); pass duplicates='max' or 'sum'")
-        warnings.warn(f"{source}: {merged // 2} repeated node pair(s) merged by their "
-                      f"{duplicates}", GraphInputWarning, stacklevel=2)
+        kept = "the largest weight kept" if duplicates == "max" else "the weights added"
+        warnings.warn(f"{source}: {merged // 2} repeated node pair(s) merged under "
+                      f"duplicates={duplicates!r}, {kept}", DuplicateEdgeWarning, stacklevel=2)
     if loops:
         warnings.warn(f"{source}: dropped {loops} self-loop(s)", GraphInputWarning, stacklevel=2)
     if zeros:

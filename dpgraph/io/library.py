@@ -16,8 +16,9 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-from dpgraph.graph import (GraphData, GraphInputWarning, from_coo, as_graph_data, from_matrix,
-                     to_networkx)
+from dpgraph.graph import (_DUPLICATES, DuplicateEdgeWarning, GraphData, GraphInputWarning,
+                           _check_choice, as_graph_data, duplicates_message, from_coo,
+                           from_matrix, to_networkx)
 from dpgraph.io.base import (GraphFormatError, check_node_count, check_tokens, is_gzip, load_table,
                     open_text, row_line, scan_lines)
 from dpgraph.io.text import weight_column, write_columns
@@ -90,9 +91,10 @@ def _body(path, width: int, count: int, what: str) -> tuple[np.ndarray, int]:
     return table.reshape(count, width), size_line
 
 
-def _coordinate_matrix(path, n_rows, n_cols, entries, field, symmetry):
-    """A coordinate Matrix Market body as a COO array (the format's 1-based indices, symmetric
-    and skew-symmetric storage of the lower triangle)."""
+def _coordinate_entries(path, n_rows, n_cols, entries, field, symmetry):
+    """A coordinate Matrix Market body as 0-based ``(i, j, w, stored_once)``: with
+    ``stored_once`` (symmetric storage) each entry stands for both ``(i, j)`` and ``(j, i)``;
+    skew-symmetric storage is mirrored here with the sign flipped."""
     width = {"pattern": 2, "complex": 4}.get(field, 3)
     what = f"entry lines 'i j{' value' * (width - 2)}'"
     table, size_line = _body(path, width, entries, what)
@@ -108,23 +110,25 @@ def _coordinate_matrix(path, n_rows, n_cols, entries, field, symmetry):
                                f"1 <= j <= {n_cols}", problem="index out of range or not whole")
     i, j = i.astype(np.int64) - 1, j.astype(np.int64) - 1
     w = np.ones(entries) if field == "pattern" else table[:, 2].copy()
-    if symmetry in ("symmetric", "skew-symmetric", "hermitian"):
+    if symmetry == "skew-symmetric":
         off = i != j
-        sign = -1.0 if symmetry == "skew-symmetric" else 1.0
         i, j, w = (np.concatenate([i, j[off]]), np.concatenate([j, i[off]]),
-                   np.concatenate([w, sign * w[off]]))
-    return sp.coo_array((w, (i, j)), shape=(n_rows, n_cols))
+                   np.concatenate([w, -w[off]]))
+    return i, j, w, symmetry in ("symmetric", "hermitian")
 
 
-def read_mtx(path, *, symmetrize: str | None = None) -> GraphData:
+def read_mtx(path, *, symmetrize: str | None = None, duplicates: str = "max") -> GraphData:
     """Read a Matrix Market file as a weighted adjacency matrix (header by
     :func:`scipy.io.mminfo`; a coordinate body parsed by numpy, a dense one by
     :func:`scipy.io.mmread` after a check of its lines).
 
     ``symmetric`` and ``pattern`` matrices are the usual graph case; a ``general`` matrix must be
     symmetric unless ``symmetrize`` says how to combine ``A`` and ``A^T``. Labels are the row
-    numbers ``1..n`` of the file.
+    numbers ``1..n`` of the file. An entry listed more than once (in ``symmetric`` storage,
+    ``(i, j)`` and ``(j, i)`` both) is merged by ``duplicates`` (``"max"`` by default,
+    ``"sum"``, ``"error"``), with a warning that counts the repeats.
     """
+    _check_choice("duplicates", duplicates, _DUPLICATES)
     with open_text(path) as f:
         first = f.readline()
     if not first.strip():
@@ -139,7 +143,22 @@ def read_mtx(path, *, symmetrize: str | None = None) -> GraphData:
         raise _wrap(path, exc, _MTX) from None
     check_node_count(path, 1, first.rstrip("\r\n"), max(int(rows), int(cols)), _MTX)
     if layout == "coordinate":
-        A = _coordinate_matrix(path, int(rows), int(cols), int(entries), field, symmetry)
+        if int(rows) != int(cols):
+            raise GraphFormatError(path, 1, first.rstrip("\r\n"), "a square matrix (an "
+                                   "adjacency)", problem=f"the matrix has shape "
+                                   f"({int(rows)}, {int(cols)})")
+        i, j, w, stored_once = _coordinate_entries(path, int(rows), int(cols), int(entries),
+                                                   field, symmetry)
+        try:
+            return from_coo(i, j, w, range(1, int(rows) + 1), duplicates=duplicates,
+                            directed=not stored_once, symmetrize=symmetrize, source=str(path))
+        except ValueError as exc:
+            if "repeated" in str(exc):
+                raise GraphFormatError(path, None, None, "each entry once, or duplicates='max' "
+                                       "or 'sum'", problem=str(exc).replace(
+                                           str(path), "the file", 1)) from None
+            raise GraphFormatError(path, 1, first.rstrip("\r\n"), "a symmetric matrix, or "
+                                   "symmetrize='max', 'sum' or 'mean'", problem=str(exc)) from None
     else:  # dense "array" layout: one number per line, checked before scipy reads it
         packed = {"symmetric": int(rows) * (int(rows) + 1) // 2,
                   "skew-symmetric": int(rows) * (int(rows) - 1) // 2}
@@ -194,6 +213,7 @@ def _only_whitespace(path, chunk: int = 1 << 16) -> bool:
 def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, **kw):
     import networkx as nx
 
+    _check_choice("duplicates", duplicates, _DUPLICATES)
     if _only_whitespace(path):
         raise GraphFormatError(path, None, None, expected, problem="the file is empty")
     try:
@@ -206,6 +226,8 @@ def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, **kw):
         # networkx's parsers raise StopIteration and UnboundLocalError besides NetworkXError,
         # ParseError, KeyError, TypeError and IndexError on malformed bytes.
         raise _wrap(path, exc, expected) from None
+    if G.is_multigraph():
+        G = _merge_parallel_note(path, G, duplicates)
     try:
         return as_graph_data(G, weight=weight, symmetrize=symmetrize, duplicates=duplicates)
     except ValueError as exc:
@@ -214,21 +236,67 @@ def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, **kw):
                                problem=str(exc)) from None
 
 
-def read_graphml(path, *, symmetrize=None, duplicates="sum", weight="weight") -> GraphData:
-    """Read GraphML with :func:`networkx.read_graphml`; node ids (strings) become labels."""
+def _merge_parallel_note(path, G, duplicates):
+    """A NetworkX multigraph read from ``path``: as a simple graph when no pair repeats (so
+    ``duplicates="error"`` refuses only real repeats), else unchanged after the one note of
+    the file readers (:func:`dpgraph.graph.duplicates_message`): ``as_graph_data`` then merges
+    its parallel edges by ``duplicates``."""
+    import networkx as nx
+    from collections import Counter
+
+    key = (lambda u, v: (u, v)) if G.is_directed() else (lambda u, v: frozenset((u, v)))
+    counts = Counter(key(u, v) for u, v in G.edges())
+    repeats = G.number_of_edges() - len(counts)
+    if repeats == 0:
+        return nx.DiGraph(G) if G.is_directed() else nx.Graph(G)
+    pairs = sum(1 for c in counts.values() if c > 1)
+    if duplicates == "error":
+        raise GraphFormatError(path, None, None, "each edge once (or duplicates='max' or 'sum')",
+                               problem=duplicates_message("the file", repeats, pairs, "error"))
+    warnings.warn(duplicates_message(str(path), repeats, pairs, duplicates), DuplicateEdgeWarning,
+                  stacklevel=4)
+    return G
+
+
+def read_graphml(path, *, symmetrize=None, duplicates="max", weight="weight") -> GraphData:
+    """Read GraphML with :func:`networkx.read_graphml`; node ids (strings) become labels.
+    Parallel edges are merged by ``duplicates`` (``"max"`` by default, ``"sum"``, ``"error"``),
+    with a warning that counts them."""
     import networkx as nx
 
     return _nx_read(path, nx.read_graphml, "a GraphML document", symmetrize=symmetrize,
                     duplicates=duplicates, weight=weight)
 
 
-def read_gml(path, *, symmetrize=None, duplicates="sum", weight="weight",
+def read_gml(path, *, symmetrize=None, duplicates="max", weight="weight",
              label="label") -> GraphData:
-    """Read GML with :func:`networkx.read_gml` (node attribute ``label`` gives the labels)."""
+    """Read GML with :func:`networkx.read_gml` (node attribute ``label`` gives the labels).
+    A repeated edge is merged by ``duplicates`` (``"max"`` by default, ``"sum"``, ``"error"``),
+    with a warning that counts the repeats, whether or not the file declares ``multigraph 1``
+    (NetworkX's parser refuses a repeated edge without it: the file is then parsed as a
+    multigraph)."""
     import networkx as nx
 
-    return _nx_read(path, nx.read_gml, "a GML document ('graph [ node [...] edge [...] ]')",
-                    symmetrize=symmetrize, duplicates=duplicates, weight=weight, label=label)
+    expected = "a GML document ('graph [ node [...] edge [...] ]')"
+    try:
+        return _nx_read(path, nx.read_gml, expected, symmetrize=symmetrize,
+                        duplicates=duplicates, weight=weight, label=label)
+    except GraphFormatError as exc:
+        if "is duplicated" not in str(exc):
+            raise
+    return _nx_read(path, _parse_gml_as_multigraph, expected, symmetrize=symmetrize,
+                    duplicates=duplicates, weight=weight, label=label)
+
+
+def _parse_gml_as_multigraph(f, label):
+    """:func:`networkx.parse_gml` of a GML file with ``multigraph 1`` put first in its graph
+    (an existing ``multigraph 0`` removed), so that repeated edges are kept, not refused."""
+    import networkx as nx
+
+    text = f.read().decode("utf-8")
+    text = re.sub(r"\bmultigraph\s+0\b", "", text)
+    text = re.sub(r"\bgraph\s*\[", "graph [ multigraph 1 ", text, count=1)
+    return nx.parse_gml(text, label=label)
 
 
 _PAJEK = "a Pajek network ('*Vertices n', '*Edges' / '*Arcs')"
@@ -363,10 +431,13 @@ def _parse_pajek(path, weight):
     return list(index), rows, cols, vals, where, directed
 
 
-def read_pajek(path, *, symmetrize=None, duplicates="sum", weight="weight") -> GraphData:
+def read_pajek(path, *, symmetrize=None, duplicates="max", weight="weight") -> GraphData:
     """Read a Pajek ``.net`` file as :func:`networkx.read_pajek` reads it (vertex names are the
     labels; ``*Arcs`` and ``*Matrix`` make it directed, so ``symmetrize`` must say how to
-    combine arcs), parsed here in one pass into index arrays (:func:`_parse_pajek`)."""
+    combine arcs), parsed here in one pass into index arrays (:func:`_parse_pajek`). A pair
+    listed more than once is merged by ``duplicates`` (``"max"`` by default, ``"sum"``,
+    ``"error"``), with a warning that counts the repeats."""
+    _check_choice("duplicates", duplicates, _DUPLICATES)
     labels, rows, cols, vals, where, directed = _parse_pajek(path, weight)
     vals = np.asarray(vals, dtype=np.float64)
     bad = ~np.isfinite(vals)
@@ -383,16 +454,21 @@ def read_pajek(path, *, symmetrize=None, duplicates="sum", weight="weight") -> G
     try:
         return from_coo(np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
                          vals, labels, duplicates=duplicates, directed=directed,
-                         symmetrize=symmetrize, source=str(path), warn_duplicates=False)
+                         symmetrize=symmetrize, source=str(path))
     except ValueError as exc:
-        raise GraphFormatError(path, None, None, _PAJEK, problem=str(exc)) from None
+        expected = "each edge once (or duplicates='max' or 'sum')" if "repeated" in str(exc) \
+            else _PAJEK
+        raise GraphFormatError(path, None, None, expected,
+                               problem=str(exc).replace(str(path), "the file", 1)) from None
 
 
-def read_nx_edgelist(path, *, symmetrize=None, duplicates="sum", weight="weight",
+def read_nx_edgelist(path, *, symmetrize=None, duplicates="max", weight="weight",
                      nodetype=None) -> GraphData:
     """Read NetworkX's edge-list format (``u v {'weight': 2.0}`` or ``u v 2.0`` lines) with
     :func:`networkx.read_edgelist`. Labels are strings unless ``nodetype`` (e.g. ``int``) is
-    given. For plain numeric edge lists prefer the faster ``"snap"`` reader."""
+    given. A pair listed more than once (both directions included) is merged by
+    ``duplicates`` (``"max"`` by default, ``"sum"``, ``"error"``), with a warning that counts
+    the repeats. For plain numeric edge lists prefer the faster ``"snap"`` reader."""
     import networkx as nx
 
     sample = ""
@@ -407,8 +483,9 @@ def read_nx_edgelist(path, *, symmetrize=None, duplicates="sum", weight="weight"
         data = True
 
     def reader(f):
+        # a multigraph keeps every line (a plain Graph would keep the last of a repeated pair)
         return nx.read_edgelist(f, nodetype=nodetype, data=data,
-                                create_using=nx.DiGraph if symmetrize else nx.Graph)
+                                create_using=nx.MultiDiGraph if symmetrize else nx.MultiGraph)
 
     return _nx_read(path, reader, "edge lines 'u v' or 'u v {attributes}'",
                     symmetrize=symmetrize, duplicates=duplicates, weight=weight)

@@ -16,7 +16,7 @@ from array import array
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.graph import GraphData, GraphInputWarning, from_coo
+from dpgraph.graph import GraphData, GraphInputWarning, from_coo, merge_arcs
 from dpgraph.io.base import (GraphFormatError, check_node_count, check_tokens, is_gzip, is_skippable,
                     load_table, open_text, row_line, scan_lines, strip_comment)
 
@@ -73,12 +73,13 @@ _GSET_COMMENTS = ("#", "%")
 _GSET_LINE = "an edge line 'i j w' (1-indexed integer vertices i, j and a numeric weight w)"
 
 
-def read_gset(path, *, duplicates: str = "sum") -> GraphData:
+def read_gset(path, *, duplicates: str = "max") -> GraphData:
     """Read a G-set / rudy file: header ``n m`` (or ``n`` alone), then ``m`` lines ``i j w``.
 
     Vertices are numbered from 1; node labels are those numbers (``1..n``), so vertex ``i`` of
     the file is node index ``i - 1``. Lines starting with ``#`` or ``%`` are comments. A pair
-    listed twice has its weights combined by ``duplicates`` (default: summed, with a warning).
+    listed twice (in either order) is merged by ``duplicates`` (:mod:`dpgraph.io`'s one rule:
+    ``"max"`` by default, ``"sum"``, ``"error"``), with a warning that counts the repeats.
     """
     first, _ = _peek(path, _GSET_COMMENTS, 1)
     if not first:
@@ -156,11 +157,13 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
     corrupted line) is refused with its line; name ids there make every id a string, and an
     integer id later in the file is refused the same way (a file that mixes them is read only
     when asked: ``ids="str"``). ``"int"``: every id must be an integer. ``"str"``: every id
-    is read as a string, ``"7"`` included. The two directions of an edge are merged (``duplicates``:
-    ``"max"`` by default, so a file listing both ``u v`` and ``v u`` gives one edge of the larger
-    weight). A file whose comments declare a directed graph (SNAP writes ``# Directed graph``)
-    is refused unless ``symmetrize`` says how to read arcs as edges; passing ``symmetrize`` also
-    reads an undeclared file as arcs.
+    is read as a string, ``"7"`` included. A pair listed more than once, the two directions of
+    an edge included, is merged by ``duplicates`` (``"max"`` by default, so a file listing both
+    ``u v`` and ``v u`` gives one edge of the larger weight; ``"sum"``; ``"error"``), with a
+    warning that counts the repeats (read as arcs, ``symmetrize`` given, only an arc listed
+    twice is a repeat). A file whose comments declare a directed graph (SNAP writes ``# Directed
+    graph``) is refused unless ``symmetrize`` says how to read arcs as edges; passing
+    ``symmetrize`` also reads an undeclared file as arcs.
     """
     first, comments_before = _peek(path, _SNAP_COMMENTS, 1)
     if not first:
@@ -196,7 +199,7 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
     labels = ids.tolist()
     return from_coo(inverse[: u.size], inverse[u.size:], np.asarray(w, dtype=np.float64), labels,
                      duplicates=duplicates, directed=directed, symmetrize=symmetrize,
-                     source=str(path), warn_duplicates=directed)
+                     source=str(path))
 
 
 def _arrow_table(path, ncols: int, *, skip: int, first: str) -> dict | None:
@@ -353,8 +356,9 @@ def read_dimacs(path, *, duplicates: str = "max") -> GraphData:
     """Read a DIMACS graph (``.col``): ``c`` comments, one ``p edge n m`` (or ``p col n m``)
     line, then ``m`` lines ``e u v`` (an optional fourth field is read as a weight).
 
-    Labels are the vertex numbers ``1..n``. ``m`` must equal the number of ``e`` lines; pairs
-    listed in both directions are merged (``duplicates="max"``).
+    Labels are the vertex numbers ``1..n``. ``m`` must equal the number of ``e`` lines; a pair
+    listed more than once (both directions included) is merged by ``duplicates`` (``"max"`` by
+    default, ``"sum"``, ``"error"``), with a warning that counts the repeats.
     """
     first, _ = _peek(path, _DIMACS_COMMENTS, 2)
     expected_p = "a problem line 'p edge n m' before the edge lines"
@@ -390,8 +394,7 @@ def read_dimacs(path, *, duplicates: str = "max") -> GraphData:
     u, v = table["u"], table["v"]
     _check_range(path, u, v, n, start=pnum + 1, comments=_DIMACS_COMMENTS, what="DIMACS")
     w = table["w"] if ncols == 4 else np.ones(u.size)
-    return from_coo(u - 1, v - 1, w, range(1, n + 1), duplicates=duplicates, source=str(path),
-                     warn_duplicates=False)
+    return from_coo(u - 1, v - 1, w, range(1, n + 1), duplicates=duplicates, source=str(path))
 
 
 def write_dimacs(data: GraphData, f) -> None:
@@ -411,7 +414,7 @@ def write_dimacs(data: GraphData, f) -> None:
 _METIS_COMMENTS = ("%",)
 
 
-def read_metis(path, *, symmetrize: str | None = None) -> GraphData:
+def read_metis(path, *, symmetrize: str | None = None, duplicates: str = "max") -> GraphData:
     """Read a METIS graph: header ``n m [fmt [ncon]]``, then exactly ``n`` vertex lines (blank
     for an isolated vertex), line ``i`` listing the neighbours of vertex ``i`` (1-indexed).
 
@@ -419,7 +422,9 @@ def read_metis(path, *, symmetrize: str | None = None) -> GraphData:
     default 1) and edge weights (neighbour, weight pairs). Vertex sizes and weights are read and
     ignored. ``m`` counts undirected edges. Labels are ``1..n``. An adjacency that is not
     symmetric (``i`` lists ``j`` but ``j`` does not list ``i`` with the same weight) is a
-    directed graph: refused unless ``symmetrize`` says how to combine the two directions.
+    directed graph: refused unless ``symmetrize`` says how to combine the two directions. A
+    neighbour listed twice on one vertex line is merged by ``duplicates`` (``"max"`` by default,
+    ``"sum"``, ``"error"``) before that check, with a warning that counts the repeats.
     """
     expected_h = "a header 'n m [fmt [ncon]]' of non-negative integers"
     with open_text(path) as f:
@@ -494,7 +499,7 @@ def read_metis(path, *, symmetrize: str | None = None) -> GraphData:
     r = np.frombuffer(rows, dtype=np.int64)
     c = np.frombuffer(cols, dtype=np.int64)
     w = np.frombuffer(vals, dtype=np.float64)
-    A = sp.csr_array(sp.coo_array((w, (r, c)), shape=(n, n)))
+    A = merge_arcs(r, c, w, n, duplicates=duplicates, source=str(path))
     diff = A - A.T
     diff.eliminate_zeros()
     if diff.nnz and symmetrize is None:
@@ -509,8 +514,10 @@ def read_metis(path, *, symmetrize: str | None = None) -> GraphData:
     found = (r.size - loops) // 2 + loops
     if not diff.nnz:
         _count_check(path, hnum, header, m, found, "edges")
-    return from_coo(r, c, w, range(1, n + 1), duplicates="sum", directed=True,
-                     symmetrize=symmetrize or "max", source=str(path), warn_duplicates=True)
+    A = A.tocoo()
+    return from_coo(A.row.astype(np.int64), A.col.astype(np.int64), A.data, range(1, n + 1),
+                     duplicates=duplicates, directed=True, symmetrize=symmetrize or "max",
+                     source=str(path))
 
 
 def write_metis(data: GraphData, f) -> None:
