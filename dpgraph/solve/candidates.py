@@ -17,8 +17,8 @@ from dpgraph.release.posterior import prior_rank
 from dpgraph.release.private_graph import PrivateGraph
 
 __all__ = ["ONE_OBJECTIVE_ABOVE_N", "KNOWN_OBJECTIVES", "candidate_objectives", "precheck_solver",
-           "candidate_pool", "choose_candidate", "release_estimate", "true_cuts", "partition_of",
-           "unspent_note"]
+           "candidate_pool", "choose_candidate", "release_estimate", "clamped_interval",
+           "true_cuts", "partition_of", "unspent_note"]
 
 # Above this many nodes "auto" solves one objective (the de-biased release) instead of four and
 # chooses among its roundings only: one solve of a dense n = 10,000 instance takes about a
@@ -60,15 +60,35 @@ def release_estimate(cut_of_x: float, *, epsilon: float, ledger, rng, upper: flo
     4.10) and a ``level`` confidence interval, both clamped to ``[0, upper]`` (post-processing;
     ``upper``: the 95% upper end of the released edge count, at most ``n (n - 1) / 2``).
 
-    ``P[|Laplace(b)| > t] = exp(-t / b)``, so ``t = b ln(1 / (1 - level))`` gives the interval.
+    ``P[|Laplace(b)| > t] = exp(-t / b)``, so ``t = b ln(1 / (1 - level))`` gives the interval
+    (:func:`clamped_interval`).
     """
     noisy, b = laplace_mechanism(
         float(cut_of_x), sensitivity=1.0, epsilon=epsilon, ledger=ledger,
         name="cut of the returned partition", rng=rng,
         note="fixed partition; one edge changes its cut by <= 1 (docs/privacy.md 4.10)")
-    t = b * np.log(1.0 / (1.0 - level))
+    return clamped_interval(noisy, b * np.log(1.0 / (1.0 - level)), upper)
+
+
+def clamped_interval(noisy: float, t: float, upper: float) -> tuple[float, tuple[float, float]]:
+    """A noisy value clamped to ``[0, upper]`` and the interval ``clamped +- t``, clamped
+    likewise (post-processing).
+
+    The interval is centred on the *clamped* value: where a draw falls beyond the feasible
+    range, clamping ``noisy +- t`` end by end would collapse it onto the range's end (a point,
+    which reads as certainty). Centred on the clamped value it keeps width ``min(t, upper)`` or
+    more, and it contains ``[noisy - t, noisy + t]`` clamped, so it covers every true value in
+    ``[0, upper]`` whenever ``|noisy - true| <= t``: its coverage is at least the Laplace
+    interval's.
+
+    >>> clamped_interval(33.0, 30.0, 6.0), clamped_interval(-31.0, 30.0, 3.0)
+    ((6.0, (0.0, 6.0)), (0.0, (0.0, 3.0)))
+    >>> clamped_interval(100.0, 5.0, 1000.0)
+    (100.0, (95.0, 105.0))
+    """
     clamp = lambda v: float(min(max(v, 0.0), upper))  # noqa: E731
-    return clamp(noisy), (clamp(noisy - t), clamp(noisy + t))
+    value = clamp(noisy)
+    return value, (clamp(value - t), clamp(value + t))
 
 
 def unspent_note(ledger, pure: bool) -> dict:

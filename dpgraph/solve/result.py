@@ -27,8 +27,9 @@ class PrivateCutResult(PrivateResult):
         ``[0, released edge count]`` (its 95% upper end; post-processing). None with
         ``estimate=False``.
     estimate_interval : tuple of float or None
-        A ``estimate_level`` (95%) confidence interval for the true cut: the Laplace draw
-        ``+- b ln(1 / (1 - level))`` clamped like the estimate (post-processing).
+        A ``estimate_level`` (95%) confidence interval for the true cut: the clamped estimate
+        ``+- b ln(1 / (1 - level))``, clamped like it (post-processing; never a point where the
+        draw falls beyond the feasible range, :func:`dpgraph.solve.candidates.clamped_interval`).
     estimate_level : float
     synthetic_value : float or None
         Cut of ``partition`` on the exported synthetic graph (post-processing; biased upward on
