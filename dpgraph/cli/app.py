@@ -5,6 +5,8 @@ runs the chosen subcommand, reporting expected errors as one line (:mod:`dpgraph
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 import warnings
 
@@ -30,9 +32,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: exit status after a closed pipe: what a shell reports for a command ended by SIGPIPE
+CLOSED_PIPE_STATUS = 128 + getattr(signal, "SIGPIPE", 13)
+
+
 def main(argv=None) -> int:
     """Run the ``dpgraph`` command with ``argv`` (default ``sys.argv[1:]``); return the exit
-    status (0 success, 2 usage or input error, 130 interrupted)."""
+    status (0 success, 2 usage or input error, 130 interrupted, 141 when the reader of its
+    output went away: ``dpgraph info G3 | head -1`` ends quietly, as Unix tools do)."""
+    try:
+        return _run(argv)
+    except BrokenPipeError:
+        return _closed_pipe()
+
+
+def _run(argv) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from dpgraph.progress import reporting
@@ -46,13 +60,33 @@ def main(argv=None) -> int:
             if precheck is not None:  # refusals before a Dask cluster is started
                 precheck(args)
             with dask_session(args):
-                return int(args.handler(args) or 0)
+                status = int(args.handler(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return status
+    except BrokenPipeError:
+        raise  # an OSError, but not an input error: main() ends quietly
     except expected_errors() as exc:
         print(error_line(exc), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("dpgraph: interrupted", file=sys.stderr)
         return 130
+
+
+def _closed_pipe() -> int:
+    """The reader of standard output (or error) closed the pipe: point both at the null
+    device, so that nothing else (the interpreter's final flush) fails on it, and return the
+    status of a command ended by SIGPIPE, with no message."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                os.dup2(devnull, stream.fileno())
+            except (OSError, ValueError, AttributeError):  # not a real file (captured output)
+                pass
+    finally:
+        os.close(devnull)
+    return CLOSED_PIPE_STATUS
 
 
 if __name__ == "__main__":  # pragma: no cover
