@@ -269,6 +269,12 @@ def from_edges(edges: Iterable, nodes: Iterable[Hashable] | None = None, *,
     _check_choice("duplicates", duplicates, _DUPLICATES)
     index: dict = {}
     labels: list = []
+    if nodes is not None and hasattr(nodes, "__len__"):
+        # refuse before building a label and an index entry per node (about 200 B each)
+        from dpgraph.memory import check_memory
+
+        check_memory(200 * len(nodes), what=f"{source} with {len(nodes):,} nodes",
+                     fit=(lambda k: 200 * k, "At most {:,} nodes fit."))
     if nodes is not None:
         for node in nodes:
             if isinstance(node, np.generic):

@@ -6,9 +6,16 @@ No input may make the process die of memory: :func:`check_memory` compares a rou
 allocates, naming what it needs, what is available and what would fit.
 
 ``available_memory`` is the smallest of: ``MemAvailable`` of ``/proc/meminfo``, the cgroup
-limit minus current usage (containers), and ``DPGRAPH_MEMORY_LIMIT`` (bytes, or a number with
+limit minus current usage (containers), the address-space limit (``ulimit -v``) minus the
+process's virtual size, and ``DPGRAPH_MEMORY_LIMIT`` (bytes, or a number with
 a ``K``/``M``/``G``/``T`` suffix) when that environment variable is set — a way to keep dpgraph
 inside a share of a shared machine.
+
+Every size a caller or a file asks for is priced before it is allocated: a file header's node
+and edge counts (:func:`dpgraph.io.base.check_node_count`), a generator's ``n``, a 2-CSP's
+alphabet and the label-extended graph (:mod:`dpgraph.engine.twocsp`), a route's working set
+(``estimated_memory`` of each route module). A refusal is one line that names the limit and,
+where a smaller size would do, the largest that fits (:func:`check_memory`'s ``fit``).
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ import os
 import re
 
 __all__ = ["InsufficientMemoryError", "available_memory", "memory_limit", "check_memory",
-           "format_bytes", "parse_bytes"]
+           "largest_fitting", "format_bytes", "parse_bytes"]
 
 
 class InsufficientMemoryError(MemoryError):
@@ -80,6 +87,29 @@ def _cgroup_available() -> int | None:
     return None
 
 
+def _address_space_left() -> int | None:
+    """The soft address-space limit (``ulimit -v``) minus this process's current virtual size,
+    or None when no limit is set."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError):  # pragma: no cover - not POSIX
+        return None
+    if soft == resource.RLIM_INFINITY or soft < 0:
+        return None
+    used = 0
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    used = int(line.split()[1]) * 1024
+                    break
+    except OSError:
+        pass
+    return max(int(soft) - used, 0)
+
+
 def memory_limit() -> tuple[int | None, str]:
     """``(bytes, where)``: what :func:`available_memory` returns and which bound set it, in
     words for a message (``"available on this machine"``, ``"left under the container's
@@ -97,6 +127,9 @@ def memory_limit() -> tuple[int | None, str]:
                                           (_cgroup_available(),
                                            "left under the container's memory limit"))
                   if v is not None]
+    address_space = _address_space_left()
+    if address_space is not None:
+        candidates.append((address_space, "left under the address-space limit (ulimit -v)"))
     env = os.environ.get("DPGRAPH_MEMORY_LIMIT")
     if env:
         candidates.append((parse_bytes(env), f"allowed by DPGRAPH_MEMORY_LIMIT={env.strip()}"))
@@ -110,14 +143,54 @@ def available_memory() -> int | None:
     return memory_limit()[0]
 
 
-def check_memory(needed: int, *, what: str, alternative: str = "") -> None:
+def largest_fitting(cost, have: int, *, low: int = 0, high: int = 10**15) -> int:
+    """The largest integer ``x`` in ``[low, high]`` with ``cost(x) <= have`` (``cost``
+    non-decreasing), by bisection; ``low - 1`` when not even ``low`` fits.
+
+    >>> largest_fitting(lambda n: 128 * n, 2**20)
+    8192
+    """
+    if cost(low) > have:
+        return low - 1
+    lo, hi = low, high
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if cost(mid) <= have:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def check_memory(needed: int, *, what: str, alternative: str = "", fit=None) -> None:
     """Raise :class:`InsufficientMemoryError` if ``needed`` bytes exceed the available memory.
 
+    The message is one line: what needs how much, the limit that applied (and where it comes
+    from), and what would fit. ``fit``, optional, is ``(cost, template)``: ``cost(x)`` the bytes
+    the same step needs at size ``x`` (non-decreasing), ``template`` a sentence with ``{}`` for
+    the largest ``x`` that fits (``"At most {:,} nodes fit."``), added when some ``x >= 1`` fits.
+
     >>> check_memory(10, what="a tiny step")   # fits: returns None
+    >>> import os
+    >>> os.environ["DPGRAPH_MEMORY_LIMIT"] = "1M"
+    >>> try:
+    ...     check_memory(10**9, what="10^8 nodes", fit=(lambda n: 10 * n, "At most {:,} fit."))
+    ... except InsufficientMemoryError as exc:
+    ...     print(exc)
+    10^8 nodes needs about 953.7 MiB but only 1.0 MiB is allowed by DPGRAPH_MEMORY_LIMIT=1M (nothing was allocated). At most 104,857 fit.
+    >>> del os.environ["DPGRAPH_MEMORY_LIMIT"]
     """
     have, where = memory_limit()
-    if have is not None and needed > have:
-        raise InsufficientMemoryError(
-            f"{what} needs about {format_bytes(needed)} but only {format_bytes(have)} is "
-            f"{where} (nothing was allocated)."
-            + (f" {alternative}" if alternative else ""))
+    if have is None or needed <= have:
+        return
+    hints = []
+    if fit is not None:
+        cost, template = fit
+        largest = largest_fitting(cost, have)
+        if largest >= 1:
+            hints.append(template.format(largest))
+    if alternative:
+        hints.append(alternative)
+    raise InsufficientMemoryError(
+        f"{what} needs about {format_bytes(needed)} but only {format_bytes(have)} is "
+        f"{where} (nothing was allocated)." + "".join(f" {h}" for h in hints))

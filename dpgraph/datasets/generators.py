@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.graph import GraphData
+from dpgraph.memory import check_memory
 from dpgraph.privacy import make_rng
 
 __all__ = ["PlantedInstance", "planted_cut", "planted_bisection", "random_regular",
@@ -122,6 +123,23 @@ def _check_n(n, minimum=2):
         raise ValueError(f"n must be an integer >= {minimum}, got {n!r}")
 
 
+# Bytes a generated graph costs per node and per (expected) edge while it is drawn and built:
+# the pair arrays, the COO and the symmetric CSR (measured 8-25 B per node without edges and
+# 100-133 B per edge for erdos_renyi, planted_cut, random_regular and toroidal_grid_pm1 at
+# 10^5 nodes); rounded up.
+BYTES_PER_NODE, BYTES_PER_EDGE = 64, 160
+
+
+def _check_size(name: str, n: int, mean_degree: float) -> None:
+    """Refuse, before drawing, a graph whose ``n`` nodes and ``n * mean_degree / 2`` expected
+    edges would not fit in the available memory (:func:`dpgraph.memory.check_memory`)."""
+    def cost(k):
+        return int(BYTES_PER_NODE * k + BYTES_PER_EDGE * k * float(mean_degree) / 2 * 1.01)
+
+    check_memory(cost(int(n)), what=f"{name} with n = {int(n):,} and mean degree {mean_degree:g}",
+                 fit=(cost, f"At most n = {{:,}} fits at mean degree {mean_degree:g}."))
+
+
 def erdos_renyi(n: int, mean_degree: float, *, rng=None) -> GraphData:
     """Erdős–Rényi graph G(n, p) with ``p = mean_degree / (n - 1)`` (no planted structure, so a
     plain :class:`GraphData` is returned; labels ``0..n-1``).
@@ -135,6 +153,7 @@ def erdos_renyi(n: int, mean_degree: float, *, rng=None) -> GraphData:
     _check_n(n)
     if not 0 <= mean_degree <= n - 1:
         raise ValueError(f"mean_degree must lie in [0, n - 1] = [0, {n - 1}], got {mean_degree}")
+    _check_size("erdos_renyi", n, mean_degree)
     rng = make_rng(rng)
     i, j = _gnp_pairs(rng, n, mean_degree / (n - 1))
     return _from_pairs(n, i, j)
@@ -146,6 +165,7 @@ def _two_block(n, mean_degree, ratio, size0, rng, name):
                          f"got {ratio}")
     if mean_degree < 0:
         raise ValueError(f"mean_degree must be >= 0, got {mean_degree}")
+    _check_size(name, n, mean_degree)
     a, b = size0, n - size0
     inside = a * (a - 1) // 2 + b * (b - 1) // 2
     # expected edges n*d/2 = p_out * (a*b + ratio * inside)
@@ -243,6 +263,7 @@ def random_regular(n: int, d: int, *, rng=None, max_rounds: int = 10_000) -> Gra
         raise ValueError(f"d must be an integer in [0, n - 1] = [0, {n - 1}], got {d!r}")
     if (n * d) % 2:
         raise ValueError(f"n * d must be even for a d-regular graph, got n={n}, d={d}")
+    _check_size("random_regular", n, d)
     rng = make_rng(rng)
     if d > (n - 1) / 2:
         # dense case: switchings would rarely find room; take the complement of a random
@@ -345,6 +366,7 @@ def toroidal_grid_pm1(rows: int, cols: int, *, rng=None, p_negative: float = 0.5
             raise ValueError(f"{name} must be an integer >= 3, got {value!r}")
     if not 0 <= p_negative <= 1:
         raise ValueError(f"p_negative must lie in [0, 1], got {p_negative}")
+    _check_size("toroidal_grid_pm1", int(rows) * int(cols), 4)
     rng = make_rng(rng)
     r, c = np.divmod(np.arange(rows * cols, dtype=np.int64), cols)
     node = r * cols + c

@@ -37,9 +37,10 @@ import os
 
 import numpy as np
 
-from dpgraph.engine.twocsp import CSPInstance
+from dpgraph.engine.twocsp import CSPInstance, instance_bytes, label_graph_bytes
 from dpgraph.graph import as_graph_data
 from dpgraph.io import read_graph
+from dpgraph.memory import check_memory
 
 __all__ = ["read_csp", "write_csp", "max_k_cut_instance", "read_wcnf", "read_max_k_cut", "CSP_FORMATS"]
 
@@ -87,8 +88,21 @@ def max_k_cut_instance(G, k: int, *, weight: str = "weight"):
         j = int(np.argmin(w))
         raise ValueError(f"edge ({data.labels[r[j]]!r}, {data.labels[c[j]]!r}) has weight {w[j]:g}; "
                          f"Max-k-Cut as a 2-CSP needs weights >= 0")
-    R = _not_equal(int(k))
-    return CSPInstance(data.n, int(k), [(int(a), int(b), R, float(x)) for a, b, x in zip(r, c, w)])
+    # refuse before allocating: the instance holds a dense k x k relation per edge, and the
+    # label-extended graph k (k - 1) pairs per edge over n k vertices
+    m, k = int(r.size), int(k)
+    check_memory(_max_k_cut_bytes(data.n, m, k),
+                 what=f"Max-k-Cut with k = {k:,} parts on {data.n:,} nodes and {m:,} edges",
+                 fit=(lambda x: _max_k_cut_bytes(data.n, m, max(x, 2)),
+                      "At most k = {:,} parts fit."))
+    R = _not_equal(k)
+    return CSPInstance(data.n, k, [(int(a), int(b), R, float(x)) for a, b, x in zip(r, c, w)])
+
+
+def _max_k_cut_bytes(n: int, m: int, k: int) -> int:
+    """The instance (:func:`~dpgraph.engine.twocsp.instance_bytes`), its shared relation (about
+    100 B per pair) and its label-extended graph (:func:`~dpgraph.engine.twocsp.label_graph_bytes`)."""
+    return instance_bytes(m, k) + 100 * k * k + label_graph_bytes(n, k, m * k * (k - 1))
 
 
 def read_max_k_cut(path, k: int, *, graph_format: str | None = None):

@@ -48,12 +48,43 @@ import scipy.sparse as sp
 
 from dpgraph.result import EngineResult
 from dpgraph.graph import GraphData
+from dpgraph.memory import InsufficientMemoryError, check_memory, format_bytes, memory_limit
 from dpgraph.privacy.noise import make_rng
 from dpgraph.engine.sdp import rump_margin
 from dpgraph.engine.twocsp_sdp import solve_label_csp
 
-__all__ = ["CSPInstance", "CSPResult", "solve_max_2csp",
+__all__ = ["CSPInstance", "CSPResult", "solve_max_2csp", "instance_bytes", "label_graph_bytes",
            "csp_moment_constraints", "cvxpy_max_2csp_sdp"]
+
+
+# Bytes a constraint costs per cell of its q x q relation: the relation matrix (built, then
+# stacked: 16 B) and its allowed pairs as two frozensets of int tuples (measured 244-282 B per
+# cell for full relations at q = 30, 200 and 300); rounded up.
+BYTES_PER_RELATION_CELL = 320
+# Bytes of the label-extended adjacency per allowed pair of a constraint: the COO index arrays
+# of both directions and the CSR (measured 128-130 B); rounded up.
+BYTES_PER_LABEL_PAIR = 160
+
+
+def instance_bytes(m: int, q: int) -> int:
+    """Bytes :class:`CSPInstance` holds (and builds on the way) for ``m`` constraints over an
+    alphabet of ``q`` values (each constraint stores a dense ``q x q`` relation)."""
+    return int(m) * int(q) * int(q) * BYTES_PER_RELATION_CELL
+
+
+def label_graph_bytes(n: int, q: int, pairs: int) -> int:
+    """Bytes of the label-extended graph of ``n`` variables over ``q`` values with ``pairs``
+    allowed label pairs in all (:meth:`CSPInstance.label_adjacency`), with the ``n q``-sized
+    vectors of the local route that reads it, or the ``(i, a)`` labels of
+    :meth:`CSPInstance.label_extended_graph` (about 160 B per vertex in all)."""
+    return int(pairs) * BYTES_PER_LABEL_PAIR + 160 * int(n) * int(q)
+
+
+def _check_instance_size(m: int, q: int) -> None:
+    check_memory(instance_bytes(m, q),
+                 what=f"a 2-CSP of {m:,} constraint(s) over q = {q:,} values (a dense q x q "
+                      f"relation each)",
+                 fit=(lambda k: instance_bytes(m, k), "At most q = {:,} values fit."))
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,8 +120,18 @@ class CSPInstance:
         if not isinstance(q, (int, np.integer)) or isinstance(q, bool) or q < 1:
             raise ValueError(f"q must be a positive integer, got {q!r}")
         n, q = int(n), int(q)
+        # refuse before allocating: every constraint holds a dense q x q relation
+        if hasattr(constraints, "__len__"):
+            _check_instance_size(len(constraints), q)
+        have, where = memory_limit()
+        cell_budget = None if have is None else have // BYTES_PER_RELATION_CELL
         I, J, R, Wt, norm = [], [], [], [], []
         for k, con in enumerate(constraints):
+            if cell_budget is not None and (k + 1) * q * q > cell_budget:
+                raise InsufficientMemoryError(
+                    f"a 2-CSP over q = {q:,} values needs about {format_bytes(instance_bytes(k + 1, q))} "
+                    f"at its constraint #{k} (a dense q x q relation each) but only "
+                    f"{format_bytes(have)} is {where} (nothing more was allocated).")
             try:
                 i, j, rel, w = con
             except (TypeError, ValueError):
@@ -186,9 +227,14 @@ class CSPInstance:
         return GraphData(weights=A, labels=labels)
 
     def label_adjacency(self) -> sp.csr_array:
-        """Symmetric ``nq x nq`` sparse adjacency of the label-extended graph."""
+        """Symmetric ``nq x nq`` sparse adjacency of the label-extended graph (refused before
+        allocating when it would not fit: :func:`label_graph_bytes`)."""
         I, J, R, Wt = self._arrays
         q = self.q
+        pairs = int(np.count_nonzero(R))
+        check_memory(label_graph_bytes(self.n, q, pairs),
+                     what=f"the label-extended graph of {self.n:,} variables x {q:,} values "
+                          f"({pairs:,} allowed label pairs)")
         c, a, b = np.nonzero(R)
         rows = I[c] * q + a
         cols = J[c] * q + b

@@ -95,7 +95,7 @@ def read_gset(path, *, duplicates: str = "max") -> GraphData:
     if n < 1 or (m is not None and m < 0):
         raise GraphFormatError(path, hnum, hline, expected_header + " with n >= 1",
                                problem="impossible header counts")
-    check_node_count(path, hnum, hline, n, expected_header)
+    check_node_count(path, hnum, hline, n, expected_header, edges=m)
     dtype = [("i", "i8"), ("j", "i8"), ("w", "f8")]
     try:
         table = load_table(path, skip=hnum, dtype=dtype, comments=_GSET_COMMENTS)
@@ -373,7 +373,7 @@ def read_dimacs(path, *, duplicates: str = "max") -> GraphData:
     if n < 1 or m < 0:
         raise GraphFormatError(path, pnum, pline, expected_p + " with n >= 1, m >= 0",
                                problem="impossible header counts")
-    check_node_count(path, pnum, pline, n, expected_p)
+    check_node_count(path, pnum, pline, n, expected_p, edges=m)
     ncols = len(first[1][1].split()) if len(first) > 1 else 3
     if ncols not in (3, 4):
         raise GraphFormatError(path, first[1][0], first[1][1], _DIMACS_EDGE,
@@ -455,7 +455,7 @@ def read_metis(path, *, symmetrize: str | None = None, duplicates: str = "max") 
         if n < 1 or m < 0 or ncon < 1:
             raise GraphFormatError(path, hnum, header, expected_h + " with n >= 1",
                                    problem="impossible header counts")
-        check_node_count(path, hnum, header, n, expected_h)
+        check_node_count(path, hnum, header, n, expected_h, edges=2 * m)
         skip = int(has_size) + (ncon if has_vw else 0)
         stride = 2 if has_ew else 1
         what = ("'[size] [weights] nbr w nbr w ...'" if has_ew else

@@ -94,17 +94,33 @@ def choose_scale_route(route: str, n: int, m_hat: float | None, rank: int) -> st
 def refuse_if_too_large(route: str, n: int, m: int | None, rank: int) -> None:
     """Refuse, before any allocation, a route whose estimated memory exceeds what is available.
     ``m``: the released edge count, or None when none was released (the estimate then counts
-    the route's n-sized arrays alone)."""
-    need = route_module(route).estimated_memory(n, 0 if m is None else m, rank)
+    the route's n-sized arrays alone).
+
+    The message names the limit and what would fit, in the parameters the route has: the other
+    routes for a dense one; the largest rank that fits for a route whose memory grows with the
+    rank (the matrix-free route); the largest node count at this edge count otherwise (the
+    local route has no rank, and its core is fixed)."""
+    estimate = route_module(route).estimated_memory
+    edges = 0 if m is None else m
+    need = estimate(n, edges, rank)
+    size = (f"{n:,} nodes (its n-sized arrays alone: no edge count was released)" if m is None
+            else f"{n:,} nodes and ~{m:,} released edges")
+    fit = None
     if route_spec(route).dense:
         hint = ("Use route='local' (memory O(m)) or route='matrix-free' (memory O(m + n r)), or "
                 "route='auto'.")
+    elif rank > 1 and estimate(n, edges, 1) <= (available_memory() or 0):
+        # the rank matters to this route, and a smaller one fits
+        hint = "Or use a machine with more memory."
+        fit = (lambda r: estimate(n, edges, max(r, 1)),
+               f"A smaller rank would fit: at most rank={{}} (asked: {rank}).")
     else:
-        hint = (f"Nothing smaller exists for this graph here: use a machine with more memory, or "
-                f"a smaller rank than {rank}.")
-    size = (f"{n:,} nodes (its n-sized arrays alone: no edge count was released)" if m is None
-            else f"{n:,} nodes and ~{m:,} released edges")
-    check_memory(need, what=f"route={route!r} on {size}", alternative=hint)
+        at = " at this edge count" if m else ""
+        hint = "Nothing smaller exists for this graph here: use a machine with more memory."
+        fit = (lambda k: estimate(k, edges, rank),
+               f"The route fits graphs of at most {{:,}} nodes{at}"
+               + (f" at rank {rank}." if estimate(n, edges, 1) < need else "."))
+    check_memory(need, what=f"route={route!r} on {size}", alternative=hint, fit=fit)
 
 
 # route="auto" takes the matrix-free route for a private answer from this released density on

@@ -1,0 +1,206 @@
+"""Refuse before allocating: sizes from file headers and parameters, up to 10^12, never make
+dpgraph allocate past the memory limit (``DPGRAPH_MEMORY_LIMIT``); a refusal is one line that
+names the limit and what would fit, in the parameters the chosen route has.
+
+The property tests run each call under a small limit with :mod:`tracemalloc` (NumPy reports its
+buffers to it) and check the peak of what was allocated against the limit, whatever the call
+answered: a result, a format error or a memory refusal.
+"""
+
+import os
+import tracemalloc
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dpgraph.datasets import generators
+from dpgraph.engine import CSPInstance
+from dpgraph.engine.formats import max_k_cut_instance
+from dpgraph.io import GraphFormatError, read_graph
+from dpgraph.memory import InsufficientMemoryError, largest_fitting, parse_bytes
+from dpgraph.release.routes import route_module
+from dpgraph.release.screening import refuse_if_too_large
+
+LIMIT = "24M"
+SIZES = st.one_of(st.integers(1, 10**12), st.integers(1, 10**6),
+                  st.sampled_from([10**k for k in range(13)]))
+
+
+def _settings(n):
+    return settings(max_examples=n, derandomize=True, database=None, deadline=None,
+                    suppress_health_check=list(HealthCheck))
+
+
+@pytest.fixture
+def limited(monkeypatch):
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", LIMIT)
+    return parse_bytes(LIMIT)
+
+
+def _peak(fn):
+    """``(outcome, peak bytes)``: what ``fn()`` returned or raised (a refusal or an input
+    error), and the most it had allocated at once."""
+    tracemalloc.start()
+    try:
+        try:
+            outcome = fn()
+        except InsufficientMemoryError as exc:
+            outcome = exc
+        except (GraphFormatError, ValueError) as exc:
+            outcome = exc
+        return outcome, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def _header_file(tmp_path, fmt, n, m):
+    text = {"gset": f"{n} {m}\n1 2 1\n",
+            "dimacs": f"p edge {n} {m}\ne 1 2\n",
+            "mtx": f"%%MatrixMarket matrix coordinate real symmetric\n{n} {n} {m}\n2 1 1\n",
+            "metis": f"{n} {m}\n2\n1\n"}[fmt]
+    path = tmp_path / f"h.{ {'gset': 'gset', 'dimacs': 'col', 'mtx': 'mtx', 'metis': 'graph'}[fmt] }"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["gset", "dimacs", "mtx", "metis"])
+def test_headers_never_allocate_past_the_limit(tmp_path, limited, fmt):
+    seen = {"refused": 0}
+
+    @_settings(30)
+    @given(n=SIZES, m=st.one_of(st.integers(0, 10**12), st.just(1)))
+    def run(n, m):
+        outcome, peak = _peak(lambda: read_graph(_header_file(tmp_path, fmt, n, m)))
+        assert peak < limited, (n, m, outcome)
+        if isinstance(outcome, InsufficientMemoryError):
+            seen["refused"] += 1
+            text = str(outcome)
+            assert "\n" not in text and f"DPGRAPH_MEMORY_LIMIT={LIMIT}" in text
+            assert "node count" in text and "nothing was allocated" in text
+        if n * 128 > limited:  # the header alone asks for more than the limit: refused
+            assert isinstance(outcome, InsufficientMemoryError), (n, m, outcome)
+
+    run()
+    assert seen["refused"] > 0
+
+
+def test_header_refusal_names_what_fits(tmp_path, limited):
+    path = _header_file(tmp_path, "gset", 10**8, 1)
+    with pytest.raises(InsufficientMemoryError) as info:
+        read_graph(path)
+    fits = largest_fitting(lambda k: 128 * k + 180, limited)
+    assert f"at most {fits:,} nodes" in str(info.value)
+    assert isinstance(info.value, GraphFormatError) and info.value.line == 1
+    # the largest count it names is read (the edge count 1 matches the file)
+    path.write_text(f"{fits} 1\n1 2 1\n")
+    assert read_graph(path).n == fits
+
+
+@_settings(40)
+@given(name=st.sampled_from(["erdos_renyi", "planted_cut", "random_regular"]), n=SIZES,
+       degree=st.integers(0, 1000))
+def test_generators_never_allocate_past_the_limit(monkeypatch, name, n, degree):
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", LIMIT)
+    if name == "random_regular" and (n * degree) % 2:
+        degree += 1
+    fn = getattr(generators, name)
+    outcome, peak = _peak(lambda: fn(n, degree, rng=0))
+    assert peak < parse_bytes(LIMIT), (name, n, degree, outcome)
+    if n * 64 > parse_bytes(LIMIT):
+        assert isinstance(outcome, (InsufficientMemoryError, ValueError)), outcome
+
+
+@_settings(40)
+@given(q=SIZES, m=st.integers(1, 3))
+def test_csp_alphabets_never_allocate_past_the_limit(monkeypatch, q, m):
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", LIMIT)
+    cons = [(i, i + 1, {(0, 1)}, 1.0) for i in range(m)]
+    outcome, peak = _peak(lambda: CSPInstance(m + 1, q, cons))
+    assert peak < parse_bytes(LIMIT), (q, m, outcome)
+    if isinstance(outcome, CSPInstance):
+        outcome, peak = _peak(outcome.label_adjacency)
+        assert peak < parse_bytes(LIMIT), (q, m, outcome)
+    elif isinstance(outcome, InsufficientMemoryError):
+        assert m * q * q * 320 > parse_bytes(LIMIT) and "At most q = " in str(outcome)
+
+
+@_settings(30)
+@given(k=SIZES)
+def test_max_k_cut_parts_never_allocate_past_the_limit(monkeypatch, k):
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", LIMIT)
+    outcome, peak = _peak(lambda: max_k_cut_instance(nx.cycle_graph(3), max(k, 2)))
+    assert peak < parse_bytes(LIMIT), (k, outcome)
+    if isinstance(outcome, InsufficientMemoryError):
+        assert "At most k = " in str(outcome)
+
+
+def test_iterated_constraints_are_refused_as_they_come(monkeypatch):
+    """A generator of constraints has no length: the instance refuses at the constraint whose
+    relation matrix would pass the limit."""
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", LIMIT)
+    q = 40   # 40 x 40 relations: 512 kB each at 320 B per cell
+    cons = ((i, i + 1, {(0, 1)}, 1.0) for i in range(10**6))
+    outcome, peak = _peak(lambda: CSPInstance(10**6 + 1, q, cons))
+    assert isinstance(outcome, InsufficientMemoryError), outcome
+    assert peak < parse_bytes(LIMIT)
+
+
+@_settings(60)
+@given(route=st.sampled_from(["local", "matrix-free"]), n=SIZES,
+       m=st.one_of(st.none(), st.integers(0, 10**12)), rank=st.integers(1, 64))
+def test_route_refusals_name_only_the_routes_parameters(monkeypatch, route, n, m, rank):
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", LIMIT)
+    limit = parse_bytes(LIMIT)
+    need = route_module(route).estimated_memory(n, m or 0, rank)
+    try:
+        refuse_if_too_large(route, n, m, rank)
+    except InsufficientMemoryError as exc:
+        text = str(exc)
+        assert need > limit and "\n" not in text and LIMIT in text
+        if route == "local":
+            assert "rank" not in text  # the local route has no rank
+        else:
+            assert ("A smaller rank would fit" in text) == (
+                rank > 1 and route_module(route).estimated_memory(n, m or 0, 1) <= limit)
+        if "at most rank=" in text:
+            r = int(text.split("at most rank=")[1].split(" ")[0])
+            assert route_module(route).estimated_memory(n, m or 0, r) <= limit
+            assert route_module(route).estimated_memory(n, m or 0, r + 1) > limit
+        if "graphs of at most" in text:
+            k = int(text.split("graphs of at most ")[1].split(" ")[0].replace(",", ""))
+            assert route_module(route).estimated_memory(k, m or 0, rank) <= limit
+    else:
+        assert need <= limit
+
+
+def test_cli_header_refused_in_one_line(tmp_path, monkeypatch, capsys):
+    from dpgraph.cli.app import main
+
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", LIMIT)
+    path = tmp_path / "big.txt"
+    path.write_text("100000000 1\n1 2 1\n")
+    assert main(["maxcut", str(path), "--epsilon", "1", "--delta", "1e-6", "--json"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("dpgraph: error:")
+    assert f"DPGRAPH_MEMORY_LIMIT={LIMIT}" in err[0] and "at most" in err[0]
+
+
+def test_cli_max2csp_k_refused_before_building(tmp_path, monkeypatch, capsys):
+    from dpgraph.cli.app import main
+
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", LIMIT)
+    path = tmp_path / "tri.txt"
+    path.write_text("3 3\n1 2 1\n2 3 1\n1 3 1\n")
+    tracemalloc.start()
+    try:
+        code = main(["max2csp", str(path), "--format", "max-k-cut", "--k", "100000",
+                     "--epsilon", "1", "--delta", "1e-6"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == 2 and peak < parse_bytes(LIMIT)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "At most k = " in err[0]
