@@ -9,6 +9,8 @@ expected weights are the file's own numbers (max / sum of the two listings), not
 the code.
 """
 
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -194,3 +196,50 @@ def test_bad_rule_is_a_value_error(tmp_path):
         with pytest.raises(ValueError, match="duplicates='min' is not one of"):
             read_graph(path, duplicates="min")
 
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "dpgraph", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_cli_duplicates_option(tmp_path):
+    path = tmp_path / "g.txt"
+    path.write_text("1 2 0.5\n2 1 0.7\n2 3 0.25\n")
+    default = _cli("info", str(path))
+    assert default.returncode == 0, default.stderr
+    out = default.stdout + default.stderr  # info prints the reader's notes with its report
+    assert "duplicates='max'" in out and "merged 1 repeated edge" in out
+    assert "weights:     [0.25, 0.7]" in default.stdout
+    summed = _cli("info", str(path), "--duplicates", "sum")
+    assert summed.returncode == 0, summed.stderr
+    assert "duplicates='sum'" in summed.stdout + summed.stderr
+    assert "weights:     [0.25, 1.2]" in summed.stdout
+    refused = _cli("info", str(path), "--duplicates", "error")
+    assert refused.returncode != 0 and "repeated edge" in refused.stderr
+
+
+def test_cli_duplicates_choices_and_data_sets(capsys):
+    from dpgraph.cli.common import load_input
+
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["info", "g.txt", "--duplicates", "min"])
+    assert "--duplicates" in capsys.readouterr().err
+    # a data set is read as registered: the option is refused, not ignored
+    with pytest.raises(ValueError, match="--duplicates applies to graph files"):
+        load_input("karate", duplicates="sum")
+
+
+def _parser():
+    from dpgraph.cli.app import build_parser
+
+    return build_parser()
+
+
+def test_cli_duplicates_reaches_the_private_commands():
+    parser = _parser()
+    private = ["--epsilon", "1", "--delta", "0"]
+    for argv in (["maxcut", *private], ["bisection", *private], ["synth", *private, "-o", "s.txt"],
+                 ["info"]):
+        args = parser.parse_args([*argv, "g.txt", "--duplicates", "sum"])
+        assert args.duplicates == "sum"

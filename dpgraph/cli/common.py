@@ -14,6 +14,7 @@ import sys
 from dpgraph.release.routes import ROUTES
 
 __all__ = ["formats", "add_quiet_argument", "add_unweighted_argument", "add_json_argument",
+           "add_duplicates_argument",
            "add_graph_argument", "add_privacy_arguments", "is_edge_files", "load_input",
            "load_graph", "dask_session", "check_out_folder", "print_reproducible",
            "print_release_notes", "print_ledger"]
@@ -41,6 +42,17 @@ def add_unweighted_argument(p):
                    help="node ids of a 'u v' edge list: auto (default) follows the first edge "
                         "line and refuses a file that mixes integer and name ids; str reads "
                         "every id as a name; int requires integers")
+    add_duplicates_argument(p)
+
+
+def add_duplicates_argument(p):
+    """``--duplicates``: the rule of :func:`dpgraph.io.read_graph`'s ``duplicates=`` for a node
+    pair listed more than once in a graph file (every format follows it)."""
+    p.add_argument("--duplicates", choices=("max", "sum", "error"), default=None,
+                   help="a node pair listed more than once in the graph file (the same line "
+                        "twice, or 'u v' and 'v u'): max (default) reads one edge of the "
+                        "largest listed weight, sum adds the weights, error refuses the file; "
+                        "a note on stderr counts the merged repeats")
 
 
 def add_json_argument(p, what: str):
@@ -104,7 +116,7 @@ def is_edge_files(spec) -> bool:
 
 
 def load_input(spec: str, *, format: str | None = None, symmetrize: str | None = None,
-               unweighted: bool = False, ids: str | None = None):
+               unweighted: bool = False, ids: str | None = None, duplicates: str | None = None):
     """Return ``(GraphData, description, format)`` for a file path or a data set name.
 
     A path that exists is read with :func:`dpgraph.io.read_graph`; Dask edge files
@@ -114,10 +126,13 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
     subcommand that takes a graph. ``unweighted=True`` (``--unweighted``) gives every edge
     weight 1, as NetworkX's ``weight=None`` does. ``ids`` (``--ids``) is the node-id rule of
     SNAP edge lists (:func:`dpgraph.io.read_graph`: ``"auto"``, ``"int"`` or ``"str"``).
+    ``duplicates`` (``--duplicates``) merges a pair listed more than once in a file (``"max"``,
+    the default, ``"sum"`` or ``"error"``); data sets are read as registered.
     """
     from dpgraph.graph import unweighted as drop_weights
 
-    data, where, fmt = _load(spec, format=format, symmetrize=symmetrize, ids=ids)
+    data, where, fmt = _load(spec, format=format, symmetrize=symmetrize, ids=ids,
+                             duplicates=duplicates)
     if unweighted and fmt == "dask":
         raise ValueError("--unweighted is not supported for Dask edge files: drop the weight "
                          "column instead (every edge then has weight 1)")
@@ -127,27 +142,37 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
 
 def load_graph(args):
     """:func:`load_input` with the command's reading options (``--format``, ``--symmetrize``
-    where the command has it, ``--unweighted``, ``--ids``)."""
+    where the command has it, ``--unweighted``, ``--ids``, ``--duplicates``)."""
     return load_input(args.graph, format=args.format,
                       symmetrize=getattr(args, "symmetrize", None),
-                      unweighted=args.unweighted, ids=args.ids)
+                      unweighted=args.unweighted, ids=args.ids,
+                      duplicates=getattr(args, "duplicates", None))
 
 
-def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | None = None):
+def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | None = None,
+          duplicates: str | None = None):
     if is_edge_files(spec):
         from dpgraph.io.dask import read_edge_files
 
-        return read_edge_files(spec), spec, "dask"
+        kw = {"duplicates": duplicates} if duplicates else {}
+        return read_edge_files(spec, **kw), spec, "dask"
     if os.path.exists(spec):
-        return _read_file(spec, format=format, symmetrize=symmetrize, ids=ids)
+        return _read_file(spec, format=format, symmetrize=symmetrize, ids=ids,
+                          duplicates=duplicates)
+    if duplicates is not None:
+        raise ValueError(f"--duplicates applies to graph files; {spec!r} is no file (a data "
+                         f"set name is read as registered)")
     return _load_dataset(spec)
 
 
-def _read_file(spec: str, *, format: str | None, symmetrize: str | None, ids: str | None):
+def _read_file(spec: str, *, format: str | None, symmetrize: str | None, ids: str | None,
+               duplicates: str | None = None):
     from dpgraph.io import detect_format, read_graph
 
     fmt = format or detect_format(spec)
     kw = {"symmetrize": symmetrize} if symmetrize else {}
+    if duplicates is not None:
+        kw["duplicates"] = duplicates
     if ids is not None:
         if fmt != "snap":
             raise ValueError(f"--ids applies to SNAP edge lists ('u v' lines); {spec} is "

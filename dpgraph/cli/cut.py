@@ -14,22 +14,52 @@ from dpgraph.cli.common import (add_graph_argument, add_privacy_arguments, check
                                 print_reproducible)
 from dpgraph.cli.output import cut_document, dumps
 from dpgraph.progress import report
+from dpgraph.cli.errors import show_notes
+from dpgraph.cli.text import interval, number
+from dpgraph.release.private_graph import DEFAULT_RANK
 from dpgraph.release.routes import route_spec
+from dpgraph.release.screening import MATRIX_FREE_FROM, MATRIX_FREE_MIN_N
 
 __all__ = ["add_maxcut_parser", "add_bisection_parser", "cmd_maxcut", "cmd_bisection"]
+
+
+_MATRIX_FREE_RANK = route_spec("matrix-free").default_rank
+_ROUTES_TEXT = (
+    f"By default (--route auto) a private edge count m^ chooses the route: the matrix-free "
+    f"route on large dense graphs (n >= {MATRIX_FREE_MIN_N:,} nodes and released density "
+    f"2 m^ epsilon / n >= {MATRIX_FREE_FROM:g}, with delta > 0), and on every other graph the "
+    f"degree-ordered local route: one private decision per node from its already-decided "
+    f"neighbours (and a refinement sweep where the budget allows), pure epsilon-DP (delta is "
+    f"not spent), O(m) memory, "
+    f"with no low-rank release (--rank is not used) and no SDP bound. The matrix-free route "
+    f"releases a private rank-r subspace (d'Orsi & Novikov; r = --rank, default "
+    f"{_MATRIX_FREE_RANK}) and solves the released instance with the degree-2 sum-of-squares "
+    f"engine, printing its value and certified SDP bound; --route randomized-response and "
+    f"--route pca ask for the dense routes (n^2 memory, solved the same way).")
 
 
 def _add_cut_parser(subparsers, name, what):
     p = subparsers.add_parser(
         name, help=f"private {what} of a graph (edge-level (epsilon, delta)-DP)",
-        description=f"Release a private {what} of the graph: privatize it (private degrees, "
-                    f"private low-rank normalized adjacency, projection), then solve the "
-                    f"synthetic instance with the degree-2 sum-of-squares engine. Prints the "
-                    f"partition sizes, the private value estimate, the SDP bound of the "
-                    f"synthetic instance and the privacy ledger.")
+        description=f"Release a private {what} of the graph. {_ROUTES_TEXT} Prints the "
+                    f"partition sizes, a private estimate of the partition's cut in the input "
+                    f"with its 95% interval, the route and the privacy ledger.")
     add_graph_argument(p, "the result (partition sizes or file, private estimate, ledger, "
                           "route, diagnostics)")
-    add_privacy_arguments(p)
+    add_privacy_arguments(
+        p, delta_help="; 0 asks for pure epsilon-DP (auto then takes the local route; a "
+                      "route that needs delta > 0 is refused). The local route spends none "
+                      "of it",
+        rank_help=(f"rank of the private low-rank release on the spectral routes (matrix-free: "
+                   f"default {_MATRIX_FREE_RANK}; pca and randomized-response's low-rank "
+                   f"objectives: default {DEFAULT_RANK}, capped at n - 2 on graphs with fewer "
+                   f"than {DEFAULT_RANK + 2} nodes). Not used by the local route, the default "
+                   f"on most graphs: given there, a note on stderr says so"),
+        route_help=("auto (default): the local route, or the matrix-free route on large dense "
+                    "graphs (see above); local: degree-ordered local decisions (pure DP); "
+                    "matrix-free: private low-rank subspace, O(m + n r) memory; "
+                    "randomized-response (pure DP), pca: dense, refused before allocating "
+                    "when they would not fit in memory"))
     p.add_argument("--out", "-o", default=None,
                    help="write the partition to this file: one 'label<TAB>side' line per node")
     return p
@@ -69,11 +99,14 @@ def _run_cut(args, problem: str) -> int:
              solver_options={"progress": False}, route=args.route)
     # stderr only, seen by the data holder: released objects carry no timing (docs/privacy.md)
     report(f"done in {time.perf_counter() - t0:.1f} s ({res.diagnostics['route']} route)")
+    notes = unused_options(args, res.diagnostics["route"])
+    show_notes(notes, quiet=args.quiet)
     print_reproducible(res.ledger, json_output=args.json)
     if args.out:
         _write_partition(res, args.out)
     if args.json:
-        print(dumps(cut_document(res, problem=problem, where=where, fmt=fmt, out=args.out)))
+        print(dumps(cut_document(res, problem=problem, where=where, fmt=fmt, out=args.out,
+                                 notes=notes)))
         return 0
     _print_result(res, problem, where)
     print_release_notes(res.ledger)
@@ -83,21 +116,31 @@ def _run_cut(args, problem: str) -> int:
     return 0
 
 
+def unused_options(args, route: str) -> list:
+    """Notes on the options given that the route which ran does not use: ``--rank`` on a route
+    that answers with released sides (the local route: no low-rank release)."""
+    if args.rank is not None and route_spec(route).answers == "sides":
+        return [f"--rank {args.rank} is not used: the {route} route makes one private decision "
+                f"per node and has no low-rank release (--rank applies to the matrix-free, "
+                f"pca and randomized-response routes)"]
+    return []
+
+
 def _print_result(res, problem: str, where: str) -> None:
     """The partition, the private estimate and the released instance's values."""
     left, right = res.partition
     print(f"graph:             {where}")
     print(f"problem:           private {'max-cut' if problem == 'maxcut' else 'max-bisection'}")
-    print(f"partition sizes:   {len(left)} / {len(right)}")
+    print(f"partition sizes:   {number(len(left))} / {number(len(right))}")
     if res.estimated_value is not None:
-        lo, hi = res.estimate_interval
-        print(f"private estimate:  {res.estimated_value:.6g}, {res.estimate_level:.0%} interval "
-              f"[{lo:.6g}, {hi:.6g}] (noisy cut of this partition in the input)")
+        print(f"private estimate:  {number(res.estimated_value)}, {res.estimate_level:.0%} "
+              f"interval {interval(*res.estimate_interval)} (noisy cut of this partition in "
+              f"the input)")
     if res.synthetic_value is not None:
-        print(f"synthetic value:   {res.synthetic_value:.6g} (cut of this partition on the "
+        print(f"synthetic value:   {number(res.synthetic_value)} (cut of this partition on the "
               f"synthetic graph)")
     if res.sdp_bound is not None:
-        print(f"SDP bound:         {res.sdp_bound:.6g} (certified bound of the released "
+        print(f"SDP bound:         {number(res.sdp_bound)} (certified bound of the released "
               f"instance the partition was solved on, not of the input)")
     _print_route(res)
 

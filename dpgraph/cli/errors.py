@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sys
 
-__all__ = ["cli_message", "error_line", "expected_errors", "show_warning"]
+__all__ = ["cli_message", "error_line", "expected_errors", "show_warning", "show_notes"]
 
 
 def expected_errors() -> tuple:
@@ -74,3 +74,12 @@ def show_warning(quiet: bool):
         print(f"dpgraph: warning: {text}", file=sys.stderr, flush=True)
 
     return show
+
+
+def show_notes(notes, *, quiet: bool) -> None:
+    """One line ``dpgraph: note: ...`` on stderr per note (an option the route that ran did
+    not use, ...); nothing with ``--quiet``. ``--json`` documents carry them in ``notes``."""
+    if quiet:
+        return
+    for note in notes:
+        print(f"dpgraph: note: {note}", file=sys.stderr, flush=True)

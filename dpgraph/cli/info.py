@@ -12,6 +12,7 @@ import numpy as np
 from dpgraph.cli.common import (add_json_argument, add_quiet_argument, add_unweighted_argument,
                                 formats, load_graph)
 from dpgraph.cli.output import dumps, info_document
+from dpgraph.cli.text import number
 
 __all__ = ["add_info_parser", "cmd_info", "info_summary"]
 
@@ -36,8 +37,8 @@ def add_info_parser(subparsers):
 
 
 def _summary(values: np.ndarray) -> str:
-    return (f"min {values.min():g}, median {np.median(values):g}, mean {values.mean():.4g}, "
-            f"max {values.max():g}")
+    return (f"min {number(values.min())}, median {number(np.median(values))}, "
+            f"mean {number(values.mean())}, max {number(values.max())}")
 
 
 def _stats(values: np.ndarray) -> dict:
@@ -71,8 +72,8 @@ def _dask_lines(data, where: str) -> list:
     """Dask edge files: passes over the partitions, no in-memory matrix (so no components)."""
     lo, hi = data.weight_range
     return [f"graph:       {where}", "format:      dask edge files",
-            f"nodes:       {data.n}", f"edges:       {data.m}",
-            f"weights:     [{lo:g}, {hi:g}]; total {data.total_weight:g}",
+            f"nodes:       {number(data.n)}", f"edges:       {number(data.m)}",
+            f"weights:     [{number(lo)}, {number(hi)}]; total {number(data.total_weight)}",
             f"degree:      {_summary(data.degrees)}"]
 
 
@@ -80,21 +81,22 @@ def _text_lines(data, where: str, fmt: str, s: dict) -> list:
     lines = [
         f"graph:       {where}",
         f"format:      {fmt}",
-        f"nodes:       {data.n}",
-        f"edges:       {data.m}",
+        f"nodes:       {number(data.n)}",
+        f"edges:       {number(data.m)}",
     ]
     if s["weights"]:
         w = s["weights"]
-        lines.append(f"weights:     [{w['min']:g}, {w['max']:g}] ({w['kind']}); "
-                     f"total {w['total']:g}")
+        lines.append(f"weights:     [{number(w['min'])}, {number(w['max'])}] ({w['kind']}); "
+                     f"total {number(w['total'])}")
     else:
         lines.append("weights:     (no edges)")
     lines.append(f"degree:      {_summary(np.diff(data.weights.indptr))}")
     if s["weighted_degree"]:
         lines.append(f"w. degree:   {_summary(data.degrees)}")
     isolated = s["isolated_nodes"]
-    lines.append(f"components:  {s['components']}" +
-                 (f" ({isolated} isolated node(s))" if isolated else ""))
+    lines.append(f"components:  {number(s['components'])}" +
+                 (f" ({number(isolated)} isolated node" + ("" if isolated == 1 else "s") + ")"
+                  if isolated else ""))
     for note in s["notes"]:
         lines.append(f"note:        {note}")
     return lines

@@ -13,10 +13,18 @@ import os
 
 from dpgraph.cli.common import (add_json_argument, add_quiet_argument, add_unweighted_argument,
                                 check_out_folder, formats, print_ledger, print_reproducible)
+from dpgraph.cli.errors import show_notes
 from dpgraph.cli.output import csp_document, dumps
+from dpgraph.cli.text import interval, number
 from dpgraph.progress import report
 
-__all__ = ["add_max2csp_parser", "cmd_max2csp"]
+__all__ = ["add_max2csp_parser", "cmd_max2csp", "unused_options", "CSP_ROUTES"]
+
+
+#: ``--route`` choices: the local route (the default) and the dense routes that release the
+#: label-extended graph (max_2csp refuses the matrix-free route)
+CSP_ROUTES = ("auto", "local", "randomized-response", "pca")
+_SPECTRAL = "--route pca or randomized-response"
 
 
 def add_max2csp_parser(subparsers):
@@ -25,30 +33,47 @@ def add_max2csp_parser(subparsers):
     p = subparsers.add_parser(
         "max2csp", help="private assignment of a Max-2-CSP file (Max-k-Cut, Max-2-SAT)",
         description="Release a private assignment of a Max-2-CSP instance whose constraints "
-                    "are private (dpgraph.max_2csp: privatize the label-extended graph, solve "
-                    "its degree-2 SoS relaxation, choose privately; edge-level "
-                    "(epsilon, delta)-DP for one constraint added or removed). Prints the "
-                    "private value estimate, the value on the synthetic instance, the "
-                    "certified bound of the released instance and the ledger.")
-    p.add_argument("instance", metavar="FILE", help="the instance file")
+                    "are private (dpgraph.max_2csp; edge-level DP for one constraint added or "
+                    "removed). By default (--route auto) the degree-ordered local route labels "
+                    "the variables one by one, each by the exponential mechanism on the weight "
+                    "of its constraints to the variables already labelled: pure epsilon-DP "
+                    "(delta is not spent), no low-rank release and no SDP bound, so --rank and "
+                    "--relation-size are not used. " + _SPECTRAL + " privatizes the "
+                    "label-extended graph (n q nodes, dense memory) with group privacy over "
+                    "--relation-size pairs and solves its degree-2 sum-of-squares relaxation, "
+                    "printing also the value on the released instance and its certified bound. "
+                    "Prints the private value estimate and the ledger.")
+    p.add_argument("instance", metavar="PATH|NAME",
+                   help="the instance file, or a data set name (a graph, read as Max-k-Cut "
+                        "with --k, as the other commands read it)")
     p.add_argument("--format", choices=CSP_FORMATS, default=None,
-                   help="max-k-cut: a graph file, each edge a 'parts differ' constraint (needs "
-                        "--k); cnf / wcnf: Max-2-SAT (clauses of 1 or 2 literals); csp: "
-                        "dpgraph's own format. Default: from the extension (.cnf, .wcnf), "
-                        "else max-k-cut when --k is given, else csp")
+                   help="max-k-cut: a graph file or data set, each edge a 'parts differ' "
+                        "constraint (needs --k); cnf / wcnf: Max-2-SAT (clauses of 1 or 2 "
+                        "literals); csp: dpgraph's own format. Default: from the extension "
+                        "(.cnf, .wcnf), else max-k-cut when --k is given, else csp")
     p.add_argument("--k", type=int, default=None,
                    help="number of parts for --format max-k-cut (e.g. 3)")
     p.add_argument("--graph-format", choices=formats(), default=None,
                    help="graph file format for --format max-k-cut (default: detected)")
     add_unweighted_argument(p)
     p.add_argument("--epsilon", type=float, required=True, help="privacy budget epsilon (> 0)")
-    p.add_argument("--delta", type=float, required=True, help="privacy budget delta (in (0, 1))")
+    p.add_argument("--delta", type=float, required=True,
+                   help="privacy budget delta, in [0, 1); the default local route is pure "
+                        "epsilon-DP and spends none of it; " + _SPECTRAL + " needs delta > 0")
+    p.add_argument("--route", choices=CSP_ROUTES, default="auto",
+                   help="auto or local (default): the degree-ordered local route; "
+                        "randomized-response, pca: a dense release of the label-extended "
+                        "graph, solved by the degree-2 SoS engine (refused before allocating "
+                        "when it would not fit in memory)")
     p.add_argument("--rank", type=int, default=None,
-                   help="rank of the private release of the label-extended graph (default: "
-                        "max_2csp's, capped at n q - 2 on tiny instances)")
+                   help=_SPECTRAL + " only: rank of the private release of the label-extended "
+                        "graph (default 8, capped at n q - 2 on tiny instances). The local "
+                        "route does not use it: given there, a note on stderr says so")
     p.add_argument("--relation-size", type=int, default=None,
-                   help="public bound on the allowed value pairs of one constraint (default "
-                        "q*q; max-k-cut uses k*(k-1), Max-2-SAT 3)")
+                   help=_SPECTRAL + " only: public bound on the allowed value pairs of one "
+                        "constraint, the release's group-privacy factor (default q*q; "
+                        "max-k-cut uses k*(k-1), Max-2-SAT 3). The local route's noise does "
+                        "not depend on it: given there, a note on stderr says so")
     p.add_argument("--seed", type=int, default=None,
                    help="TESTING ONLY: seed the noise so runs repeat (NOT a private release)")
     p.add_argument("-o", "--out", default=None,
@@ -59,80 +84,122 @@ def add_max2csp_parser(subparsers):
     return p
 
 
-def _read_instance(args):
-    """``(instance, variable names, format, relation size)``: the variables as the file
-    names them (graph node labels for max-k-cut, 1-based variable numbers for (W)CNF)."""
-    from dpgraph.engine import read_csp
-    from dpgraph.engine.formats import max_k_cut_instance
+def _format_of(args) -> str:
+    """The instance format: ``--format``, else from the extension, else max-k-cut when
+    ``--k`` is given, else csp."""
+    low = args.instance.lower()
+    return args.format or ("wcnf" if low.endswith(".wcnf") else "cnf" if low.endswith(".cnf")
+                           else "max-k-cut" if args.k is not None else "csp")
 
-    path = args.instance
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"no such instance file: {path}")
-    low = path.lower()
-    fmt = args.format or ("wcnf" if low.endswith(".wcnf") else "cnf" if low.endswith(".cnf")
-                          else "max-k-cut" if args.k is not None else "csp")
+
+def _check_options(args, fmt: str) -> None:
     if fmt != "max-k-cut":
         if args.k is not None:
             raise ValueError(f"--k applies to --format max-k-cut only, not {fmt}")
         if args.graph_format is not None or args.unweighted or args.ids is not None:
             raise ValueError(f"--graph-format, --unweighted and --ids apply to --format "
                              f"max-k-cut only, not {fmt}")
-    if fmt == "max-k-cut":
-        if args.k is None:
-            raise ValueError("--format max-k-cut needs --k (the number of parts, e.g. --k 3)")
-        from dpgraph.io import read_graph
+    elif args.k is None:
+        raise ValueError("--format max-k-cut needs --k (the number of parts, e.g. --k 3)")
 
-        kw = {"weight": None} if args.unweighted else {}
-        if args.ids is not None:
-            kw["ids"] = args.ids
-        data = read_graph(path, format=args.graph_format, **kw)
+
+def _read_instance(args):
+    """``(instance, variable names, format, relation size, source)``: the variables as the file
+    names them (graph node labels for max-k-cut, 1-based variable numbers for (W)CNF); a name
+    that is no file is looked up among the data sets (graphs, so max-k-cut), as the other
+    commands do."""
+    from dpgraph.cli.common import is_edge_files, load_input
+    from dpgraph.engine import read_csp
+    from dpgraph.engine.formats import max_k_cut_instance
+
+    path = args.instance
+    if is_edge_files(path):
+        raise ValueError(f"max2csp needs the instance in memory; {path!r} names Dask edge "
+                         f"files (a glob, folder or .parquet path)")
+    exists = os.path.isfile(path)
+    fmt = _format_of(args)
+    if not exists and fmt != "max-k-cut":
+        if _is_dataset(path):
+            raise ValueError(f"{path!r} is a data set (a graph): read it as Max-k-Cut with "
+                             f"--k K (e.g. --k 3)")
+        raise FileNotFoundError(f"no such instance file: {path}")
+    _check_options(args, fmt)
+    if fmt == "max-k-cut":
+        data, where, _ = load_input(path, format=args.graph_format, unweighted=args.unweighted,
+                                    ids=args.ids)
         try:
             inst = max_k_cut_instance(data, args.k)
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
-        return inst, list(data.labels), fmt, args.k * (args.k - 1)
+        return inst, list(data.labels), fmt, args.k * (args.k - 1), where
     inst = read_csp(path, format=fmt)
     if fmt in ("cnf", "wcnf"):  # variable i of the instance is variable i + 1 of the file
-        return inst, list(range(1, inst.n + 1)), fmt, 3
-    return inst, list(range(inst.n)), fmt, None
+        return inst, list(range(1, inst.n + 1)), fmt, 3, path
+    return inst, list(range(inst.n)), fmt, None, path
+
+
+def _is_dataset(name: str) -> bool:
+    from dpgraph import datasets
+
+    return name in set(datasets.REGISTRY) | set(datasets.BUILTIN) | set(datasets.BUNDLED)
+
+
+def unused_options(args, route: str) -> list:
+    """Notes on ``--rank`` and ``--relation-size`` when the route that ran (the local route)
+    does not use them."""
+    from dpgraph.release.routes import route_names, route_spec
+
+    if route not in route_names() or route_spec(route).answers != "sides":
+        return []
+    return [f"{opt} {value} is not used: the {route} route labels one variable at a time "
+            f"(pure epsilon-DP, no low-rank release); it applies to {_SPECTRAL}"
+            for opt, value in (("--rank", args.rank), ("--relation-size", args.relation_size))
+            if value is not None]
 
 
 def cmd_max2csp(args) -> int:
     from dpgraph.solve.csp import max_2csp
 
     check_out_folder(args.out)
-    inst, names, fmt, default_size = _read_instance(args)
-    report(f"read {args.instance} ({fmt}): {inst.n} variables over {inst.q} values; "
+    inst, names, fmt, default_size, source = _read_instance(args)
+    report(f"read {source} ({fmt}): {inst.n:,} variables over {inst.q} values; "
            f"privatizing and solving")
     size = args.relation_size if args.relation_size is not None else default_size
     res = max_2csp(inst, epsilon=args.epsilon, delta=args.delta, rng=args.seed,
-                   relation_size=size, rank=args.rank)
+                   relation_size=size, rank=args.rank,
+                   privatize_options=None if args.route == "auto" else {"route": args.route})
     values = [int(res.assignment[i]) for i in range(inst.n)]
+    notes = unused_options(args, res.diagnostics.get("route"))
+    show_notes(notes, quiet=args.quiet)
     print_reproducible(res.ledger, json_output=args.json)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as fh:
             fh.writelines(f"{name}\t{v}\n" for name, v in zip(names, values))
     if args.json:
-        print(dumps(csp_document(res, source=args.instance, fmt=fmt, n=inst.n, q=inst.q,
+        print(dumps(csp_document(res, source=source, fmt=fmt, n=inst.n, q=inst.q,
                                  names=names, values=values, relation_size=size,
-                                 out=args.out)))
+                                 out=args.out, notes=notes)))
         return 0
-    _print_result(args, res, inst, fmt, values)
+    _print_result(res, inst, fmt, values, source)
     if args.out:
         print(f"assignment written to {args.out}")
     return 0
 
 
-def _print_result(args, res, inst, fmt: str, values) -> None:
-    counts = [values.count(a) for a in range(inst.q)]
-    print(f"instance:          {args.instance} ({fmt}; {inst.n} variables, {inst.q} values)")
-    print(f"assignment:        variables per value {counts}")
-    print(f"private estimate:  {res.estimated_value:.6g} (noisy weight of the constraints "
-          f"this assignment satisfies in the input)")
+def _print_result(res, inst, fmt: str, values, source: str) -> None:
+    counts = ", ".join(number(values.count(a)) for a in range(inst.q))
+    print(f"instance:          {source} ({fmt}; {number(inst.n)} variables, {inst.q} values)")
+    print(f"assignment:        variables per value [{counts}]")
+    ci = getattr(res, "estimate_interval", None)
+    ci = ("" if ci is None else
+          f", {res.estimate_level:.0%} interval {interval(*ci)}")
+    print(f"private estimate:  {number(res.estimated_value)}{ci} (noisy weight of the "
+          f"constraints this assignment satisfies in the input)")
     if res.synthetic_value is not None:  # the spectral routes' released instance
-        print(f"synthetic value:   {res.synthetic_value:.6g} (its value on the released "
+        print(f"synthetic value:   {number(res.synthetic_value)} (its value on the released "
               f"instance)")
     if res.sdp_bound is not None:
-        print(f"SDP bound:         {res.sdp_bound:.6g} (of the released instance, not the input)")
+        print(f"SDP bound:         {number(res.sdp_bound)} (of the released instance, not the "
+              f"input)")
     print(f"route:             {res.diagnostics.get('route')}")
     print_ledger(res.ledger)

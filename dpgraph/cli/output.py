@@ -66,7 +66,16 @@ def _privacy(ledger) -> dict:
     return doc
 
 
-def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None) -> dict:
+def _interval(res) -> dict | None:
+    """``{level, low, high}`` of a result's confidence interval, or None without one."""
+    ci = getattr(res, "estimate_interval", None)
+    if ci is None:
+        return None
+    return {"level": res.estimate_level, "low": ci[0], "high": ci[1]}
+
+
+def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None,
+                 notes=()) -> dict:
     """``dpgraph maxcut|bisection --json``: schema ``dpgraph.cut/1`` (docs/cli.md)."""
     left, right = res.partition
     diag = dict(res.diagnostics)
@@ -79,15 +88,13 @@ def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None) ->
         "partition": {"sizes": [len(left), len(right)], "file": out,
                       "nodes": list(res.assignment), "sides": list(res.assignment.values())},
         "estimated_value": res.estimated_value,
-        "estimate_interval": (None if res.estimate_interval is None
-                              else {"level": res.estimate_level,
-                                    "low": res.estimate_interval[0],
-                                    "high": res.estimate_interval[1]}),
+        "estimate_interval": _interval(res),
         "synthetic_value": res.synthetic_value,
         "sdp_bound": res.sdp_bound,
         "route": pg_diag.get("route"),
         "rank": diag.get("rank"),
         "objective": diag.get("objective"),
+        "notes": list(notes),
         **_privacy(res.ledger),
         "diagnostics": {**diag, "release": pg_diag},
     }
@@ -118,7 +125,7 @@ def info_document(summary: dict) -> dict:
 
 
 def csp_document(res, *, source: str, fmt: str, n: int, q: int, names, values,
-                 relation_size, out: str | None) -> dict:
+                 relation_size, out: str | None, notes=()) -> dict:
     """``dpgraph max2csp --json``: schema ``dpgraph.csp/1`` (docs/cli.md). ``n``, ``q`` and
     the relation-size bound are public; the number of constraints is not (it is not given)."""
     return {
@@ -128,9 +135,11 @@ def csp_document(res, *, source: str, fmt: str, n: int, q: int, names, values,
                      "relation_size": relation_size},
         "assignment": {"variables": list(names), "values": list(values), "file": out},
         "estimated_value": res.estimated_value,
+        "estimate_interval": _interval(res),
         "synthetic_value": res.synthetic_value,
         "sdp_bound": res.sdp_bound,
         "route": res.diagnostics.get("route"),
+        "notes": list(notes),
         **_privacy(res.ledger),
         "diagnostics": dict(res.diagnostics),
     }

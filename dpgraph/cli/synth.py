@@ -16,7 +16,10 @@ from dpgraph.cli.common import (add_graph_argument, add_privacy_arguments, forma
                                 is_edge_files, load_graph, print_ledger, print_release_notes,
                                 print_reproducible)
 from dpgraph.cli.output import dumps, synth_document
+from dpgraph.cli.text import number
+from dpgraph.release.private_graph import DEFAULT_RANK
 from dpgraph.release.routes import route_spec
+from dpgraph.release.screening import MATRIX_FREE_MIN_N
 from dpgraph.progress import report
 
 __all__ = ["add_synth_parser", "precheck_synth", "check_dask_synth", "cmd_synth"]
@@ -34,7 +37,12 @@ def add_synth_parser(subparsers):
                     "(a spectral route; keeps more of the cut structure, costs n^2 memory on "
                     "the dense routes); --weighted writes privatize's weighted graph.")
     add_graph_argument(p, "the result (output file and size, ledger, route, diagnostics)")
-    add_privacy_arguments(p, delta_required=False)
+    add_privacy_arguments(
+        p, delta_required=False,
+        delta_help="; needed by --mechanism privatize only (the block model is pure "
+                   "epsilon-DP: given with it, the output notes that it is not used); with "
+                   "--mechanism privatize, 0 asks for a pure epsilon-DP route",
+        rank_help=_RANK_HELP, route_help=_ROUTE_HELP)
     p.add_argument("-o", "--out", required=True,
                    help="output file; the format comes from --output-format or the extension "
                         "(e.g. out.graphml, out.mtx; .txt, .edges, .tsv: a plain 'u v' edge "
@@ -47,6 +55,17 @@ def add_synth_parser(subparsers):
                         "'u v' edge list)")
     _add_output_options(p)
     return p
+
+
+_RANK_HELP = (f"--mechanism privatize only: rank of the private low-rank release (default "
+              f"{DEFAULT_RANK}, capped at n - 2 on graphs with fewer than {DEFAULT_RANK + 2} "
+              f"nodes; {route_spec('matrix-free').default_rank} on the matrix-free route)")
+_ROUTE_HELP = (f"--mechanism privatize only (the block model has no routes). auto (default): "
+               f"a private edge count predicts whether the PCA's gap test can pass: pca if so, "
+               f"else randomized-response; the matrix-free route from {MATRIX_FREE_MIN_N:,} "
+               f"nodes, on Dask edge files, or where a dense route would not fit in memory; "
+               f"with --delta 0 a pure route (randomized-response, or local from "
+               f"{MATRIX_FREE_MIN_N:,} nodes)")
 
 
 def _add_output_options(p):
@@ -221,9 +240,9 @@ def _print_result(args, pg, out, notes, on_dask: bool) -> None:
         print(f"note: {note}")
     print(f"mechanism: {pg.diagnostics.get('low_rank_mechanism', pg.diagnostics.get('mechanism'))}")
     print(f"wrote {'weighted' if args.weighted else 'sampled'} synthetic graph "
-          f"({out.n} nodes, {out.m} edges) to {args.out}"
+          f"({number(out.n)} nodes, {number(out.m)} edges) to {args.out}"
           + (" (Parquet files written by the Dask workers; isolated nodes are not listed)"
              if on_dask else ""))
     print_release_notes(pg.ledger)
-    print(f"released edge count: {pg.edge_count:,.0f}")
+    print(f"released edge count: {number(round(pg.edge_count))}")
     print_ledger(pg.ledger)
