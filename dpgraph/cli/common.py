@@ -77,20 +77,21 @@ def add_graph_argument(p, what: str | None = None):
         add_json_argument(p, what)
 
 
-def add_privacy_arguments(p, *, rank=True, delta_required=True):
-    """``--epsilon``, ``--delta``, ``--rank`` (when ``rank``), ``--seed`` and ``--route``."""
+def add_privacy_arguments(p, *, rank=True, delta_required=True, delta_help: str = "",
+                          rank_help: str | None = None, route_help: str | None = None):
+    """``--epsilon``, ``--delta``, ``--rank`` (when ``rank``), ``--seed`` and ``--route``.
+    Each command says in ``delta_help`` (appended), ``rank_help`` and ``route_help`` what its
+    default route does with them, so that the help describes what runs."""
     p.add_argument("--epsilon", type=float, required=True, help="privacy budget epsilon (> 0)")
     p.add_argument("--delta", type=float, required=delta_required, default=None,
-                   help="privacy budget delta (in (0, 1))" + (
-                       "" if delta_required else
-                       "; needed by --mechanism privatize only (the block model is pure "
-                       "epsilon-DP: given with it, the output notes that it is not used)"))
+                   help="privacy budget delta, in [0, 1)" + delta_help)
     if rank:
         from dpgraph.release.privatize import DEFAULT_RANK
         p.add_argument("--rank", type=int, default=None,
-                       help=f"rank of the private low-rank estimate (default {DEFAULT_RANK}; 2 "
-                            f"on the matrix-free route; capped at n - 2 on graphs with fewer "
-                            f"than {DEFAULT_RANK + 2} nodes)")
+                       help=rank_help or (
+                           f"rank of the private low-rank estimate (default {DEFAULT_RANK}; "
+                           f"2 on the matrix-free route; capped at n - 2 on graphs with fewer "
+                           f"than {DEFAULT_RANK + 2} nodes)"))
     p.add_argument("--seed", type=int, default=None,
                    help="TESTING ONLY: seed the noise so runs repeat. A seeded release is NOT "
                         "private (anyone with the seed can remove the noise); the output says "
@@ -98,10 +99,7 @@ def add_privacy_arguments(p, *, rank=True, delta_required=True):
                         "cryptographically secure generator keyed from the operating system")
     p.add_argument("--route", choices=("auto", *ROUTES),
                    default="auto",
-                   help="private mechanism (default auto: the degree-ordered local route, or the "
-                        "matrix-free route on large graphs of high private density; chosen from "
-                        "the number of nodes and a private edge count; a dense route that would "
-                        "not fit is refused before allocating)")
+                   help=route_help or "private mechanism (default auto)")
 
 
 # ----------------------------------------------------------------------------- input
