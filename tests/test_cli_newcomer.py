@@ -183,6 +183,17 @@ def test_interval_on_a_tiny_graph_is_never_a_point_and_covers(graph):
     assert covered >= runs * level - 3 * math.sqrt(runs * level * (1 - level))
 
 
+def test_csp_interval_on_a_tiny_instance_is_never_a_point():
+    from dpgraph.engine import CSPInstance
+
+    differ = {(0, 1), (1, 0)}
+    inst = CSPInstance(3, 2, [(0, 1, differ, 1.0), (1, 2, differ, 1.0), (0, 2, differ, 1.0)])
+    for seed in range(150):  # clamping the ends apart gave [0, 0] at seed 83
+        res = dpgraph.max_2csp(inst, epsilon=1.0, delta=1e-6, rng=seed)
+        lo, hi = res.estimate_interval
+        assert lo < hi and lo <= res.estimated_value <= hi
+
+
 def test_clamped_interval_keeps_the_laplace_coverage_and_a_width():
     """Distributional check of the interval's construction, independent of the solver: true
     values across [0, U], Laplace draws, the stated 95% level."""

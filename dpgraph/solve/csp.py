@@ -34,7 +34,7 @@ from dpgraph.privacy import (PrivacyLedger, laplace_mechanism, make_rng, monoton
 from dpgraph.privacy.budget import (CSP_ESTIMATE_SHARE, CSP_SELECT_SHARE, CSP_TOTAL_SHARE,
                                     answer_side_budgets, left)
 from dpgraph.privacy.validation import check_delta, check_epsilon
-from dpgraph.solve.candidates import candidate_objectives
+from dpgraph.solve.candidates import candidate_objectives, clamped_interval
 from dpgraph.release.privatize import DEFAULT_RANK, PrivateGraph, privatize
 from dpgraph.release.routes import route_names, route_spec
 
@@ -147,7 +147,8 @@ class PrivateCSPResult(PrivateResult):
         (post-processing; ``diagnostics["released_total_weight"]``).
     estimate_interval : tuple of float
         A ``estimate_level`` (95%) confidence interval for the assignment's true value: the
-        Laplace draw ``+- b ln(1 / (1 - level))``, clamped like the estimate (docs/privacy.md 6.5).
+        clamped estimate ``+- b ln(1 / (1 - level))``, clamped like it (docs/privacy.md 6.5;
+        never a point, :func:`dpgraph.solve.candidates.clamped_interval`).
     estimate_level : float
     synthetic_value : float or None
         Its value on the exported synthetic label-extended weights (post-processing; None on
@@ -242,9 +243,8 @@ def _release_value(value: float, *, epsilon: float, upper: float, ledger: Privac
         float(value), sensitivity=1.0, epsilon=epsilon, ledger=ledger,
         name="value of the returned assignment", rng=rng,
         note="fixed assignment; one constraint of weight <= 1 (docs/privacy.md 6.5)")
-    t = b * math.log(1.0 / (1.0 - level))
-    clamp = lambda v: float(min(max(v, 0.0), upper))  # noqa: E731
-    return clamp(noisy), (clamp(noisy - t), clamp(noisy + t))
+    # centred on the clamped estimate: never a point where the draw falls beyond [0, upper]
+    return clamped_interval(noisy, b * math.log(1.0 / (1.0 - level)), upper)
 
 
 def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: float):
