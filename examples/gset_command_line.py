@@ -11,7 +11,7 @@ from pathlib import Path
 here = Path(__file__).resolve().parent.parent
 instance = here / "dpgraph" / "datasets" / "data" / "planted-cut-n200-d16.txt"
 cmd = [sys.executable, "-m", "dpgraph", "maxcut", str(instance), "--epsilon", "1",
-       "--delta", "1e-6", "--rank", "2"]
+       "--delta", "1e-6"]
 print("$", " ".join(cmd[2:]))
 done = subprocess.run(cmd, check=True, capture_output=True, text=True)
 print(done.stdout)
