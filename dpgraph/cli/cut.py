@@ -133,7 +133,7 @@ def _print_result(res, problem: str, where: str) -> None:
     print(f"problem:           private {'max-cut' if problem == 'maxcut' else 'max-bisection'}")
     print(f"partition sizes:   {number(len(left))} / {number(len(right))}")
     if res.estimated_value is not None:
-        print(f"private estimate:  {number(res.estimated_value)}, {res.estimate_level:.0%} "
+        print(f"private estimate:  {number(res.estimated_value)}; {res.estimate_level:.0%} "
               f"interval {interval(*res.estimate_interval)} (noisy cut of this partition in "
               f"the input)")
     if res.synthetic_value is not None:

@@ -192,7 +192,7 @@ def _print_result(res, inst, fmt: str, values, source: str) -> None:
     print(f"assignment:        variables per value [{counts}]")
     ci = getattr(res, "estimate_interval", None)
     ci = ("" if ci is None else
-          f", {res.estimate_level:.0%} interval {interval(*ci)}")
+          f"; {res.estimate_level:.0%} interval {interval(*ci)}")
     print(f"private estimate:  {number(res.estimated_value)}{ci} (noisy weight of the "
           f"constraints this assignment satisfies in the input)")
     if res.synthetic_value is not None:  # the spectral routes' released instance
