@@ -243,3 +243,28 @@ def test_cli_duplicates_reaches_the_private_commands():
                  ["info"]):
         args = parser.parse_args([*argv, "g.txt", "--duplicates", "sum"])
         assert args.duplicates == "sum"
+
+
+def test_max2csp_reads_max_k_cut_graphs_by_the_same_rule(tmp_path):
+    import argparse
+
+    from dpgraph.cli.max2csp import _read_instance, add_max2csp_parser
+
+    path = tmp_path / "g.txt"
+    path.write_text("1 2 0.5\n2 1 0.7\n2 3 0.25\n")
+    parser = argparse.ArgumentParser()
+    add_max2csp_parser(parser.add_subparsers())
+    base = ["max2csp", str(path), "--k", "3", "--epsilon", "1", "--delta", "0"]
+    with pytest.warns(DuplicateEdgeWarning, match="duplicates='sum'"):
+        inst, labels, *_ = _read_instance(parser.parse_args([*base, "--duplicates", "sum"]))
+    # the weight of edge {1, 2} reaches the instance: 1.2 summed, 0.7 by max
+    summed = sorted(c[3] for c in inst.constraints)
+    with pytest.warns(DuplicateEdgeWarning, match="duplicates='max'"):
+        inst, labels, *_ = _read_instance(parser.parse_args(base))
+    assert summed == pytest.approx([0.25, 1.2])
+    assert sorted(c[3] for c in inst.constraints) == pytest.approx([0.25, 0.7])
+    cnf = tmp_path / "f.cnf"
+    cnf.write_text("p cnf 2 1\n1 2 0\n")
+    with pytest.raises(ValueError, match="--duplicates apply to --format max-k-cut only"):
+        _read_instance(parser.parse_args(["max2csp", str(cnf), "--epsilon", "1", "--delta", "0",
+                                          "--duplicates", "sum"]))

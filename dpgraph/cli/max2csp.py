@@ -96,9 +96,10 @@ def _check_options(args, fmt: str) -> None:
     if fmt != "max-k-cut":
         if args.k is not None:
             raise ValueError(f"--k applies to --format max-k-cut only, not {fmt}")
-        if args.graph_format is not None or args.unweighted or args.ids is not None:
-            raise ValueError(f"--graph-format, --unweighted and --ids apply to --format "
-                             f"max-k-cut only, not {fmt}")
+        if (args.graph_format is not None or args.unweighted or args.ids is not None
+                or args.duplicates is not None):
+            raise ValueError(f"--graph-format, --unweighted, --ids and --duplicates apply to "
+                             f"--format max-k-cut only, not {fmt}")
     elif args.k is None:
         raise ValueError("--format max-k-cut needs --k (the number of parts, e.g. --k 3)")
 
@@ -126,7 +127,7 @@ def _read_instance(args):
     _check_options(args, fmt)
     if fmt == "max-k-cut":
         data, where, _ = load_input(path, format=args.graph_format, unweighted=args.unweighted,
-                                    ids=args.ids)
+                                    ids=args.ids, duplicates=args.duplicates)
         try:
             inst = max_k_cut_instance(data, args.k)
         except ValueError as exc:
