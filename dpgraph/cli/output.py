@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import secrets
 from collections.abc import Mapping
 
 import numpy as np
@@ -53,8 +55,42 @@ def jsonable(value):
 
 
 def dumps(document: dict) -> str:
-    """The document as strict JSON (``allow_nan=False``: :func:`jsonable` ran first)."""
-    return json.dumps(jsonable(document), allow_nan=False, indent=2)
+    """The document as strict JSON (``allow_nan=False``: :func:`jsonable` ran first), indented,
+    with every list of plain values (numbers, strings, booleans, nulls) on one line: a
+    partition of 10^6 nodes is two lines (``nodes`` and ``sides``), not two million. The
+    parsed document is the same as with ``json.dumps(..., indent=2)``.
+
+    >>> print(dumps({"partition": {"sizes": [2, 1], "sides": [0, 1, 0]}}))
+    {
+      "partition": {
+        "sizes": [2, 1],
+        "sides": [0, 1, 0]
+      }
+    }
+    """
+    flat: list = []
+    nonce = secrets.token_hex(8)  # no value of the document can be mistaken for a token
+    token = f"@@dpgraph-list-{nonce}-{{}}@@"
+
+    def mark(value):
+        if isinstance(value, dict):
+            return {k: mark(v) for k, v in value.items()}
+        if isinstance(value, list):
+            if all(v is None or isinstance(v, (bool, int, float, str)) for v in value):
+                flat.append(json.dumps(value, allow_nan=False, separators=(", ", ": ")))
+                return token.format(len(flat) - 1)
+            return [mark(v) for v in value]
+        return value
+
+    text = json.dumps(mark(jsonable(document)), allow_nan=False, indent=2)
+    if not flat:
+        return text
+    parts = re.split(f'"@@dpgraph-list-{nonce}-([0-9]+)@@"', text)
+    out = [parts[0]]
+    for k in range(1, len(parts), 2):
+        out.append(flat[int(parts[k])])
+        out.append(parts[k + 1])
+    return "".join(out)
 
 
 def _privacy(ledger) -> dict:
@@ -91,6 +127,9 @@ def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None,
         "estimate_interval": _interval(res),
         "synthetic_value": res.synthetic_value,
         "sdp_bound": res.sdp_bound,
+        "certified_upper_bound": res.certified_upper_bound,
+        "certified_ratio": res.certified_ratio,
+        "certificate": res.certificate,
         "route": pg_diag.get("route"),
         "rank": diag.get("rank"),
         "objective": diag.get("objective"),
