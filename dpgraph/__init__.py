@@ -15,7 +15,7 @@ Examples
 34
 """
 
-from dpgraph import datasets, legacy
+from dpgraph import datasets
 from dpgraph.lab import evaluate
 from dpgraph.engine import CSPInstance, CutResult, read_csp, solve_max_2csp, solve_max_bisection, solve_max_cut
 from dpgraph.solve.csp import PrivateCSPResult, max_2csp
@@ -29,8 +29,6 @@ from dpgraph.solve.cut import PrivateCutResult, max_bisection, max_cut
 from dpgraph.release.privatize import PrivateGraph, privatize
 from dpgraph.spectral import EntryAdjacency, private_low_rank, private_subspace
 from dpgraph.synthetic import SyntheticRelease, release_synthetic
-
-legacy.install()
 
 __version__ = "0.1.0"
 

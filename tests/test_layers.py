@@ -9,7 +9,7 @@ The layers, from the ground up (docs in README.md, "How the package is laid out"
 4. ``release`` (``privatize``, ``PrivateGraph``, the routes)
 5. ``solve`` (the private answers)
 6. ``cli``, ``nx_backend``, ``lab`` (NOT private: evaluation, baselines, audits), and the
-   package's face (``dpgraph/__init__.py``, ``legacy``, ``__main__``)
+   package's face (``dpgraph/__init__.py``, ``__main__``)
 
 Every ``import`` counts, including those inside functions.
 """
@@ -26,7 +26,7 @@ LAYERS = (
     ("synthetic",),
     ("release",),
     ("solve",),
-    ("cli", "nx_backend", "lab", "legacy", "__main__", ""),
+    ("cli", "nx_backend", "lab", "__main__", ""),
 )
 
 
@@ -127,3 +127,22 @@ def test_no_private_name_is_imported_from_another_module():
     bad = sorted(f"{m} imports {n} from {b}" for m, found in _imports().items()
                  for b, n in found if n and n.startswith("_") and not n.startswith("__"))
     assert not bad, "\n".join(bad)
+
+
+def test_public_names_are_not_shadowed_by_module_paths():
+    """No import hook answers module paths the package does not have: ``import
+    dpgraph.privatize`` would otherwise bind the module over the function ``dpgraph.privatize``."""
+    import importlib
+    import sys
+
+    import dpgraph
+
+    assert not [f for f in sys.meta_path if type(f).__module__.startswith("dpgraph")]
+    for name in ("dpgraph.privatize", "dpgraph.csp", "dpgraph.audit"):
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError:
+            pass
+        else:
+            raise AssertionError(f"{name} imports, but the package has no such module")
+    assert callable(dpgraph.privatize) and callable(dpgraph.max_cut)
