@@ -25,7 +25,7 @@ __all__ = [
     "BLOCK_COUNT_SHARE", "COMMUNITY_SHARE", "COMMUNITY_INIT_SHARE", "DEGREE_BIN_SHARE",
     "EDGE_COUNT_SHARE", "SPLIT_COUNT_SHARE",
     "ANSWER_ESTIMATE_SHARE", "ANSWER_SELECT_SHARE", "CSP_ESTIMATE_SHARE", "CSP_SELECT_SHARE",
-    "CSP_TOTAL_SHARE",
+    "CSP_TOTAL_SHARE", "CERTIFY_SHARE", "CERTIFY_GAP", "certify_budget",
     "LOCAL_DEGREE_SHARE", "LOCAL_REFINE_SHARE", "left", "release_split", "answer_side_budgets",
 ]
 
@@ -70,6 +70,14 @@ ANSWER_ESTIMATE_SHARE = 0.1
 #: the private choice among candidate partitions (docs/privacy.md 4.11)
 ANSWER_SELECT_SHARE = 0.04
 
+#: ``certify=True``: the released bound on the input's relaxation (docs/privacy.md 4.13), at
+#: most this share of epsilon and no more than what puts its Laplace scale at
+#: ``(1 + CERTIFY_GAP) m^ / _CERTIFY_CAP`` (0.075% of the released edge count)
+CERTIFY_SHARE = 0.1
+#: the verified gap ``tau`` of that bound (in weight units): the released function lies in
+#: ``[SDP(G), SDP(G) + tau]``, so its sensitivity is ``1 + tau``
+CERTIFY_GAP = 0.5
+
 # -- dpgraph.max_2csp: fractions of epsilon -----------------------------------------------------
 CSP_ESTIMATE_SHARE = 0.01
 CSP_SELECT_SHARE = 0.02
@@ -86,6 +94,8 @@ LOCAL_REFINE_SHARE = 0.2
 # the absolute caps of the answer's side releases: the choice's Gumbel scale at 0.1% and the
 # estimate's Laplace scale at 0.5% of the released edge count (cuts are of order m / 2)
 _SELECT_CAP, _ESTIMATE_CAP = 1000.0, 200.0
+# the certificate's cap: scale (1 + tau) / eps_c at most (1 + tau) m^ / 2000
+_CERTIFY_CAP = 2000.0
 
 
 def left(total: float, *spent: float) -> float:
@@ -123,3 +133,18 @@ def answer_side_budgets(epsilon: float, select_share: float, estimate_share: flo
         return eps_s, eps_e
     m = max(float(m_hat), 1.0)
     return min(eps_s, _SELECT_CAP / m), min(eps_e, _ESTIMATE_CAP / m)
+
+
+def certify_budget(epsilon: float, m_hat: float | None = None) -> float:
+    """Epsilon of ``certify=True``'s released bound (docs/privacy.md 4.13): ``CERTIFY_SHARE``
+    of epsilon, capped at ``2000 / m^`` when the released edge count ``m^`` is known (the bound
+    is of order ``m``; its noise needs a fixed absolute epsilon for a given relative accuracy).
+    A function of public and released values only.
+
+    >>> certify_budget(1.0), certify_budget(1.0, 10_000.0), certify_budget(1.0, 100_000.0)
+    (0.1, 0.1, 0.02)
+    """
+    eps_c = CERTIFY_SHARE * epsilon
+    if m_hat is None:
+        return eps_c
+    return min(eps_c, _CERTIFY_CAP / max(float(m_hat), 1.0))

@@ -38,6 +38,8 @@ from dpgraph.release.screening import answer_route, release_edge_count
 from dpgraph.solve.candidates import (candidate_objectives, candidate_pool, choose_candidate,
                                       partition_of, precheck_solver, release_estimate,
                                       true_cuts, unspent_note)
+from dpgraph.solve.certify import (attach_certificate, check_certify, input_sdp_bound,
+                                   release_certificate)
 from dpgraph.solve.cut_local import solve_local
 from dpgraph.solve.result import PrivateCutResult
 
@@ -61,24 +63,36 @@ side_budgets = answer_side_budgets
 
 
 def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share, select_share,
-           candidates, solver_options, privatize_options, weight, route=None, estimate=True):
+           candidates, solver_options, privatize_options, weight, route=None, estimate=True,
+           certify=False):
     """:func:`max_cut` / :func:`max_bisection`: refuse what needs no release, release the edge
-    count where the route is sized by it, then answer on the route's release."""
+    count where the route is sized by it, then answer on the route's release (and, with
+    ``certify``, release the certified bound of the input's relaxation: docs/privacy.md 4.13)."""
     gen = make_rng(rng)
     data, opts, requested, epsilon, delta = _checked_call(
         problem, G, epsilon=epsilon, delta=delta, rank=rank, kappa=kappa,
         estimate_share=estimate_share, select_share=select_share, candidates=candidates,
         solver_options=solver_options, privatize_options=privatize_options, weight=weight,
         route=route)
+    sdp_value = None
+    if certify:  # refusals, the solve and its verification: all before anything is spent
+        check_certify(data)
+        sdp_value = input_sdp_bound(data, rng=gen)  # NOT private: released below only
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     m_hat, m_upper = None, data.n * (data.n - 1) / 2.0
     if requested == "auto" or route_spec(requested).sized_by_edge_count:
         m_hat, m_upper, requested = _size_by_edge_count(data, requested, opts, epsilon, delta,
                                                         ledger, gen)
+    released = None
+    if certify:
+        released = release_certificate(sdp_value, epsilon=epsilon, m_hat=m_hat, ledger=ledger,
+                                       rng=gen)
+        del sdp_value
     if route_spec(requested).answers == "sides":
-        return solve_local(problem, data, ledger=ledger, rng=gen, m_hat=m_hat, m_upper=m_upper,
-                           select_share=select_share, estimate_share=estimate_share,
-                           estimate=estimate)
+        return attach_certificate(
+            solve_local(problem, data, ledger=ledger, rng=gen, m_hat=m_hat, m_upper=m_upper,
+                        select_share=select_share, estimate_share=estimate_share,
+                        estimate=estimate), released)
     eps_select, eps_estimate = answer_side_budgets(epsilon, select_share, estimate_share, m_hat)
     if not estimate:
         eps_estimate = 0.0
@@ -87,10 +101,11 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     pg = privatize(data, epsilon=left(epsilon, ledger.spent[0], eps_select, eps_estimate),
                    delta=delta, rank=rank, rng=gen, **opts)
     ledger.extend(pg.ledger)
-    return _answer_on_release(problem, data, pg, ledger=ledger, rng=gen, rank=rank, kappa=kappa,
-                              candidates=candidates, solver_options=solver_options,
-                              eps_select=eps_select, eps_estimate=eps_estimate,
-                              m_upper=m_upper, estimate=estimate)
+    return attach_certificate(
+        _answer_on_release(problem, data, pg, ledger=ledger, rng=gen, rank=rank, kappa=kappa,
+                           candidates=candidates, solver_options=solver_options,
+                           eps_select=eps_select, eps_estimate=eps_estimate,
+                           m_upper=m_upper, estimate=estimate), released)
 
 
 def _checked_call(problem, G, *, epsilon, delta, rank, kappa, estimate_share, select_share,
@@ -227,7 +242,8 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=Non
             select_share: float = ANSWER_SELECT_SHARE,
             candidates="auto", solver_options: dict | None = None,
             privatize_options: dict | None = None, route: str | None = None,
-            weight: str | None = "weight", estimate: bool = True) -> PrivateCutResult:
+            weight: str | None = "weight", estimate: bool = True,
+            certify: bool = False) -> PrivateCutResult:
     """Edge-(epsilon, delta)-DP Max-Cut of ``G``.
 
     By default (``route="auto"``) a private edge count ``m^`` (0.5% of epsilon, Laplace) chooses
@@ -285,6 +301,17 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=Non
         route takes the same path whatever their values (docs/privacy.md 4.12).
     estimate : bool
         Release the private estimate of the returned partition's cut (default True).
+    certify : bool
+        Also release a private upper bound on the input's maximum cut (docs/privacy.md 4.13):
+        the degree-2 SoS relaxation of ``G`` itself, solved and verified to within
+        ``CERTIFY_GAP`` (0.5), plus Laplace noise of sensitivity 1.5, at
+        ``min(10% of epsilon, 2000 / m^)``. ``res.certified_upper_bound`` is at least the
+        maximum cut with probability >= 95%; ``res.certified_ratio`` (the lower end of the
+        estimate's 95% interval over that bound) is at most the returned partition's true
+        approximation ratio with probability >= 92.5%. Refused before anything is spent when
+        the verification would not fit in memory or time at ``n``
+        (:func:`dpgraph.solve.certify.check_certify`; about 10,000 nodes here); the solve
+        takes seconds to a minute on graphs of 10^4-10^5 edges (BENCHMARKS.md).
 
     Returns
     -------
@@ -305,7 +332,7 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=Non
                   estimate_share=estimate_share, select_share=select_share,
                   candidates=candidates, solver_options=solver_options,
                   privatize_options=privatize_options, route=route, weight=weight,
-                  estimate=estimate)
+                  estimate=estimate, certify=certify)
 
 
 def max_bisection(G, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
@@ -314,7 +341,8 @@ def max_bisection(G, *, epsilon: float, delta: float, rank: int | None = None, r
                   candidates="auto", solver_options: dict | None = None,
                   privatize_options: dict | None = None,
                   route: str | None = None,
-                  weight: str | None = "weight", estimate: bool = True) -> PrivateCutResult:
+                  weight: str | None = "weight", estimate: bool = True,
+                  certify: bool = False) -> PrivateCutResult:
     """Edge-(epsilon, delta)-DP Max-Bisection of ``G`` (d'Orsi & Novikov, Thm 7.19 on the
     spectral routes): the sides differ in size by at most 1.
 
@@ -336,4 +364,4 @@ def max_bisection(G, *, epsilon: float, delta: float, rank: int | None = None, r
                   estimate_share=estimate_share, select_share=select_share,
                   candidates=candidates, solver_options=solver_options,
                   privatize_options=privatize_options, route=route, weight=weight,
-                  estimate=estimate)
+                  estimate=estimate, certify=certify)

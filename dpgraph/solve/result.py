@@ -48,6 +48,20 @@ class PrivateCutResult(PrivateResult):
         work on the release: post-processing, ...); its own best
         rounding on that objective may differ from ``partition``, which the private choice
         picked among all roundings.
+    certified_upper_bound : float or None
+        With ``certify=True``: a private upper bound on the input's maximum cut (and so on its
+        maximum bisection), true with probability >= ``certificate["level"]`` (95%): the
+        verified degree-2 SoS bound of the input plus Laplace noise, plus the noise's one-sided
+        95% quantile (docs/privacy.md 4.13). None otherwise.
+    certified_ratio : float or None
+        With ``certify=True`` and an estimate: the lower end of ``estimate_interval`` over
+        ``certified_upper_bound`` (at most 1): at most ``cut(partition) / maximum cut`` with
+        probability >= ``certificate["ratio_level"]`` (92.5%, a union bound over the two
+        events). Post-processing.
+    certificate : dict or None
+        What the certificate's release used: ``level``, ``ratio_level``, ``noisy_bound`` (the
+        Laplace draw), ``scale``, ``epsilon``, ``tau`` (the verified gap). All released or
+        public.
     diagnostics : dict
         ``objective`` (the winner), ``candidates`` (objectives solved),
         ``candidate_partitions`` (distinct roundings chosen among), ``objective_values``
@@ -67,6 +81,9 @@ class PrivateCutResult(PrivateResult):
     diagnostics: dict = field(default_factory=dict)
     estimate_interval: tuple | None = None
     estimate_level: float = 0.95
+    certified_upper_bound: float | None = None
+    certified_ratio: float | None = None
+    certificate: dict | None = None
 
     @property
     def halted(self) -> bool:
@@ -85,6 +102,13 @@ class PrivateCutResult(PrivateResult):
             parts.append(f"synthetic_value={self.synthetic_value:.6g}")
         if self.sdp_bound is not None:
             parts.append(f"sdp_bound_of_release={self.sdp_bound:.6g}")
+        if self.certified_upper_bound is not None:
+            cert = self.certificate or {}
+            parts.append(f"certified_upper_bound={self.certified_upper_bound:.6g} "
+                         f"[{cert.get('level', 0.95):.0%}]")
+            if self.certified_ratio is not None:
+                parts.append(f"certified_ratio={self.certified_ratio:.4f} "
+                             f"[{cert.get('ratio_level', 0.925):.1%}]")
         spent = f"spent=(epsilon={eps:.4g}, delta={dlt:.3g})"
         if req_eps is not None:
             spent += f" of requested (epsilon={req_eps:.4g}, delta={req_dlt:.3g})"

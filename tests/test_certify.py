@@ -1,0 +1,212 @@
+"""``certify=True``: the private upper bound on the input's maximum cut (docs/privacy.md 4.13).
+
+The released function ``f(G)`` is checked on adjacent inputs against its sensitivity ``1 + tau``
+and against the exact relaxation (CVXPY + SCS, or a bipartite graph whose relaxation equals its
+edge count); the upper end's quantile, the coverage of the bound and of the ratio (brute-force
+maximum cut, fixed seeds), the ledger and the refusals are checked on the public API.
+"""
+
+import itertools
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import dpgraph
+from dpgraph.graph import as_graph_data
+from dpgraph.privacy import PrivacyLedger
+from dpgraph.privacy.budget import CERTIFY_GAP, CERTIFY_SHARE, certify_budget
+from dpgraph.solve import certify as cert
+from dpgraph.solve.certify import input_sdp_bound, release_certificate
+
+TAU = CERTIFY_GAP
+
+
+def _f(G):
+    return input_sdp_bound(as_graph_data(G, weight="weight"), rng=0)
+
+
+def _sdp(G):
+    from dpgraph.engine import cvxpy_max_cut_sdp
+
+    value, _, _, status = cvxpy_max_cut_sdp(G, eps=1e-9)
+    assert status == "optimal"
+    return value
+
+
+def _adjacent_pairs():
+    """(G, G') pairs one pair apart: worst cases of 4.13's lemma."""
+    pairs = []
+    G = nx.gnp_random_graph(18, 0.3, seed=4)
+    v = min(G.nodes, key=G.degree)  # an edge at a minimum-degree vertex
+    u = next(w for w in G.nodes if w != v and not G.has_edge(v, w))
+    H = G.copy()
+    H.add_edge(u, v)
+    pairs.append((G, H))
+    H = G.copy()  # an edge removed between two high-degree vertices
+    a, b = max(G.edges, key=lambda e: G.degree(e[0]) + G.degree(e[1]))
+    H.remove_edge(a, b)
+    pairs.append((G, H))
+    W = nx.gnp_random_graph(16, 0.4, seed=7)  # weighted: one weight moved by 0.5
+    for i, (x, y) in enumerate(W.edges):
+        W.edges[x, y]["weight"] = 0.25 + 0.5 * (i % 2)
+    H = W.copy()
+    x, y = next(iter(W.edges))
+    H.edges[x, y]["weight"] = W.edges[x, y]["weight"] + 0.5
+    pairs.append((W, H))
+    E = nx.empty_graph(10)  # an edge into an empty graph
+    H = E.copy()
+    H.add_edge(0, 1)
+    pairs.append((E, H))
+    return pairs
+
+
+def test_released_function_moves_by_at_most_one_plus_tau():
+    for G, H in _adjacent_pairs():
+        fG, fH = _f(G), _f(H)
+        assert abs(fG - fH) <= 1.0 + TAU + 1e-9
+        for graph, f in ((G, fG), (H, fH)):
+            sdp = _sdp(graph) if graph.number_of_edges() else 0.0
+            # SDP(G) <= f(G) <= SDP(G) + tau (SCS's own accuracy: 1e-5 of the value)
+            assert sdp - 1e-5 * max(1.0, sdp) <= f <= sdp + TAU + 1e-5 * max(1.0, sdp)
+        # the lemma itself: the exact relaxation moves by at most the changed weight
+        sG = _sdp(G) if G.number_of_edges() else 0.0
+        assert abs(sG - _sdp(H)) <= 1.0 + 1e-5 * max(1.0, sG)
+
+
+def test_sparse_verification_on_a_bipartite_torus():
+    """n > 500 and mean degree 4: the sparse LDL^T verification. An even torus grid is
+    bipartite, so its relaxation equals its edge count exactly: ``f`` must lie in
+    ``[m, m + tau]``, before and after one edge is removed."""
+    G = nx.convert_node_labels_to_integers(nx.grid_2d_graph(20, 30, periodic=True))
+    H = G.copy()
+    H.remove_edge(0, 1)
+    for graph in (G, H):
+        data = as_graph_data(graph)
+        assert cert._sparse_enough(__import__("dpgraph.engine", fromlist=["x"])
+                                   .as_weight_operator(data))
+        m = graph.number_of_edges()
+        assert m - 1e-9 <= input_sdp_bound(data, rng=1) <= m + TAU + 1e-9
+
+
+def test_upper_end_is_the_one_sided_quantile():
+    """``certified_upper_bound = z + b ln 10``: at least ``f`` with probability 95% (the
+    discrete sampler's tail scale makes it slightly more); 3 binomial standard deviations."""
+    runs, value = 1500, 1234.5
+    led = PrivacyLedger()
+    gen = np.random.default_rng(11)
+    hits = sum(release_certificate(value, epsilon=0.5, m_hat=None, ledger=led, rng=gen)
+               ["certified_upper_bound"] >= value for _ in range(runs))
+    sd = math.sqrt(0.95 * 0.05 / runs)
+    assert 0.95 - 3 * sd <= hits / runs <= 0.951 + 3 * sd
+
+
+def _brute_max_cut(G) -> float:
+    nodes = list(G.nodes)
+    best = 0.0
+    for bits in itertools.product((0, 1), repeat=len(nodes) - 1):
+        side = dict(zip(nodes[1:], bits))
+        side[nodes[0]] = 0
+        best = max(best, sum(w for u, v, w in G.edges(data="weight", default=1.0)
+                             if side[u] != side[v]))
+    return best
+
+
+@pytest.mark.parametrize("kind", ["bipartite", "random"])
+def test_bound_and_ratio_cover_the_brute_force_optimum(kind):
+    """Fixed seeds, brute-force maximum cut: ``certified_upper_bound >= maxcut`` in at least
+    95% of the runs and ``certified_ratio <= cut / maxcut`` in at least 92.5% (minus 3
+    binomial standard deviations). The bipartite graph is the tight case (SDP = maxcut)."""
+    if kind == "bipartite":
+        G = nx.bipartite.random_graph(6, 6, 0.6, seed=3)
+    else:
+        G = nx.gnp_random_graph(12, 0.5, seed=3)
+    G = nx.Graph(G)
+    opt = _brute_max_cut(G)
+    runs, covered, ratio_ok = 60, 0, 0
+    for seed in range(runs):
+        res = dpgraph.max_cut(G, epsilon=1.0, delta=0, weight=None, rng=seed, certify=True)
+        cut = sum(1.0 for u, v in G.edges if res.assignment[u] != res.assignment[v])
+        covered += res.certified_upper_bound >= opt
+        ratio_ok += res.certified_ratio <= cut / opt + 1e-12
+        assert 0.0 <= res.certified_ratio <= 1.0
+    for hits, level in ((covered, 0.95), (ratio_ok, 0.925)):
+        assert hits >= runs * level - 3 * math.sqrt(runs * level * (1 - level))
+
+
+@pytest.mark.parametrize("fn", [dpgraph.max_cut, dpgraph.max_bisection])
+def test_ledger_and_budget_share(fn):
+    G = nx.gnp_random_graph(40, 0.2, seed=2)
+    res = fn(G, epsilon=2.0, delta=1e-6, weight=None, rng=0, certify=True)
+    entry = next(e for e in res.ledger.entries
+                 if e.name == "certified relaxation bound of the input")
+    assert entry.sensitivity == 1.0 + TAU
+    # a small graph: the share, not the 2000 / m^ cap
+    assert entry.epsilon == pytest.approx(CERTIFY_SHARE * 2.0)
+    assert res.certificate["epsilon"] == entry.epsilon
+    assert res.ledger.spent[0] == pytest.approx(2.0, rel=1e-9)
+    assert res.certificate["ratio_level"] == pytest.approx(0.925)
+    assert "certified_upper_bound=" in repr(res) and "certified_ratio=" in repr(res)
+    plain = fn(G, epsilon=2.0, delta=1e-6, weight=None, rng=0)
+    assert plain.certified_upper_bound is None and plain.certified_ratio is None
+    assert all(e.name != entry.name for e in plain.ledger.entries)
+    assert certify_budget(1.0, 1e5) == pytest.approx(0.02)  # the cap on large graphs
+
+
+def test_no_estimate_no_ratio():
+    res = dpgraph.max_cut(nx.cycle_graph(8), epsilon=1.0, delta=0, rng=0, certify=True,
+                          estimate=False)
+    assert res.certified_upper_bound is not None and res.certified_ratio is None
+    assert res.ledger.spent[0] == pytest.approx(1.0, rel=1e-9)
+
+
+@pytest.fixture
+def charges(monkeypatch):
+    from dpgraph.privacy import ledger as ledger_mod
+
+    calls = []
+    charge = ledger_mod.PrivacyLedger.charge
+
+    def spy(self, name, **k):
+        calls.append(name)
+        return charge(self, name, **k)
+
+    monkeypatch.setattr(ledger_mod.PrivacyLedger, "charge", spy)
+    return calls
+
+
+def test_refused_before_anything_is_spent(charges, monkeypatch):
+    big = nx.path_graph(15_000)  # public n: three n^3/3 factorizations predicted > 600 s
+    with pytest.raises(ValueError, match="certify=True at n = 15,000"):
+        dpgraph.max_cut(big, epsilon=1.0, delta=0, rng=0, certify=True)
+    monkeypatch.setattr(cert, "certificate_bytes", lambda n: 1 << 62)
+    with pytest.raises(MemoryError, match="certified relaxation"):
+        dpgraph.max_bisection(nx.cycle_graph(10), epsilon=1.0, delta=0, rng=0, certify=True)
+    assert charges == []
+
+
+def test_unverified_solve_raises_before_anything_is_spent(charges, monkeypatch):
+    monkeypatch.setattr(cert, "CERTIFY_TOLERANCES", (1e-3, 1e-4))
+    monkeypatch.setattr(cert, "_verify", lambda op, V, tau: (False, 0.0, {"method": "test"}))
+    with pytest.raises(cert.CertificateError, match="nothing was spent"):
+        dpgraph.max_cut(nx.cycle_graph(10), epsilon=1.0, delta=0, rng=0, certify=True)
+    assert charges == []
+
+
+def test_cli_certify_json(capsys):
+    import json
+
+    from dpgraph.cli.app import main
+
+    assert main(["bisection", "karate", "--epsilon", "2", "--delta", "0", "--seed", "1",
+                 "--certify", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["certified_upper_bound"] >= 0 and 0 <= doc["certified_ratio"] <= 1
+    assert doc["certificate"]["ratio_level"] == pytest.approx(0.925)
+    names = [e["name"] for e in doc["ledger"]["entries"]]
+    assert "certified relaxation bound of the input" in names
+    assert main(["maxcut", "karate", "--epsilon", "2", "--delta", "0", "--seed", "1",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["certified_upper_bound"] is None and doc["certificate"] is None
