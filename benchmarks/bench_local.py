@@ -1,6 +1,13 @@
-"""Private Max-Cut / Max-Bisection on real graphs: the default (``route="auto"``, the
-degree-ordered local route on these graphs) against a short pure-epsilon prototype of the same
-idea, randomized response alone, and a random cut, all in this script.
+"""The degree-ordered local route, three subcommands:
+
+* ``transfer`` (the default when no subcommand is named): private Max-Cut / Max-Bisection on
+  real graphs, the default (``route="auto"``, the local route on these graphs) against a short
+  pure-epsilon prototype of the same idea, randomized response alone, and a random cut.
+* ``scale``: time and peak memory of the default private Max-Cut on a planted graph too large
+  for the dense routes.
+* ``synthetic``: max-cut transfer of synthetic graphs that keep the local route's sides.
+
+``transfer``:
 
 Transfer ratio = true cut of the private partition / the reference cut of the same graph
 (``solve_max_cut(g, time_limit=60)``, computed once and cached in ``--refs``); "closed" = the
@@ -21,6 +28,23 @@ Graph names: a file in $DPGRAPH_DATA/social or /gset, or ``planted-N-D`` (``plan
 rng=1)``). The prototype (``--methods prototype``): degrees with 5% of epsilon, a core of
 ``min(2000, n/5)`` nodes by randomized response and the engine, then batches of 1,000 nodes
 deciding by the exponential mechanism ``P(x_v = +1) = sigmoid(-eps s_v)``.
+
+``scale``: generation, then ``dpgraph.max_cut`` (route="auto"). Peak memory is the process's
+peak resident set (``ru_maxrss``) after each stage; the ratio is the true cut of the private
+partition over the planted cut.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_local.py scale --n 1000000 --degree 10 \\
+        --epsilon 1
+
+``synthetic``: does a synthetic graph that keeps the local route's released sides carry the
+cut? ``privatize(G, route="local").sample()`` (the local route's sides crossed with degree
+classes as the blocks of the released block model, 30% of epsilon) against
+``release_synthetic(G).sample()`` (the default synthetic release). Transfer = the cut, in the
+true graph, of the partition ``solve_max_cut`` finds on the synthetic graph, over the reference
+cut of ``transfer`` (``--refs``). Random sides: 0.5 of the edges over the reference.
+
+    DPGRAPH_DATA=../shared/datasets OPENBLAS_NUM_THREADS=1 python benchmarks/bench_local.py \\
+        synthetic --graphs chameleon,facebook,ca-hepph --epsilons 1,2
 """
 
 from __future__ import annotations
@@ -28,6 +52,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import sys
 import time
@@ -138,16 +163,84 @@ def run_method(method: str, g, problem: str, epsilon: float, seed: int):
     return true_cut(g, x), time.perf_counter() - t
 
 
+REFS = os.path.join(os.path.dirname(__file__), "results", "local_references.json")
+
+
+def peak_gib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+def main_scale(argv) -> int:
+    from dpgraph.lab.evaluate import cut_value
+
+    p = argparse.ArgumentParser(prog="bench_local.py scale",
+                                description="time and peak memory of max_cut on a planted graph")
+    p.add_argument("--n", type=int, default=1_000_000)
+    p.add_argument("--degree", type=float, default=10.0)
+    p.add_argument("--epsilon", type=float, default=1.0)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    t = time.perf_counter()
+    inst = dpgraph.datasets.planted_cut(args.n, args.degree, rng=1)
+    g = inst.graph
+    print(f"generated n={g.n:,} m={g.m:,} in {time.perf_counter() - t:.1f} s "
+          f"(peak {peak_gib():.2f} GiB)", flush=True)
+    t = time.perf_counter()
+    res = dpgraph.max_cut(g, epsilon=args.epsilon, delta=1e-6, rng=args.seed)
+    secs = time.perf_counter() - t
+    x = np.array([1 if res.assignment[v] else -1 for v in g.labels])
+    ratio = cut_value(g, x) / inst.planted_value
+    print(f"max_cut: route {res.diagnostics['route']}, {secs:.1f} s, cut / planted cut "
+          f"{ratio:.3f}, peak {peak_gib():.2f} GiB (whole process)", flush=True)
+    return 0
+
+
+def main_synthetic(argv) -> int:
+    p = argparse.ArgumentParser(prog="bench_local.py synthetic",
+                                description="max-cut transfer of synthetic graphs")
+    p.add_argument("--graphs", default="chameleon,facebook,ca-hepph")
+    p.add_argument("--epsilons", default="1,2")
+    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--refs", default=REFS)
+    args = p.parse_args(argv)
+    refs = json.load(open(args.refs))
+
+    def transfer(g, S, ref, seed) -> float:
+        return true_cut(g, solve_max_cut(S, rng=seed, tol=1e-3).x) / ref
+
+    print("| graph | eps | random sides | release_synthetic | privatize(route='local') |")
+    print("|---|---|---|---|---|")
+    for name in args.graphs.split(","):
+        g = load(name)
+        ref = refs[f"{name}/maxcut/60s"]
+        for eps in map(float, args.epsilons.split(",")):
+            a = [transfer(g, dpgraph.release_synthetic(g, epsilon=eps, rng=s).sample(rng=s),
+                          ref, s) for s in range(args.seeds)]
+            b = [transfer(g, dpgraph.privatize(g, epsilon=eps, delta=1e-6, route="local",
+                                               rng=s).sample(rng=s), ref, s)
+                 for s in range(args.seeds)]
+            print(f"| {name} | {eps:g} | {g.total_weight / 2 / ref:.3f} | "
+                  f"{statistics.median(a):.3f} | {statistics.median(b):.3f} |", flush=True)
+    return 0
+
+
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "scale":
+        return main_scale(argv[1:])
+    if argv and argv[0] == "synthetic":
+        return main_synthetic(argv[1:])
+    if argv and argv[0] == "transfer":
+        argv = argv[1:]
+    p = argparse.ArgumentParser(prog="bench_local.py [transfer]",
+                                description=__doc__.split("\n\n")[0])
     p.add_argument("--graphs", default="facebook,chameleon,ca-hepph,email-Enron,soc-douban")
     p.add_argument("--epsilons", default="0.5,1,2,4")
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--methods", default="default,prototype")
     p.add_argument("--problem", choices=("maxcut", "bisection", "max3cut"), default="maxcut")
     p.add_argument("--reference-seconds", type=float, default=60.0)
-    p.add_argument("--refs", default=os.path.join(os.path.dirname(__file__), "results",
-                                                  "local_references.json"))
+    p.add_argument("--refs", default=REFS)
     p.add_argument("--out", default=None, help="append one JSON line per cell here")
     args = p.parse_args(argv)
     methods = args.methods.split(",")

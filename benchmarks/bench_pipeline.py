@@ -8,7 +8,11 @@ Usage (real graphs need DPGRAPH_DATA):
     python benchmarks/bench_pipeline.py planted --degrees 25,50,100,200,400 --seeds 3
     python benchmarks/bench_pipeline.py real --names G3,G35,chameleon,facebook --seeds 2
     python benchmarks/bench_pipeline.py fidelity --epsilon 1 --degrees 100,400 --names facebook
-Writes a table to stdout and PNG plots to benchmarks/out/.
+    python benchmarks/bench_pipeline.py scale --n 10000 --degrees 50
+Writes a table to stdout and PNG plots to benchmarks/out/. ``scale``: end-to-end time of
+``dpgraph.max_cut`` (``--route``, default auto) on a planted graph of ``--n`` nodes and each
+mean degree (at eps 1 and 8; goal at n = 10,000: under two minutes), with the route and the
+peak resident memory.
 """
 
 import argparse
@@ -52,9 +56,28 @@ def run(name, graph, args, problem):
     sys.stdout.flush()
 
 
+def run_scale(n, degrees, route):
+    import resource
+
+    from dpgraph.lab.evaluate import cut_value
+
+    for d in degrees:
+        inst = dpgraph.datasets.planted_cut(n, d, rng=1)
+        for eps in (1.0, 8.0):
+            t0 = time.perf_counter()
+            res = dpgraph.max_cut(inst.graph, epsilon=eps, delta=1e-6, rng=0, route=route)
+            total = time.perf_counter() - t0
+            print(f"n={n} mean degree={d:g} eps={eps:g}: {total:.1f} s; route "
+                  f"{res.diagnostics['route']}: "
+                  f"{res.private_graph.diagnostics['low_rank_mechanism']}; cut / planted cut "
+                  f"{cut_value(inst.graph, res.assignment) / inst.planted_value:.3f}",
+                  flush=True)
+    print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB")
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("what", choices=["planted", "real", "fidelity"])
+    p.add_argument("what", choices=["planted", "real", "fidelity", "scale"])
     p.add_argument("--degrees", default="25,50,100,200,400")
     p.add_argument("--n", type=int, default=2000)
     p.add_argument("--names", default="G3,G35,chameleon,facebook,ca-hepph")
@@ -64,10 +87,13 @@ def main():
     p.add_argument("--rank", type=int, default=8)
     p.add_argument("--methods", default="dpgraph,randomized response,gaussian perturbation,random")
     p.add_argument("--problems", default="maxcut")
+    p.add_argument("--route", default=None, help="scale: privatize's route (default: auto)")
     args = p.parse_args()
     args.epsilons = [float(e) for e in args.epsilons.split(",")]
     args.methods = [m.strip() for m in args.methods.split(",")]
     header()
+    if args.what == "scale":
+        return run_scale(args.n, [float(x) for x in args.degrees.split(",")], args.route)
     for problem in args.problems.split(","):
         if args.what == "planted":
             for d in [int(x) for x in args.degrees.split(",")]:
