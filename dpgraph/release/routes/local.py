@@ -60,7 +60,7 @@ DEGREE_SHARE = LOCAL_DEGREE_SHARE
 # Batches along the order: FIRST_BATCH node(s), growing to BATCH_GROWTH of the position. A pair
 # inside a batch is never read by the forward pass, so small batches keep almost every pair;
 # the growth keeps the number of batches (sparse row products) near log(n) / BATCH_GROWTH.
-# Measured (benchmarks/bench_local_variants.py, benchmarks/NOTES.md "Private Max-Cut: the dense
+# Measured (benchmarks/NOTES.md "Private Max-Cut: the dense
 # routes and the local route"): batches of 1,000 nodes lose 0.01-0.18 of transfer ratio on
 # chameleon, facebook and ca-hepph against these.
 FIRST_BATCH = 1
