@@ -12,7 +12,8 @@ from dpgraph.privacy.calibration import (
     zcdp_sigma,
     zcdp_to_approx_dp,
 )
-from dpgraph.privacy.ledger import LedgerEntry, PrivacyBudgetError, PrivacyLedger, reproducible_tag
+from dpgraph.privacy.ledger import (LedgerEntry, PrivacyBudgetError, PrivacyLedger,
+                                    reproducible_tag, spent_text)
 from dpgraph.privacy.rng import REPRODUCIBLE_NOTICE, ReproducibleNoiseWarning, is_secure, make_rng, secure_rng
 from dpgraph.privacy.noise import (
     GaussianMatrixNoise,
@@ -33,6 +34,7 @@ __all__ = [
     "PrivacyLedger",
     "LedgerEntry",
     "reproducible_tag",
+    "spent_text",
     "PrivacyBudgetError",
     "analytic_gaussian_sigma",
     "analytic_gaussian_delta",

@@ -44,7 +44,8 @@ from dataclasses import asdict, dataclass, field
 from dpgraph.privacy.validation import check_delta, check_epsilon, check_number
 from dpgraph.privacy.rng import REPRODUCIBLE_NOTICE, ReproducibleNoiseWarning
 
-__all__ = ["PrivacyBudgetError", "LedgerEntry", "PrivacyLedger", "reproducible_tag"]
+__all__ = ["PrivacyBudgetError", "LedgerEntry", "PrivacyLedger", "reproducible_tag",
+           "spent_text"]
 
 # Relative slack when comparing spent and total budget, so that splitting a budget into
 # floating-point fractions that sum to it does not raise.
@@ -330,9 +331,16 @@ class PrivacyLedger:
         """A plain-text table of the charges and the totals."""
         head = ("step", "mechanism", "epsilon", "delta", "sensitivity", "noise scale")
         rows = [head]
+        footnotes = []
         for e in self._entries:
             sens = "" if e.sensitivity is None else f"{e.sensitivity:.4g} ({e.sensitivity_norm or '?'})"
-            rows.append((e.name, e.mechanism, f"{e.epsilon:.4g}", f"{e.delta:.3g}", sens,
+            # a step that draws noise at no charge of its own (parallel composition with
+            # another step): its line says 0, and a footnote says why, from its note
+            free = e.epsilon == 0 and e.delta == 0 and e.noise_scale is not None and e.note
+            if free:
+                footnotes.append(f"* {e.name}: epsilon 0 on its line: {e.note}")
+            rows.append((e.name, e.mechanism, f"{e.epsilon:.4g}" + ("*" if free else ""),
+                         f"{e.delta:.3g}", sens,
                          "" if e.noise_scale is None else f"{e.noise_scale:.4g}"))
         eps, dlt = self.spent
         mu = math.sqrt(math.fsum(e.gdp_mu ** 2 for e in self._entries if e.gdp_mu is not None))
@@ -346,6 +354,7 @@ class PrivacyLedger:
         widths = [max(len(r[k]) for r in rows) for k in range(len(head))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
+        lines.extend(footnotes)
         if self._reproducible:
             lines.insert(0, f"*** {REPRODUCIBLE_NOTICE.upper()} (seeded or caller-supplied rng) ***")
         return "\n".join(lines)
@@ -355,6 +364,31 @@ class PrivacyLedger:
         return (f"PrivacyLedger(spent=(epsilon={eps:.4g}, delta={dlt:.3g}), "
                 f"budget=(epsilon={self.epsilon}, delta={self.delta}), entries={len(self._entries)}"
                 + (f", {REPRODUCIBLE_NOTICE}" if self._reproducible else "") + ")")
+
+
+def spent_text(ledger: PrivacyLedger, why: str | None = None) -> str:
+    """``spent=(epsilon=.., delta=..)`` for a result's repr, followed, where the ledger has a
+    budget, by ``of requested (epsilon=.., delta=..)`` and, where part of the request went
+    unspent, the reason in brackets: ``why``, or for a delta left unspent by charges that are
+    all pure epsilon-DP, that.
+
+    Examples
+    --------
+    >>> led = PrivacyLedger(epsilon=1.0, delta=1e-6)
+    >>> _ = led.charge("count", mechanism="laplace", epsilon=1.0, sensitivity=1, noise_scale=1)
+    >>> spent_text(led)
+    'spent=(epsilon=1, delta=0) of requested (epsilon=1, delta=1e-06) [pure epsilon-DP: delta is not spent]'
+    """
+    eps, dlt = ledger.spent
+    text = f"spent=(epsilon={eps:.4g}, delta={dlt:.3g})"
+    if ledger.epsilon is None:
+        return text
+    req_dlt = ledger.delta or 0.0
+    text += f" of requested (epsilon={ledger.epsilon:.4g}, delta={req_dlt:.3g})"
+    if why is None and dlt == 0 and req_dlt > 0:
+        why = "pure epsilon-DP: delta is not spent"
+    unspent = eps < ledger.epsilon * (1 - 1e-9) or dlt < req_dlt * (1 - 1e-9)
+    return text + (f" [{why}]" if why and unspent else "")
 
 
 def reproducible_tag(ledger: PrivacyLedger) -> str:

@@ -16,7 +16,7 @@ import numpy as np
 
 from dpgraph.engine import WeightOperator
 from dpgraph.graph import GraphData
-from dpgraph.privacy import make_rng
+from dpgraph.privacy import make_rng, reproducible_tag, spent_text
 from dpgraph.release.private_graph import PrivateGraph
 from dpgraph.synthetic import factor_sampler
 from dpgraph.synthetic.factor_sampler import SamplePlan, distinct_sorted, sample_task
@@ -451,10 +451,17 @@ class FactorPrivateGraph(PrivateGraph):
                              f"(synthetic_share), whose sampler runs in memory: use .sample(), "
                              f"or pass n_blocks= to sample the factor form's own block model")
 
+    def rank_text(self) -> str:
+        """``rank=r`` (private directions; the factors add the public degree direction) and,
+        where it differs, the rank asked for."""
+        r, asked = self.basis.shape[1] - 1, self.diagnostics.get("rank")
+        text = f"rank={r} (+ the public degree direction)"
+        return text if asked is None or asked == r else text + f" of requested {asked}"
+
     def __repr__(self) -> str:
-        eps, dlt = self.ledger.spent
-        return (f"FactorPrivateGraph(n={self.n}, rank={self.rank}, epsilon={eps:.4g}, "
-                f"delta={dlt:.3g}, route='matrix-free')")
+        return (f"FactorPrivateGraph(n={self.n}, route='matrix-free', {self.rank_text()}, "
+                f"{spent_text(self.ledger, self.diagnostics.get('unspent'))}"
+                f"{reproducible_tag(self.ledger)})")
 
 
 def _heaviest(keys: np.ndarray, vals: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.graph import GraphData, from_matrix, to_igraph, to_networkx
-from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag
+from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag, spent_text
 
 __all__ = ["PrivateGraph", "DEFAULT_RANK"]
 
@@ -230,9 +230,22 @@ class PrivateGraph:
 
         return as_weight_operator(self.weights(), check=False)
 
+    def rank_text(self) -> str:
+        """``rank=r`` for a repr and, where the release's rank differs from the one asked for
+        (``diagnostics["rank"]``), ``of requested k`` with the reason where it is known."""
+        asked = self.diagnostics.get("rank")
+        text = f"rank={self.rank}"
+        if asked is None or asked == self.rank:
+            return text
+        if self.rank is None:
+            return (text + f" of requested {asked} [the {self.diagnostics.get('route')} route "
+                           f"releases no low-rank estimate]")
+        return text + f" of requested {asked}" + (" [capped at n - 2]"
+                                                   if self.rank == self.n - 2 else "")
+
     def __repr__(self) -> str:
-        eps, dlt = self.ledger.spent
-        return (f"PrivateGraph(n={self.n}, rank={self.rank}, epsilon={eps:.4g}, delta={dlt:.3g}, "
+        return (f"PrivateGraph(n={self.n}, route={self.diagnostics.get('route')!r}, "
+                f"{self.rank_text()}, {spent_text(self.ledger, self.diagnostics.get('unspent'))}, "
                 f"halted={self.halted}{reproducible_tag(self.ledger)})")
 
 

@@ -30,7 +30,7 @@ import scipy.sparse as sp
 
 from dpgraph.result import PrivateResult
 from dpgraph.privacy import (PrivacyLedger, laplace_mechanism, make_rng, monotone_exponential_mechanism,
-                      reproducible_tag)
+                      reproducible_tag, spent_text)
 from dpgraph.privacy.budget import (CSP_ESTIMATE_SHARE, CSP_SELECT_SHARE, CSP_TOTAL_SHARE,
                                     answer_side_budgets, left)
 from dpgraph.privacy.validation import check_delta, check_epsilon
@@ -164,6 +164,9 @@ class PrivateCSPResult(PrivateResult):
     solver : dict
         The engine's output on the chosen objective.
     diagnostics : dict
+        ``route``, ``objective``, ``candidates``, ...; ``requested_rank`` (and on the local
+        route ``requested_relation_size``): the caller's values, None when not given (the repr
+        says when the route did not use them).
     """
 
     assignment: dict
@@ -178,16 +181,30 @@ class PrivateCSPResult(PrivateResult):
     estimate_level: float = 0.95
 
     def __repr__(self) -> str:
-        eps, dlt = self.ledger.spent
-        syn = ("" if self.synthetic_value is None
-               else f", synthetic_value={self.synthetic_value:.6g}")
+        d = self.diagnostics
         ci = ("" if self.estimate_interval is None
               else f" [{self.estimate_level:.0%} CI {self.estimate_interval[0]:.6g}, "
                    f"{self.estimate_interval[1]:.6g}]")
-        return (f"PrivateCSPResult(n={len(self.assignment)}, estimated_value="
-                f"{self.estimated_value:.6g}{ci}{syn}, "
-                f"epsilon={eps:.4g}, delta={dlt:.3g}, route={self.diagnostics.get('route')!r}"
-                f"{reproducible_tag(self.ledger)})")
+        parts = [f"n={len(self.assignment)}", f"route={d.get('route')!r}",
+                 f"estimated_value={self.estimated_value:.6g}{ci}"]
+        if self.synthetic_value is not None:
+            parts.append(f"synthetic_value={self.synthetic_value:.6g}")
+        # what was asked for and what the route used: a rank or relation_size the local route
+        # ignores is said here, as the budget it left unspent is
+        rank = None if self.private_graph is None else self.private_graph.rank
+        asked = d.get("requested_rank")
+        if rank is not None or asked is not None:
+            text = f"rank={rank}"
+            if asked is not None and asked != rank:
+                text += f" of requested {asked}" + (
+                    f" [the {d.get('route')} route releases no low-rank estimate]"
+                    if rank is None else "")
+            parts.append(text)
+        if d.get("route") == "local" and d.get("requested_relation_size") is not None:
+            parts.append(f"relation_size unused (requested {d['requested_relation_size']}) "
+                         f"[the local route's noise does not depend on it]")
+        parts.append(spent_text(self.ledger, d.get("unspent")))
+        return f"PrivateCSPResult({', '.join(parts)}{reproducible_tag(self.ledger)})"
 
 
 def _check_instance(instance, relation_size, *, local: bool = False):
@@ -247,7 +264,8 @@ def _release_value(value: float, *, epsilon: float, upper: float, ledger: Privac
     return clamped_interval(noisy, b * math.log(1.0 / (1.0 - level)), upper)
 
 
-def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: float):
+def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: float,
+                    requested: dict | None = None):
     """Max-2-CSP on the degree-ordered local route (docs/privacy.md 14.6): labels chosen one
     variable at a time by the exponential mechanism on the weight of the constraints to decided
     variables (each constraint read once), then the Laplace estimate of the assignment's value
@@ -274,7 +292,8 @@ def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: flo
         diagnostics={"route": "local", "order": order, "objective": "local decisions",
                      "candidates": ("local decisions",), "candidate_assignments": 1,
                      "released_total_weight": total,
-                     "unspent": "pure epsilon-DP route: delta is not spent"})
+                     "unspent": "pure epsilon-DP route: delta is not spent",
+                     **{f"requested_{k}": v for k, v in (requested or {}).items()}})
 
 
 def _objective_names(pg, candidates, rank) -> tuple:
@@ -392,12 +411,14 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     delta = check_delta(delta, allow_zero=True)
     route = (privatize_options or {}).get("route", "auto")
     local = route == "auto" or (route in route_names() and route_spec(route).answers == "sides")
+    requested = {"rank": rank, "relation_size": relation_size}  # as the caller gave them
     s, rank = _checked_call(instance, relation_size, estimate_share, select_share, rank,
                             local=local)
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     if local:
-        return _max_2csp_local(instance, ledger=ledger, rng=gen, estimate_share=estimate_share)
+        return _max_2csp_local(instance, ledger=ledger, rng=gen, estimate_share=estimate_share,
+                               requested=requested)
     if delta == 0:
         raise ValueError(f"delta=0 asks for pure epsilon-DP: leave privatize_options['route'] "
                          f"unset (the local route) instead of {route!r}, or pass delta > 0")
@@ -421,6 +442,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
         synthetic_value=_synthetic_value(pg, x, instance.n, instance.q),
         sdp_bound=float(res["upper_bound"]), ledger=ledger, private_graph=pg, solver=res,
         diagnostics={"route": pg.diagnostics.get("route"), "relation_size": s,
+                     "requested_rank": requested["rank"],
                      "pair_epsilon": eps_p / s, "pair_delta": dlt_0,
                      "released_total_weight": total,
                      "objective": names[owner[chosen]], "candidates": names,

@@ -285,8 +285,9 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
     ledger.charge("local route: forward pass", mechanism="discrete laplace",
                   epsilon=0.0 if k else eps_1, sensitivity=1.0, sensitivity_norm="l1",
                   noise_scale=1 / eps_1,
-                  note=(f"eps {eps_1:.4g} per pair, in parallel with the core's randomized "
-                        f"response (disjoint pairs); " if k else "") +
+                  note=(f"parallel composition with the core's randomized response: the two "
+                        f"read disjoint pairs, so its eps {eps_1:.4g} is charged once, on the "
+                        f"core's line; " if k else "") +
                        "adaptive, disjoint reads: each non-core pair read once, by its later "
                        "endpoint's field; inside-batch pairs never (docs/privacy.md 14.2)")
     forward_pass(weights, order, x, fields, bounds, epsilon=eps_1, ledger=ledger, rng=rng)
