@@ -235,7 +235,7 @@ def _named_by_caller() -> bool:
 
     NetworkX does not pass ``backend=`` to ``can_run``; its dispatcher holds it as the local
     ``backend_name`` of ``networkx.utils.backends._dispatchable._call_if_any_backends_installed``
-    (NetworkX 3.3 to 3.6), two frames up. Should a NetworkX release move it, this answers False:
+    (as of NetworkX 3.6), two frames up. Should a NetworkX release move it, this answers False:
     a budget-less call naming the backend then gets NetworkX's own NotImplementedError instead
     of the TypeError below (still refused, never a non-private answer; tests/test_nx_backend.py
     checks the TypeError)."""

@@ -218,7 +218,7 @@ def counted(name, args, kwargs):
 
 
 nx_backend.BackendInterface.can_run = staticmethod(counted)
-# kernighan_lin's tests moved to test_bipartitions in NetworkX 3.5
+# kernighan_lin's tests: test_bipartitions in NetworkX 3.6, test_kernighan_lin in older releases
 modules = [m for m in ("networkx.algorithms.approximation.tests.test_maxcut",
                        "networkx.algorithms.community.tests.test_bipartitions",
                        "networkx.algorithms.community.tests.test_kernighan_lin")
