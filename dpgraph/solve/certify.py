@@ -146,8 +146,8 @@ def _verify(op, V: np.ndarray, tau: float) -> tuple[bool, float, dict]:
         return bool(ok), L, {**info, "method": "ldl-verified"}
     A = op.to_dense()                      # W (zero diagonal); A = (mu - c) I - Diag(g) + W
     A[np.diag_indices(n)] += mu - c - g
-    try:
-        sla.cholesky(A, lower=True, overwrite_a=True, check_finite=False)
+    try:  # A is symmetric: its transpose is the same matrix, Fortran-ordered, factored in place
+        sla.cholesky(A.T, lower=False, overwrite_a=True, check_finite=False)
         ok = True
     except np.linalg.LinAlgError:
         ok = False
