@@ -145,6 +145,7 @@ def test_ledger_and_budget_share(fn):
     # a small graph: the share, not the 2000 / m^ cap
     assert entry.epsilon == pytest.approx(CERTIFY_SHARE * 2.0)
     assert res.certificate["epsilon"] == entry.epsilon
+    assert "10.00% of epsilon" in entry.note
     assert res.ledger.spent[0] == pytest.approx(2.0, rel=1e-9)
     assert res.certificate["ratio_level"] == pytest.approx(0.925)
     assert "certified_upper_bound=" in repr(res) and "certified_ratio=" in repr(res)

@@ -30,8 +30,8 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from dpgraph.engine.sdp import (CHOLESKY_FLOPS, SPARSE_FACTOR_MAX_DEG, rump_margin, sdp_rank,
-                                solve_lowrank_sdp, sparse_ldl_positive)
+from dpgraph.engine.sdp import (CHOLESKY_FLOPS, rump_margin, sdp_rank, solve_lowrank_sdp,
+                                sparse_ldl_positive)
 from dpgraph.memory import check_memory
 from dpgraph.privacy import laplace_mechanism, make_rng
 from dpgraph.privacy.budget import CERTIFY_GAP, certify_budget
@@ -51,9 +51,11 @@ CERTIFY_MAX_SECONDS = 600.0
 #: succeeds; the rank doubles from the third on. 1e-7 first: at 1e-6 facebook's first solve
 #: missed tau = 0.5 (gap 0.77) and needed a second solve and factorization
 CERTIFY_TOLERANCES = (1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12)
-#: sparse LDL^T instead of a dense Cholesky up to this mean degree, or up to 16 on at most
-#: 4,000 nodes (as the engine's certificate; both are rigorous, the choice only sets the cost)
-_SPARSE_MAX_DEG = SPARSE_FACTOR_MAX_DEG
+#: sparse LDL^T instead of a dense Cholesky on 501 to 4,000 nodes of mean degree at most 16
+#: (as the engine's certificate; both are rigorous, the choice only sets the cost). Not above:
+#: the fill of a sparse factorization depends on the graph and could pass the dense
+#: factorization's memory, which the public refusal (check_certify) budgets
+_SPARSE_MAX_N, _SPARSE_MAX_DEG = 4000, 16
 
 
 class CertificateError(RuntimeError):
@@ -115,8 +117,7 @@ def check_certify(data) -> None:
 
 def _sparse_enough(op) -> bool:
     n = op.n
-    return (not op.is_dense and n > 500
-            and (op.nnz <= _SPARSE_MAX_DEG * n or (n <= 4000 and op.nnz <= 16 * n)))
+    return not op.is_dense and 500 < n <= _SPARSE_MAX_N and op.nnz <= _SPARSE_MAX_DEG * n
 
 
 def _verify(op, V: np.ndarray, tau: float) -> tuple[bool, float, dict]:
@@ -206,8 +207,9 @@ def release_certificate(value: float, *, epsilon: float, m_hat: float | None, le
     noisy, b = laplace_mechanism(
         float(value), sensitivity=1.0 + tau, epsilon=eps_c, ledger=ledger, rng=rng,
         name="certified relaxation bound of the input",
-        note=f"SDP(G) moves by <= 1 per pair and the verified bound lies in "
-             f"[SDP, SDP + {tau:g}] (docs/privacy.md 4.13)")
+        note=f"{eps_c / epsilon:.2%} of epsilon (min(10%, 2000 / m^)); SDP(G) moves by <= 1 "
+             f"per pair and the verified bound lies in [SDP, SDP + {tau:g}] "
+             f"(docs/privacy.md 4.13)")
     upper = max(float(noisy) + b * math.log(1.0 / (2.0 * (1.0 - level))), 0.0)
     return {"noisy_bound": float(noisy), "certified_upper_bound": upper, "scale": float(b),
             "level": level, "epsilon": eps_c, "tau": tau}
