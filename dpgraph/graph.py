@@ -136,6 +136,31 @@ class GraphData:
         """True when every edge has weight exactly 1."""
         return bool(np.all(self.weights.data == 1.0))
 
+    def to_networkx(self, *, weight: str = "weight"):
+        """This graph as a ``networkx.Graph``: every node under its label (isolated nodes
+        included) and every edge with its weight in the attribute ``weight``
+        (:func:`to_networkx`). A synthetic graph from ``sample()`` converts this way.
+
+        Examples
+        --------
+        >>> H = as_graph_data([("a", "b", 0.5), ("b", "c")]).to_networkx()
+        >>> sorted(H.edges(data="weight"))
+        [('a', 'b', 0.5), ('b', 'c', 1.0)]
+        """
+        return to_networkx(self, weight=weight)
+
+    def to_igraph(self, *, weight: str = "weight"):
+        """This graph as an ``igraph.Graph``: labels in the vertex attribute ``name``, weights in
+        the edge attribute ``weight`` (:func:`to_igraph`).
+
+        Examples
+        --------
+        >>> H = as_graph_data([("a", "b", 0.5), ("b", "c")]).to_igraph()
+        >>> H.vs["name"], H.es["weight"]
+        (['a', 'b', 'c'], [0.5, 1.0])
+        """
+        return to_igraph(self, weight=weight)
+
     def edges(self):
         """Return ``(i, j, w)`` arrays of the edges with ``i < j`` (row indices, not labels)."""
         upper = sp.triu(self.weights, k=1, format="coo")

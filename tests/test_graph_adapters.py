@@ -391,3 +391,45 @@ def test_synthetic_report_treats_a_range_as_the_equal_tuple():
     perm = list(reversed(range(gr.n)))
     shuffled = from_matrix(gr.weights.toarray()[np.ix_(perm, perm)], tuple(perm))
     assert synthetic_report(gr, shuffled, max_cut=False)["degree_kl"] == 0.0
+
+
+# ----------------------------------------------------------------------------- GraphData methods
+
+
+def _labelled_edges(data):
+    i, j, w = data.edges()
+    return {frozenset((data.labels[a], data.labels[b])): float(c) for a, b, c in zip(i, j, w)}
+
+
+def test_graphdata_to_networkx_and_igraph_keep_labels_and_weights():
+    data = from_edges([("a", "b", 0.5), ("b", "c", 2.0), ((1, "x"), "a", 1.0)],
+                      nodes=["z", "a"])
+    H = data.to_networkx()
+    assert list(H.nodes) == list(data.labels)          # "z" is isolated and kept
+    assert {frozenset((u, v)): w for u, v, w in H.edges(data="weight")} == _labelled_edges(data)
+    assert data.to_networkx(weight="w")["a"]["b"] == {"w": 0.5}
+    G = data.to_igraph()
+    assert G.vs["name"] == list(data.labels) and G.vcount() == data.n
+    assert {frozenset((G.vs[e.source]["name"], G.vs[e.target]["name"])): e["weight"]
+            for e in G.es} == _labelled_edges(data)
+    # and back: the same graph
+    for back in (as_graph_data(H), as_graph_data(G)):
+        assert tuple(back.labels) == tuple(data.labels)
+        assert _labelled_edges(back) == _labelled_edges(data)
+
+
+def test_what_sample_returns_converts_with_its_labels():
+    import dpgraph
+
+    names = {v: f"member-{v}" for v in range(34)}
+    G = nx.relabel_nodes(nx.karate_club_graph(), names)
+    S = dpgraph.release_synthetic(G, epsilon=1.0, weight=None, rng=0).sample(rng=1)
+    H = S.to_networkx()
+    assert isinstance(H, nx.Graph) and set(H.nodes) == set(G.nodes)
+    assert H.number_of_edges() == S.m
+    assert {frozenset(e) for e in H.edges()} == set(_labelled_edges(S))
+    Gi = S.to_igraph()
+    assert set(Gi.vs["name"]) == set(G.nodes) and Gi.ecount() == S.m
+    pg = dpgraph.privatize(G, epsilon=1.0, delta=1e-6, weight=None, rng=0)
+    S2 = pg.sample(rng=2)
+    assert set(S2.to_networkx().nodes) == set(G.nodes)
