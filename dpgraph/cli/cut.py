@@ -18,19 +18,15 @@ from dpgraph.cli.errors import show_notes
 from dpgraph.cli.text import interval, number
 from dpgraph.release.private_graph import DEFAULT_RANK
 from dpgraph.release.routes import route_spec
-from dpgraph.release.screening import MATRIX_FREE_FROM, MATRIX_FREE_MIN_N
 
 __all__ = ["add_maxcut_parser", "add_bisection_parser", "cmd_maxcut", "cmd_bisection"]
 
 
 _MATRIX_FREE_RANK = route_spec("matrix-free").default_rank
 _ROUTES_TEXT = (
-    f"By default (--route auto) a private edge count m^ chooses the route: the matrix-free "
-    f"route on large dense graphs (n >= {MATRIX_FREE_MIN_N:,} nodes and released density "
-    f"2 m^ epsilon / n >= {MATRIX_FREE_FROM:g}, with delta > 0), and on every other graph the "
-    f"degree-ordered local route: one private decision per node from its already-decided "
-    f"neighbours (and a refinement sweep where the budget allows), pure epsilon-DP (delta is "
-    f"not spent), O(m) memory, "
+    f"By default (--route auto) the degree-ordered local route answers: one private decision "
+    f"per node from its already-decided neighbours (and a backward pass where the released "
+    f"density allows), pure epsilon-DP (delta is not spent), O(m) memory, "
     f"with no low-rank release (--rank is not used) and no SDP bound. The matrix-free route "
     f"releases a private rank-r subspace (d'Orsi & Novikov; r = --rank, default "
     f"{_MATRIX_FREE_RANK}) and solves the released instance with the degree-2 sum-of-squares "
@@ -171,10 +167,12 @@ def _print_route(res) -> None:
     if route_spec(res.diagnostics["route"]).answers == "sides":
         k = res.diagnostics["candidate_partitions"]
         print(f"sides:             {res.diagnostics['objective']} "
-              + (f"(chosen privately between {k} candidates: forward pass, refined)" if k > 1
+              + (f"(chosen privately among {k} candidates: "
+                 f"{', '.join(res.diagnostics['candidates'])})" if k > 1
                  else "(one private decision per node, in order of released degree)"))
-        print(f"plan:              core of {diag['core']:,} nodes, refinement share "
-              f"{diag['refine_share']:g}, {diag['batches']:,} batches")
+        print(f"plan:              order spread {res.diagnostics.get('order_spread', 0):.2g}, "
+              f"backward share {res.diagnostics.get('backward_share', 0):.2g}, "
+              f"core of {diag['core']:,} nodes, {diag['batches']:,} batches")
     else:
         print(f"objective:         {res.diagnostics['objective']} (chosen privately among "
               f"{res.diagnostics['candidate_partitions']} candidate partition(s) of "

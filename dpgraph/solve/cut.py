@@ -246,15 +246,15 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=Non
             certify: bool = False) -> PrivateCutResult:
     """Edge-(epsilon, delta)-DP Max-Cut of ``G``.
 
-    By default (``route="auto"``) a private edge count ``m^`` (0.5% of epsilon, Laplace) chooses
-    between two mechanisms from public ``n`` and ``rho = 2 m^ epsilon / n``
-    (:func:`answer_route`): the **degree-ordered local route** (pure epsilon-DP, docs/privacy.md
-    14: one private decision per node from its already-decided neighbours, each pair read once
-    per pass), which carries the local cut structure of real graphs; or, for large graphs of
-    high released density (``n >= 15,000`` and ``rho >= 200``), the **matrix-free route**
-    (d'Orsi & Novikov's coherence-aware private subspace, Alg. 7.13 on its release), whose global
-    low-rank release is exact on planted two-block graphs. The dense routes
-    (``"randomized-response"``, ``"pca"``) are taken when asked for.
+    By default (``route="auto"``, :func:`answer_route`) the **degree-ordered local route**
+    answers (pure epsilon-DP, docs/privacy.md 14: one private decision per node from its
+    already-decided neighbours, each pair read once per pass, and a backward pass where the
+    released density ``rho = 2 m^ epsilon / n`` pays for it; ``m^``: a private edge count, 0.5%
+    of epsilon, that sizes the plan continuously). It carries the local cut structure of real
+    graphs and the global one of planted graphs. The **matrix-free route** (d'Orsi & Novikov's
+    coherence-aware private subspace, Alg. 7.13 on its release), which is a random cut on graphs
+    whose cut structure is local, and the dense routes (``"randomized-response"``, ``"pca"``)
+    are taken when asked for.
 
     Parameters
     ----------

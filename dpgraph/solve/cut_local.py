@@ -13,7 +13,8 @@ from dpgraph.io.dask import is_dask_input
 from dpgraph.privacy.budget import LOCAL_DEGREE_SHARE, answer_side_budgets, left
 from dpgraph.release.routes.local import (LocalPrivateGraph, balance_sides, plan_local,
                                           release_local_sides)
-from dpgraph.solve.candidates import choose_candidate, partition_of, release_estimate, true_cuts
+from dpgraph.solve.candidates import (choose_candidate, partition_of, release_estimate,
+                                      true_cuts, unspent_note)
 from dpgraph.solve.result import PrivateCutResult
 
 __all__ = ["solve_local"]
@@ -23,32 +24,35 @@ def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float
                 select_share: float, estimate_share: float, estimate: bool) -> PrivateCutResult:
     """Max-Cut / Max-Bisection on the degree-ordered local route (docs/privacy.md 14).
 
-    The route's candidates (forward pass; refined sides when the plan has a sweep) are balanced
-    for bisection by post-processing (:func:`dpgraph.release.routes.local.balance_sides`), one is chosen
-    by the monotone exponential mechanism on their cuts (4.11) when there are two, and its cut
-    is estimated (4.10). Pure epsilon-DP: delta is not spent.
+    The route's candidates (forward pass; the sides after the backward pass when the plan has
+    one) and their balanced versions (:func:`dpgraph.release.routes.local.balance_sides`,
+    post-processing) are pooled: all of them for Max-Cut, the balanced ones for Max-Bisection.
+    One is chosen by the monotone exponential mechanism on their cuts (4.11) when there are
+    several, and its cut is estimated (4.10). Pure epsilon-DP: delta is not spent.
     """
     epsilon = ledger.epsilon
     eps_left = left(epsilon, ledger.spent[0])
     plan = plan_local(data.n, m_hat, eps_left * (1.0 - LOCAL_DEGREE_SHARE),
                       passes_cost=is_dask_input(data))
     eps_select, eps_estimate = answer_side_budgets(epsilon, select_share, estimate_share, m_hat)
-    if plan.refine_share == 0:
+    passes = plan.backward_share > 0 or plan.refine_share > 0
+    if problem != "maxcut" and not passes:
         eps_select = 0.0  # one candidate: nothing to choose
     if not estimate:
         eps_estimate = 0.0
     rel = release_local_sides(data, epsilon=left(eps_left, eps_select, eps_estimate), ledger=ledger,
                               rng=rng, plan=plan)
-    cands = rel.candidates
-    if problem != "maxcut":
-        cands = np.stack([balance_sides(cands[:, j], rel.confidence)
-                          for j in range(cands.shape[1])], axis=1)
+    names = ["forward"] + ["backward"] * (plan.backward_share > 0) + \
+        ["refined"] * (plan.refine_share > 0)
+    cands, names = _candidates(problem, rel, names)
     cuts_of = true_cuts(data)  # NOT private: read only through the releases below
     chosen = cands.shape[1] - 1
     if cands.shape[1] > 1:
         chosen = choose_candidate(cuts_of, cands, epsilon=eps_select, ledger=ledger, rng=rng,
-                                  note="forward-pass and refined sides of the local route; "
-                                       "monotone cuts (docs/privacy.md 4.11)")
+                                  note=f"{', '.join(names)} sides of the local route; monotone "
+                                       f"cuts (docs/privacy.md 4.11, 14.5)")
+    else:  # one distinct candidate: the choice's reserve goes to the estimate (4.10)
+        eps_estimate = eps_estimate + eps_select if estimate else eps_estimate
     x = cands[:, chosen]
     value, interval = (None, None)
     if estimate:
@@ -62,12 +66,40 @@ def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float
                                                               "decisions)"},
                            sides=x.copy(), local=rel)
     partition, assignment = partition_of(pg.labels, x)
-    names = ("forward", "refined")[:cands.shape[1]]
     return PrivateCutResult(
         partition=partition, assignment=assignment, estimated_value=value,
         estimate_interval=interval, synthetic_value=None, sdp_bound=None, eta=0.0,
         ledger=ledger, private_graph=pg, solver=None,
         diagnostics={"route": "local", "objective": names[chosen], "candidates": names,
                      "candidate_partitions": int(cands.shape[1]), "core": rel.plan.core,
-                     "refine_share": rel.plan.refine_share, "rank": None,
-                     "unspent": "pure epsilon-DP route: delta is not spent"})
+                     "refine_share": rel.plan.refine_share,
+                     "backward_share": rel.plan.backward_share,
+                     "order_spread": rel.plan.order_spread, "rank": None,
+                     **unspent_note(ledger, True)})
+
+
+def _candidates(problem: str, rel, names: list) -> tuple[np.ndarray, list]:
+    """The distinct candidate partitions (up to the global flip) and their names: for Max-Cut the
+    route's sides *and* their balanced versions (so that the cut is never below what the
+    bisection finds), for Max-Bisection the balanced versions only (docs/privacy.md 14.5).
+    Post-processing of the release. The balancing uses the confidence of the last pass (the
+    forward fields' for the forward sides)."""
+    conf_fwd = np.where(np.isnan(rel.fields), np.inf, np.abs(rel.fields))
+    cols, out = [], []
+    for j, name in enumerate(names):
+        x = rel.candidates[:, j]
+        conf = conf_fwd if j == 0 else rel.confidence
+        balanced = balance_sides(x, conf)
+        pairs = [(balanced, f"balanced {name}")]
+        if problem == "maxcut":
+            pairs.insert(0, (x, name))
+        for col, label in pairs:
+            cols.append(col)
+            out.append(label)
+    keep, seen = [], set()
+    for k, col in enumerate(cols):
+        key = (col if col[0] > 0 else -col).tobytes()
+        if key not in seen:
+            seen.add(key)
+            keep.append(k)
+    return np.stack([cols[k] for k in keep], axis=1), [out[k] for k in keep]

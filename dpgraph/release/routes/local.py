@@ -6,9 +6,9 @@ at the high-degree nodes. This route follows it:
 
 1. **Order.** The weighted degrees are released with Laplace noise (L1 sensitivity 2,
    ``DEGREE_SHARE`` of the route's epsilon) and the nodes are ordered by released degree,
-   largest first. From here on the order, and the released edge count ``m^ = sum(d^) / 2``, are
-   public.
-2. **Core** (only where the released density pays for it, :func:`plan_local`): the first
+   largest first (on dense graphs spread by Gumbel draws, ``LocalPlan.order_spread``). From
+   here on the order, and the released edge count ``m^ = sum(d^) / 2``, are public.
+2. **Core** (explicit plans only, :class:`LocalPlan`): the first
    ``k`` nodes of the order. Their pairs are released by randomized response (weights in
    ``[0, 1]`` are Bernoulli-rounded first, docs/privacy.md 4.12), de-biased, and the core's
    sides are the engine's Max-Cut of that release (post-processing).
@@ -23,13 +23,19 @@ at the high-degree nodes. This route follows it:
    composition over disjoint reads (docs/privacy.md 14.2). Releasing the noisy field and taking its sign is the
    Laplace-sign rule, whose error ``exp(-eps |s|) / 2`` is below the exponential mechanism's
    ``1 / (1 + exp(eps |s|))`` at every ``|s|``.
-4. **Refinement sweep** (where :func:`plan_local` gives it a share): every node, in the same
+4. **Backward pass** (where :func:`plan_local` gives it a share): the same batches in reverse
+   order; node ``v`` releases its field over the neighbours of *later* batches (their new sides)
+   with ``Laplace(1 / eps_b)`` and takes ``-sign`` of that plus its forward field: a round of
+   local search over all its neighbours in which each pair is read once more, by its earlier
+   endpoint: ``eps_b`` (docs/privacy.md 14.9).
+5. **Refinement sweep** (explicit plans only): every node, in the same
    batches, re-releases its field over *all* its neighbours' current sides with
    ``Laplace(2 / eps_2)`` and moves to the other side when the released field leans to its own
    side by more than one noise scale (a private round of local search). Each pair is read twice
    (once by each endpoint): ``eps_2`` in all.
 
-The candidates (the forward pass's sides and, with a sweep, the refined sides) are returned;
+The candidates (the forward pass's sides and, with a backward pass or a sweep, the sides after
+each) are returned;
 :func:`dpgraph.max_cut` chooses among them privately (docs/privacy.md 4.11).
 ``delta`` is never spent. Memory ``O(m + k^2)``; work ``O(m)`` per pass beyond the core.
 """
@@ -41,18 +47,20 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.privacy.budget import LOCAL_DEGREE_SHARE, LOCAL_REFINE_SHARE
+from dpgraph.privacy.budget import LOCAL_DEGREE_SHARE, LOCAL_REFINE_SHARE, left
 from dpgraph.graph import GraphData
 from dpgraph.release.private_graph import PrivateGraph
-from dpgraph.privacy import PrivacyLedger, gumbel_noise, laplace_add, laplace_mechanism
+from dpgraph.privacy import (PrivacyLedger, gumbel_noise, laplace_add, laplace_mechanism,
+                             make_rng)
 from dpgraph.progress import report
 from dpgraph.release.routes.randomized_response import randomized_response_matrix
 
 __all__ = ["LocalPlan", "LocalRelease", "LocalPrivateGraph", "plan_local", "release_order",
            "release_local_sides", "release", "estimated_memory", "batch_bounds", "balance_sides",
            "forward_pass", "release_local_labels", "label_scores",
-           "DEGREE_SHARE", "FIRST_BATCH", "BATCH_GROWTH", "REFINE_SHARE", "SWEEP_FROM", "CORE_FROM",
-           "LARGE_CORE_FROM", "LARGE_CORE_MIN_EPSILON", "DASK_FIRST_BATCH", "DASK_BATCH_GROWTH"]
+           "backward_pass", "DEGREE_SHARE", "FIRST_BATCH", "BATCH_GROWTH", "REFINE_SHARE",
+           "SPREAD_RAMP", "ORDER_SPREAD_MAX", "BACKWARD_RAMP", "BACKWARD_SHARE_MAX",
+           "DASK_FIRST_BATCH", "DASK_BATCH_GROWTH"]
 
 # Share of the route's epsilon for the degrees that fix the order (the order only needs to be
 # roughly right; the decisions need the budget): dpgraph.privacy.budget.LOCAL_DEGREE_SHARE.
@@ -65,19 +73,21 @@ DEGREE_SHARE = LOCAL_DEGREE_SHARE
 # chameleon, facebook and ca-hepph against these.
 FIRST_BATCH = 1
 BATCH_GROWTH = 0.01
-# The plan (a function of public n and the released density rho = 2 m^ epsilon / n only):
-# below SWEEP_FROM the forward pass gets the whole budget; from SWEEP_FROM on a refinement sweep
-# takes REFINE_SHARE of the decision budget (and max_cut chooses privately between the forward
-# and the refined sides); from CORE_FROM on a core of min(1000, n/2) nodes too; from
-# LARGE_CORE_FROM on a core of min(2000, n) nodes. Where each pays: benchmarks/NOTES.md.
+# The plan is a continuous function of the released density rho = 2 m^ epsilon / n (public n,
+# released m^, the decision budget), so that neither a larger epsilon nor the noise of m^ can
+# switch it abruptly (docs/privacy.md 14.9):
+# - the order spread ramps linearly from 0 at rho = SPREAD_RAMP[0] to ORDER_SPREAD_MAX at
+#   SPREAD_RAMP[1]: on sparse graphs the strict degree order lets low-degree nodes see all
+#   their (earlier, higher-degree) neighbours; on dense ones a spread order lets every node see
+#   about half of its neighbours decided and gives the greedy pass a better start;
+# - the backward pass's share of the decision budget ramps linearly from 0 at
+#   rho = BACKWARD_RAMP[0] to BACKWARD_SHARE_MAX at BACKWARD_RAMP[1].
+# Where each pays (benchmarks/NOTES.md, "The local route's plan"): the backward candidate beats
+# the forward pass from rho of about 40-80 (chameleon from 12); below, the forward pass needs
+# the whole budget. The core and the refinement sweep remain for explicit plans (LocalPlan).
+SPREAD_RAMP, ORDER_SPREAD_MAX = (5.0, 45.0), 1.0
+BACKWARD_RAMP, BACKWARD_SHARE_MAX = (30.0, 80.0), 0.4
 REFINE_SHARE = LOCAL_REFINE_SHARE
-SWEEP_FROM = 20.0
-CORE_FROM = 50.0
-LARGE_CORE_FROM = 90.0
-# ... and only where randomized response on the core's pairs is informative on its own: at
-# epsilon 1.5 it flips 18% of the pairs, at 1 27% (planted, n = 2,000, d = 100, epsilon 1: a core
-# of every node gives 0.72 of the reference, a core of 1,000 and the forward pass 0.96).
-LARGE_CORE_MIN_EPSILON = 1.5
 CORE_NODES, LARGE_CORE_NODES = 1000, 2000
 # On Dask every batch is a pass over the edges: the first batch is DASK_FIRST_BATCH of the nodes
 # and batches grow by DASK_BATCH_GROWTH of the position (about 32 batches whatever n).
@@ -94,38 +104,43 @@ class LocalPlan:
     refine_share: float = 0.0
     first_batch: int = FIRST_BATCH
     batch_growth: float = BATCH_GROWTH
+    #: spread of the order: nodes are ordered by ``log(1 + d^_v) + order_spread * G_v`` with
+    #: ``G_v`` standard Gumbel draws (post-processing randomness); 0 is the released-degree order
+    order_spread: float = 0.0
+    #: of the decision budget: the backward pass (docs/privacy.md 14.9)
+    backward_share: float = 0.0
+
+
+def _ramp(rho: float, span: tuple) -> float:
+    """0 below ``span[0]``, 1 above ``span[1]``, linear between."""
+    return float(min(max((rho - span[0]) / (span[1] - span[0]), 0.0), 1.0))
 
 
 def plan_local(n: int, m_hat: float, epsilon: float, *, passes_cost: bool = False) -> LocalPlan:
     """The plan of the route from public ``n``, a released edge count ``m_hat`` and the
-    decision budget ``epsilon`` (no privacy cost).
+    decision budget ``epsilon`` (no privacy cost): a continuous function of the released
+    density ``rho = 2 m_hat epsilon / n`` (released mean degree times epsilon), which measures
+    how much a node's decision can see.
 
-    ``passes_cost=True`` (edges on Dask, where every batch is one pass over the edges): no
-    core (it would collect its pairs on the client) and ``DASK_FIRST_BATCH`` of the nodes
-    first, growing by ``DASK_BATCH_GROWTH``: a few tens of passes per pass of the route.
+    ``order_spread`` ramps from 0 at ``rho = SPREAD_RAMP[0]`` to ``ORDER_SPREAD_MAX`` at
+    ``SPREAD_RAMP[1]``; ``backward_share`` from 0 at ``BACKWARD_RAMP[0]`` to
+    ``BACKWARD_SHARE_MAX`` at ``BACKWARD_RAMP[1]``. No core, no refinement sweep.
+    ``passes_cost=True`` (edges on Dask, where every batch is one pass over the edges):
+    ``DASK_FIRST_BATCH`` of the nodes first, growing by ``DASK_BATCH_GROWTH``.
 
-    ``rho = 2 m_hat epsilon / n`` (released mean degree times epsilon) measures how much a
-    node's decision can see: below ``SWEEP_FROM`` every bit of budget goes to the forward pass;
-    from there a refinement sweep, from ``CORE_FROM`` a core of ``min(1000, n/2)`` nodes, and from
-    ``LARGE_CORE_FROM`` at ``epsilon >= LARGE_CORE_MIN_EPSILON`` a core of ``min(2000, n)``
-    nodes pay for their share.
-
-    >>> [plan_local(4039, 88234, e).core for e in (0.5, 1.0, 4.0)]
-    [0, 0, 2000]
-    >>> plan_local(2277, 31421, 1.0).refine_share, plan_local(2277, 31421, 2.0).core
-    (0.2, 1000)
+    >>> plan_local(154908, 327162, 1.9).backward_share  # soc-douban, eps 2: rho 8
+    0.0
+    >>> p = plan_local(4039, 88234, 3.8)  # facebook, eps 4: rho 166
+    >>> p.order_spread, p.backward_share, p.core
+    (1.0, 0.4, 0)
     """
     rho = 2.0 * max(float(m_hat), 0.0) * float(epsilon) / max(int(n), 1)
-    sweep = REFINE_SHARE if rho >= SWEEP_FROM else 0.0
+    shape = dict(order_spread=ORDER_SPREAD_MAX * _ramp(rho, SPREAD_RAMP),
+                 backward_share=BACKWARD_SHARE_MAX * _ramp(rho, BACKWARD_RAMP))
     if passes_cost:
-        return LocalPlan(core=0, refine_share=sweep,
-                         first_batch=max(1, int(DASK_FIRST_BATCH * n)),
-                         batch_growth=DASK_BATCH_GROWTH)
-    if rho < CORE_FROM:
-        return LocalPlan(refine_share=sweep)
-    large = rho >= LARGE_CORE_FROM and epsilon >= LARGE_CORE_MIN_EPSILON
-    core = min(LARGE_CORE_NODES, n) if large else min(CORE_NODES, n // 2)
-    return LocalPlan(core=core if core >= 3 else 0, refine_share=REFINE_SHARE)
+        return LocalPlan(first_batch=max(1, int(DASK_FIRST_BATCH * n)),
+                         batch_growth=DASK_BATCH_GROWTH, **shape)
+    return LocalPlan(**shape)
 
 
 def batch_bounds(start: int, n: int, first: int = FIRST_BATCH,
@@ -181,17 +196,21 @@ class LocalRelease:
     diagnostics: dict = field(default_factory=dict)
 
 
-def release_order(degrees, *, epsilon: float, ledger: PrivacyLedger,
-                  rng) -> tuple[np.ndarray, np.ndarray]:
+def release_order(degrees, *, epsilon: float, ledger: PrivacyLedger, rng,
+                  spread: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Step 1: the weighted ``degrees`` released (Laplace, L1 sensitivity 2: one pair's weight
     moves two degrees by at most 1 each; docs/privacy.md 14.1) and the order by released
-    degree."""
+    degree; with ``spread > 0``, by ``log(1 + max(d^, 0)) + spread * Gumbel`` (post-processing:
+    the Gumbel draws read nothing of the input)."""
     deg = np.asarray(degrees, dtype=np.float64).ravel()
     dhat, _ = laplace_mechanism(
         deg, sensitivity=2.0, epsilon=epsilon, ledger=ledger, name="local route: degrees",
         rng=rng, changed=2, note="one pair moves two degrees by <= 1 each (docs/privacy.md 14.1)")
     dhat = np.atleast_1d(np.asarray(dhat, dtype=np.float64))
-    return dhat, np.argsort(-dhat, kind="stable")
+    if spread <= 0:
+        return dhat, np.argsort(-dhat, kind="stable")
+    key = np.log1p(np.maximum(dhat, 0.0)) + float(spread) * rng.gumbel(size=dhat.size)
+    return dhat, np.argsort(-key, kind="stable")
 
 
 def _sides_from_field(noisy_field: np.ndarray, gen) -> np.ndarray:
@@ -238,6 +257,35 @@ def forward_pass(weights, order, x, fields, bounds, *, epsilon, ledger, rng) -> 
         fields[rows] = noisy
 
 
+def backward_pass(weights, order, x, earlier, bounds, *, epsilon, ledger, rng,
+                  released=None) -> tuple[np.ndarray, np.ndarray]:
+    """The backward pass (docs/privacy.md 14.9), over the forward pass's batches ``bounds`` in
+    reverse order: node ``v`` releases ``b_v = sum_u w_uv y_u + Laplace(1 / epsilon)`` over the
+    neighbours ``u`` of *later* batches (``y_u``: their new sides; 0 for the rest) and takes
+    ``y_v = -sign(earlier_v + b_v)`` (its old side at 0), ``earlier_v`` being its released
+    forward field (its earlier neighbours still hold the sides that field summed). Each pair is
+    read once, by its earlier endpoint; nodes outside ``bounds`` (the core) keep their sides and
+    read nothing. The caller charges ``epsilon`` once. Returns the new sides and
+    ``|earlier + b|``, the confidence of each decision (``inf`` for the core); ``released``
+    (length n), when given, receives the released ``b``."""
+    y = np.zeros_like(x)
+    conf = np.full(x.shape[0], np.inf)
+    for a, b in reversed(bounds):
+        rows = order[a:b]
+        noisy = laplace_add(_rows_product(weights, rows, y), sensitivity=1.0, epsilon=epsilon,
+                            changed=1, ledger=ledger, rng=rng)
+        if released is not None:
+            released[rows] = noisy
+        total = earlier[rows] + noisy
+        side = -np.sign(total)
+        side[side == 0] = x[rows][side == 0]
+        y[rows] = side
+        conf[rows] = np.abs(total)
+    start = bounds[0][0] if bounds else x.shape[0]
+    y[order[:start]] = x[order[:start]]  # the core
+    return y, conf
+
+
 def _refine_sweep(weights, order, x, confidence, bounds, *, epsilon, ledger, rng) -> None:
     """Step 4, in place: flip a node when its released field (all neighbours, current sides)
     leans to its own side by more than one noise scale ``2 / epsilon``."""
@@ -262,14 +310,23 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
     """
     weights = data.weights
     n = data.n
+    rng = make_rng(rng)
     eps_d = degree_share * epsilon
     eps_m = epsilon - eps_d
-    dhat, order = release_order(data.degrees, epsilon=eps_d, ledger=ledger, rng=rng)
-    m_hat = float(dhat.sum()) / 2.0
     if plan is None:
-        plan = plan_local(n, m_hat, eps_m, passes_cost=not sp.issparse(weights))
-    eps_1 = (1.0 - plan.refine_share) * eps_m
-    eps_2 = eps_m - eps_1
+        dhat, order = release_order(data.degrees, epsilon=eps_d, ledger=ledger, rng=rng)
+        plan = plan_local(n, float(dhat.sum()) / 2.0, eps_m,
+                          passes_cost=not sp.issparse(weights))
+        if plan.order_spread > 0:  # the same released degrees, a spread order (post-processing)
+            key = np.log1p(np.maximum(dhat, 0.0)) + plan.order_spread * rng.gumbel(size=n)
+            order = np.argsort(-key, kind="stable")
+    else:
+        dhat, order = release_order(data.degrees, epsilon=eps_d, ledger=ledger, rng=rng,
+                                    spread=plan.order_spread)
+    m_hat = float(dhat.sum()) / 2.0
+    eps_b = plan.backward_share * eps_m
+    eps_2 = plan.refine_share * eps_m
+    eps_1 = left(eps_m, eps_b, eps_2)
     x = np.zeros(n)
     fields = np.full(n, np.nan)  # the core's nodes release no field
     k = min(plan.core, n)
@@ -293,6 +350,16 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
     forward_pass(weights, order, x, fields, bounds, epsilon=eps_1, ledger=ledger, rng=rng)
     confidence = np.where(np.isnan(fields), np.inf, np.abs(fields))
     candidates = [x.copy()]
+    if plan.backward_share > 0:
+        report("local route: backward pass")
+        ledger.charge("local route: backward pass", mechanism="discrete laplace",
+                      epsilon=eps_b, sensitivity=1.0, sensitivity_norm="l1",
+                      noise_scale=1 / eps_b,
+                      note="adaptive, disjoint reads in reverse order: each non-core pair read "
+                           "once, by its earlier endpoint's field (docs/privacy.md 14.9)")
+        x, confidence = backward_pass(weights, order, x, np.nan_to_num(fields), bounds,
+                                      epsilon=eps_b, ledger=ledger, rng=rng)
+        candidates.append(x.copy())
     if plan.refine_share > 0:
         report("local route: refinement sweep")
         all_bounds = batch_bounds(0, n, plan.first_batch, plan.batch_growth)
