@@ -181,6 +181,13 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
                 "as undirected", problem="the file declares a directed graph")
     if ids not in ("auto", "int", "str"):
         raise ValueError(f"ids={ids!r} is not 'auto', 'int' or 'str'")
+    if ids != "str" and not directed:  # large simple files: streamed into the CSR
+        from dpgraph.io.stream import read_edge_stream
+
+        data = read_edge_stream(path, ncols, skip=fnum - 1, first=fline, duplicates=duplicates,
+                                comments=_SNAP_COMMENTS)
+        if data is not None:
+            return data
     names = [("u", "i8"), ("v", "i8")] + ([("w", "f8")] if ncols == 3 else [])
     table = None if ids == "str" else _arrow_table(path, ncols, skip=fnum - 1, first=fline)
     try:

@@ -1,0 +1,220 @@
+"""Edge lists streamed into the CSR: the large-file path of :func:`dpgraph.io.read_graph` for
+SNAP edge lists of integer ids.
+
+The text is parsed in blocks by pyarrow's streaming CSV reader; each block's ids are kept as
+int32 while they fit (int64 otherwise), and nothing else is kept of the text. When the file is
+read, the ids become node positions (a counting pass when they are compact, a merge of the
+blocks' distinct ids otherwise), written straight into the two index arrays of the symmetric
+matrix (both directions of each line) while the blocks are freed, and SciPy's COO -> CSR
+conversion (one counting pass and a sort of each row, no sort of the whole edge list) builds
+the CSR with int32 indices (n and 2m below 2^31). An unweighted file carries a one-byte
+placeholder per entry until the CSR is built; its float64 weights (all 1) are made last. So
+the text table, a COO and the CSR are never held at once: about 34 bytes per edge at the peak
+(unweighted, int32 ids), 24 bytes per edge once read (:data:`PEAK_BYTES_PER_EDGE`).
+
+The stream handles the simple files, which are the large ones: every line ``u v`` or ``u v w``
+with one separator, integer ids, no self-loop, no pair listed twice, finite non-zero weights.
+Anything else (a comment or blank field after the first edge line, a self-loop, a repeated
+pair, a zero weight, ...) returns the file to the reader's general path (:func:`read_edge_stream`
+returns ``None``, or hands the positions it has to :func:`dpgraph.graph.from_coo`), which reads
+it with the same result, the same warnings and the same error messages as before.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import scipy.sparse as sp
+
+from dpgraph.graph import GraphData, from_coo
+from dpgraph.io.base import is_gzip, scan_lines, strip_comment
+from dpgraph.memory import check_memory
+
+__all__ = ["read_edge_stream", "PEAK_BYTES_PER_EDGE", "BLOCK_SIZE"]
+
+# Peak bytes per edge line while a simple file is streamed into the CSR: unweighted with int32
+# ids, 8 (the blocks) then 16 (both index arrays) + 1 (placeholder) + 8 (CSR indices) + 1
+# (CSR placeholder) = 34; weighted, 16 + 16 (weights twice) + 8 + 16 = 56. Rounded up; the
+# node arrays are priced apart (NODE_BYTES).
+PEAK_BYTES_PER_EDGE = {False: 40, True: 64}
+# Bytes per node: its label (a Python int in a tuple), the position map and the CSR row pointer.
+NODE_BYTES = 64
+# Bytes of text pyarrow parses per block (measured: 4 MiB and 16 MiB blocks read a 10^7-line
+# file equally fast, as fast as pyarrow's whole-file reader).
+BLOCK_SIZE = 1 << 24
+_INT32 = np.iinfo(np.int32)
+
+
+def _delimiter(path, skip: int, first: str, comments) -> str | None:
+    """The one separator of the edge lines (tab or space, from the first edge line), or None
+    when the file is not simple enough for the stream (see the module docstring)."""
+    if skip:  # pyarrow's skip_rows must count exactly the lines before the first edge line
+        for number, line in scan_lines(path):
+            if number > skip:
+                break
+            if not line.strip() or "\r" in line.rstrip("\r\n"):
+                return None
+    body = strip_comment(first, comments).strip()
+    delimiter = "\t" if "\t" in body else " "
+    if delimiter == " " and ("\t" in body or "  " in body):
+        return None
+    return delimiter
+
+
+def _predicted_lines(path, skip: int) -> int:
+    """Edge lines the file holds, predicted from its size and the mean length of its first
+    lines (to price the read before it starts)."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as fh:
+        head = fh.read(1 << 16)
+    lines = head.split(b"\n")[skip:-1] or [head]
+    mean = max(sum(len(x) + 1 for x in lines) / len(lines), 4.0)
+    return int(size / mean) + 1
+
+
+def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str = "max",
+                     comments=("#", "%")) -> GraphData | None:
+    """The SNAP edge list ``path`` (``ncols`` 2 or 3 fields, edge lines after its first
+    ``skip`` lines) as :class:`~dpgraph.graph.GraphData`, labels the sorted distinct ids, or
+    ``None`` when the file is not one the stream handles (the caller's general path then reads
+    it). Refuses with :class:`~dpgraph.memory.InsufficientMemoryError` before reading a file
+    whose predicted edge count would not fit, and before building a CSR that would not fit.
+    """
+    if ncols not in (2, 3) or is_gzip(path):
+        return None
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+    except ImportError:
+        return None
+    delimiter = _delimiter(path, skip, first, comments)
+    if delimiter is None:
+        return None
+    weighted = ncols == 3
+    per_edge = PEAK_BYTES_PER_EDGE[weighted]
+    predicted = _predicted_lines(path, skip)
+    check_memory(per_edge * predicted,
+                 what=f"reading {path} (about {predicted:,} edge lines predicted from its size)",
+                 fit=(lambda k: per_edge * k, "About {:,} edge lines fit."))
+    cols = ["u", "v", "w"][:ncols]
+    types = {"u": pa.int64(), "v": pa.int64(), "w": pa.float64()}
+    try:
+        reader = pcsv.open_csv(
+            path,
+            read_options=pcsv.ReadOptions(skip_rows=skip, column_names=cols, use_threads=True,
+                                          block_size=BLOCK_SIZE),
+            parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False,
+                                            double_quote=False, escape_char=False,
+                                            newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pcsv.ConvertOptions(column_types={c: types[c] for c in cols},
+                                                null_values=[], strings_can_be_null=False,
+                                                quoted_strings_can_be_null=False,
+                                                check_utf8=False))
+        blocks_u, blocks_v, blocks_w = [], [], []
+        lo, hi, m, simple = None, None, 0, True
+        for batch in reader:
+            if batch.num_columns != ncols or any(c.null_count for c in batch.columns):
+                return None
+            if not batch.num_rows:
+                continue
+            u = batch.column(0).to_numpy()
+            v = batch.column(1).to_numpy()
+            b_lo, b_hi = min(int(u.min()), int(v.min())), max(int(u.max()), int(v.max()))
+            lo = b_lo if lo is None else min(lo, b_lo)
+            hi = b_hi if hi is None else max(hi, b_hi)
+            simple = simple and not np.any(u == v)
+            if weighted:
+                w = batch.column(2).to_numpy()
+                simple = simple and bool(np.all(np.isfinite(w) & (w != 0)))
+                blocks_w.append(w)
+            small = _INT32.min <= lo and hi <= _INT32.max
+            blocks_u.append(u.astype(np.int32) if small else u)
+            blocks_v.append(v.astype(np.int32) if small else v)
+            m += int(u.size)
+            if m > 1.25 * predicted:  # more lines than predicted: price them again
+                predicted = 2 * m
+                check_memory(per_edge * (predicted - m),
+                             what=f"reading {path} (more than {m:,} edge lines)")
+            del batch, u, v
+    except (pa.ArrowException, OSError, ValueError):
+        return None
+    if m == 0:
+        return None
+    positions, labels = _positions(blocks_u + blocks_v, lo, hi, m)
+    n = len(labels)
+    # both directions of every line: rows [u; v], columns [v; u]
+    # rows and columns (8 B per line each), the values and the CSR's indices and values:
+    # 28 B per line unweighted, 56 B weighted
+    check_memory((56 if weighted else 28) * m + NODE_BYTES * n,
+                 what=f"the CSR of {path} ({n:,} nodes, {m:,} edge lines)")
+    index_dtype = np.int32 if max(n, 2 * m) < _INT32.max else np.int64
+    rows = np.empty(2 * m, dtype=index_dtype)
+    cols = np.empty(2 * m, dtype=index_dtype)
+    start = 0
+    while blocks_u:
+        bu, bv = positions(blocks_u.pop(0)), positions(blocks_v.pop(0))
+        end = start + bu.size
+        rows[start:end], cols[m + start:m + end] = bu, bu
+        cols[start:end], rows[m + start:m + end] = bv, bv
+        start = end
+        del bu, bv
+    w = np.concatenate(blocks_w) if weighted else None
+    del blocks_w
+    if not simple:  # a self-loop or a weight the general policy handles: from_coo's path
+        return from_coo(rows[:m], cols[:m], w if weighted else np.ones(m), labels,
+                        duplicates=duplicates, source=str(path))
+    values = np.concatenate([w, w]) if weighted else np.ones(2 * m, dtype=np.int8)
+    W = sp.coo_array((values, (rows, cols)), shape=(n, n)).tocsr()  # sorted, repeats summed
+    del values
+    if W.nnz != 2 * m:  # a pair listed twice: merged by the duplicates rule of from_coo
+        del W
+        return from_coo(rows[:m], cols[:m], w if weighted else np.ones(m), labels,
+                        duplicates=duplicates, source=str(path))
+    del rows, cols, w
+    data = W.data if weighted else np.ones(W.nnz)
+    W = sp.csr_array((data, W.indices, W.indptr), shape=(n, n))
+    W.has_sorted_indices = True
+    return GraphData(weights=W, labels=labels)
+
+
+def _offset(ids: np.ndarray, lo: int) -> np.ndarray:
+    """``ids - lo`` in int64 (int32 ids minus a negative ``lo`` may pass 2^31)."""
+    return np.subtract(ids, lo, dtype=np.int64)
+
+
+def _positions(blocks, lo: int, hi: int, m: int):
+    """``(position, labels)``: a function from a block of ids to their positions among the
+    sorted distinct ids (int32 while they fit), and those ids as a tuple of Python ints. A
+    counting pass when the ids are compact (``hi - lo`` at most ``4 m + 1024``), else the
+    blocks' distinct ids merged block by block (no sort of the whole edge list)."""
+    span = hi - lo + 1
+    if span <= 4 * m + 1024:
+        present = np.zeros(span, dtype=bool)
+        for b in blocks:
+            present[_offset(b, lo)] = True
+        if present.all():
+            labels = tuple(range(lo, hi + 1))
+            dtype = np.int32 if span < _INT32.max else np.int64
+
+            def position(b):
+                return _offset(b, lo).astype(dtype)
+            return position, labels
+        distinct = np.flatnonzero(present) + lo
+        rank = np.cumsum(present, dtype=np.int64) - 1
+        del present
+        dtype = np.int32 if distinct.size < _INT32.max else np.int64
+        rank = rank.astype(dtype)
+
+        def position(b):
+            return rank[_offset(b, lo)]
+        return position, tuple(distinct.tolist())
+    distinct = np.empty(0, dtype=np.int64)
+    for b in blocks:
+        distinct = np.union1d(distinct, np.unique(b))
+    dtype = np.int32 if distinct.size < _INT32.max else np.int64
+
+    def position(b):
+        return np.searchsorted(distinct, b).astype(dtype)
+    return position, tuple(distinct.tolist())
+

@@ -1,0 +1,108 @@
+"""The streamed edge-list reader (dpgraph.io.stream) against the general path of read_snap:
+the same graph, labels and warnings for every file, and the memory it promises."""
+
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dpgraph.io import read_graph
+from dpgraph.io import stream
+from dpgraph.memory import InsufficientMemoryError
+
+IDS = st.one_of(st.integers(0, 30), st.integers(-5, 5), st.integers(2**31 - 3, 2**31 + 3),
+                st.integers(10**12, 10**12 + 50), st.sampled_from([0, 7, 10**9, 2**40]))
+
+
+def _read(path, monkeypatch, streamed, **kw):
+    """``(GraphData or the error text, warning texts)`` with or without the stream."""
+    with monkeypatch.context() as mp:
+        if not streamed:
+            mp.setattr(stream, "read_edge_stream", lambda *a, **k: None)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                g = read_graph(path, format="snap", **kw)
+            except ValueError as exc:
+                g = f"{type(exc).__name__}: {exc}"
+    return g, sorted(str(w.message) for w in caught)
+
+
+def _same(a, b):
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return (tuple(a.labels) == tuple(b.labels) and a.weights.shape == b.weights.shape
+            and (a.weights != b.weights).nnz == 0 and a.weights.data.dtype == np.float64
+            and a.weights.has_sorted_indices)
+
+
+def _settings(n):
+    return settings(max_examples=n, derandomize=True, database=None, deadline=None,
+                    suppress_health_check=list(HealthCheck))
+
+
+@_settings(60)
+@given(edges=st.lists(st.tuples(IDS, IDS), min_size=1, max_size=40),
+       weights=st.one_of(st.none(), st.lists(st.sampled_from([1.0, 0.5, -2.0, 0.0, 3.25]),
+                                             min_size=40, max_size=40)),
+       sep=st.sampled_from(["\t", " "]), comment=st.booleans(),
+       duplicates=st.sampled_from(["max", "sum", "error"]))
+def test_stream_reads_what_the_general_path_reads(tmp_path_factory, monkeypatch, edges, weights,
+                                                  sep, comment, duplicates):
+    path = tmp_path_factory.mktemp("s") / "g.txt"
+    lines = [sep.join(map(str, e)) + (f"{sep}{weights[k]}" if weights else "")
+             for k, e in enumerate(edges)]
+    path.write_text(("# Undirected graph\n" if comment else "") + "\n".join(lines) + "\n")
+    fast, fast_warnings = _read(path, monkeypatch, True, duplicates=duplicates)
+    slow, slow_warnings = _read(path, monkeypatch, False, duplicates=duplicates)
+    assert _same(fast, slow), (fast, slow)
+    assert fast_warnings == slow_warnings
+
+
+def _edge_file(path, n, m, seed=0, weighted=False):
+    rng = np.random.default_rng(seed)
+    keys = np.unique(rng.integers(0, n * n, 3 * m))
+    i, j = keys // n, keys % n
+    keep = i < j
+    i, j = i[keep][:m], j[keep][:m]
+    cols = [i, j] + ([rng.uniform(0.5, 2.0, i.size).round(3)] if weighted else [])
+    with open(path, "w") as fh:
+        fh.write("# a random graph\n")
+        fh.write("\n".join("\t".join(map(str, row)) for row in zip(*cols)) + "\n")
+    return i.size
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_stream_peak_memory_per_edge(tmp_path, weighted):
+    path = tmp_path / "e.txt"
+    m = _edge_file(path, 20_000, 200_000, weighted=weighted)
+    with open(path) as fh:
+        first = [fh.readline(), fh.readline()][1]
+    read_graph(path)  # imports and first-call allocations are not the reader's
+    tracemalloc.start()
+    try:
+        g = stream.read_edge_stream(path, 3 if weighted else 2, skip=1, first=first)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert g is not None and g.m == m and g.weights.indices.dtype == np.int32
+    # the promised bound: PEAK_BYTES_PER_EDGE per line and NODE_BYTES per node
+    assert peak < stream.PEAK_BYTES_PER_EDGE[weighted] * m + stream.NODE_BYTES * g.n + 2**20
+
+
+def test_stream_refuses_a_file_that_would_not_fit(tmp_path, monkeypatch):
+    path = tmp_path / "e.txt"
+    m = _edge_file(path, 20_000, 200_000)
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "2M")   # 200,000 lines need about 8 MB
+    tracemalloc.start()
+    try:
+        with pytest.raises(InsufficientMemoryError, match="edge lines fit") as info:
+            read_graph(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "DPGRAPH_MEMORY_LIMIT=2M" in str(info.value) and peak < 2 * 2**20
+    assert m > 100_000
