@@ -19,6 +19,7 @@ from dpgraph.graph import GraphData
 from dpgraph.privacy import make_rng, reproducible_tag, spent_text
 from dpgraph.release.private_graph import PrivateGraph
 from dpgraph.synthetic import factor_sampler
+from dpgraph.synthetic.block_model import warn_if_sparse_sample
 from dpgraph.synthetic.factor_sampler import SamplePlan, distinct_sorted, sample_task
 
 __all__ = ["FactorPrivateGraph", "LowRankOperator", "DENSE_EXPORT_MAX_N", "LOCAL_SEARCH_MAX_N"]
@@ -390,7 +391,8 @@ class FactorPrivateGraph(PrivateGraph):
         repeated pairs are dropped (the edge count comes out slightly below the released one on
         graphs with very high-degree nodes). ``O(m + n r)`` expected time and memory, on this
         machine; :meth:`sample_dask` draws the same graph as Dask tasks (the client then holds
-        ``O(n r)``). Post-processing, no privacy cost.
+        ``O(n r)``). Post-processing, no privacy cost. A :class:`UserWarning` says when the
+        sample has fewer than ``n / 2`` edges (empty included).
 
         Examples
         --------
@@ -414,6 +416,7 @@ class FactorPrivateGraph(PrivateGraph):
         key = distinct_sorted(np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64))
         del keys
         lo, hi = key // n, key % n
+        warn_if_sparse_sample(lo.size, n, stacklevel=2)
         A = sp.csr_array((np.ones(2 * lo.size), (np.concatenate([lo, hi]),
                                                  np.concatenate([hi, lo]))), shape=(n, n))
         A.sort_indices()

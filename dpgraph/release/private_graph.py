@@ -190,12 +190,16 @@ class PrivateGraph:
         :func:`dpgraph.privatize`): :func:`dpgraph.synthetic.block_model.sample_block_model`, which draws
         exactly the released number of edges per block pair with degree-proportional
         endpoints. Otherwise pair ``{i, j}`` is an edge with probability ``min(W_ij, 1)``
-        independently (``W`` = :meth:`weights`)."""
+        independently (``W`` = :meth:`weights`). A :class:`UserWarning` says when the sample
+        has fewer than ``n / 2`` edges (empty included) and names the released count."""
+        from dpgraph.synthetic.block_model import warn_if_sparse_sample
+
         gen = make_rng(rng)
         if self.block_model is not None:
             from dpgraph.synthetic.sampler import sample_block_model
 
             bm = self.block_model
+            warn_if_sparse_sample(bm.edge_count, self.n, bm.edge_total, stacklevel=3)
             return sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,
                                       rng=gen, labels=self.labels)
         W = self.weights()
@@ -204,6 +208,7 @@ class PrivateGraph:
         del W
         keep = gen.random(p.shape[0]) < p
         rows, cols = iu[keep], ju[keep]
+        warn_if_sparse_sample(rows.size, self.n, stacklevel=3)
         A = sp.coo_array((np.ones(rows.size), (rows, cols)), shape=(self.n, self.n))
         return from_matrix((A + A.T).tocsr(), self.labels, source="sampled synthetic graph")
 

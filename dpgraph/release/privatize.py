@@ -39,7 +39,8 @@ from dpgraph.release.routes import route_module, route_names, route_spec
 from dpgraph.release.screening import (choose_scale_route,
                                        default_synthetic_share, pure_route, refuse_if_too_large,
                                        release_edge_count, screen, screens, streamed_route)
-from dpgraph.synthetic.block_model import release_block_model
+from dpgraph.synthetic.block_model import (combined_estimate, degrees_summing_to,
+                                           match_edge_count, release_block_model)
 from dpgraph.synthetic.communities import DEFAULT_BLOCKS
 
 __all__ = ["PrivateGraph", "privatize", "ReleaseOptions", "check_rank", "default_rank",
@@ -343,8 +344,28 @@ def _choose_route(route, data, epsilon, delta, rank, rank_given, options, edge_c
 
 def _release_block_model(pg, data, synthetic_blocks, eps_synthetic, ledger, gen) -> None:
     """docs/privacy.md 7: a partition from the release (post-processing), then the block
-    model's releases for that partition (adaptive composition)."""
+    model's releases for that partition (adaptive composition); then (7.12, post-processing)
+    its clipped block counts rescaled to the inverse-variance combination of the unbiased
+    totals of the block model's raw releases and of the route's release, and its degrees
+    shifted down to sum to twice that count."""
     report(f"privatize: synthetic block model ({synthetic_blocks} blocks)")
     blocks = pg.synthetic_blocks(int(synthetic_blocks), rng=gen)
-    pg.block_model = release_block_model(data, blocks, epsilon=eps_synthetic, ledger=ledger,
-                                         rng=gen)
+    bm = release_block_model(data, blocks, epsilon=eps_synthetic, ledger=ledger, rng=gen)
+    bm.edge_total = combined_estimate(bm.edge_total, _route_edge_total(pg))
+    bm = match_edge_count(bm, bm.edge_total[0], rng=gen)
+    bm.degrees = degrees_summing_to(bm.degrees, 2.0 * bm.edge_count)
+    pg.block_model = bm
+    pg.diagnostics["edge_count_estimate"] = round(bm.edge_total[0], 2)
+
+
+def _route_edge_total(pg) -> tuple[float, float] | None:
+    """The route's own unbiased estimate of the total edge weight and its noise variance
+    (docs/privacy.md 7.12), where its release has one: the de-biased randomized-response
+    pairs ``(Y - p) / (1 - 2p)`` sum to it, each pair's noise of variance
+    ``p (1 - p) / (1 - 2p)^2`` whatever the pair holds (``p`` public). None otherwise."""
+    p = pg.diagnostics.get("flip_probability")
+    if pg.unbiased is None or p is None:
+        return None
+    p = float(p)
+    pairs = pg.n * (pg.n - 1) // 2
+    return float(pg.unbiased.sum()) / 2.0, pairs * p * (1.0 - p) / (1.0 - 2.0 * p) ** 2

@@ -12,7 +12,9 @@ node's share of its degree inside its block), every entry a post-processed Lapla
   (docs/privacy.md 7.7): inside degrees, inter-block counts and across degrees in one Laplace
   release of weighted L1 sensitivity 1.
 - :func:`release_edge_count` and :func:`match_edge_count` (docs/privacy.md 7.10): the total
-  edge weight, and the block counts rescaled to it.
+  edge weight, and the block counts rescaled to it; :func:`combined_estimate` (7.12): the
+  inverse-variance combination of the unbiased totals the releases carry
+  (:attr:`BlockModel.edge_total`), to which both block models are rescaled.
 
 Both are made consistent by post-processing (:func:`consistent_block_model`): counts rounded,
 non-negative and at most the pairs a block pair has; degrees clipped to ``[1, n - 1]`` (each
@@ -22,6 +24,7 @@ graphs from the result.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,7 +37,8 @@ from dpgraph.privacy import PrivacyLedger, laplace_mechanism, make_rng
 __all__ = ["BlockModel", "check_blocks", "block_edge_counts", "degree_split", "capped_counts",
            "release_block_model", "consistent_block_model", "split_block_statistics",
            "split_block_scales", "released_degree_noise_sd", "release_split_block_model",
-           "release_edge_count",
+           "release_edge_count", "combined_estimate", "laplace_sum_variance",
+           "warn_if_sparse_sample",
            "match_edge_count", "degrees_summing_to", "SYNTHETIC_SHARE", "COUNT_SHARE",
            "SPLIT_COUNT_SHARE", "INSIDE_SHRINK"]
 
@@ -70,6 +74,10 @@ class BlockModel:
         community x degree bin,
         :func:`~dpgraph.synthetic.degree_classes.split_by_degree_bins`): the inside weights
         then serve every pair of blocks of one community. None: each block is its own community.
+    edge_total : (float, float) or None
+        An unbiased estimate of the total edge weight made from the raw (unclipped) released
+        values behind this model, and the variance of its noise (a public function of the
+        noise scales): docs/privacy.md 7.12. None: not known.
     """
 
     blocks: np.ndarray
@@ -77,6 +85,7 @@ class BlockModel:
     degrees: np.ndarray
     inside: np.ndarray | None = None
     groups: np.ndarray | None = None
+    edge_total: tuple | None = None
 
     @property
     def n(self) -> int:
@@ -180,8 +189,19 @@ def release_block_model(data: GraphData, blocks, *, epsilon: float, ledger: Priv
     del data, A  # nothing below reads the input
     C = np.zeros((k, k))
     C[iu] = np.atleast_1d(counts)
-    return consistent_block_model(b, C, split.sum(axis=1), inside=split[:, 0],
-                                  across=split[:, 1], shrink=scale)
+    bm = consistent_block_model(b, C, split.sum(axis=1), inside=split[:, 0],
+                                across=split[:, 1], shrink=scale)
+    # the raw totals (7.12): inside and across, each from the block counts and from half the
+    # degrees, combined by inverse variance (the clipped counts would sum too high)
+    n, scale_c = b.size, 1.0 / (count_share * epsilon)
+    inner = np.diag(C).copy()
+    bm.edge_total = tuple(float(x) for x in np.add(
+        combined_estimate((inner.sum(), laplace_sum_variance(k, scale_c)),
+                          (split[:, 0].sum() / 2.0, laplace_sum_variance(n, scale) / 4.0)),
+        combined_estimate((C[iu].sum() - inner.sum(), laplace_sum_variance(k * (k - 1) // 2,
+                                                                           scale_c)),
+                          (split[:, 1].sum() / 2.0, laplace_sum_variance(n, scale) / 4.0))))
+    return bm
 
 
 def capped_counts(b: np.ndarray, k: int, counts) -> np.ndarray:
@@ -283,7 +303,10 @@ def _release_one_block(data: GraphData, b: np.ndarray, *, epsilon: float,
                              note="one block; L1 sensitivity 2 (docs/privacy.md 7.7)")
     del data  # nothing below reads the input
     C = np.array([[d.sum() / 2.0]])
-    return consistent_block_model(b, C, d, inside=d, across=np.zeros(n))
+    bm = consistent_block_model(b, C, d, inside=d, across=np.zeros(n))
+    # half the raw degree sum: unbiased, n Laplace(2 / epsilon) draws over 2 (7.12)
+    bm.edge_total = (float(d.sum()) / 2.0, laplace_sum_variance(n, 2.0 / epsilon) / 4.0)
+    return bm
 
 
 def release_split_block_model(data: GraphData, blocks, *, epsilon: float,
@@ -332,8 +355,16 @@ def release_split_block_model(data: GraphData, blocks, *, epsilon: float,
     C = np.zeros((k, k))
     C[np.triu_indices(k, 1)] = inter
     C[np.diag_indices(k)] = np.bincount(b, weights=d_in, minlength=k) / 2.0
-    return consistent_block_model(b, C, d_in + d_out, inside=d_in, across=d_out,
-                                  shrink=INSIDE_SHRINK * float(scales[-1]))
+    bm = consistent_block_model(b, C, d_in + d_out, inside=d_in, across=d_out,
+                                shrink=INSIDE_SHRINK * float(scales[-1]))
+    # the raw total (7.12): half the inside degrees, plus the across weight from the
+    # inter-block counts and from half the across degrees combined by inverse variance
+    s_in, s_c, s_out = float(scales[0]), 1.0 / (count_share * epsilon), float(scales[-1])
+    across = combined_estimate((inter.sum(), laplace_sum_variance(inter.size, s_c)),
+                               (d_out.sum() / 2.0, laplace_sum_variance(n, s_out) / 4.0))
+    bm.edge_total = (float(d_in.sum()) / 2.0 + across[0],
+                     laplace_sum_variance(n, s_in) / 4.0 + across[1])
+    return bm
 
 
 def release_edge_count(data: GraphData, *, epsilon: float, ledger: PrivacyLedger,
@@ -356,6 +387,61 @@ def release_edge_count(data: GraphData, *, epsilon: float, ledger: PrivacyLedger
                                  name="synthetic: total edge weight", rng=make_rng(rng),
                                  note="one pair changes the total by <= 1 (docs/privacy.md 7.10)")
     return m_hat
+
+
+def laplace_sum_variance(count: int, scale: float) -> float:
+    """Variance of the sum of ``count`` independent Laplace draws of scale ``scale``:
+    ``2 count scale^2`` (a public function of the release's parameters)."""
+    return 2.0 * int(count) * float(scale) ** 2
+
+
+def combined_estimate(*estimates) -> tuple[float, float]:
+    """The inverse-variance combination of independent unbiased estimates ``(value,
+    variance)`` of one quantity (entries that are None are skipped): ``sum(v_i / s_i) /
+    sum(1 / s_i)`` and its variance ``1 / sum(1 / s_i)``, the least-variance unbiased linear
+    combination (docs/privacy.md 7.12). A variance of 0 is an exact value and wins.
+
+    >>> combined_estimate((100.0, 4.0), (90.0, 1.0))
+    (92.0, 0.8)
+    >>> combined_estimate((100.0, 4.0), None)
+    (100.0, 4.0)
+    """
+    pairs = [(float(v), float(s)) for v, s in (e for e in estimates if e is not None)]
+    if not pairs:
+        raise ValueError("combined_estimate needs at least one (value, variance) pair")
+    exact = [v for v, s in pairs if s <= 0]
+    if exact:
+        return float(np.mean(exact)), 0.0
+    w = np.array([1.0 / s for _, s in pairs])
+    vals = np.array([v for v, _ in pairs])
+    return float(w @ vals / w.sum()), float(1.0 / w.sum())
+
+
+def warn_if_sparse_sample(edge_count: int, n: int, edge_total=None, *,
+                          stacklevel: int = 2) -> None:
+    """A :class:`UserWarning` when a sample of ``edge_count`` edges on ``n`` nodes would be
+    empty or have fewer than ``n / 2`` edges (the fewest with no isolated node, a public
+    reference): it names the released count, and the noise's standard deviation when
+    ``edge_total = (estimate, variance)`` gives it. Reads released values only.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_if_sparse_sample(3, 34, (2.6, 100.0))
+    >>> print(caught[0].message)  # doctest: +ELLIPSIS
+    the released edge count is 3 for 34 nodes, below n / 2 = 17: ...
+    """
+    m, n = int(edge_count), int(n)
+    if n < 2 or 2 * m >= n:
+        return
+    sd = "" if edge_total is None else (f" (the released estimate {float(edge_total[0]):.4g} "
+                                        f"has noise of standard deviation "
+                                        f"{np.sqrt(max(float(edge_total[1]), 0.0)):.3g})")
+    what = "the sample is empty" if m == 0 else (f"the sample has {m} edges, so at least "
+                                                 f"{n - 2 * m} nodes are isolated")
+    warnings.warn(f"the released edge count is {m} for {n} nodes, below n / 2 = {n / 2:g}: "
+                  f"{what}{sd}; the noise may dominate the count at this epsilon (a larger "
+                  f"epsilon gives a truer count)", UserWarning, stacklevel=stacklevel)
 
 
 def match_edge_count(bm: BlockModel, target: float, *, rng=None) -> BlockModel:
@@ -416,7 +502,7 @@ def match_edge_count(bm: BlockModel, target: float, *, rng=None) -> BlockModel:
     C[iu] = lo.astype(np.int64)
     C = C + np.triu(C, 1).T
     return BlockModel(blocks=b, block_counts=C, degrees=bm.degrees, inside=bm.inside,
-                      groups=bm.groups)
+                      groups=bm.groups, edge_total=bm.edge_total)
 
 
 def degrees_summing_to(degrees, total: float) -> np.ndarray:

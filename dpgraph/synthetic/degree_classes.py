@@ -16,7 +16,8 @@ import numpy as np
 from dpgraph.graph import GraphData
 from dpgraph.privacy import PrivacyLedger, laplace_mechanism, make_rng
 from dpgraph.synthetic.block_model import (BlockModel, block_edge_counts, capped_counts,
-                                           check_blocks, released_degree_noise_sd)
+                                           check_blocks, combined_estimate,
+                                           laplace_sum_variance, released_degree_noise_sd)
 
 __all__ = ["degree_bins", "release_degree_mixing", "mixing_assortativity",
            "split_by_degree_bins", "split_by_released_degree_classes", "MAX_DEGREE_BINS",
@@ -59,14 +60,15 @@ def degree_bins(degrees, noise: float = 1.0, min_top: int = 1) -> np.ndarray:
 
 
 def release_degree_mixing(data: GraphData, bins, *, epsilon: float, ledger: PrivacyLedger,
-                          rng=None) -> np.ndarray:
+                          rng=None, clip: bool = True) -> np.ndarray:
     """The edge counts between degree classes, released with Laplace noise of scale
     ``1 / epsilon`` (pure ``epsilon``-DP): the ``B (B + 1) / 2`` entries of
     :func:`~dpgraph.synthetic.block_model.block_edge_counts` for the classes ``bins``. One
     edge lies in exactly one pair of classes, so the L1 sensitivity is 1 (docs/privacy.md 7.9), provided ``bins`` depends on
     ``data`` only through earlier releases (adaptive composition; :func:`degree_bins` of the
     released degrees). Returns the symmetric ``B x B`` matrix, clipped at 0 (diagonal: edges
-    inside a class).
+    inside a class); ``clip=False``: the raw released values (whose sum is an unbiased
+    estimate of the total edge weight, docs/privacy.md 7.12).
 
     Examples
     --------
@@ -89,7 +91,7 @@ def release_degree_mixing(data: GraphData, bins, *, epsilon: float, ledger: Priv
         note=f"{B} degree classes of the released degrees; one edge lies in one class pair "
              "(docs/privacy.md 7.9)")
     M = np.zeros((B, B))
-    M[iu] = np.maximum(counts, 0.0)
+    M[iu] = np.maximum(counts, 0.0) if clip else counts
     return M + np.triu(M, 1).T
 
 
@@ -184,7 +186,8 @@ def split_by_degree_bins(bm: BlockModel, bins, mixing: np.ndarray, *, rng=None,
     counts = np.triu(_random_round(gen, counts))
     new_b = new_b.astype(np.int64)
     return BlockModel(blocks=new_b, block_counts=capped_counts(new_b, used.size, counts),
-                      degrees=d, inside=f, groups=(used // B).astype(np.int64))
+                      degrees=d, inside=f, groups=(used // B).astype(np.int64),
+                      edge_total=bm.edge_total)
 
 
 def split_by_released_degree_classes(data: GraphData, bm: BlockModel, *, epsilon: float,
@@ -196,14 +199,22 @@ def split_by_released_degree_classes(data: GraphData, bm: BlockModel, *, epsilon
     noise standard deviation, at most ``MAX_SPLIT_BLOCKS`` blocks (neighbouring classes merged),
     their pair counts released with ``epsilon`` (:func:`release_degree_mixing`), the block
     model split by class (:func:`split_by_degree_bins`). Returns the split model and its
-    diagnostics (``degree_classes``, ``released_assortativity``)."""
+    diagnostics (``degree_classes``, ``released_assortativity``). The split model's
+    ``edge_total`` combines ``bm``'s with the sum of the raw class-pair counts (an independent
+    unbiased estimate of the total, variance ``2 (B (B + 1) / 2) / epsilon^2``; 7.12)."""
     gen = make_rng(rng)
     k = bm.block_counts.shape[0]
     noise_sd = released_degree_noise_sd(k, model_epsilon, count_share)
     bins = degree_bins(bm.degrees, noise=noise_sd, min_top=MIN_TOP_CLASS)
     while k * (int(bins.max()) + 1) > MAX_SPLIT_BLOCKS and bins.max() > 0:
         bins = bins // 2  # merge neighbouring classes: the split's k^2 B^2 table stays small
-    mixing = release_degree_mixing(data, bins, epsilon=epsilon, ledger=ledger, rng=gen)
-    info = {"degree_classes": int(bins.max()) + 1,
+    raw = release_degree_mixing(data, bins, epsilon=epsilon, ledger=ledger, rng=gen, clip=False)
+    B = int(bins.max()) + 1
+    cells = B * (B + 1) // 2
+    class_total = (float(np.triu(raw).sum()), laplace_sum_variance(cells, 1.0 / epsilon))
+    mixing = np.maximum(raw, 0.0)
+    info = {"degree_classes": B,
             "released_assortativity": round(mixing_assortativity(mixing, bm.degrees, bins), 4)}
-    return split_by_degree_bins(bm, bins, mixing, rng=gen), info
+    out = split_by_degree_bins(bm, bins, mixing, rng=gen)
+    out.edge_total = combined_estimate(bm.edge_total, class_total)
+    return out, info

@@ -6,7 +6,7 @@ Pure edge-level epsilon-DP, ``O(m + n k + g^2)``, no n x n array and no eigensol
 on them and the total edge weight (:mod:`dpgraph.synthetic.block_model`), degree classes
 (:mod:`dpgraph.synthetic.degree_classes`); :class:`SyntheticRelease` samples graphs from the
 result (:mod:`dpgraph.synthetic.sampler`). The default split of epsilon among the steps is the
-plan below (``COMMUNITY_SHARE``, ``DEGREE_BIN_SHARE``, ``EDGE_COUNT_SHARE``, the rest to the
+plan below (``COMMUNITY_SHARE``, ``DEGREE_BIN_SHARE``, ``edge_count_share(n)``, the rest to the
 block model) with :func:`default_init_labels` and :func:`default_rounds`.
 """
 
@@ -16,16 +16,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpgraph.privacy.budget import COMMUNITY_SHARE, DEGREE_BIN_SHARE, EDGE_COUNT_SHARE, left
+from dpgraph.privacy.budget import (COMMUNITY_SHARE, DEGREE_BIN_SHARE, EDGE_COUNT_SHARE,
+                                    edge_count_share, left)
 from dpgraph.graph import GraphData, label_sequence
 from dpgraph.io.dask import is_dask_input
 from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag
 from dpgraph.privacy.validation import check_epsilon, check_share
 from dpgraph.private_input import check_private_graph_input, input_graph
 from dpgraph.progress import report
-from dpgraph.synthetic.block_model import (SPLIT_COUNT_SHARE, BlockModel, degrees_summing_to,
+from dpgraph.synthetic.block_model import (SPLIT_COUNT_SHARE, BlockModel, combined_estimate,
+                                           degrees_summing_to, laplace_sum_variance,
                                            match_edge_count, release_edge_count,
-                                           release_split_block_model)
+                                           release_split_block_model, warn_if_sparse_sample)
 from dpgraph.synthetic.communities import (GROUP_SIZE, INIT_SHARE, REFINE_BATCHES,
                                            private_communities)
 from dpgraph.synthetic.degree_classes import split_by_released_degree_classes
@@ -80,7 +82,8 @@ def default_rounds(epsilon: float, init_labels: int | None = None) -> int:
 class SyntheticRelease:
     """What :func:`release_synthetic` released: a :class:`BlockModel` and its ledger.
 
-    ``sample(rng)`` draws a synthetic graph (post-processing, as often as wanted);
+    ``sample(rng)`` draws a synthetic graph (post-processing, as often as wanted; a
+    :class:`UserWarning` when the released count is below ``n / 2``);
     ``edge_count`` is the released edge count (every sample has exactly that many edges).
     """
 
@@ -101,6 +104,7 @@ class SyntheticRelease:
         """An unweighted simple graph from the block model
         (:func:`~dpgraph.synthetic.sampler.sample_block_model`)."""
         bm = self.block_model
+        warn_if_sparse_sample(bm.edge_count, bm.n, bm.edge_total, stacklevel=3)
         return sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,
                                   rng=make_rng(rng), labels=self.labels, groups=bm.groups)
 
@@ -111,16 +115,17 @@ class SyntheticRelease:
                 f"{reproducible_tag(self.ledger)})")
 
 
-def _check_shares(community_share, init_share, count_share, bin_share) -> None:
+def _check_shares(community_share, init_share, count_share, bin_share,
+                  edge_share=EDGE_COUNT_SHARE) -> None:
     """The shares of :func:`release_synthetic` in (0, 1) (``bin_share`` may be 0), leaving room
-    for the block model and the edge count."""
+    for the block model and the edge count (``edge_share``)."""
     for name, value in (("community_share", community_share), ("init_share", init_share),
                         ("count_share", count_share)):
         check_share(name, value)
     if bin_share != 0:
         check_share("bin_share", bin_share)
-    if community_share + bin_share + EDGE_COUNT_SHARE >= 1:
-        raise ValueError(f"community_share + bin_share must be below {1 - EDGE_COUNT_SHARE:g} "
+    if community_share + bin_share + edge_share >= 1:
+        raise ValueError(f"community_share + bin_share must be below {1 - edge_share:g} "
                          f"(the rest is the block model's and the edge count's), got "
                          f"{community_share!r} + {bin_share!r}")
 
@@ -136,11 +141,13 @@ def _private_input(G, weight) -> GraphData:
     return data
 
 
-def _match_released_edge_count(bm: BlockModel, m_hat: float, *, rng) -> BlockModel:
+def _match_released_edge_count(bm: BlockModel, count: tuple, *, rng) -> BlockModel:
     """Step 4 of :func:`release_synthetic` (post-processing): the block pair counts rescaled to
-    the released total edge weight ``m_hat`` and the degrees shifted down to sum to twice the
-    result."""
-    bm = match_edge_count(bm, m_hat, rng=rng)
+    the inverse-variance combination of the released total edge weight ``count = (m_hat,
+    variance)`` with the model's own unbiased total (``bm.edge_total``, docs/privacy.md 7.12),
+    and the degrees shifted down to sum to twice the result."""
+    bm.edge_total = combined_estimate(count, bm.edge_total)
+    bm = match_edge_count(bm, bm.edge_total[0], rng=rng)
     bm.degrees = degrees_summing_to(bm.degrees, 2.0 * bm.edge_count)
     return bm
 
@@ -173,7 +180,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     memory (``k`` communities, ``g <= MAX_GROUPS`` super-nodes), no eigensolve, no n x n array.
     Steps (docs/privacy.md 7.6-7.10):
 
-    0. ``EDGE_COUNT_SHARE * epsilon`` (0.02): the total edge weight
+    0. ``edge_count_share(n) * epsilon`` (``5 / n`` between 0.02, from 250 nodes on, and
+       0.15; :func:`~dpgraph.privacy.budget.edge_count_share`): the total edge weight
        (:func:`~dpgraph.synthetic.block_model.release_edge_count`). With ``communities="auto"``
        it decides step 1: where :func:`community_signal` (an average node's edges into one
        starting label over the Laplace scale of a refinement count) is below
@@ -186,7 +194,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        Louvain on a noisy super-graph of random super-nodes, then ``rounds`` rounds of noisy
        node-to-community counts and Louvain moves, each round in ``batches`` sequential
        batches of nodes (default :func:`default_rounds`: 2, from ``epsilon >= 3`` 4).
-    2. ``(1 - community_share - bin_share - EDGE_COUNT_SHARE) * epsilon``: inside degrees,
+    2. ``(1 - community_share - bin_share - edge_count_share(n)) * epsilon``: inside degrees,
        inter-community edge counts and across degrees in one Laplace release
        (:func:`~dpgraph.synthetic.block_model.release_split_block_model`),
        post-processed into a consistent degree-corrected block model (degrees clipped to
@@ -197,14 +205,18 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        released margins (:func:`~dpgraph.synthetic.degree_classes.split_by_degree_bins`), so
        the samples keep the graph's degree mixing (assortative or not), which shapes
        triangles, paths and cuts.
-    4. The block pair counts rescaled to step 0's count
-       (:func:`~dpgraph.synthetic.block_model.match_edge_count`), so the edge count is within
-       ``1 / (0.02 epsilon)`` on average instead of carrying the noise of n released inside
-       degrees; the released degrees shifted down to sum to twice that count
-       (:func:`~dpgraph.synthetic.block_model.degrees_summing_to`). Post-processing.
+    4. The block pair counts rescaled to the inverse-variance combination of step 0's count
+       with the unbiased totals of steps 2 and 3's raw values (half the raw degree sum, the
+       raw inter-community and class-pair counts;
+       :func:`~dpgraph.synthetic.block_model.combined_estimate`,
+       :func:`~dpgraph.synthetic.block_model.match_edge_count`): on large graphs step 0's
+       count dominates, on small ones the degrees; the released degrees shifted down to sum
+       to twice that count (:func:`~dpgraph.synthetic.block_model.degrees_summing_to`).
+       Post-processing (``diagnostics["edge_count_estimate"]``).
     5. :meth:`SyntheticRelease.sample`: exactly the released number of edges per block pair,
        endpoints drawn in proportion to the released degrees (Chung-Lu within and between
-       blocks), one anchor edge per node (no isolated nodes).
+       blocks), one anchor edge per node (no isolated nodes while the count allows it; a
+       :class:`UserWarning` names a released count below ``n / 2``).
 
     Unlike the export of :func:`dpgraph.privatize` this keeps no spectral release.
 
@@ -220,7 +232,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     community_share, init_share, count_share : float in (0, 1)
     bin_share : float in [0, 1)
         Share of ``epsilon`` for the degree-class counts (step 3; 0 turns it off);
-        ``community_share + bin_share < 1 - EDGE_COUNT_SHARE``.
+        ``community_share + bin_share < 1 - edge_count_share(n)``.
     rounds : int, optional
     group_size : int
         Nodes per super-node (``init_labels=0`` only).
@@ -261,22 +273,24 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     (34, True, 2.0)
     """
     epsilon = check_epsilon(epsilon)
-    _check_shares(community_share, init_share, count_share, bin_share)
     if communities not in ("auto", "private", "none"):  # refused before anything is spent
         raise ValueError(f"communities must be 'auto', 'private' or 'none', got "
                          f"{communities!r}")
     data = _private_input(G, weight)
+    edge_share = edge_count_share(data.n)  # a function of the public n (step 0)
+    _check_shares(community_share, init_share, count_share, bin_share, edge_share)
     if isinstance(group_size, bool) or int(group_size) != group_size or group_size < 1:
         raise ValueError(f"group_size must be a positive integer, got {group_size!r}")
     init_labels = default_init_labels(epsilon) if init_labels is None else init_labels
     rounds = default_rounds(epsilon, init_labels) if rounds is None else int(rounds)
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=0.0)  # the draws mark it if seeded
-    m_hat = release_edge_count(data, epsilon=EDGE_COUNT_SHARE * epsilon, ledger=ledger, rng=gen)
+    m_hat = release_edge_count(data, epsilon=edge_share * epsilon, ledger=ledger, rng=gen)
     # the super-graph start is planned as if from LOW_EPS_LABELS labels
     signal = community_signal(m_hat, data.n, community_share * epsilon,
                               init_labels if init_labels else LOW_EPS_LABELS, rounds)
-    diag = {"released_edge_weight": round(m_hat, 2), "rounds": rounds, "batches": batches,
+    diag = {"released_edge_weight": round(m_hat, 2), "edge_count_share": round(edge_share, 4),
+            "rounds": rounds, "batches": batches,
             "init": f"{init_labels} random labels" if init_labels else "super-graph",
             "community_share": community_share, "mechanism": "release_synthetic (block model)",
             "community_signal": round(signal, 4)}
@@ -305,6 +319,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                                                     count_share=count_share, ledger=ledger,
                                                     rng=gen)
         diag.update(info)
-    bm = _match_released_edge_count(bm, m_hat, rng=gen)
+    bm = _match_released_edge_count(
+        bm, (m_hat, laplace_sum_variance(1, 1.0 / (edge_share * epsilon))), rng=gen)
+    diag["edge_count_estimate"] = round(bm.edge_total[0], 2)
     return SyntheticRelease(block_model=bm, ledger=ledger, labels=label_sequence(data.labels),
                             diagnostics=diag)
