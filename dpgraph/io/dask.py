@@ -103,7 +103,12 @@ def read_edge_files(path, *, u: str = "u", v: str = "v", weight: str | None = "w
         raise FileNotFoundError(f"no edge files match {spec!r}")
     exts = {os.path.splitext(f[:-3] if f.endswith(".gz") else f)[1].lower() for f in files}
     if exts <= {".parquet", ".pq"}:
-        ddf = dd.read_parquet(files)
+        with warnings.catch_warnings():
+            # dask's Parquet reader builds its meta frame with pandas' deprecated inplace=True
+            # (a Pandas4Warning under pandas >= 3.1): dask's to change, nothing for the caller
+            warnings.filterwarnings("ignore", message=r"The inplace keyword in DataFrame\.",
+                                    module=r"dask\.")
+            ddf = dd.read_parquet(files)
     elif exts <= {".csv", ".tsv", ".txt"}:
         sep = "\t" if exts == {".tsv"} else ","
         try:

@@ -148,7 +148,20 @@ def synthetic_partition(pg, k: int = DEFAULT_BLOCKS, rng=None) -> np.ndarray:
 
 def _kmeans(X: np.ndarray, k: int, gen, iters: int):
     """SciPy's k-means++ / Lloyd; an empty cluster is expected (it is dropped by relabelling),
-    so its warning is silenced."""
+    so its warning is silenced.
+
+    Points with fewer than ``k`` distinct rows (an embedding that puts every node on one or two
+    points, as a release with one positive eigenvalue does) are clustered exactly, one cluster
+    per distinct row: k-means++ would run out of points to seed from and divide 0 by 0 (SciPy's
+    ``D2 / D2.sum()``).
+
+    >>> _kmeans(np.array([[1.0, 0.0]] * 3 + [[0.0, 1.0]] * 2), 4, None, iters=5)[1].tolist()
+    [1, 1, 1, 0, 0]
+    """
+    X = np.asarray(X, dtype=float)
+    distinct, inverse = np.unique(X, axis=0, return_inverse=True)
+    if distinct.shape[0] < k:
+        return distinct, inverse.reshape(-1).astype(np.int64)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="One of the clusters is empty")
         return kmeans2(X, k, minit="++", seed=gen, iter=iters)
