@@ -287,3 +287,32 @@ def test_sweep_ledger_entry_matches_its_draws(monkeypatch):
         assert entry.noise_scale == pytest.approx(sens / eps)
         assert entry.epsilon == pytest.approx(eps)
         assert entry.sensitivity / entry.noise_scale == pytest.approx(entry.epsilon)  # eps = D/b
+
+
+def test_auto_pools_the_matrix_free_candidates_on_large_dense_graphs(monkeypatch):
+    """docs/privacy.md 14.10: from the size threshold on (lowered here to keep the test small)
+    and above the density ramp, the matrix-free route's candidates join the local route's
+    private choice; the ledger's total is the budget; none with delta = 0 or below the ramp."""
+    from dpgraph.release import screening
+
+    monkeypatch.setattr(screening, "MATRIX_FREE_MIN_N", 500)
+    g = dpgraph.datasets.planted_cut(800, 60, rng=3).graph   # rho ~ 2 * 60 * 8 / 2 = 480
+    res = dpgraph.max_cut(g, epsilon=8.0, delta=1e-6, rng=2)
+    # (a matrix-free candidate equal to a local one is pooled once, under the local name)
+    assert res.diagnostics["routes"] == ("local", "matrix-free")
+    assert any("matrix-free" in e.name for e in res.ledger.entries)
+    eps, dlt = res.ledger.spent
+    assert math.isclose(eps, 8.0, rel_tol=1e-9) and 0 < dlt <= 1e-6
+    x = np.array([1 if res.assignment[v] else -1 for v in g.labels])
+    assert dpgraph.lab.evaluate.cut_value(g, x) > 0.7 * g.m
+    bis = dpgraph.max_bisection(g, epsilon=8.0, delta=1e-6, rng=2)
+    assert bis.diagnostics["routes"] == ("local", "matrix-free")
+    sizes = sorted(map(len, bis.partition))
+    assert sizes[1] - sizes[0] <= 1
+    for kw in ({"epsilon": 8.0, "delta": 0.0}, {"epsilon": 0.5, "delta": 1e-6}):
+        r = dpgraph.max_cut(g, rng=2, **kw)
+        assert "routes" not in r.diagnostics and r.ledger.spent[1] == 0.0
+        assert not any("matrix-free" in e.name for e in r.ledger.entries)
+    assert screening.matrix_free_share(800, 24000, 1.0, 1e-6) == 0.0     # rho 60: below
+    assert screening.matrix_free_share(800, 24000, 8.0, 1e-6) == 0.5     # rho 480: full
+    assert 0 < screening.matrix_free_share(800, 24000, 3.5, 1e-6) < 0.5  # rho 210: on the ramp

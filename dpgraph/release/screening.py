@@ -17,7 +17,8 @@ from dpgraph.privacy.budget import CORE_SHARE, DEGREE_SHARE, TAIL_SHARE
 from dpgraph.release.routes import check_memory, route_module, route_spec
 
 __all__ = ["MATRIX_FREE_MIN_N", "screens", "screen", "release_edge_count",
-           "choose_scale_route", "refuse_if_too_large", "answer_route", "pure_route",
+           "choose_scale_route", "refuse_if_too_large", "answer_route", "matrix_free_share",
+           "MATRIX_FREE_RAMP", "MATRIX_FREE_SHARE_MAX", "pure_route",
            "streamed_route", "default_synthetic_share"]
 
 # route="auto" takes the matrix-free route from this many nodes on (benchmarks/NOTES.md,
@@ -125,21 +126,52 @@ def refuse_if_too_large(route: str, n: int, m: int | None, rank: int) -> None:
 
 def answer_route(n: int, m_hat: float, epsilon: float, delta: float) -> str:
     """The route ``route="auto"`` takes for a private answer: the degree-ordered local route,
-    whatever the size, density and budget (a constant rule: no privacy cost).
-
-    The matrix-free route is taken only when asked for. Its global low-rank release carries the
-    cut of planted two-block graphs from a released density ``2 m^ epsilon / n`` of about 200
-    on, but it is a random cut on graphs whose cut structure is local, at any density (0.870 of
-    the reference on a dense social-like block model of 18,660 nodes and mean degree 85 at
-    epsilon 2 and 4, where a random partition gives 0.869), and no released quantity we know
-    tells the two apart before spending. The local route with its backward pass (docs/privacy.md
-    14.9) is at least the matrix-free route in every cell measured, planted graphs included
-    (BENCHMARKS.md, "Private Max-Cut and Max-Bisection as called").
+    whatever the size, density and budget (a constant rule: no privacy cost); on large dense
+    graphs with ``delta > 0`` the matrix-free route's candidates join its private choice
+    (:func:`matrix_free_share`, docs/privacy.md 14.10).
 
     >>> answer_route(4039, 88234, 1.0, 1e-6), answer_route(100000, 5e6, 2.0, 1e-6)
     ('local', 'local')
     """
     return "local"
+
+
+# The matrix-free route's share of an "auto" answer (docs/privacy.md 14.10): a continuous
+# function of rho = 2 m^ epsilon / n, 0 below MATRIX_FREE_RAMP[0] and MATRIX_FREE_SHARE_MAX from
+# MATRIX_FREE_RAMP[1] on. Its global low-rank release is exact on planted two-block graphs from
+# its own rho of about 200 (BENCHMARKS.md, "Million-node graphs") but a random cut where the cut
+# structure is local, at any density (0.870 of the reference on a dense social-like graph of
+# 18,660 nodes and mean degree 85 at eps 2 and 4, a random partition 0.869); the local route is
+# the reverse on large planted graphs (0.730 against 0.999 at n = 200,000, d = 50, eps 4). No
+# released value tells the two apart before spending, so both release and one private choice
+# among their candidates keeps the better.
+MATRIX_FREE_RAMP, MATRIX_FREE_SHARE_MAX = (150.0, 300.0), 0.5
+
+
+def matrix_free_share(n: int, m_hat: float, epsilon: float, delta: float,
+                      rank: int = 2) -> float:
+    """Share of ``epsilon`` (the budget left after the edge count) that an ``"auto"`` answer
+    gives the matrix-free route, whose candidates then join the local route's private choice:
+    0 unless ``delta > 0``, ``n >= MATRIX_FREE_MIN_N`` and the route fits in the available
+    memory; then ``MATRIX_FREE_SHARE_MAX * ramp(rho)`` with ``rho = 2 m_hat epsilon / n``,
+    linear from 0 at ``MATRIX_FREE_RAMP[0]`` to 1 at ``MATRIX_FREE_RAMP[1]``. Public ``n``,
+    released ``m_hat``, the budget and the machine only: no privacy cost.
+
+    >>> matrix_free_share(4039, 88234, 4.0, 1e-6), matrix_free_share(200000, 5e6, 4.0, 0.0)
+    (0.0, 0.0)
+    >>> matrix_free_share(200000, 5e6, 8.0, 1e-6)
+    0.5
+    """
+    if delta <= 0 or n < MATRIX_FREE_MIN_N:
+        return 0.0
+    rho = 2.0 * max(float(m_hat), 0.0) * float(epsilon) / max(int(n), 1)
+    lo, hi = MATRIX_FREE_RAMP
+    share = MATRIX_FREE_SHARE_MAX * min(max((rho - lo) / (hi - lo), 0.0), 1.0)
+    have = available_memory()
+    need = route_module("matrix-free").estimated_memory(n, max(int(m_hat), 0), rank)
+    if share > 0 and have is not None and need > have:
+        return 0.0
+    return share
 
 
 def pure_route(route: str, n: int) -> str:

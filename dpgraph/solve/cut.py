@@ -34,7 +34,7 @@ from dpgraph.progress import report
 from dpgraph.release.private_graph import PrivateGraph
 from dpgraph.release.privatize import check_rank, privatize
 from dpgraph.release.routes import route_names, route_spec
-from dpgraph.release.screening import answer_route, release_edge_count
+from dpgraph.release.screening import answer_route, matrix_free_share, release_edge_count
 from dpgraph.solve.candidates import (candidate_objectives, candidate_pool, choose_candidate,
                                       partition_of, precheck_solver, release_estimate,
                                       true_cuts, unspent_note)
@@ -80,6 +80,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
         sdp_value = input_sdp_bound(data, rng=gen)  # NOT private: released below only
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     m_hat, m_upper = None, data.n * (data.n - 1) / 2.0
+    auto = requested == "auto"
     if requested == "auto" or route_spec(requested).sized_by_edge_count:
         m_hat, m_upper, requested = _size_by_edge_count(data, requested, opts, epsilon, delta,
                                                         ledger, gen)
@@ -89,10 +90,16 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                                        rng=gen)
         del sdp_value
     if route_spec(requested).answers == "sides":
+        extra = None
+        share = matrix_free_share(data.n, m_hat, left(epsilon, ledger.spent[0]), delta) \
+            if auto else 0.0
+        if share > 0:  # docs/privacy.md 14.10: its candidates join the local route's choice
+            extra = _matrix_free_pool(problem, data, share * left(epsilon, ledger.spent[0]),
+                                      delta, rank, opts, solver_options, ledger, gen)
         return attach_certificate(
             solve_local(problem, data, ledger=ledger, rng=gen, m_hat=m_hat, m_upper=m_upper,
                         select_share=select_share, estimate_share=estimate_share,
-                        estimate=estimate), released)
+                        estimate=estimate, extra=extra), released)
     eps_select, eps_estimate = answer_side_budgets(epsilon, select_share, estimate_share, m_hat)
     if not estimate:
         eps_estimate = 0.0
@@ -155,6 +162,18 @@ def _size_by_edge_count(data, requested, opts, epsilon, delta, ledger, gen):
         requested = answer_route(data.n, m_hat, epsilon, delta)
         opts["route"] = requested
     return m_hat, m_upper, requested
+
+
+def _matrix_free_pool(problem, data, epsilon, delta, rank, opts, solver_options, ledger, gen):
+    """The matrix-free route's release at ``(epsilon, delta)`` (docs/privacy.md 5), its
+    candidate objectives solved (post-processing) and their distinct roundings, as +-1 columns
+    for the private choice of an ``"auto"`` answer (docs/privacy.md 14.10)."""
+    pg = privatize(data, epsilon=epsilon, delta=delta, rank=rank, rng=gen,
+                   **{**opts, "route": "matrix-free", "synthetic_share": None})
+    ledger.extend(pg.ledger)
+    names = candidate_objectives(pg, "auto", rank)
+    results, _, _ = _solve_candidates(problem, pg, names, solver_options, gen)
+    return candidate_pool(results)[0].astype(np.float64)
 
 
 def _solve_candidates(problem, pg, names, solver_options, gen):

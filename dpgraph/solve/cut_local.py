@@ -21,7 +21,8 @@ __all__ = ["solve_local"]
 
 
 def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float,
-                select_share: float, estimate_share: float, estimate: bool) -> PrivateCutResult:
+                select_share: float, estimate_share: float, estimate: bool,
+                extra=None) -> PrivateCutResult:
     """Max-Cut / Max-Bisection on the degree-ordered local route (docs/privacy.md 14).
 
     The route's candidates (forward pass; the sides after the backward pass when the plan has
@@ -29,6 +30,10 @@ def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float
     post-processing) are pooled: all of them for Max-Cut, the balanced ones for Max-Bisection.
     One is chosen by the monotone exponential mechanism on their cuts (4.11) when there are
     several, and its cut is estimated (4.10). Pure epsilon-DP: delta is not spent.
+
+    ``extra``: +-1 columns released before (the matrix-free route's candidates of an
+    ``"auto"`` answer, charged to ``ledger`` already: docs/privacy.md 14.10), pooled with the
+    route's candidates (balanced for Max-Bisection).
     """
     epsilon = ledger.epsilon
     eps_left = left(epsilon, ledger.spent[0])
@@ -36,7 +41,7 @@ def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float
                       passes_cost=is_dask_input(data))
     eps_select, eps_estimate = answer_side_budgets(epsilon, select_share, estimate_share, m_hat)
     passes = plan.backward_share > 0 or plan.refine_share > 0
-    if problem != "maxcut" and not passes:
+    if problem != "maxcut" and not passes and extra is None:
         eps_select = 0.0  # one candidate: nothing to choose
     if not estimate:
         eps_estimate = 0.0
@@ -44,7 +49,7 @@ def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float
                               rng=rng, plan=plan)
     names = ["forward"] + ["backward"] * (plan.backward_share > 0) + \
         ["refined"] * (plan.refine_share > 0)
-    cands, names = _candidates(problem, rel, names)
+    cands, names = _candidates(problem, rel, names, extra)
     cuts_of = true_cuts(data)  # NOT private: read only through the releases below
     chosen = cands.shape[1] - 1
     if cands.shape[1] > 1:
@@ -75,10 +80,11 @@ def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float
                      "refine_share": rel.plan.refine_share,
                      "backward_share": rel.plan.backward_share,
                      "order_spread": rel.plan.order_spread, "rank": None,
-                     **unspent_note(ledger, True)})
+                     **({"routes": ("local", "matrix-free")} if extra is not None else {}),
+                     **unspent_note(ledger, extra is None)})
 
 
-def _candidates(problem: str, rel, names: list) -> tuple[np.ndarray, list]:
+def _candidates(problem: str, rel, names: list, extra=None) -> tuple[np.ndarray, list]:
     """The distinct candidate partitions (up to the global flip) and their names: for Max-Cut the
     route's sides *and* their balanced versions (so that the cut is never below what the
     bisection finds), for Max-Bisection the balanced versions only (docs/privacy.md 14.5).
@@ -96,6 +102,12 @@ def _candidates(problem: str, rel, names: list) -> tuple[np.ndarray, list]:
         for col, label in pairs:
             cols.append(col)
             out.append(label)
+    for j in range(0 if extra is None else extra.shape[1]):
+        col = np.asarray(extra[:, j], dtype=np.float64)
+        if problem != "maxcut":
+            col = balance_sides(col, np.zeros(col.size))
+        cols.append(col)
+        out.append(f"matrix-free {j + 1}")
     keep, seen = [], set()
     for k, col in enumerate(cols):
         key = (col if col[0] > 0 else -col).tobytes()
