@@ -76,7 +76,10 @@ def noisy_power_method(M, rank, *, epsilon, delta, adjacency, iterations=None, r
                        ledger=None):
     """Hardt-Price noisy power method with coherence-scaled noise (see module docstring).
 
-    ``iterations`` defaults to ``ceil(log n)`` (Hardt-Price use ``L = O(log n / gap)``).
+    ``iterations`` defaults to ``ceil(log n)``. Hardt and Price's analysis takes
+    ``L = O(lambda_r / (lambda_r - lambda_(r+1)) log n)`` for the matrix the iteration multiplies
+    by (``M``, or ``M M^T`` if rectangular); ``benchmarks/bench_pca.py`` passes that count, from
+    the true spectrum, as ``iterations``.
     """
     adj = _entry(adjacency)
     M, kind = _linalg.check_matrix(M, symmetrize=not adj.symmetric)
