@@ -8,10 +8,11 @@ downstream (the CSP engine, the exports, :meth:`PrivateGraph.sample`) is post-pr
 The mechanisms live in :mod:`dpgraph.release.routes`, one module per route (dense randomized response,
 dense coherence-aware PCA, matrix-free); this module chooses among them:
 
-0. **Screening** (``route="auto"``, unweighted graphs; docs/privacy.md 4.9). A private edge
-   count (Laplace, ``screen_share`` of epsilon) predicts whether the PCA's private gap test can
-   pass at this budget; if not (sparse real graphs), the rest of the budget goes to randomized
-   response on all pairs.
+0. **Screening** (``route="auto"``; docs/privacy.md 4.9). Every graph in the domain, weighted
+   (weights in [0, 1]) or not, takes this step (4.12). A private total edge weight (Laplace,
+   ``screen_share`` of epsilon) predicts whether the PCA's private gap test can pass at this
+   budget; if not (sparse real graphs), the rest of the budget goes to randomized response on
+   all pairs (a weighted pair rounded to a Bernoulli bit first, 4.12).
 1. **Scale.** Above ``MATRIX_FREE_MIN_N`` nodes, or when the dense route would not fit in the
    available memory, ``route="auto"`` takes the matrix-free route (``O(m + n r)`` memory). A
    dense route that is asked for and would not fit is refused before anything is allocated
@@ -117,16 +118,18 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         What to do when a private test of the PCA halts (its spectral gap is too small for the
         budget, which is the usual case on sparse real graphs): spend the budget the halted
         steps did not use on randomized response over the pair indicators, de-biased and
-        truncated to rank ``r`` (unweighted graphs; docs/privacy.md 4.7), or ``"none"``: keep
+        truncated to rank ``r`` (docs/privacy.md 4.7; a weighted pair is rounded to a Bernoulli
+        bit first, 4.12), or ``"none"``: keep
         the uniformly random subspace of Alg. 5.8 (a :class:`UserWarning` says so).
     max_projector_noise : float or None
         Take the halting branch before the projector step when the released gap and coherence
         bounds predict projector noise of spectral norm above this (default 0.5; the
         projector's eigengap is 1), since the projector would then carry no signal.
     route : {"auto", "pca", "randomized-response", "matrix-free"}
-        ``"auto"`` (unweighted graphs with the randomized-response fallback) first releases the
-        edge count with ``screen_share`` of the budget and predicts from it whether the PCA's
-        private gap test can pass at this budget (docs/privacy.md 4.9); if not, the whole
+        ``"auto"`` (with the randomized-response fallback; weighted graphs the same way,
+        docs/privacy.md 4.12) first releases the total edge weight with ``screen_share`` of
+        the budget and predicts from it whether the PCA's private gap test can pass at this
+        budget (docs/privacy.md 4.9); if not, the whole
         remaining budget goes to randomized response instead of being spread over steps that
         would halt. From ``MATRIX_FREE_MIN_N`` nodes on, or when the dense route would not fit
         in memory, ``"auto"`` takes ``"matrix-free"``. ``"pca"`` always runs the PCA (with its
