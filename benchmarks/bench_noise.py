@@ -7,11 +7,22 @@
    route's diagnostics on a planted graph (``_split_budget`` patched for the baseline).
 2. ``samplers``: CPU time of the exact discrete samplers (the default for scalar Gaussian
    releases and every Laplace release; an option for the matrix-free route) vs the
-   floating-point ones, on bench_rng.py's releases: ``privatize`` on the randomized-response
+   floating-point ones, on the releases of ``rng``: ``privatize`` on the randomized-response
    route (its block-model export is Laplace) and the matrix-free route, paired and alternated.
+3. ``rng``: cost of the secure default generator (AES-CTR or ChaCha20 keyed from OS entropy)
+   vs PCG64. Times the same release twice per repetition, once with ``rng=None`` (the default,
+   private) and once with an unseeded PCG64 ``numpy.random.Generator`` (what ``rng=None`` gave
+   before; not cryptographically secure), alternating the order, on the largest dense release
+   (the randomized-response route over all n(n-1)/2 pairs), on ``max_cut`` end to end and on
+   the matrix-free route at n = 200,000; also the raw draws. Prints median CPU seconds and the
+   ratio secure / PCG64.
 
 Usage: OPENBLAS_NUM_THREADS=1 python benchmarks/bench_noise.py calibration
        OPENBLAS_NUM_THREADS=1 python benchmarks/bench_noise.py samplers [n_dense] [n_matrix_free] [reps]
+       OPENBLAS_NUM_THREADS=1 python benchmarks/bench_noise.py rng [n ...]   (default: 5000 10000)
+
+Times are CPU seconds of this process (robust to other jobs on a shared machine; run with
+OPENBLAS_NUM_THREADS=1 so that it is the single thread's time).
 """
 
 import statistics
@@ -22,11 +33,11 @@ import warnings
 import numpy as np
 
 import dpgraph
-from dpgraph.privacy import ReproducibleNoiseWarning, approx_dp_to_zcdp_rho
+from dpgraph.privacy import ReproducibleNoiseWarning, approx_dp_to_zcdp_rho, secure_rng
 from dpgraph.privacy import noise
 from dpgraph.release.routes import matrix_free as mf
 
-warnings.simplefilter("ignore", ReproducibleNoiseWarning)
+warnings.simplefilter("ignore", ReproducibleNoiseWarning)  # the PCG64 / seeded runs, on purpose
 
 
 def calibration() -> None:
@@ -107,8 +118,41 @@ def samplers(n_dense: int = 5000, n_mf: int = 200_000, reps: int = 3) -> None:
                                             matrix_free_options={"noise": s}), reps))
 
 
+def _paired_rng(fn, reps: int) -> tuple[float, float]:
+    secure, pcg = [], []
+    for k in range(reps):
+        order = [(secure, None), (pcg, "pcg")] if k % 2 == 0 else [(pcg, "pcg"), (secure, None)]
+        for out, which in order:
+            rng = np.random.default_rng() if which else None
+            out.append(_cpu(lambda: fn(rng)))
+    return statistics.median(secure), statistics.median(pcg)
+
+
+def rng(sizes) -> None:
+    print(f"| release | {type(secure_rng().bit_generator).__mro__[1].__name__} (default, secure) "
+          f"| PCG64 | ratio |")
+    print("|---|---|---|---|")
+    N = 50_000_000
+    _row(f"{N:,} uniform draws", *_paired_rng(
+        lambda g: (g if g is not None else secure_rng()).random(N), 3))
+    _row(f"{N:,} normal draws", *_paired_rng(
+        lambda g: (g if g is not None else secure_rng()).standard_normal(N), 3))
+    for n in sizes:
+        g = dpgraph.datasets.planted_cut(n, 50, rng=1).graph
+        kw = dict(epsilon=1.0, delta=1e-6, route="randomized-response")
+        _row(f"privatize, randomized response, n={n:,}", *_paired_rng(
+            lambda r: dpgraph.privatize(g, rng=r, **kw), 3))
+        _row(f"max_cut end to end, n={n:,}", *_paired_rng(
+            lambda r: dpgraph.max_cut(g, epsilon=1.0, delta=1e-6, rng=r), 1))
+    g = dpgraph.datasets.planted_cut(200_000, 50, rng=1).graph
+    _row("privatize, matrix-free route, n=200,000, d=50", *_paired_rng(
+        lambda r: dpgraph.privatize(g, epsilon=2.0, delta=1e-6, route="matrix-free", rng=r), 3))
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["calibration"]:
         calibration()
+    elif sys.argv[1:2] == ["rng"]:
+        rng([int(a) for a in sys.argv[2:]] or [5000, 10000])
     else:
         samplers(*[int(a) for a in sys.argv[2:]])
