@@ -18,9 +18,12 @@ G = nx.karate_club_graph()
 res = dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, weight=None)
 print(res)
 print("sides:", sorted(res.partition[0]), sorted(res.partition[1]))
-# the estimate spends at most 1% of epsilon (estimate_share): Laplace noise of scale 100 here,
-# large next to a 78-edge graph; pass estimate_share= to spend more of the budget on it
-print(f"private estimate of this partition's cut: {res.estimated_value:.1f}")
+# the estimate spends at most 10% of epsilon (estimate_share; less on large graphs): Laplace
+# noise of scale 10 here, large next to a 78-edge graph; pass estimate_share= to spend more of
+# the budget on it. The ledger line "cut of the returned partition" holds both numbers.
+est = next(e for e in res.ledger.entries if e.name == "cut of the returned partition")
+print(f"private estimate of this partition's cut: {res.estimated_value:.1f} (Laplace scale "
+      f"{est.noise_scale:.3g}, {est.epsilon / 1.0:.0%} of epsilon)")
 bis = dpgraph.max_bisection(G, epsilon=1.0, delta=1e-6, weight=None)
 print(f"private bisection sizes: {len(bis.partition[0])} / {len(bis.partition[1])}")
 

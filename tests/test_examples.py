@@ -26,3 +26,24 @@ def test_example_runs(script, tmp_path, nx_backend_paths):
                           text=True, timeout=600, cwd=root, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip()
+
+
+def test_karate_example_says_what_its_ledger_shows(tmp_path, nx_backend_paths):
+    """The comment of examples/karate_club_networkx.py names the estimate's share of epsilon
+    and its Laplace scale; the script prints both from the ledger: they must agree."""
+    import re
+
+    script = next(p for p in EXAMPLES if p.name == "karate_club_networkx.py")
+    root = str(script.parent.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([*nx_backend_paths, root,
+                                                       os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True,
+                          text=True, timeout=600, cwd=root, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    printed = re.search(r"\(Laplace scale ([\d.]+), (\d+)% of epsilon\)", done.stdout)
+    assert printed, done.stdout
+    said = re.search(r"spends at most (\d+)% of epsilon.*?noise of scale (\d+) here",
+                     script.read_text(), re.DOTALL)
+    assert said
+    assert printed.group(2) == said.group(1)
+    assert float(printed.group(1)) == float(said.group(2))
