@@ -45,7 +45,7 @@ from dpgraph.engine.rounding import cut_values, rebalance
 __all__ = ["TabuResult", "tabu_search", "anneal", "improve_cut", "prepare", "PreparedOperator",
            "numba_available", "jit"]
 
-try:  # optional accelerator: a pure-NumPy loop computes the same moves without it
+try:  # a dependency on CPython; where it is missing a pure-NumPy loop makes the same moves
     if os.environ.get("DPGRAPH_NO_NUMBA"):
         raise ImportError("disabled by DPGRAPH_NO_NUMBA")
     import numba as _numba

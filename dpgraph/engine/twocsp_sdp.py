@@ -815,7 +815,8 @@ def _tabu_label_kernel(indptr, indices, data, n, q, x, s, tabu_until, tenures, i
     return it - it0, value, best, last
 
 
-# optional accelerator (as in :mod:`dpgraph.engine.local_search`); the NumPy loop runs without numba
+# compiled by numba where it is installed (a dependency on CPython, as in
+# :mod:`dpgraph.engine.local_search`); the NumPy loop runs without it
 _tabu_label_jit = jit(_tabu_label_kernel) if numba_available() else None
 
 
