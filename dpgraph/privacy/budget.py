@@ -24,6 +24,7 @@ __all__ = [
     "DEGREE_SHARE", "TAIL_SHARE", "CORE_SHARE", "SCREEN_SHARE", "SYNTHETIC_SHARE",
     "BLOCK_COUNT_SHARE", "COMMUNITY_SHARE", "COMMUNITY_INIT_SHARE", "DEGREE_BIN_SHARE",
     "EDGE_COUNT_SHARE", "EDGE_COUNT_MAX_SHARE", "EDGE_COUNT_SMALL_N", "SPLIT_COUNT_SHARE",
+    "CLUSTERING_SHARE",
     "ANSWER_ESTIMATE_SHARE", "ANSWER_SELECT_SHARE", "CSP_ESTIMATE_SHARE", "CSP_SELECT_SHARE",
     "CSP_TOTAL_SHARE", "CERTIFY_SHARE", "CERTIFY_GAP", "certify_budget",
     "LOCAL_DEGREE_SHARE", "LOCAL_REFINE_SHARE", "left", "release_split", "answer_side_budgets",
@@ -71,6 +72,9 @@ EDGE_COUNT_MAX_SHARE = 0.15
 #: the share is EDGE_COUNT_SHARE * EDGE_COUNT_SMALL_N / n (5 / n), between the two shares
 #: above: the count's Laplace scale at epsilon 1 is n / 5 edges up to EDGE_COUNT_SMALL_N nodes
 EDGE_COUNT_SMALL_N = 250
+#: the triangles and wedges of the degree-capped projection (docs/privacy.md 7.11), which set
+#: the density of the sampler's affinity groups (clustering)
+CLUSTERING_SHARE = 0.05
 #: of the block model's epsilon in release_split_block_model: the inter-block counts (the rest:
 #: the across degrees; the inside degrees get the whole epsilon by parallel composition, 7.7)
 SPLIT_COUNT_SHARE = 0.3

@@ -74,6 +74,10 @@ class BlockModel:
         community x degree bin,
         :func:`~dpgraph.synthetic.degree_classes.split_by_degree_bins`): the inside weights
         then serve every pair of blocks of one community. None: each block is its own community.
+    affinity : float or None
+        Edge density of the sampler's affinity groups (its clustering phase,
+        :func:`~dpgraph.synthetic.sampler.affinity_edges`), from a released transitivity
+        (:func:`~dpgraph.synthetic.clustering.affinity_density`). None: no clustering phase.
     edge_total : (float, float) or None
         An unbiased estimate of the total edge weight made from the raw (unclipped) released
         values behind this model, and the variance of its noise (a public function of the
@@ -85,6 +89,7 @@ class BlockModel:
     degrees: np.ndarray
     inside: np.ndarray | None = None
     groups: np.ndarray | None = None
+    affinity: float | None = None
     edge_total: tuple | None = None
 
     @property

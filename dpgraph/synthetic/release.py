@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpgraph.privacy.budget import (COMMUNITY_SHARE, DEGREE_BIN_SHARE, EDGE_COUNT_SHARE,
+from dpgraph.privacy.budget import (CLUSTERING_SHARE, COMMUNITY_SHARE, DEGREE_BIN_SHARE,
+                                    EDGE_COUNT_SHARE,
                                     edge_count_share, left)
 from dpgraph.graph import GraphData, label_sequence
 from dpgraph.io.dask import is_dask_input
@@ -30,6 +31,7 @@ from dpgraph.synthetic.block_model import (SPLIT_COUNT_SHARE, BlockModel, combin
                                            release_split_block_model, warn_if_sparse_sample)
 from dpgraph.synthetic.communities import (GROUP_SIZE, INIT_SHARE, REFINE_BATCHES,
                                            private_communities)
+from dpgraph.synthetic.clustering import affinity_density, projection_cap, release_transitivity
 from dpgraph.synthetic.degree_classes import split_by_released_degree_classes
 from dpgraph.synthetic.sampler import sample_block_model
 
@@ -105,8 +107,11 @@ class SyntheticRelease:
         (:func:`~dpgraph.synthetic.sampler.sample_block_model`)."""
         bm = self.block_model
         warn_if_sparse_sample(bm.edge_count, bm.n, bm.edge_total, stacklevel=3)
+        k = bm.block_counts.shape[0]
         return sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,
-                                  rng=make_rng(rng), labels=self.labels, groups=bm.groups)
+                                  rng=make_rng(rng), labels=self.labels, groups=bm.groups,
+                                  affinity=None if bm.affinity is None
+                                  else np.full(k, bm.affinity))
 
     def __repr__(self) -> str:
         eps, _ = self.ledger.spent
@@ -173,7 +178,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                       init_labels: int | None = None,
                       bin_share: float = DEGREE_BIN_SHARE,
                       batches: int = REFINE_BATCHES,
-                      communities: str = "auto") -> SyntheticRelease:
+                      communities: str = "auto",
+                      clustering_share: float = CLUSTERING_SHARE) -> SyntheticRelease:
     """Release a private synthetic-graph model of ``G`` (pure edge-level ``epsilon``-DP).
 
     Cheaper than :func:`dpgraph.privatize` for this one use: ``O(m + n k + g^2)`` time and
@@ -205,6 +211,13 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        released margins (:func:`~dpgraph.synthetic.degree_classes.split_by_degree_bins`), so
        the samples keep the graph's degree mixing (assortative or not), which shapes
        triangles, paths and cuts.
+    3b. ``clustering_share * epsilon`` (0.05; 0: skipped): the transitivity of a
+       degree-capped projection of the graph
+       (:func:`~dpgraph.synthetic.clustering.release_transitivity`, cap twice the released
+       mean degree), which sets the density of the sampler's affinity groups
+       (:func:`~dpgraph.synthetic.clustering.affinity_density`): the samples keep clustering,
+       triangles, path lengths and distances (measured in BENCHMARKS.md). Taken from step
+       2's share.
     4. The block pair counts rescaled to the inverse-variance combination of step 0's count
        with the unbiased totals of steps 2 and 3's raw values (half the raw degree sum, the
        raw inter-community and class-pair counts;
@@ -213,9 +226,10 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        count dominates, on small ones the degrees; the released degrees shifted down to sum
        to twice that count (:func:`~dpgraph.synthetic.block_model.degrees_summing_to`).
        Post-processing (``diagnostics["edge_count_estimate"]``).
-    5. :meth:`SyntheticRelease.sample`: exactly the released number of edges per block pair,
-       endpoints drawn in proportion to the released degrees (Chung-Lu within and between
-       blocks), one anchor edge per node (no isolated nodes while the count allows it; a
+    5. :meth:`SyntheticRelease.sample`: exactly the released number of edges per block pair:
+       first the affinity groups' edges inside each community (step 3b), then endpoints drawn
+       in proportion to the released degrees (Chung-Lu within and between blocks), one anchor
+       edge per node (no isolated nodes while the count allows it; a
        :class:`UserWarning` names a released count below ``n / 2``).
 
     Unlike the export of :func:`dpgraph.privatize` this keeps no spectral release.
@@ -243,6 +257,9 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     batches : int
         Sequential batches per refinement round (``REFINE_BATCHES``, 64; 1: every node moves
         at once, against the previous round's partition).
+    clustering_share : float in [0, 1)
+        Share of ``epsilon`` for the clustering release (step 3b; 0 turns it off and the
+        sampler has no clustering phase).
     communities : {"auto", "private", "none"}
         Step 1: ``"auto"`` (default) as the released edge count decides (step 0),
         ``"private"`` always, ``"none"`` never (one block; the degrees get its budget).
@@ -278,7 +295,10 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                          f"{communities!r}")
     data = _private_input(G, weight)
     edge_share = edge_count_share(data.n)  # a function of the public n (step 0)
-    _check_shares(community_share, init_share, count_share, bin_share, edge_share)
+    if clustering_share != 0:
+        check_share("clustering_share", clustering_share)
+    _check_shares(community_share, init_share, count_share, bin_share,
+                  edge_share + clustering_share)
     if isinstance(group_size, bool) or int(group_size) != group_size or group_size < 1:
         raise ValueError(f"group_size must be a positive integer, got {group_size!r}")
     init_labels = default_init_labels(epsilon) if init_labels is None else init_labels
@@ -308,6 +328,15 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     diag["communities"] = int(blocks.max()) + 1
     # whatever the communities left unspent (one community) goes to the model
     eps_bins = bin_share * epsilon
+    affinity = None
+    if clustering_share > 0:  # step 3b: the clustering of a degree-capped projection
+        theta = projection_cap(m_hat, data.n)
+        report(f"release_synthetic: clustering (degree cap {theta})")
+        cl = release_transitivity(data, theta=theta, epsilon=clustering_share * epsilon,
+                                  ledger=ledger, rng=gen)
+        affinity = affinity_density(cl["transitivity"])
+        diag.update(projection_cap=theta, released_transitivity=round(cl["transitivity"], 4),
+                    affinity_density=round(affinity, 4))
     eps_model = left(epsilon, ledger.spent[0], eps_bins)
     report(f"release_synthetic: block model of {diag['communities']} "
            + ("communities" if diag["communities"] > 1 else "block"))
@@ -322,5 +351,6 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     bm = _match_released_edge_count(
         bm, (m_hat, laplace_sum_variance(1, 1.0 / (edge_share * epsilon))), rng=gen)
     diag["edge_count_estimate"] = round(bm.edge_total[0], 2)
+    bm.affinity = affinity
     return SyntheticRelease(block_model=bm, ledger=ledger, labels=label_sequence(data.labels),
                             diagnostics=diag)

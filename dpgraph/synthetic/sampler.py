@@ -20,12 +20,17 @@ from dpgraph.privacy import make_rng
 from dpgraph.progress import progress
 from dpgraph.synthetic.block_model import check_blocks
 
-__all__ = ["sample_block_model", "ANCHOR_RETRIES", "FILL_ENUMERATE"]
+__all__ = ["sample_block_model", "affinity_edges", "ANCHOR_RETRIES", "FILL_ENUMERATE",
+           "AFFINITY_MAX_GROUP"]
 
 # a node whose anchor edge was rejected (its block pair's count used up) draws again, at most
 # this many times
 ANCHOR_RETRIES = 5
 FILL_ENUMERATE = 4_000_000  # node pairs of a block pair enumerated by the final fill (64 MB)
+# the largest affinity group of the clustering phase: a hub's group would otherwise hold
+# d + 1 nodes (d(d+1)/2 candidate pairs); hubs cluster little, and their other edges go to
+# the Chung-Lu phase
+AFFINITY_MAX_GROUP = 128
 
 
 def _draw_endpoints(gen, cdf: tuple, block_ids: np.ndarray) -> np.ndarray:
@@ -156,7 +161,58 @@ def _targets_and_members(b: np.ndarray, k: int, C: np.ndarray) -> tuple[np.ndarr
     return target, members
 
 
-def _place_anchors(gen, b, grp, cdfs, ia, ib, need):
+_TRIU_CACHE: dict = {}
+
+
+def _group_pairs(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``size (size - 1) / 2`` pairs ``i < j`` of ``range(size)`` (cached by size)."""
+    if size not in _TRIU_CACHE:
+        _TRIU_CACHE[size] = np.triu_indices(size, 1)
+    return _TRIU_CACHE[size]
+
+
+def affinity_edges(communities, degrees, density, *, rng=None) -> np.ndarray:
+    """The clustering phase of the sampler (BTER, Seshadhri, Kolda and Pinar 2012, phase 1;
+    post-processing): inside each community the nodes, in increasing order of ``degrees``,
+    are cut into consecutive affinity groups of ``round(d) + 1`` nodes (``d`` the degree of
+    the group's first node; at most ``AFFINITY_MAX_GROUP``), and each pair of a group
+    becomes an edge with probability ``density[v]`` of the group's first node ``v`` (an
+    Erdos-Renyi graph per group: a node of degree ``d`` gets about ``density d`` edges whose
+    pairs are closed with the same probability, so its local clustering from this phase is
+    about ``density ** 3``). Returns the candidate pair keys ``lo * n + hi`` (distinct, in
+    random order).
+
+    Examples
+    --------
+    >>> keys = affinity_edges(np.zeros(8, dtype=int), np.full(8, 3.0), np.ones(8), rng=0)
+    >>> keys.size  # two groups of 4 nodes, complete: 2 x 6 edges
+    12
+    """
+    c, _ = check_blocks(communities)
+    n = c.size
+    d = np.asarray(degrees, dtype=float)
+    rho = np.clip(np.asarray(density, dtype=float), 0.0, 1.0)
+    gen = make_rng(rng)
+    order = np.lexsort((d, c))  # by community, then by degree
+    cs = c[order]
+    out = []
+    i = 0
+    while i < n - 1:
+        first = order[i]
+        end = int(np.searchsorted(cs, cs[i], side="right"))  # the community's end
+        size = int(min(max(round(d[first]), 1) + 1, AFFINITY_MAX_GROUP, end - i))
+        if size >= 2 and rho[first] > 0:
+            iu, ju = _group_pairs(size)
+            hit = gen.random(iu.size) < rho[first]
+            g = order[i:i + size]
+            u, v = g[iu[hit]], g[ju[hit]]
+            out.append(np.minimum(u, v) * n + np.maximum(u, v))
+        i += size
+    keys = np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+    return keys[gen.permutation(keys.size)]
+
+
+def _place_anchors(gen, b, grp, cdfs, ia, ib, need, keys=None):
     """Anchors: one edge from every node, to a block drawn in proportion to its block's
     released incidences, so no node with a positive released block volume is isolated. The
     first pass draws for every node; a node whose anchor was rejected (its block pair's count
@@ -167,7 +223,7 @@ def _place_anchors(gen, b, grp, cdfs, ia, ib, need):
     cin, cout = cdfs
     pair_index = np.full((k, k), -1, dtype=np.int64)
     pair_index[ia, ib] = np.arange(ia.size)
-    keys = np.empty(0, dtype=np.int64)
+    keys = np.empty(0, dtype=np.int64) if keys is None else keys
     for _ in range(1 + ANCHOR_RETRIES):
         deg = np.bincount(keys // n, minlength=n) + np.bincount(keys % n, minlength=n)
         left = np.zeros((k, k), dtype=np.int64)
@@ -209,8 +265,39 @@ def _draw_by_rejection(gen, keys, need, ia, ib, inner, cdfs, n, max_rounds):
     return keys, need
 
 
+def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need):
+    """:func:`affinity_edges` inside each community (``grp`` of each block), at most the
+    released count of each block pair (a uniform subset of the candidates), the affinity
+    groups sized by each block's mean released degree (its count total over its size: a sum
+    of many edges, where a node's own released degree carries its noise); returns the keys,
+    the counts still needed and the inside weights less the edges each node got there."""
+    n, k = b.size, grp.size
+    rho = np.asarray(affinity, dtype=float)
+    if rho.shape != (k,) or not np.all(np.isfinite(rho)):
+        raise ValueError(f"affinity must give a density for each of the {k} blocks")
+    C = np.zeros((k, k))
+    C[ia, ib] = need
+    vol = (C + C.T).sum(axis=1)
+    dbar = vol / np.maximum(np.bincount(b, minlength=k), 1)
+    # ties broken by the node's own released degree: the groups still follow it within a block
+    cand = affinity_edges(grp[b], dbar[b] + 1e-9 * d, rho[b], rng=gen)
+    u, v = cand // n, cand % n
+    pair_index = np.full((k, k), -1, dtype=np.int64)
+    pair_index[ia, ib] = np.arange(ia.size)
+    pair = pair_index[np.minimum(b[u], b[v]), np.maximum(b[u], b[v])]
+    cand, pair = cand[pair >= 0], pair[pair >= 0]
+    order = np.argsort(pair, kind="stable")  # random order within each pair (cand is shuffled)
+    cand, pair = cand[order], pair[order]
+    rank = np.arange(pair.size) - np.searchsorted(pair, pair)
+    take = rank < need[pair]
+    keys = np.sort(cand[take])
+    need = need - np.bincount(pair[take], minlength=need.size)
+    d1 = np.bincount(keys // n, minlength=n) + np.bincount(keys % n, minlength=n)
+    return keys, need, np.maximum(w_in - d1, 0.0)
+
+
 def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, labels=None,
-                       max_rounds: int = 50, groups=None) -> GraphData:
+                       max_rounds: int = 50, groups=None, affinity=None) -> GraphData:
     """Sample a simple graph from a degree-corrected block model (post-processing).
 
     For each block pair ``a <= b``, draw exactly ``block_counts[a, b]`` distinct edges, each
@@ -234,6 +321,10 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     groups : array of int, shape (k,), optional
         Community of each block: with it, "inside" means inside the block's community (pairs of
         blocks of one group draw with the inside weights). Default: ``arange(k)``.
+    affinity : array, shape (k,), optional
+        Edge density of each block's affinity groups (:func:`affinity_edges`, the clustering
+        phase): placed first, out of the block's own count, and the nodes' inside weights
+        reduced by the edges they got there. Default: no clustering phase.
     rng : None, int or numpy.random.Generator
     labels : sequence, optional
         Node labels of the result (default ``0..n-1``).
@@ -273,11 +364,15 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     need = target[ia, ib]
     keys = np.empty(0, dtype=np.int64)
     keep = np.ones(n)
+    if affinity is not None and ia.size:
+        keys, need, w_in = _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need)
     cin, cout = _cdfs(w_in, members), _cdfs(w_out, members)
     if ia.size:
-        keys, need = _place_anchors(gen, b, grp, (cin, cout), ia, ib, need)
+        had = np.bincount(keys // n, minlength=n) + np.bincount(keys % n, minlength=n) > 0
+        keys, need = _place_anchors(gen, b, grp, (cin, cout), ia, ib, need, keys=keys)
         # the remaining draws discount the anchor edge (each node already has about one)
-        keep = np.maximum(d - 1.0, 0.1) / d
+        left = np.maximum(w_in + w_out, 1e-12)
+        keep = np.where(had, 1.0, np.maximum(left - 1.0, 0.1) / left)
         cin, cout = _cdfs(w_in * keep, members), _cdfs(w_out * keep, members)
     inner = grp[ia] == grp[ib]
     keys, need = _draw_by_rejection(gen, keys, need, ia, ib, inner, (cin, cout), n, max_rounds)

@@ -36,12 +36,14 @@ from dpgraph.lab.audit.harness import (AuditResult, audit_event, audit_threshold
 __all__ = ["randomized_response", "laplace", "gaussian", "exponential", "edge_count",
            "rr_route", "pca_route", "matrix_free", "max_cut", "cosine", "marginals", "jl",
            "synthetic_block_model", "synthetic_refinement", "synthetic_sequential_refinement",
-           "synthetic_degree_classes", "local_route", "weighted_pair", "TIGHT"]
+           "synthetic_degree_classes", "synthetic_clustering", "local_route", "weighted_pair",
+           "TIGHT"]
 
 #: Audits whose event is tight for the mechanism: their bound must reach a stated fraction.
 TIGHT = ("randomized_response", "laplace", "gaussian", "exponential", "edge_count",
          "rr_route", "cosine", "marginals", "synthetic_block_model", "synthetic_refinement",
-         "synthetic_sequential_refinement", "synthetic_degree_classes", "local_route")
+         "synthetic_sequential_refinement", "synthetic_degree_classes", "synthetic_clustering",
+         "local_route")
 
 
 def _ledger(epsilon: float, delta: float = 0.0) -> PrivacyLedger:
@@ -644,6 +646,39 @@ def synthetic_degree_classes(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
                        mechanism_name="release_degree_mixing (synthetic degree classes)",
                        pair_name="path 0-2-1 vs + edge {0, 1}, classes [0, 1, 0, 1]",
                        event_name="class-pair (0, 1) count at or above 2")
+
+
+def synthetic_clustering(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
+                         confidence: float = 0.95) -> AuditResult:
+    """:func:`dpgraph.synthetic.clustering.release_transitivity` (7.11: corners and wedges of
+    the degree-capped projection, L1 sensitivity ``8 (theta - 1)``) with cap 3 and the node
+    order fixed, on the lemma's worst case: ``a`` (0) with ``y1`` (1) and ``s1, s2`` (2, 3),
+    ``y1`` adjacent to both; the same at ``b`` (4) with ``y2`` (5), ``s3, s4`` (6, 7); ``a`` and
+    ``b`` first in the order, ``y1`` and ``y2`` last. Adding ``{a, b}`` evicts ``y1`` and ``y2``:
+    12 corners and 4 wedges lost, the whole bound 16."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.synthetic.clustering import bounded_projection, projection_counts
+    from dpgraph.synthetic.clustering import release_transitivity
+
+    theta = 3
+    edges = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (4, 5), (4, 6), (4, 7), (5, 6), (5, 7)]
+    order = np.empty(8, dtype=np.int64)
+    order[[4, 0, 2, 3, 6, 7, 1, 5]] = np.arange(8)
+    G_without, G_with = _graph_pair(edges, (0, 4), 8)
+    pair = (as_graph_data(G_with), as_graph_data(G_without))
+    c0, c1 = (projection_counts(bounded_projection(d.weights, theta, order)) for d in pair)
+    moved = np.flatnonzero(c0 != c1)
+
+    def mech(data, gen):
+        return _observe_laplace(lambda: release_transitivity(
+            data, theta=theta, epsilon=epsilon, ledger=_ledger(epsilon), rng=gen,
+            order=order))[0]
+
+    return audit_event(mech, pair, _all_at_least(moved, c1[moved]), epsilon=epsilon, runs=runs,
+                       confidence=confidence, rng=rng,
+                       mechanism_name="release_transitivity (synthetic clustering)",
+                       pair_name="the 7.11 worst case + {a, b} vs without, cap 3, order fixed",
+                       event_name="corners and wedges at or above their values without {a, b}")
 
 
 def local_route(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,

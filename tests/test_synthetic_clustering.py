@@ -1,0 +1,187 @@
+"""The clustering release of release_synthetic (docs/privacy.md 7.11) and the sampler's
+clustering phase: the projection's sensitivity on adjacent inputs (exhaustive on small graphs,
+and the worst case attained), the charge, and what the phase does to a sample."""
+
+import itertools
+import warnings
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import dpgraph
+from dpgraph.graph import as_graph_data
+from dpgraph.privacy import PrivacyLedger
+from dpgraph.synthetic.clustering import (affinity_density, bounded_projection,
+                                          clustering_sensitivity, projection_cap,
+                                          projection_counts, release_transitivity)
+from dpgraph.synthetic.sampler import affinity_edges, sample_block_model
+
+
+def _adj(n, edges):
+    A = np.zeros((n, n))
+    for u, v in edges:
+        A[u, v] = A[v, u] = 1.0
+    return sp.csr_array(A)
+
+
+def _counts(A, theta, order):
+    return projection_counts(bounded_projection(A, theta, order))
+
+
+def _true_transitivity(A):
+    G = nx.from_scipy_sparse_array(A)
+    return nx.transitivity(G)
+
+
+def test_projection_keeps_mutual_top_theta_and_caps_degree():
+    rng = np.random.default_rng(0)
+    G = nx.gnp_random_graph(30, 0.4, seed=1)
+    A = nx.to_scipy_sparse_array(G, format="csr", dtype=float)
+    order = rng.permutation(30)
+    P = bounded_projection(A, 4, order)
+    assert np.diff(P.indptr).max() <= 4
+    top = {u: set(sorted(G[u], key=lambda v: order[v])[:4]) for u in G}
+    expected = {(u, v) for u, v in G.edges() if v in top[u] and u in top[v]}
+    got = {(int(u), int(v)) for u, v in zip(*sp.triu(P, 1).nonzero())}
+    assert got == {(min(e), max(e)) for e in expected}
+    assert (A != _adj(30, G.edges())).nnz == 0  # the input is not modified
+
+
+def test_projection_counts_match_networkx_on_the_whole_graph():
+    G = nx.gnp_random_graph(40, 0.3, seed=2)
+    A = nx.to_scipy_sparse_array(G, format="csr", dtype=float)
+    t, w = projection_counts(A)
+    assert t == 3 * sum(nx.triangles(G).values()) / 3 * 1  # corners: sum of triangles at nodes
+    assert w == sum(d * (d - 1) / 2 for _, d in G.degree())
+    assert t / w == pytest.approx(_true_transitivity(A))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_clustering_counts_sensitivity_on_every_adjacent_pair(seed):
+    """Every pair of a small dense graph added or removed, random orders and small caps: the L1
+    change of (T, W) on the projection never exceeds 8 (theta - 1)."""
+    rng = np.random.default_rng(seed)
+    n = 9
+    G = nx.gnp_random_graph(n, 0.55, seed=int(seed))
+    A = nx.to_scipy_sparse_array(G, format="csr", dtype=float, nodelist=range(n))
+    worst = 0.0
+    for theta in (2, 3, 4):
+        for _ in range(4):
+            order = rng.permutation(n)
+            base = _counts(A, theta, order)
+            for u, v in itertools.combinations(range(n), 2):
+                B = A.tolil()
+                B[u, v] = B[v, u] = 0.0 if A[u, v] else 1.0
+                change = np.abs(_counts(B.tocsr(), theta, order) - base).sum()
+                worst = max(worst, change / clustering_sensitivity(theta))
+    assert worst <= 1.0
+    assert worst > 0.3  # the bound is not vacuous on these graphs
+
+
+def test_clustering_sensitivity_is_attained():
+    """The worst case of docs/privacy.md 7.11: both endpoints evict a neighbour that closes
+    theta - 1 triangles with them, and the new pair closes none: 8 (theta - 1) exactly."""
+    theta = 3
+    a, y1, s1, s2, b, y2, s3, s4 = range(8)
+    edges = [(a, y1), (a, s1), (a, s2), (y1, s1), (y1, s2),
+             (b, y2), (b, s3), (b, s4), (y2, s3), (y2, s4)]
+    order = np.empty(8, dtype=int)
+    # b and a first, y1 and y2 last: the new pair displaces them
+    for rank, node in enumerate([b, a, s1, s2, s3, s4, y1, y2]):
+        order[node] = rank
+    c0 = _counts(_adj(8, edges), theta, order)
+    c1 = _counts(_adj(8, edges + [(a, b)]), theta, order)
+    assert np.abs(c1 - c0).sum() == clustering_sensitivity(theta) == 16.0
+
+
+def test_release_transitivity_charges_its_epsilon_and_records_the_sensitivity():
+    data = as_graph_data(nx.Graph(nx.karate_club_graph().edges()))
+    led = PrivacyLedger(epsilon=1.0, delta=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = release_transitivity(data, theta=9, epsilon=0.5, ledger=led, rng=0)
+    assert led.spent[0] == pytest.approx(0.5)
+    (entry,) = led.entries
+    assert entry.sensitivity == clustering_sensitivity(9) == 64.0
+    assert 0.0 <= out["transitivity"] <= 1.0
+    with pytest.raises(ValueError, match="theta"):
+        release_transitivity(data, theta=1, epsilon=0.5, ledger=led, rng=0)
+
+
+def test_released_transitivity_is_close_at_large_epsilon():
+    """A clustered graph (relaxed caveman): the noise at epsilon 50 is a few corners, and the
+    projection with a cap above every degree is the graph itself."""
+    G = nx.relaxed_caveman_graph(20, 6, 0.1, seed=3)
+    G.remove_edges_from(list(nx.selfloop_edges(G)))
+    data = as_graph_data(G)
+    led = PrivacyLedger(epsilon=50.0, delta=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = release_transitivity(data, theta=16, epsilon=50.0, ledger=led, rng=0)
+    assert out["transitivity"] == pytest.approx(nx.transitivity(G), abs=0.03)
+
+
+def test_projection_cap_is_twice_the_released_mean_degree_within_bounds():
+    assert projection_cap(31_421, 2_277) == 55
+    assert projection_cap(0, 10) == 8
+    assert projection_cap(10**9, 10) == 64
+
+
+def test_affinity_edges_groups_and_density():
+    # 300 nodes of degree 9 in one community: 30 groups of 10, each pair kept with prob. 0.5
+    keys = affinity_edges(np.zeros(300, dtype=int), np.full(300, 9.0), np.full(300, 0.5),
+                          rng=1)
+    n = 300
+    u, v = keys // n, keys % n
+    assert keys.size == np.unique(keys).size
+    pairs = 30 * 45
+    # binomial(1350, 0.5): within 4 standard deviations
+    assert abs(keys.size - 0.5 * pairs) < 4 * np.sqrt(pairs * 0.25)
+    order = np.lexsort((np.full(300, 9.0), np.zeros(300)))
+    group = np.empty(n, dtype=int)
+    group[order] = np.arange(n) // 10
+    assert np.all(group[u] == group[v])  # every edge lies inside one affinity group
+    # two communities never share an affinity group
+    comm = np.arange(300) % 2
+    keys = affinity_edges(comm, np.full(300, 9.0), np.ones(300), rng=1)
+    assert np.all(comm[keys // n] == comm[keys % n])
+
+
+def test_sample_with_affinity_keeps_the_counts_and_adds_triangles():
+    rng = np.random.default_rng(0)
+    n = 600
+    blocks = np.zeros(n, dtype=int)
+    counts = np.array([[3000]])
+    degrees = rng.uniform(5, 15, size=n)
+    plain = sample_block_model(blocks, counts, degrees, rng=1)
+    clustered = sample_block_model(blocks, counts, degrees, rng=1, affinity=np.array([0.8]))
+    assert plain.m == clustered.m == 3000
+    t0 = nx.transitivity(nx.from_scipy_sparse_array(plain.weights))
+    t1 = nx.transitivity(nx.from_scipy_sparse_array(clustered.weights))
+    assert t1 > t0 + 0.1
+    with pytest.raises(ValueError, match="affinity"):
+        sample_block_model(blocks, counts, degrees, rng=1, affinity=np.array([0.5, 0.5]))
+
+
+def test_release_synthetic_clustering_step_charge_and_diagnostics():
+    G = nx.relaxed_caveman_graph(30, 8, 0.05, seed=4)
+    G.remove_edges_from(list(nx.selfloop_edges(G)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rel = dpgraph.release_synthetic(G, epsilon=2.0, rng=0)
+        off = dpgraph.release_synthetic(G, epsilon=2.0, rng=0, clustering_share=0)
+    names = [e.name for e in rel.ledger.entries]
+    assert "synthetic: projection triangles and wedges" in names
+    entry = rel.ledger.entries[names.index("synthetic: projection triangles and wedges")]
+    assert entry.epsilon == pytest.approx(0.1)  # CLUSTERING_SHARE of epsilon
+    assert rel.ledger.spent[0] == pytest.approx(2.0) == off.ledger.spent[0]
+    assert "synthetic: projection triangles and wedges" not in [e.name for e in off.ledger.entries]
+    d = rel.diagnostics
+    assert d["affinity_density"] == pytest.approx(affinity_density(d["released_transitivity"]))
+    assert rel.block_model.affinity == pytest.approx(d["affinity_density"], abs=1e-4)
+    S = rel.sample(rng=1)
+    assert S.m == rel.edge_count
+    with pytest.raises(ValueError, match="clustering_share"):
+        dpgraph.release_synthetic(G, epsilon=1.0, clustering_share=1.5)
