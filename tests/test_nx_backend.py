@@ -56,6 +56,12 @@ value, (S, T) = nx.approximation.one_exchange(G, backend="dpgraph", epsilon=100.
                                               seed=0)
 out["one_exchange"] = [type(value).__name__, sorted(S), sorted(T),
                        nx.cut_size(G, S, T, weight=None), value]
+# the same call made directly: NetworkX's py_random_state turns seed=0 into random.Random(0),
+# and the backend seeds dpgraph with its first 63 bits
+ref = dpgraph.max_cut(G, epsilon=100.0, delta=1e-6, weight=None,
+                      rng=random.Random(0).getrandbits(63))
+out["one_exchange_direct"] = [ref.estimated_value, sorted(ref.partition[0]),
+                              sorted(ref.partition[1])]
 # kernighan_lin_bisection(G, partition=None, max_iter=10, weight="weight", seed=None)
 A, B = nx.community.kernighan_lin_bisection(H, None, 10, "weight", 1, backend="dpgraph",
                                             epsilon=2.0, delta=1e-6)
@@ -95,7 +101,10 @@ try:
 except TypeError as exc:
     out["auto_only_epsilon"] = str(exc)
 value, (S, T) = nx.approximation.one_exchange(G, epsilon=100.0, delta=1e-6, seed=3)
-out["auto_with_budget"] = [value, nx.cut_size(G, S, T, weight=None)]
+ref = dpgraph.max_cut(G, epsilon=100.0, delta=1e-6, weight=None,
+                      rng=random.Random(3).getrandbits(63))
+out["auto_with_budget"] = [value, nx.cut_size(G, S, T, weight=None), ref.estimated_value,
+                           sorted(S) == sorted(ref.partition[0])]
 # no budget, a multigraph: declined, NetworkX's own kernighan_lin_bisection takes multigraphs
 M = nx.MultiGraph([(0, 1), (0, 1), (1, 2), (2, 3), (3, 0), (3, 0)])
 own = nx.community.kernighan_lin_bisection(M, seed=1, backend="networkx")
@@ -123,7 +132,9 @@ def test_one_exchange_returns_networkx_types_with_private_estimate(dispatched):
     # estimate's epsilon is min(1, 200 / m^) ~ 1 (dpgraph.privacy.budget.answer_side_budgets), scale <= 1/0.9;
     # |Lap(b)| > b ln(1e6) has probability 1e-6
     assert abs(value - true_cut) <= (1 / 0.9) * 13.82
-    assert value != true_cut
+    # and it is exactly dpgraph.max_cut's estimate for the same seed (the noisy value, which may
+    # equal the true cut: the estimate's noise is discrete), with the same partition
+    assert [value, S, T] == dispatched["one_exchange_direct"]
 
 
 def test_kernighan_lin_bisection_returns_a_bisection(dispatched):
@@ -158,8 +169,8 @@ def test_automatic_dispatch_never_answers_silently(dispatched):
     assert "pass delta" in dispatched["auto_only_epsilon"]
     # the caller never named the backend: the message does not tell them to drop it
     assert "drop backend" not in dispatched["auto_only_epsilon"]
-    value, true_cut = dispatched["auto_with_budget"]
-    assert value != true_cut and abs(value - true_cut) <= (1 / 0.9) * 13.82
+    value, true_cut, direct, same_partition = dispatched["auto_with_budget"]
+    assert value == direct and same_partition and abs(value - true_cut) <= (1 / 0.9) * 13.82
     # a multigraph without a budget is NetworkX's own call; with one, it is refused, not merged
     own, auto = dispatched["auto_multigraph"]
     assert own == auto
