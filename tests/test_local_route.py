@@ -105,6 +105,9 @@ def test_max_cut_pools_the_balanced_candidates():
     assert math.isclose(res.ledger.spent[0], 4.0, rel_tol=1e-9) and res.ledger.spent[1] == 0
     bis = dpgraph.max_bisection(g, epsilon=4.0, delta=1e-6, rng=1)
     assert all(nm.startswith("balanced") for nm in bis.diagnostics["candidates"])
+    # the same reserve for the choice: with the same rng both answers see the same release, so
+    # every partition the bisection could return is in max_cut's pool
+    assert np.array_equal(res.private_graph.local.candidates, bis.private_graph.local.candidates)
     sizes = sorted(map(len, bis.partition))
     assert sizes[1] - sizes[0] <= 1
 
@@ -151,12 +154,12 @@ def test_plan_is_a_continuous_nondecreasing_function_of_the_released_density():
     """docs/privacy.md 14.9: public n, released m^ and epsilon only; no core or sweep; the order
     spread and the backward share never decrease with epsilon and never jump."""
     assert plan_local(1000, 2000, 1.0) == LocalPlan()          # rho = 4: the plain forward pass
-    plans = [plan_local(2000, 50000, e) for e in np.linspace(0.05, 8.0, 400)]
+    plans = [plan_local(2000, 50000, e) for e in np.linspace(0.05, 8.0, 4000)]
     spread = np.array([p.order_spread for p in plans])
     share = np.array([p.backward_share for p in plans])
     assert all(p.core == 0 and p.refine_share == 0 for p in plans)
     assert (np.diff(spread) >= 0).all() and (np.diff(share) >= 0).all()
-    assert np.abs(np.diff(spread)).max() < 0.05 and np.abs(np.diff(share)).max() < 0.05
+    assert np.abs(np.diff(spread)).max() < 0.02 and np.abs(np.diff(share)).max() < 0.02
     assert spread[-1] == 1.0 and share[-1] == 0.4 and share[0] == 0.0
     # a released edge count off by one edge moves the plan by a tiny amount
     a, b = plan_local(2000, 30000, 1.0), plan_local(2000, 30001, 1.0)

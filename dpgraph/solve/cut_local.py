@@ -40,9 +40,8 @@ def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float
     plan = plan_local(data.n, m_hat, eps_left * (1.0 - LOCAL_DEGREE_SHARE),
                       passes_cost=is_dask_input(data))
     eps_select, eps_estimate = answer_side_budgets(epsilon, select_share, estimate_share, m_hat)
-    passes = plan.backward_share > 0 or plan.refine_share > 0
-    if problem != "maxcut" and not passes and extra is None:
-        eps_select = 0.0  # one candidate: nothing to choose
+    # Max-Cut and Max-Bisection reserve the same eps_select, so that with the same rng their
+    # releases are identical and Max-Cut's pool holds Max-Bisection's (docs/privacy.md 14.5)
     if not estimate:
         eps_estimate = 0.0
     rel = release_local_sides(data, epsilon=left(eps_left, eps_select, eps_estimate), ledger=ledger,

@@ -85,7 +85,7 @@ BATCH_GROWTH = 0.01
 # Where each pays (benchmarks/NOTES.md, "The local route's plan"): the backward candidate beats
 # the forward pass from rho of about 40-80 (chameleon from 12); below, the forward pass needs
 # the whole budget. The core and the refinement sweep remain for explicit plans (LocalPlan).
-SPREAD_RAMP, ORDER_SPREAD_MAX = (5.0, 45.0), 1.0
+SPREAD_RAMP, ORDER_SPREAD_MAX = (8.0, 24.0), 1.0
 BACKWARD_RAMP, BACKWARD_SHARE_MAX = (30.0, 80.0), 0.4
 REFINE_SHARE = LOCAL_REFINE_SHARE
 CORE_NODES, LARGE_CORE_NODES = 1000, 2000
