@@ -139,10 +139,14 @@ def test_affinity_edges_groups_and_density():
     pairs = 30 * 45
     # binomial(1350, 0.5): within 4 standard deviations
     assert abs(keys.size - 0.5 * pairs) < 4 * np.sqrt(pairs * 0.25)
-    order = np.lexsort((np.full(300, 9.0), np.zeros(300)))
-    group = np.empty(n, dtype=int)
-    group[order] = np.arange(n) // 10
-    assert np.all(group[u] == group[v])  # every edge lies inside one affinity group
+    # density 1: the groups are 30 disjoint cliques of 10 nodes
+    keys = affinity_edges(np.zeros(300, dtype=int), np.full(300, 9.0), np.ones(300), rng=2)
+    G = nx.Graph()
+    G.add_edges_from(zip((keys // n).tolist(), (keys % n).tolist()))
+    sizes = sorted(len(c) for c in nx.connected_components(G))
+    assert sizes == [10] * 30 and keys.size == 30 * 45
+    # ties are broken at random, not by node index: the groups are not runs of indices
+    assert not all(max(c) - min(c) == 9 for c in nx.connected_components(G))
     # two communities never share an affinity group
     comm = np.arange(300) % 2
     keys = affinity_edges(comm, np.full(300, 9.0), np.ones(300), rng=1)

@@ -176,8 +176,8 @@ def affinity_edges(communities, degrees, density, *, rng=None) -> np.ndarray:
     post-processing): inside each community the nodes, in increasing order of ``degrees``,
     are cut into consecutive affinity groups of ``round(d) + 1`` nodes (``d`` the degree of
     the group's first node; at most ``AFFINITY_MAX_GROUP``), and each pair of a group
-    becomes an edge with probability ``density[v]`` of the group's first node ``v`` (an
-    Erdos-Renyi graph per group: a node of degree ``d`` gets about ``density d`` edges whose
+    becomes an edge with probability ``density[v]`` of the group's first node ``v``; ties in
+    ``degrees`` are broken at random (an Erdos-Renyi graph per group: a node of degree ``d`` gets about ``density d`` edges whose
     pairs are closed with the same probability, so its local clustering from this phase is
     about ``density ** 3``). Returns the candidate pair keys ``lo * n + hi`` (distinct, in
     random order).
@@ -193,7 +193,9 @@ def affinity_edges(communities, degrees, density, *, rng=None) -> np.ndarray:
     d = np.asarray(degrees, dtype=float)
     rho = np.clip(np.asarray(density, dtype=float), 0.0, 1.0)
     gen = make_rng(rng)
-    order = np.lexsort((d, c))  # by community, then by degree
+    # by community, then by degree; ties in a random order (never the input's node order,
+    # which may follow the edges: a crawl order, say)
+    order = np.lexsort((gen.random(n), d, c))
     cs = c[order]
     out = []
     i = 0
