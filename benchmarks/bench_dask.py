@@ -13,6 +13,11 @@ Three modes, each one process (the client's peak RSS is that of the process):
 ``sample FOLDER WORKERS OUT``
     A matrix-free release of FOLDER; its synthetic graph drawn by Dask tasks and written to OUT
     (Parquet), then by the in-memory sampler from the same seed: time and peak RSS of each.
+``local FOLDER WORKERS [epsilon]``
+    The degree-ordered local route (``max_cut``'s default on sparse graphs) on ``WORKERS``
+    workers against the same graph in memory: passes (batches), wall time after the read,
+    client and worker peaks, and whether the in-memory run with the Dask plan gives the same
+    partition for the same seed.
 ``compare FOLDER WORKERS [reps]``
     Reads FOLDER on ``WORKERS`` workers, collects the same graph on the client as an in-memory
     CSR (the in-memory route's ``GraphData``), then alternates in-memory and Dask products
@@ -287,6 +292,60 @@ def compare(folder, workers, reps=3):
                   f"{res['digest']} ({'same' if res['digest'] == _digest(r.assignment) else 'different'})")
 
 
+def local_run(folder, workers, epsilon=1.0):
+    """The degree-ordered local route (``max_cut``'s default on sparse graphs) on FOLDER: on
+    ``WORKERS`` workers (every batch of decisions is one pass over the edges), then in memory on
+    the same graph collected to the client, once with the Dask plan (same batches: the same
+    partition for the same seed) and once with the in-memory plan: wall time, passes, client
+    and worker peaks."""
+    from dpgraph.release.routes import local
+    from dpgraph.solve import cut_local
+
+    kw = dict(epsilon=epsilon, delta=1e-6, rng=0, route="local")
+    folder = os.path.normpath(folder)
+    print(f"local route on {folder}, {workers} worker(s), eps {epsilon}; load "
+          f"{os.getloadavg()}", flush=True)
+    cluster, client = _cluster(workers)
+    with cluster, client:
+        t0 = time.perf_counter()
+        dg = dpgraph.io.dask.read_edge_files(folder, weight=None)
+        t_read = time.perf_counter() - t0
+        print(f"read: {dg!r} in {t_read:.1f} s; client peak {_peak_rss():.2f} GiB", flush=True)
+        client.run(lambda: _hwm(reset=True))
+        before = _hwm(reset=True)
+        t0, c0 = time.perf_counter(), time.process_time()
+        r = dpgraph.max_cut(dg, **kw)
+        e2e, cpu = time.perf_counter() - t0, time.process_time() - c0
+        diag = r.private_graph.diagnostics
+        print("ledger: " + "; ".join(e.name for e in r.ledger.entries))
+        print(f"Dask max_cut (local route): {e2e:.1f} s after the read (client CPU {cpu:.1f} s); "
+              f"{diag.get('batches')} batches; partition {_digest(r.assignment)}; client peak "
+              f"during max_cut {_hwm():.2f} GiB (before {before:.2f}); worker peaks "
+              f"{client.run(lambda: _hwm())}; load {os.getloadavg()}", flush=True)
+        dask_digest = _digest(r.assignment)
+        g = dg.to_graph_data()
+        del dg
+    print(f"in memory: {g!r}, CSR {(g.weights.data.nbytes + g.weights.indices.nbytes) / 2**30:.2f}"
+          f" GiB", flush=True)
+    real = local.plan_local
+    for name, plan in (("Dask plan", lambda *a, **k: real(*a, **{**k, "passes_cost": True})),
+                       ("in-memory plan", real)):
+        local.plan_local = cut_local.plan_local = plan
+        try:
+            before = _hwm(reset=True)
+            t0, c0 = time.perf_counter(), time.process_time()
+            rm = dpgraph.max_cut(g, **kw)
+            e2e_m, cpu_m = time.perf_counter() - t0, time.process_time() - c0
+        finally:
+            local.plan_local = cut_local.plan_local = real
+        same = _digest(rm.assignment) == dask_digest
+        print(f"in-memory max_cut, {name}: {e2e_m:.1f} s (CPU {cpu_m:.1f} s); "
+              f"{rm.private_graph.diagnostics.get('batches')} batches; partition "
+              f"{_digest(rm.assignment)} ({'same as' if same else 'differs from'} Dask); "
+              f"peak {_hwm():.2f} GiB (graph held: {before:.2f}); Dask / in memory "
+              f"{e2e / e2e_m:.2f}x; load {os.getloadavg()}", flush=True)
+
+
 if __name__ == "__main__":
     mode, *a = sys.argv[1:] or ["small"]
     if mode == "small":
@@ -296,6 +355,8 @@ if __name__ == "__main__":
         dask_run(a[0], int(a[1]))
     elif mode == "sample":
         sample_run(a[0], int(a[1]), a[2])
+    elif mode == "local":
+        local_run(a[0], int(a[1]), float(a[2]) if len(a) > 2 else 1.0)
     elif mode == "compare":
         compare(a[0], int(a[1]), int(a[2]) if len(a) > 2 else 3)
     else:

@@ -108,7 +108,7 @@ def check_node_count(path, line, text, n: int, expected: str, *, edges: int | No
     if have is not None and need > have:
         fits = largest_fitting(lambda k: BYTES_PER_NODE * k + BYTES_PER_EDGE * lines, have)
         edge_part = f" with {lines:,} edge line{'s' if lines != 1 else ''}" if lines else ""
-        hint = (f"; a header of at most {fits:,} nodes{edge_part} fits" if fits >= 1
+        hint = (f"; a header of at most {fits:,} nodes{edge_part} can be read" if fits >= 1
                 else "; not even its edge lines fit")
         raise HeaderTooLargeError(
             path, line, text, expected,
