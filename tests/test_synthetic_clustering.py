@@ -14,7 +14,8 @@ import dpgraph
 from dpgraph.graph import as_graph_data
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.synthetic.clustering import (affinity_density, bounded_projection,
-                                          clustering_sensitivity, projection_cap,
+                                          clustering_informative, clustering_sensitivity,
+                                          projection_cap,
                                           projection_counts, release_transitivity)
 from dpgraph.synthetic.sampler import affinity_edges, sample_block_model
 
@@ -189,3 +190,17 @@ def test_release_synthetic_clustering_step_charge_and_diagnostics():
     assert S.m == rel.edge_count
     with pytest.raises(ValueError, match="clustering_share"):
         dpgraph.release_synthetic(G, epsilon=1.0, clustering_share=1.5)
+
+
+def test_clustering_step_is_skipped_where_its_noise_exceeds_any_signal():
+    """Karate at epsilon 1: 5% of it on at most 78 x 8 corners is noise; the step is skipped,
+    the share goes to the block model, and the ledger still totals epsilon."""
+    G = nx.Graph(nx.karate_club_graph().edges())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rel = dpgraph.release_synthetic(G, epsilon=1.0, rng=0)
+    assert not clustering_informative(rel.diagnostics["released_edge_weight"], 0.05)
+    assert "synthetic: projection triangles and wedges" not in [e.name for e in
+                                                                rel.ledger.entries]
+    assert rel.block_model.affinity is None
+    assert rel.ledger.spent[0] == pytest.approx(1.0)

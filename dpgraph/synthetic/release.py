@@ -31,7 +31,8 @@ from dpgraph.synthetic.block_model import (SPLIT_COUNT_SHARE, BlockModel, combin
                                            release_split_block_model, warn_if_sparse_sample)
 from dpgraph.synthetic.communities import (GROUP_SIZE, INIT_SHARE, REFINE_BATCHES,
                                            private_communities)
-from dpgraph.synthetic.clustering import affinity_density, projection_cap, release_transitivity
+from dpgraph.synthetic.clustering import (affinity_density, clustering_informative,
+                                          projection_cap, release_transitivity)
 from dpgraph.synthetic.degree_classes import split_by_released_degree_classes
 from dpgraph.synthetic.sampler import sample_block_model
 
@@ -217,7 +218,9 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        mean degree), which sets the density of the sampler's affinity groups
        (:func:`~dpgraph.synthetic.clustering.affinity_density`): the samples keep clustering,
        triangles, path lengths and distances (measured in BENCHMARKS.md). Taken from step
-       2's share.
+       2's share; skipped (the share back to step 2) where its noise exceeds the most
+       triangle corners the released edge count can hold
+       (:func:`~dpgraph.synthetic.clustering.clustering_informative`).
     4. The block pair counts rescaled to the inverse-variance combination of step 0's count
        with the unbiased totals of steps 2 and 3's raw values (half the raw degree sum, the
        raw inter-community and class-pair counts;
@@ -329,7 +332,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     # whatever the communities left unspent (one community) goes to the model
     eps_bins = bin_share * epsilon
     affinity = None
-    if clustering_share > 0:  # step 3b: the clustering of a degree-capped projection
+    # step 3b, where its noise can be below the most corners the released edges can hold
+    if clustering_share > 0 and clustering_informative(m_hat, clustering_share * epsilon):
         theta = projection_cap(m_hat, data.n)
         report(f"release_synthetic: clustering (degree cap {theta})")
         cl = release_transitivity(data, theta=theta, epsilon=clustering_share * epsilon,
