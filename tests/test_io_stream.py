@@ -106,3 +106,56 @@ def test_stream_refuses_a_file_that_would_not_fit(tmp_path, monkeypatch):
         tracemalloc.stop()
     assert "DPGRAPH_MEMORY_LIMIT=2M" in str(info.value) and peak < 2 * 2**20
     assert m > 100_000
+
+
+@_settings(60)
+@given(n=st.sampled_from([12, 13, 40]),   # 12: some vertex 13 is out of range
+       edges=st.lists(st.tuples(st.integers(1, 13), st.integers(1, 13),
+                                st.sampled_from([1, -1, 0.5, 0, 2.5])), min_size=1, max_size=30),
+       announced=st.sampled_from(["m", "m", "m+1", "none"]),
+       duplicates=st.sampled_from(["max", "sum", "error"]))
+def test_stream_reads_gset_as_the_general_path(tmp_path_factory, monkeypatch, n, edges,
+                                               announced, duplicates):
+    path = tmp_path_factory.mktemp("g") / "g.gset"
+    m = {"m": f" {len(edges)}", "m+1": f" {len(edges) + 1}", "none": ""}[announced]
+    path.write_text(f"{n}{m}\n" + "".join(f"{i} {j} {w}\n" for i, j, w in edges))
+    fast, fast_warnings = _read_gset(path, monkeypatch, True, duplicates=duplicates)
+    slow, slow_warnings = _read_gset(path, monkeypatch, False, duplicates=duplicates)
+    assert _same(fast, slow), (fast, slow)
+    assert fast_warnings == slow_warnings
+    if not isinstance(fast, str):
+        assert fast.labels == range(1, n + 1)
+
+
+def _read_gset(path, monkeypatch, streamed, **kw):
+    with monkeypatch.context() as mp:
+        if not streamed:
+            mp.setattr(stream, "read_edge_stream", lambda *a, **k: None)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                g = read_graph(path, format="gset", **kw)
+            except ValueError as exc:
+                g = f"{type(exc).__name__}: {exc}"
+    return g, sorted(str(w.message) for w in caught)
+
+
+def test_gset_stream_memory(tmp_path):
+    rng = np.random.default_rng(1)
+    n, m = 20_000, 200_000
+    keys = np.unique(rng.integers(0, n * n, 3 * m))
+    i, j = keys // n, keys % n
+    keep = i < j
+    i, j = i[keep][:m] + 1, j[keep][:m] + 1
+    path = tmp_path / "big.gset"
+    with open(path, "w") as fh:
+        fh.write(f"{n} {i.size}\n" + "\n".join(f"{a} {b} 1" for a, b in zip(i, j)) + "\n")
+    read_graph(path)  # imports and first-call allocations are not the reader's
+    tracemalloc.start()
+    try:
+        g = read_graph(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert g.m == i.size and g.labels == range(1, n + 1)
+    assert peak < stream.PEAK_BYTES_PER_EDGE[True] * i.size + stream.NODE_BYTES * n + 2**20

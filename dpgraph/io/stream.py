@@ -1,5 +1,5 @@
 """Edge lists streamed into the CSR: the large-file path of :func:`dpgraph.io.read_graph` for
-SNAP edge lists of integer ids.
+SNAP edge lists of integer ids and for G-set (rudy) bodies.
 
 The text is parsed in blocks by pyarrow's streaming CSV reader; each block's ids are kept as
 int32 while they fit (int64 otherwise), and nothing else is kept of the text. When the file is
@@ -74,12 +74,17 @@ def _predicted_lines(path, skip: int) -> int:
 
 
 def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str = "max",
-                     comments=("#", "%")) -> GraphData | None:
+                     comments=("#", "%"), nodes: int | None = None,
+                     lines: int | None = None) -> GraphData | None:
     """The SNAP edge list ``path`` (``ncols`` 2 or 3 fields, edge lines after its first
     ``skip`` lines) as :class:`~dpgraph.graph.GraphData`, labels the sorted distinct ids, or
     ``None`` when the file is not one the stream handles (the caller's general path then reads
     it). Refuses with :class:`~dpgraph.memory.InsufficientMemoryError` before reading a file
     whose predicted edge count would not fit, and before building a CSR that would not fit.
+
+    ``nodes`` (a G-set body): the ids are vertex numbers ``1..nodes`` and the labels
+    ``range(1, nodes + 1)``; ``lines``: the edge-line count the header announces. A file that
+    breaks either returns ``None``, so that the caller's path names the line at fault.
     """
     if ncols not in (2, 3) or is_gzip(path):
         return None
@@ -139,9 +144,18 @@ def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str
             del batch, u, v
     except (pa.ArrowException, OSError, ValueError):
         return None
-    if m == 0:
+    if m == 0 or (lines is not None and m != lines):
         return None
-    positions, labels = _positions(blocks_u + blocks_v, lo, hi, m)
+    if nodes is not None:
+        if lo < 1 or hi > nodes:
+            return None
+        dtype = np.int32 if nodes < _INT32.max else np.int64
+        labels = range(1, nodes + 1)
+
+        def positions(b):
+            return _offset(b, 1).astype(dtype)
+    else:
+        positions, labels = _positions(blocks_u + blocks_v, lo, hi, m)
     n = len(labels)
     # both directions of every line: rows [u; v], columns [v; u]
     # rows and columns (8 B per line each), the values and the CSR's indices and values:

@@ -96,6 +96,14 @@ def read_gset(path, *, duplicates: str = "max") -> GraphData:
         raise GraphFormatError(path, hnum, hline, expected_header + " with n >= 1",
                                problem="impossible header counts")
     check_node_count(path, hnum, hline, n, expected_header, edges=m)
+    body, _ = _peek(path, _GSET_COMMENTS, 2)
+    if len(body) == 2:  # large simple files: streamed into the CSR
+        from dpgraph.io.stream import read_edge_stream
+
+        data = read_edge_stream(path, 3, skip=hnum, first=body[1][1], duplicates=duplicates,
+                                comments=_GSET_COMMENTS, nodes=n, lines=m)
+        if data is not None:
+            return data
     dtype = [("i", "i8"), ("j", "i8"), ("w", "f8")]
     try:
         table = load_table(path, skip=hnum, dtype=dtype, comments=_GSET_COMMENTS)
