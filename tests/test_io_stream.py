@@ -159,3 +159,17 @@ def test_gset_stream_memory(tmp_path):
         tracemalloc.stop()
     assert g.m == i.size and g.labels == range(1, n + 1)
     assert peak < stream.PEAK_BYTES_PER_EDGE[True] * i.size + stream.NODE_BYTES * n + 2**20
+
+
+def test_repeats_at_a_million_node_scale_keep_distinct_pairs(tmp_path, monkeypatch):
+    """The general path's pair key ``row * n + col`` needs 64-bit positions: with n = 100,000,
+    the pairs (0, 1) and (42949, 67297) have keys 1 and 2^32 + 1."""
+    n = 100_000
+    lines = [f"{i}\t{i + 1}" for i in range(n - 1)] + ["42949\t67297", "6\t5"]
+    path = tmp_path / "chain.txt"
+    path.write_text("\n".join(lines) + "\n")
+    fast, fast_warnings = _read(path, monkeypatch, True)
+    slow, slow_warnings = _read(path, monkeypatch, False)
+    assert _same(fast, slow) and fast_warnings == slow_warnings
+    assert fast.m == n - 1 + 1  # the chain and the extra pair; "6 5" repeats the chain's (5, 6)
+    assert fast.weights[0, 1] == 1 and fast.weights[42949, 67297] == 1

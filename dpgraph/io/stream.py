@@ -38,6 +38,10 @@ __all__ = ["read_edge_stream", "PEAK_BYTES_PER_EDGE", "BLOCK_SIZE"]
 # (CSR placeholder) = 34; weighted, 16 + 16 (weights twice) + 8 + 16 = 56. Rounded up; the
 # node arrays are priced apart (NODE_BYTES).
 PEAK_BYTES_PER_EDGE = {False: 40, True: 64}
+# Bytes per edge line of the general path (dpgraph.graph.from_coo), which merges repeated pairs
+# and drops self-loops: its COO, the merge's sort keys and the symmetric CSR (measured 110-160 B
+# per line for the whole-file readers); rounded up.
+GENERAL_BYTES_PER_EDGE = 160
 # Bytes per node: its label (a Python int in a tuple), the position map and the CSR row pointer.
 NODE_BYTES = 64
 # Bytes of text pyarrow parses per block (measured: 4 MiB and 16 MiB blocks read a 10^7-line
@@ -157,12 +161,12 @@ def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str
     else:
         positions, labels = _positions(blocks_u + blocks_v, lo, hi, m)
     n = len(labels)
-    # both directions of every line: rows [u; v], columns [v; u]
     # rows and columns (8 B per line each), the values and the CSR's indices and values:
     # 28 B per line unweighted, 56 B weighted
     check_memory((56 if weighted else 28) * m + NODE_BYTES * n,
                  what=f"the CSR of {path} ({n:,} nodes, {m:,} edge lines)")
     index_dtype = np.int32 if max(n, 2 * m) < _INT32.max else np.int64
+    # both directions of every line: rows [u; v], columns [v; u]
     rows = np.empty(2 * m, dtype=index_dtype)
     cols = np.empty(2 * m, dtype=index_dtype)
     start = 0
@@ -176,20 +180,33 @@ def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str
     w = np.concatenate(blocks_w) if weighted else None
     del blocks_w
     if not simple:  # a self-loop or a weight the general policy handles: from_coo's path
-        return from_coo(rows[:m], cols[:m], w if weighted else np.ones(m), labels,
-                        duplicates=duplicates, source=str(path))
+        u, v = rows[:m].astype(np.int64), cols[:m].astype(np.int64)
+        del rows, cols
+        return _general(u, v, w, labels, duplicates, path)
     values = np.concatenate([w, w]) if weighted else np.ones(2 * m, dtype=np.int8)
     W = sp.coo_array((values, (rows, cols)), shape=(n, n)).tocsr()  # sorted, repeats summed
     del values
     if W.nnz != 2 * m:  # a pair listed twice: merged by the duplicates rule of from_coo
         del W
-        return from_coo(rows[:m], cols[:m], w if weighted else np.ones(m), labels,
-                        duplicates=duplicates, source=str(path))
+        u, v = rows[:m].astype(np.int64), cols[:m].astype(np.int64)
+        del rows, cols
+        return _general(u, v, w, labels, duplicates, path)
     del rows, cols, w
     data = W.data if weighted else np.ones(W.nnz)
     W = sp.csr_array((data, W.indices, W.indptr), shape=(n, n))
     W.has_sorted_indices = True
     return GraphData(weights=W, labels=labels)
+
+
+def _general(u, v, w, labels, duplicates, path) -> GraphData:
+    """The lines as the general path reads them (:func:`dpgraph.graph.from_coo`: its warnings,
+    its merge of repeated pairs, its errors), priced first. ``u``, ``v``: positions in int64,
+    as from_coo's pair key ``row * n + col`` passes 2^31 from n = 46,341 on."""
+    m = u.size
+    check_memory(GENERAL_BYTES_PER_EDGE * m,
+                 what=f"merging the repeated pairs or self-loops of {path} ({m:,} edge lines)")
+    return from_coo(u, v, w if w is not None else np.ones(m), labels, duplicates=duplicates,
+                    source=str(path))
 
 
 def _offset(ids: np.ndarray, lo: int) -> np.ndarray:
