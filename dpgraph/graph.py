@@ -382,6 +382,13 @@ def from_coo(rows, cols, vals, labels, *, duplicates="sum", directed=False, symm
     return _finalize(W, labels, source=source)
 
 
+def check_duplicates(duplicates) -> str:
+    """``duplicates`` if it is a rule for repeated pairs ("max", "sum" or "error"), else a
+    ValueError naming the choices (for the readers that check it before reading)."""
+    _check_choice("duplicates", duplicates, _DUPLICATES)
+    return duplicates
+
+
 def duplicates_message(source: str, repeats: int, pairs: int, duplicates: str) -> str:
     """The one wording of a merge of repeated edges (the note of :class:`DuplicateEdgeWarning`),
     or of the refusal under ``duplicates="error"``: how many, and under which rule."""
@@ -435,7 +442,7 @@ def _merge(A: sp.coo_array, duplicates: str, *, source: str, warn: bool, pair_ke
     M = A.tocsr()
     if M.nnz == A.nnz and (A.data != 0).all():
         return M
-    key = pair_key[0] * n + pair_key[1]
+    key = np.asarray(pair_key[0], dtype=np.int64) * n + pair_key[1]  # int32 rows would wrap
     if duplicates == "max":
         order = np.lexsort((-A.data, key))  # by key, largest weight first within a key
     else:

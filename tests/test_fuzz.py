@@ -136,7 +136,10 @@ def test_pajek_many_edge_lines_regression(tmp_path, monkeypatch):
     monkeypatch.setattr(shlex, "split", no_shlex)
     p = tmp_path / "slow.net"
     p.write_bytes(_PAJEK_SLOW_HEAD + b"e 1 2\n" * 200_000)
-    g = read_graph(p)
+    from dpgraph.graph import DuplicateEdgeWarning
+
+    with pytest.warns(DuplicateEdgeWarning, match="summed the weights of 199999 repeated"):
+        g = read_graph(p, duplicates="sum")
     assert g.labels == ("1", "2", "3", "4", "5", "6", "e") and g.m == 5
     i, j = g.labels.index("e"), g.labels.index("1")
     assert g.weights[i, j] == 400_000.0
@@ -163,8 +166,11 @@ _PAJEK_VALID = [
 
 @pytest.mark.parametrize("text", _PAJEK_VALID)
 @pytest.mark.parametrize("weight", ["weight", "w", None])
-def test_pajek_agrees_with_networkx(tmp_path, text, weight):
-    """Independent reference: networkx.read_pajek, converted by as_graph_data."""
+@pytest.mark.parametrize("duplicates", ["max", "sum"])
+@pytest.mark.filterwarnings("ignore::dpgraph.graph.GraphInputWarning")  # the readers' notes
+def test_pajek_agrees_with_networkx(tmp_path, text, weight, duplicates):
+    """Independent reference: networkx.read_pajek (a multigraph), converted by as_graph_data
+    with the same rule for parallel edges."""
     import io
 
     import networkx as nx
@@ -175,7 +181,7 @@ def test_pajek_agrees_with_networkx(tmp_path, text, weight):
     p = tmp_path / "g.net"
     p.write_text(text, encoding="utf-8")
     ref = as_graph_data(nx.read_pajek(io.BytesIO(text.encode())), weight=weight,
-                        symmetrize="sum")
-    got = read_graph(p, symmetrize="sum", weight=weight)
+                        symmetrize="sum", duplicates=duplicates)
+    got = read_graph(p, symmetrize="sum", weight=weight, duplicates=duplicates)
     assert got.labels == ref.labels
     assert (got.weights != ref.weights).nnz == 0

@@ -16,9 +16,9 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-from dpgraph.graph import (_DUPLICATES, DuplicateEdgeWarning, GraphData, GraphInputWarning,
-                           _check_choice, as_graph_data, duplicates_message, from_coo,
-                           from_matrix, to_networkx)
+from dpgraph.graph import (DuplicateEdgeWarning, GraphData, GraphInputWarning, as_graph_data,
+                           check_duplicates, duplicates_message, from_coo, from_matrix,
+                           to_networkx)
 from dpgraph.io.base import (GraphFormatError, check_node_count, check_tokens, is_gzip, load_table,
                     open_text, row_line, scan_lines)
 from dpgraph.io.text import weight_column, write_columns
@@ -128,7 +128,7 @@ def read_mtx(path, *, symmetrize: str | None = None, duplicates: str = "max") ->
     ``(i, j)`` and ``(j, i)`` both) is merged by ``duplicates`` (``"max"`` by default,
     ``"sum"``, ``"error"``), with a warning that counts the repeats.
     """
-    _check_choice("duplicates", duplicates, _DUPLICATES)
+    check_duplicates(duplicates)
     with open_text(path) as f:
         first = f.readline()
     if not first.strip():
@@ -214,7 +214,7 @@ def _only_whitespace(path, chunk: int = 1 << 16) -> bool:
 def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, **kw):
     import networkx as nx
 
-    _check_choice("duplicates", duplicates, _DUPLICATES)
+    check_duplicates(duplicates)
     if _only_whitespace(path):
         raise GraphFormatError(path, None, None, expected, problem="the file is empty")
     try:
@@ -438,7 +438,7 @@ def read_pajek(path, *, symmetrize=None, duplicates="max", weight="weight") -> G
     combine arcs), parsed here in one pass into index arrays (:func:`_parse_pajek`). A pair
     listed more than once is merged by ``duplicates`` (``"max"`` by default, ``"sum"``,
     ``"error"``), with a warning that counts the repeats."""
-    _check_choice("duplicates", duplicates, _DUPLICATES)
+    check_duplicates(duplicates)
     labels, rows, cols, vals, where, directed = _parse_pajek(path, weight)
     vals = np.asarray(vals, dtype=np.float64)
     bad = ~np.isfinite(vals)
