@@ -173,3 +173,14 @@ def test_repeats_at_a_million_node_scale_keep_distinct_pairs(tmp_path, monkeypat
     assert _same(fast, slow) and fast_warnings == slow_warnings
     assert fast.m == n - 1 + 1  # the chain and the extra pair; "6 5" repeats the chain's (5, 6)
     assert fast.weights[0, 1] == 1 and fast.weights[42949, 67297] == 1
+
+
+def test_from_coo_merges_int32_positions_by_their_64_bit_pair_key():
+    from dpgraph.graph import from_coo
+
+    rows = np.array([0, 42949, 5, 6], dtype=np.int32)   # keys 1, 2^32 + 1 and (5, 6) twice
+    cols = np.array([1, 67297, 6, 5], dtype=np.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g = from_coo(rows, cols, np.ones(4), range(100_000), duplicates="max")
+    assert g.m == 3 and g.weights[42949, 67297] == 1 and g.weights[0, 1] == 1
