@@ -16,15 +16,17 @@ import pytest
 import dpgraph
 from dpgraph.graph import as_graph_data
 from dpgraph.privacy import PrivacyLedger
-from dpgraph.privacy.budget import CERTIFY_GAP, CERTIFY_SHARE, certify_budget
+from dpgraph.privacy.budget import CERTIFY_GAP, CERTIFY_SHARE, certify_budget, certify_gap
 from dpgraph.solve import certify as cert
 from dpgraph.solve.certify import input_sdp_bound, release_certificate
 
-TAU = CERTIFY_GAP
+TAU = CERTIFY_GAP  # tau at the small n of these tests
 
 
 def _f(G):
-    return input_sdp_bound(as_graph_data(G, weight="weight"), rng=0)
+    bound = input_sdp_bound(as_graph_data(G, weight="weight"), rng=0)
+    assert bound.tau == certify_gap(G.number_of_nodes()) == TAU
+    return bound.value
 
 
 def _sdp(G):
@@ -87,7 +89,7 @@ def test_sparse_verification_on_a_bipartite_torus():
         assert cert._sparse_enough(__import__("dpgraph.engine", fromlist=["x"])
                                    .as_weight_operator(data))
         m = graph.number_of_edges()
-        assert m - 1e-9 <= input_sdp_bound(data, rng=1) <= m + TAU + 1e-9
+        assert m - 1e-9 <= input_sdp_bound(data, rng=1).value <= m + TAU + 1e-9
 
 
 def test_upper_end_is_the_one_sided_quantile():
@@ -96,7 +98,8 @@ def test_upper_end_is_the_one_sided_quantile():
     runs, value = 1500, 1234.5
     led = PrivacyLedger()
     gen = np.random.default_rng(11)
-    hits = sum(release_certificate(value, epsilon=0.5, m_hat=None, ledger=led, rng=gen)
+    bound = cert.VerifiedBound(value, TAU)
+    hits = sum(release_certificate(bound, epsilon=0.5, m_hat=None, ledger=led, rng=gen)
                ["certified_upper_bound"] >= value for _ in range(runs))
     sd = math.sqrt(0.95 * 0.05 / runs)
     assert 0.95 - 3 * sd <= hits / runs <= 0.951 + 3 * sd
@@ -153,6 +156,7 @@ def test_ledger_and_budget_share(fn):
     assert plain.certified_upper_bound is None and plain.certified_ratio is None
     assert all(e.name != entry.name for e in plain.ledger.entries)
     assert certify_budget(1.0, 1e5) == pytest.approx(0.02)  # the cap on large graphs
+    assert certify_gap(12_008) == pytest.approx(1.501)  # tau grows with n above 4,000 nodes
 
 
 def test_no_estimate_no_ratio():

@@ -6,7 +6,8 @@ upper bound on ``G``'s maximum cut (hence on its maximum bisection), built from 
 
 1. before anything is spent: the refusal from public ``n`` (:func:`check_certify`: the dense
    certificate's memory and predicted time), then a Burer-Monteiro solve of ``SDP(G)`` and a
-   *verified* proof that ``lambda_max(Diag(g) - W) <= 4 tau / n`` for its iterate (a Cholesky
+   *verified* proof that ``lambda_max(Diag(g) - W) <= 4 tau / n`` for its iterate
+   (``tau = certify_gap(n)``: 0.5, or ``n / 8000`` above 4,000 nodes) (a Cholesky
    or sparse LDL^T factorization with Rump's rounding margin). That proof puts
    ``f(G) = L(G) + tau`` (``L``: the iterate's primal value, a feasible point's) in
    ``[SDP(G), SDP(G) + tau]``; the solve is refined until it holds (:func:`input_sdp_bound`);
@@ -34,11 +35,13 @@ from dpgraph.engine.sdp import (CHOLESKY_FLOPS, rump_margin, sdp_rank, solve_low
                                 sparse_ldl_positive)
 from dpgraph.memory import check_memory
 from dpgraph.privacy import laplace_mechanism, make_rng
-from dpgraph.privacy.budget import CERTIFY_GAP, certify_budget
+from typing import NamedTuple
+
+from dpgraph.privacy.budget import certify_budget, certify_gap
 from dpgraph.progress import report
 
-__all__ = ["CERTIFY_LEVEL", "CERTIFY_MAX_SECONDS", "CertificateError", "check_certify",
-           "input_sdp_bound", "release_certificate", "attach_certificate",
+__all__ = ["CERTIFY_LEVEL", "CERTIFY_MAX_SECONDS", "CertificateError", "VerifiedBound",
+           "check_certify", "input_sdp_bound", "release_certificate", "attach_certificate",
            "certificate_bytes", "certificate_seconds"]
 
 #: one-sided level of ``certified_upper_bound`` (docs/privacy.md 4.13)
@@ -59,8 +62,16 @@ _SPARSE_MAX_N, _SPARSE_MAX_DEG = 4000, 16
 
 
 class CertificateError(RuntimeError):
-    """The relaxation of the input could not be verified to within ``CERTIFY_GAP`` (raised
+    """The relaxation of the input could not be verified to within ``certify_gap(n)`` (raised
     before anything is spent)."""
+
+
+class VerifiedBound(NamedTuple):
+    """``value = f(G)`` in ``[SDP(G), SDP(G) + tau]`` (verified; NOT private) and ``tau``, a
+    function of public ``n``."""
+
+    value: float
+    tau: float
 
 
 def certificate_bytes(n: int) -> int:
@@ -156,7 +167,7 @@ def _verify(op, V: np.ndarray, tau: float) -> tuple[bool, float, dict]:
     return ok, L, {**info, "method": "cholesky-verified"}
 
 
-def input_sdp_bound(data, *, rng=None, tau: float = CERTIFY_GAP) -> float:
+def input_sdp_bound(data, *, rng=None, tau: float | None = None) -> VerifiedBound:
     """``f(G) = L(G) + tau`` with a verified proof that ``SDP(G) <= f(G)`` (and ``L(G) <=
     SDP(G)``, ``L`` being a feasible point's value): NOT private, the input of
     :func:`release_certificate` only (docs/privacy.md 4.13).
@@ -173,9 +184,10 @@ def input_sdp_bound(data, *, rng=None, tau: float = CERTIFY_GAP) -> float:
     op = as_weight_operator(data)
     gen = make_rng(rng)
     n = op.n
+    tau = certify_gap(n) if tau is None else float(tau)
     if op.nnz == 0 or float(np.max(np.abs(op.degrees), initial=0.0)) == 0.0:
         # no edge: SDP = 0 exactly; L = 0 and the verification is trivial
-        return float(tau)
+        return VerifiedBound(float(tau), tau)
     rank = sdp_rank(n)
     V = None
     t0 = time.perf_counter()
@@ -190,22 +202,23 @@ def input_sdp_bound(data, *, rng=None, tau: float = CERTIFY_GAP) -> float:
         if ok:
             report(f"certify: {info['method']} after {k + 1} solve(s), "
                    f"{time.perf_counter() - t0:.1f} s")
-            return float(L + tau)
+            return VerifiedBound(float(L + tau), tau)
     raise CertificateError(
         f"certify=True: the relaxation of the input could not be verified to within "
         f"tau = {tau:g} after {len(CERTIFY_TOLERANCES)} refinements (solver tolerance down to "
         f"{CERTIFY_TOLERANCES[-1]:g}, rank {rank}); nothing was spent. Call without certify.")
 
 
-def release_certificate(value: float, *, epsilon: float, m_hat: float | None, ledger, rng,
-                        tau: float = CERTIFY_GAP, level: float = CERTIFY_LEVEL) -> dict:
+def release_certificate(bound: VerifiedBound, *, epsilon: float, m_hat: float | None, ledger,
+                        rng, level: float = CERTIFY_LEVEL) -> dict:
     """The Laplace release of ``f(G)`` (:func:`input_sdp_bound`) at sensitivity ``1 + tau``
     and ``eps_c = certify_budget(epsilon, m_hat)``, and its one-sided ``level`` upper end
     ``noisy + b ln(1 / (2 (1 - level)))`` (at least 0): the upper bound on the maximum cut
     (docs/privacy.md 4.13)."""
     eps_c = certify_budget(epsilon, m_hat)
+    value, tau = float(bound.value), float(bound.tau)
     noisy, b = laplace_mechanism(
-        float(value), sensitivity=1.0 + tau, epsilon=eps_c, ledger=ledger, rng=rng,
+        value, sensitivity=1.0 + tau, epsilon=eps_c, ledger=ledger, rng=rng,
         name="certified relaxation bound of the input",
         note=f"{eps_c / epsilon:.2%} of epsilon (min(10%, 2000 / m^)); SDP(G) moves by <= 1 "
              f"per pair and the verified bound lies in [SDP, SDP + {tau:g}] "

@@ -323,7 +323,8 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=Non
     certify : bool
         Also release a private upper bound on the input's maximum cut (docs/privacy.md 4.13):
         the degree-2 SoS relaxation of ``G`` itself, solved and verified to within
-        ``CERTIFY_GAP`` (0.5), plus Laplace noise of sensitivity 1.5, at
+        ``tau = certify_gap(n)`` (0.5, or ``n / 8000`` above 4,000 nodes), plus Laplace noise
+        of sensitivity ``1 + tau``, at
         ``min(10% of epsilon, 2000 / m^)``. ``res.certified_upper_bound`` is at least the
         maximum cut with probability >= 95%; ``res.certified_ratio`` (the lower end of the
         estimate's 95% interval over that bound) is at most the returned partition's true
