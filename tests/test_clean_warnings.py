@@ -6,28 +6,28 @@ import warnings
 import numpy as np
 
 import dpgraph
-from dpgraph.synthetic.communities import _kmeans
+from dpgraph.synthetic.communities import kmeans
 
 
-def test_kmeans_on_fewer_distinct_points_than_clusters_is_exact_and_quiet():
+def testkmeans_on_fewer_distinct_points_than_clusters_is_exact_and_quiet():
     X = np.repeat(np.array([[0.6, 0.8], [1.0, 0.0]]), [7, 5], axis=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # SciPy's RuntimeWarning would raise here
-        centres, labels = _kmeans(X, 8, np.random.default_rng(0), iters=30)
+        centres, labels = kmeans(X, 8, np.random.default_rng(0), iters=30)
     # one cluster per distinct point: zero within-cluster distance, the only optimum
     assert np.allclose(centres[labels], X)
     assert len(set(labels[:7].tolist())) == 1 and len(set(labels[7:].tolist())) == 1
     assert labels[0] != labels[-1]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        _, labels = _kmeans(np.ones((5, 3)), 3, np.random.default_rng(0), iters=30)
+        _, labels = kmeans(np.ones((5, 3)), 3, np.random.default_rng(0), iters=30)
     assert labels.tolist() == [0] * 5
 
 
-def test_kmeans_with_enough_points_still_runs_kmeans():
+def testkmeans_with_enough_points_still_runskmeans():
     rng = np.random.default_rng(1)
     X = np.vstack([rng.normal(0, 0.01, (20, 2)), rng.normal(5, 0.01, (20, 2))])
-    _, labels = _kmeans(X, 2, np.random.default_rng(0), iters=30)
+    _, labels = kmeans(X, 2, np.random.default_rng(0), iters=30)
     assert len(set(labels[:20].tolist())) == 1 and len(set(labels[20:].tolist())) == 1
     assert labels[0] != labels[-1]
 
@@ -42,3 +42,14 @@ def test_privatize_on_a_planted_graph_is_quiet():
         warnings.simplefilter("error", RuntimeWarning)
         pg = dpgraph.privatize(inst.graph, epsilon=1.0, delta=1e-6, rank=2, rng=0, route="pca")
     assert pg.halted and pg.block_model is not None
+
+
+def test_matrix_free_blocks_with_more_blocks_than_distinct_rows_are_quiet():
+    import networkx as nx
+
+    pg = dpgraph.privatize(nx.karate_club_graph(), epsilon=1.0, delta=1e-6, weight=None,
+                           rng=0, route="matrix-free")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        blocks = pg.blocks(n_blocks=40, rng=0)  # 34 nodes: at most 34 distinct rows
+    assert blocks.shape == (34,) and len(set(blocks.tolist())) <= 34

@@ -313,7 +313,7 @@ class FactorPrivateGraph(PrivateGraph):
         """Block labels from the private embedding: k-means (k-means++ start) on the rows of
         ``D~^-1/2 B`` without its first (public) column; ``n_blocks`` defaults to
         ``min(2 r, 32)``. Post-processing."""
-        from scipy.cluster.vq import kmeans2
+        from dpgraph.synthetic.communities import kmeans
 
         r = self.basis.shape[1] - 1
         k = min(2 * r, 32) if n_blocks is None else int(n_blocks)
@@ -323,7 +323,7 @@ class FactorPrivateGraph(PrivateGraph):
             return np.zeros(self.n, dtype=np.int64)
         emb = self.basis[:, 1:] / np.sqrt(self.normalizer)[:, None]
         emb = emb / max(float(np.sqrt(np.mean(np.sum(emb ** 2, axis=1)))), 1e-300)
-        _, lab = kmeans2(emb, k, minit="++", seed=make_rng(rng))
+        _, lab = kmeans(emb, k, make_rng(rng))  # exact when fewer than k distinct rows
         return np.asarray(lab, dtype=np.int64)
 
     def block_masses(self, blocks: np.ndarray) -> np.ndarray:

@@ -38,7 +38,7 @@ from dpgraph.synthetic.block_model import block_edge_counts, check_blocks
 __all__ = ["partition_from_release", "cut_side_from_release", "synthetic_partition",
            "node_block_counts", "refine_partition", "supergraph_communities",
            "private_communities", "DEFAULT_BLOCKS", "INIT_SHARE", "GROUP_SIZE", "MAX_GROUPS",
-           "REFINE_BATCHES"]
+           "REFINE_BATCHES", "kmeans"]
 
 # communities of privatize's spectral partition (each then split in two by the cut side)
 DEFAULT_BLOCKS = 8
@@ -103,7 +103,7 @@ def partition_from_release(pg, k: int = DEFAULT_BLOCKS, rng=None) -> np.ndarray:
     X = _embedding(pg, k)
     if X is None:
         return np.zeros(pg.n, dtype=np.int64)
-    _, labels = _kmeans(X, k, gen, iters=30)
+    _, labels = kmeans(X, k, gen, iters=30)
     # relabel to 0..k'-1 (empty clusters dropped)
     return np.unique(labels, return_inverse=True)[1].astype(np.int64)
 
@@ -146,7 +146,7 @@ def synthetic_partition(pg, k: int = DEFAULT_BLOCKS, rng=None) -> np.ndarray:
     return np.unique(z, return_inverse=True)[1].astype(np.int64)
 
 
-def _kmeans(X: np.ndarray, k: int, gen, iters: int):
+def kmeans(X: np.ndarray, k: int, gen, iters: int = 10):
     """SciPy's k-means++ / Lloyd; an empty cluster is expected (it is dropped by relabelling),
     so its warning is silenced.
 
@@ -155,7 +155,7 @@ def _kmeans(X: np.ndarray, k: int, gen, iters: int):
     per distinct row: k-means++ would run out of points to seed from and divide 0 by 0 (SciPy's
     ``D2 / D2.sum()``).
 
-    >>> _kmeans(np.array([[1.0, 0.0]] * 3 + [[0.0, 1.0]] * 2), 4, None, iters=5)[1].tolist()
+    >>> kmeans(np.array([[1.0, 0.0]] * 3 + [[0.0, 1.0]] * 2), 4, None, iters=5)[1].tolist()
     [1, 1, 1, 0, 0]
     """
     X = np.asarray(X, dtype=float)
