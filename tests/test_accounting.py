@@ -117,11 +117,18 @@ def test_solvers_agree_with_the_accountant():
     check_against_accountant(res.ledger)
     check_against_accountant(res.private_graph.ledger)
     check_against_accountant(dpgraph.max_2csp(inst, epsilon=2.0, delta=0, rng=1).ledger)
-    # the local route with a core and a sweep (a zero charge in parallel with the core)
+    # the local route's default plan (with a backward pass), and a plan with a core, a backward
+    # pass and a sweep (a zero charge in parallel with the core)
     dense = planted_cut(300, 60.0, rng=0).graph
     res = dpgraph.max_cut(dense, epsilon=4.0, delta=1e-6, rng=0)
-    assert res.diagnostics["core"] > 0
+    assert res.diagnostics["backward_share"] > 0
     check_against_accountant(res.ledger)
+    from dpgraph.release.routes.local import LocalPlan, release_local_sides
+
+    led = PrivacyLedger(epsilon=4.0)
+    release_local_sides(dense, epsilon=4.0, ledger=led, rng=0,
+                        plan=LocalPlan(core=100, backward_share=0.3, refine_share=0.2))
+    check_against_accountant(led)
 
 
 def test_synthetic_and_mechanisms_agree_with_the_accountant():

@@ -317,16 +317,15 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
     rng = make_rng(rng)
     eps_d = degree_share * epsilon
     eps_m = epsilon - eps_d
+    dhat, order = release_order(data.degrees, epsilon=eps_d, ledger=ledger, rng=rng)
     if plan is None:
-        dhat, order = release_order(data.degrees, epsilon=eps_d, ledger=ledger, rng=rng)
         plan = plan_local(n, float(dhat.sum()) / 2.0, eps_m,
                           passes_cost=not sp.issparse(weights))
-        if plan.order_spread > 0:  # the same released degrees, a spread order (post-processing)
-            key = np.log1p(np.maximum(dhat, 0.0)) + plan.order_spread * rng.gumbel(size=n)
-            order = np.argsort(-key, kind="stable")
-    else:
-        dhat, order = release_order(data.degrees, epsilon=eps_d, ledger=ledger, rng=rng,
-                                    spread=plan.order_spread)
+    if plan.order_spread > 0:  # post-processing; a core stays the top nodes by released degree
+        top, rest = order[:plan.core], order[plan.core:]
+        key = np.log1p(np.maximum(dhat[rest], 0.0)) + plan.order_spread * rng.gumbel(
+            size=rest.size)
+        order = np.concatenate([top, rest[np.argsort(-key, kind="stable")]])
     m_hat = float(dhat.sum()) / 2.0
     eps_b = plan.backward_share * eps_m
     eps_2 = plan.refine_share * eps_m
