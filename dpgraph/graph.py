@@ -395,14 +395,14 @@ def duplicates_message(source: str, repeats: int, pairs: int, duplicates: str) -
     listed = f"{pairs} node pair(s) listed more than once, e.g. in both directions"
     if duplicates == "error":
         return (f"{source} lists {repeats} repeated edge(s) ({listed}); pass duplicates='max' "
-                f"(keep the largest weight) or 'sum' (add the weights)")
+                f"(keep the largest weight) or duplicates='sum' (add the weights)")
     if duplicates == "sum":
         return (f"{source}: summed the weights of {repeats} repeated edge(s) under "
                 f"duplicates='sum' ({listed}); duplicates='max' keeps the largest weight "
-                f"instead, 'error' refuses")
+                f"instead, duplicates='error' refuses")
     return (f"{source}: merged {repeats} repeated edge(s) under duplicates='max', keeping the "
             f"largest weight of each ({listed}); duplicates='sum' adds the weights instead, "
-            f"'error' refuses")
+            f"duplicates='error' refuses")
 
 
 def merge_arcs(rows, cols, vals, n: int, *, duplicates: str, source: str) -> sp.csr_array:

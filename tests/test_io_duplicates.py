@@ -209,14 +209,17 @@ def test_cli_duplicates_option(tmp_path):
     default = _cli("info", str(path))
     assert default.returncode == 0, default.stderr
     out = default.stdout + default.stderr  # info prints the reader's notes with its report
-    assert "duplicates='max'" in out and "merged 1 repeated edge" in out
+    # the note in the command's spelling: --duplicates, not duplicates=
+    assert "merged 1 repeated edge(s) under --duplicates max" in out
+    assert "--duplicates sum adds the weights instead" in out and "duplicates=" not in out
     assert "weights:     [0.25, 0.7]" in default.stdout
     summed = _cli("info", str(path), "--duplicates", "sum")
     assert summed.returncode == 0, summed.stderr
-    assert "duplicates='sum'" in summed.stdout + summed.stderr
+    assert "under --duplicates sum" in summed.stdout + summed.stderr
     assert "weights:     [0.25, 1.2]" in summed.stdout
     refused = _cli("info", str(path), "--duplicates", "error")
-    assert refused.returncode != 0 and "repeated edge" in refused.stderr
+    assert refused.returncode == 2 and "repeated edge" in refused.stderr
+    assert "pass --duplicates max (keep the largest weight) or --duplicates sum" in refused.stderr
 
 
 def test_cli_duplicates_choices_and_data_sets(capsys):

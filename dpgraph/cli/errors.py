@@ -27,7 +27,7 @@ def expected_errors() -> tuple:
 _OPTION_SPELLINGS = [
     (r"\bPass weight=None\b", "Pass --unweighted"),
     (r"\bweight=None\b", "--unweighted"),
-    (r"\b(route|rank|epsilon|delta|format|ids)='([^'\s]+)'", r"--\1 \2"),
+    (r"\b(route|rank|epsilon|delta|format|ids|duplicates)='([^'\s]+)'", r"--\1 \2"),
     (r"\b(rank|epsilon|delta)=([0-9][\w.+-]*)", r"--\1 \2"),
     (r"\bsynthetic_share\b", "--synthetic-share"),
     (r"\brelation_size\b", "--relation-size"),

@@ -11,6 +11,7 @@ import numpy as np
 
 from dpgraph.cli.common import (add_json_argument, add_quiet_argument, add_unweighted_argument,
                                 formats, load_graph)
+from dpgraph.cli.errors import cli_message
 from dpgraph.cli.output import dumps, info_document
 from dpgraph.cli.text import number
 
@@ -56,7 +57,7 @@ def info_summary(data, where: str, fmt: str, notes) -> dict:
                "weights": None, "degree": _stats(degree), "weighted_degree": None,
                "components": int(connected_components(W, directed=False)[0]),
                "isolated_nodes": int(np.count_nonzero(degree == 0)),
-               "notes": [str(w.message) for w in notes]}
+               "notes": [cli_message(str(w.message)) for w in notes]}
     if data.m:
         w = W.data
         kind = ("unweighted" if data.is_unweighted else
