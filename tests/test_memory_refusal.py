@@ -205,3 +205,18 @@ def test_cli_max2csp_k_refused_before_building(tmp_path, monkeypatch, capsys):
     assert code == 2 and peak < parse_bytes(LIMIT)
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "At most k = " in err[0]
+
+
+def test_release_synthetic_refused_before_its_communities(monkeypatch):
+    import scipy.sparse as sp
+
+    from dpgraph.graph import GraphData
+    from dpgraph.synthetic import release_synthetic
+
+    n = 200_000   # 300 B per node: about 57 MiB, over the limit
+    W = sp.csr_array((np.ones(2), (np.array([0, 1]), np.array([1, 0]))), shape=(n, n))
+    g = GraphData(weights=W, labels=range(n))
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", LIMIT)
+    outcome, peak = _peak(lambda: release_synthetic(g, epsilon=1.0, rng=0))
+    assert isinstance(outcome, InsufficientMemoryError), outcome
+    assert "At most" in str(outcome) and peak < parse_bytes(LIMIT)
