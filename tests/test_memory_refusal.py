@@ -220,3 +220,30 @@ def test_release_synthetic_refused_before_its_communities(monkeypatch):
     outcome, peak = _peak(lambda: release_synthetic(g, epsilon=1.0, rng=0))
     assert isinstance(outcome, InsufficientMemoryError), outcome
     assert "At most" in str(outcome) and peak < parse_bytes(LIMIT)
+
+
+_WARM: set = set()
+
+
+@_settings(25)
+@given(n=SIZES, fmt=st.sampled_from(["cnf", "csp"]))
+def test_max2csp_headers_never_allocate_past_the_limit(tmp_path_factory, monkeypatch, n, fmt):
+    """A Max-2-SAT or 2-CSP file declaring up to 10^12 variables: answered or refused by
+    ``dpgraph max2csp`` without allocating past the limit (the label-extended graph, its
+    ``n q`` vectors and the variable names are priced or lazy)."""
+    from dpgraph.cli.app import main
+
+    n = max(n, 2)
+    folder = tmp_path_factory.mktemp("c")
+    if fmt not in _WARM:  # imports and first calls, once, outside the measurement
+        warm = folder / f"warm.{fmt}"
+        warm.write_text("p cnf 3 1\n1 2 0\n" if fmt == "cnf" else "p csp 3 3 1\nc 0 1 1 0,1\n")
+        main(["max2csp", str(warm), "--epsilon", "1", "--delta", "1e-6", "-q", "--json"])
+        _WARM.add(fmt)
+    path = folder / f"f.{fmt}"
+    path.write_text(f"p cnf {n} 1\n1 2 0\n" if fmt == "cnf" else f"p csp {n} 3 1\nc 0 1 1 0,1\n")
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", LIMIT)
+    outcome, peak = _peak(lambda: main(["max2csp", str(path), "--epsilon", "1", "--delta",
+                                        "1e-6", "-q", "--json"]))
+    assert peak < parse_bytes(LIMIT), (n, fmt, outcome)
+    assert outcome in (0, 2), outcome

@@ -132,11 +132,11 @@ def _read_instance(args):
             inst = max_k_cut_instance(data, args.k)
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
-        return inst, list(data.labels), fmt, args.k * (args.k - 1), where
+        return inst, data.labels, fmt, args.k * (args.k - 1), where
     inst = read_csp(path, format=fmt)
     if fmt in ("cnf", "wcnf"):  # variable i of the instance is variable i + 1 of the file
-        return inst, list(range(1, inst.n + 1)), fmt, 3, path
-    return inst, list(range(inst.n)), fmt, None, path
+        return inst, range(1, inst.n + 1), fmt, 3, path
+    return inst, range(inst.n), fmt, None, path
 
 
 def _is_dataset(name: str) -> bool:

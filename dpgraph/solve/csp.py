@@ -264,6 +264,23 @@ def _release_value(value: float, *, epsilon: float, upper: float, ledger: Privac
     return clamped_interval(noisy, b * math.log(1.0 / (1.0 - level)), upper)
 
 
+def _check_local_memory(instance) -> None:
+    """Refuse, before allocating, a local-route answer that would not fit: the label-extended
+    graph and its ``n q`` vectors (:func:`dpgraph.engine.twocsp.label_graph_bytes`), and per
+    variable its constraint weights and the assignment returned (about 200 B)."""
+    from dpgraph.engine.twocsp import label_graph_bytes
+    from dpgraph.memory import check_memory
+
+    n, q = instance.n, instance.q
+    pairs = sum(len(rel) for _, _, rel, _ in instance.constraints)
+
+    def cost(k):
+        return label_graph_bytes(k, q, pairs) + 200 * k
+
+    check_memory(cost(n), what=f"max_2csp's local route on {n:,} variables over {q:,} values",
+                 fit=(cost, "At most {:,} variables fit."))
+
+
 def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: float,
                     requested: dict | None = None):
     """Max-2-CSP on the degree-ordered local route (docs/privacy.md 14.6): labels chosen one
@@ -274,6 +291,7 @@ def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: flo
     from dpgraph.engine.twocsp_sdp import label_values
     from dpgraph.release.routes.local import release_local_labels
 
+    _check_local_memory(instance)  # before any draw or allocation of size n q
     epsilon = ledger.epsilon
     eps_total, eps_estimate = CSP_TOTAL_SHARE * epsilon, estimate_share * epsilon
     total, upper = _release_total_weight(instance, epsilon=eps_total, ledger=ledger, rng=rng)
