@@ -184,3 +184,19 @@ def test_from_coo_merges_int32_positions_by_their_64_bit_pair_key():
         warnings.simplefilter("ignore")
         g = from_coo(rows, cols, np.ones(4), range(100_000), duplicates="max")
     assert g.m == 3 and g.weights[42949, 67297] == 1 and g.weights[0, 1] == 1
+
+
+@pytest.mark.parametrize("text", [
+    "1 2\n2 3\n3 4\n4 5 # c\n", "1 2 \n2 3\n", "1  2\n2 3\n", "+1 2\n2 3\n", "1 2\n2\t3\n",
+    "1 2\n2 3 4\n", "1 2\n\n2 3\n", "1 2\n# mid\n2 3\n", "1 2\r\n2 3\r\n", "01 2\n2 3\n",
+    "1 2\n3 x\n", "a b\nc d\n", "1 2 1.5\n2 3 nan\n", "1 2 1\n2 3 inf\n",
+    "9223372036854775807 1\n1 2\n", "-9223372036854775808 1\n1 2\n",
+    "1 2\n2 99999999999999999999\n",
+])
+def test_stream_and_general_path_agree_on_odd_lines(tmp_path, monkeypatch, text):
+    path = tmp_path / "odd.txt"
+    path.write_text(text)
+    fast, fast_warnings = _read(path, monkeypatch, True)
+    slow, slow_warnings = _read(path, monkeypatch, False)
+    assert _same(fast, slow), (fast, slow)
+    assert fast_warnings == slow_warnings
