@@ -319,3 +319,21 @@ def test_auto_pools_the_matrix_free_candidates_on_large_dense_graphs(monkeypatch
     assert screening.matrix_free_share(800, 24000, 1.0, 1e-6) == 0.0     # rho 60: below
     assert screening.matrix_free_share(800, 24000, 8.0, 1e-6) == 0.5     # rho 480: full
     assert 0 < screening.matrix_free_share(800, 24000, 3.5, 1e-6) < 0.5  # rho 210: on the ramp
+
+
+def test_bisection_balancing_keeps_early_high_degree_nodes():
+    """docs/privacy.md 14.5: an early node's forward field counts few neighbours; balancing
+    weighs it by half its released degree, so the hub is not the node moved."""
+    from types import SimpleNamespace
+
+    from dpgraph.solve.cut_local import _candidates
+
+    x = np.array([1.0, 1.0, 1.0, 1.0, -1.0, -1.0])
+    rel = SimpleNamespace(candidates=x[:, None], fields=np.array([0.1, 1.2, 0.9, 1.1, 1.0, 1.0]),
+                          degrees=np.array([100.0, 1.0, 1.0, 1.0, 1.0, 1.0]),
+                          confidence=np.ones(6))
+    cands, names = _candidates("bisection", rel, ["forward"])
+    assert names == ["balanced forward"]
+    assert cands[:, 0].tolist() == [1.0, 1.0, -1.0, 1.0, -1.0, -1.0]  # node 2 (|f| 0.9) moved
+    cands, names = _candidates("maxcut", rel, ["forward"])
+    assert names == ["forward", "balanced forward"] and cands.shape == (6, 2)
