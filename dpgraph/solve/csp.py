@@ -265,17 +265,18 @@ def _release_value(value: float, *, epsilon: float, upper: float, ledger: Privac
 
 
 def _check_local_memory(instance) -> None:
-    """Refuse, before allocating, a local-route answer that would not fit: the label-extended
-    graph and its ``n q`` vectors (:func:`dpgraph.engine.twocsp.label_graph_bytes`), and per
-    variable its constraint weights and the assignment returned (about 200 B)."""
+    """Refuse, before any draw or allocation, a local-route answer whose public sizes would not
+    fit: the label-extended graph's ``n q`` vectors (:func:`dpgraph.engine.twocsp.label_graph_bytes`
+    without pairs) and per variable its constraint weights and the assignment returned (about
+    200 B). From the public ``n`` and ``q`` only (docs/privacy.md 11.1): the constraints' pairs
+    are private, and the label-extended graph prices them itself when it is built."""
     from dpgraph.engine.twocsp import label_graph_bytes
     from dpgraph.memory import check_memory
 
     n, q = instance.n, instance.q
-    pairs = sum(len(rel) for _, _, rel, _ in instance.constraints)
 
     def cost(k):
-        return label_graph_bytes(k, q, pairs) + 200 * k
+        return label_graph_bytes(k, q, 0) + 200 * k
 
     check_memory(cost(n), what=f"max_2csp's local route on {n:,} variables over {q:,} values",
                  fit=(cost, "At most {:,} variables fit."))

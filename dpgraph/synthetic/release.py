@@ -328,10 +328,13 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         raise ValueError(f"group_size must be a positive integer, got {group_size!r}")
     init_labels = default_init_labels(epsilon) if init_labels is None else init_labels
     rounds = default_rounds(epsilon, init_labels) if rounds is None else int(rounds)
+    # refuse before spending what the public n alone cannot hold (docs/privacy.md 11.1) ...
+    check_memory(synthetic_memory(data.n, 0), what=f"release_synthetic on {data.n:,} nodes",
+                 fit=_synthetic_fit(data.n, 0))
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=0.0)  # the draws mark it if seeded
     m_hat = release_edge_count(data, epsilon=edge_share * epsilon, ledger=ledger, rng=gen)
-    # refuse before the communities and the model allocate: from public n and the released count
+    # ... and, before the communities and the model allocate, what the released count adds
     # (edges on Dask stay on the workers: the client holds the node arrays)
     edges = 0.0 if is_dask_input(data) else m_hat
     check_memory(synthetic_memory(data.n, edges),
