@@ -51,7 +51,9 @@ CERTIFY_LEVEL = 0.95
 #: ``CHOLESKY_FLOPS`` (about 10,000 nodes)
 CERTIFY_MAX_SECONDS = 600.0
 #: solver tolerances tried in turn (each refines the previous iterate) until the verification
-#: succeeds; the rank doubles from the third on. 1e-7 first: at 1e-6 facebook's first solve
+#: succeeds; the rank doubles from the second on (a failed proof at a converged iterate is a
+#: stationary point of too small a rank: ca-hepph's seed 1 failed twice at rank 32 and was
+#: verified at 64). 1e-7 first: at 1e-6 facebook's first solve
 #: missed tau = 0.5 (gap 0.77) and needed a second solve and factorization
 CERTIFY_TOLERANCES = (1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12)
 #: sparse LDL^T instead of a dense Cholesky on 501 to 4,000 nodes of mean degree at most 16
@@ -174,7 +176,7 @@ def input_sdp_bound(data, *, rng=None, tau: float | None = None) -> VerifiedBoun
 
     Solves the Max-Cut relaxation of ``data`` by Burer-Monteiro (:func:`dpgraph.engine.sdp.
     solve_lowrank_sdp`) at the tolerances :data:`CERTIFY_TOLERANCES` in turn, each warm-started
-    from the last iterate (the rank doubling from the third), until :func:`_verify` succeeds;
+    from the last iterate (the rank doubling from the second), until :func:`_verify` succeeds;
     raises :class:`CertificateError` if none does (before anything is spent). Returns the value
     only: how the proof went (method, attempts, rank) depends on the input and goes to the
     progress lines on stderr, never into a result (docs/privacy.md 11).
@@ -188,12 +190,12 @@ def input_sdp_bound(data, *, rng=None, tau: float | None = None) -> VerifiedBoun
     if op.nnz == 0 or float(np.max(np.abs(op.degrees), initial=0.0)) == 0.0:
         # no edge: SDP = 0 exactly; L = 0 and the verification is trivial
         return VerifiedBound(float(tau), tau)
-    rank = sdp_rank(n)
+    rank = first_rank = sdp_rank(n)
     V = None
     t0 = time.perf_counter()
     for k, tol in enumerate(CERTIFY_TOLERANCES):
-        if k >= 2 and rank < n:  # a larger factor escapes a low-rank stationary point
-            rank = min(n, 2 * rank)
+        if k >= 1 and rank < min(n, 4 * first_rank):  # a larger factor escapes a low-rank
+            rank = min(n, 2 * rank, 4 * first_rank)     # stationary point (memory: 4x at most)
             V = np.hstack([V, 1e-3 * gen.standard_normal((n, rank - V.shape[1]))])
         report(f"certify: relaxation of the input at tol {tol:g} (rank {rank})")
         sol = solve_lowrank_sdp(op, rank=rank, V0=V, tol=tol, max_iter=20000, rng=gen)
