@@ -65,7 +65,7 @@ def _add_cut_parser(subparsers, name, what):
                         "verified SDP relaxation plus noise; holds with probability 95%%) and a "
                         "lower confidence bound on the partition's approximation ratio (92.5%%); "
                         "takes up to 10%% of epsilon and seconds to a minute on 10^4-10^5 edges; "
-                        "refused before anything is spent above about 10,000 nodes "
+                        "refused before anything is spent above 14,422 nodes "
                         "(docs/privacy.md 4.13)")
     return p
 

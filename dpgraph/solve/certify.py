@@ -31,12 +31,12 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
+from typing import NamedTuple
+
 from dpgraph.engine.sdp import (CHOLESKY_FLOPS, rump_margin, sdp_rank, solve_lowrank_sdp,
                                 sparse_ldl_positive)
 from dpgraph.memory import check_memory
 from dpgraph.privacy import laplace_mechanism, make_rng
-from typing import NamedTuple
-
 from dpgraph.privacy.budget import certify_budget, certify_gap
 from dpgraph.progress import report
 
@@ -48,7 +48,7 @@ __all__ = ["CERTIFY_LEVEL", "CERTIFY_MAX_SECONDS", "CertificateError", "Verified
 CERTIFY_LEVEL = 0.95
 #: refuse (before anything is spent) when the verification's predicted time at public ``n``
 #: exceeds this many seconds: three dense factorizations of ``n^3 / 3`` flops at
-#: ``CHOLESKY_FLOPS`` (about 10,000 nodes)
+#: ``CHOLESKY_FLOPS`` (up to 14,422 nodes)
 CERTIFY_MAX_SECONDS = 600.0
 #: solver tolerances tried in turn (each refines the previous iterate) until the verification
 #: succeeds; the rank doubles from the second on (a failed proof at a converged iterate is a

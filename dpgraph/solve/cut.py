@@ -330,7 +330,7 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=Non
         estimate's 95% interval over that bound) is at most the returned partition's true
         approximation ratio with probability >= 92.5%. Refused before anything is spent when
         the verification would not fit in memory or time at ``n``
-        (:func:`dpgraph.solve.certify.check_certify`; about 10,000 nodes here); the solve
+        (:func:`dpgraph.solve.certify.check_certify`; up to 14,422 nodes here); the solve
         takes seconds to a minute on graphs of 10^4-10^5 edges (BENCHMARKS.md).
 
     Returns
