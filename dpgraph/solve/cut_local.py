@@ -63,8 +63,6 @@ def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float
         chosen = choose_candidate(cuts_of, cands, epsilon=eps_select, ledger=ledger, rng=rng,
                                   note=f"{', '.join(names)} sides of the local route; monotone "
                                        f"cuts (docs/privacy.md 4.11, 14.5)")
-    else:  # one distinct candidate: the choice's reserve goes to the estimate (4.10)
-        eps_estimate = eps_estimate + eps_select if estimate else eps_estimate
     x = cands[:, chosen]
     value, interval = (None, None)
     if estimate:
