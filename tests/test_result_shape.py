@@ -28,7 +28,10 @@ def test_private_cut_results_share_the_shape(solve):
     assert isinstance(r, Result)
     assert r.answer is r.assignment and set(r.answer.values()) <= {0, 1}
     assert r.value == r.estimated_value and r.bound == r.sdp_bound
-    assert r.ledger.spent[0] == pytest.approx(2.0) and isinstance(r.diagnostics, dict)
+    assert isinstance(r.diagnostics, dict)
+    # all of epsilon, or less with the reason (one distinct candidate: no private choice made)
+    assert r.ledger.spent[0] == pytest.approx(2.0) or (
+        r.ledger.spent[0] < 2.0 and "epsilon" in r.diagnostics["unspent"])
 
 
 def test_private_csp_result_shares_the_shape():
