@@ -149,7 +149,8 @@ def test_ledger_and_budget_share(fn):
     assert entry.epsilon == pytest.approx(CERTIFY_SHARE * 2.0)
     assert res.certificate["epsilon"] == entry.epsilon
     assert "10.00% of epsilon" in entry.note
-    assert res.ledger.spent[0] == pytest.approx(2.0, rel=1e-9)
+    spent = res.ledger.spent[0]  # all of it, or less by a choice's reserve that was not needed
+    assert spent == pytest.approx(2.0, rel=1e-9) or (spent < 2.0 and res.diagnostics["unspent"])
     assert res.certificate["ratio_level"] == pytest.approx(0.925)
     assert "certified_upper_bound=" in repr(res) and "certified_ratio=" in repr(res)
     plain = fn(G, epsilon=2.0, delta=1e-6, weight=None, rng=0)
@@ -163,7 +164,7 @@ def test_no_estimate_no_ratio():
     res = dpgraph.max_cut(nx.cycle_graph(8), epsilon=1.0, delta=0, rng=0, certify=True,
                           estimate=False)
     assert res.certified_upper_bound is not None and res.certified_ratio is None
-    assert res.ledger.spent[0] == pytest.approx(1.0, rel=1e-9)
+    assert res.ledger.spent[0] <= 1.0 * (1 + 1e-9)
 
 
 @pytest.fixture
