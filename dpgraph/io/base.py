@@ -20,6 +20,7 @@ import numpy as np
 from dpgraph.memory import InsufficientMemoryError
 
 __all__ = ["GraphFormatError", "HeaderTooLargeError", "open_text", "is_gzip", "scan_lines",
+           "simple_delimiter",
            "load_table", "check_node_count", "BYTES_PER_NODE", "BYTES_PER_EDGE", "AsciiStream"]
 
 # Bytes of memory a node costs once read: its label (a Python int in a tuple, ~36 B), its
@@ -151,6 +152,24 @@ def strip_comment(line: str, comments: tuple[str, ...]) -> str:
         if k >= 0:
             cut = min(cut, k)
     return line[:cut]
+
+
+def simple_delimiter(path, skip: int, first: str, comments) -> str | None:
+    """The one separator of a simple edge list's lines (tab or space, from the first edge line
+    ``first``), or None when the file is not simple enough for a columnar reader: a blank or
+    carriage-return line among the ``skip`` lines before the first edge line (a columnar
+    reader's skip count must match them exactly), or mixed or repeated separators."""
+    if skip:
+        for number, line in scan_lines(path):
+            if number > skip:
+                break
+            if not line.strip() or "\r" in line.rstrip("\r\n"):
+                return None
+    body = strip_comment(first, comments).strip()
+    delimiter = "\t" if "\t" in body else " "
+    if delimiter == " " and ("\t" in body or "  " in body):
+        return None
+    return delimiter
 
 
 def row_line(path, row: int, *, start: int, comments: tuple[str, ...]) -> tuple[int, str]:

@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.graph import GraphData, from_coo
-from dpgraph.io.base import is_gzip, scan_lines, strip_comment
+from dpgraph.io.base import is_gzip, simple_delimiter
 from dpgraph.memory import check_memory
 
 __all__ = ["read_edge_stream", "PEAK_BYTES_PER_EDGE", "BLOCK_SIZE"]
@@ -48,22 +48,6 @@ NODE_BYTES = 64
 # file equally fast, as fast as pyarrow's whole-file reader).
 BLOCK_SIZE = 1 << 24
 _INT32 = np.iinfo(np.int32)
-
-
-def _delimiter(path, skip: int, first: str, comments) -> str | None:
-    """The one separator of the edge lines (tab or space, from the first edge line), or None
-    when the file is not simple enough for the stream (see the module docstring)."""
-    if skip:  # pyarrow's skip_rows must count exactly the lines before the first edge line
-        for number, line in scan_lines(path):
-            if number > skip:
-                break
-            if not line.strip() or "\r" in line.rstrip("\r\n"):
-                return None
-    body = strip_comment(first, comments).strip()
-    delimiter = "\t" if "\t" in body else " "
-    if delimiter == " " and ("\t" in body or "  " in body):
-        return None
-    return delimiter
 
 
 def _predicted_lines(path, skip: int) -> int:
@@ -97,7 +81,7 @@ def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str
         import pyarrow.csv as pcsv
     except ImportError:
         return None
-    delimiter = _delimiter(path, skip, first, comments)
+    delimiter = simple_delimiter(path, skip, first, comments)
     if delimiter is None:
         return None
     weighted = ncols == 3

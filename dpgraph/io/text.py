@@ -18,7 +18,8 @@ import scipy.sparse as sp
 
 from dpgraph.graph import GraphData, GraphInputWarning, from_coo, merge_arcs
 from dpgraph.io.base import (GraphFormatError, check_node_count, check_tokens, is_gzip, is_skippable,
-                    load_table, open_text, row_line, scan_lines, strip_comment)
+                    load_table, open_text, row_line, scan_lines, simple_delimiter,
+                    strip_comment)
 
 
 def _peek(path, comments, k):
@@ -234,15 +235,8 @@ def _arrow_table(path, ncols: int, *, skip: int, first: str) -> dict | None:
         import pyarrow.csv as pcsv
     except ImportError:
         return None
-    if skip:  # pyarrow's skip_rows must count exactly the lines before the first edge line
-        for number, line in scan_lines(path):
-            if number > skip:
-                break
-            if not line.strip() or "\r" in line.rstrip("\r\n"):
-                return None
-    body = strip_comment(first, _SNAP_COMMENTS).strip()
-    delimiter = "\t" if "\t" in body else " "
-    if delimiter == " " and ("\t" in body or "  " in body):
+    delimiter = simple_delimiter(path, skip, first, _SNAP_COMMENTS)
+    if delimiter is None:
         return None
     cols = ["u", "v", "w"][:ncols]
     types = {"u": pa.int64(), "v": pa.int64(), "w": pa.float64()}
