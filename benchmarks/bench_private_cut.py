@@ -24,7 +24,8 @@ then backward / refined) over the seeds.
 ``<!-- private-cut:begin -->`` / ``<!-- private-cut:end -->`` markers of ``--write``) the tables:
 median ratio and closed share per graph and epsilon, the cells below a smaller epsilon, the
 bisection against the cut, and the seconds per call. Graph names: as in ``bench_local.py``, and
-``dcsbm-N-D`` for :func:`social_block_model` (n = N, mean degree D).
+``dcsbm-N-D`` for :func:`social_block_model` (n = N, mean degree D), and the registry's
+``planted-cut-nN-dD`` (:func:`dpgraph.datasets.load`).
 """
 
 from __future__ import annotations
@@ -92,6 +93,8 @@ def social_block_model(n: int = 18660, mean_degree: float = 85.0, blocks: int = 
 
 
 def load(name: str):
+    if name.startswith("planted-cut-"):  # the registry's planted graphs (README's example)
+        return dpgraph.datasets.load(name)
     if name.startswith("dcsbm-"):
         _, n, d = name.split("-")
         return social_block_model(int(n), float(d))

@@ -321,6 +321,70 @@ def test_auto_pools_the_matrix_free_candidates_on_large_dense_graphs(monkeypatch
     assert 0 < screening.matrix_free_share(800, 24000, 3.5, 1e-6) < 0.5  # rho 210: on the ramp
 
 
+def test_auto_pools_the_randomized_response_candidates_on_small_graphs(monkeypatch):
+    """docs/privacy.md 14.11: on small graphs with a high released signal-to-noise ratio the
+    randomized-response route releases at exactly ``s_rr eps_r`` and its candidates join the
+    local route's choice; the ledger's total is epsilon and delta is unspent; none with
+    delta = 0, below the signal ramp, above the density ramp or above the size limit; on the
+    README's graph at eps 4 the answer is at least the local route's, seed by seed."""
+    from dpgraph.privacy.budget import (ANSWER_ESTIMATE_SHARE, ANSWER_SELECT_SHARE,
+                                        answer_side_budgets)
+    from dpgraph.release import screening
+    from dpgraph.solve import cut as cut_module
+
+    share = screening.randomized_response_share
+    assert share(1000, 10000, 4.0, 1e-6) == pytest.approx(0.95)  # snr 2.29, rho 80
+    assert share(1000, 10000, 4.0, 0.0) == 0.0                   # pure DP asked for
+    assert share(1000, 10000, 2.0, 1e-6) == 0.0                  # snr 0.74: below the ramp
+    assert share(800, 19176, 4.0, 1e-6) == 0.0                   # rho 192: above the ramp
+    assert share(2500, 50000, 4.0, 1e-6) == 0.0                  # above 2,000 nodes
+    assert 0 < share(1000, 10000, 3.8, 1e-6) < 0.95              # snr 2.07: on the ramp
+    # continuous in the released edge count across both ramps
+    ms = np.linspace(8000, 20000, 2001)
+    vals = np.array([share(1000, m, 4.0, 1e-6) for m in ms])
+    assert np.max(np.abs(np.diff(vals))) < 0.01 and vals.max() == pytest.approx(0.95)
+
+    released = []
+    real = cut_module.release_edge_count
+    monkeypatch.setattr(cut_module, "release_edge_count",
+                        lambda *a, **k: released.append(real(*a, **k)) or released[-1])
+    g = dpgraph.datasets.load("planted-cut-n1000-d20")
+    eps = 4.0
+    for seed in range(3):
+        released.clear()
+        res = dpgraph.max_cut(g, epsilon=eps, delta=1e-6, rng=seed)
+        local = dpgraph.max_cut(g, epsilon=eps, delta=1e-6, rng=seed, route="local")
+        m_hat = released[0]
+        eps_now = eps - res.ledger.entries[0].epsilon
+        s = share(g.n, m_hat, eps_now, 1e-6)
+        assert s > 0
+        eps_r = eps_now - sum(answer_side_budgets(eps, ANSWER_SELECT_SHARE,
+                                                  ANSWER_ESTIMATE_SHARE, m_hat))
+        rr = [e for e in res.ledger.entries if e.mechanism == "randomized-response"]
+        assert len(rr) == 1 and math.isclose(rr[0].epsilon, s * eps_r, rel_tol=1e-9)
+        assert res.diagnostics["routes"] == ("local", "randomized-response")
+        assert math.isclose(res.ledger.spent[0], eps, rel_tol=1e-9)
+        assert res.ledger.spent[1] == 0.0
+        cut = dpgraph.lab.evaluate.cut_value(g, res.assignment)
+        base = dpgraph.lab.evaluate.cut_value(g, local.assignment)
+        # measured: 0.76-0.77 of m against the local route's 0.63-0.66; the choice's Gumbel
+        # scale is ~10 edges, so 1% of m is far beyond its noise
+        assert cut >= base - 0.01 * g.m
+    bis = dpgraph.max_bisection(g, epsilon=eps, delta=1e-6, rng=0)
+    assert bis.diagnostics["routes"] == ("local", "randomized-response")
+    assert all(nm.startswith("balanced") for nm in bis.diagnostics["candidates"])
+    sizes = sorted(map(len, bis.partition))
+    assert sizes[1] - sizes[0] <= 1
+    for kw in ({"epsilon": eps, "delta": 0.0}, {"epsilon": 2.0, "delta": 1e-6}):
+        r = dpgraph.max_cut(g, rng=0, **kw)
+        assert "routes" not in r.diagnostics
+        assert not any(e.mechanism == "randomized-response" for e in r.ledger.entries)
+    monkeypatch.setattr(screening, "DENSE_POOL_MAX_N", 500)
+    r = dpgraph.max_cut(g, epsilon=eps, delta=1e-6, rng=0)
+    assert "routes" not in r.diagnostics
+    assert math.isclose(r.ledger.spent[0], eps, rel_tol=1e-9)
+
+
 def test_bisection_balancing_keeps_early_high_degree_nodes():
     """docs/privacy.md 14.5: an early node's forward field counts few neighbours; balancing
     weighs it by half its released degree, so the hub is not the node moved."""

@@ -34,7 +34,8 @@ from dpgraph.progress import report
 from dpgraph.release.private_graph import PrivateGraph
 from dpgraph.release.privatize import check_rank, privatize
 from dpgraph.release.routes import route_names, route_spec
-from dpgraph.release.screening import answer_route, matrix_free_share, release_edge_count
+from dpgraph.release.screening import (answer_route, matrix_free_share, randomized_response_share,
+                                      release_edge_count)
 from dpgraph.solve.candidates import (candidate_objectives, candidate_pool, choose_candidate,
                                       partition_of, precheck_solver, release_estimate,
                                       true_cuts, unspent_note)
@@ -90,16 +91,24 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                                        rng=gen)
         del sdp_value
     if route_spec(requested).answers == "sides":
-        extra = None
-        share = matrix_free_share(data.n, m_hat, left(epsilon, ledger.spent[0]), delta) \
-            if auto else 0.0
-        if share > 0:  # docs/privacy.md 14.10: its candidates join the local route's choice
-            extra = _matrix_free_pool(problem, data, share * left(epsilon, ledger.spent[0]),
-                                      delta, rank, opts, solver_options, ledger, gen)
+        extra, pooled = None, None
+        eps_now = left(epsilon, ledger.spent[0])
+        # randomized response's share is of what the releases get after the local route's
+        # choice and estimate (docs/privacy.md 14.11); the matrix-free share of eps_now (14.10)
+        eps_rr = left(eps_now, *answer_side_budgets(epsilon, select_share,
+                                                     estimate_share if estimate else 0.0, m_hat))
+        for pooled, share_of, base in (("matrix-free", matrix_free_share, eps_now),
+                                       ("randomized-response", randomized_response_share,
+                                        eps_rr)):
+            share = share_of(data.n, m_hat, eps_now, delta) if auto else 0.0
+            if share > 0:  # docs/privacy.md 14.10-14.11: its candidates join the local choice
+                extra = _route_pool(pooled, problem, data, share * base, delta, rank, opts,
+                                    solver_options, ledger, gen)
+                break
         return attach_certificate(
             solve_local(problem, data, ledger=ledger, rng=gen, m_hat=m_hat, m_upper=m_upper,
                         select_share=select_share, estimate_share=estimate_share,
-                        estimate=estimate, extra=extra), released)
+                        estimate=estimate, extra=extra, extra_route=pooled), released)
     eps_select, eps_estimate = answer_side_budgets(epsilon, select_share, estimate_share, m_hat)
     if not estimate:
         eps_estimate = 0.0
@@ -164,15 +173,20 @@ def _size_by_edge_count(data, requested, opts, epsilon, delta, ledger, gen):
     return m_hat, m_upper, requested
 
 
-def _matrix_free_pool(problem, data, epsilon, delta, rank, opts, solver_options, ledger, gen):
-    """The matrix-free route's release at ``(epsilon, delta)`` (docs/privacy.md 5), its
-    candidate objectives solved (post-processing) and their distinct roundings, as +-1 columns
-    for the private choice of an ``"auto"`` answer (docs/privacy.md 14.10)."""
+def _route_pool(route, problem, data, epsilon, delta, rank, opts, solver_options, ledger, gen):
+    """The release of ``route`` at ``(epsilon, delta)`` (the matrix-free route: docs/privacy.md
+    5; randomized response, pure: 4.5), its candidate objectives solved (post-processing) and
+    their distinct roundings, as +-1 columns for the private choice of an ``"auto"`` answer
+    (docs/privacy.md 14.10, 14.11)."""
     pg = privatize(data, epsilon=epsilon, delta=delta, rank=rank, rng=gen,
-                   **{**opts, "route": "matrix-free", "synthetic_share": None})
+                   **{**opts, "route": route, "synthetic_share": None})
     ledger.extend(pg.ledger)
     names = candidate_objectives(pg, "auto", rank)
-    results, _, _ = _solve_candidates(problem, pg, names, solver_options, gen)
+    # the solves (post-processing) draw from a generator of their own, seeded by one draw of
+    # ``gen``: Max-Cut and Max-Bisection then leave ``gen`` in the same state, so with the same
+    # rng the local route's release is the same for both (docs/privacy.md 14.5)
+    solve_rng = make_rng(int(gen.integers(2**63)))
+    results, _, _ = _solve_candidates(problem, pg, names, solver_options, solve_rng)
     return candidate_pool(results)[0].astype(np.float64)
 
 
@@ -273,7 +287,10 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=Non
     graphs and the global one of planted graphs. The **matrix-free route** (d'Orsi & Novikov's
     coherence-aware private subspace, Alg. 7.13 on its release), which is a random cut on graphs
     whose cut structure is local, and the dense routes (``"randomized-response"``, ``"pca"``)
-    are taken when asked for.
+    are taken when asked for; with ``delta > 0``, the matrix-free route's candidates join the
+    local route's private choice on large dense graphs (docs/privacy.md 14.10) and the
+    randomized-response route's on graphs of up to 2,000 nodes whose released
+    signal-to-noise ratio lets it recover a global cut (14.11; ``diagnostics["routes"]``).
 
     Parameters
     ----------

@@ -11,6 +11,7 @@ import numpy as np
 
 from dpgraph.io.dask import is_dask_input
 from dpgraph.privacy.budget import LOCAL_DEGREE_SHARE, answer_side_budgets, left
+from dpgraph.release.routes import route_spec
 from dpgraph.release.routes.local import (LocalPrivateGraph, balance_sides, plan_local,
                                           release_local_sides)
 from dpgraph.solve.candidates import (choose_candidate, partition_of, release_estimate,
@@ -30,7 +31,7 @@ BALANCE_DEGREE_WEIGHT = 0.5
 
 def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float,
                 select_share: float, estimate_share: float, estimate: bool,
-                extra=None) -> PrivateCutResult:
+                extra=None, extra_route: str | None = None) -> PrivateCutResult:
     """Max-Cut / Max-Bisection on the degree-ordered local route (docs/privacy.md 14).
 
     The route's candidates (forward pass; the sides after the backward pass when the plan has
@@ -39,9 +40,10 @@ def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float
     One is chosen by the monotone exponential mechanism on their cuts (4.11) when there are
     several, and its cut is estimated (4.10). Pure epsilon-DP: delta is not spent.
 
-    ``extra``: +-1 columns released before (the matrix-free route's candidates of an
-    ``"auto"`` answer, charged to ``ledger`` already: docs/privacy.md 14.10), pooled with the
-    route's candidates (balanced for Max-Bisection).
+    ``extra``: +-1 columns released before by ``extra_route`` (the matrix-free or the
+    randomized-response route's candidates of an ``"auto"`` answer, charged to ``ledger``
+    already: docs/privacy.md 14.10, 14.11), pooled with the route's candidates (balanced for
+    Max-Bisection).
     """
     epsilon = ledger.epsilon
     eps_left = left(epsilon, ledger.spent[0])
@@ -56,7 +58,8 @@ def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float
                               rng=rng, plan=plan)
     names = ["forward"] + ["backward"] * (plan.backward_share > 0) + \
         ["refined"] * (plan.refine_share > 0)
-    cands, names = _candidates(problem, rel, names, extra)
+    extra_route = extra_route or "matrix-free"
+    cands, names = _candidates(problem, rel, names, extra, extra_route)
     cuts_of = true_cuts(data)  # NOT private: read only through the releases below
     chosen = cands.shape[1] - 1
     if cands.shape[1] > 1:
@@ -85,11 +88,12 @@ def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float
                      "refine_share": rel.plan.refine_share,
                      "backward_share": rel.plan.backward_share,
                      "order_spread": rel.plan.order_spread, "rank": None,
-                     **({"routes": ("local", "matrix-free")} if extra is not None else {}),
-                     **unspent_note(ledger, extra is None)})
+                     **({"routes": ("local", extra_route)} if extra is not None else {}),
+                     **unspent_note(ledger, extra is None or route_spec(extra_route).pure)})
 
 
-def _candidates(problem: str, rel, names: list, extra=None) -> tuple[np.ndarray, list]:
+def _candidates(problem: str, rel, names: list, extra=None,
+                extra_route: str = "matrix-free") -> tuple[np.ndarray, list]:
     """The distinct candidate partitions (up to the global flip) and their names: for Max-Cut the
     route's sides *and* their balanced versions (so that the cut is never below what the
     bisection finds), for Max-Bisection the balanced versions only (docs/privacy.md 14.5).
@@ -114,7 +118,8 @@ def _candidates(problem: str, rel, names: list, extra=None) -> tuple[np.ndarray,
         if problem != "maxcut":
             col = balance_sides(col, np.zeros(col.size))
         cols.append(col)
-        out.append(f"matrix-free {j + 1}")
+        out.append(f"{extra_route} {j + 1}" if problem == "maxcut"
+                   else f"balanced {extra_route} {j + 1}")
     keep, seen = [], set()
     for k, col in enumerate(cols):
         key = (col if col[0] > 0 else -col).tobytes()
