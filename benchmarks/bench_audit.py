@@ -36,6 +36,7 @@ FULL = {
     "matrix_free": dict(runs=10_000),
     "jl": dict(runs=1_000, calibration_runs=250),
     "local_route": dict(runs=20_000),
+    "local_route_backward": dict(runs=20_000),
     "synthetic_block_model": dict(runs=20_000),
     "synthetic_refinement": dict(runs=20_000),
     "synthetic_sequential_refinement": dict(runs=20_000),

@@ -13,7 +13,7 @@ Tight events (the audit can reach the claim; ``docs/audit.md``): :func:`randomiz
 :func:`laplace`, :func:`gaussian`, :func:`exponential`, :func:`edge_count`,
 :func:`rr_route` (``"released"``), :func:`cosine`, :func:`marginals`, and the synthetic
 release's three Laplace releases (:func:`synthetic_block_model`, :func:`synthetic_refinement`,
-:func:`synthetic_degree_classes`) and the local route's decisions (:func:`local_route`).
+:func:`synthetic_degree_classes`) and the local route's decisions (:func:`local_route`, :func:`local_route_backward`).
 The others audit
 post-processed or composed releases and report how far they got.
 """
@@ -36,14 +36,14 @@ from dpgraph.lab.audit.harness import (AuditResult, audit_event, audit_threshold
 __all__ = ["randomized_response", "laplace", "gaussian", "exponential", "edge_count",
            "rr_route", "pca_route", "matrix_free", "max_cut", "cosine", "marginals", "jl",
            "synthetic_block_model", "synthetic_refinement", "synthetic_sequential_refinement",
-           "synthetic_degree_classes", "synthetic_clustering", "local_route", "weighted_pair",
-           "TIGHT"]
+           "synthetic_degree_classes", "synthetic_clustering", "local_route",
+           "local_route_backward", "weighted_pair", "TIGHT"]
 
 #: Audits whose event is tight for the mechanism: their bound must reach a stated fraction.
 TIGHT = ("randomized_response", "laplace", "gaussian", "exponential", "edge_count",
          "rr_route", "cosine", "marginals", "synthetic_block_model", "synthetic_refinement",
          "synthetic_sequential_refinement", "synthetic_degree_classes", "synthetic_clustering",
-         "local_route")
+         "local_route", "local_route_backward")
 
 
 def _ledger(epsilon: float, delta: float = 0.0) -> PrivacyLedger:
@@ -710,6 +710,47 @@ def local_route(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
                        mechanism_name="local route (forward pass)",
                        pair_name="3 isolated nodes vs + edge {0, 1}",
                        event_name="later field leans >= 1 to the earlier side")
+
+
+def local_route_backward(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
+                         confidence: float = 0.95) -> AuditResult:
+    """The local route's backward pass (:func:`dpgraph.release.routes.local.backward_pass`,
+    docs/privacy.md 14.9) at ``eps_b = epsilon``, isolated the way :func:`local_route` isolates
+    the forward pass: called directly with a public plan (one node per batch), the order
+    ``0, 1, 2`` and fixed forward sides ``x = (1, -1, 1)`` and released forward fields
+    ``f = (-1, 0, 1)``, on 3 isolated nodes vs the same plus edge ``{0, 1}``. Node 1's batch is
+    released first (``b_1`` reads nothing: ``y_0 = 0`` then) and takes ``y_1 = -sign(f_1 + b_1)``
+    (``x_1`` at 0), either side; then ``b_0 = w_01 y_1 + Laplace(1 / eps_b)`` reads the pair,
+    by its earlier endpoint. Event: ``y_1 b_0 >= 1`` (node 0's released backward field leans by
+    a full unit towards node 1's new side), ``b_0`` read from the audit transcript:
+    ``P = e^{-eps_b} / 2`` without the edge and ``1/2`` with it whatever ``y_1`` is, the ratio
+    ``e^{eps_b}`` exactly (discrete Laplace, 13.1). Tight for the backward pass."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.release.routes.local import LocalPlan, backward_pass, batch_bounds
+
+    G0, G1 = _graph_pair([], (0, 1), 3)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+    plan = LocalPlan(first_batch=1, batch_growth=0.0)
+    bounds = batch_bounds(0, 3, plan.first_batch, plan.batch_growth)
+    order = np.arange(3)
+    x, earlier = np.array([1.0, -1.0, 1.0]), np.array([-1.0, 0.0, 1.0])
+
+    def mech(data, gen):
+        out = {}
+
+        def call():
+            out["y"], _ = backward_pass(data.weights, order, x.copy(), earlier, bounds,
+                                        epsilon=epsilon, ledger=_ledger(epsilon), rng=gen)
+
+        released = _observe_laplace(call)  # batches in reverse order: node 2, node 1, node 0
+        return out["y"][1] * released[2][0]
+
+    return audit_event(mech, pair, lambda lean: lean >= 1.0, epsilon=epsilon, runs=runs,
+                       confidence=confidence, rng=rng,
+                       mechanism_name="local route (backward pass)",
+                       pair_name="3 isolated nodes vs + edge {0, 1}, order 0, 1, 2 fixed",
+                       event_name="earlier node's backward field leans >= 1 to the later "
+                                  "node's new side")
 
 
 def weighted_pair(*, epsilon: float = 1.0, runs: int = 200, rng=0,
