@@ -20,7 +20,7 @@ import numpy as np
 from dpgraph.memory import InsufficientMemoryError
 
 __all__ = ["GraphFormatError", "HeaderTooLargeError", "open_text", "is_gzip", "scan_lines",
-           "simple_delimiter",
+           "simple_delimiter", "arrow_edge_options",
            "load_table", "check_node_count", "BYTES_PER_NODE", "BYTES_PER_EDGE", "AsciiStream"]
 
 # Bytes of memory a node costs once read: its label (a Python int in a tuple, ~36 B), its
@@ -170,6 +170,27 @@ def simple_delimiter(path, skip: int, first: str, comments) -> str | None:
     if delimiter == " " and ("\t" in body or "  " in body):
         return None
     return delimiter
+
+
+def arrow_edge_options(delimiter: str, ncols: int, *, skip: int, block_size: int | None = None):
+    """pyarrow CSV options that read exactly what the NumPy edge-list path reads the same way:
+    ``ncols`` columns ``u, v[, w]`` (int64 ids, float64 weight) after ``skip`` lines, one
+    ``delimiter``, no quoting, no null values, empty lines ignored. Returns
+    ``(read_options, parse_options, convert_options)``; pyarrow must be importable."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    cols = ["u", "v", "w"][:ncols]
+    types = {"u": pa.int64(), "v": pa.int64(), "w": pa.float64()}
+    read = pcsv.ReadOptions(skip_rows=skip, column_names=cols, use_threads=True,
+                            **({} if block_size is None else {"block_size": block_size}))
+    parse = pcsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
+                              escape_char=False, newlines_in_values=False,
+                              ignore_empty_lines=True)
+    convert = pcsv.ConvertOptions(column_types={c: types[c] for c in cols}, null_values=[],
+                                  strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                  check_utf8=False)
+    return read, parse, convert
 
 
 def row_line(path, row: int, *, start: int, comments: tuple[str, ...]) -> tuple[int, str]:

@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.graph import GraphData, from_coo
-from dpgraph.io.base import is_gzip, simple_delimiter
+from dpgraph.io.base import arrow_edge_options, is_gzip, simple_delimiter
 from dpgraph.memory import check_memory
 
 __all__ = ["read_edge_stream", "PEAK_BYTES_PER_EDGE", "BLOCK_SIZE"]
@@ -90,20 +90,9 @@ def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str
     check_memory(per_edge * predicted,
                  what=f"reading {path} (about {predicted:,} edge lines predicted from its size)",
                  fit=(lambda k: per_edge * k, "About {:,} edge lines fit."))
-    cols = ["u", "v", "w"][:ncols]
-    types = {"u": pa.int64(), "v": pa.int64(), "w": pa.float64()}
     try:
-        reader = pcsv.open_csv(
-            path,
-            read_options=pcsv.ReadOptions(skip_rows=skip, column_names=cols, use_threads=True,
-                                          block_size=BLOCK_SIZE),
-            parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False,
-                                            double_quote=False, escape_char=False,
-                                            newlines_in_values=False, ignore_empty_lines=True),
-            convert_options=pcsv.ConvertOptions(column_types={c: types[c] for c in cols},
-                                                null_values=[], strings_can_be_null=False,
-                                                quoted_strings_can_be_null=False,
-                                                check_utf8=False))
+        reader = pcsv.open_csv(path, *arrow_edge_options(delimiter, ncols, skip=skip,
+                                                           block_size=BLOCK_SIZE))
         blocks_u, blocks_v, blocks_w = [], [], []
         lo, hi, m, simple = None, None, 0, True
         for batch in reader:

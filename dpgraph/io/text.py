@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from dpgraph.graph import GraphData, GraphInputWarning, from_coo, merge_arcs
 from dpgraph.io.base import (GraphFormatError, check_node_count, check_tokens, is_gzip, is_skippable,
                     load_table, open_text, row_line, scan_lines, simple_delimiter,
+                    arrow_edge_options,
                     strip_comment)
 
 
@@ -239,18 +240,8 @@ def _arrow_table(path, ncols: int, *, skip: int, first: str) -> dict | None:
     if delimiter is None:
         return None
     cols = ["u", "v", "w"][:ncols]
-    types = {"u": pa.int64(), "v": pa.int64(), "w": pa.float64()}
     try:
-        t = pcsv.read_csv(
-            path,
-            read_options=pcsv.ReadOptions(skip_rows=skip, column_names=cols, use_threads=True),
-            parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False,
-                                            double_quote=False, escape_char=False,
-                                            newlines_in_values=False, ignore_empty_lines=True),
-            convert_options=pcsv.ConvertOptions(column_types={c: types[c] for c in cols},
-                                                null_values=[], strings_can_be_null=False,
-                                                quoted_strings_can_be_null=False,
-                                                check_utf8=False))
+        t = pcsv.read_csv(path, *arrow_edge_options(delimiter, ncols, skip=skip))
     except (pa.ArrowException, OSError, ValueError):
         return None
     if t.num_columns != ncols or any(t.column(c).null_count for c in cols):
