@@ -47,7 +47,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import dpgraph  # noqa: E402
-from bench_local import load as _load, prototype, reference  # noqa: E402
+from bench_local import load as _load, prototype, reference, sides_of, true_cut  # noqa: E402
 from dpgraph.privacy import make_rng  # noqa: E402
 
 warnings.filterwarnings("ignore")
@@ -101,11 +101,6 @@ def load(name: str):
     return _load(name)
 
 
-def true_cut(g, x) -> float:
-    U = sp.triu(g.weights, 1).tocoo()
-    return float(U.data[x[U.row] != x[U.col]].sum())
-
-
 def run_cell(method: str, g, problem: str, epsilon: float, seed: int):
     """(true cut, wall seconds, route taken, CPU seconds) of one call."""
     t, c = time.perf_counter(), time.process_time()
@@ -118,7 +113,7 @@ def run_cell(method: str, g, problem: str, epsilon: float, seed: int):
         fn = dpgraph.max_cut if problem == "maxcut" else dpgraph.max_bisection
         res = fn(g, epsilon=epsilon, delta=1e-6, rng=seed,
                  route=None if method == "default" else method)
-        x = np.array([1.0 if res.assignment[lab] else -1.0 for lab in g.labels])
+        x = sides_of(res, g)
         route = res.diagnostics.get("route")
     return true_cut(g, x), time.perf_counter() - t, route, time.process_time() - c
 
