@@ -97,13 +97,15 @@ def test_max_cut_pools_the_balanced_candidates():
     balanced versions; max_bisection's over the balanced ones; the ledger stays within the
     budget and delta is unspent."""
     g = dpgraph.datasets.planted_cut(600, 30, ratio=0.3, rng=2).graph
-    res = dpgraph.max_cut(g, epsilon=4.0, delta=1e-6, rng=1)
+    # the local route alone: on this small dense graph auto also pools randomized response
+    # (14.11), whose budget would leave the local plan without its backward pass
+    res = dpgraph.max_cut(g, epsilon=4.0, delta=1e-6, rng=1, route="local")
     names = res.diagnostics["candidates"]
     assert "forward" in names and "backward" in names
     assert any(nm.startswith("balanced") for nm in names)
     assert res.diagnostics["objective"] in names
     assert math.isclose(res.ledger.spent[0], 4.0, rel_tol=1e-9) and res.ledger.spent[1] == 0
-    bis = dpgraph.max_bisection(g, epsilon=4.0, delta=1e-6, rng=1)
+    bis = dpgraph.max_bisection(g, epsilon=4.0, delta=1e-6, rng=1, route="local")
     assert all(nm.startswith("balanced") for nm in bis.diagnostics["candidates"])
     # the same reserve for the choice: with the same rng both answers see the same release, so
     # every partition the bisection could return is in max_cut's pool
@@ -325,7 +327,7 @@ def test_auto_pools_the_randomized_response_candidates_on_small_graphs(monkeypat
     """docs/privacy.md 14.11: on small graphs with a high released signal-to-noise ratio the
     randomized-response route releases at exactly ``s_rr eps_r`` and its candidates join the
     local route's choice; the ledger's total is epsilon and delta is unspent; none with
-    delta = 0, below the signal ramp, above the density ramp or above the size limit; on the
+    delta = 0, below the signal ramp or above the size limit; never less at a larger epsilon; on the
     README's graph at eps 4 the answer is at least the local route's, seed by seed."""
     from dpgraph.privacy.budget import (ANSWER_ESTIMATE_SHARE, ANSWER_SELECT_SHARE,
                                         answer_side_budgets)
@@ -336,7 +338,11 @@ def test_auto_pools_the_randomized_response_candidates_on_small_graphs(monkeypat
     assert share(1000, 10000, 4.0, 1e-6) == pytest.approx(0.95)  # snr 2.29, rho 80
     assert share(1000, 10000, 4.0, 0.0) == 0.0                   # pure DP asked for
     assert share(1000, 10000, 2.0, 1e-6) == 0.0                  # snr 0.74: below the ramp
-    assert share(800, 19176, 4.0, 1e-6) == 0.0                   # rho 192: above the ramp
+    assert share(800, 19176, 4.0, 1e-6) == pytest.approx(0.95)  # G3's size: dense, in the pool
+    # a larger budget never drops the candidates (planted-cut-n1000-d20 fell from 0.80 of m at
+    # eps 5 to 0.72 at eps 8 when the share ramped down with the density)
+    epss = np.linspace(0.5, 12.0, 500)
+    assert np.all(np.diff([share(1000, 10000, e, 1e-6) for e in epss]) >= 0)
     assert share(2500, 50000, 4.0, 1e-6) == 0.0                  # above 2,000 nodes
     assert 0 < share(1000, 10000, 3.8, 1e-6) < 0.95              # snr 2.07: on the ramp
     # continuous in the released edge count across both ramps

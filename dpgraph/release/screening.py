@@ -19,7 +19,7 @@ from dpgraph.release.routes import check_memory, route_module, route_spec
 __all__ = ["MATRIX_FREE_MIN_N", "screens", "screen", "release_edge_count",
            "choose_scale_route", "refuse_if_too_large", "answer_route", "matrix_free_share",
            "MATRIX_FREE_RAMP", "MATRIX_FREE_SHARE_MAX", "randomized_response_share",
-           "DENSE_POOL_MAX_N", "DENSE_SIGNAL_RAMP", "DENSE_DENSITY_RAMP", "DENSE_SHARE_MAX",
+           "DENSE_POOL_MAX_N", "DENSE_SIGNAL_RAMP", "DENSE_SHARE_MAX",
            "pure_route",
            "streamed_route", "default_synthetic_share"]
 
@@ -169,29 +169,40 @@ def matrix_free_share(n: int, m_hat: float, epsilon: float, delta: float,
     if delta <= 0 or n < MATRIX_FREE_MIN_N:
         return 0.0
     rho = 2.0 * max(float(m_hat), 0.0) * float(epsilon) / max(int(n), 1)
-    lo, hi = MATRIX_FREE_RAMP
-    share = MATRIX_FREE_SHARE_MAX * min(max((rho - lo) / (hi - lo), 0.0), 1.0)
+    share = MATRIX_FREE_SHARE_MAX * _ramp(rho, *MATRIX_FREE_RAMP)
+    return share if share > 0 and _fits("matrix-free", n, m_hat, rank) else 0.0
+
+
+def _ramp(value: float, lo: float, hi: float) -> float:
+    """Linear from 0 at ``lo`` to 1 at ``hi``, constant outside."""
+    return min(max((value - lo) / (hi - lo), 0.0), 1.0)
+
+
+def _fits(route: str, n: int, m_hat: float, rank: int) -> bool:
+    """Whether ``route``'s estimated memory at public ``n`` and released ``m_hat`` fits in what
+    the machine has (True where that is unknown)."""
     have = available_memory()
-    need = route_module("matrix-free").estimated_memory(n, max(int(m_hat), 0), rank)
-    if share > 0 and have is not None and need > have:
-        return 0.0
-    return share
+    need = route_module(route).estimated_memory(n, max(int(m_hat), 0), rank)
+    return have is None or need <= have
 
 
 # The dense randomized-response route's share of an "auto" answer (docs/privacy.md 14.11): a
 # continuous function of the released signal-to-noise ratio snr = d^ sinh(eps / 2) / sqrt(n)
-# (d^ = 2 m^ / n; the de-biased release's noise has spectral norm about sqrt(n) / sinh(eps / 2))
-# and of the local route's released density rho = d^ eps: DENSE_SHARE_MAX times a ramp up in snr
-# over DENSE_SIGNAL_RAMP times a ramp down in rho over DENSE_DENSITY_RAMP, up to DENSE_POOL_MAX_N
-# nodes. Measured (cut / m, 2 seeds): randomized response recovers a planted cut sharply once snr
+# (d^ = 2 m^ / n; the de-biased release's noise has spectral norm about sqrt(n) / sinh(eps / 2)):
+# DENSE_SHARE_MAX times a ramp up in snr over DENSE_SIGNAL_RAMP, up to DENSE_POOL_MAX_N nodes;
+# non-decreasing in epsilon, so a larger budget never drops the route's candidates (a ramp down
+# in the local route's density d^ eps over 100-150 did: planted-cut-n1000-d20 fell from 0.797
+# of m at eps 5 to 0.72 at eps 8, 3 seeds; without it 0.80 at 6 and 8, and G3 rose from 11,200
+# to 11,308 at eps 4 and from 11,211 to 11,593 at eps 8, 2 seeds). Measured (cut / m, 2 seeds): randomized response recovers a planted cut sharply once snr
 # passes about 2 (planted-cut-n1000-d20 at eps 4, snr 2.3: 0.74-0.75 at the full budget, 0.64-0.69
 # at 3.4, 0.60-0.61 at 3.0; the local route 0.63-0.66, and 0.58 at 0.4), so the share is nearly
 # all or nothing; where the local route's density is high it is as good as randomized response
 # and loses at a smaller budget (G3 at eps 4, rho 192: local 0.584, 0.564 at 0.6; randomized
-# response 0.586, 0.577 at 3.4); and the dense route's four solves take 26 s at n = 2,277
+# response 0.586, 0.577 at 3.4; the private choice among both pools still gains there, above);
+# and the dense route's four solves take 26 s at n = 2,277
 # (chameleon) and 90 s at n = 4,039 (facebook) on 2 cores, where the local route takes 1 s.
 DENSE_POOL_MAX_N = 2000
-DENSE_SIGNAL_RAMP, DENSE_DENSITY_RAMP, DENSE_SHARE_MAX = (2.0, 2.25), (100.0, 150.0), 0.95
+DENSE_SIGNAL_RAMP, DENSE_SHARE_MAX = (2.0, 2.25), 0.95
 
 
 def randomized_response_share(n: int, m_hat: float, epsilon: float, delta: float,
@@ -199,31 +210,24 @@ def randomized_response_share(n: int, m_hat: float, epsilon: float, delta: float
     """Share of ``epsilon`` (the budget left after the edge count) that an ``"auto"`` answer
     gives the dense randomized-response route, whose candidates then join the local route's
     private choice: 0 unless ``delta > 0``, ``n <= DENSE_POOL_MAX_N`` and the route's ``n x n``
-    arrays fit in the available memory; then
-    ``DENSE_SHARE_MAX * ramp(snr; DENSE_SIGNAL_RAMP) * (1 - ramp(rho; DENSE_DENSITY_RAMP))``
-    with ``d = 2 m_hat / n``, ``snr = d sinh(epsilon / 2) / sqrt(n)``, ``rho = d epsilon`` and
-    ``ramp(v; (lo, hi))`` linear from 0 at ``lo`` to 1 at ``hi``. Public ``n``, released
+    arrays fit in the available memory; then ``DENSE_SHARE_MAX * ramp(snr; DENSE_SIGNAL_RAMP)``
+    with ``d = 2 m_hat / n``, ``snr = d sinh(epsilon / 2) / sqrt(n)`` and ``ramp(v; (lo, hi))``
+    linear from 0 at ``lo`` to 1 at ``hi``: non-decreasing in ``epsilon`` and ``m_hat``. Public ``n``, released
     ``m_hat``, the budget and the machine only: no privacy cost (docs/privacy.md 14.11).
 
     >>> share = randomized_response_share
-    >>> share(1000, 9972, 2.0, 1e-6), share(1000, 9972, 4.0, 0.0), share(800, 19176, 4.0, 1e-6)
+    >>> share(1000, 9972, 2.0, 1e-6), share(1000, 9972, 4.0, 0.0), share(2500, 5e4, 4.0, 1e-6)
     (0.0, 0.0, 0.0)
-    >>> share(1000, 9972, 4.0, 1e-6)
-    0.95
+    >>> share(1000, 9972, 4.0, 1e-6), share(800, 19176, 4.0, 1e-6)
+    (0.95, 0.95)
     """
     if delta <= 0 or n > DENSE_POOL_MAX_N or n < 2:
         return 0.0
     degree = 2.0 * max(float(m_hat), 0.0) / int(n)
     # sinh(eps / 2) overflows from eps ~ 1420; the signal ramp is flat long before eps 60
     snr = degree * math.sinh(min(float(epsilon), 60.0) / 2.0) / math.sqrt(int(n))
-    rho = degree * float(epsilon)
-    ramp = lambda v, lo, hi: min(max((v - lo) / (hi - lo), 0.0), 1.0)  # noqa: E731
-    share = DENSE_SHARE_MAX * ramp(snr, *DENSE_SIGNAL_RAMP) * (1.0 - ramp(rho, *DENSE_DENSITY_RAMP))
-    have = available_memory()
-    need = route_module("randomized-response").estimated_memory(n, max(int(m_hat), 0), rank)
-    if share > 0 and have is not None and need > have:
-        return 0.0
-    return share
+    share = DENSE_SHARE_MAX * _ramp(snr, *DENSE_SIGNAL_RAMP)
+    return share if share > 0 and _fits("randomized-response", n, m_hat, rank) else 0.0
 
 
 def pure_route(route: str, n: int) -> str:
