@@ -242,12 +242,14 @@ def _place_anchors(gen, b, grp, cdfs, ia, ib, need, keys=None):
     return keys, need
 
 
-def _draw_by_rejection(gen, keys, need, ia, ib, inner, cdfs, n, max_rounds):
+def _draw_by_rejection(gen, keys, need, ia, ib, inner, cdfs, n, max_rounds, tilt=None):
     """Rounds of Chung-Lu draws for every edge still needed (``cdfs = (inside, across)``
     weights by whether the block pair lies inside a community), self-loops and repeated pairs
     rejected; stops when all are placed, after ``max_rounds``, or from the third round on
     when a round places under a tenth of what was left (the rest lies in nearly used-up
-    pairs: the final fill draws it among the free pairs)."""
+    pairs: the final fill draws it among the free pairs). ``tilt = (sides, accept)``: a
+    drawn pair whose endpoints share a side is kept with probability ``accept`` (pairs across
+    the sides always), so the edges lean across the sides."""
     cin, cout = cdfs
     for t in progress(range(max_rounds), total=None, desc="sampling: edge draws",
                       unit="round"):
@@ -261,6 +263,10 @@ def _draw_by_rejection(gen, keys, need, ia, ib, inner, cdfs, n, max_rounds):
         for sel, c in ((inn, cin), (~inn, cout)):
             u[sel] = _draw_endpoints(gen, c, ia[pair_of[sel]])
             v[sel] = _draw_endpoints(gen, c, ib[pair_of[sel]])
+        if tilt is not None:
+            sides, accept = tilt
+            drop = (sides[u] == sides[v]) & (gen.random(u.size) >= accept)
+            pair_of = np.where(drop, -1, pair_of)
         keys, need = _accept(keys, u, v, pair_of, need, n)
         if t >= 2 and left - need.sum() < 0.1 * left:
             break
@@ -299,7 +305,8 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need):
 
 
 def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, labels=None,
-                       max_rounds: int = 50, groups=None, affinity=None) -> GraphData:
+                       max_rounds: int = 50, groups=None, affinity=None, sides=None,
+                       side_accept: float = 1.0) -> GraphData:
     """Sample a simple graph from a degree-corrected block model (post-processing).
 
     For each block pair ``a <= b``, draw exactly ``block_counts[a, b]`` distinct edges, each
@@ -327,6 +334,12 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
         Edge density of each block's affinity groups (:func:`affinity_edges`, the clustering
         phase): placed first, out of the block's own count, and the nodes' inside weights
         reduced by the edges they got there. Default: no clustering phase.
+    sides : array of +-1, shape (n,), optional
+        A side of each node (e.g. released by the local route): in the Chung-Lu rounds a drawn
+        pair whose endpoints share a side is kept with probability ``side_accept`` (pairs
+        across always), so the block pair counts stay as given and their edges lean across the
+        sides. The anchors, the clustering phase and the final fill are not tilted.
+    side_accept : float in (0, 1]
     rng : None, int or numpy.random.Generator
     labels : sequence, optional
         Node labels of the result (default ``0..n-1``).
@@ -377,7 +390,15 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
         keep = np.where(had, 1.0, np.maximum(left - 1.0, 0.1) / left)
         cin, cout = _cdfs(w_in * keep, members), _cdfs(w_out * keep, members)
     inner = grp[ia] == grp[ib]
-    keys, need = _draw_by_rejection(gen, keys, need, ia, ib, inner, (cin, cout), n, max_rounds)
+    if not 0.0 < float(side_accept) <= 1.0:
+        raise ValueError(f"side_accept must lie in (0, 1], got {side_accept!r}")
+    tilt = None
+    if sides is not None and np.asarray(sides).size != n:
+        raise ValueError(f"sides must give a side (+-1) for each of the {n} nodes")
+    if sides is not None and side_accept < 1.0:
+        tilt = (np.asarray(sides).reshape(n) > 0, float(side_accept))
+    keys, need = _draw_by_rejection(gen, keys, need, ia, ib, inner, (cin, cout), n, max_rounds,
+                                    tilt)
     if need.sum():
         keys = _fill_remaining(gen, keys, members, ia, ib, need, n,
                                (w_in * keep, w_out * keep), inner)
