@@ -391,6 +391,28 @@ def test_auto_pools_the_randomized_response_candidates_on_small_graphs(monkeypat
     assert math.isclose(r.ledger.spent[0], eps, rel_tol=1e-9)
 
 
+def test_pooled_solves_bound_their_tabu_moves(monkeypatch):
+    """The pooled route's candidate solves (post-processing) run at most
+    ``min(10 n, POOL_TABU_WORK / n)`` tabu moves per rounding; a caller's ``solver_options``
+    still win. The local route's own release and the ledger are unchanged by it."""
+    from dpgraph.solve import cut as cut_module
+
+    seen = []
+    real = cut_module._solve_candidates
+    monkeypatch.setattr(cut_module, "_solve_candidates",
+                        lambda problem, pg, names, options, gen:
+                        seen.append(dict(options or {})) or real(problem, pg, names, options, gen))
+    g = dpgraph.datasets.load("planted-cut-n1000-d20")
+    res = dpgraph.max_cut(g, epsilon=4.0, delta=1e-6, rng=0)
+    assert res.diagnostics["routes"] == ("local", "randomized-response")
+    assert seen[-1]["tabu_moves"] == cut_module.pool_tabu_moves(1000) == 4000
+    assert [cut_module.pool_tabu_moves(n) for n in (100, 632, 800, 2000)] == [1000, 6320, 5000,
+                                                                             2000]
+    mine = dpgraph.max_cut(g, epsilon=4.0, delta=1e-6, rng=0, solver_options={"tabu_moves": 7})
+    assert seen[-1]["tabu_moves"] == 7
+    assert [e.epsilon for e in mine.ledger.entries] == [e.epsilon for e in res.ledger.entries]
+
+
 def test_bisection_balancing_keeps_early_high_degree_nodes():
     """docs/privacy.md 14.5: an early node's forward field counts few neighbours; balancing
     weighs it by half its released degree, so the hub is not the node moved."""

@@ -56,6 +56,14 @@ SOLVER_TOL = 1e-3
 # signal is of low rank, and the transfer ratios stay as they were (benchmarks/NOTES.md,
 # "Small graphs"). Passing solver_options={"rank": ...} overrides it.
 SOLVER_MAX_RANK = 16
+# Tabu moves of each candidate solve in an "auto" answer's pool (docs/privacy.md 14.10, 14.11):
+# at most POOL_TABU_WORK / n, and the engine's 10 n below that (n <= 632). On the dense release
+# a tabu move costs O(n), so the engine's 10 n moves per rounding (about 36 of them over the four
+# objectives) took about half of a 2,000-node answer: planted-2000-25 at eps 4 took 6.5-8.3 CPU s,
+# 3.8-5.4 s at n moves with the same cut seed by seed; G3 at eps 4 (n = 800, 5,000 moves) 0.973 /
+# 0.975 / 0.974 of the reference against 0.972 / 0.974 / 0.970 (benchmarks/NOTES.md, "The
+# randomized-response pool's solves").
+POOL_TABU_WORK = 4.0e6
 
 
 #: Epsilon of an answer's private choice and of its estimate (kept here for callers of the
@@ -186,8 +194,20 @@ def _route_pool(route, problem, data, epsilon, delta, rank, opts, solver_options
     # ``gen``: Max-Cut and Max-Bisection then leave ``gen`` in the same state, so with the same
     # rng the local route's release is the same for both (docs/privacy.md 14.5)
     solve_rng = make_rng(int(gen.integers(2**63)))
-    results, _, _ = _solve_candidates(problem, pg, names, solver_options, solve_rng)
+    options = {"tabu_moves": pool_tabu_moves(data.n), **(solver_options or {})}
+    results, _, _ = _solve_candidates(problem, pg, names, options, solve_rng)
     return candidate_pool(results)[0].astype(np.float64)
+
+
+def pool_tabu_moves(n: int) -> int:
+    """Tabu moves per rounding of a pooled route's solves at public ``n`` (post-processing):
+    ``min(10 n, POOL_TABU_WORK / n)``, so that their O(n)-per-move work stays bounded.
+
+    >>> pool_tabu_moves(200), pool_tabu_moves(800), pool_tabu_moves(2000)
+    (2000, 5000, 2000)
+    """
+    n = max(int(n), 1)
+    return int(min(10 * n, POOL_TABU_WORK // n))
 
 
 def _solve_candidates(problem, pg, names, solver_options, gen):
