@@ -273,12 +273,33 @@ def _draw_by_rejection(gen, keys, need, ia, ib, inner, cdfs, n, max_rounds, tilt
     return keys, need
 
 
-def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need):
+def _within_capacity(u: np.ndarray, v: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """For edges ``(u, v)`` in their order: whether the edge is among the first ``cap[x]``
+    edges of each of its endpoints ``x`` (an edge dropped for one endpoint still counts for
+    the other: a conservative, vectorised capacity rule).
+
+    >>> _within_capacity(np.array([0, 0, 1]), np.array([1, 2, 2]), np.array([1, 2, 2])).tolist()
+    [True, False, True]
+    """
+    m = u.size
+    ends = np.concatenate([u, v])
+    order = np.lexsort((np.concatenate([np.arange(m), np.arange(m)]), ends))
+    first = np.searchsorted(ends[order], ends[order])
+    rank = np.empty(2 * m, dtype=np.int64)
+    rank[order] = np.arange(2 * m) - first
+    ok = rank < cap[ends]
+    return ok[:m] & ok[m:]
+
+
+def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
     """:func:`affinity_edges` inside each community (``grp`` of each block), at most the
     released count of each block pair (a uniform subset of the candidates), the affinity
     groups sized by each block's mean released degree (its count total over its size: a sum
-    of many edges, where a node's own released degree carries its noise); returns the keys,
-    the counts still needed and the inside weights less the edges each node got there."""
+    of many edges, where a node's own released degree carries its noise); with ``cap`` by each
+    node's own inside weight ``w_in`` (BTER's sizing, for degrees matched to their
+    deconvolved distribution) and at most ``floor(w_in)`` of them per node
+    (:func:`_within_capacity`); returns the keys, the counts still needed and the inside
+    weights less the edges each node got there."""
     n, k = b.size, grp.size
     rho = np.asarray(affinity, dtype=float)
     if rho.shape != (k,) or not np.all(np.isfinite(rho)):
@@ -288,7 +309,8 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need):
     vol = (C + C.T).sum(axis=1)
     dbar = vol / np.maximum(np.bincount(b, minlength=k), 1)
     # ties broken by the node's own released degree: the groups still follow it within a block
-    cand = affinity_edges(grp[b], dbar[b] + 1e-9 * d, rho[b], rng=gen)
+    size_by = w_in if cap else dbar[b] + 1e-9 * d
+    cand = affinity_edges(grp[b], size_by, rho[b], rng=gen)
     u, v = cand // n, cand % n
     pair_index = np.full((k, k), -1, dtype=np.int64)
     pair_index[ia, ib] = np.arange(ia.size)
@@ -298,6 +320,11 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need):
     cand, pair = cand[order], pair[order]
     rank = np.arange(pair.size) - np.searchsorted(pair, pair)
     take = rank < need[pair]
+    if cap:  # at most floor(inside weight) affinity edges per node: the rest of its degree
+        # stays for the Chung-Lu phase, which ties its group to the graph
+        idx = np.flatnonzero(take)
+        keep = _within_capacity(cand[idx] // n, cand[idx] % n, np.floor(w_in))
+        take[idx[~keep]] = False
     keys = np.sort(cand[take])
     need = need - np.bincount(pair[take], minlength=need.size)
     d1 = np.bincount(keys // n, minlength=n) + np.bincount(keys % n, minlength=n)
@@ -305,7 +332,8 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need):
 
 
 def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, labels=None,
-                       max_rounds: int = 50, groups=None, affinity=None, sides=None,
+                       max_rounds: int = 50, groups=None, affinity=None,
+                       affinity_cap: bool = False, sides=None,
                        side_accept: float = 1.0) -> GraphData:
     """Sample a simple graph from a degree-corrected block model (post-processing).
 
@@ -334,6 +362,14 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
         Edge density of each block's affinity groups (:func:`affinity_edges`, the clustering
         phase): placed first, out of the block's own count, and the nodes' inside weights
         reduced by the edges they got there. Default: no clustering phase.
+    affinity_cap : bool
+        With ``affinity``: the affinity groups sized by each node's own inside weight
+        ``degrees * inside`` (BTER's sizing) instead of its block's mean degree, and each
+        node given at most ``floor(degrees * inside)`` edges there (without the cap a node of
+        a small weight in a group sized by its block's mean degree spends its whole degree
+        there, and the groups come apart from the graph). For degrees whose distribution is
+        right node by node in rank (:func:`~dpgraph.synthetic.degree_prior.matched_degrees`).
+        Default False.
     sides : array of +-1, shape (n,), optional
         A side of each node (e.g. released by the local route): in the Chung-Lu rounds a drawn
         pair whose endpoints share a side is kept with probability ``side_accept`` (pairs
@@ -380,7 +416,8 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     keys = np.empty(0, dtype=np.int64)
     keep = np.ones(n)
     if affinity is not None and ia.size:
-        keys, need, w_in = _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need)
+        keys, need, w_in = _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need,
+                                             cap=affinity_cap)
     cin, cout = _cdfs(w_in, members), _cdfs(w_out, members)
     if ia.size:
         had = np.bincount(keys // n, minlength=n) + np.bincount(keys % n, minlength=n) > 0
