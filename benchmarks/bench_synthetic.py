@@ -312,9 +312,16 @@ def cells(rows, graph, ours="dpgraph", exclude=()):
     return out, [e for e in eps_list if any(k[1] == e for k in out)]
 
 
+def graphs_in(rows) -> list:
+    """The graphs the rows hold: the shared three first, in their order, then any other (a
+    graph outside the shared data, run with its own ``DPGRAPH_DATA``) by name."""
+    present = {r["graph"] for r in rows}
+    shared = [g for g in ("chameleon", "facebook", "ca-hepph") if g in present]
+    return shared + sorted(present - set(shared))
+
+
 def print_summary(rows, ours="dpgraph"):
-    graphs = [g for g in ("chameleon", "facebook", "ca-hepph") if any(r["graph"] == g
-                                                                      for r in rows)]
+    graphs = graphs_in(rows)
     # every graph's cells against each peer set, scored once for the tables below
     scored = {label: {g: cells(rows, g, ours, exclude) for g in graphs}
               for label, exclude in PEER_SETS}
@@ -405,7 +412,7 @@ def compare(old_path, new_path, method="dpgraph", new_method=None):
     new_method = new_method or method
     old, new = load_rows(old_path), load_rows(new_path)
     better = worse = 0
-    for g in ("chameleon", "facebook", "ca-hepph"):
+    for g in graphs_in(new):
         for key, lower in pq.METRICS:
             for eps in sorted({r["epsilon"] for r in new if r["graph"] == g}):
                 a = [r[key] for r in old if (r["graph"], r["method"], r["epsilon"]) ==
@@ -437,8 +444,7 @@ def plot_summary(rows, path, ours="dpgraph"):
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
-    graphs = [g for g in ("chameleon", "facebook", "ca-hepph") if any(r["graph"] == g
-                                                                      for r in rows)]
+    graphs = graphs_in(rows)
     fig, axes = plt.subplots(1, len(graphs), figsize=(max(5.2 * len(graphs), 9), 9),
                              squeeze=False)
     for ax, g in zip(axes[0], graphs):
