@@ -19,6 +19,9 @@ answer) under each explicit ``LocalPlan`` of ``--plans`` (JSON; ``{"default": tr
 plan of ``plan_local``), printing the median closed share of each of its candidates (forward,
 then backward / refined) over the seeds.
 
+``candidates``: the default ``max_cut``'s candidate partitions (local sides and the pooled
+route's), each with its true cut over the reference and the chosen one marked (NOT private).
+
 ``run`` appends one JSON line per call to ``--out`` (default
 ``benchmarks/results/private_cut.jsonl``); ``report`` reads it and prints (or writes between the
 ``<!-- private-cut:begin -->`` / ``<!-- private-cut:end -->`` markers of ``--write``) the tables:
@@ -285,6 +288,47 @@ def main_variants(argv) -> int:
     return 0
 
 
+def main_candidates(argv) -> int:
+    """The default ``max_cut``'s candidate partitions, each scored by its true cut over the
+    reference (NOT private: benchmark-only), the chosen one marked with ``<``."""
+    import dpgraph.solve.cut_local as cut_local
+
+    p = argparse.ArgumentParser(prog="bench_private_cut.py candidates")
+    p.add_argument("--graphs", default="planted-200000-50")
+    p.add_argument("--epsilons", default="4")
+    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--reference-seconds", type=float, default=None)
+    args = p.parse_args(argv)
+    choose, seen = cut_local.choose_candidate, {}
+
+    def spy(cuts_of, cands, **kw):
+        k = choose(cuts_of, cands, **kw)
+        seen.update(cuts=np.ravel(cuts_of(cands.astype(np.float64))), chosen=k)
+        return k
+
+    cut_local.choose_candidate = spy
+    try:
+        for name in args.graphs.split(","):
+            g = load(name)
+            secs = args.reference_seconds or (60.0 if name in SOCIAL else 30.0)
+            ref = reference(name, g, "maxcut", REFS, secs)
+            for eps in map(float, args.epsilons.split(",")):
+                for seed in range(args.seeds):
+                    seen.clear()
+                    res = dpgraph.max_cut(g, epsilon=eps, delta=1e-6, rng=seed)
+                    cut = true_cut(g, sides_of(res, g)) / ref
+                    print(f"{name} eps {eps:g} seed {seed}: {cut:.4f} (random "
+                          f"{g.total_weight / 2 / ref:.3f}; routes "
+                          f"{res.diagnostics.get('routes', ('local',))})", flush=True)
+                    labels = res.diagnostics["candidates"][:len(seen.get("cuts", []))]
+                    for j, label in enumerate(labels):
+                        mark = " <" if j == seen["chosen"] else ""
+                        print(f"    {label:26s} {seen['cuts'][j] / ref:.4f}{mark}")
+    finally:
+        cut_local.choose_candidate = choose
+    return 0
+
+
 def main_report(argv) -> int:
     p = argparse.ArgumentParser(prog="bench_private_cut.py report")
     p.add_argument("--results", default=OUT)
@@ -310,4 +354,6 @@ if __name__ == "__main__":
         raise SystemExit(main_report(rest))
     if cmd == "variants":
         raise SystemExit(main_variants(rest))
+    if cmd == "candidates":
+        raise SystemExit(main_candidates(rest))
     raise SystemExit(__doc__)
