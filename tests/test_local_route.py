@@ -12,7 +12,8 @@ from dpgraph.graph import as_graph_data
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.release.routes import route_spec
 from dpgraph.release.routes.local import (LocalPlan, backward_pass, balance_sides, batch_bounds,
-                                          forward_pass, plan_local, release_local_sides)
+                                          forward_pass, plan_local, release_local_sides,
+                                          sweep_budgets)
 from dpgraph.release.routes.randomized_response import bernoulli_round
 
 
@@ -135,7 +136,9 @@ def test_core_pairs_are_not_read_by_the_forward_pass():
 
 @pytest.mark.parametrize("plan", [LocalPlan(), LocalPlan(core=10, refine_share=0.2),
                                   LocalPlan(order_spread=1.0, backward_share=0.4),
-                                  LocalPlan(core=10, backward_share=0.3, refine_share=0.2)])
+                                  LocalPlan(core=10, backward_share=0.3, refine_share=0.2),
+                                  LocalPlan(order_spread=1.0, backward_share=0.2,
+                                            refine_share=0.4, sweep_weights=(1, 1, 3))])
 def test_ledger_total_is_the_budget_and_delta_is_unspent(plan):
     data = as_graph_data(nx.gnp_random_graph(60, 0.2, seed=1))
     led = PrivacyLedger(epsilon=2.0, delta=0.0)
@@ -166,6 +169,69 @@ def test_plan_is_a_continuous_nondecreasing_function_of_the_released_density():
     # a released edge count off by one edge moves the plan by a tiny amount
     a, b = plan_local(2000, 30000, 1.0), plan_local(2000, 30001, 1.0)
     assert abs(a.backward_share - b.backward_share) < 1e-4
+
+
+def test_plan_sweeps_only_large_dense_graphs_and_stays_continuous():
+    """docs/privacy.md 14.9: the sweeps' share is a continuous function of rho and n, zero below
+    20,000 nodes or rho 100; with it the backward share gives up a fifth, so the passes' shares
+    never exceed the decision budget and the sweeps' share never decreases with epsilon."""
+    for n, m in [(4039, 88234), (12008, 118489), (18660, 793050), (20000, 1e6),
+                 (154908, 327162)]:  # facebook, ca-hepph, dcsbm, planted-20000-100, soc-douban
+        assert all(plan_local(n, m, e).refine_share == 0 for e in np.linspace(0.05, 4.0, 200))
+    plans = [plan_local(200000, 5e6, e) for e in np.linspace(0.05, 8.0, 4000)]
+    refine = np.array([p.refine_share for p in plans])
+    back = np.array([p.backward_share for p in plans])
+    assert (np.diff(refine) >= 0).all() and np.abs(np.diff(refine)).max() < 0.02
+    assert np.abs(np.diff(back)).max() < 0.02 and (refine + back <= 0.6 + 1e-12).all()
+    assert refine[0] == 0 and refine[-1] == pytest.approx(0.4) and back[-1] == pytest.approx(0.2)
+    # continuous in n too: one node more moves the shares by a tiny amount
+    a, b = plan_local(60000, 3e6, 3.0), plan_local(60001, 3e6 * 60001 / 60000, 3.0)
+    assert 0 < a.refine_share and abs(a.refine_share - b.refine_share) < 1e-4
+    assert sweep_budgets(2.0, (1, 1, 2)) == pytest.approx([0.5, 0.5, 1.0])
+    for bad in [(), (1.0, 0.0), (1.0, float("nan"))]:
+        with pytest.raises(ValueError, match="sweep_weights"):
+            sweep_budgets(1.0, bad)
+
+
+@pytest.mark.parametrize("extra", [(0, 39), (5, 6)])
+def test_sweep_fields_move_by_at_most_two_in_l1(extra):
+    """docs/privacy.md 14.3: for the same current sides, a sweep's fields on adjacent graphs
+    differ in the changed pair's two endpoints only, by at most 1 each (L1 sensitivity 2)."""
+    from dpgraph.release.routes.local import _rows_product
+
+    G0, G1 = _pair(40, extra)
+    W0, W1 = (as_graph_data(G, weight=None).weights for G in (G0, G1))
+    x = np.where(np.random.default_rng(3).random(40) < 0.5, 1.0, -1.0)
+    rows = np.arange(40)
+    diff = np.abs(np.asarray(_rows_product(W1, rows, x)) - np.asarray(_rows_product(W0, rows, x)))
+    assert set(np.flatnonzero(diff)) == set(extra)
+    assert diff.sum() == pytest.approx(2.0)
+
+
+def test_sweeps_join_the_domains_of_a_planted_cut():
+    """Behaviour (14.3): on a planted two-block graph whose sides are right on two thirds of
+    the nodes and wrong on the rest (a domain of the other sign), the sweeps of a release
+    (started from those sides) recover the planted cut."""
+    import dpgraph.release.routes.local as local
+
+    planted = dpgraph.datasets.planted_cut(3000, 40, rng=2)
+    data = planted.graph
+
+    def cut_value(W, x):
+        return float(W.sum() - x @ (W @ x)) / 4.0
+
+    sigma = np.where(np.asarray(planted.partition) > 0, 1.0, -1.0)
+    x = sigma.copy()
+    x[np.random.default_rng(0).permutation(data.n)[: data.n // 3]] *= -1.0
+    before = cut_value(data.weights, x)
+    conf = np.zeros(data.n)
+    for eps_k in sweep_budgets(2.0, (1, 1, 1, 3)):
+        local._refine_sweep(data.weights, np.arange(data.n), x, conf,
+                            batch_bounds(0, data.n), epsilon=eps_k, ledger=PrivacyLedger(),
+                            rng=np.random.default_rng(1))
+    best = cut_value(data.weights, sigma)
+    assert best == pytest.approx(planted.planted_value)
+    assert before < 0.8 * best and cut_value(data.weights, x) >= 0.99 * best
 
 
 def test_plan_and_batches_are_public_functions():
@@ -265,7 +331,8 @@ def test_repr_shows_requested_and_spent_budget():
     assert "delta is not spent" in r and "95% CI" in r
 
 
-def test_sweep_ledger_entry_matches_its_draws(monkeypatch):
+@pytest.mark.parametrize("weights", [(1.0,), (1.0, 1.0, 3.0)])
+def test_sweep_ledger_entry_matches_its_draws(monkeypatch, weights):
     """docs/privacy.md 14.3: the refinement sweep's ledger entry states the sensitivity and the
     noise scale its draws use (L1 sensitivity 2 at scale 2 / eps_2), and sensitivity over scale
     gives back the epsilon it charges; the same for the forward pass (sensitivity 1)."""
@@ -282,8 +349,15 @@ def test_sweep_ledger_entry_matches_its_draws(monkeypatch):
                     ledger=ledger, rng=rng)
 
     monkeypatch.setattr(local, "laplace_add", spy)
-    release_local_sides(data, epsilon=2.0, ledger=led, rng=0, plan=LocalPlan(refine_share=0.2))
-    for name, want in [("local route: refinement sweep", 2.0), ("local route: forward pass", 1.0)]:
+    release_local_sides(data, epsilon=2.0, ledger=led, rng=0,
+                        plan=LocalPlan(refine_share=0.2, sweep_weights=weights))
+    k = len(weights)
+    sweeps = [f"local route: refinement sweep {j}/{k}" for j in range(1, k + 1)] if k > 1 else \
+        ["local route: refinement sweep"]
+    charged = [e.epsilon for e in led.entries if e.name in sweeps]
+    eps_2 = 0.2 * 2.0 * (1.0 - local.DEGREE_SHARE)  # of the decisions' budget
+    assert len(charged) == k and sum(charged) == pytest.approx(eps_2)
+    for name, want in [*[(s, 2.0) for s in sweeps], ("local route: forward pass", 1.0)]:
         entry = next(e for e in led.entries if e.name == name)
         used = {(s, e, c) for n, s, e, c in draws if n == name}
         assert len(used) == 1, used  # every batch's draw uses the same parameters

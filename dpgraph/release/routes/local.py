@@ -44,6 +44,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -60,6 +62,8 @@ __all__ = ["LocalPlan", "LocalRelease", "LocalPrivateGraph", "plan_local", "rele
            "forward_pass", "release_local_labels", "label_scores",
            "backward_pass", "DEGREE_SHARE", "FIRST_BATCH", "BATCH_GROWTH", "REFINE_SHARE",
            "SPREAD_RAMP", "ORDER_SPREAD_MAX", "BACKWARD_RAMP", "BACKWARD_SHARE_MAX",
+           "REFINE_RAMP", "REFINE_NODES", "REFINE_SHARE_MAX", "BACKWARD_TO_REFINE", "SWEEP_WEIGHTS",
+           "sweep_budgets",
            "DASK_FIRST_BATCH", "DASK_BATCH_GROWTH"]
 
 # Share of the route's epsilon for the degrees that fix the order (the order only needs to be
@@ -84,9 +88,23 @@ BATCH_GROWTH = 0.01
 #   rho = BACKWARD_RAMP[0] to BACKWARD_SHARE_MAX at BACKWARD_RAMP[1].
 # Where each pays (benchmarks/NOTES.md, "The local route's plan"): the backward candidate beats
 # the forward pass from rho of about 40-80 (chameleon from 12); below, the forward pass needs
-# the whole budget. The core and the refinement sweep remain for explicit plans (LocalPlan).
+# the whole budget. The core remains for explicit plans (LocalPlan);
+# - refinement sweeps (14.3) take REFINE_SHARE_MAX * g of the decision budget and the backward
+#   pass BACKWARD_TO_REFINE * g less, with g = ramp(rho; REFINE_RAMP) times a ramp in log n over
+#   REFINE_NODES; the sweeps split their share by SWEEP_WEIGHTS. On large graphs the early
+#   decisions of the passes form domains of opposite signs that the backward pass only partly
+#   joins; each sweep (all neighbours' current sides) flips the nodes that disagree with the
+#   leading orientation, so a few cheap sweeps join the domains and a last, larger one settles
+#   the nodes that the cheap ones' noise left on the wrong side (planted-200000-50 at eps 4,
+#   the release at 0.9 eps, seeds 0-2: backward 0.81 / 0.89 / 0.76 of the reference; one sweep
+#   0.990 / 0.999 / 0.912; these sweeps 1.000 / 1.000 / 1.000). On graphs of up to ~10^4 nodes
+#   one sweep cost the passes more than it gave (facebook and ca-hepph at eps 2 and 4: up to 0.014
+#   below; benchmarks/NOTES.md, "Why "auto" misses the matrix-free route").
 SPREAD_RAMP, ORDER_SPREAD_MAX = (8.0, 24.0), 1.0
 BACKWARD_RAMP, BACKWARD_SHARE_MAX = (30.0, 80.0), 0.4
+REFINE_RAMP, REFINE_NODES = (100.0, 150.0), (2e4, 2e5)
+REFINE_SHARE_MAX, BACKWARD_TO_REFINE = 0.4, 0.2
+SWEEP_WEIGHTS = (1.0, 1.0, 1.0, 1.0, 1.0, 5.0)
 REFINE_SHARE = LOCAL_REFINE_SHARE
 CORE_NODES, LARGE_CORE_NODES = 1000, 2000
 # On Dask every batch is a pass over the edges: the first batch is DASK_FIRST_BATCH of the nodes
@@ -109,6 +127,9 @@ class LocalPlan:
     order_spread: float = 0.0
     #: of the decision budget: the backward pass (docs/privacy.md 14.9)
     backward_share: float = 0.0
+    #: relative budgets of the refinement sweeps, in order (``refine_share`` of the decision
+    #: budget in all; docs/privacy.md 14.3): one sweep by default
+    sweep_weights: tuple = (1.0,)
 
 
 def _ramp(rho: float, span: tuple) -> float:
@@ -124,23 +145,51 @@ def plan_local(n: int, m_hat: float, epsilon: float, *, passes_cost: bool = Fals
 
     ``order_spread`` ramps from 0 at ``rho = SPREAD_RAMP[0]`` to ``ORDER_SPREAD_MAX`` at
     ``SPREAD_RAMP[1]``; ``backward_share`` from 0 at ``BACKWARD_RAMP[0]`` to
-    ``BACKWARD_SHARE_MAX`` at ``BACKWARD_RAMP[1]``. No core, no refinement sweep.
+    ``BACKWARD_SHARE_MAX`` at ``BACKWARD_RAMP[1]``; on large dense graphs refinement sweeps
+    (``refine_share``: ``REFINE_SHARE_MAX`` times a ramp in ``rho`` over ``REFINE_RAMP`` and in
+    ``log n`` over ``REFINE_NODES``, split by ``SWEEP_WEIGHTS``; the backward pass gives up
+    ``BACKWARD_TO_REFINE`` times the same ramp). No core.
     ``passes_cost=True`` (edges on Dask, where every batch is one pass over the edges):
     ``DASK_FIRST_BATCH`` of the nodes first, growing by ``DASK_BATCH_GROWTH``.
 
     >>> plan_local(154908, 327162, 1.9).backward_share  # soc-douban, eps 2: rho 8
     0.0
     >>> p = plan_local(4039, 88234, 3.8)  # facebook, eps 4: rho 166
-    >>> p.order_spread, p.backward_share, p.core
-    (1.0, 0.4, 0)
+    >>> p.order_spread, p.backward_share, p.refine_share, p.core
+    (1.0, 0.4, 0.0, 0)
+    >>> p = plan_local(200000, 5e6, 3.0)  # planted-200000-50, eps 4: rho 150
+    >>> round(p.backward_share, 3), round(p.refine_share, 3), len(p.sweep_weights)
+    (0.2, 0.4, 6)
+    >>> plan_local(200000, 5e6, 1.8).refine_share  # eps 2: rho 90
+    0.0
     """
     rho = 2.0 * max(float(m_hat), 0.0) * float(epsilon) / max(int(n), 1)
+    sweep = _ramp(rho, REFINE_RAMP) * _ramp(math.log(max(int(n), 1)),
+                                            tuple(map(math.log, REFINE_NODES)))
     shape = dict(order_spread=ORDER_SPREAD_MAX * _ramp(rho, SPREAD_RAMP),
-                 backward_share=BACKWARD_SHARE_MAX * _ramp(rho, BACKWARD_RAMP))
+                 backward_share=max(BACKWARD_SHARE_MAX * _ramp(rho, BACKWARD_RAMP)
+                                    - BACKWARD_TO_REFINE * sweep, 0.0),
+                 refine_share=REFINE_SHARE_MAX * sweep,
+                 sweep_weights=SWEEP_WEIGHTS if sweep > 0 else LocalPlan.sweep_weights)
     if passes_cost:
         return LocalPlan(first_batch=max(1, int(DASK_FIRST_BATCH * n)),
                          batch_growth=DASK_BATCH_GROWTH, **shape)
     return LocalPlan(**shape)
+
+
+def sweep_budgets(eps_2: float, sweep_weights) -> list[float]:
+    """The sweeps' epsilons: ``eps_2`` split in proportion to ``sweep_weights`` (public; they sum
+    to ``eps_2``, docs/privacy.md 14.3).
+
+    >>> sweep_budgets(1.0, (1.0, 1.0, 2.0))
+    [0.25, 0.25, 0.5]
+    """
+    w = [float(v) for v in sweep_weights]
+    if not w or min(w) <= 0 or not all(math.isfinite(v) for v in w):
+        raise ValueError(f"LocalPlan.sweep_weights must be positive finite numbers, got "
+                         f"{tuple(sweep_weights)!r}")
+    total = sum(w)
+    return [eps_2 * v / total for v in w]
 
 
 def batch_bounds(start: int, n: int, first: int = FIRST_BATCH,
@@ -364,15 +413,17 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
                                       epsilon=eps_b, ledger=ledger, rng=rng)
         candidates.append(x.copy())
     if plan.refine_share > 0:
-        report("local route: refinement sweep")
         all_bounds = batch_bounds(0, n, plan.first_batch, plan.batch_growth)
-        ledger.charge("local route: refinement sweep",
-                      mechanism="discrete laplace", epsilon=eps_2,
-                      sensitivity=2.0, sensitivity_norm="l1", noise_scale=2 / eps_2,
-                      note="adaptive; each pair read by both endpoints' fields, L1 sensitivity 2 "
-                           "(docs/privacy.md 14.3)")
-        _refine_sweep(weights, order, x, confidence, all_bounds, epsilon=eps_2, ledger=ledger,
-                      rng=rng)
+        for k, eps_k in enumerate(sweep_budgets(eps_2, plan.sweep_weights), 1):
+            count = len(plan.sweep_weights)
+            name = "local route: refinement sweep" + (f" {k}/{count}" if count > 1 else "")
+            report(name)
+            ledger.charge(name, mechanism="discrete laplace", epsilon=eps_k,
+                          sensitivity=2.0, sensitivity_norm="l1", noise_scale=2 / eps_k,
+                          note="adaptive; each pair read by both endpoints' fields, L1 "
+                               "sensitivity 2 (docs/privacy.md 14.3)")
+            _refine_sweep(weights, order, x, confidence, all_bounds, epsilon=eps_k,
+                          ledger=ledger, rng=rng)
         candidates.append(x.copy())
     diagnostics = {"route": "local", "core": k, "refine_share": plan.refine_share,
                    "batches": len(bounds), "released_edge_count": m_hat,
