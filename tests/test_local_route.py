@@ -394,7 +394,8 @@ def test_auto_pools_the_matrix_free_candidates_on_large_dense_graphs(monkeypatch
         assert not any("matrix-free" in e.name for e in r.ledger.entries)
     assert screening.matrix_free_share(800, 24000, 1.0, 1e-6) == 0.0     # rho 60: below
     assert screening.matrix_free_share(800, 24000, 8.0, 1e-6) == 0.5     # rho 480: full
-    assert 0 < screening.matrix_free_share(800, 24000, 3.5, 1e-6) < 0.5  # rho 210: on the ramp
+    assert screening.matrix_free_share(800, 24000, 3.5, 1e-6) == 0.0     # rho 210: below
+    assert 0 < screening.matrix_free_share(800, 24000, 6.0, 1e-6) < 0.5  # rho 360: on the ramp
 
 
 def test_auto_pools_the_randomized_response_candidates_on_small_graphs(monkeypatch):

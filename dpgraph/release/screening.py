@@ -148,8 +148,13 @@ def answer_route(n: int, m_hat: float, epsilon: float, delta: float) -> str:
 # 18,660 nodes and mean degree 85 at eps 2 and 4, a random partition 0.869); the local route is
 # the reverse on large planted graphs (0.730 against 0.999 at n = 200,000, d = 50, eps 4). No
 # released value tells the two apart before spending, so both release and one private choice
-# among their candidates keeps the better.
-MATRIX_FREE_RAMP, MATRIX_FREE_SHARE_MAX = (150.0, 300.0), 0.5
+# among their candidates keeps the better. The share starts where MATRIX_FREE_SHARE_MAX of rho
+# reaches the route's own working density of about 150 (below it its candidates are a random cut
+# however the graph is built: planted-200000-50 alone 0.64-0.65 of the reference up to eps 2.5,
+# 0.77 at eps 3, 0.999 at eps 4; in the pool at a 16% share, rho 200, 0.625-0.632, a random
+# partition 0.625), so a share below that only takes budget from the local route
+# (benchmarks/NOTES.md, "Why "auto" misses the matrix-free route").
+MATRIX_FREE_RAMP, MATRIX_FREE_SHARE_MAX = (300.0, 400.0), 0.5
 
 
 def matrix_free_share(n: int, m_hat: float, epsilon: float, delta: float,
