@@ -295,7 +295,10 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
     """:func:`affinity_edges` inside each community (``grp`` of each block), at most the
     released count of each block pair (a uniform subset of the candidates), the affinity
     groups sized by each block's mean released degree (its count total over its size: a sum
-    of many edges, where a node's own released degree carries its noise); with ``cap`` by each
+    of many edges, where a node's own released degree carries its noise), at most the size
+    whose groups the block's own released count ``C_bb`` fills at the density ``rho``
+    (``s - 1 <= 2 C_bb / (|b| rho)``: larger groups would be thinned below ``rho``, and their
+    nodes' local clustering with them); with ``cap`` by each
     node's own inside weight ``w_in`` (BTER's sizing, for degrees matched to their
     deconvolved distribution) and at most ``floor(w_in)`` of them per node
     (:func:`_within_capacity`); returns the keys, the counts still needed and the inside
@@ -307,9 +310,14 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
     C = np.zeros((k, k))
     C[ia, ib] = need
     vol = (C + C.T).sum(axis=1)
-    dbar = vol / np.maximum(np.bincount(b, minlength=k), 1)
+    size = np.maximum(np.bincount(b, minlength=k), 1)
+    dbar = vol / size
+    # a group of s nodes at density rho takes about (s - 1) rho / 2 of the block's own count
+    # per node: groups larger than the count can fill would be thinned to below rho (and
+    # their nodes' clustering with them), so s - 1 is at most 2 C_bb / (size rho)
+    fill = 2.0 * np.diag(C) / (size * np.maximum(rho, 1e-12))
     # ties broken by the node's own released degree: the groups still follow it within a block
-    size_by = w_in if cap else dbar[b] + 1e-9 * d
+    size_by = w_in if cap else np.minimum(dbar, np.maximum(fill, 1.0))[b] + 1e-9 * d
     cand = affinity_edges(grp[b], size_by, rho[b], rng=gen)
     u, v = cand // n, cand % n
     pair_index = np.full((k, k), -1, dtype=np.int64)
