@@ -187,6 +187,7 @@ def test_plan_sweeps_only_large_dense_graphs_and_stays_continuous():
     # continuous in n too: one node more moves the shares by a tiny amount
     a, b = plan_local(60000, 3e6, 3.0), plan_local(60001, 3e6 * 60001 / 60000, 3.0)
     assert 0 < a.refine_share and abs(a.refine_share - b.refine_share) < 1e-4
+    assert plan_local(200000, 5e6, 3.0, passes_cost=True).refine_share == 0.0  # Dask: no sweeps
     assert sweep_budgets(2.0, (1, 1, 2)) == pytest.approx([0.5, 0.5, 1.0])
     for bad in [(), (1.0, 0.0), (1.0, float("nan"))]:
         with pytest.raises(ValueError, match="sweep_weights"):

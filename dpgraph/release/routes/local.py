@@ -148,7 +148,7 @@ def plan_local(n: int, m_hat: float, epsilon: float, *, passes_cost: bool = Fals
     ``BACKWARD_SHARE_MAX`` at ``BACKWARD_RAMP[1]``; on large dense graphs refinement sweeps
     (``refine_share``: ``REFINE_SHARE_MAX`` times a ramp in ``rho`` over ``REFINE_RAMP`` and in
     ``log n`` over ``REFINE_NODES``, split by ``SWEEP_WEIGHTS``; the backward pass gives up
-    ``BACKWARD_TO_REFINE`` times the same ramp). No core.
+    ``BACKWARD_TO_REFINE`` times the same ramp; none with ``passes_cost``). No core.
     ``passes_cost=True`` (edges on Dask, where every batch is one pass over the edges):
     ``DASK_FIRST_BATCH`` of the nodes first, growing by ``DASK_BATCH_GROWTH``.
 
@@ -164,8 +164,9 @@ def plan_local(n: int, m_hat: float, epsilon: float, *, passes_cost: bool = Fals
     0.0
     """
     rho = 2.0 * max(float(m_hat), 0.0) * float(epsilon) / max(int(n), 1)
-    sweep = _ramp(rho, REFINE_RAMP) * _ramp(math.log(max(int(n), 1)),
-                                            tuple(map(math.log, REFINE_NODES)))
+    # on Dask each sweep would cost as many passes over the edges as the forward pass: none there
+    sweep = 0.0 if passes_cost else _ramp(rho, REFINE_RAMP) * _ramp(
+        math.log(max(int(n), 1)), tuple(map(math.log, REFINE_NODES)))
     shape = dict(order_spread=ORDER_SPREAD_MAX * _ramp(rho, SPREAD_RAMP),
                  backward_share=max(BACKWARD_SHARE_MAX * _ramp(rho, BACKWARD_RAMP)
                                     - BACKWARD_TO_REFINE * sweep, 0.0),
