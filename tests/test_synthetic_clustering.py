@@ -170,6 +170,29 @@ def test_sample_with_affinity_keeps_the_counts_and_adds_triangles():
         sample_block_model(blocks, counts, degrees, rng=1, affinity=np.array([0.5, 0.5]))
 
 
+def test_affinity_groups_keep_their_density_where_the_block_count_is_small():
+    # block 0: 400 nodes of released degree 20, most of it spent on block 1 (counts: 540
+    # inside block 0, 6,920 to block 1). Groups of the block's mean degree plus one (21) would
+    # hold 19 * 210 * 0.9 = 3,600 candidate pairs for 540 edges, thinned to density 0.135
+    # (about 60 triangles); groups no larger than the count fills at density 0.9 (s - 1 =
+    # 2 * 540 / (400 * 0.9) = 3) are 100 groups of 4 at density 0.9 (about 4 * 0.9^3 = 2.9
+    # triangles each, 290 in all).
+    rng = np.random.default_rng(0)
+    n0, n1 = 400, 400
+    blocks = np.repeat([0, 1], [n0, n1])
+    counts = np.array([[540, 6920], [6920, 4000]])
+    degrees = np.concatenate([np.full(n0, 20.0), rng.uniform(30, 44, n1)])
+    g = sample_block_model(blocks, counts, degrees, rng=3, groups=np.array([0, 0]),
+                           affinity=np.array([0.9, 0.0]))
+    assert g.m == 540 + 6920 + 4000
+    W = g.weights.tocsr()
+    inner = nx.from_scipy_sparse_array(W[:n0][:, :n0])
+    inner.remove_nodes_from([v for v in list(inner) if inner.degree(v) == 0])
+    assert inner.number_of_edges() == 540
+    # (the anchors, one per node, take some of the 540 first; the groups the rest)
+    assert sum(nx.triangles(inner).values()) // 3 >= 200
+
+
 def test_release_synthetic_clustering_step_charge_and_diagnostics():
     G = nx.relaxed_caveman_graph(30, 8, 0.05, seed=4)
     G.remove_edges_from(list(nx.selfloop_edges(G)))
