@@ -82,11 +82,6 @@ class BlockModel:
         An unbiased estimate of the total edge weight made from the raw (unclipped) released
         values behind this model, and the variance of its noise (a public function of the
         noise scales): docs/privacy.md 7.12. None: not known.
-    sides : ndarray of +-1, shape (n,), or None
-        Released sides (the local route's, docs/privacy.md 7.13) towards which the sampler's
-        Chung-Lu edges lean: a drawn pair on one side is kept with probability
-        ``side_accept``. None: no tilt.
-    side_accept : float in (0, 1]
     """
 
     blocks: np.ndarray
@@ -96,8 +91,6 @@ class BlockModel:
     groups: np.ndarray | None = None
     affinity: float | None = None
     edge_total: tuple | None = None
-    sides: np.ndarray | None = None
-    side_accept: float = 1.0
 
     @property
     def n(self) -> int:

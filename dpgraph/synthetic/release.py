@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpgraph.privacy.budget import (CLUSTERING_SHARE, COMMUNITY_SHARE, DEGREE_BIN_SHARE,
-                                    EDGE_COUNT_SHARE, LOCAL_DEGREE_SHARE,
+                                    EDGE_COUNT_SHARE,
                                     edge_count_share, left)
 from dpgraph.graph import GraphData, label_sequence
 from dpgraph.io.dask import is_dask_input
@@ -26,7 +26,6 @@ from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag
 from dpgraph.privacy.validation import check_epsilon, check_share
 from dpgraph.private_input import check_private_graph_input, input_graph
 from dpgraph.progress import report
-from dpgraph.release.routes.local import plan_local, release_local_sides
 from dpgraph.synthetic.block_model import (SPLIT_COUNT_SHARE, BlockModel, combined_estimate,
                                            split_block_scales,
                                            degrees_summing_to, laplace_sum_variance,
@@ -64,11 +63,6 @@ LOW_EPS_ROUNDS = 2
 # random start, so release_synthetic keeps one block and gives the community budget to the
 # degrees (communities="auto").
 COMMUNITY_MIN_SIGNAL = 0.2
-# side_share > 0 (docs/privacy.md 7.13): the share of the sides' epsilon for the private choice
-# between the local route's sides and the block model's own max cut, and the probability with
-# which the sampler keeps a Chung-Lu pair on one side (pairs across the sides always)
-SIDE_CHOICE_SHARE = 0.2
-SIDE_ACCEPT = 0.2
 
 # Bytes the release and a sample of it take, per node and per released edge (measured with
 # tracemalloc: 154 B per node for the release and 228 with a sample on 10^6 nodes without
@@ -147,8 +141,7 @@ class SyntheticRelease:
                                   rng=make_rng(rng), labels=self.labels, groups=bm.groups,
                                   affinity_cap=self.affinity_cap,
                                   affinity=None if bm.affinity is None
-                                  else np.full(k, bm.affinity),
-                                  sides=bm.sides, side_accept=bm.side_accept)
+                                  else np.full(k, bm.affinity))
 
     def __repr__(self) -> str:
         eps, _ = self.ledger.spent
@@ -194,41 +187,6 @@ def _match_released_edge_count(bm: BlockModel, count: tuple, *, rng) -> BlockMod
     return bm
 
 
-def _released_sides(data, bm: BlockModel, *, epsilon: float, m_hat: float, ledger, rng,
-                    choose: bool) -> tuple[np.ndarray | None, dict]:
-    """Step 6 of :func:`release_synthetic` (docs/privacy.md 7.13): the degree-ordered local
-    route's sides (:func:`~dpgraph.release.routes.local.release_local_sides`, ``(1 -
-    SIDE_CHOICE_SHARE) epsilon``, its plan from the public ``n`` and the released ``m_hat``),
-    and (``choose``) the monotone exponential mechanism (docs/privacy.md 4.11,
-    ``SIDE_CHOICE_SHARE epsilon``) between them and the engine's max cut of one untilted
-    sample of ``bm`` (post-processing): the sides tilt the samples only where they are chosen,
-    i.e. where they cut more of the graph than what the block model already carries. Returns
-    the sides (None: not chosen) and diagnostics."""
-    from dpgraph.engine import solve_max_cut
-    from dpgraph.solve.candidates import choose_candidate, true_cuts
-
-    eps_choice = SIDE_CHOICE_SHARE * epsilon if choose else 0.0
-    eps_local = left(epsilon, eps_choice)
-    report("release_synthetic: the local route's sides")
-    plan = plan_local(data.n, m_hat, eps_local * (1.0 - LOCAL_DEGREE_SHARE))
-    rel = release_local_sides(data, epsilon=eps_local, ledger=ledger, rng=rng, plan=plan)
-    sides = rel.candidates[:, -1].copy()
-    if not choose:
-        return sides, {"side_tilt": True}
-    k = bm.block_counts.shape[0]
-    plain = sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,
-                               rng=rng, labels=range(bm.n), groups=bm.groups,
-                               affinity=None if bm.affinity is None
-                               else np.full(k, bm.affinity))
-    x_model = np.asarray(solve_max_cut(plain, rng=rng, tol=1e-3, certificate="auto").x,
-                         dtype=np.float64)
-    chosen = choose_candidate(true_cuts(data), np.stack([x_model, sides], axis=1),
-                              epsilon=eps_choice, ledger=ledger, rng=rng,
-                              note="the block model sample's max cut against the local "
-                                   "route's sides (docs/privacy.md 7.13)")
-    return (sides if chosen == 1 else None), {"side_tilt": bool(chosen == 1)}
-
-
 def community_signal(edge_count: float, n: int, epsilon: float, labels: int,
                      rounds: int) -> float:
     """What one refinement count of :func:`~dpgraph.synthetic.communities.private_communities`
@@ -252,9 +210,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                       batches: int = REFINE_BATCHES,
                       communities: str = "auto",
                       clustering_share: float = CLUSTERING_SHARE,
-                      degree_prior: bool | None = None,
-                      side_share: float = 0.0, side_accept: float = SIDE_ACCEPT,
-                      side_choice: bool = True) -> SyntheticRelease:
+                      degree_prior: bool | None = None) -> SyntheticRelease:
     """Release a private synthetic-graph model of ``G`` (pure edge-level ``epsilon``-DP).
 
     Cheaper than :func:`dpgraph.privatize` for this one use: ``O(m + n k + g^2)`` time and
@@ -308,11 +264,6 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        in proportion to the released degrees (Chung-Lu within and between blocks), one anchor
        edge per node (no isolated nodes while the count allows it; a
        :class:`UserWarning` names a released count below ``n / 2``).
-    6. ``side_share * epsilon`` (default 0: skipped; taken from step 2's share): the
-       degree-ordered local route's sides and a private choice between them and the engine's
-       max cut of one sample of the model (docs/privacy.md 7.13); where the sides are chosen
-       the samples' Chung-Lu edges lean across them (``side_accept``), so the samples carry
-       more of the graph's cut.
 
     Unlike the export of :func:`dpgraph.privatize` this keeps no spectral release.
 
@@ -342,14 +293,6 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     clustering_share : float in [0, 1)
         Share of ``epsilon`` for the clustering release (step 3b; 0 turns it off and the
         sampler has no clustering phase).
-    side_share : float in [0, 1)
-        Share of ``epsilon`` for step 6 (0, the default, skips it; measured in
-        benchmarks/NOTES.md, "The local route's sides as a tilt of the sampler").
-    side_accept : float in (0, 1]
-        Step 6: the probability with which the sampler keeps a drawn pair on one side.
-    side_choice : bool
-        Step 6: choose privately between the sides and the model's own max cut (True) or
-        always tilt (False: the local route gets all of ``side_share``).
     degree_prior : bool or None
         True: the released degrees (step 2) replaced by the quantiles of their deconvolved
         distribution, in the order of the released values
@@ -396,10 +339,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     edge_share = edge_count_share(data.n)  # a function of the public n (step 0)
     if clustering_share != 0:
         check_share("clustering_share", clustering_share)
-    if side_share != 0:
-        check_share("side_share", side_share)
     _check_shares(community_share, init_share, count_share, bin_share,
-                  edge_share + clustering_share + side_share)
+                  edge_share + clustering_share)
     if isinstance(group_size, bool) or int(group_size) != group_size or group_size < 1:
         raise ValueError(f"group_size must be a positive integer, got {group_size!r}")
     init_labels = default_init_labels(epsilon) if init_labels is None else init_labels
@@ -449,8 +390,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         affinity = affinity_density(cl["transitivity"])
         diag.update(projection_cap=theta, released_transitivity=round(cl["transitivity"], 4),
                     affinity_density=round(affinity, 4))
-    eps_sides = side_share * epsilon
-    eps_model = left(epsilon, ledger.spent[0], eps_bins, eps_sides)
+    eps_model = left(epsilon, ledger.spent[0], eps_bins)
     report(f"release_synthetic: block model of {diag['communities']} "
            + ("communities" if diag["communities"] > 1 else "block"))
     bm = release_split_block_model(data, blocks, epsilon=eps_model, ledger=ledger, rng=gen,
@@ -472,10 +412,5 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         bm, (m_hat, laplace_sum_variance(1, 1.0 / (edge_share * epsilon))), rng=gen)
     diag["edge_count_estimate"] = round(bm.edge_total[0], 2)
     bm.affinity = affinity
-    if eps_sides > 0:
-        bm.sides, info = _released_sides(data, bm, epsilon=eps_sides, m_hat=m_hat,
-                                         ledger=ledger, rng=gen, choose=side_choice)
-        bm.side_accept = float(side_accept)
-        diag.update(info)
     return SyntheticRelease(block_model=bm, ledger=ledger, labels=label_sequence(data.labels),
                             diagnostics=diag, affinity_cap=use_prior)

@@ -379,7 +379,8 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
         right node by node in rank (:func:`~dpgraph.synthetic.degree_prior.matched_degrees`).
         Default False.
     sides : array of +-1, shape (n,), optional
-        A side of each node (e.g. released by the local route): in the Chung-Lu rounds a drawn
+        A side of each node (released values: a private Max-Cut answer's sides, say; the tilt
+        is post-processing of them): in the Chung-Lu rounds a drawn
         pair whose endpoints share a side is kept with probability ``side_accept`` (pairs
         across always), so the block pair counts stay as given and their edges lean across the
         sides. The anchors, the clustering phase and the final fill are not tilted.
