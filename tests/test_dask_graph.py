@@ -148,6 +148,20 @@ def test_dense_routes_refuse_dask_edges(cluster_client):
                           synthetic_share=0.3)
 
 
+def test_auto_on_dask_edges_pools_no_in_memory_route(cluster_client):
+    """route="auto" on a small dense graph pools randomized response's candidates in memory
+    (docs/privacy.md 14.11); on Dask edges, which that route cannot read, it answers on the
+    local route alone instead of refusing."""
+    g, df = _edge_frame(n=400, d=30, seed=2)
+    kw = dict(epsilon=4.0, delta=1e-6, rng=3)
+    mem = dpgraph.max_cut(g, **kw)
+    assert any("randomized" in e.name for e in mem.ledger.entries)
+    dsk = dpgraph.max_cut(dd.from_pandas(df, npartitions=2), **kw)
+    assert dsk.diagnostics["route"] == "local"
+    assert not any("randomized" in e.name for e in dsk.ledger.entries)
+    assert dsk.ledger.spent[0] == pytest.approx(4.0)
+
+
 @pytest.mark.slow  # 7-14 s on 2 cores (a local Dask cluster)
 def test_cli_on_parquet_folder(tmp_path, cluster_client):
     """maxcut and synth on a Parquet folder, on the running test cluster (--scheduler)."""
@@ -172,7 +186,7 @@ def test_cli_on_parquet_folder(tmp_path, cluster_client):
                           capture_output=True, text=True, timeout=600, cwd=str(root))
     assert done.returncode == 0, done.stderr[-2000:]
     back = pd.read_parquet(tmp_path / "synth")
-    assert f"({g.n} nodes, {len(back)} edges)" in done.stdout
+    assert f"({g.n:,} nodes, {len(back):,} edges)" in done.stdout
     assert abs(len(back) - g.m) < 0.2 * g.m and (back["u"] < back["v"]).all()
 
 

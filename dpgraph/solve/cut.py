@@ -24,6 +24,7 @@ import numpy as np
 from dpgraph.engine import solve_max_bisection, solve_max_cut
 from dpgraph.engine import sdp_rank
 from dpgraph.engine.rounding import cut_values
+from dpgraph.io.dask import is_dask_input
 from dpgraph.privacy import PrivacyLedger, make_rng
 from dpgraph.privacy.budget import (ANSWER_ESTIMATE_SHARE, ANSWER_SELECT_SHARE, SCREEN_SHARE,
                                     answer_side_budgets, left)
@@ -108,7 +109,9 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
         for pooled, share_of, base in (("matrix-free", matrix_free_share, eps_now),
                                        ("randomized-response", randomized_response_share,
                                         eps_rr)):
-            share = share_of(data.n, m_hat, eps_now, delta) if auto else 0.0
+            # a Dask edge list pools only a route that reads the edges by passes
+            fits = route_spec(pooled).streams or not is_dask_input(data)
+            share = share_of(data.n, m_hat, eps_now, delta) if auto and fits else 0.0
             if share > 0:  # docs/privacy.md 14.10-14.11: its candidates join the local choice
                 extra = _route_pool(pooled, problem, data, share * base, delta, rank, opts,
                                     solver_options, ledger, gen)
