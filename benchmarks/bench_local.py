@@ -150,17 +150,21 @@ def run_method(method: str, g, problem: str, epsilon: float, seed: int):
                                    relation_size=6, privatize_options=opts)
             x = np.array([res.assignment[i] for i in range(g.n)])
         return inst.value(x), time.perf_counter() - t
-    if method == "prototype":
-        x = prototype(g, epsilon, seed)
-    elif method == "random":
-        x = np.where(make_rng(seed).random(g.n) < 0.5, 1.0, -1.0)
-    else:
-        fn = dpgraph.max_cut if problem == "maxcut" else dpgraph.max_bisection
-        route = {"default": None, "randomized-response": "randomized-response",
-                 "local": "local", "matrix-free": "matrix-free"}[method]
-        res = fn(g, epsilon=epsilon, delta=1e-6, rng=seed, route=route)
-        x = sides_of(res, g)
+    x, _ = cut_sides(method, g, problem, epsilon, seed)
     return true_cut(g, x), time.perf_counter() - t
+
+
+def cut_sides(method: str, g, problem: str, epsilon: float, seed: int):
+    """The +-1 sides of one Max-Cut / Max-Bisection call of ``method`` (``"prototype"``,
+    ``"random"``, ``"default"`` or a route name) and its result (None for the first two)."""
+    if method == "prototype":
+        return prototype(g, epsilon, seed), None
+    if method == "random":
+        return np.where(make_rng(seed).random(g.n) < 0.5, 1.0, -1.0), None
+    fn = dpgraph.max_cut if problem == "maxcut" else dpgraph.max_bisection
+    res = fn(g, epsilon=epsilon, delta=1e-6, rng=seed,
+             route=None if method == "default" else method)
+    return sides_of(res, g), res
 
 
 REFS = os.path.join(os.path.dirname(__file__), "results", "local_references.json")

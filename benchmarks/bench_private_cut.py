@@ -50,8 +50,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import dpgraph  # noqa: E402
-from bench_local import load as _load, prototype, reference, sides_of, true_cut  # noqa: E402
-from dpgraph.privacy import make_rng  # noqa: E402
+from bench_local import load as _load, cut_sides, reference, sides_of, true_cut  # noqa: E402
 
 warnings.filterwarnings("ignore")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -107,17 +106,8 @@ def load(name: str):
 def run_cell(method: str, g, problem: str, epsilon: float, seed: int):
     """(true cut, wall seconds, route taken, CPU seconds) of one call."""
     t, c = time.perf_counter(), time.process_time()
-    route = None
-    if method == "prototype":
-        x = prototype(g, epsilon, seed)
-    elif method == "random":
-        x = np.where(make_rng(seed).random(g.n) < 0.5, 1.0, -1.0)
-    else:
-        fn = dpgraph.max_cut if problem == "maxcut" else dpgraph.max_bisection
-        res = fn(g, epsilon=epsilon, delta=1e-6, rng=seed,
-                 route=None if method == "default" else method)
-        x = sides_of(res, g)
-        route = res.diagnostics.get("route")
+    x, res = cut_sides(method, g, problem, epsilon, seed)
+    route = None if res is None else res.diagnostics.get("route")
     return true_cut(g, x), time.perf_counter() - t, route, time.process_time() - c
 
 

@@ -17,7 +17,7 @@ IDS = st.one_of(st.integers(0, 30), st.integers(-5, 5), st.integers(2**31 - 3, 2
                 st.integers(10**12, 10**12 + 50), st.sampled_from([0, 7, 10**9, 2**40]))
 
 
-def _read(path, monkeypatch, streamed, **kw):
+def _read(path, monkeypatch, streamed, fmt="snap", **kw):
     """``(GraphData or the error text, warning texts)`` with or without the stream."""
     with monkeypatch.context() as mp:
         if not streamed:
@@ -25,7 +25,7 @@ def _read(path, monkeypatch, streamed, **kw):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                g = read_graph(path, format="snap", **kw)
+                g = read_graph(path, format=fmt, **kw)
             except ValueError as exc:
                 g = f"{type(exc).__name__}: {exc}"
     return g, sorted(str(w.message) for w in caught)
@@ -119,25 +119,12 @@ def test_stream_reads_gset_as_the_general_path(tmp_path_factory, monkeypatch, n,
     path = tmp_path_factory.mktemp("g") / "g.gset"
     m = {"m": f" {len(edges)}", "m+1": f" {len(edges) + 1}", "none": ""}[announced]
     path.write_text(f"{n}{m}\n" + "".join(f"{i} {j} {w}\n" for i, j, w in edges))
-    fast, fast_warnings = _read_gset(path, monkeypatch, True, duplicates=duplicates)
-    slow, slow_warnings = _read_gset(path, monkeypatch, False, duplicates=duplicates)
+    fast, fast_warnings = _read(path, monkeypatch, True, "gset", duplicates=duplicates)
+    slow, slow_warnings = _read(path, monkeypatch, False, "gset", duplicates=duplicates)
     assert _same(fast, slow), (fast, slow)
     assert fast_warnings == slow_warnings
     if not isinstance(fast, str):
         assert fast.labels == range(1, n + 1)
-
-
-def _read_gset(path, monkeypatch, streamed, **kw):
-    with monkeypatch.context() as mp:
-        if not streamed:
-            mp.setattr(stream, "read_edge_stream", lambda *a, **k: None)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                g = read_graph(path, format="gset", **kw)
-            except ValueError as exc:
-                g = f"{type(exc).__name__}: {exc}"
-    return g, sorted(str(w.message) for w in caught)
 
 
 def test_gset_stream_memory(tmp_path):
