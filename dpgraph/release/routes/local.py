@@ -49,6 +49,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
+from dpgraph.privacy.batches import batch_bounds as _batch_bounds
 from dpgraph.privacy.budget import LOCAL_DEGREE_SHARE, LOCAL_REFINE_SHARE, left
 from dpgraph.graph import GraphData
 from dpgraph.release.private_graph import PrivateGraph
@@ -195,18 +196,9 @@ def sweep_budgets(eps_2: float, sweep_weights) -> list[float]:
 
 def batch_bounds(start: int, n: int, first: int = FIRST_BATCH,
                  growth: float = BATCH_GROWTH) -> list[tuple[int, int]]:
-    """Consecutive ``[a, b)`` position ranges covering ``start..n``: ``first`` positions, then
-    ``growth`` times the position (public: they depend on n and the plan only).
-
-    >>> batch_bounds(0, 30, first=8, growth=0.5)
-    [(0, 8), (8, 16), (16, 24), (24, 30)]
-    """
-    out, i = [], int(start)
-    while i < n:
-        b = max(int(first), int(growth * i))
-        out.append((i, min(n, i + b)))
-        i += b
-    return out
+    """:func:`dpgraph.privacy.batches.batch_bounds` with the local route's defaults
+    (``FIRST_BATCH``, ``BATCH_GROWTH``)."""
+    return _batch_bounds(start, n, first, growth)
 
 
 def estimated_memory(n: int, m: int, rank: int) -> int:
