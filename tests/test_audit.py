@@ -124,6 +124,7 @@ FAST = {
     "jl": (dict(runs=20, calibration_runs=20), None),
     "synthetic_refinement": (dict(runs=3_000), 0.7),
     "synthetic_sequential_refinement": (dict(runs=2_000), 0.6),
+    "synthetic_label_passes": (dict(runs=2_000), 0.6),
     "synthetic_degree_classes": (dict(runs=3_000), 0.7),
     "synthetic_clustering": (dict(runs=3_000), 0.7),
     "local_route": (dict(runs=4_000), 0.6),
@@ -175,16 +176,17 @@ def test_one_block_audit_catches_a_halved_noise_scale(monkeypatch):
     assert out["one_block"].violated, out["one_block"]
 
 
-@pytest.mark.slow  # 10-20 s on 2 cores
-def test_sequential_refinement_audit_catches_less_noise(monkeypatch):
-    """The sequential-batch audit can fail: with each batch's rows released at twice the
-    round's epsilon (half the noise), its event's bound exceeds the claim."""
+@pytest.mark.slow  # 10-20 s each on 2 cores
+@pytest.mark.parametrize("name", ["synthetic_sequential_refinement", "synthetic_label_passes"])
+def test_community_audits_catch_less_noise(monkeypatch, name):
+    """The communities' audits can fail: with each batch's counts released at twice the
+    round's or pass's epsilon (half the noise), the event's bound exceeds the claim."""
     import dpgraph.synthetic.communities as co
 
     original = co.laplace_add
     monkeypatch.setattr(co, "laplace_add",
                         lambda x, *, epsilon, **kw: original(x, epsilon=2 * epsilon, **kw))
-    res = catalog.synthetic_sequential_refinement(runs=3_000)
+    res = getattr(catalog, name)(runs=3_000)
     assert res.violated, res
 
 
@@ -254,7 +256,7 @@ def test_fast_audit_pca_route():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["randomized_response", "laplace", "gaussian", "exponential",
                                   "edge_count", "cosine", "marginals", "synthetic_refinement",
-                                  "synthetic_sequential_refinement",
+                                  "synthetic_sequential_refinement", "synthetic_label_passes",
                                   "synthetic_degree_classes", "synthetic_clustering",
                                   "local_route", "local_route_backward"])
 def test_full_tight_audit_reaches_80_percent(name):

@@ -146,9 +146,9 @@ def test_progress_lines_when_piped():
     code, out, err = dpgraph_cmd("synth", "planted-cut-n200-d16", "--epsilon", "2",
                                  "--seed", "1", "-o", "/dev/null", "--output-format", "snap")
     assert code == 0, err
-    assert "communities: private refinement rounds: started (2 rounds)" in err
+    assert "communities: label passes: started (2 sweeps)" in err
     assert "\r" not in err  # plain lines, no bar redrawn in place
-    assert any("rounds: 2/2 done in" in ln and ("round/s" in ln or "s/round" in ln)
+    assert any("label passes: 2/2 done in" in ln and ("sweep/s" in ln or "s/sweep" in ln)
                for ln in err.splitlines()), err
     assert "sampling: edge draws: started" in err
 

@@ -342,15 +342,16 @@ def test_private_communities_refuse_bad_init_labels(bad):
                                                           (1.0, "super-graph", 1, 0),
                                                           (2.0, "super-graph", 2, 0)])
 def test_release_synthetic_default_start_and_charges(epsilon, start, rounds, init):
-    """The default community start is a public function of epsilon (6 random labels, 12 from
-    epsilon 3 on; the super-graph with init_labels=0); either way the ledger totals epsilon,
-    and the random start charges no super-graph release."""
+    """``community_method="refine"``: the community start is a public function of epsilon (6
+    random labels, 12 from epsilon 3 on; the super-graph with init_labels=0); either way the
+    ledger totals epsilon, and the random start charges no super-graph release."""
     import warnings
 
     G = nx.planted_partition_graph(3, 100, 0.2, 0.01, seed=2)  # 15 super-nodes
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rel = dpgraph.release_synthetic(G, epsilon=epsilon, rng=5, init_labels=init)
+        rel = dpgraph.release_synthetic(G, epsilon=epsilon, rng=5, init_labels=init,
+                                        community_method="refine")
     assert rel.diagnostics["init"] == start and rel.diagnostics["rounds"] == rounds
     assert rel.ledger.spent == pytest.approx((epsilon, 0.0))
     names = [e.name for e in rel.ledger.entries]
@@ -439,7 +440,7 @@ def test_release_synthetic_communities_plan_and_charges(communities, expected):
     names = [e.name for e in rel.ledger.entries]
     assert "total edge weight" in names[0]
     assert rel.ledger.spent == pytest.approx((1.0, 0.0))
-    assert any("node-to-block" in nm for nm in names) == (communities == "private")
+    assert any("label pass" in nm for nm in names) == (communities == "private")
     if expected is not None:
         assert rel.diagnostics["communities"] == expected
         (deg,) = [e for e in rel.ledger.entries if "one block" in e.name]

@@ -37,6 +37,7 @@ from dpgraph.privacy import PrivacyLedger, laplace_mechanism, make_rng
 __all__ = ["BlockModel", "check_blocks", "block_edge_counts", "degree_split", "capped_counts",
            "release_block_model", "consistent_block_model", "split_block_statistics",
            "split_block_scales", "released_degree_noise_sd", "release_split_block_model",
+           "degree_combination",
            "release_edge_count", "combined_estimate", "laplace_sum_variance",
            "warn_if_sparse_sample",
            "match_edge_count", "degrees_summing_to", "SYNTHETIC_SHARE", "COUNT_SHARE",
@@ -316,7 +317,8 @@ def _release_one_block(data: GraphData, b: np.ndarray, *, epsilon: float,
 
 def release_split_block_model(data: GraphData, blocks, *, epsilon: float,
                               ledger: PrivacyLedger, rng=None,
-                              count_share: float = SPLIT_COUNT_SHARE) -> BlockModel:
+                              count_share: float = SPLIT_COUNT_SHARE,
+                              degree_estimate=None) -> BlockModel:
     """Release a degree-corrected block model for fixed ``blocks`` (pure ``epsilon``-DP).
 
     One Laplace release of :func:`split_block_statistics` with per-coordinate scales
@@ -327,7 +329,11 @@ def release_split_block_model(data: GraphData, blocks, *, epsilon: float,
     (docs/privacy.md 7.7; the parallel composition of PrivGraph's extraction step). The
     block's inside count is half the sum of its released inside degrees (post-processing);
     then :func:`consistent_block_model`. ``blocks`` must not depend on ``data`` except through
-    earlier releases (adaptive composition).
+    earlier releases (adaptive composition). ``degree_estimate``: ``(values, variances)``, an
+    earlier release's independent unbiased estimate of each node's weighted degree (the label
+    passes', :func:`~dpgraph.synthetic.communities.label_passes`); each released degree
+    ``d_in + d_out`` is then combined with it by inverse variance (post-processing,
+    :func:`degree_combination`).
 
     Examples
     --------
@@ -360,7 +366,11 @@ def release_split_block_model(data: GraphData, blocks, *, epsilon: float,
     C = np.zeros((k, k))
     C[np.triu_indices(k, 1)] = inter
     C[np.diag_indices(k)] = np.bincount(b, weights=d_in, minlength=k) / 2.0
-    bm = consistent_block_model(b, C, d_in + d_out, inside=d_in, across=d_out,
+    total = d_in + d_out
+    if degree_estimate is not None:
+        total = degree_combination(total, 2.0 * (scales[0] ** 2 + scales[-1] ** 2),
+                                   *degree_estimate)
+    bm = consistent_block_model(b, C, total, inside=d_in, across=d_out,
                                 shrink=INSIDE_SHRINK * float(scales[-1]))
     # the raw total (7.12): half the inside degrees, plus the across weight from the
     # inter-block counts and from half the across degrees combined by inverse variance
@@ -370,6 +380,19 @@ def release_split_block_model(data: GraphData, blocks, *, epsilon: float,
     bm.edge_total = (float(d_in.sum()) / 2.0 + across[0],
                      laplace_sum_variance(n, s_in) / 4.0 + across[1])
     return bm
+
+
+def degree_combination(released, variance, estimate, estimate_variance) -> np.ndarray:
+    """Each node's inverse-variance combination of two independent unbiased estimates of its
+    degree (post-processing; the weights are public functions of the noise scales).
+
+    >>> degree_combination(np.array([10.0, 0.0]), 4.0, np.array([20.0, 3.0]), np.array([4.0, 12.0])).tolist()
+    [15.0, 0.75]
+    """
+    w1 = 1.0 / np.asarray(variance, dtype=float)
+    w2 = 1.0 / np.asarray(estimate_variance, dtype=float)
+    return (np.asarray(released, dtype=float) * w1 + np.asarray(estimate, dtype=float) * w2) \
+        / (w1 + w2)
 
 
 def release_edge_count(data: GraphData, *, epsilon: float, ledger: PrivacyLedger,

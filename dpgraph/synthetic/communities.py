@@ -30,6 +30,7 @@ from scipy.sparse import linalg as spla
 from dpgraph.privacy.budget import COMMUNITY_INIT_SHARE
 from dpgraph.graph import GraphData
 from dpgraph.privacy import PrivacyLedger, laplace_add, laplace_mechanism, make_rng
+from dpgraph.privacy.batches import batch_bounds
 from dpgraph.progress import progress, report
 from dpgraph.privacy.transcript import record
 from dpgraph.spectral.linalg import arpack_start
@@ -38,7 +39,7 @@ from dpgraph.synthetic.block_model import block_edge_counts, check_blocks
 __all__ = ["partition_from_release", "cut_side_from_release", "synthetic_partition",
            "node_block_counts", "refine_partition", "supergraph_communities",
            "private_communities", "DEFAULT_BLOCKS", "INIT_SHARE", "GROUP_SIZE", "MAX_GROUPS",
-           "REFINE_BATCHES", "kmeans"]
+           "REFINE_BATCHES", "PASS_GROWTH", "label_passes", "kmeans"]
 
 # communities of privatize's spectral partition (each then split in two by the cut side)
 DEFAULT_BLOCKS = 8
@@ -56,6 +57,9 @@ MAX_GROUPS = 2000
 # graph's Louvain partition on chameleon at epsilon 1); 64 batches reach 0.12, as many as one
 # node per batch (0.12), at O(m + n k + 64 k) per round
 REFINE_BATCHES = 64
+# label_passes: batches of this share of the position (after the first batch, one node per
+# label), as the local route's forward pass
+PASS_GROWTH = 0.01
 
 
 def node_block_counts(weights, blocks, k: int | None = None) -> np.ndarray:
@@ -255,11 +259,146 @@ def refine_partition(data: GraphData, blocks, *, epsilon: float, ledger: Privacy
 
 
 def _rows_block_counts(A: sp.csr_array, rows: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
-    """``(A Z)[rows]`` without forming ``Z``: O(edges of the rows + len(rows) k)."""
+    """``(A Z)[rows]`` without forming ``Z``: O(edges of the rows + len(rows) k). Neighbours
+    with a negative label (not decided yet) are not read."""
     sub = A[rows]
     local = np.repeat(np.arange(rows.size), np.diff(sub.indptr))
-    return np.bincount(local * k + b[sub.indices], weights=sub.data,
+    lab = b[sub.indices]
+    keep = lab >= 0
+    return np.bincount(local[keep] * k + lab[keep], weights=sub.data[keep],
                        minlength=rows.size * k).reshape(rows.size, k)
+
+
+def _label_choice(counts: np.ndarray, vol: np.ndarray, own=None) -> tuple:
+    """Louvain's modularity gain on released counts (post-processing): the label
+    ``argmax_c N_c - d vol_c / sum(vol)`` of each row, with ``d = max(sum_c N_c, 0)`` and a
+    node's own mass taken out of its current label ``own`` (when given); returns the labels
+    and ``d``."""
+    d = np.maximum(counts.sum(axis=1), 0.0)
+    expect = np.broadcast_to(vol, counts.shape).copy()
+    if own is not None:
+        expect[np.arange(own.size), own] -= d
+    gain = counts - d[:, None] * np.maximum(expect, 0.0) / max(float(vol.sum()), 1e-12)
+    return np.argmax(gain, axis=1), d
+
+
+def _forward_labels(A, order, bounds, z, counts, vol, *, eps, ledger, rng) -> None:
+    """The forward pass of :func:`label_passes`, in place: each batch's counts towards the
+    labels ``z`` of the earlier batches (Laplace ``1 / eps`` each), its labels, and the
+    labels' released endpoint mass ``vol`` (each released count once on each side)."""
+    k = counts.shape[1]
+    for a, b in bounds:
+        rows = order[a:b]
+        record("label pass rows", rows)
+        record("label pass labels", z)
+        N = laplace_add(_rows_block_counts(A, rows, z, k), sensitivity=1.0, epsilon=eps,
+                        changed=1, ledger=ledger, rng=rng)
+        z[rows], d = _label_choice(N, vol)
+        counts[rows] = N
+        vol += np.maximum(N, 0.0).sum(axis=0) + np.bincount(z[rows], weights=d, minlength=k)
+
+
+def _backward_labels(A, order, bounds, z, y, counts, vol, *, eps, ledger, rng) -> None:
+    """The backward pass of :func:`label_passes`, in place: the batches in reverse order, each
+    node's counts towards the new labels ``y`` of the later batches added to its forward
+    counts, its new label from their sum, its mass moved from its forward label to it."""
+    k = counts.shape[1]
+    for a, b in reversed(bounds):
+        rows = order[a:b]
+        record("label pass rows", rows)
+        record("label pass labels", y)
+        N = counts[rows] + laplace_add(_rows_block_counts(A, rows, y, k), sensitivity=1.0,
+                                       epsilon=eps, changed=1, ledger=ledger, rng=rng)
+        counts[rows] = N
+        y[rows], d = _label_choice(N, vol, own=z[rows])
+        vol += np.bincount(y[rows], weights=d, minlength=k) \
+            - np.bincount(z[rows], weights=d, minlength=k)
+
+
+def label_passes(data: GraphData, *, epsilon: float, ledger: PrivacyLedger, rng=None,
+                 labels: int = 6, growth: float = PASS_GROWTH, degrees: bool = False):
+    """Private communities from two read-once label passes (pure ``epsilon``-DP;
+    docs/privacy.md 7.13).
+
+    The nodes are visited in a uniformly random order (data-independent), in batches
+    (:func:`dpgraph.privacy.batches.batch_bounds`: the first ``labels`` nodes, one label each,
+    then batches of ``growth`` times the position).
+
+    1. **Forward pass** (``epsilon / 2``): node ``v`` releases ``N_vc``, its edge weight to
+       the nodes of *earlier* batches holding label ``c``, plus ``Laplace(2 / epsilon)``,
+       for every ``c``, and takes the label of largest modularity gain
+       ``N_vc - d_v vol_c / vol`` (``d_v = max(sum_c N_vc, 0)``, ``vol_c`` the released
+       endpoint mass of label ``c`` among the decided nodes; post-processing). A pair is read
+       once, by its later endpoint, and moves one released count by at most its weight.
+    2. **Backward pass** (``epsilon / 2``): the batches in reverse order (the first one too);
+       node ``v`` releases ``B_vc`` over the nodes of *later* batches (their new labels) and
+       takes the label of largest gain on ``N_v + B_v``, its released counts over all its
+       neighbours. A pair is read once more, by its earlier endpoint.
+
+    Pairs inside a batch are never read. Each pass is a sequence of adaptive releases over
+    disjoint pairs with L1 sensitivity 1: ``epsilon / 2`` each, ``epsilon`` in all. Against
+    :func:`refine_partition`'s rounds, where both endpoints read a pair in every round (L1
+    sensitivity 2), the last decision of each node sees all its neighbours with half the
+    noise variance, and the labels grow from decided nodes instead of a random start.
+
+    With ``degrees=True`` also returns each node's weighted degree estimated from its released
+    counts (post-processing): their sum, over ``1 - (s - 1) / (n - 1)`` for a node in a batch
+    of ``s`` (the share of its neighbours a uniformly random order puts in its own batch,
+    which no pass reads: unbiased over the order), and the variance of its noise (``2 k`` or,
+    in the first batch, ``k`` Laplace draws of scale ``2 / epsilon``, times that factor
+    squared).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpgraph.graph import as_graph_data
+    >>> led = PrivacyLedger(epsilon=2, delta=0)
+    >>> G = as_graph_data(nx.Graph(nx.karate_club_graph().edges()))
+    >>> z = label_passes(G, epsilon=2, ledger=led, rng=0, labels=2)
+    >>> z.shape, round(led.spent[0], 6)
+    ((34,), 2.0)
+    """
+    if isinstance(labels, bool) or int(labels) != labels or labels < 2:
+        raise ValueError(f"labels must be an integer >= 2, got {labels!r}")
+    k = int(labels)
+    gen = make_rng(rng)
+    A = sp.csr_array(data.weights)
+    n = A.shape[0]
+    del data
+    order = gen.permutation(n)
+    first = min(k, n)
+    z = np.full(n, -1, dtype=np.int64)
+    z[order[:first]] = np.arange(first)
+    bounds = [(0, first)] + batch_bounds(first, n, 1, growth)
+    eps_p = epsilon / 2.0
+    for name in ("forward", "backward"):
+        ledger.charge(f"synthetic: label pass ({name})", mechanism="discrete laplace",
+                      epsilon=eps_p, sensitivity=1.0, sensitivity_norm="l1",
+                      noise_scale=1.0 / eps_p,
+                      note="adaptive, disjoint reads: each pair read once in this pass, by "
+                           + ("its later" if name == "forward" else "its earlier")
+                           + " endpoint; inside-batch pairs never (docs/privacy.md 7.13)")
+    counts = np.zeros((n, k))
+    draws = np.full(n, 2 * k)
+    draws[order[:first]] = k  # the first batch releases in the backward pass only
+    scale_up = np.empty(n)
+    for a, b in bounds:
+        scale_up[order[a:b]] = (n - 1.0) / max(n - (b - a), 1.0)
+    vol = np.zeros(k)
+    y = np.full(n, -1, dtype=np.int64)
+    for step in progress(("forward", "backward"), desc="communities: label passes",
+                         unit="sweep"):
+        if step == "forward":
+            _forward_labels(A, order, bounds[1:], z, counts, vol, eps=eps_p, ledger=ledger,
+                            rng=gen)
+        else:
+            _backward_labels(A, order, bounds, z, y, counts, vol, eps=eps_p, ledger=ledger,
+                             rng=gen)
+    y = np.unique(y, return_inverse=True)[1].astype(np.int64)
+    if not degrees:
+        return y
+    variance = draws * 2.0 * (1.0 / eps_p) ** 2 * scale_up ** 2
+    return y, counts.sum(axis=1) * scale_up, variance
 
 
 def _sequential_rounds(A: sp.csr_array, b: np.ndarray, k: int, *, epsilon: float,

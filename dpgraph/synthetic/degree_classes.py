@@ -192,7 +192,8 @@ def split_by_degree_bins(bm: BlockModel, bins, mixing: np.ndarray, *, rng=None,
 
 def split_by_released_degree_classes(data: GraphData, bm: BlockModel, *, epsilon: float,
                                      model_epsilon: float, count_share: float,
-                                     ledger: PrivacyLedger, rng=None) -> tuple[BlockModel, dict]:
+                                     ledger: PrivacyLedger, rng=None,
+                                     noise_sd: float | None = None) -> tuple[BlockModel, dict]:
     """Split ``bm`` (released by :func:`~dpgraph.synthetic.block_model.release_split_block_model`
     with ``model_epsilon`` and ``count_share``) by the degree classes of its released degrees
     (pure ``epsilon``-DP): :func:`degree_bins` with the lowest class below twice the degrees'
@@ -201,10 +202,13 @@ def split_by_released_degree_classes(data: GraphData, bm: BlockModel, *, epsilon
     model split by class (:func:`split_by_degree_bins`). Returns the split model and its
     diagnostics (``degree_classes``, ``released_assortativity``). The split model's
     ``edge_total`` combines ``bm``'s with the sum of the raw class-pair counts (an independent
-    unbiased estimate of the total, variance ``2 (B (B + 1) / 2) / epsilon^2``; 7.12)."""
+    unbiased estimate of the total, variance ``2 (B (B + 1) / 2) / epsilon^2``; 7.12).
+    ``noise_sd``: the degrees' noise standard deviation where they were combined with another
+    estimate (default: that of ``bm``'s release alone)."""
     gen = make_rng(rng)
     k = bm.block_counts.shape[0]
-    noise_sd = released_degree_noise_sd(k, model_epsilon, count_share)
+    if noise_sd is None:
+        noise_sd = released_degree_noise_sd(k, model_epsilon, count_share)
     bins = degree_bins(bm.degrees, noise=noise_sd, min_top=MIN_TOP_CLASS)
     while k * (int(bins.max()) + 1) > MAX_SPLIT_BLOCKS and bins.max() > 0:
         bins = bins // 2  # merge neighbouring classes: the split's k^2 B^2 table stays small

@@ -2,7 +2,7 @@
 
 Pure edge-level epsilon-DP, ``O(m + n k + g^2)``, no n x n array and no eigensolve; what
 ``dpgraph synth`` runs by default. Its steps, each in its own module: private communities
-(:mod:`dpgraph.synthetic.communities`), one Laplace release of a degree-corrected block model
+(:mod:`dpgraph.synthetic.communities`: two read-once label passes by default), one Laplace release of a degree-corrected block model
 on them and the total edge weight (:mod:`dpgraph.synthetic.block_model`), degree classes
 (:mod:`dpgraph.synthetic.degree_classes`); :class:`SyntheticRelease` samples graphs from the
 result (:mod:`dpgraph.synthetic.sampler`). The default split of epsilon among the steps is the
@@ -27,12 +27,13 @@ from dpgraph.privacy.validation import check_epsilon, check_share
 from dpgraph.private_input import check_private_graph_input, input_graph
 from dpgraph.progress import report
 from dpgraph.synthetic.block_model import (SPLIT_COUNT_SHARE, BlockModel, combined_estimate,
+                                           released_degree_noise_sd,
                                            split_block_scales,
                                            degrees_summing_to, laplace_sum_variance,
                                            match_edge_count, release_edge_count,
                                            release_split_block_model, warn_if_sparse_sample)
 from dpgraph.synthetic.communities import (GROUP_SIZE, INIT_SHARE, REFINE_BATCHES,
-                                           private_communities)
+                                           label_passes, private_communities)
 from dpgraph.synthetic.clustering import (affinity_density, clustering_informative,
                                           projection_cap, release_transitivity)
 from dpgraph.synthetic.degree_classes import split_by_released_degree_classes
@@ -63,6 +64,7 @@ LOW_EPS_ROUNDS = 2
 # random start, so release_synthetic keeps one block and gives the community budget to the
 # degrees (communities="auto").
 COMMUNITY_MIN_SIGNAL = 0.2
+PASS_MIN_LABELS, PASS_MAX_LABELS = 4, 12
 
 # Bytes the release and a sample of it take, per node and per released edge (measured with
 # tracemalloc: 154 B per node for the release and 228 with a sample on 10^6 nodes without
@@ -187,6 +189,16 @@ def _match_released_edge_count(bm: BlockModel, count: tuple, *, rng) -> BlockMod
     return bm
 
 
+def default_pass_labels(edge_count: float, n: int, epsilon: float) -> int:
+    """Labels of :func:`~dpgraph.synthetic.communities.label_passes` (a public function of the
+    released edge count, n and the communities' epsilon): a third of the mean degree over the
+    Laplace scale of a pass's counts, ``(2 m^ / n) / (2 / epsilon) / 3``, rounded and clipped
+    to ``[PASS_MIN_LABELS, PASS_MAX_LABELS]``."""
+    mean_degree = 2.0 * max(float(edge_count), 0.0) / max(int(n), 1)
+    x = mean_degree * epsilon / 2.0 / 3.0
+    return int(min(max(round(x), PASS_MIN_LABELS), PASS_MAX_LABELS))
+
+
 def community_signal(edge_count: float, n: int, epsilon: float, labels: int,
                      rounds: int) -> float:
     """What one refinement count of :func:`~dpgraph.synthetic.communities.private_communities`
@@ -210,7 +222,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                       batches: int = REFINE_BATCHES,
                       communities: str = "auto",
                       clustering_share: float = CLUSTERING_SHARE,
-                      degree_prior: bool | None = None) -> SyntheticRelease:
+                      degree_prior: bool | None = None,
+                      community_method: str = "passes") -> SyntheticRelease:
     """Release a private synthetic-graph model of ``G`` (pure edge-level ``epsilon``-DP).
 
     Cheaper than :func:`dpgraph.privatize` for this one use: ``O(m + n k + g^2)`` time and
@@ -225,7 +238,12 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        ``COMMUNITY_MIN_SIGNAL``, the refinement cannot leave its random start, so every node
        stays in one block and step 2 gets the community budget too (a function of the released
        count: no extra cost).
-    1. ``community_share * epsilon``: a private community partition
+    1. ``community_share * epsilon``: a private community partition. By default
+       (``community_method="passes"``) two read-once label passes over a random order
+       (:func:`~dpgraph.synthetic.communities.label_passes`, docs/privacy.md 7.14) with
+       :func:`default_pass_labels` labels (4-12, from the released mean degree and epsilon);
+       the degrees their counts imply are combined with step 2's by inverse variance
+       (post-processing). With ``community_method="refine"``
        (:func:`~dpgraph.synthetic.communities.private_communities`): uniformly random labels
        (6, from ``epsilon >= 3`` 12; :func:`default_init_labels`), or with ``init_labels=0``
        Louvain on a noisy super-graph of random super-nodes, then ``rounds`` rounds of noisy
@@ -281,15 +299,17 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         Share of ``epsilon`` for the degree-class counts (step 3; 0 turns it off);
         ``community_share + bin_share < 1 - edge_count_share(n)``.
     rounds : int, optional
+        Refinement rounds (``community_method="refine"``).
     group_size : int
-        Nodes per super-node (``init_labels=0`` only).
+        Nodes per super-node (``community_method="refine"``, ``init_labels=0`` only).
     init_labels : int, optional
-        0: start the communities from the noisy super-graph; ``k >= 2``: from ``k`` random
-        labels (all of the community budget to the refinement). Default
-        :func:`default_init_labels` (``epsilon``-dependent).
+        ``community_method="refine"``: 0 starts the communities from the noisy super-graph;
+        ``k >= 2`` from ``k`` random labels (all of the community budget to the refinement).
+        Default :func:`default_init_labels` (``epsilon``-dependent).
     batches : int
-        Sequential batches per refinement round (``REFINE_BATCHES``, 64; 1: every node moves
-        at once, against the previous round's partition).
+        Sequential batches per refinement round (``community_method="refine"``;
+        ``REFINE_BATCHES``, 64; 1: every node moves at once, against the previous round's
+        partition).
     clustering_share : float in [0, 1)
         Share of ``epsilon`` for the clustering release (step 3b; 0 turns it off and the
         sampler has no clustering phase).
@@ -302,6 +322,11 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         where step 1 kept one block (a function of the released count and epsilon, step 0);
         on chameleon, facebook and ca-hepph at epsilon 0.1 the degree KL falls from 2.4-4.6
         to 0.3-1.3 and the path error from 0.28-0.36 to 0.23-0.25 (benchmarks/NOTES.md).
+    community_method : {"passes", "refine"}
+        Step 1's mechanism: the label passes (default; on chameleon, facebook and ca-hepph
+        at epsilon 0.5-4 they and their degrees change the samples in ... cells, measured in
+        BENCHMARKS.md) or PrivGraph's refinement rounds (``init_labels``, ``rounds``,
+        ``batches``, ``group_size`` and ``init_share`` apply to it only).
     communities : {"auto", "private", "none"}
         Step 1: ``"auto"`` (default) as the released edge count decides (step 0),
         ``"private"`` always, ``"none"`` never (one block; the degrees get its budget).
@@ -317,7 +342,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     ------
     ValueError
         Fewer than 3 nodes, weights outside [0, 1], a share outside (0, 1), an unknown
-        ``communities``, or a Dask edge list (use
+        ``communities`` or ``community_method``, or a Dask edge list (use
         ``dpgraph.privatize(..., route="matrix-free").sample()`` there).
 
     Examples
@@ -335,6 +360,9 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     if communities not in ("auto", "private", "none"):  # refused before anything is spent
         raise ValueError(f"communities must be 'auto', 'private' or 'none', got "
                          f"{communities!r}")
+    if community_method not in ("passes", "refine"):
+        raise ValueError(f"community_method must be 'passes' or 'refine', got "
+                         f"{community_method!r}")
     data = _private_input(G, weight)
     edge_share = edge_count_share(data.n)  # a function of the public n (step 0)
     if clustering_share != 0:
@@ -358,26 +386,40 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                  what=f"release_synthetic on {data.n:,} nodes and ~{max(m_hat, 0):,.0f} released "
                       f"edges",
                  fit=_synthetic_fit(data.n, edges))
-    # the super-graph start is planned as if from LOW_EPS_LABELS labels
-    signal = community_signal(m_hat, data.n, community_share * epsilon,
-                              init_labels if init_labels else LOW_EPS_LABELS, rounds)
+    # the super-graph start is planned as if from LOW_EPS_LABELS labels; the label passes
+    # decide on the refinement's small-epsilon plan (LOW_EPS_LABELS labels, LOW_EPS_ROUNDS)
+    signal = (community_signal(m_hat, data.n, community_share * epsilon,
+                               init_labels if init_labels else LOW_EPS_LABELS, rounds)
+              if community_method == "refine" else
+              community_signal(m_hat, data.n, community_share * epsilon, LOW_EPS_LABELS,
+                               LOW_EPS_ROUNDS))
     diag = {"released_edge_weight": round(m_hat, 2), "edge_count_share": round(edge_share, 4),
-            "rounds": rounds, "batches": batches,
-            "init": f"{init_labels} random labels" if init_labels else "super-graph",
-            "community_share": community_share, "mechanism": "release_synthetic (block model)",
+            "community_method": community_method, "community_share": community_share,
+            "mechanism": "release_synthetic (block model)",
             "community_signal": round(signal, 4)}
+    if community_method == "refine":
+        diag.update(rounds=rounds, batches=batches,
+                    init=f"{init_labels} random labels" if init_labels else "super-graph")
+    pass_degrees = None
     if communities == "private" or (communities == "auto" and signal >= COMMUNITY_MIN_SIGNAL):
         report(f"release_synthetic: private communities of {data.n:,} nodes")
-        blocks = private_communities(data, epsilon=community_share * epsilon, ledger=ledger,
-                                     rng=gen, init_share=init_share, rounds=rounds,
-                                     group_size=group_size, init_labels=init_labels,
-                                     batches=batches)
+        if community_method == "passes":
+            diag["labels"] = default_pass_labels(m_hat, data.n, community_share * epsilon)
+            blocks, *pass_degrees = label_passes(data, epsilon=community_share * epsilon,
+                                                 ledger=ledger, rng=gen, labels=diag["labels"],
+                                                 degrees=True)
+        else:
+            blocks = private_communities(data, epsilon=community_share * epsilon,
+                                         ledger=ledger, rng=gen, init_share=init_share,
+                                         rounds=rounds, group_size=group_size,
+                                         init_labels=init_labels, batches=batches)
     else:  # too little signal per node: one block, and the community budget to the model
         report(f"release_synthetic: one block (community signal {signal:.3g}"
                + (f" < {COMMUNITY_MIN_SIGNAL:g}: communities would be random)"
                   if communities == "auto" else ", communities='none')"))
         blocks = np.zeros(data.n, dtype=np.int64)
     diag["communities"] = int(blocks.max()) + 1
+    pass_degrees = pass_degrees if pass_degrees and diag["communities"] > 1 else None
     # whatever the communities left unspent (one community) goes to the model
     eps_bins = bin_share * epsilon
     affinity = None
@@ -394,7 +436,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     report(f"release_synthetic: block model of {diag['communities']} "
            + ("communities" if diag["communities"] > 1 else "block"))
     bm = release_split_block_model(data, blocks, epsilon=eps_model, ledger=ledger, rng=gen,
-                                   count_share=count_share)
+                                   count_share=count_share, degree_estimate=pass_degrees)
     # post-processing of the released degrees (degree_prior.py): where one block was kept
     use_prior = diag["communities"] == 1 if degree_prior is None else bool(degree_prior)
     diag["degree_prior"] = use_prior
@@ -403,7 +445,12 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         bm.degrees = matched_degrees(bm.degrees, sc[:1] if diag["communities"] == 1 else sc,
                                      data.n, rng=gen)
     if eps_bins > 0:
+        noise_sd = None
+        if pass_degrees is not None:  # the combined degrees' noise, at a typical node
+            own = released_degree_noise_sd(diag["communities"], eps_model, count_share) ** 2
+            noise_sd = float(np.sqrt(1.0 / (1.0 / own + 1.0 / np.median(pass_degrees[1]))))
         bm, info = split_by_released_degree_classes(data, bm, epsilon=eps_bins,
+                                                    noise_sd=noise_sd,
                                                     model_epsilon=eps_model,
                                                     count_share=count_share, ledger=ledger,
                                                     rng=gen)

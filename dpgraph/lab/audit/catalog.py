@@ -12,8 +12,8 @@ tests (``rng`` is a seed), not private releases.
 Tight events (the audit can reach the claim; ``docs/audit.md``): :func:`randomized_response`,
 :func:`laplace`, :func:`gaussian`, :func:`exponential`, :func:`edge_count`,
 :func:`rr_route` (``"released"``), :func:`cosine`, :func:`marginals`, and the synthetic
-release's three Laplace releases (:func:`synthetic_block_model`, :func:`synthetic_refinement`,
-:func:`synthetic_degree_classes`) and the local route's decisions (:func:`local_route`, :func:`local_route_backward`).
+release's Laplace releases (:func:`synthetic_block_model`, :func:`synthetic_refinement`,
+:func:`synthetic_label_passes`, :func:`synthetic_degree_classes`) and the local route's decisions (:func:`local_route`, :func:`local_route_backward`).
 The others audit
 post-processed or composed releases and report how far they got.
 """
@@ -36,13 +36,14 @@ from dpgraph.lab.audit.harness import (AuditResult, audit_event, audit_threshold
 __all__ = ["randomized_response", "laplace", "gaussian", "exponential", "edge_count",
            "rr_route", "pca_route", "matrix_free", "max_cut", "cosine", "marginals", "jl",
            "synthetic_block_model", "synthetic_refinement", "synthetic_sequential_refinement",
-           "synthetic_degree_classes", "synthetic_clustering", "local_route",
+           "synthetic_label_passes", "synthetic_degree_classes", "synthetic_clustering", "local_route",
            "local_route_backward", "weighted_pair", "TIGHT"]
 
 #: Audits whose event is tight for the mechanism: their bound must reach a stated fraction.
 TIGHT = ("randomized_response", "laplace", "gaussian", "exponential", "edge_count",
          "rr_route", "cosine", "marginals", "synthetic_block_model", "synthetic_refinement",
-         "synthetic_sequential_refinement", "synthetic_degree_classes", "synthetic_clustering",
+         "synthetic_sequential_refinement", "synthetic_label_passes", "synthetic_degree_classes",
+         "synthetic_clustering",
          "local_route", "local_route_backward")
 
 
@@ -619,6 +620,55 @@ def synthetic_sequential_refinement(*, epsilon: float = 1.0, runs: int = 20_000,
                        mechanism_name="refine_partition, one round in 4 sequential batches",
                        pair_name="blocks [0, 0, 1, 1], edge {0, 2} vs + {1, 3}",
                        event_name="N[1, block of 3] and N[3, block of 1], each as read, >= 1")
+
+
+def _pair_label_reads(seen, pair):
+    """From a transcript of :func:`dpgraph.synthetic.communities.label_passes` (``label pass
+    rows``, ``label pass labels``, then the batch's ``laplace`` rows, batch after batch): the
+    released counts in which the pair ``(u, v)`` was read, one per pass (a row of ``u`` read
+    while ``v`` held a label, or the reverse), ``-inf`` where a pass did not read it (both
+    ends in one batch)."""
+    out, rows, lab = [], None, None
+    for name, value in seen:
+        if name == "label pass rows":
+            rows = value.astype(np.int64)
+        elif name == "label pass labels":
+            lab = value.astype(np.int64)
+        elif name == "laplace":
+            noisy = value.reshape(rows.size, -1)
+            for u, v in (pair, pair[::-1]):
+                hit = np.flatnonzero(rows == u)
+                if hit.size and lab[v] >= 0:
+                    out.append(noisy[hit[0], lab[v]])
+    return np.array((out + [-np.inf, -np.inf])[:2])
+
+
+def synthetic_label_passes(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
+                           confidence: float = 0.95) -> AuditResult:
+    """:func:`dpgraph.synthetic.communities.label_passes` (7.14, ``release_synthetic``'s
+    default communities) with 2 labels on 4 nodes, the graph ``{2, 3}`` vs + ``{0, 1}``: the
+    forward pass's count of the pair's later endpoint towards the earlier one's label and the
+    backward pass's count of the earlier towards the later one's new label (each Laplace
+    ``2 / epsilon``), read from the transcript whatever order and labels the run drew. Event:
+    both at least 1. Given the transcript so far each has ratio ``e^{epsilon / 2}``, so the
+    event's ratio is ``e^epsilon`` where the pair is read (tight); where both ends fall in the
+    first batch nothing reads it and the event fails under both graphs."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.synthetic.communities import label_passes
+
+    G0, G1 = _graph_pair([(2, 3)], (0, 1), 4)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+
+    def mech(data, gen):
+        with transcript() as seen:
+            label_passes(data, epsilon=epsilon, ledger=_ledger(epsilon), rng=gen, labels=2)
+        return _pair_label_reads(seen, (0, 1))
+
+    return audit_event(mech, pair, _all_at_least([0, 1], [1.0, 1.0]), epsilon=epsilon,
+                       runs=runs, confidence=confidence, rng=rng,
+                       mechanism_name="label_passes, 2 labels on 4 nodes",
+                       pair_name="edge {2, 3} vs + {0, 1}",
+                       event_name="the pair's forward and backward counts, each as read, >= 1")
 
 
 def synthetic_degree_classes(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
