@@ -571,6 +571,16 @@ def synthetic_refinement(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
                        event_name="N[1, 1] and N[3, 0] at or above their x1 values")
 
 
+def _reads_in_transcript(run, read):
+    """An audited mechanism from a release ``run(data, gen)`` that records its reads in the
+    transcript and a ``read(seen)`` that picks the released values the event looks at."""
+    def mech(data, gen):
+        with transcript() as seen:
+            run(data, gen)
+        return read(seen)
+    return mech
+
+
 def _pair_rows_read(seen, pair):
     """From a transcript of the sequential refinement (``refinement rows``, ``refinement
     partition``, then the batch's ``laplace`` rows, batch after batch): for each node ``u`` of
@@ -609,12 +619,11 @@ def synthetic_sequential_refinement(*, epsilon: float = 1.0, runs: int = 20_000,
     G0, G1 = _graph_pair([(0, 2)], (1, 3), 4)
     pair = (as_graph_data(G0), as_graph_data(G1))
 
-    def mech(data, gen):
-        with transcript() as seen:
-            refine_partition(data, blocks, epsilon=epsilon, ledger=_ledger(epsilon), rng=gen,
-                             rounds=1, batches=4)
-        return _pair_rows_read(seen, (1, 3))
+    def run(data, gen):
+        refine_partition(data, blocks, epsilon=epsilon, ledger=_ledger(epsilon), rng=gen,
+                         rounds=1, batches=4)
 
+    mech = _reads_in_transcript(run, lambda seen: _pair_rows_read(seen, (1, 3)))
     return audit_event(mech, pair, _all_at_least([0, 1], [1.0, 1.0]), epsilon=epsilon,
                        runs=runs, confidence=confidence, rng=rng,
                        mechanism_name="refine_partition, one round in 4 sequential batches",
@@ -659,11 +668,10 @@ def synthetic_label_passes(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
     G0, G1 = _graph_pair([(2, 3)], (0, 1), 4)
     pair = (as_graph_data(G0), as_graph_data(G1))
 
-    def mech(data, gen):
-        with transcript() as seen:
-            label_passes(data, epsilon=epsilon, ledger=_ledger(epsilon), rng=gen, labels=2)
-        return _pair_label_reads(seen, (0, 1))
+    def run(data, gen):
+        label_passes(data, epsilon=epsilon, ledger=_ledger(epsilon), rng=gen, labels=2)
 
+    mech = _reads_in_transcript(run, lambda seen: _pair_label_reads(seen, (0, 1)))
     return audit_event(mech, pair, _all_at_least([0, 1], [1.0, 1.0]), epsilon=epsilon,
                        runs=runs, confidence=confidence, rng=rng,
                        mechanism_name="label_passes, 2 labels on 4 nodes",
