@@ -203,3 +203,16 @@ def test_split_block_model_combines_the_pass_degrees_by_inverse_variance():
     assert led.spent[0] == pytest.approx(1.0)
     a, b = np.array([1.0, 5.0]), np.array([3.0, 9.0])
     assert degree_combination(a, 2.0, b, np.array([2.0, 2.0])).tolist() == [2.0, 7.0]
+
+
+def test_label_passes_refuse_counts_that_do_not_fit(monkeypatch):
+    """The n x labels counts are refused before anything is spent, naming what would fit."""
+    from dpgraph.memory import InsufficientMemoryError
+
+    data = as_graph_data(nx.karate_club_graph())
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "4K")
+    led = PrivacyLedger()
+    with pytest.raises(InsufficientMemoryError, match="label_passes on 34 nodes with 50 labels.*"
+                                                      "labels fit"):
+        label_passes(data, epsilon=1.0, ledger=led, rng=0, labels=50)
+    assert led.spent[0] == 0.0

@@ -1,7 +1,7 @@
 """Batches of a read-once pass: the positions along a public order cut into growing batches.
 
 Mechanisms that read each node pair once, by its later endpoint in a public order (the local
-route's forward pass, docs/privacy.md 14.2; the communities' label passes, 7.13), release one
+route's forward pass, docs/privacy.md 14.2; the communities' label passes, 7.14), release one
 batch at a time against the decisions of the earlier batches: a pair inside a batch is never
 read. The batches depend on public quantities only.
 """

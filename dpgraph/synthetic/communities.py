@@ -29,6 +29,7 @@ from scipy.sparse import linalg as spla
 
 from dpgraph.privacy.budget import COMMUNITY_INIT_SHARE
 from dpgraph.graph import GraphData
+from dpgraph.memory import check_memory
 from dpgraph.privacy import PrivacyLedger, laplace_add, laplace_mechanism, make_rng
 from dpgraph.privacy.batches import batch_bounds
 from dpgraph.progress import progress, report
@@ -318,7 +319,7 @@ def _backward_labels(A, order, bounds, z, y, counts, vol, *, eps, ledger, rng) -
 def label_passes(data: GraphData, *, epsilon: float, ledger: PrivacyLedger, rng=None,
                  labels: int = 6, growth: float = PASS_GROWTH, degrees: bool = False):
     """Private communities from two read-once label passes (pure ``epsilon``-DP;
-    docs/privacy.md 7.13).
+    docs/privacy.md 7.14).
 
     The nodes are visited in a uniformly random order (data-independent), in batches
     (:func:`dpgraph.privacy.batches.batch_bounds`: the first ``labels`` nodes, one label each,
@@ -348,6 +349,9 @@ def label_passes(data: GraphData, *, epsilon: float, ledger: PrivacyLedger, rng=
     in the first batch, ``k`` Laplace draws of scale ``2 / epsilon``, times that factor
     squared).
 
+    Refused before anything is spent where the ``n x labels`` counts would not fit in memory
+    (:class:`~dpgraph.memory.InsufficientMemoryError`).
+
     Examples
     --------
     >>> import networkx as nx
@@ -361,9 +365,12 @@ def label_passes(data: GraphData, *, epsilon: float, ledger: PrivacyLedger, rng=
     if isinstance(labels, bool) or int(labels) != labels or labels < 2:
         raise ValueError(f"labels must be an integer >= 2, got {labels!r}")
     k = int(labels)
+    n = data.n
+    # counts (n x k), scale factors, draw counts, order and two label vectors
+    check_memory(8 * n * (k + 5), what=f"label_passes on {n:,} nodes with {k} labels",
+                 fit=(lambda kk: 8 * n * (kk + 5), "At most {:,} labels fit."))
     gen = make_rng(rng)
     A = sp.csr_array(data.weights)
-    n = A.shape[0]
     del data
     order = gen.permutation(n)
     first = min(k, n)
@@ -377,7 +384,7 @@ def label_passes(data: GraphData, *, epsilon: float, ledger: PrivacyLedger, rng=
                       noise_scale=1.0 / eps_p,
                       note="adaptive, disjoint reads: each pair read once in this pass, by "
                            + ("its later" if name == "forward" else "its earlier")
-                           + " endpoint; inside-batch pairs never (docs/privacy.md 7.13)")
+                           + " endpoint; inside-batch pairs never (docs/privacy.md 7.14)")
     counts = np.zeros((n, k))
     draws = np.full(n, 2 * k)
     draws[order[:first]] = k  # the first batch releases in the backward pass only

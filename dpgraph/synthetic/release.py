@@ -2,8 +2,8 @@
 
 Pure edge-level epsilon-DP, ``O(m + n k + g^2)``, no n x n array and no eigensolve; what
 ``dpgraph synth`` runs by default. Its steps, each in its own module: private communities
-(:mod:`dpgraph.synthetic.communities`: two read-once label passes by default), one Laplace release of a degree-corrected block model
-on them and the total edge weight (:mod:`dpgraph.synthetic.block_model`), degree classes
+(:mod:`dpgraph.synthetic.communities`: two read-once label passes by default), one Laplace
+release of a degree-corrected block model on them and the total edge weight (:mod:`dpgraph.synthetic.block_model`), degree classes
 (:mod:`dpgraph.synthetic.degree_classes`); :class:`SyntheticRelease` samples graphs from the
 result (:mod:`dpgraph.synthetic.sampler`). The default split of epsilon among the steps is the
 plan below (``COMMUNITY_SHARE``, ``DEGREE_BIN_SHARE``, ``edge_count_share(n)``, the rest to the
@@ -213,6 +213,40 @@ def community_signal(edge_count: float, n: int, epsilon: float, labels: int,
     return (mean_degree / labels) / (2.0 * rounds / epsilon)
 
 
+def _release_communities(data, m_hat: float, *, epsilon: float, ledger, rng, diag: dict,
+                         communities: str, refine: dict):
+    """Step 1 of :func:`release_synthetic` with the communities' ``epsilon``: the label passes
+    (``diag["community_method"] == "passes"``) or the refinement rounds (``"refine"``, with
+    the keyword arguments ``refine``) where ``communities`` is ``"private"``, or ``"auto"``
+    and :func:`community_signal` reaches ``COMMUNITY_MIN_SIGNAL``; one block otherwise. The
+    passes decide on the refinement's small-epsilon plan (``LOW_EPS_LABELS`` labels,
+    ``LOW_EPS_ROUNDS`` rounds), the super-graph start as if from ``LOW_EPS_LABELS`` labels.
+    Returns the blocks and, from the passes, their degree estimates ``(values, variances)``
+    (None otherwise); fills ``diag``."""
+    method = diag["community_method"]
+    init = refine["init_labels"]
+    labels, rounds = ((init or LOW_EPS_LABELS, refine["rounds"]) if method == "refine"
+                      else (LOW_EPS_LABELS, LOW_EPS_ROUNDS))
+    signal = community_signal(m_hat, data.n, epsilon, labels, rounds)
+    diag["community_signal"] = round(signal, 4)
+    if method == "refine":
+        diag.update(rounds=refine["rounds"], batches=refine["batches"],
+                    init=f"{init} random labels" if init else "super-graph")
+    if communities == "none" or (communities == "auto" and signal < COMMUNITY_MIN_SIGNAL):
+        report(f"release_synthetic: one block (community signal {signal:.3g}"
+               + (f" < {COMMUNITY_MIN_SIGNAL:g}: communities would be random)"
+                  if communities == "auto" else ", communities='none')"))
+        return np.zeros(data.n, dtype=np.int64), None
+    report(f"release_synthetic: private communities of {data.n:,} nodes")
+    if method == "refine":
+        return private_communities(data, epsilon=epsilon, ledger=ledger, rng=rng,
+                                   **refine), None
+    diag["labels"] = default_pass_labels(m_hat, data.n, epsilon)
+    blocks, degrees, variances = label_passes(data, epsilon=epsilon, ledger=ledger, rng=rng,
+                                              labels=diag["labels"], degrees=True)
+    return blocks, (degrees, variances)
+
+
 def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weight",
                       community_share: float = COMMUNITY_SHARE, init_share: float = INIT_SHARE,
                       rounds: int | None = None, count_share: float = SPLIT_COUNT_SHARE,
@@ -388,40 +422,17 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                  what=f"release_synthetic on {data.n:,} nodes and ~{max(m_hat, 0):,.0f} released "
                       f"edges",
                  fit=_synthetic_fit(data.n, edges))
-    # the super-graph start is planned as if from LOW_EPS_LABELS labels; the label passes
-    # decide on the refinement's small-epsilon plan (LOW_EPS_LABELS labels, LOW_EPS_ROUNDS)
-    signal = (community_signal(m_hat, data.n, community_share * epsilon,
-                               init_labels if init_labels else LOW_EPS_LABELS, rounds)
-              if community_method == "refine" else
-              community_signal(m_hat, data.n, community_share * epsilon, LOW_EPS_LABELS,
-                               LOW_EPS_ROUNDS))
     diag = {"released_edge_weight": round(m_hat, 2), "edge_count_share": round(edge_share, 4),
             "community_method": community_method, "community_share": community_share,
-            "mechanism": "release_synthetic (block model)",
-            "community_signal": round(signal, 4)}
-    if community_method == "refine":
-        diag.update(rounds=rounds, batches=batches,
-                    init=f"{init_labels} random labels" if init_labels else "super-graph")
-    pass_degrees = None
-    if communities == "private" or (communities == "auto" and signal >= COMMUNITY_MIN_SIGNAL):
-        report(f"release_synthetic: private communities of {data.n:,} nodes")
-        if community_method == "passes":
-            diag["labels"] = default_pass_labels(m_hat, data.n, community_share * epsilon)
-            blocks, *pass_degrees = label_passes(data, epsilon=community_share * epsilon,
-                                                 ledger=ledger, rng=gen, labels=diag["labels"],
-                                                 degrees=True)
-        else:
-            blocks = private_communities(data, epsilon=community_share * epsilon,
-                                         ledger=ledger, rng=gen, init_share=init_share,
-                                         rounds=rounds, group_size=group_size,
-                                         init_labels=init_labels, batches=batches)
-    else:  # too little signal per node: one block, and the community budget to the model
-        report(f"release_synthetic: one block (community signal {signal:.3g}"
-               + (f" < {COMMUNITY_MIN_SIGNAL:g}: communities would be random)"
-                  if communities == "auto" else ", communities='none')"))
-        blocks = np.zeros(data.n, dtype=np.int64)
+            "mechanism": "release_synthetic (block model)"}
+    blocks, pass_degrees = _release_communities(
+        data, m_hat, epsilon=community_share * epsilon, ledger=ledger, rng=gen, diag=diag,
+        communities=communities,
+        refine=dict(init_share=init_share, rounds=rounds, group_size=group_size,
+                    init_labels=init_labels, batches=batches))
     diag["communities"] = int(blocks.max()) + 1
-    pass_degrees = pass_degrees if pass_degrees and diag["communities"] > 1 else None
+    if diag["communities"] == 1:  # one block: the degrees come from its own release
+        pass_degrees = None
     # whatever the communities left unspent (one community) goes to the model
     eps_bins = bin_share * epsilon
     affinity = None
