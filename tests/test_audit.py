@@ -125,6 +125,7 @@ FAST = {
     "synthetic_refinement": (dict(runs=3_000), 0.7),
     "synthetic_sequential_refinement": (dict(runs=2_000), 0.6),
     "synthetic_label_passes": (dict(runs=2_000), 0.6),
+    "synthetic_side_pass": (dict(runs=3_000), 0.7),
     "synthetic_degree_classes": (dict(runs=3_000), 0.7),
     "synthetic_clustering": (dict(runs=3_000), 0.7),
     "local_route": (dict(runs=4_000), 0.6),
@@ -177,14 +178,18 @@ def test_one_block_audit_catches_a_halved_noise_scale(monkeypatch):
 
 
 @pytest.mark.slow  # 10-20 s each on 2 cores
-@pytest.mark.parametrize("name", ["synthetic_sequential_refinement", "synthetic_label_passes"])
+@pytest.mark.parametrize("name", ["synthetic_sequential_refinement", "synthetic_label_passes",
+                                  "synthetic_side_pass"])
 def test_community_audits_catch_less_noise(monkeypatch, name):
-    """The communities' audits can fail: with each batch's counts released at twice the
-    round's or pass's epsilon (half the noise), the event's bound exceeds the claim."""
+    """The communities' and sides' audits can fail: with each batch's counts or fields
+    released at twice the round's or pass's epsilon (half the noise), the event's bound
+    exceeds the claim."""
     import dpgraph.synthetic.communities as co
+    import dpgraph.synthetic.sides as si
 
-    original = co.laplace_add
-    monkeypatch.setattr(co, "laplace_add",
+    module = si if name == "synthetic_side_pass" else co
+    original = module.laplace_add
+    monkeypatch.setattr(module, "laplace_add",
                         lambda x, *, epsilon, **kw: original(x, epsilon=2 * epsilon, **kw))
     res = getattr(catalog, name)(runs=3_000)
     assert res.violated, res
@@ -257,7 +262,8 @@ def test_fast_audit_pca_route():
 @pytest.mark.parametrize("name", ["randomized_response", "laplace", "gaussian", "exponential",
                                   "edge_count", "cosine", "marginals", "synthetic_refinement",
                                   "synthetic_sequential_refinement", "synthetic_label_passes",
-                                  "synthetic_degree_classes", "synthetic_clustering",
+                                  "synthetic_side_pass", "synthetic_degree_classes",
+                                  "synthetic_clustering",
                                   "local_route", "local_route_backward"])
 def test_full_tight_audit_reaches_80_percent(name):
     res = getattr(catalog, name)()

@@ -12,11 +12,12 @@ import dpgraph
 from dpgraph.graph import as_graph_data
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.batches import batch_bounds
+from dpgraph.privacy.budget import COMMUNITY_SHARE, SIDE_SHARE
 from dpgraph.privacy.transcript import transcript
 from dpgraph.synthetic.communities import PASS_GROWTH, _rows_block_counts, label_passes
 from dpgraph.synthetic.release import PASS_MAX_LABELS, PASS_MIN_LABELS, default_pass_labels
 
-from test_synthetic import _adjacent_pairs
+from test_synthetic import _adjacent_pairs, _spent
 
 
 def _pass_l1(A, B, order, bounds, labels, backward):
@@ -147,8 +148,8 @@ def test_default_pass_labels_is_a_public_function_of_the_released_count():
 
 
 def test_release_synthetic_runs_the_label_passes_by_default():
-    """The default communities: two label-pass charges summing to the community share, the
-    labels in the diagnostics; ``community_method="refine"`` the refinement rounds; an unknown
+    """The default communities: two label-pass charges summing to the community share less
+    the sides' (docs/privacy.md 7.15), the labels in the diagnostics; ``community_method="refine"`` the refinement rounds; an unknown
     method is refused before anything is spent."""
     G = nx.planted_partition_graph(3, 100, 0.2, 0.01, seed=2)
     with warnings.catch_warnings():
@@ -157,11 +158,12 @@ def test_release_synthetic_runs_the_label_passes_by_default():
         old = dpgraph.release_synthetic(G, epsilon=2.0, rng=5, community_method="refine")
     passes = [e for e in rel.ledger.entries if "label pass" in e.name]
     assert len(passes) == 2
-    assert sum(e.epsilon for e in passes) == pytest.approx(0.73 * 2.0)
+    assert sum(e.epsilon for e in passes) == pytest.approx((COMMUNITY_SHARE - SIDE_SHARE) * 2.0)
     assert rel.diagnostics["labels"] == default_pass_labels(
-        rel.diagnostics["released_edge_weight"], 300, 0.73 * 2.0)
+        rel.diagnostics["released_edge_weight"], 300, (COMMUNITY_SHARE - SIDE_SHARE) * 2.0)
     assert not any("node-to-block" in e.name for e in rel.ledger.entries)
-    assert rel.ledger.spent == pytest.approx((2.0, 0.0)) == old.ledger.spent
+    assert rel.ledger.spent == pytest.approx((_spent(rel, 2.0), 0.0))
+    assert old.ledger.spent == pytest.approx((_spent(old, 2.0), 0.0))
     assert sum("node-to-block" in e.name for e in old.ledger.entries) == 2
     assert rel.sample(rng=1).m == rel.edge_count
     with pytest.raises(ValueError, match="community_method"):

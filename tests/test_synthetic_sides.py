@@ -1,15 +1,29 @@
-"""The sampler's tilt towards released sides (post-processing): counts kept, edges across at
-the stated rate, bad tilts refused."""
+"""Cut sides in synthetic graphs: the sampler's tilt towards released sides (post-processing:
+counts kept, edges across at the stated rate, bad tilts refused) and ``release_synthetic``'s own
+sides (docs/privacy.md 7.15: sensitivity on adjacent inputs, the charge, the lean rule)."""
 
+import itertools
+import warnings
+
+import networkx as nx
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
+import dpgraph
+from dpgraph.graph import as_graph_data
+from dpgraph.privacy import PrivacyLedger
+from dpgraph.privacy.batches import batch_bounds
+from dpgraph.privacy.budget import COMMUNITY_SHARE, SIDE_SHARE
+from dpgraph.privacy.transcript import transcript
+from dpgraph.synthetic.release import SIDE_ACCEPT
 from dpgraph.synthetic.sampler import sample_block_model
+from dpgraph.synthetic.sides import model_cut_share, side_pass
+
+from test_synthetic import _adjacent_pairs
 
 
 def _across(g, sides):
-    import scipy.sparse as sp
-
     C = sp.triu(g.weights, 1).tocoo()
     return np.mean(sides[C.row] != sides[C.col]), C.nnz
 
@@ -44,3 +58,171 @@ def test_sampler_refuses_a_bad_tilt():
     with pytest.raises(ValueError, match="sides"):
         sample_block_model(np.zeros(6, dtype=int), np.array([[5]]), np.ones(6), rng=0,
                            sides=np.ones(5), side_accept=0.5)
+
+
+# ------------------------------------------------------------- the released sides (7.15)
+
+
+def _fields_l1(A, B, order, bounds, x):
+    """Sum over the batches of the L1 change of the released fields between adjacent
+    adjacencies ``A``, ``B``, each batch read against the sides ``x`` of the earlier batches
+    (fixed by conditioning; 0 for the nodes not yet decided)."""
+    total, known = 0.0, np.zeros(order.size)
+    for a, b in bounds:
+        rows = order[a:b]
+        total += np.abs(A[rows] @ known - B[rows] @ known).sum()
+        known[rows] = x[rows]
+    return total
+
+
+def test_side_pass_sensitivity_is_one():
+    """docs/privacy.md 7.15: whatever sides the earlier batches took (functions of the earlier
+    releases), one pair moves the pass's released fields by at most 1 in L1: only its later
+    endpoint's field reads it, and no one inside a batch. The bound is attained."""
+    G = nx.Graph(nx.convert_node_labels_to_integers(nx.les_miserables_graph()).edges())
+    n = G.number_of_nodes()
+    rng = np.random.default_rng(2)
+    order = rng.permutation(n)
+    bounds = batch_bounds(0, n, 1, 0.2)
+    x = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    worst = max(_fields_l1(A, B, order, bounds, x) for A, B in _adjacent_pairs(G))
+    assert worst == pytest.approx(1.0)
+
+
+def _pair_field_reads(G, pair, seed):
+    """The released fields of ``side_pass`` that read the pair ``{u, v}``: the later
+    endpoint's field, where the earlier one had a side (from the transcript)."""
+    data = as_graph_data(G, weight=None)
+    with transcript() as seen:
+        side_pass(data, np.ones(data.n), epsilon=1.0, ledger=PrivacyLedger(), rng=seed)
+    out, rows, x = [], None, None
+    for name, value in seen:
+        if name == "side pass rows":
+            rows = value.astype(np.int64)
+        elif name == "side pass sides":
+            x = value
+        elif name == "laplace":
+            for a, b in (pair, pair[::-1]):
+                hit = np.flatnonzero(rows == a)
+                if hit.size and x[b] != 0:
+                    out.append(value[hit[0]] * x[b])
+    return out
+
+
+def test_side_pass_reads_a_pair_once_in_the_release():
+    """The function itself: with the same noise, two adjacent graphs' transcripts read the
+    changed pair once (batches of one node here), and the field that reads it moves by
+    exactly 1 towards the earlier endpoint's side."""
+    G0 = nx.empty_graph(6)
+    G0.add_edges_from([(2, 3), (3, 4), (4, 5), (5, 2)])
+    G1 = G0.copy()
+    G1.add_edge(0, 1)
+    for seed in range(6):
+        r0, r1 = _pair_field_reads(G0, (0, 1), seed), _pair_field_reads(G1, (0, 1), seed)
+        assert len(r0) == len(r1) == 1
+        assert r1[0] - r0[0] == pytest.approx(1.0)
+
+
+def test_side_pass_charges_once_and_finds_a_planted_cut():
+    """One charge of epsilon at Laplace scale 1 / epsilon (sensitivity 1); far above the noise
+    the sides cut nearly all of a random bipartite graph's edges, at a tiny epsilon about half
+    (the check can fail both ways)."""
+    G = nx.bipartite.random_graph(150, 150, 0.08, seed=1)
+    data = as_graph_data(G)
+    A = data.weights
+    m = A.sum() / 2
+
+    def cut(x):
+        return float((A.sum() - x @ (A @ x)) / 4 / m)
+
+    led = PrivacyLedger(epsilon=20, delta=0)
+    x = side_pass(data, data.degrees, epsilon=20, ledger=led, rng=0)
+    assert [e.epsilon for e in led.entries] == pytest.approx([20.0])
+    assert led.entries[0].noise_scale == pytest.approx(0.05)
+    assert led.entries[0].sensitivity == 1.0
+    assert set(np.unique(x)) <= {-1.0, 1.0} and cut(x) > 0.95
+    weak = [cut(side_pass(data, data.degrees, epsilon=1e-3, ledger=PrivacyLedger(), rng=s))
+            for s in range(5)]
+    assert abs(np.median(weak) - 0.5) < 0.05
+
+
+def test_side_pass_refuses_degrees_of_the_wrong_shape():
+    data = as_graph_data(nx.karate_club_graph())
+    with pytest.raises(ValueError, match="released_degrees"):
+        side_pass(data, np.ones(5), epsilon=1, ledger=PrivacyLedger(), rng=0)
+
+
+def test_model_cut_share_against_brute_force():
+    """The best split of whole blocks (brute force over all 2^k splits of small random
+    count matrices): the local search is a lower bound and reaches it here."""
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        k = 7
+        C = rng.integers(0, 20, size=(k, k))
+        C = np.triu(C) + np.triu(C, 1).T
+        total = np.triu(C).sum()
+        best = 0
+        for y in itertools.product([-1, 1], repeat=k):
+            y = np.array(y)
+            best = max(best, sum(C[a, b] for a in range(k) for b in range(a + 1, k)
+                                 if y[a] != y[b]))
+        share = model_cut_share(C, rng=0)
+        assert share <= best / total + 1e-12
+        assert share == pytest.approx(best / total)
+    assert model_cut_share(np.array([[5]]), rng=0) == 0.0
+
+
+def _release(G, eps, seed=0, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # seeded: reproducible mode warns
+        return dpgraph.release_synthetic(G, epsilon=eps, rng=seed, **kw)
+
+
+def test_release_synthetic_takes_the_sides_from_the_community_share():
+    """The passes get (c - r) eps, the sides r eps, the total eps; with side_share=0 the
+    passes get c eps and there are no sides; bad shares are refused."""
+    G = nx.planted_partition_graph(4, 60, 0.3, 0.02, seed=2)
+    rel = _release(G, 4.0)
+    entries = {e.name: e.epsilon for e in rel.ledger.entries}
+    passes = sum(v for k, v in entries.items() if "label pass" in k)
+    assert passes == pytest.approx((COMMUNITY_SHARE - SIDE_SHARE) * 4.0)
+    assert entries["synthetic: cut sides (forward pass)"] == pytest.approx(SIDE_SHARE * 4.0)
+    assert rel.ledger.spent[0] == pytest.approx(4.0)
+    assert rel.sides is not None and rel.sides.shape == (240,)
+    off = _release(G, 4.0, side_share=0)
+    assert off.sides is None and off.side_accept == 1.0
+    assert sum(e.epsilon for e in off.ledger.entries
+               if "label pass" in e.name) == pytest.approx(COMMUNITY_SHARE * 4.0)
+    assert off.ledger.spent[0] == pytest.approx(4.0)
+    for bad in (-0.1, 1.5, COMMUNITY_SHARE):
+        with pytest.raises(ValueError, match="side_share"):
+            _release(G, 4.0, side_share=bad)
+
+
+def test_release_synthetic_leans_only_where_the_model_carries_no_cut():
+    """Assortative communities: the model's blocks cut under half of its edges, so the sides
+    are released and the samples lean across them (more of the graph's edges cut by a sample's
+    sides than without the lean, same release). Hubs joined to leaves (a disassortative
+    degree mixing the degree classes carry): the blocks cut more than half, no pass, no lean."""
+    G = nx.planted_partition_graph(4, 60, 0.3, 0.02, seed=2)
+    rel = _release(G, 4.0)
+    assert rel.diagnostics["model_cut_share"] < 0.5 and rel.side_accept == SIDE_ACCEPT
+
+    def across(g, x):
+        C = sp.triu(g.weights, 1).tocoo()
+        return np.mean(x[C.row] != x[C.col])
+
+    leaned = np.mean([across(rel.sample(rng=s), rel.sides) for s in range(3)])
+    rel.side_accept = 1.0
+    plain = np.mean([across(rel.sample(rng=s), rel.sides) for s in range(3)])
+    assert leaned > plain + 0.1
+    H = nx.Graph()
+    rng = np.random.default_rng(0)
+    for hub in range(20):  # 20 hubs, each joined to 40 of 400 leaves
+        H.add_edges_from((hub, 20 + int(v)) for v in rng.choice(400, 40, replace=False))
+    H.add_edges_from((20 + 2 * i, 21 + 2 * i) for i in range(100))  # a few leaf pairs
+    out = _release(H, 8.0, communities="private")
+    assert out.diagnostics["model_cut_share"] >= 0.5 and out.side_accept == 1.0
+    # no pass ran: its share stays unspent
+    assert out.sides is None and not any("cut sides" in e.name for e in out.ledger.entries)
+    assert out.ledger.spent[0] == pytest.approx(8.0 * (1 - SIDE_SHARE))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpgraph.privacy.budget import (CLUSTERING_SHARE, COMMUNITY_SHARE, DEGREE_BIN_SHARE,
-                                    EDGE_COUNT_SHARE,
+                                    EDGE_COUNT_SHARE, SIDE_SHARE,
                                     edge_count_share, left)
 from dpgraph.graph import GraphData, label_sequence
 from dpgraph.io.dask import is_dask_input
@@ -39,6 +39,7 @@ from dpgraph.synthetic.clustering import (affinity_density, clustering_informati
 from dpgraph.synthetic.degree_classes import split_by_released_degree_classes
 from dpgraph.synthetic.degree_prior import matched_degrees
 from dpgraph.synthetic.sampler import sample_block_model
+from dpgraph.synthetic.sides import model_cut_share, side_pass
 
 __all__ = ["SyntheticRelease", "release_synthetic", "default_init_labels", "default_rounds",
            "COMMUNITY_SHARE", "DEGREE_BIN_SHARE", "EDGE_COUNT_SHARE", "RANDOM_INIT_FROM",
@@ -65,6 +66,17 @@ LOW_EPS_ROUNDS = 2
 # degrees (communities="auto").
 COMMUNITY_MIN_SIGNAL = 0.2
 PASS_MIN_LABELS, PASS_MAX_LABELS = 4, 12
+# The sides (SIDE_SHARE of epsilon) are released and the samples lean across them only where the
+# released model's own best split of its blocks cuts less than this share of its edges (random
+# sides cut half): there the model carries no cut, and a Max-Cut of its samples is a random
+# partition of the graph (facebook 0.45-0.49, ca-hepph 0.42-0.46 at eps 0.5-4). Where it does
+# (chameleon 0.55-0.61: its degree classes mix disassortatively), its samples carry more of the
+# graph's cut than sides at a tenth of epsilon (chameleon transfer 0.71 / 0.76 / 0.79 against
+# 0.64 / 0.65 / 0.70 leaning across them at eps 0.5 / 1 / 4).
+SIDE_MODEL_CUT = 0.5
+# a Chung-Lu pair on one side is kept with this probability (pairs across always): the tilt must
+# be strong for the engine to find the sides in a sample (benchmarks/NOTES.md)
+SIDE_ACCEPT = 0.2
 
 # Bytes the release and a sample of it take, per node and per released edge (measured with
 # tracemalloc: 154 B per node for the release and 228 with a sample on 10^6 nodes without
@@ -124,6 +136,11 @@ class SyntheticRelease:
     #: (:func:`~dpgraph.synthetic.sampler.sample_block_model`'s ``affinity_cap``): set where
     #: the degrees were matched to their deconvolved distribution
     affinity_cap: bool = False
+    #: released cut sides (+-1 per node; :func:`~dpgraph.synthetic.sides.side_pass`) that the
+    #: sampler's Chung-Lu edges lean across (kept on one side with probability
+    #: ``side_accept``), or None
+    sides: np.ndarray | None = None
+    side_accept: float = SIDE_ACCEPT
 
     @property
     def n(self) -> int:
@@ -143,7 +160,8 @@ class SyntheticRelease:
                                   rng=make_rng(rng), labels=self.labels, groups=bm.groups,
                                   affinity_cap=self.affinity_cap,
                                   affinity=None if bm.affinity is None
-                                  else np.full(k, bm.affinity))
+                                  else np.full(k, bm.affinity),
+                                  sides=self.sides, side_accept=self.side_accept)
 
     def __repr__(self) -> str:
         eps, _ = self.ledger.spent
@@ -214,20 +232,22 @@ def community_signal(edge_count: float, n: int, epsilon: float, labels: int,
 
 
 def _release_communities(data, m_hat: float, *, epsilon: float, ledger, rng, diag: dict,
-                         communities: str, refine: dict):
+                         communities: str, refine: dict, plan_epsilon: float | None = None):
     """Step 1 of :func:`release_synthetic` with the communities' ``epsilon``: the label passes
     (``diag["community_method"] == "passes"``) or the refinement rounds (``"refine"``, with
     the keyword arguments ``refine``) where ``communities`` is ``"private"``, or ``"auto"``
     and :func:`community_signal` reaches ``COMMUNITY_MIN_SIGNAL``; one block otherwise. The
     passes decide on the refinement's small-epsilon plan (``LOW_EPS_LABELS`` labels,
     ``LOW_EPS_ROUNDS`` rounds), the super-graph start as if from ``LOW_EPS_LABELS`` labels.
-    Returns the blocks and, from the passes, their degree estimates ``(values, variances)``
-    (None otherwise); fills ``diag``."""
+    ``plan_epsilon`` (default ``epsilon``): the epsilon the one-block decision reads (the
+    community share before the sides took theirs). Returns the blocks and, from the passes,
+    their degree estimates ``(values, variances)`` (None otherwise); fills ``diag``."""
     method = diag["community_method"]
     init = refine["init_labels"]
     labels, rounds = ((init or LOW_EPS_LABELS, refine["rounds"]) if method == "refine"
                       else (LOW_EPS_LABELS, LOW_EPS_ROUNDS))
-    signal = community_signal(m_hat, data.n, epsilon, labels, rounds)
+    signal = community_signal(m_hat, data.n, epsilon if plan_epsilon is None else plan_epsilon,
+                              labels, rounds)
     diag["community_signal"] = round(signal, 4)
     if method == "refine":
         diag.update(rounds=refine["rounds"], batches=refine["batches"],
@@ -257,7 +277,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                       communities: str = "auto",
                       clustering_share: float = CLUSTERING_SHARE,
                       degree_prior: bool | None = None,
-                      community_method: str = "passes") -> SyntheticRelease:
+                      community_method: str = "passes",
+                      side_share: float = SIDE_SHARE) -> SyntheticRelease:
     """Release a private synthetic-graph model of ``G`` (pure edge-level ``epsilon``-DP).
 
     Cheaper than :func:`dpgraph.privatize` for this one use: ``O(m + n k + g^2)`` time and
@@ -272,7 +293,9 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        ``COMMUNITY_MIN_SIGNAL``, the refinement cannot leave its random start, so every node
        stays in one block and step 2 gets the community budget too (a function of the released
        count: no extra cost).
-    1. ``community_share * epsilon``: a private community partition. By default
+    1. ``(community_share - side_share) * epsilon``: a private community partition (the
+       one-block decision reads ``community_share * epsilon``; with one block the model gets
+       the whole share). By default
        (``community_method="passes"``) two read-once label passes over a random order
        (:func:`~dpgraph.synthetic.communities.label_passes`, docs/privacy.md 7.14) with
        :func:`default_pass_labels` labels (4-12, from the released mean degree and epsilon);
@@ -311,6 +334,13 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        count dominates, on small ones the degrees; the released degrees shifted down to sum
        to twice that count (:func:`~dpgraph.synthetic.block_model.degrees_summing_to`).
        Post-processing (``diagnostics["edge_count_estimate"]``).
+    4b. ``side_share * epsilon`` (0.05; with communities only): where the model's own best
+       split of its blocks cuts less than half of its released edges
+       (:func:`~dpgraph.synthetic.sides.model_cut_share`: it carries no cut of its own, as on
+       facebook and ca-hepph, not on chameleon), cut sides from one forward pass in the order
+       of the released degrees (:func:`~dpgraph.synthetic.sides.side_pass`, docs/privacy.md
+       7.15), which the sampler's Chung-Lu draws lean across (``SIDE_ACCEPT``): a Max-Cut of a
+       sample then cuts the graph's own edges. Elsewhere the share stays unspent.
     5. :meth:`SyntheticRelease.sample`: exactly the released number of edges per block pair:
        first the affinity groups' edges inside each community (step 3b), then endpoints drawn
        in proportion to the released degrees (Chung-Lu within and between blocks), one anchor
@@ -363,6 +393,9 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         private peers against 82: BENCHMARKS.md) or PrivGraph's refinement rounds
         (``init_labels``, ``rounds``, ``batches``, ``group_size`` and ``init_share`` apply to
         it only).
+    side_share : float in [0, community_share)
+        Share of ``epsilon`` for the cut sides (step 4b; 0 turns them off), taken from the
+        community share.
     communities : {"auto", "private", "none"}
         Step 1: ``"auto"`` (default) as the released edge count decides (step 0),
         ``"private"`` always, ``"none"`` never (one block; the degrees get its budget).
@@ -389,8 +422,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     ...     warnings.simplefilter("ignore")  # seeded: reproducible mode warns
     ...     rel = release_synthetic(G, epsilon=2.0, rng=0)
     >>> H = rel.sample(rng=1)
-    >>> H.n, H.m == rel.edge_count, round(rel.ledger.spent[0], 6)
-    (34, True, 2.0)
+    >>> H.n, H.m == rel.edge_count, round(rel.ledger.spent[0], 6)  # step 4b's 5% unspent here
+    (34, True, 1.9)
     """
     epsilon = check_epsilon(epsilon)
     if communities not in ("auto", "private", "none"):  # refused before anything is spent
@@ -405,6 +438,11 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         check_share("clustering_share", clustering_share)
     _check_shares(community_share, init_share, count_share, bin_share,
                   edge_share + clustering_share)
+    if side_share != 0:
+        check_share("side_share", side_share)
+        if side_share >= community_share:
+            raise ValueError(f"side_share must be below community_share ({community_share!r}), "
+                             f"which it is taken from; got {side_share!r}")
     if isinstance(group_size, bool) or int(group_size) != group_size or group_size < 1:
         raise ValueError(f"group_size must be a positive integer, got {group_size!r}")
     init_labels = default_init_labels(epsilon) if init_labels is None else init_labels
@@ -426,8 +464,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
             "community_method": community_method, "community_share": community_share,
             "mechanism": "release_synthetic (block model)"}
     blocks, pass_degrees = _release_communities(
-        data, m_hat, epsilon=community_share * epsilon, ledger=ledger, rng=gen, diag=diag,
-        communities=communities,
+        data, m_hat, epsilon=(community_share - side_share) * epsilon, ledger=ledger, rng=gen,
+        diag=diag, communities=communities, plan_epsilon=community_share * epsilon,
         refine=dict(init_share=init_share, rounds=rounds, group_size=group_size,
                     init_labels=init_labels, batches=batches))
     diag["communities"] = int(blocks.max()) + 1
@@ -445,7 +483,9 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         affinity = affinity_density(cl["transitivity"])
         diag.update(projection_cap=theta, released_transitivity=round(cl["transitivity"], 4),
                     affinity_density=round(affinity, 4))
-    eps_model = left(epsilon, ledger.spent[0], eps_bins)
+    # the sides' share (step 4b) is kept back where the model has communities
+    eps_sides = side_share * epsilon if diag["communities"] > 1 else 0.0
+    eps_model = left(epsilon, ledger.spent[0], eps_bins, eps_sides)
     report(f"release_synthetic: block model of {diag['communities']} "
            + ("communities" if diag["communities"] > 1 else "block"))
     bm = release_split_block_model(data, blocks, epsilon=eps_model, ledger=ledger, rng=gen,
@@ -472,5 +512,30 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         bm, (m_hat, laplace_sum_variance(1, 1.0 / (edge_share * epsilon))), rng=gen)
     diag["edge_count_estimate"] = round(bm.edge_total[0], 2)
     bm.affinity = affinity
+    sides, accept = _release_sides(data, bm, epsilon=eps_sides, ledger=ledger, rng=gen,
+                                   diag=diag)
     return SyntheticRelease(block_model=bm, ledger=ledger, labels=label_sequence(data.labels),
-                            diagnostics=diag, affinity_cap=use_prior)
+                            diagnostics=diag, affinity_cap=use_prior, sides=sides,
+                            side_accept=accept)
+
+
+def _release_sides(data, bm: BlockModel, *, epsilon: float, ledger, rng, diag: dict):
+    """Step 4b of :func:`release_synthetic` where the model has communities: where the model's
+    own best split of its blocks cuts less than ``SIDE_MODEL_CUT`` of its released edges
+    (:func:`~dpgraph.synthetic.sides.model_cut_share`, post-processing), the cut sides
+    (``epsilon``, the side share; :func:`~dpgraph.synthetic.sides.side_pass` in the order of
+    the released degrees) and the sampler's ``SIDE_ACCEPT``; elsewhere ``(None, 1.0)`` with
+    ``epsilon`` left unspent (the model carries a cut of its own; with one block the model had
+    the share). Fills ``diag``."""
+    if epsilon <= 0 or diag["communities"] == 1:
+        return None, 1.0
+    share = model_cut_share(bm.block_counts, rng=rng)
+    diag["model_cut_share"] = round(share, 4)
+    if share >= SIDE_MODEL_CUT:
+        report(f"release_synthetic: the model's blocks cut {share:.3f} of its edges "
+               f">= {SIDE_MODEL_CUT:g}: its samples keep their own cut; the sides' epsilon "
+               f"{epsilon:.4g} is left unspent")
+        diag["side_accept"] = 1.0
+        return None, 1.0
+    diag["side_accept"] = SIDE_ACCEPT
+    return side_pass(data, bm.degrees, epsilon=epsilon, ledger=ledger, rng=rng), SIDE_ACCEPT

@@ -13,7 +13,7 @@ Tight events (the audit can reach the claim; ``docs/audit.md``): :func:`randomiz
 :func:`laplace`, :func:`gaussian`, :func:`exponential`, :func:`edge_count`,
 :func:`rr_route` (``"released"``), :func:`cosine`, :func:`marginals`, and the synthetic
 release's Laplace releases (:func:`synthetic_block_model`, :func:`synthetic_refinement`,
-:func:`synthetic_label_passes`, :func:`synthetic_degree_classes`) and the local route's decisions (:func:`local_route`, :func:`local_route_backward`).
+:func:`synthetic_label_passes`, :func:`synthetic_side_pass`, :func:`synthetic_degree_classes`) and the local route's decisions (:func:`local_route`, :func:`local_route_backward`).
 The others audit
 post-processed or composed releases and report how far they got.
 """
@@ -36,13 +36,15 @@ from dpgraph.lab.audit.harness import (AuditResult, audit_event, audit_threshold
 __all__ = ["randomized_response", "laplace", "gaussian", "exponential", "edge_count",
            "rr_route", "pca_route", "matrix_free", "max_cut", "cosine", "marginals", "jl",
            "synthetic_block_model", "synthetic_refinement", "synthetic_sequential_refinement",
-           "synthetic_label_passes", "synthetic_degree_classes", "synthetic_clustering", "local_route",
+           "synthetic_label_passes", "synthetic_side_pass", "synthetic_degree_classes",
+           "synthetic_clustering", "local_route",
            "local_route_backward", "weighted_pair", "TIGHT"]
 
 #: Audits whose event is tight for the mechanism: their bound must reach a stated fraction.
 TIGHT = ("randomized_response", "laplace", "gaussian", "exponential", "edge_count",
          "rr_route", "cosine", "marginals", "synthetic_block_model", "synthetic_refinement",
-         "synthetic_sequential_refinement", "synthetic_label_passes", "synthetic_degree_classes",
+         "synthetic_sequential_refinement", "synthetic_label_passes", "synthetic_side_pass",
+         "synthetic_degree_classes",
          "synthetic_clustering",
          "local_route", "local_route_backward")
 
@@ -677,6 +679,52 @@ def synthetic_label_passes(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
                        mechanism_name="label_passes, 2 labels on 4 nodes",
                        pair_name="edge {2, 3} vs + {0, 1}",
                        event_name="the pair's forward and backward counts, each as read, >= 1")
+
+
+def _pair_field_read(seen, pair):
+    """From a transcript of :func:`dpgraph.synthetic.sides.side_pass` (``side pass rows``,
+    ``side pass sides``, then the batch's ``laplace`` fields, batch after batch): the field in
+    which the pair ``(u, v)`` was read (the later endpoint's, while the earlier one had a side),
+    times that side -- the direction in which the pair moves it; ``-inf`` where no field read
+    it (both ends in one batch)."""
+    rows, x = None, None
+    for name, value in seen:
+        if name == "side pass rows":
+            rows = value.astype(np.int64)
+        elif name == "side pass sides":
+            x = value
+        elif name == "laplace":
+            for u, v in (pair, pair[::-1]):
+                hit = np.flatnonzero(rows == u)
+                if hit.size and x[v] != 0:
+                    return np.array([value[hit[0]] * x[v]])
+    return np.array([-np.inf])
+
+
+def synthetic_side_pass(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
+                        confidence: float = 0.95) -> AuditResult:
+    """:func:`dpgraph.synthetic.sides.side_pass` (7.15, ``release_synthetic``'s cut sides) on
+    4 nodes of equal released degree (a random order, one node per batch), the graph
+    ``{2, 3}`` vs + ``{0, 1}``: the field of the pair's later endpoint (Laplace ``1 /
+    epsilon``), times the side the earlier one took, read from the transcript whatever order
+    and sides the run drew. Event: at least 1. Given the transcript so far the field has ratio
+    ``e^epsilon`` (tight)."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.synthetic.sides import side_pass
+
+    G0, G1 = _graph_pair([(2, 3)], (0, 1), 4)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+
+    def run(data, gen):
+        side_pass(data, np.ones(4), epsilon=epsilon, ledger=_ledger(epsilon), rng=gen)
+
+    mech = _reads_in_transcript(run, lambda seen: _pair_field_read(seen, (0, 1)))
+    return audit_event(mech, pair, _all_at_least([0], [1.0]), epsilon=epsilon,
+                       runs=runs, confidence=confidence, rng=rng,
+                       mechanism_name="side_pass on 4 nodes, one per batch",
+                       pair_name="edge {2, 3} vs + {0, 1}",
+                       event_name="the later endpoint's field towards the earlier's side, as "
+                                  "read, >= 1")
 
 
 def synthetic_degree_classes(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
