@@ -17,7 +17,7 @@ from dpgraph.privacy.transcript import transcript
 from dpgraph.synthetic.communities import PASS_GROWTH, _rows_block_counts, label_passes
 from dpgraph.synthetic.release import PASS_MAX_LABELS, PASS_MIN_LABELS, default_pass_labels
 
-from test_synthetic import _adjacent_pairs, _spent
+from test_synthetic import _adjacent_pairs, _isolated_pair_graphs, _spent
 
 
 def _pass_l1(A, B, order, bounds, labels, backward):
@@ -77,10 +77,7 @@ def test_label_passes_read_a_pair_once_per_pass_in_the_release():
     """The function itself: with the same noise, the transcripts of two adjacent graphs agree
     up to the first read of the changed pair, where its count differs by exactly 1; the pair
     is read once in each pass (twice in all) unless both ends share a batch."""
-    G0 = nx.empty_graph(6)
-    G0.add_edges_from([(2, 3), (3, 4), (4, 5), (5, 2)])
-    G1 = G0.copy()
-    G1.add_edge(0, 1)
+    G0, G1 = _isolated_pair_graphs()
     for seed in range(6):
         r0, r1 = _reads(G0, (0, 1), seed), _reads(G1, (0, 1), seed)
         assert len(r0) == len(r1) and len(r0) in (0, 2)

@@ -39,6 +39,15 @@ def _adjacent_pairs(G):
     return out
 
 
+def _isolated_pair_graphs():
+    """Adjacent graphs on 6 nodes: a 4-cycle on 2-5, without and with the pair {0, 1} (whose
+    ends have no other neighbour, so every read of the pair is visible in a transcript)."""
+    G0 = nx.empty_graph(6)
+    G0.add_edges_from([(2, 3), (3, 4), (4, 5), (5, 2)])
+    G1 = G0.copy()
+    G1.add_edge(0, 1)
+    return G0, G1
+
 def _spent(rel, epsilon):
     """What ``release_synthetic`` spends of ``epsilon``: all of it, less the sides' share
     where the model kept communities and carried a cut of its own (docs/privacy.md 7.15)."""

@@ -12,6 +12,7 @@ import scipy.sparse as sp
 
 import dpgraph
 from dpgraph.graph import as_graph_data
+from dpgraph.lab.audit import catalog
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.batches import batch_bounds
 from dpgraph.privacy.budget import COMMUNITY_SHARE, SIDE_SHARE
@@ -20,7 +21,7 @@ from dpgraph.synthetic.release import SIDE_ACCEPT
 from dpgraph.synthetic.sampler import sample_block_model
 from dpgraph.synthetic.sides import model_cut_share, side_pass
 
-from test_synthetic import _adjacent_pairs
+from test_synthetic import _adjacent_pairs, _isolated_pair_graphs
 
 
 def _across(g, sides):
@@ -90,33 +91,19 @@ def test_side_pass_sensitivity_is_one():
 
 
 def _pair_field_reads(G, pair, seed):
-    """The released fields of ``side_pass`` that read the pair ``{u, v}``: the later
-    endpoint's field, where the earlier one had a side (from the transcript)."""
+    """The released fields of ``side_pass`` that read the pair ``{u, v}`` (the audit's
+    reader of the transcript)."""
     data = as_graph_data(G, weight=None)
     with transcript() as seen:
         side_pass(data, np.ones(data.n), epsilon=1.0, ledger=PrivacyLedger(), rng=seed)
-    out, rows, x = [], None, None
-    for name, value in seen:
-        if name == "side pass rows":
-            rows = value.astype(np.int64)
-        elif name == "side pass sides":
-            x = value
-        elif name == "laplace":
-            for a, b in (pair, pair[::-1]):
-                hit = np.flatnonzero(rows == a)
-                if hit.size and x[b] != 0:
-                    out.append(value[hit[0]] * x[b])
-    return out
+    return catalog._pair_field_reads(seen, pair)
 
 
 def test_side_pass_reads_a_pair_once_in_the_release():
     """The function itself: with the same noise, two adjacent graphs' transcripts read the
     changed pair once (batches of one node here), and the field that reads it moves by
     exactly 1 towards the earlier endpoint's side."""
-    G0 = nx.empty_graph(6)
-    G0.add_edges_from([(2, 3), (3, 4), (4, 5), (5, 2)])
-    G1 = G0.copy()
-    G1.add_edge(0, 1)
+    G0, G1 = _isolated_pair_graphs()
     for seed in range(6):
         r0, r1 = _pair_field_reads(G0, (0, 1), seed), _pair_field_reads(G1, (0, 1), seed)
         assert len(r0) == len(r1) == 1

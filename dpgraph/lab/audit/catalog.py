@@ -681,13 +681,13 @@ def synthetic_label_passes(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
                        event_name="the pair's forward and backward counts, each as read, >= 1")
 
 
-def _pair_field_read(seen, pair):
+def _pair_field_reads(seen, pair) -> list:
     """From a transcript of :func:`dpgraph.synthetic.sides.side_pass` (``side pass rows``,
-    ``side pass sides``, then the batch's ``laplace`` fields, batch after batch): the field in
-    which the pair ``(u, v)`` was read (the later endpoint's, while the earlier one had a side),
-    times that side -- the direction in which the pair moves it; ``-inf`` where no field read
-    it (both ends in one batch)."""
-    rows, x = None, None
+    ``side pass sides``, then the batch's ``laplace`` fields, batch after batch): every field
+    in which the pair ``(u, v)`` was read (the later endpoint's, while the earlier one had a
+    side), times that side -- the direction in which the pair moves it. One read, or none
+    where both ends share a batch."""
+    out, rows, x = [], None, None
     for name, value in seen:
         if name == "side pass rows":
             rows = value.astype(np.int64)
@@ -697,8 +697,8 @@ def _pair_field_read(seen, pair):
             for u, v in (pair, pair[::-1]):
                 hit = np.flatnonzero(rows == u)
                 if hit.size and x[v] != 0:
-                    return np.array([value[hit[0]] * x[v]])
-    return np.array([-np.inf])
+                    out.append(value[hit[0]] * x[v])
+    return out
 
 
 def synthetic_side_pass(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
@@ -718,7 +718,8 @@ def synthetic_side_pass(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
     def run(data, gen):
         side_pass(data, np.ones(4), epsilon=epsilon, ledger=_ledger(epsilon), rng=gen)
 
-    mech = _reads_in_transcript(run, lambda seen: _pair_field_read(seen, (0, 1)))
+    mech = _reads_in_transcript(
+        run, lambda seen: np.array((_pair_field_reads(seen, (0, 1)) + [-np.inf])[:1]))
     return audit_event(mech, pair, _all_at_least([0], [1.0]), epsilon=epsilon,
                        runs=runs, confidence=confidence, rng=rng,
                        mechanism_name="side_pass on 4 nodes, one per batch",
