@@ -141,3 +141,26 @@ def test_matrix_free_route_with_discrete_noise():
     with pytest.raises(ValueError, match="noise"):
         dpgraph.privatize(G, epsilon=2.0, delta=1e-6, rank=2, route="matrix-free",
                           matrix_free_options={"noise": "nope"})
+
+
+def test_laplace_draws_release_what_per_batch_calls_would():
+    """Noise drawn ahead for a pass (one sampler call) and added batch by batch is the very
+    release of one laplace_add call on the whole array with the same generator state: same
+    grid, same draws, each used once; a batch of the wrong shape is refused."""
+    import warnings
+
+    from dpgraph.privacy import LaplaceDraws, laplace_add
+
+    value = np.arange(30.0).reshape(10, 3) * 0.37
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # seeded: reproducible mode warns
+        draws = LaplaceDraws((10, 3), sensitivity=1.0, epsilon=0.7, changed=1,
+                             ledger=PrivacyLedger(), rng=11)
+        whole = laplace_add(value, sensitivity=1.0, epsilon=0.7, changed=1,
+                            ledger=PrivacyLedger(), rng=11)
+    parts = [draws.add(value[a:b], slice(a, b)) for a, b in ((0, 1), (1, 4), (4, 10))]
+    assert np.array_equal(np.vstack(parts), whole)
+    with pytest.raises(ValueError, match="shape"):
+        draws.add(value[:2], slice(0, 3))
+    with pytest.raises(TypeError, match="PrivacyLedger"):
+        LaplaceDraws((2,), sensitivity=1.0, epsilon=1.0, changed=1, ledger=None, rng=0)

@@ -46,6 +46,7 @@ __all__ = [
     "flip_probability",
     "laplace_mechanism",
     "laplace_add",
+    "LaplaceDraws",
     "gumbel_noise",
     "monotone_exponential_mechanism",
 ]
@@ -181,6 +182,53 @@ def laplace_add(value, *, sensitivity: float, epsilon: float, changed: int,
     noisy = p["grid"] * (_grid_rounded(arr, p["grid"]) + z.reshape(arr.shape)).astype(np.float64)
     record("laplace", noisy)
     return noisy
+
+
+class LaplaceDraws:
+    """The discrete Laplace noise of :func:`laplace_add` for a whole read-once pass, drawn
+    ahead in one call (docs/privacy.md 13.1): ``add(value, index)`` returns
+    ``value`` rounded to the grid plus the draws at ``index`` of the array of ``shape``, and
+    records it, as :func:`laplace_add` does. The draws read nothing of the input and each
+    entry is used once (by the caller), so a pass that adds them batch by batch releases
+    exactly what per-batch :func:`laplace_add` calls would, with one sampler call instead of
+    one per batch (the exact sampler's rejection rounds cost per call: 2.1 s for 1,000 calls
+    of 1,000 draws against 0.5 s for one call of 10^6).
+
+    >>> from dpgraph.privacy.ledger import PrivacyLedger
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # seeded: reproducible mode warns
+    ...     draws = LaplaceDraws((4,), sensitivity=1.0, epsilon=1.0, changed=1,
+    ...                          ledger=PrivacyLedger(), rng=0)
+    ...     whole = laplace_add(np.arange(4.0), sensitivity=1.0, epsilon=1.0, changed=1,
+    ...                         ledger=PrivacyLedger(), rng=0)
+    >>> parts = [draws.add(np.arange(4.0)[i:j], slice(i, j)) for i, j in ((0, 1), (1, 4))]
+    >>> bool(np.array_equal(np.concatenate(parts), whole))
+    True
+    """
+
+    def __init__(self, shape, *, sensitivity: float, epsilon: float, changed: int,
+                 ledger: PrivacyLedger, rng=None):
+        if not isinstance(ledger, PrivacyLedger):
+            raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is "
+                            "recorded)")
+        p = discrete_laplace_parameters(check_sensitivity(sensitivity), check_epsilon(epsilon),
+                                        changed)
+        self._grid = p["grid"]
+        size = int(np.prod(shape, dtype=np.int64))
+        self._z = sample_discrete_laplace(p["t"], p["s"], size,
+                                          _draw_rng(rng, ledger)).reshape(shape)
+
+    def add(self, value, index) -> np.ndarray:
+        """``value`` on the grid plus the draws ``[index]`` (of ``value``'s shape)."""
+        arr = np.asarray(value, dtype=np.float64)
+        z = self._z[index]
+        if z.shape != arr.shape:
+            raise ValueError(f"the draws at {index!r} have shape {z.shape}, the value "
+                             f"{arr.shape}")
+        noisy = self._grid * (_grid_rounded(arr, self._grid) + z).astype(np.float64)
+        record("laplace", noisy)
+        return noisy
 
 
 def gumbel_noise(shape, *, scale: float, ledger: PrivacyLedger, rng=None) -> np.ndarray:

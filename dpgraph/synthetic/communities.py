@@ -30,7 +30,8 @@ from scipy.sparse import linalg as spla
 from dpgraph.privacy.budget import COMMUNITY_INIT_SHARE
 from dpgraph.graph import GraphData
 from dpgraph.memory import check_memory
-from dpgraph.privacy import PrivacyLedger, laplace_add, laplace_mechanism, make_rng
+from dpgraph.privacy import (LaplaceDraws, PrivacyLedger, laplace_add, laplace_mechanism,
+                             make_rng)
 from dpgraph.privacy.batches import batch_bounds
 from dpgraph.progress import progress, report
 from dpgraph.privacy.transcript import record
@@ -288,12 +289,13 @@ def _forward_labels(A, order, bounds, z, counts, vol, *, eps, ledger, rng) -> No
     labels ``z`` of the earlier batches (Laplace ``1 / eps`` each), its labels, and the
     labels' released endpoint mass ``vol`` (each released count once on each side)."""
     k = counts.shape[1]
+    noise = LaplaceDraws((order.size, k), sensitivity=1.0, epsilon=eps, changed=1,
+                         ledger=ledger, rng=rng)  # drawn ahead (docs/privacy.md 13.1)
     for a, b in bounds:
         rows = order[a:b]
         record("label pass rows", rows)
         record("label pass labels", z)
-        N = laplace_add(_rows_block_counts(A, rows, z, k), sensitivity=1.0, epsilon=eps,
-                        changed=1, ledger=ledger, rng=rng)
+        N = noise.add(_rows_block_counts(A, rows, z, k), slice(a, b))
         z[rows], d = _label_choice(N, vol)
         counts[rows] = N
         vol += np.maximum(N, 0.0).sum(axis=0) + np.bincount(z[rows], weights=d, minlength=k)
@@ -304,12 +306,13 @@ def _backward_labels(A, order, bounds, z, y, counts, vol, *, eps, ledger, rng) -
     node's counts towards the new labels ``y`` of the later batches added to its forward
     counts, its new label from their sum, its mass moved from its forward label to it."""
     k = counts.shape[1]
+    noise = LaplaceDraws((order.size, k), sensitivity=1.0, epsilon=eps, changed=1,
+                         ledger=ledger, rng=rng)  # drawn ahead (docs/privacy.md 13.1)
     for a, b in reversed(bounds):
         rows = order[a:b]
         record("label pass rows", rows)
         record("label pass labels", y)
-        N = counts[rows] + laplace_add(_rows_block_counts(A, rows, y, k), sensitivity=1.0,
-                                       epsilon=eps, changed=1, ledger=ledger, rng=rng)
+        N = counts[rows] + noise.add(_rows_block_counts(A, rows, y, k), slice(a, b))
         counts[rows] = N
         y[rows], d = _label_choice(N, vol, own=z[rows])
         vol += np.bincount(y[rows], weights=d, minlength=k) \
@@ -366,9 +369,10 @@ def label_passes(data: GraphData, *, epsilon: float, ledger: PrivacyLedger, rng=
         raise ValueError(f"labels must be an integer >= 2, got {labels!r}")
     k = int(labels)
     n = data.n
-    # counts (n x k), scale factors, draw counts, order and two label vectors
-    check_memory(8 * n * (k + 5), what=f"label_passes on {n:,} nodes with {k} labels",
-                 fit=(lambda kk: 8 * n * (kk + 5), "At most {:,} labels fit."))
+    # counts and one pass's noise drawn ahead (n x k each), scale factors, draw counts, order
+    # and two label vectors
+    check_memory(8 * n * (2 * k + 5), what=f"label_passes on {n:,} nodes with {k} labels",
+                 fit=(lambda kk: 8 * n * (2 * kk + 5), "At most {:,} labels fit."))
     gen = make_rng(rng)
     A = sp.csr_array(data.weights)
     del data
