@@ -188,9 +188,13 @@ def test_community_audits_catch_less_noise(monkeypatch, name):
     import dpgraph.synthetic.sides as si
 
     module = si if name == "synthetic_side_pass" else co
-    original = module.laplace_add
-    monkeypatch.setattr(module, "laplace_add",
-                        lambda x, *, epsilon, **kw: original(x, epsilon=2 * epsilon, **kw))
+    if hasattr(module, "laplace_add"):  # the refinement rounds' per-batch draws
+        add = module.laplace_add
+        monkeypatch.setattr(module, "laplace_add",
+                            lambda x, *, epsilon, **kw: add(x, epsilon=2 * epsilon, **kw))
+    ahead = module.LaplaceDraws  # the passes' draws made ahead (privacy.md 13.1)
+    monkeypatch.setattr(module, "LaplaceDraws",
+                        lambda shape, *, epsilon, **kw: ahead(shape, epsilon=2 * epsilon, **kw))
     res = getattr(catalog, name)(runs=3_000)
     assert res.violated, res
 
