@@ -80,7 +80,7 @@ CLUSTERING_SHARE = 0.05
 #: in released-degree order (docs/privacy.md 7.15), which the sampler leans its edges across
 #: where the released model carries no cut of its own. Measured (10 seeds, eps 0.5-4): the
 #: max-cut transfer of facebook's and ca-hepph's samples rises from the level of random sides
-#: (0.863-0.879) to 0.874-0.915, above TmF's in all eight cells; 0.1 gains little more there
+#: (0.863-0.879) to 0.873-0.914, above TmF's in all eight cells; 0.1 gains little more there
 #: (0.876-0.927) and costs the communities more (facebook's degree classes 5 -> 4 at eps 1,
 #: EVC overlap 0.66 -> 0.33; benchmarks/NOTES.md)
 SIDE_SHARE = 0.05
