@@ -171,14 +171,20 @@ class SyntheticRelease:
 
 
 def _check_shares(community_share, init_share, count_share, bin_share,
-                  edge_share=EDGE_COUNT_SHARE) -> None:
-    """The shares of :func:`release_synthetic` in (0, 1) (``bin_share`` may be 0), leaving room
-    for the block model and the edge count (``edge_share``)."""
+                  edge_share=EDGE_COUNT_SHARE, side_share=0.0) -> None:
+    """The shares of :func:`release_synthetic` in (0, 1) (``bin_share`` and ``side_share`` may
+    be 0), leaving room for the block model and the edge count (``edge_share``); the sides'
+    share below the community share it is taken from."""
     for name, value in (("community_share", community_share), ("init_share", init_share),
                         ("count_share", count_share)):
         check_share(name, value)
     if bin_share != 0:
         check_share("bin_share", bin_share)
+    if side_share != 0:
+        check_share("side_share", side_share)
+        if side_share >= community_share:
+            raise ValueError(f"side_share must be below community_share ({community_share!r}), "
+                             f"which it is taken from; got {side_share!r}")
     if community_share + bin_share + edge_share >= 1:
         raise ValueError(f"community_share + bin_share must be below {1 - edge_share:g} "
                          f"(the rest is the block model's and the edge count's), got "
@@ -440,12 +446,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     if clustering_share != 0:
         check_share("clustering_share", clustering_share)
     _check_shares(community_share, init_share, count_share, bin_share,
-                  edge_share + clustering_share)
-    if side_share != 0:
-        check_share("side_share", side_share)
-        if side_share >= community_share:
-            raise ValueError(f"side_share must be below community_share ({community_share!r}), "
-                             f"which it is taken from; got {side_share!r}")
+                  edge_share + clustering_share, side_share)
     if isinstance(group_size, bool) or int(group_size) != group_size or group_size < 1:
         raise ValueError(f"group_size must be a positive integer, got {group_size!r}")
     init_labels = default_init_labels(epsilon) if init_labels is None else init_labels
@@ -530,7 +531,7 @@ def _release_sides(data, bm: BlockModel, *, epsilon: float, ledger, rng, diag: d
     the released degrees) and the sampler's ``SIDE_ACCEPT``; elsewhere ``(None, 1.0)`` with
     ``epsilon`` left unspent (the model carries a cut of its own; with one block the model had
     the share). Fills ``diag``."""
-    if epsilon <= 0 or diag["communities"] == 1:
+    if epsilon <= 0:  # one block: nothing was kept back
         return None, 1.0
     share = model_cut_share(bm.block_counts, rng=rng)
     diag["model_cut_share"] = round(share, 4)

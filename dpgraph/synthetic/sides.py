@@ -4,7 +4,8 @@
 node the way the local Max-Cut route's forward pass does (docs/privacy.md 14.2): nodes in the
 order of a *released* degree (largest first), in growing batches; each node of a batch releases
 its weighted field ``sum_u w_uv x_u`` over the nodes of earlier batches (``x_u`` their sides; 0
-for nodes not yet decided) plus Laplace noise, and takes the side against it. The sampler then
+for nodes not yet decided) plus Laplace noise, and takes the side against it
+(:func:`dpgraph.privacy.batches.forward_sides`, the local route's pass too). The sampler then
 leans its Chung-Lu edges across these sides (:func:`~dpgraph.synthetic.sampler.sample_block_model`,
 ``sides`` and ``side_accept``: post-processing, docs/privacy.md 7.13), so a Max-Cut found on a
 sample cuts the graph's own edges. Lives in the synthetic layer (no import of the routes): the
@@ -18,8 +19,7 @@ import scipy.sparse as sp
 
 from dpgraph.graph import GraphData
 from dpgraph.privacy import LaplaceDraws, PrivacyLedger, make_rng
-from dpgraph.privacy.batches import batch_bounds
-from dpgraph.privacy.transcript import record
+from dpgraph.privacy.batches import batch_bounds, forward_sides
 from dpgraph.progress import report
 
 __all__ = ["side_pass", "model_cut_share", "SIDE_GROWTH"]
@@ -71,16 +71,8 @@ def side_pass(data: GraphData, released_degrees, *, epsilon: float, ledger: Priv
     # one discrete Laplace draw per position, drawn ahead in one call (docs/privacy.md 13.1)
     noise = LaplaceDraws((n,), sensitivity=1.0, epsilon=epsilon, changed=1, ledger=ledger,
                          rng=gen)
-    for a, b in batch_bounds(0, n, 1, growth):
-        rows = order[a:b]
-        # for an audit (no-op otherwise): the batch and the sides its fields are read against
-        record("side pass rows", rows)
-        record("side pass sides", x)
-        field = noise.add(A[rows] @ x, slice(a, b))
-        side = -np.sign(field)
-        ties = side == 0
-        side[ties] = np.where(gen.random(int(ties.sum())) < 0.5, 1.0, -1.0)
-        x[rows] = side
+    forward_sides(lambda rows, sides: A[rows] @ sides, order, x, batch_bounds(0, n, 1, growth),
+                  lambda field, a, b: noise.add(field, slice(a, b)), gen)
     return x
 
 

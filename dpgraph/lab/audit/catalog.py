@@ -682,16 +682,16 @@ def synthetic_label_passes(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
 
 
 def _pair_field_reads(seen, pair) -> list:
-    """From a transcript of :func:`dpgraph.synthetic.sides.side_pass` (``side pass rows``,
-    ``side pass sides``, then the batch's ``laplace`` fields, batch after batch): every field
+    """From a transcript of :func:`dpgraph.synthetic.sides.side_pass` (``forward pass rows``,
+    ``forward pass sides``, then the batch's ``laplace`` fields, batch after batch): every field
     in which the pair ``(u, v)`` was read (the later endpoint's, while the earlier one had a
     side), times that side -- the direction in which the pair moves it. One read, or none
     where both ends share a batch."""
     out, rows, x = [], None, None
     for name, value in seen:
-        if name == "side pass rows":
+        if name == "forward pass rows":
             rows = value.astype(np.int64)
-        elif name == "side pass sides":
+        elif name == "forward pass sides":
             x = value
         elif name == "laplace":
             for u, v in (pair, pair[::-1]):

@@ -49,7 +49,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.privacy.batches import batch_bounds as _batch_bounds
+from dpgraph.privacy.batches import batch_bounds as _batch_bounds, forward_sides
 from dpgraph.privacy.budget import LOCAL_DEGREE_SHARE, LOCAL_REFINE_SHARE, left
 from dpgraph.graph import GraphData
 from dpgraph.release.private_graph import PrivateGraph
@@ -259,15 +259,6 @@ def release_order(degrees, *, epsilon: float, ledger: PrivacyLedger, rng,
     return dhat, np.argsort(-key, kind="stable")
 
 
-def _sides_from_field(noisy_field: np.ndarray, gen) -> np.ndarray:
-    """``-sign`` of the released field; a fair coin where it is exactly 0."""
-    x = -np.sign(noisy_field)
-    ties = x == 0
-    if ties.any():
-        x[ties] = np.where(gen.random(int(ties.sum())) < 0.5, 1.0, -1.0)
-    return x
-
-
 def _solve_core(weights, core: np.ndarray, *, epsilon: float, ledger: PrivacyLedger,
                 rng) -> np.ndarray:
     """Step 2: randomized response on the core's pairs, de-biased, solved by the engine."""
@@ -293,14 +284,13 @@ def _rows_product(weights, rows: np.ndarray, x: np.ndarray) -> np.ndarray:
 def forward_pass(weights, order, x, fields, bounds, *, epsilon, ledger, rng) -> None:
     """Step 3 of the module docstring, in place: for each batch ``[a, b)`` of positions, the
     released fields ``fields[v] = sum_u w_uv x_u + Laplace(1 / epsilon)`` of its nodes (``x_u = 0``
-    for nodes not yet decided) and their sides ``x[v] = -sign(fields[v])``. The caller has
-    charged ``epsilon`` once (docs/privacy.md 14.2)."""
-    for a, b in bounds:
-        rows = order[a:b]
-        noisy = laplace_add(_rows_product(weights, rows, x), sensitivity=1.0, epsilon=epsilon,
-                            changed=1, ledger=ledger, rng=rng)
-        x[rows] = _sides_from_field(noisy, rng)
-        fields[rows] = noisy
+    for nodes not yet decided) and their sides ``x[v] = -sign(fields[v])``
+    (:func:`dpgraph.privacy.batches.forward_sides`). The caller has charged ``epsilon`` once
+    (docs/privacy.md 14.2)."""
+    forward_sides(lambda rows, sides: _rows_product(weights, rows, sides), order, x, bounds,
+                  lambda field, a, b: laplace_add(field, sensitivity=1.0, epsilon=epsilon,
+                                                  changed=1, ledger=ledger, rng=rng),
+                  rng, fields)
 
 
 def backward_pass(weights, order, x, earlier, bounds, *, epsilon, ledger, rng,
