@@ -15,7 +15,7 @@ from dpgraph.synthetic.block_model import (BlockModel, block_edge_counts, consis
                                            degree_split, release_block_model)
 from dpgraph.synthetic.communities import (node_block_counts, partition_from_release,
                                            refine_partition)
-from dpgraph.synthetic.sampler import sample_block_model
+from dpgraph.synthetic.sampler import restore_degrees, sample_block_model
 
 
 def _adjacent_pairs(G):
@@ -158,6 +158,64 @@ def test_sampler_anchor_partner():
 def test_sampler_caps_an_impossible_count():
     g = sample_block_model(np.zeros(4, dtype=int), np.array([[100]]), np.ones(4), rng=0)
     assert g.m == 6  # K4
+
+
+
+def _hub_model():
+    """One community of three degree classes: a hub (released degree 120) and 9 nodes of 10 in
+    block 0, 60 nodes of 3 in block 1, 300 nodes of 2 in block 2. The hub's share of block
+    0's weight (120 / 210) times block pair (0, 1)'s 150 edges asks 86 edges of 60 nodes."""
+    z = np.r_[np.zeros(10, int), np.ones(60, int), np.full(300, 2)]
+    d = np.r_[120.0, np.full(9, 10.0), np.full(60, 3.0), np.full(300, 2.0)]
+    C = np.array([[20, 150, 40], [150, 0, 10], [40, 10, 250]])
+    return z, C, d
+
+
+def test_sampler_restores_a_saturated_hub():
+    """Without the restoration the hub has at most its 69 possible partners in blocks 0-1 plus
+    its share of block pair (0, 2) (about 23 of 40: 82-90 edges over 5 seeds); with it, the
+    hub is short of 120 by at most its slack (2 sqrt(120) = 21.9: at least 98 edges). The
+    edge count is unchanged."""
+    z, C, d = _hub_model()
+    plain = sample_block_model(z, C, d, rng=1, groups=np.zeros(3, int))
+    fixed = sample_block_model(z, C, d, rng=1, groups=np.zeros(3, int), restore=True)
+    hub = [np.asarray(g.weights.sum(axis=1)).ravel()[0] for g in (plain, fixed)]
+    assert hub[0] < 95
+    assert hub[1] >= 98
+    assert fixed.m == plain.m == int(np.triu(C).sum())
+
+
+def _degrees(keys, n):
+    return np.bincount(keys // n, minlength=n) + np.bincount(keys % n, minlength=n)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_restore_degrees_moves_only_surplus_ends_inside_a_community(seed):
+    """On a random graph with random targets: every edge count between communities, every
+    fixed edge and the edge count stay; a node gains only if it was short of its target by
+    more than the slack, loses only if it had more than its target, and never ends below its
+    target; no self-loop or repeated pair appears."""
+    rng = np.random.default_rng(seed)
+    n = 200
+    G = nx.gnm_random_graph(n, 1500, seed=seed)
+    e = np.array(G.edges())
+    keys = np.sort(np.minimum(e[:, 0], e[:, 1]) * n + np.maximum(e[:, 0], e[:, 1]))
+    com = rng.integers(0, 3, size=n)
+    t = rng.pareto(1.5, size=n) * 8 + 1
+    fixed = np.sort(rng.choice(keys, 300, replace=False))
+    new = restore_degrees(keys, n, t, com, fixed=fixed, rng=seed, slack=1.0)
+    assert new.size == keys.size and np.unique(new).size == new.size
+    assert (new // n != new % n).all()
+    assert np.isin(fixed, new).all()
+    before, after = _degrees(keys, n), _degrees(new, n)
+    short = before < np.floor(t - np.sqrt(t))
+    assert (after > before).any()
+    assert not (after > before)[~short].any()
+    assert not (after < before)[before <= t].any()
+    assert (after[after < before] >= np.floor(t[after < before])).all()
+    cp = lambda k: np.bincount(np.minimum(com[k // n], com[k % n]) * 3
+                               + np.maximum(com[k // n], com[k % n]), minlength=9)
+    assert np.array_equal(cp(new), cp(keys))
 
 
 def test_partition_from_release_finds_planted_communities():
@@ -377,6 +435,28 @@ def test_release_synthetic_default_start_and_charges(epsilon, start, rounds, ini
     assert any("super-graph" in nm for nm in names) == (start == "super-graph")
     assert rel.sample(rng=1).m == rel.edge_count
 
+
+
+def test_release_synthetic_samples_give_a_hub_its_released_degree():
+    """Four planted communities of 150 and a hub joined to 399 nodes (all four): at eps 8 the
+    hub's released degree is about 400, but its block pairs hold fewer, and the plain sampler
+    gives it 224-253 edges (4 seeds). The release's samples restore it to 330-338: edges only
+    move inside the hub's community, whose surplus bounds what it gets back."""
+    G = nx.planted_partition_graph(4, 150, 0.15, 0.005, seed=1)
+    G.add_edges_from((0, v) for v in range(1, 400))
+    for seed in (0, 1):
+        rel = dpgraph.release_synthetic(G, epsilon=8.0, rng=seed)
+        bm = rel.block_model
+        k = bm.block_counts.shape[0]
+        plain = sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,
+                                   rng=seed, groups=bm.groups, affinity_cap=rel.affinity_cap,
+                                   affinity=None if bm.affinity is None
+                                   else np.full(k, bm.affinity),
+                                   sides=rel.sides, side_accept=rel.side_accept)
+        hub = [np.asarray(g.weights.sum(axis=1)).ravel()[0] for g in (plain, rel.sample(seed))]
+        assert bm.degrees[0] == pytest.approx(400, abs=10)
+        assert hub[0] < 280 < 310 < hub[1]
+        assert rel.sample(seed).m == rel.edge_count
 
 def test_release_synthetic_spends_epsilon_and_samples_the_released_count():
     import warnings

@@ -152,7 +152,8 @@ class SyntheticRelease:
 
     def sample(self, rng=None) -> GraphData:
         """An unweighted simple graph from the block model
-        (:func:`~dpgraph.synthetic.sampler.sample_block_model`)."""
+        (:func:`~dpgraph.synthetic.sampler.sample_block_model`, with the hubs' degrees
+        restored: :func:`~dpgraph.synthetic.sampler.restore_degrees`)."""
         bm = self.block_model
         warn_if_sparse_sample(bm.edge_count, bm.n, bm.edge_total, stacklevel=3)
         k = bm.block_counts.shape[0]
@@ -161,7 +162,8 @@ class SyntheticRelease:
                                   affinity_cap=self.affinity_cap,
                                   affinity=None if bm.affinity is None
                                   else np.full(k, bm.affinity),
-                                  sides=self.sides, side_accept=self.side_accept)
+                                  sides=self.sides, side_accept=self.side_accept,
+                                  restore=True)
 
     def __repr__(self) -> str:
         eps, _ = self.ledger.spent

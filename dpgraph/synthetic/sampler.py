@@ -8,6 +8,8 @@ Newman 2011), rejecting self-loops and repeated pairs. Expected time ``O((m + n)
 memory ``O(m + n + k^2)``: no n x n array, so any route (the matrix-free one included) can
 call it with ``(blocks, block_counts, degrees)``. The sampled graph has exactly
 ``sum_{a <= b} k_ab`` edges (block counts capped at the pairs a block pair has).
+:func:`restore_degrees` then gives the hubs whose block pairs were used up the edges those
+pairs could not hold, from nodes of their community that got more than theirs.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from dpgraph.privacy import make_rng
 from dpgraph.progress import progress
 from dpgraph.synthetic.block_model import check_blocks
 
-__all__ = ["sample_block_model", "affinity_edges", "ANCHOR_RETRIES", "FILL_ENUMERATE",
-           "AFFINITY_MAX_GROUP"]
+__all__ = ["sample_block_model", "affinity_edges", "restore_degrees", "ANCHOR_RETRIES",
+           "FILL_ENUMERATE", "AFFINITY_MAX_GROUP", "RESTORE_SLACK", "RESTORE_ROUNDS", "RESTORE_POOL"]
 
 # a node whose anchor edge was rejected (its block pair's count used up) draws again, at most
 # this many times
@@ -31,6 +33,11 @@ FILL_ENUMERATE = 4_000_000  # node pairs of a block pair enumerated by the final
 # d + 1 nodes (d(d+1)/2 candidate pairs); hubs cluster little, and their other edges go to
 # the Chung-Lu phase
 AFFINITY_MAX_GROUP = 128
+# restore_degrees: a node is short of its released degree when it has fewer edges than the
+# degree less this many times its square root (the Chung-Lu draw's own spread, Poisson-like)
+RESTORE_SLACK = 2.0
+RESTORE_ROUNDS = 6
+RESTORE_POOL = 2**20  # edge ends drawn from when the moves are few against the edges
 
 
 def _draw_endpoints(gen, cdf: tuple, block_ids: np.ndarray) -> np.ndarray:
@@ -140,12 +147,7 @@ def _accept(keys, u, v, pair_of, need, n):
     new, pair_of = new[order], pair_of[order]
     start = np.searchsorted(pair_of, np.arange(need.size))
     take = (np.arange(pair_of.size) - start[pair_of]) < need[pair_of]
-    added = np.sort(new[take])
-    merged = np.concatenate([keys, added])
-    merged[np.searchsorted(keys, added) + np.arange(added.size)] = added  # stable merge slots
-    mask = np.ones(merged.size, dtype=bool)
-    mask[np.searchsorted(keys, added) + np.arange(added.size)] = False
-    merged[mask] = keys
+    merged = _merge_sorted(keys, np.sort(new[take]))
     return merged, need - np.bincount(pair_of[take], minlength=need.size)
 
 
@@ -339,10 +341,141 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
     return keys, need, np.maximum(w_in - d1, 0.0)
 
 
+def _ranks(owner: np.ndarray) -> np.ndarray:
+    """Rank of each entry among the entries of the same ``owner``, in the entries' order.
+
+    >>> _ranks(np.array([4, 2, 4, 4, 2])).tolist()
+    [0, 0, 1, 2, 1]
+    """
+    order = np.argsort(owner, kind="stable")
+    rank = np.empty(owner.size, dtype=np.int64)
+    rank[order] = np.arange(owner.size) - np.searchsorted(owner[order], owner[order])
+    return rank
+
+
+def restore_degrees(keys, n, target, community, *, fixed=None, rng=None,
+                    slack: float = RESTORE_SLACK, rounds: int = RESTORE_ROUNDS) -> np.ndarray:
+    """Give back to the nodes the degrees their block pairs could not hold (post-processing).
+
+    A node whose share of a block pair's count exceeds the pairs it has there (a hub whose
+    expected count towards a small degree class is larger than the class) is saturated: the
+    rejection rounds and the final fill then hand its edges to the other nodes of its block,
+    whose degrees are higher than the hub's partners' are. The sample's degree correlation
+    then rises (facebook at eps 1: 0.22 with the hub of released degree 1,055 sampled at 668,
+    against a true 0.064). Each node ``h`` short of ``target`` by more than ``slack sqrt(target_h)``
+    (beyond the Chung-Lu draw's own spread) takes over the end of an edge ``{x, y}`` whose
+    node ``x`` has more edges than ``target_x`` and lies in ``h``'s community: ``{x, y}``
+    becomes ``{h, y}``. The edge count, ``y``'s degree and the edge counts between
+    communities stay as they were; edges in ``fixed`` (sorted keys: the affinity groups'
+    triangles) are never moved. Rounds of random proposals, each resolved at once (no edge
+    used twice, no repeated pair, no node beyond its shortfall or surplus): ``O(m + n)`` per
+    round and a sort of the moves.
+
+    Parameters
+    ----------
+    keys : sorted array of int
+        Edge keys ``lo * n + hi``.
+    target : array, shape (n,)
+        Degree each node should have (the released degrees).
+    community : array of int, shape (n,)
+
+    Returns
+    -------
+    Sorted array of int: the new keys (as many as ``keys``).
+
+    Examples
+    --------
+    >>> keys = np.array([0 * 6 + 1, 0 * 6 + 2, 1 * 6 + 3, 1 * 6 + 4, 1 * 6 + 5])  # a star at 1
+    >>> new = restore_degrees(keys, 6, np.array([4, 1, 1, 1, 1, 1.0]), np.zeros(6, int),
+    ...                       slack=0, rng=0)
+    >>> np.bincount(np.r_[new // 6, new % 6], minlength=6).tolist()  # node 0 took the star
+    [4, 2, 1, 1, 1, 1]
+    """
+    gen = make_rng(rng)
+    t = np.asarray(target, dtype=float)
+    com = np.asarray(community, dtype=np.int64)
+    keys = np.asarray(keys, dtype=np.int64)
+    fixed = None if fixed is None or not len(fixed) else np.asarray(fixed, np.int64)
+    for _ in range(rounds):
+        u, v = np.divmod(keys, n)
+        deg = np.bincount(u, minlength=n) + np.bincount(v, minlength=n)
+        short = np.floor(t - deg - slack * np.sqrt(t)).clip(0).astype(np.int64)
+        over = np.floor(deg - t).clip(0).astype(np.int64)
+        if not short.any() or not over.any():
+            break
+        movable = None if fixed is None else _absent(fixed, keys)
+        h, pe, px, py = _proposals(gen, u, v, short, over, com, movable)
+        new = np.minimum(h, py) * n + np.maximum(h, py)
+        ok = (py != h) & _absent(keys, new)
+        ok &= _first(pe, ok) & _first(new, ok)
+        ok[ok] &= _ranks(h[ok]) < short[h[ok]]
+        ok[ok] &= _ranks(px[ok]) < over[px[ok]]
+        if not ok.any():
+            break
+        kept = np.ones(keys.size, dtype=bool)
+        kept[pe[ok]] = False
+        keys = _merge_sorted(keys[kept], np.sort(new[ok]))
+    return keys
+
+
+def _proposals(gen, u, v, short, over, com, movable):
+    """Two moves per missing edge of each short node ``h``: an edge end ``(x, y)`` (edge
+    ``{u, v}``, index in ``u``) drawn uniformly among the movable edges' ends at a node ``x``
+    of ``h``'s community with a surplus. Where the graph has more than ``RESTORE_POOL``
+    ends and more than four per move and community, the ends are first thinned to a uniform
+    sample of that many (with replacement: the work is the moves', not the graph's). Returns
+    ``(h, edge index, x, y)`` in a random order."""
+    m = u.size
+    h = np.repeat(np.flatnonzero(short), 2 * short[short > 0])
+    groups = np.unique(com[h]).size  # the sample must hold ends of each one's community
+    draws = max(4 * h.size * groups, RESTORE_POOL)
+    end = np.arange(2 * m) if draws >= 2 * m else gen.integers(0, 2 * m, size=draws)
+    e = end % m
+    x = np.where(end < m, u[e], v[e])
+    y = np.where(end < m, v[e], u[e])
+    ok = over[x] > 0 if movable is None else (over[x] > 0) & movable[e]
+    e, x, y = e[ok], x[ok], y[ok]
+    c = com[x]
+    order = np.argsort(c.astype(np.uint16) if com.max() < 2**16 else c, kind="stable")
+    e, x, y = e[order], x[order], y[order]
+    size = np.bincount(c, minlength=com.max() + 1)
+    start = np.concatenate([[0], np.cumsum(size)])[:-1]
+    h = h[size[com[h]] > 0]
+    pick = start[com[h]] + (gen.random(h.size) * size[com[h]]).astype(np.int64)
+    mix = gen.permutation(h.size)
+    return h[mix], e[pick][mix], x[pick][mix], y[pick][mix]
+
+
+def _merge_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The sorted union (with repeats) of the sorted arrays ``a`` and ``b``: ``O(|a| + |b|)``
+    with a binary search per entry of the smaller ``b``, not a re-sort of ``a``.
+
+    >>> _merge_sorted(np.array([1, 4, 9]), np.array([0, 5])).tolist()
+    [0, 1, 4, 5, 9]
+    """
+    slots = np.searchsorted(a, b) + np.arange(b.size)
+    out = np.empty(a.size + b.size, dtype=np.result_type(a, b))
+    mask = np.ones(out.size, dtype=bool)
+    mask[slots] = False
+    out[slots] = b
+    out[mask] = a
+    return out
+
+
+def _first(values: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Mask of the entries of ``values`` that are the first among the ``ok`` entries of the
+    same value (entries not ``ok`` stay False)."""
+    out = np.zeros(values.size, dtype=bool)
+    idx = np.flatnonzero(ok)
+    _, first = np.unique(values[idx], return_index=True)
+    out[idx[first]] = True
+    return out
+
+
 def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, labels=None,
                        max_rounds: int = 50, groups=None, affinity=None,
                        affinity_cap: bool = False, sides=None,
-                       side_accept: float = 1.0) -> GraphData:
+                       side_accept: float = 1.0, restore: bool = False) -> GraphData:
     """Sample a simple graph from a degree-corrected block model (post-processing).
 
     For each block pair ``a <= b``, draw exactly ``block_counts[a, b]`` distinct edges, each
@@ -385,6 +518,11 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
         across always), so the block pair counts stay as given and their edges lean across the
         sides. The anchors, the clustering phase and the final fill are not tilted.
     side_accept : float in (0, 1]
+    restore : bool
+        After the draws, :func:`restore_degrees`: nodes short of ``degrees`` by more than the
+        draw's spread (hubs whose block pairs are used up) take over edge ends of the nodes of
+        their community that got more than theirs; the affinity groups' edges and the edge
+        counts between communities stay. Default False.
     rng : None, int or numpy.random.Generator
     labels : sequence, optional
         Node labels of the result (default ``0..n-1``).
@@ -393,7 +531,8 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     Returns
     -------
     GraphData
-        Unweighted, with exactly ``sum_{a<=b} min(block_counts[a, b], pairs_ab)`` edges.
+        Unweighted, with exactly ``sum_{a<=b} min(block_counts[a, b], pairs_ab)`` edges (with
+        ``restore``, that many between the same communities, not always the same blocks).
 
     Examples
     --------
@@ -427,6 +566,7 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     if affinity is not None and ia.size:
         keys, need, w_in = _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need,
                                              cap=affinity_cap)
+    groups_keys = keys  # sorted: the affinity groups' edges
     cin, cout = _cdfs(w_in, members), _cdfs(w_out, members)
     if ia.size:
         had = np.bincount(keys // n, minlength=n) + np.bincount(keys % n, minlength=n) > 0
@@ -448,6 +588,8 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     if need.sum():
         keys = _fill_remaining(gen, keys, members, ia, ib, need, n,
                                (w_in * keep, w_out * keep), inner)
+    if restore and keys.size:
+        keys = restore_degrees(keys, n, d, grp[b], fixed=groups_keys, rng=gen)
     rows, cols = keys // n, keys % n
     A = sp.coo_array((np.ones(keys.size), (rows, cols)), shape=(n, n))
     lab = range(n) if labels is None else label_sequence(labels)  # a range stays O(1)
