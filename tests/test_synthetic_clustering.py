@@ -193,6 +193,23 @@ def test_affinity_groups_keep_their_density_where_the_block_count_is_small():
     assert sum(nx.triangles(inner).values()) // 3 >= 200
 
 
+
+def test_affinity_groups_have_three_nodes_where_the_count_fills_pairs():
+    """Block 0: 300 nodes whose 150 inside edges fill groups of 2 at density 1 (s - 1 =
+    2 * 150 / 300 = 1): pairs would make block 0's inside edges a matching, with no triangle.
+    Groups of three (the block's mean degree, (2 * 150 + 300) / 300 = 2, allows them) give
+    300 candidate pairs for 150 edges: each group keeps all three about 1 / 8 of the time,
+    about 12 triangles (8-15 over 10 seeds; none with groups of two)."""
+    blocks = np.repeat([0, 1], [300, 300])
+    counts = np.array([[150, 300], [300, 1500]])
+    degrees = np.concatenate([np.full(300, 2.0), np.full(300, 12.0)])
+    for seed in range(3):
+        g = sample_block_model(blocks, counts, degrees, rng=seed, groups=np.array([0, 0]),
+                               affinity=np.array([1.0, 0.0]))
+        inner = nx.from_scipy_sparse_array(g.weights.tocsr()[:300][:, :300])
+        assert inner.number_of_edges() == 150
+        assert sum(nx.triangles(inner).values()) // 3 >= 4
+
 def test_release_synthetic_clustering_step_charge_and_diagnostics():
     G = nx.relaxed_caveman_graph(30, 8, 0.05, seed=4)
     G.remove_edges_from(list(nx.selfloop_edges(G)))

@@ -23,7 +23,8 @@ from dpgraph.progress import progress
 from dpgraph.synthetic.block_model import check_blocks
 
 __all__ = ["sample_block_model", "affinity_edges", "restore_degrees", "ANCHOR_RETRIES",
-           "FILL_ENUMERATE", "AFFINITY_MAX_GROUP", "RESTORE_SLACK", "RESTORE_ROUNDS", "RESTORE_POOL"]
+           "FILL_ENUMERATE", "AFFINITY_MAX_GROUP", "AFFINITY_MIN_GROUP", "RESTORE_SLACK",
+           "RESTORE_ROUNDS", "RESTORE_POOL"]
 
 # a node whose anchor edge was rejected (its block pair's count used up) draws again, at most
 # this many times
@@ -33,6 +34,8 @@ FILL_ENUMERATE = 4_000_000  # node pairs of a block pair enumerated by the final
 # d + 1 nodes (d(d+1)/2 candidate pairs); hubs cluster little, and their other edges go to
 # the Chung-Lu phase
 AFFINITY_MAX_GROUP = 128
+# the smallest affinity group sized by its block's count (three nodes close a triangle)
+AFFINITY_MIN_GROUP = 3
 # restore_degrees: a node is short of its released degree when it has fewer edges than the
 # degree less this many times its square root (the Chung-Lu draw's own spread, Poisson-like)
 RESTORE_SLACK = 2.0
@@ -300,7 +303,9 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
     of many edges, where a node's own released degree carries its noise), at most the size
     whose groups the block's own released count ``C_bb`` fills at the density ``rho``
     (``s - 1 <= 2 C_bb / (|b| rho)``: larger groups would be thinned below ``rho``, and their
-    nodes' local clustering with them); with ``cap`` by each
+    nodes' local clustering with them) but at least ``AFFINITY_MIN_GROUP`` nodes where the
+    block's mean degree allows (a pair closes no triangle: a thinned group of three still
+    does); with ``cap`` by each
     node's own inside weight ``w_in`` (BTER's sizing, for degrees matched to their
     deconvolved distribution) and at most ``floor(w_in)`` of them per node
     (:func:`_within_capacity`); returns the keys, the counts still needed and the inside
@@ -317,9 +322,11 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
     # a group of s nodes at density rho takes about (s - 1) rho / 2 of the block's own count
     # per node: groups larger than the count can fill would be thinned to below rho (and
     # their nodes' clustering with them), so s - 1 is at most 2 C_bb / (size rho)
-    fill = 2.0 * np.diag(C) / (size * np.maximum(rho, 1e-12))
+    # but never below three nodes where the block's mean degree reaches two: a pair closes no
+    # triangle (the count then thins the group's density instead)
+    fill = np.maximum(2.0 * np.diag(C) / (size * np.maximum(rho, 1e-12)), AFFINITY_MIN_GROUP - 1.0)
     # ties broken by the node's own released degree: the groups still follow it within a block
-    size_by = w_in if cap else np.minimum(dbar, np.maximum(fill, 1.0))[b] + 1e-9 * d
+    size_by = w_in if cap else np.minimum(dbar, fill)[b] + 1e-9 * d
     cand = affinity_edges(grp[b], size_by, rho[b], rng=gen)
     u, v = cand // n, cand % n
     pair_index = np.full((k, k), -1, dtype=np.int64)
@@ -362,10 +369,10 @@ def restore_degrees(keys, n, target, community, *, fixed=None, rng=None,
     rejection rounds and the final fill then hand its edges to the other nodes of its block,
     whose degrees are higher than the hub's partners' are. The sample's degree correlation
     then rises (facebook at eps 1: 0.22 with the hub of released degree 1,055 sampled at 668,
-    against a true 0.064). Each node ``h`` short of ``target`` by more than ``slack sqrt(target_h)``
-    (beyond the Chung-Lu draw's own spread) takes over the end of an edge ``{x, y}`` whose
-    node ``x`` has more edges than ``target_x`` and lies in ``h``'s community: ``{x, y}``
-    becomes ``{h, y}``. The edge count, ``y``'s degree and the edge counts between
+    against a true 0.064). Each node ``h`` short of ``target`` by more than
+    ``slack sqrt(target_h)`` (beyond the Chung-Lu draw's own spread) takes over the end of an
+    edge ``{x, y}`` whose node ``x`` has more edges than ``target_x`` and lies in ``h``'s
+    community: ``{x, y}`` becomes ``{h, y}``. The edge count, ``y``'s degree and the edge counts between
     communities stay as they were; edges in ``fixed`` (sorted keys: the affinity groups'
     triangles) are never moved. Rounds of random proposals, each resolved at once (no edge
     used twice, no repeated pair, no node beyond its shortfall or surplus): ``O(m + n)`` per
