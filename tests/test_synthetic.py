@@ -15,7 +15,7 @@ from dpgraph.synthetic.block_model import (BlockModel, block_edge_counts, consis
                                            degree_split, release_block_model)
 from dpgraph.synthetic.communities import (node_block_counts, partition_from_release,
                                            refine_partition)
-from dpgraph.synthetic.sampler import restore_degrees, sample_block_model
+from dpgraph.synthetic.sampler import restore_degrees, sample_block_model, symmetric_from_keys
 
 
 def _adjacent_pairs(G):
@@ -184,6 +184,23 @@ def test_sampler_restores_a_saturated_hub():
     assert hub[1] >= 98
     assert fixed.m == plain.m == int(np.triu(C).sum())
 
+
+
+@pytest.mark.parametrize("n", [1, 7, 500])
+def test_symmetric_from_keys_matches_the_general_constructor(n):
+    """The sampler's one-pass adjacency equals ``from_matrix(A + A.T)`` entry for entry, in
+    canonical form (sorted indices, float64, no diagonal)."""
+    from dpgraph.graph import from_matrix
+    rng = np.random.default_rng(n)
+    lo, hi = rng.integers(0, n, size=(2, 4 * n))
+    ok = lo != hi
+    keys = np.unique(np.minimum(lo, hi)[ok] * n + np.maximum(lo, hi)[ok])
+    W = symmetric_from_keys(keys, n)
+    A = sp.coo_array((np.ones(keys.size), (keys // n, keys % n)), shape=(n, n))
+    R = from_matrix((A + A.T).tocsr()).weights
+    assert W.has_sorted_indices and W.dtype == np.float64 and W.shape == (n, n)
+    assert np.array_equal(W.indptr, R.indptr) and np.array_equal(W.indices, R.indices)
+    assert np.array_equal(W.data, R.data)
 
 def _degrees(keys, n):
     return np.bincount(keys // n, minlength=n) + np.bincount(keys % n, minlength=n)
