@@ -146,8 +146,9 @@ def test_default_pass_labels_is_a_public_function_of_the_released_count():
 
 def test_release_synthetic_runs_the_label_passes_by_default():
     """The default communities: two label-pass charges summing to the community share less
-    the sides' (docs/privacy.md 7.15), the labels in the diagnostics; ``community_method="refine"`` the refinement rounds; an unknown
-    method is refused before anything is spent."""
+    the sides' (docs/privacy.md 7.15), the labels in the diagnostics;
+    ``community_method="refine"`` the refinement rounds; an unknown method is refused before
+    anything is spent."""
     G = nx.planted_partition_graph(3, 100, 0.2, 0.01, seed=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 import dpgraph
 from dpgraph.lab.evaluate import synthetic_report
-from dpgraph.graph import as_graph_data
+from dpgraph.graph import as_graph_data, from_matrix
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.synthetic.block_model import (BlockModel, block_edge_counts, consistent_block_model,
                                            degree_split, release_block_model)
@@ -190,7 +190,6 @@ def test_sampler_restores_a_saturated_hub():
 def test_symmetric_from_keys_matches_the_general_constructor(n):
     """The sampler's one-pass adjacency equals ``from_matrix(A + A.T)`` entry for entry, in
     canonical form (sorted indices, float64, no diagonal)."""
-    from dpgraph.graph import from_matrix
     rng = np.random.default_rng(n)
     lo, hi = rng.integers(0, n, size=(2, 4 * n))
     ok = lo != hi
@@ -787,7 +786,6 @@ def test_sampler_fill_realises_nearly_complete_counts(monkeypatch, enumerate_lim
 def test_total_edge_weight_sensitivity_is_one(graph_and_blocks):
     """docs/privacy.md 7.10: one edge changes the released total edge weight by exactly 1,
     and the release charges its epsilon once at Laplace scale 1 / epsilon."""
-    from dpgraph.graph import from_matrix
     from dpgraph.synthetic.block_model import release_edge_count
 
     G, _ = graph_and_blocks

@@ -372,11 +372,11 @@ def restore_degrees(keys, n, target, community, *, fixed=None, rng=None,
     against a true 0.064). Each node ``h`` short of ``target`` by more than
     ``slack sqrt(target_h)`` (beyond the Chung-Lu draw's own spread) takes over the end of an
     edge ``{x, y}`` whose node ``x`` has more edges than ``target_x`` and lies in ``h``'s
-    community: ``{x, y}`` becomes ``{h, y}``. The edge count, ``y``'s degree and the edge counts between
-    communities stay as they were; edges in ``fixed`` (sorted keys: the affinity groups'
-    triangles) are never moved. Rounds of random proposals, each resolved at once (no edge
-    used twice, no repeated pair, no node beyond its shortfall or surplus): ``O(m + n)`` per
-    round and a sort of the moves.
+    community: ``{x, y}`` becomes ``{h, y}``. The edge count, ``y``'s degree and the edge
+    counts between communities stay as they were; edges in ``fixed`` (sorted keys: the
+    affinity groups' triangles) are never moved. Rounds of random proposals, each resolved at
+    once (no edge used twice, no repeated pair, no node beyond its shortfall or surplus):
+    ``O(m + n)`` per round and a sort of the moves.
 
     Parameters
     ----------
@@ -479,7 +479,6 @@ def _first(values: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return out
 
 
-
 def symmetric_from_keys(keys: np.ndarray, n: int) -> sp.csr_array:
     """The 0/1 adjacency matrix of the edges ``keys`` (sorted distinct ``lo * n + hi``,
     ``lo < hi``) in :class:`~dpgraph.graph.GraphData`'s canonical form, built in one pass:
@@ -496,6 +495,7 @@ def symmetric_from_keys(keys: np.ndarray, n: int) -> sp.csr_array:
                      shape=(n, n))
     W.sort_indices()  # already sorted: a check
     return W
+
 
 def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, labels=None,
                        max_rounds: int = 50, groups=None, affinity=None,

@@ -13,8 +13,9 @@ Tight events (the audit can reach the claim; ``docs/audit.md``): :func:`randomiz
 :func:`laplace`, :func:`gaussian`, :func:`exponential`, :func:`edge_count`,
 :func:`rr_route` (``"released"``), :func:`cosine`, :func:`marginals`, and the synthetic
 release's Laplace releases (:func:`synthetic_block_model`, :func:`synthetic_refinement`,
-:func:`synthetic_label_passes`, :func:`synthetic_side_pass`, :func:`synthetic_degree_classes`) and the local route's decisions (:func:`local_route`, :func:`local_route_backward`).
-The others audit
+:func:`synthetic_label_passes`, :func:`synthetic_side_pass`,
+:func:`synthetic_degree_classes`) and the local route's decisions (:func:`local_route`,
+:func:`local_route_backward`). The others audit
 post-processed or composed releases and report how far they got.
 """
 
