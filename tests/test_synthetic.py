@@ -185,7 +185,6 @@ def test_sampler_restores_a_saturated_hub():
     assert fixed.m == plain.m == int(np.triu(C).sum())
 
 
-
 @pytest.mark.parametrize("n", [1, 7, 500])
 def test_symmetric_from_keys_matches_the_general_constructor(n):
     """The sampler's one-pass adjacency equals ``from_matrix(A + A.T)`` entry for entry, in
@@ -200,6 +199,7 @@ def test_symmetric_from_keys_matches_the_general_constructor(n):
     assert W.has_sorted_indices and W.dtype == np.float64 and W.shape == (n, n)
     assert np.array_equal(W.indptr, R.indptr) and np.array_equal(W.indices, R.indices)
     assert np.array_equal(W.data, R.data)
+
 
 def _degrees(keys, n):
     return np.bincount(keys // n, minlength=n) + np.bincount(keys % n, minlength=n)
@@ -232,6 +232,26 @@ def test_restore_degrees_moves_only_surplus_ends_inside_a_community(seed):
     cp = lambda k: np.bincount(np.minimum(com[k // n], com[k % n]) * 3
                                + np.maximum(com[k // n], com[k % n]), minlength=9)
     assert np.array_equal(cp(new), cp(keys))
+
+
+def test_restore_degrees_reaches_a_hub_that_already_neighbours_its_community():
+    """A hub adjacent to every node of its community can take over only the ends whose other
+    node lies outside it (one in eleven here): the moves drawn grow with the rounds, so the
+    hub still comes within the slack of its target."""
+    n, k = 400, 50  # community 0: nodes 0..49, the hub 0; community 1: the rest
+    rng = np.random.default_rng(3)
+    inside = [(u, v) for u in range(k) for v in range(u + 1, k)]  # a complete community
+    out = [(u, int(v)) for u in range(1, k) for v in rng.choice(np.arange(k, n), 5, False)]
+    e = np.array(inside + out)
+    keys = np.sort(e[:, 0] * n + e[:, 1])
+    before = _degrees(keys, n)
+    t = before.astype(float)
+    t[0], t[1:k] = 130.0, before[1:k] - 2  # the hub is 81 short; its community gives 98
+    com = (np.arange(n) >= k).astype(int)
+    new = restore_degrees(keys, n, t, com, rng=0, slack=1.0)
+    after = _degrees(new, n)
+    assert after[0] >= np.floor(t[0] - np.sqrt(t[0]))
+    assert (after[1:k] >= t[1:k]).all() and np.array_equal(after[k:], before[k:])
 
 
 def test_partition_from_release_finds_planted_communities():

@@ -24,7 +24,8 @@ from dpgraph.synthetic.block_model import check_blocks
 
 __all__ = ["sample_block_model", "affinity_edges", "restore_degrees", "symmetric_from_keys",
            "ANCHOR_RETRIES", "FILL_ENUMERATE", "AFFINITY_MAX_GROUP", "AFFINITY_MIN_GROUP",
-           "RESTORE_SLACK", "RESTORE_ROUNDS", "RESTORE_POOL"]
+           "RESTORE_SLACK", "RESTORE_ROUNDS", "RESTORE_POOL", "RESTORE_MOVES",
+           "RESTORE_MAX_MOVES"]
 
 # a node whose anchor edge was rejected (its block pair's count used up) draws again, at most
 # this many times
@@ -41,6 +42,10 @@ AFFINITY_MIN_GROUP = 3
 RESTORE_SLACK = 2.0
 RESTORE_ROUNDS = 6
 RESTORE_POOL = 2**20  # edge ends drawn from when the moves are few against the edges
+# moves proposed per missing edge in the first round, doubled each round up to the second: a
+# hub that already neighbours most of its community finds few ends it can take (facebook at
+# eps 2: 550 of 690 proposals hit a pair the hub has, and 6 rounds of 2 left it 190 short)
+RESTORE_MOVES, RESTORE_MAX_MOVES = 2, 16
 
 
 def _draw_endpoints(gen, cdf: tuple, block_ids: np.ndarray) -> np.ndarray:
@@ -375,8 +380,9 @@ def restore_degrees(keys, n, target, community, *, fixed=None, rng=None,
     community: ``{x, y}`` becomes ``{h, y}``. The edge count, ``y``'s degree and the edge
     counts between communities stay as they were; edges in ``fixed`` (sorted keys: the
     affinity groups' triangles) are never moved. Rounds of random proposals, each resolved at
-    once (no edge used twice, no repeated pair, no node beyond its shortfall or surplus):
-    ``O(m + n)`` per round and a sort of the moves.
+    once (no edge used twice, no repeated pair, no node beyond its shortfall or surplus), with
+    ``RESTORE_MOVES`` proposals per missing edge doubled each round up to
+    ``RESTORE_MAX_MOVES``: ``O(m + n)`` per round and a sort of the moves.
 
     Parameters
     ----------
@@ -403,7 +409,7 @@ def restore_degrees(keys, n, target, community, *, fixed=None, rng=None,
     com = np.asarray(community, dtype=np.int64)
     keys = np.asarray(keys, dtype=np.int64)
     fixed = None if fixed is None or not len(fixed) else np.asarray(fixed, np.int64)
-    for _ in range(rounds):
+    for r in range(rounds):
         u, v = np.divmod(keys, n)
         deg = np.bincount(u, minlength=n) + np.bincount(v, minlength=n)
         short = np.floor(t - deg - slack * np.sqrt(t)).clip(0).astype(np.int64)
@@ -411,7 +417,8 @@ def restore_degrees(keys, n, target, community, *, fixed=None, rng=None,
         if not short.any() or not over.any():
             break
         movable = None if fixed is None else _absent(fixed, keys)
-        h, pe, px, py = _proposals(gen, u, v, short, over, com, movable)
+        per = min(RESTORE_MOVES << r, RESTORE_MAX_MOVES)
+        h, pe, px, py = _proposals(gen, u, v, short, over, com, movable, per)
         new = np.minimum(h, py) * n + np.maximum(h, py)
         ok = (py != h) & _absent(keys, new)
         ok &= _first(pe, ok) & _first(new, ok)
@@ -425,15 +432,16 @@ def restore_degrees(keys, n, target, community, *, fixed=None, rng=None,
     return keys
 
 
-def _proposals(gen, u, v, short, over, com, movable):
-    """Two moves per missing edge of each short node ``h``: an edge end ``(x, y)`` (edge
-    ``{u, v}``, index in ``u``) drawn uniformly among the movable edges' ends at a node ``x``
-    of ``h``'s community with a surplus. Where the graph has more than ``RESTORE_POOL``
+def _proposals(gen, u, v, short, over, com, movable, per):
+    """``per`` moves per missing edge of each short node ``h``: an edge end ``(x, y)`` (edge
+    ``{u, v}``, index in ``u``) drawn among the movable edges' ends at a node ``x`` of ``h``'s
+    community with a surplus, each with weight ``over[x]`` over ``x``'s ends there (every
+    surplus node is drawn as often as it can give, whatever its degree). Where the graph has more than ``RESTORE_POOL``
     ends and more than four per move and community, the ends are first thinned to a uniform
     sample of that many (with replacement: the work is the moves', not the graph's). Returns
     ``(h, edge index, x, y)`` in a random order."""
     m = u.size
-    h = np.repeat(np.flatnonzero(short), 2 * short[short > 0])
+    h = np.repeat(np.flatnonzero(short), per * short[short > 0])
     groups = np.unique(com[h]).size  # the sample must hold ends of each one's community
     draws = max(4 * h.size * groups, RESTORE_POOL)
     end = np.arange(2 * m) if draws >= 2 * m else gen.integers(0, 2 * m, size=draws)
@@ -445,10 +453,17 @@ def _proposals(gen, u, v, short, over, com, movable):
     c = com[x]
     order = np.argsort(c.astype(np.uint16) if com.max() < 2**16 else c, kind="stable")
     e, x, y = e[order], x[order], y[order]
+    # an end at x weighs over[x] / (x's ends here): each surplus node is drawn as often as
+    # it can give, whatever its degree
+    w = over[x] / np.bincount(x, minlength=over.size)[x]
+    cum = np.cumsum(w)
     size = np.bincount(c, minlength=com.max() + 1)
-    start = np.concatenate([[0], np.cumsum(size)])[:-1]
-    h = h[size[com[h]] > 0]
-    pick = start[com[h]] + (gen.random(h.size) * size[com[h]]).astype(np.int64)
+    stop = np.cumsum(size)
+    base = np.concatenate([[0.0], cum])[stop - size]  # the weight before each community
+    mass = np.concatenate([[0.0], cum])[stop] - base
+    h = h[mass[com[h]] > 0]
+    pick = np.searchsorted(cum, base[com[h]] + gen.random(h.size) * mass[com[h]], side="right")
+    pick = np.minimum(pick, stop[com[h]] - 1)
     mix = gen.permutation(h.size)
     return h[mix], e[pick][mix], x[pick][mix], y[pick][mix]
 
