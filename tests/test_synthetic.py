@@ -494,6 +494,27 @@ def test_release_synthetic_samples_give_a_hub_its_released_degree():
         assert hub[0] < 280 < 310 < hub[1]
         assert rel.sample(seed).m == rel.edge_count
 
+
+def test_privatize_samples_give_a_short_hub_edges_back():
+    """``privatize(...).sample()`` restores saturated hubs too: four planted communities of 150
+    and a hub joined to all 599 other nodes; where the plain sampler leaves the hub short of
+    its released degree (about 599) beyond the slack, the sample gives it edge ends of the
+    nodes over theirs in its block (493 -> 509 and 476 -> 499 edges), with the same edge
+    count."""
+    G = nx.planted_partition_graph(4, 150, 0.15, 0.005, seed=1)
+    G.add_edges_from((0, v) for v in range(1, 600))
+    for seed in (2, 3):
+        pg = dpgraph.privatize(G, epsilon=8.0, delta=1e-6, rng=seed)
+        bm = pg.block_model
+        plain = sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,
+                                   rng=seed, labels=pg.labels)
+        fixed = pg.sample(seed)
+        hub = [np.asarray(g.weights.sum(axis=1)).ravel()[0] for g in (plain, fixed)]
+        assert bm.degrees[0] - hub[0] > 2 * np.sqrt(bm.degrees[0])
+        assert hub[1] >= hub[0] + 10
+        assert fixed.m == plain.m
+
+
 def test_release_synthetic_spends_epsilon_and_samples_the_released_count():
     import warnings
 

@@ -189,7 +189,8 @@ class PrivateGraph:
         With a released block model (:attr:`block_model`, the default of
         :func:`dpgraph.privatize`): :func:`dpgraph.synthetic.block_model.sample_block_model`, which draws
         exactly the released number of edges per block pair with degree-proportional
-        endpoints. Otherwise pair ``{i, j}`` is an edge with probability ``min(W_ij, 1)``
+        endpoints and gives the nodes short of their released degrees (saturated hubs) edge ends
+        of nodes over theirs (:func:`dpgraph.synthetic.sampler.restore_degrees`). Otherwise pair ``{i, j}`` is an edge with probability ``min(W_ij, 1)``
         independently (``W`` = :meth:`weights`). A :class:`UserWarning` says when the sample
         has fewer than ``n / 2`` edges (empty included) and names the released count."""
         from dpgraph.synthetic.block_model import warn_if_sparse_sample
@@ -201,7 +202,7 @@ class PrivateGraph:
             bm = self.block_model
             warn_if_sparse_sample(bm.edge_count, self.n, bm.edge_total, stacklevel=3)
             return sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,
-                                      rng=gen, labels=self.labels)
+                                      rng=gen, labels=self.labels, restore=True)
         W = self.weights()
         iu, ju = np.triu_indices(self.n, 1)
         p = np.minimum(W[iu, ju], 1.0)
