@@ -36,18 +36,40 @@ def _true_transitivity(A):
     return nx.transitivity(G)
 
 
-def test_projection_keeps_mutual_top_theta_and_caps_degree():
+@pytest.mark.parametrize("n, p, theta", [(30, 0.4, 4), (60, 0.2, 12), (60, 0.2, 30)])
+def test_projection_keeps_mutual_top_theta_and_caps_degree(n, p, theta):
+    """Against the definition, node by node: rows above the cap (all of them with theta 4,
+    some with 12, none with 30) keep their theta first neighbours in the order."""
     rng = np.random.default_rng(0)
-    G = nx.gnp_random_graph(30, 0.4, seed=1)
+    G = nx.gnp_random_graph(n, p, seed=1)
     A = nx.to_scipy_sparse_array(G, format="csr", dtype=float)
-    order = rng.permutation(30)
-    P = bounded_projection(A, 4, order)
-    assert np.diff(P.indptr).max() <= 4
-    top = {u: set(sorted(G[u], key=lambda v: order[v])[:4]) for u in G}
+    order = rng.permutation(n)
+    P = bounded_projection(A, theta, order)
+    assert np.diff(P.indptr).max() <= theta
+    top = {u: set(sorted(G[u], key=lambda v: order[v])[:theta]) for u in G}
     expected = {(u, v) for u, v in G.edges() if v in top[u] and u in top[v]}
     got = {(int(u), int(v)) for u, v in zip(*sp.triu(P, 1).nonzero())}
     assert got == {(min(e), max(e)) for e in expected}
-    assert (A != _adj(30, G.edges())).nnz == 0  # the input is not modified
+    assert (A != _adj(n, G.edges())).nnz == 0  # the input is not modified
+
+
+def test_projection_ignores_self_loops_and_stored_zeros():
+    """A loop or an explicitly stored zero is not an edge: the projection of a graph with them
+    equals the projection without them, and the input keeps its entries."""
+    G = nx.gnp_random_graph(40, 0.3, seed=3)
+    A = nx.to_scipy_sparse_array(G, format="csr", dtype=float)
+    order = np.random.default_rng(1).permutation(40)
+    B = A.tolil()
+    B[5, 5] = 1.0
+    B = B.tocsr()
+    u, v = sp.triu(A, 1).nonzero()
+    B[u[0], v[0]] = B[v[0], u[0]] = 0.0  # stored zeros, not removed
+    assert B.nnz == A.nnz + 1
+    C = A.tolil()
+    C[u[0], v[0]] = C[v[0], u[0]] = 0.0
+    ref = bounded_projection(sp.csr_array(C.tocsr()), 6, order)
+    assert (bounded_projection(sp.csr_array(B), 6, order) != ref).nnz == 0
+    assert B.nnz == A.nnz + 1
 
 
 def test_projection_counts_match_networkx_on_the_whole_graph():
