@@ -187,12 +187,13 @@ class PrivateGraph:
         """An unweighted simple graph (post-processing: no privacy cost).
 
         With a released block model (:attr:`block_model`, the default of
-        :func:`dpgraph.privatize`): :func:`dpgraph.synthetic.block_model.sample_block_model`, which draws
-        exactly the released number of edges per block pair with degree-proportional
-        endpoints and gives the nodes short of their released degrees (saturated hubs) edge ends
-        of nodes over theirs (:func:`dpgraph.synthetic.sampler.restore_degrees`). Otherwise pair ``{i, j}`` is an edge with probability ``min(W_ij, 1)``
-        independently (``W`` = :meth:`weights`). A :class:`UserWarning` says when the sample
-        has fewer than ``n / 2`` edges (empty included) and names the released count."""
+        :func:`dpgraph.privatize`): :func:`dpgraph.synthetic.sampler.sample_block_model`, which
+        draws exactly the released number of edges per block pair with degree-proportional
+        endpoints and gives the nodes short of their released degrees (saturated hubs) edge
+        ends of nodes over theirs (:func:`dpgraph.synthetic.sampler.restore_degrees`).
+        Otherwise pair ``{i, j}`` is an edge with probability ``min(W_ij, 1)`` independently
+        (``W`` = :meth:`weights`). A :class:`UserWarning` says when the sample has fewer than
+        ``n / 2`` edges (empty included) and names the released count."""
         from dpgraph.synthetic.block_model import warn_if_sparse_sample
 
         gen = make_rng(rng)

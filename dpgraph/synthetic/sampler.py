@@ -291,14 +291,9 @@ def _within_capacity(u: np.ndarray, v: np.ndarray, cap: np.ndarray) -> np.ndarra
     >>> _within_capacity(np.array([0, 0, 1]), np.array([1, 2, 2]), np.array([1, 2, 2])).tolist()
     [True, False, True]
     """
-    m = u.size
-    ends = np.concatenate([u, v])
-    order = np.lexsort((np.concatenate([np.arange(m), np.arange(m)]), ends))
-    first = np.searchsorted(ends[order], ends[order])
-    rank = np.empty(2 * m, dtype=np.int64)
-    rank[order] = np.arange(2 * m) - first
-    ok = rank < cap[ends]
-    return ok[:m] & ok[m:]
+    ends = np.column_stack([u, v]).ravel()  # u_0, v_0, u_1, ...: each node's ends in edge order
+    ok = _ranks(ends) < cap[ends]
+    return ok[0::2] & ok[1::2]
 
 
 def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
@@ -436,10 +431,10 @@ def _proposals(gen, u, v, short, over, com, movable, per):
     """``per`` moves per missing edge of each short node ``h``: an edge end ``(x, y)`` (edge
     ``{u, v}``, index in ``u``) drawn among the movable edges' ends at a node ``x`` of ``h``'s
     community with a surplus, each with weight ``over[x]`` over ``x``'s ends there (every
-    surplus node is drawn as often as it can give, whatever its degree). Where the graph has more than ``RESTORE_POOL``
-    ends and more than four per move and community, the ends are first thinned to a uniform
-    sample of that many (with replacement: the work is the moves', not the graph's). Returns
-    ``(h, edge index, x, y)`` in a random order."""
+    surplus node is drawn as often as it can give, whatever its degree). Where the graph has
+    more than ``RESTORE_POOL`` ends and more than four per move and community, the ends are
+    first thinned to a uniform sample of that many (with replacement: the work is the moves',
+    not the graph's). Returns ``(h, edge index, x, y)`` in a random order."""
     m = u.size
     h = np.repeat(np.flatnonzero(short), per * short[short > 0])
     groups = np.unique(com[h]).size  # the sample must hold ends of each one's community
