@@ -62,8 +62,13 @@ NOT_PRIVATE_AS_WRITTEN = {"dpdk", "privskg"}
 # one quantity (n is exact): TmF spends half of epsilon on it, so the summary also counts
 # the cells without it
 EDGE_COUNT_QUERIES = ("q2_edges_re", "q4_avg_degree_re")
+# PGB's TmF keeps every true edge that passes its threshold and fills the rest at random, so
+# one pair's chance to be released moves by e^1.8-e^4.7 on the shared graphs at eps 0.1-4
+# (check_tmf_privacy.py): as written it spends more than the epsilon it is given
+SPENDS_MORE_THAN_GIVEN = {"tmf"}
 # the peer sets the summary scores against: (label, peers left out)
-PEER_SETS = (("every peer", ()), ("peers private as published", NOT_PRIVATE_AS_WRITTEN))
+PEER_SETS = (("every peer", ()), ("peers private as published", NOT_PRIVATE_AS_WRITTEN),
+             ("peers that keep their epsilon", NOT_PRIVATE_AS_WRITTEN | SPENDS_MORE_THAN_GIVEN))
 ONLY_ON = {"privhrg": {"chameleon"}}
 LABEL = {"dpgraph": "dpgraph", "privatize": "privatize", "dpgraph_v2": "dpgraph_v2",
          "tmf": "TmF", "dpdk": "DP-1K*",
@@ -479,6 +484,7 @@ def plot_summary(rows, path, ours="dpgraph"):
                  f"Text: {LABEL[ours]}'s margin over the best peer (+ = ahead); t = Welch's t "
                  "where behind.\nNON-PRIVATE scoring; * not private as published", fontsize=9)
     fig.tight_layout(rect=(0, 0.07, 1, 0.93))
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
