@@ -34,6 +34,7 @@ from dpgraph.synthetic.block_model import (SPLIT_COUNT_SHARE, BlockModel, combin
                                            release_split_block_model, warn_if_sparse_sample)
 from dpgraph.synthetic.communities import (GROUP_SIZE, INIT_SHARE, REFINE_BATCHES,
                                            label_passes, private_communities)
+from dpgraph.synthetic.closure import close_triangles
 from dpgraph.synthetic.clustering import (affinity_density, clustering_informative,
                                           projection_cap, release_transitivity)
 from dpgraph.synthetic.degree_classes import split_by_released_degree_classes
@@ -141,6 +142,10 @@ class SyntheticRelease:
     #: ``side_accept``), or None
     sides: np.ndarray | None = None
     side_accept: float = SIDE_ACCEPT
+    #: ``(tau~, theta)``: the released transitivity of the graph's ``theta``-projection, which
+    #: each sample's own projection is rewired to reach
+    #: (:func:`~dpgraph.synthetic.closure.close_triangles`), or None
+    closure: tuple | None = None
 
     @property
     def n(self) -> int:
@@ -157,13 +162,22 @@ class SyntheticRelease:
         bm = self.block_model
         warn_if_sparse_sample(bm.edge_count, bm.n, bm.edge_total, stacklevel=3)
         k = bm.block_counts.shape[0]
-        return sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,
-                                  rng=make_rng(rng), labels=self.labels, groups=bm.groups,
-                                  affinity_cap=self.affinity_cap,
-                                  affinity=None if bm.affinity is None
-                                  else np.full(k, bm.affinity),
-                                  sides=self.sides, side_accept=self.side_accept,
-                                  restore=True)
+        gen = make_rng(rng)
+        g = sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,
+                               rng=gen, labels=self.labels, groups=bm.groups,
+                               affinity_cap=self.affinity_cap,
+                               affinity=None if bm.affinity is None
+                               else np.full(k, bm.affinity),
+                               sides=self.sides, side_accept=self.side_accept,
+                               restore=True)
+        if self.closure is None or g.m == 0:
+            return g
+        # the swaps keep the edge count of every pair of (block, side) classes: the sides'
+        # lean stays with the block pair counts
+        classes = bm.blocks if self.sides is None else \
+            2 * np.asarray(bm.blocks, dtype=np.int64) + (np.asarray(self.sides) > 0)
+        weights, _ = close_triangles(g.weights, classes, *self.closure, rng=gen)
+        return GraphData(weights=weights, labels=g.labels)
 
     def __repr__(self) -> str:
         eps, _ = self.ledger.spent
@@ -479,7 +493,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         pass_degrees = None
     # whatever the communities left unspent (one community) goes to the model
     eps_bins = bin_share * epsilon
-    affinity = None
+    affinity = closure = None
     # step 3b, where its noise can be below the most corners the released edges can hold
     if clustering_share > 0 and clustering_informative(m_hat, clustering_share * epsilon):
         theta = projection_cap(m_hat, data.n)
@@ -487,6 +501,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         cl = release_transitivity(data, theta=theta, epsilon=clustering_share * epsilon,
                                   ledger=ledger, rng=gen)
         affinity = affinity_density(cl["transitivity"])
+        closure = (cl["transitivity"], theta)
         diag.update(projection_cap=theta, released_transitivity=round(cl["transitivity"], 4),
                     affinity_density=round(affinity, 4))
     # the sides' share (step 4b) is kept back where the model has communities
@@ -522,7 +537,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                                    diag=diag)
     return SyntheticRelease(block_model=bm, ledger=ledger, labels=label_sequence(data.labels),
                             diagnostics=diag, affinity_cap=use_prior, sides=sides,
-                            side_accept=accept)
+                            side_accept=accept, closure=closure)
 
 
 def _release_sides(data, bm: BlockModel, *, epsilon: float, ledger, rng, diag: dict):

@@ -1,0 +1,247 @@
+"""Triangle-closing rewiring of a synthetic sample (post-processing, docs/privacy.md 7.5).
+
+The block model's samples close fewer wedges than the graph did: the affinity groups can use
+only the counts the class table leaves inside a class, and a hub's neighbours come from many
+blocks. :func:`release_synthetic` released the transitivity ``tau~`` of the graph's
+``theta``-projection (:mod:`dpgraph.synthetic.clustering`), so a sample is rewired until *its
+own* ``theta``-projection has that transitivity: the moment is matched on the statistic that
+was released, the projection's bias included (:func:`close_triangles`).
+
+Each move is a double edge swap of the 2.5K kind (Mahadevan et al., SIGCOMM 2006; Gjoka,
+Kurant and Markopoulou, INFOCOM 2013): take a wedge ``u - v - w`` whose ends are not
+adjacent, an edge ``u - a`` with ``a`` in ``w``'s class and an edge ``w - b`` with ``b`` in
+``u``'s class (``a != b``, not adjacent, neither is ``v``); replace ``u - a`` and ``w - b`` by
+``u - w`` and ``a - b``. Every degree and the edge count between every two classes stay as
+sampled (the classes are the released blocks, split by the released cut sides where the
+samples lean across them); the move is kept where it adds triangles. It reads the sample,
+the released classes and ``tau~`` only: no privacy cost.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from dpgraph.engine.local_search import jit, numba_available
+from dpgraph.synthetic.clustering import _count_nodes, bounded_projection, projection_counts
+
+__all__ = ["close_triangles", "closure_swaps", "CLOSURE_STAGES", "CLOSURE_ATTEMPTS",
+           "MAX_CLOSURE_ATTEMPTS"]
+
+# rounds of (measure the projection, swap towards it): the projection's share of the
+# sample's triangles moves as triangles are added, so the target is re-read
+CLOSURE_STAGES = 3
+# swap attempts per sampled edge in one round, and at most this many in all (time bound:
+# about 10^7 attempts a second... less on hubs' rows, which are scanned)
+CLOSURE_ATTEMPTS = 10
+MAX_CLOSURE_ATTEMPTS = 20_000_000
+# without numba the kernel runs as Python (about 10^5 attempts a second): fewer attempts
+PYTHON_ATTEMPTS = 200_000
+# triangle counts on a public random subset of the nodes when the whole would cost more
+# than this many wedge checks (sum of deg^2 over the subset)
+MAX_COUNT_WORK = 20_000_000
+
+
+@jit
+def _common(indptr, indices, x, y, mark, stamp):
+    """Common neighbours of ``x`` and ``y`` (rows may hold -1: a removed slot)."""
+    for p in range(indptr[x], indptr[x + 1]):
+        if indices[p] >= 0:
+            mark[indices[p]] = stamp
+    c = 0
+    for p in range(indptr[y], indptr[y + 1]):
+        z = indices[p]
+        if z >= 0 and mark[z] == stamp:
+            c += 1
+    return c
+
+
+@jit
+def _slot(indptr, indices, x, y):
+    """Position of ``y`` in ``x``'s row, or -1."""
+    for p in range(indptr[x], indptr[x + 1]):
+        if indices[p] == y:
+            return p
+    return -1
+
+
+@jit
+def _pick(indptr, indices, classes, x, cls, not1, not2):
+    """Position in ``x``'s row of a uniformly chosen neighbour in class ``cls`` other than
+    ``not1`` and ``not2`` (reservoir sampling over one scan), or -1."""
+    seen = 0
+    best = -1
+    for p in range(indptr[x], indptr[x + 1]):
+        z = indices[p]
+        if z != not1 and z != not2 and classes[z] == cls:
+            seen += 1
+            if np.random.random() * seen < 1.0:
+                best = p
+    return best
+
+
+@jit
+def _swap_kernel(indptr, indices, classes, cum, gain_needed, attempts, seed):
+    """Closure swaps on a symmetric CSR (``indices`` rewritten in place; rows keep their
+    lengths) until the triangles gained reach ``gain_needed`` or ``attempts`` wedges were
+    drawn (centres with probability ``cum``'s increments, C(deg, 2)). Returns
+    ``(gained, made, tried)``."""
+    np.random.seed(seed)
+    n = indptr.size - 1
+    mark = np.zeros(n, dtype=np.int64)
+    stamp = 0
+    gained = 0
+    made = 0
+    tried = 0
+    total = cum[n - 1]
+    while tried < attempts and gained < gain_needed:
+        tried += 1
+        v = np.searchsorted(cum, np.random.random() * total, side="right")
+        if v >= n:
+            continue
+        dv = indptr[v + 1] - indptr[v]
+        if dv < 2:
+            continue
+        i = np.random.randint(dv)
+        j = np.random.randint(dv - 1)
+        if j >= i:
+            j += 1
+        u = indices[indptr[v] + i]
+        w = indices[indptr[v] + j]
+        if indptr[u + 1] - indptr[u] <= indptr[w + 1] - indptr[w]:
+            if _slot(indptr, indices, u, w) >= 0:
+                continue
+        elif _slot(indptr, indices, w, u) >= 0:
+            continue
+        pua = _pick(indptr, indices, classes, u, classes[w], w, v)
+        if pua < 0:
+            continue
+        pwb = _pick(indptr, indices, classes, w, classes[u], u, v)
+        if pwb < 0:
+            continue
+        a = indices[pua]
+        b = indices[pwb]
+        if a == b or _slot(indptr, indices, a, b) >= 0:
+            continue
+        pau = _slot(indptr, indices, a, u)
+        pbw = _slot(indptr, indices, b, w)
+        # remove u-a, then w-b, then add u-w, then a-b, counting triangles at each step
+        stamp += 1
+        delta = -_common(indptr, indices, u, a, mark, stamp)
+        indices[pua] = -1
+        indices[pau] = -1
+        stamp += 1
+        delta -= _common(indptr, indices, w, b, mark, stamp)
+        indices[pwb] = -1
+        indices[pbw] = -1
+        stamp += 1
+        delta += _common(indptr, indices, u, w, mark, stamp)
+        indices[pua] = w
+        indices[pwb] = u
+        stamp += 1
+        delta += _common(indptr, indices, a, b, mark, stamp)
+        indices[pau] = b
+        indices[pbw] = a
+        if delta <= 0:  # put the four ends back
+            indices[pua] = a
+            indices[pau] = u
+            indices[pwb] = b
+            indices[pbw] = w
+            continue
+        gained += delta
+        made += 1
+    return gained, made, tried
+
+
+def closure_swaps(weights, classes, gain_needed: float, *, attempts: int, rng=None):
+    """Rewire a simple unweighted graph by closure swaps (module docstring) until it has
+    gained ``gain_needed`` triangles or ``attempts`` wedges were drawn; returns the new CSR
+    (symmetric, sorted, unit weights) and ``{"gained", "made", "tried"}``. Degrees and the
+    edge count between every two ``classes`` are those of ``weights``.
+
+    A 6-cycle in one class has no triangle; one swap (wedge 0 - 1 - 2, edges 0 - 5 and 2 - 3
+    out, 0 - 2 and 5 - 3 in) makes two, 0 - 1 - 2 and 3 - 4 - 5, and keeps every degree:
+
+    >>> import networkx as nx
+    >>> A = nx.to_scipy_sparse_array(nx.cycle_graph(6))
+    >>> B, info = closure_swaps(A, np.zeros(6, dtype=int), 1, attempts=1000, rng=0)
+    >>> info["gained"], np.diff(B.indptr).tolist()
+    (2, [2, 2, 2, 2, 2, 2])
+    """
+    M = sp.csr_array(weights, copy=True)
+    M.sum_duplicates()
+    M.sort_indices()
+    n = M.shape[0]
+    indptr = M.indptr.astype(np.int64)
+    indices = M.indices.astype(np.int64)
+    deg = np.diff(indptr).astype(float)
+    cum = np.cumsum(deg * (deg - 1.0) / 2.0)
+    info = {"gained": 0, "made": 0, "tried": 0}
+    if n == 0 or cum[-1] <= 0 or gain_needed <= 0 or attempts <= 0:
+        return M, info
+    seed = int(np.random.default_rng(rng).integers(2**31 - 1))
+    b = np.asarray(classes, dtype=np.int64)
+    if numba_available():
+        gained, made, tried = _swap_kernel(indptr, indices, b, cum, float(gain_needed),
+                                           int(attempts), seed)
+    else:  # the kernel as Python seeds NumPy's global generator: the caller's state is put back
+        state = np.random.get_state()
+        try:
+            gained, made, tried = _swap_kernel(indptr, indices, b, cum, float(gain_needed),
+                                               min(int(attempts), PYTHON_ATTEMPTS), seed)
+        finally:
+            np.random.set_state(state)
+    out = sp.csr_array((np.ones(indices.size), indices, indptr), shape=(n, n))
+    out.sort_indices()
+    return out, {"gained": int(gained), "made": int(made), "tried": int(tried)}
+
+
+def _transitivity(M, gen) -> float:
+    """Transitivity of ``M`` (NOT PRIVATE: of a sample), from the triangles at a public random
+    subset of the nodes where the whole would cost more than ``MAX_COUNT_WORK``."""
+    deg = np.diff(M.indptr).astype(float)
+    work = deg * deg
+    nodes = None
+    if work.sum() > MAX_COUNT_WORK:
+        order = gen.permutation(M.shape[0])
+        nodes = np.sort(order[: max(int(np.searchsorted(np.cumsum(work[order]),
+                                                        MAX_COUNT_WORK)), 1)])
+    t, w = projection_counts(M, nodes)
+    return float(t / w) if w > 0 else 0.0
+
+
+def close_triangles(weights, classes, transitivity: float, theta: int, *, rng=None,
+                    stages: int = CLOSURE_STAGES, attempts: int = CLOSURE_ATTEMPTS):
+    """Rewire a sample until its ``theta``-projection's transitivity reaches the released
+    ``transitivity`` (post-processing; module docstring). Each of at most ``stages`` rounds
+    measures the sample's transitivity ``t`` and its projection's ``p`` (the projection of
+    :func:`~dpgraph.synthetic.clustering.bounded_projection` in a fresh random order) and,
+    where ``p`` is short, asks the swaps for ``(transitivity - p) t / p`` more of it (``W/3``
+    triangles per unit, ``W`` the wedges, which the swaps keep). Returns the CSR and
+    ``{"made", "projection_before", "projection_after"}``.
+    """
+    gen = np.random.default_rng(rng)
+    M = sp.csr_array(weights)
+    n = M.shape[0]
+    deg = np.diff(M.indptr).astype(float)
+    wedges = float((deg * (deg - 1.0) / 2.0).sum())
+    budget = min(int(attempts) * int(M.nnz // 2), MAX_CLOSURE_ATTEMPTS)
+    info = {"made": 0, "projection_before": None, "projection_after": None}
+    for stage in range(int(stages) + 1):
+        P = bounded_projection(M, int(theta), gen.permutation(n))
+        t_p, w_p = projection_counts(P, _count_nodes(gen, P, int(theta)))
+        del P
+        p = float(t_p / w_p) if w_p > 0 else 0.0
+        info["projection_after"] = p
+        if info["projection_before"] is None:
+            info["projection_before"] = p
+        if stage == int(stages) or p >= transitivity or p <= 0 or budget <= 0:
+            break
+        t = _transitivity(M, gen)
+        need = (transitivity - p) * t / p * wedges / 3.0
+        M, got = closure_swaps(M, classes, need, attempts=budget, rng=gen)
+        info["made"] += got["made"]
+        budget -= got["tried"]
+        if got["made"] == 0:
+            break
+    return M, info

@@ -1,0 +1,129 @@
+"""The samples' triangle-closing rewiring (dpgraph/synthetic/closure.py): what every swap keeps
+(degrees, block pair counts, a simple graph), triangle bookkeeping against a brute-force
+count, and the released projection transitivity reached."""
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import dpgraph
+from dpgraph.graph import as_graph_data
+from dpgraph.synthetic.closure import close_triangles, closure_swaps
+from dpgraph.synthetic.clustering import bounded_projection, projection_counts
+
+
+def _block_pair_counts(A, blocks, k):
+    C = sp.triu(A, 1).tocoo()
+    out = np.zeros((k, k), dtype=np.int64)
+    np.add.at(out, (np.minimum(blocks[C.row], blocks[C.col]),
+                    np.maximum(blocks[C.row], blocks[C.col])), 1)
+    return out
+
+
+def _triangles(A):
+    return sum(nx.triangles(nx.from_scipy_sparse_array(A)).values()) // 3
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_closure_swaps_keep_degrees_and_block_pairs_and_count_their_triangles(seed):
+    rng = np.random.default_rng(seed)
+    k = 3
+    blocks = rng.integers(k, size=90)
+    P = np.array([[0.25, 0.05, 0.1], [0.05, 0.3, 0.05], [0.1, 0.05, 0.2]])
+    G = nx.stochastic_block_model([int((blocks == b).sum()) for b in range(k)], P.tolist(),
+                                  seed=seed)
+    order = np.argsort(blocks, kind="stable")  # the generator numbers nodes block by block
+    relabel = {int(i): int(order[i]) for i in range(90)}
+    A = nx.to_scipy_sparse_array(nx.relabel_nodes(G, relabel), nodelist=range(90), format="csr")
+    before = A.copy()
+    B, info = closure_swaps(A, blocks, 10**6, attempts=20_000, rng=seed)
+    assert (A != before).nnz == 0  # the input is left as it was
+    assert info["made"] > 0
+    assert np.array_equal(np.diff(B.indptr), np.diff(A.indptr))
+    assert (B != B.T).nnz == 0 and B.diagonal().sum() == 0
+    assert set(np.unique(B.data)) == {1.0} and B.nnz == A.nnz  # simple, no repeated pair
+    assert np.array_equal(_block_pair_counts(B, blocks, k), _block_pair_counts(A, blocks, k))
+    assert _triangles(B) - _triangles(A) == info["gained"]
+
+
+def test_closure_swaps_stop_at_the_gain_asked_for():
+    A = nx.to_scipy_sparse_array(nx.random_regular_graph(6, 200, seed=3), format="csr")
+    B, info = closure_swaps(A, np.zeros(200, dtype=int), 25, attempts=10**6, rng=0)
+    # each kept swap adds at least one triangle and at most a few
+    assert 25 <= info["gained"] < 25 + 12
+    assert _triangles(B) - _triangles(A) == info["gained"]
+
+
+def test_close_triangles_reaches_the_released_transitivity():
+    G = nx.gnm_random_graph(400, 3000, seed=5)  # transitivity about 0.04
+    A = nx.to_scipy_sparse_array(G, format="csr")
+    blocks = np.arange(400) % 2
+    theta = int(np.diff(A.indptr).max())  # no node over the cap: the projection is the graph
+    B, info = close_triangles(A, blocks, 0.2, theta, rng=0)
+    assert info["projection_before"] < 0.06
+    assert 0.2 <= nx.transitivity(nx.from_scipy_sparse_array(B)) < 0.25
+    assert info["projection_after"] == pytest.approx(
+        nx.transitivity(nx.from_scipy_sparse_array(B)), abs=1e-9)
+    assert np.array_equal(np.diff(B.indptr), np.diff(A.indptr))
+
+
+def test_close_triangles_leaves_a_sample_already_there():
+    A = nx.to_scipy_sparse_array(nx.gnm_random_graph(100, 600, seed=1), format="csr")
+    B, info = close_triangles(A, np.zeros(100, dtype=int), 0.01, 30, rng=0)
+    assert info["made"] == 0 and (A != B).nnz == 0
+
+
+def test_release_synthetic_samples_reach_the_released_projection_transitivity():
+    G = nx.relaxed_caveman_graph(60, 12, 0.35, seed=2)  # 720 nodes, transitivity about 0.3
+    G.remove_edges_from(list(nx.selfloop_edges(G)))
+    rel = dpgraph.release_synthetic(G, epsilon=4.0, rng=0)
+    tau, theta = rel.closure
+    assert tau == pytest.approx(rel.diagnostics["released_transitivity"], abs=1e-4)
+    S = rel.sample(rng=1)
+    again = rel.sample(rng=1)
+    assert (S.weights != again.weights).nnz == 0  # a seed gives one sample
+    order = np.random.default_rng(9).permutation(S.n)
+    t, w = projection_counts(bounded_projection(S.weights, theta, order))
+    assert t / w >= 0.9 * tau
+    assert S.m == rel.edge_count
+    # the rewiring keeps the sampled degrees: the same release without it
+    plain = dpgraph.release_synthetic(G, epsilon=4.0, rng=0)
+    plain.closure = None
+    P = plain.sample(rng=1)
+    assert np.array_equal(np.diff(P.weights.indptr), np.diff(S.weights.indptr))
+    t0, w0 = projection_counts(bounded_projection(P.weights, theta, order))
+    assert t0 / w0 < t / w
+
+
+def test_release_synthetic_closure_is_none_without_a_clustering_release():
+    # 78 edges: the clustering step is skipped
+    data = as_graph_data(nx.Graph(nx.karate_club_graph().edges()))
+    rel = dpgraph.release_synthetic(data, epsilon=1.0, rng=0)
+    assert rel.closure is None and "released_transitivity" not in rel.diagnostics
+    assert rel.sample(rng=0).m == rel.edge_count
+
+
+def test_release_samples_keep_the_side_lean_and_the_block_pairs_through_the_swaps():
+    G = nx.relaxed_caveman_graph(60, 12, 0.35, seed=2)
+    G.remove_edges_from(list(nx.selfloop_edges(G)))
+    rel = dpgraph.release_synthetic(G, epsilon=4.0, rng=0)
+    # released sides as the sampler reads them (any +-1 vector will do for the bookkeeping)
+    rel.sides = np.where(np.random.default_rng(4).random(rel.n) < 0.5, -1, 1)
+    rel.side_accept = 0.2
+    closed = rel.sample(rng=3)
+    closure, rel.closure = rel.closure, None
+    plain = rel.sample(rng=3)  # the same draw before the swaps
+    rel.closure = closure
+    assert (closed.weights != plain.weights).nnz > 0  # the swaps did something
+    blocks = np.asarray(rel.block_model.blocks)
+    k = int(blocks.max()) + 1
+
+    def across(A):
+        C = sp.triu(A, 1).tocoo()
+        return int((rel.sides[C.row] != rel.sides[C.col]).sum())
+
+    assert across(closed.weights) == across(plain.weights)
+    assert np.array_equal(_block_pair_counts(closed.weights, blocks, k),
+                          _block_pair_counts(plain.weights, blocks, k))
+    assert np.array_equal(np.diff(closed.weights.indptr), np.diff(plain.weights.indptr))
