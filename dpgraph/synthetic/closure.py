@@ -227,6 +227,8 @@ def close_triangles(weights, classes, transitivity: float, theta: int, *, rng=No
     wedges = float((deg * (deg - 1.0) / 2.0).sum())
     budget = min(int(attempts) * int(M.nnz // 2), MAX_CLOSURE_ATTEMPTS)
     info = {"made": 0, "projection_before": None, "projection_after": None}
+    if transitivity <= 0:  # every projection has at least that: nothing to measure
+        return M, info
     for stage in range(int(stages) + 1):
         P = bounded_projection(M, int(theta), gen.permutation(n))
         t_p, w_p = projection_counts(P, _count_nodes(gen, P, int(theta)))
