@@ -37,9 +37,10 @@ CLOSURE_ATTEMPTS = 10
 MAX_CLOSURE_ATTEMPTS = 20_000_000
 # without numba the kernel runs as Python (about 10^5 attempts a second): fewer attempts
 PYTHON_ATTEMPTS = 200_000
-# triangle counts on a public random subset of the nodes when the whole would cost more
-# than this many wedge checks (sum of deg^2 over the subset)
-MAX_COUNT_WORK = 20_000_000
+# the sample's triangles are counted at a random subset of the nodes when the whole would
+# cost more than this many wedge checks (sum of deg^2 over the subset; the product it
+# forms holds up to that many entries, 12 bytes each)
+MAX_COUNT_WORK = 4_000_000
 
 
 @jit
@@ -168,9 +169,10 @@ def closure_swaps(weights, classes, gain_needed: float, *, attempts: int, rng=No
     >>> info["gained"], np.diff(B.indptr).tolist()
     (2, [2, 2, 2, 2, 2, 2])
     """
-    M = sp.csr_array(weights, copy=True)
-    M.sum_duplicates()
-    M.sort_indices()
+    M = sp.csr_array(weights)
+    if not M.has_canonical_format:  # sorted, no repeated entry; the caller's matrix untouched
+        M = M.copy()
+        M.sum_duplicates()
     n = M.shape[0]
     indptr = M.indptr.astype(np.int64)
     indices = M.indices.astype(np.int64)

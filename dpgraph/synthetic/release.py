@@ -343,8 +343,10 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        degree-capped projection of the graph
        (:func:`~dpgraph.synthetic.clustering.release_transitivity`, cap twice the released
        mean degree), which sets the density of the sampler's affinity groups
-       (:func:`~dpgraph.synthetic.clustering.affinity_density`): the samples keep clustering,
-       triangles, path lengths and distances (measured in BENCHMARKS.md). Taken from step
+       (:func:`~dpgraph.synthetic.clustering.affinity_density`), and to which each sample's
+       own projection is then rewired (:func:`~dpgraph.synthetic.closure.close_triangles`,
+       degree- and class-pair-preserving swaps): the samples keep clustering, triangles,
+       path lengths and distances (measured in BENCHMARKS.md). Taken from step
        2's share; skipped (the share back to step 2) where its noise exceeds the most
        triangle corners the released edge count can hold
        (:func:`~dpgraph.synthetic.clustering.clustering_informative`).
