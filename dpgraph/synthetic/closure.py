@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.engine.local_search import jit, numba_available
-from dpgraph.synthetic.clustering import _count_nodes, bounded_projection, projection_counts
+from dpgraph.synthetic.clustering import bounded_projection, counted_nodes, projection_counts
 
 __all__ = ["close_triangles", "closure_swaps", "CLOSURE_STAGES", "CLOSURE_ATTEMPTS",
            "MAX_CLOSURE_ATTEMPTS"]
@@ -242,7 +242,7 @@ def close_triangles(weights, classes, transitivity: float, theta: int, *, rng=No
         return M, info
     for stage in range(int(stages) + 1):
         P = bounded_projection(M, int(theta), gen.permutation(n))
-        t_p, w_p = projection_counts(P, _count_nodes(gen, P, int(theta)))
+        t_p, w_p = projection_counts(P, counted_nodes(gen, P, int(theta)))
         del P
         p = float(t_p / w_p) if w_p > 0 else 0.0
         info["projection_after"] = p

@@ -21,7 +21,7 @@ import scipy.sparse as sp
 from dpgraph.graph import GraphData
 from dpgraph.privacy import PrivacyLedger, laplace_mechanism, make_rng
 
-__all__ = ["bounded_projection", "projection_counts", "clustering_sensitivity",
+__all__ = ["bounded_projection", "projection_counts", "counted_nodes", "clustering_sensitivity",
            "projection_cap", "release_transitivity", "affinity_density", "clustering_informative",
            "MIN_CAP", "MAX_CAP", "MAX_WEDGE_WORK"]
 
@@ -130,9 +130,15 @@ def projection_counts(P, nodes=None) -> np.ndarray:
     return np.array([tri, float((deg * (deg - 1) / 2.0).sum())])
 
 
-def _count_nodes(gen, P, theta: int) -> np.ndarray | None:
-    """All nodes (None), or a public uniform subset whose wedge checks fit in
-    ``MAX_WEDGE_WORK`` (at most ``theta^2`` per node)."""
+def counted_nodes(gen, P, theta: int) -> np.ndarray | None:
+    """The nodes to count a ``theta``-projection ``P``'s triangles at: all (None), or a
+    uniform subset drawn from ``gen`` (not from the graph) whose wedge checks fit in
+    ``MAX_WEDGE_WORK`` (at most ``theta^2`` per node).
+
+    >>> P = sp.csr_array((10**6, 10**6))
+    >>> counted_nodes(np.random.default_rng(0), P, 64).size, MAX_WEDGE_WORK // 64**2
+    (4882, 4882)
+    """
     n = P.shape[0]
     cap = max(int(MAX_WEDGE_WORK // max(theta * theta, 1)), 1)
     return None if n <= cap else np.sort(gen.choice(n, size=cap, replace=False))
@@ -167,7 +173,7 @@ def release_transitivity(data: GraphData, *, theta: int, epsilon: float,
     if order.shape != (data.n,):
         raise ValueError(f"order must rank each of the {data.n} nodes")
     P = bounded_projection(data.weights, theta, order)
-    nodes = _count_nodes(gen, P, theta)
+    nodes = counted_nodes(gen, P, theta)
     counts = projection_counts(P, nodes)
     del P
     sens = clustering_sensitivity(theta)
