@@ -158,7 +158,10 @@ class SyntheticRelease:
     def sample(self, rng=None) -> GraphData:
         """An unweighted simple graph from the block model
         (:func:`~dpgraph.synthetic.sampler.sample_block_model`, with the hubs' degrees
-        restored: :func:`~dpgraph.synthetic.sampler.restore_degrees`)."""
+        restored: :func:`~dpgraph.synthetic.sampler.restore_degrees`), then, where a
+        transitivity was released (``closure``), rewired until its own projection has it
+        (:func:`~dpgraph.synthetic.closure.close_triangles`; degrees and the edge counts
+        between blocks and released sides kept). Post-processing: no privacy cost."""
         bm = self.block_model
         warn_if_sparse_sample(bm.edge_count, bm.n, bm.edge_total, stacklevel=3)
         k = bm.block_counts.shape[0]
