@@ -31,7 +31,7 @@ __all__ = ["close_triangles", "closure_swaps", "CLOSURE_STAGES", "CLOSURE_ATTEMP
 # rounds of (measure the projection, swap towards it): the projection's share of the
 # sample's triangles moves as triangles are added, so the target is re-read
 CLOSURE_STAGES = 3
-# swap attempts per sampled edge in one round, and at most this many in all: a time bound
+# swap attempts per sampled edge over all rounds, and at most this many: a time bound
 # (0.5-1 million attempts a second, fewer where the rows scanned are long: a caveman graph
 # of 1.8 * 10^6 edges took 38 s for 2 * 10^7 attempts, facebook 0.85 s for 880,000)
 CLOSURE_ATTEMPTS = 10
