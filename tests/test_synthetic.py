@@ -865,6 +865,41 @@ def test_match_edge_count_hits_the_target_within_the_caps():
     assert got == pytest.approx(1.1, abs=0.15)  # sd of the mean <= 0.5 / 20 = 0.025
 
 
+def test_match_edge_count_spills_onto_empty_block_pairs_only_when_the_rest_are_full():
+    from dpgraph.synthetic.block_model import match_edge_count
+
+    # blocks of 4, 2 and 2 nodes: pairs 6, 8, 8 / 1, 4 / 1; counts on (0, 0) and (0, 1) only
+    z = np.repeat(np.arange(3), [4, 2, 2])
+    C = np.array([[3, 2, 0], [2, 0, 0], [0, 0, 0]])
+    bm = consistent_block_model(z, C, np.ones(z.size))
+    held = match_edge_count(bm, 12.0, rng=0)  # the counted pairs hold 6 + 8 = 14
+    assert held.edge_count == 12
+    assert held.block_counts[0, 2] == held.block_counts[1, 1] == 0
+    for seed in range(5):
+        out = match_edge_count(bm, 24.0, rng=seed)  # 10 more than the counted pairs hold
+        assert out.edge_count == 24
+        assert out.block_counts[0, 0] == 6 and out.block_counts[0, 1] == 8
+        # the 10 go to the empty pairs (8 + 1 + 4 + 1 = 14 of them) in proportion: 80% each
+        assert 6 <= out.block_counts[0, 2] <= 7 and out.block_counts[2, 2] <= 1
+    assert match_edge_count(bm, 1e9, rng=0).edge_count == 28  # every pair
+
+
+def test_release_synthetic_complete_graph_keeps_its_edge_count():
+    """K30 at epsilon 8: the passes' small communities leave noisy counts between them at 0,
+    and the counted block pairs cannot hold the released total (435, noise of scale about 1):
+    the rest is sampled between the empty block pairs, not dropped (359-382 edges were
+    sampled before)."""
+    import warnings
+
+    G = nx.complete_graph(30)
+    for seed in range(5):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rel = dpgraph.release_synthetic(G, epsilon=8.0, rng=seed)
+        assert abs(rel.edge_count - 435) <= 6
+        assert rel.sample(rng=seed).m == rel.edge_count
+
+
 def test_release_synthetic_edge_count_is_the_released_total():
     """The sampled edge count is the rounded combined total of 7.12 (the released total, its
     own 0.02 epsilon charge on 600 nodes, with the block releases' raw totals), not the sum of

@@ -481,7 +481,9 @@ def match_edge_count(bm: BlockModel, target: float, *, rng=None) -> BlockModel:
     distinct block pairs by systematic sampling on the fractional parts, so the total is exact
     (``target`` is first clipped to ``[0, all pairs]``) and every count is an unbiased
     rounding (systematic sampling: a count gains 1 with probability its fractional part).
-    Block pairs with no count keep none (if all are empty, the pairs decide).
+    Block pairs with no count keep none while the others can hold the total; where they are
+    all full, the rest goes to the empty block pairs in proportion to their pairs (if all are
+    empty, the pairs decide).
 
     Examples
     --------
@@ -516,6 +518,13 @@ def match_edge_count(bm: BlockModel, target: float, *, rng=None) -> BlockModel:
         x[over] = cap[over]
         free &= ~over
         left = goal - x[~free].sum()
+    # the pairs with a count are all full and the released total asks for more (a dense graph
+    # whose small blocks' noisy counts were clipped to 0): the rest goes to the empty block
+    # pairs in proportion to the pairs they have, not dropped
+    rest = goal - x.sum()
+    room = np.where(base > 0, 0.0, cap)
+    if rest > 1e-9 and room.sum() > 0:
+        x = x + room * min(1.0, rest / room.sum())
     lo = np.floor(x + 1e-9)
     frac = np.clip(x - lo, 0.0, 1.0)
     if frac.sum() > 0:
