@@ -254,6 +254,33 @@ def test_restore_degrees_reaches_a_hub_that_already_neighbours_its_community():
     assert (after[1:k] >= t[1:k]).all() and np.array_equal(after[k:], before[k:])
 
 
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_block_tolerance_undoes_the_pull_towards_each_blocks_mean(seed):
+    """A dense block (60 nodes of inside degree 20-55, pair density 0.64) in one community with
+    a sparse one: the draws saturate its highest-degree nodes and hand their edges to its
+    lowest (its top fifth about 5 edges short, its bottom fifth about 5 over, with the
+    community restore's slack of 2 sqrt(d)); with ``block_tolerance=0`` both fifths end
+    within 1.5 edges of their degrees on average, and every block pair keeps its count."""
+    n0, n1, cross = 60, 120, 300
+    d0 = np.linspace(20, 55, n0)
+    b = np.r_[np.zeros(n0, int), np.ones(n1, int)]
+    d = np.r_[d0 + cross / n0, np.full(n1, 6.0)]
+    C = np.array([[d0.sum() / 2, cross], [cross, (6.0 * n1 - cross) / 2]])
+    inside = np.r_[d0 / (d0 + cross / n0), np.full(n1, 1.0 - cross / (6.0 * n1))]
+    low, high = np.argsort(d0)[:12], np.argsort(d0)[-12:]
+    out = {}
+    for tol in (None, 0.0):
+        g = sample_block_model(b, C, d, inside=inside, groups=np.array([0, 0]), rng=seed,
+                               restore=True, block_tolerance=tol)
+        A = g.weights.tocoo()
+        assert g.m == int(np.rint(np.triu(C).sum()))
+        assert (b[A.row] != b[A.col]).sum() // 2 == cross  # the block pair's count
+        x = np.asarray((g.weights != 0).sum(axis=1)).ravel() - d
+        out[tol] = x[low].mean(), x[high].mean()
+    assert out[None][0] > 2.5 and out[None][1] < -2.5  # the pull, without the block restore
+    assert abs(out[0.0][0]) < 1.5 and abs(out[0.0][1]) < 1.5
+
 def test_partition_from_release_finds_planted_communities():
     G = nx.planted_partition_graph(2, 60, 0.5, 0.02, seed=1)
     pg = dpgraph.privatize(G, epsilon=8.0, delta=1e-6, rank=2, rng=0, synthetic_share=None)

@@ -67,6 +67,11 @@ LOW_EPS_ROUNDS = 2
 # degrees (communities="auto").
 COMMUNITY_MIN_SIGNAL = 0.2
 PASS_MIN_LABELS, PASS_MAX_LABELS = 4, 12
+# Each sample's degrees are restored inside each block up to this many standard deviations of
+# the released degrees' noise (sample_block_model's block_tolerance): where the degrees are
+# accurate (large epsilon) the draws' pull of each block's degrees towards its mean is undone,
+# where they are noisy (small epsilon) the sample keeps the draws' own spread.
+BLOCK_RESTORE_SDS = 1.0
 # The sides (SIDE_SHARE of epsilon) are released and the samples lean across them only where the
 # released model's own best split of its blocks cuts less than this share of its edges (random
 # sides cut half): there the model carries no cut, and a Max-Cut of its samples is a random
@@ -146,6 +151,10 @@ class SyntheticRelease:
     #: each sample's own projection is rewired to reach
     #: (:func:`~dpgraph.synthetic.closure.close_triangles`), or None
     closure: tuple | None = None
+    #: the shortfall from the released degrees, in edges, that each sample leaves inside a
+    #: block (``BLOCK_RESTORE_SDS`` standard deviations of the degrees' noise;
+    #: :func:`~dpgraph.synthetic.sampler.sample_block_model`'s ``block_tolerance``), or None
+    block_tolerance: float | None = None
 
     @property
     def n(self) -> int:
@@ -172,7 +181,7 @@ class SyntheticRelease:
                                affinity=None if bm.affinity is None
                                else np.full(k, bm.affinity),
                                sides=self.sides, side_accept=self.side_accept,
-                               restore=True)
+                               restore=True, block_tolerance=self.block_tolerance)
         if self.closure is None or g.m == 0:
             return g
         # the swaps keep the edge count of every pair of (block, side) classes: the sides'
@@ -523,11 +532,12 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         sc = split_block_scales(1, 1, eps_model, count_share)  # [inside, across] scales
         bm.degrees = matched_degrees(bm.degrees, sc[:1] if diag["communities"] == 1 else sc,
                                      data.n, rng=gen)
+    own = released_degree_noise_sd(diag["communities"], eps_model, count_share) ** 2
+    # the combined degrees' noise, at a typical node
+    noise_sd = None if pass_degrees is None else \
+        float(np.sqrt(1.0 / (1.0 / own + 1.0 / np.median(pass_degrees[1]))))
+    degree_sd = float(np.sqrt(own)) if noise_sd is None else noise_sd
     if eps_bins > 0:
-        noise_sd = None
-        if pass_degrees is not None:  # the combined degrees' noise, at a typical node
-            own = released_degree_noise_sd(diag["communities"], eps_model, count_share) ** 2
-            noise_sd = float(np.sqrt(1.0 / (1.0 / own + 1.0 / np.median(pass_degrees[1]))))
         bm, info = split_by_released_degree_classes(data, bm, epsilon=eps_bins,
                                                     noise_sd=noise_sd,
                                                     model_epsilon=eps_model,
@@ -542,7 +552,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                                    diag=diag)
     return SyntheticRelease(block_model=bm, ledger=ledger, labels=label_sequence(data.labels),
                             diagnostics=diag, affinity_cap=use_prior, sides=sides,
-                            side_accept=accept, closure=closure)
+                            side_accept=accept, closure=closure,
+                            block_tolerance=BLOCK_RESTORE_SDS * degree_sd)
 
 
 def _release_sides(data, bm: BlockModel, *, epsilon: float, ledger, rng, diag: dict):
