@@ -442,15 +442,25 @@ def _proposals(gen, u, v, short, over, com, movable, per):
     first thinned to a uniform sample of that many (with replacement: the work is the moves',
     not the graph's). Returns ``(h, edge index, x, y)`` in a random order."""
     m = u.size
+    # only where h's community has a surplus to give: the draws below grow with the moves
+    has = np.bincount(com, weights=over, minlength=com.max() + 1)[com] > 0
+    short = np.where(has, short, 0)
     h = np.repeat(np.flatnonzero(short), per * short[short > 0])
     groups = np.unique(com[h]).size  # the sample must hold ends of each one's community
     draws = max(4 * h.size * groups, RESTORE_POOL)
-    end = np.arange(2 * m) if draws >= 2 * m else gen.integers(0, 2 * m, size=draws)
-    e = end % m
-    x = np.where(end < m, u[e], v[e])
-    y = np.where(end < m, v[e], u[e])
-    ok = over[x] > 0 if movable is None else (over[x] > 0) & movable[e]
-    e, x, y = e[ok], x[ok], y[ok]
+    if draws >= 2 * m:  # every end at a surplus node: the u ends, then the v ends
+        side = [np.flatnonzero((over[z] > 0) if movable is None else (over[z] > 0) & movable)
+                for z in (u, v)]
+        e = np.concatenate(side)
+        x = np.concatenate([u[side[0]], v[side[1]]])
+        y = np.concatenate([v[side[0]], u[side[1]]])
+    else:
+        end = gen.integers(0, 2 * m, size=draws)
+        e = end % m
+        x = np.where(end < m, u[e], v[e])
+        y = np.where(end < m, v[e], u[e])
+        ok = over[x] > 0 if movable is None else (over[x] > 0) & movable[e]
+        e, x, y = e[ok], x[ok], y[ok]
     c = com[x]
     order = np.argsort(c.astype(np.uint16) if com.max() < 2**16 else c, kind="stable")
     e, x, y = e[order], x[order], y[order]
@@ -463,7 +473,10 @@ def _proposals(gen, u, v, short, over, com, movable, per):
     base = np.concatenate([[0.0], cum])[stop - size]  # the weight before each community
     mass = np.concatenate([[0.0], cum])[stop] - base
     h = h[mass[com[h]] > 0]
-    pick = np.searchsorted(cum, base[com[h]] + gen.random(h.size) * mass[com[h]], side="right")
+    r = base[com[h]] + gen.random(h.size) * mass[com[h]]
+    pick = np.empty(h.size, dtype=np.int64)
+    by = np.argsort(r)  # sorted queries: a binary search that walks cum in order
+    pick[by] = np.searchsorted(cum, r[by], side="right")
     pick = np.minimum(pick, stop[com[h]] - 1)
     mix = gen.permutation(h.size)
     return h[mix], e[pick][mix], x[pick][mix], y[pick][mix]
