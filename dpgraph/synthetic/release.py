@@ -45,7 +45,7 @@ from dpgraph.synthetic.sides import model_cut_share, side_pass
 __all__ = ["SyntheticRelease", "release_synthetic", "default_init_labels", "default_rounds",
            "COMMUNITY_SHARE", "DEGREE_BIN_SHARE", "EDGE_COUNT_SHARE", "RANDOM_INIT_FROM",
            "RANDOM_INIT_LABELS", "RANDOM_INIT_ROUNDS", "LOW_EPS_LABELS", "LOW_EPS_ROUNDS",
-           "COMMUNITY_MIN_SIGNAL", "community_signal"]
+           "COMMUNITY_MIN_SIGNAL", "community_signal", "BLOCK_RESTORE_SDS"]
 
 # the default shares of epsilon (communities, degree classes, edge count) are named in
 # dpgraph.privacy.budget
