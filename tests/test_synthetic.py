@@ -255,6 +255,19 @@ def test_restore_degrees_reaches_a_hub_that_already_neighbours_its_community():
 
 
 
+
+def test_restore_degrees_tolerance_gives_the_whole_shortfall():
+    """Node 0 of a star at node 1 is 2 edges short of its target 4: a tolerance below 2 gives
+    it both (node 1, 3 over, gives them), one above 2 none; the same threshold as a slack
+    (``slack sqrt(4)`` = 1.5) gives only what lies beyond it, here nothing whole."""
+    n = 6
+    keys = np.array([0 * n + 1, 0 * n + 2, 1 * n + 3, 1 * n + 4, 1 * n + 5])
+    t = np.array([4, 1, 1, 1, 1, 1.0])
+    com = np.zeros(n, dtype=int)
+    assert _degrees(restore_degrees(keys, n, t, com, tolerance=1.5, rng=0), n)[0] == 4
+    assert _degrees(restore_degrees(keys, n, t, com, tolerance=2.5, rng=0), n)[0] == 2
+    assert _degrees(restore_degrees(keys, n, t, com, slack=0.75, rng=0), n)[0] == 2
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_block_tolerance_undoes_the_pull_towards_each_blocks_mean(seed):
     """A dense block (60 nodes of inside degree 20-55, pair density 0.64) in one community with

@@ -67,10 +67,11 @@ LOW_EPS_ROUNDS = 2
 # degrees (communities="auto").
 COMMUNITY_MIN_SIGNAL = 0.2
 PASS_MIN_LABELS, PASS_MAX_LABELS = 4, 12
-# Each sample's degrees are restored inside each block up to this many standard deviations of
-# the released degrees' noise (sample_block_model's block_tolerance): where the degrees are
-# accurate (large epsilon) the draws' pull of each block's degrees towards its mean is undone,
-# where they are noisy (small epsilon) the sample keeps the draws' own spread.
+# A sample's node short of its released degree by more than this many standard deviations of
+# the degrees' noise is given its whole shortfall inside its block (sample_block_model's
+# block_tolerance): where the degrees are accurate (large epsilon) the draws' pull of each
+# block's degrees towards its mean is undone, where they are noisy (small epsilon) the sample
+# keeps the draws' own spread.
 BLOCK_RESTORE_SDS = 1.0
 # The sides (SIDE_SHARE of epsilon) are released and the samples lean across them only where the
 # released model's own best split of its blocks cuts less than this share of its edges (random
@@ -151,8 +152,9 @@ class SyntheticRelease:
     #: each sample's own projection is rewired to reach
     #: (:func:`~dpgraph.synthetic.closure.close_triangles`), or None
     closure: tuple | None = None
-    #: the shortfall from the released degrees, in edges, that each sample leaves inside a
-    #: block (``BLOCK_RESTORE_SDS`` standard deviations of the degrees' noise;
+    #: the shortfall from its released degree, in edges, beyond which a sample's node is given
+    #: its whole shortfall inside its block (``BLOCK_RESTORE_SDS`` standard deviations of the
+    #: degrees' noise;
     #: :func:`~dpgraph.synthetic.sampler.sample_block_model`'s ``block_tolerance``), or None
     block_tolerance: float | None = None
 

@@ -390,7 +390,9 @@ def restore_degrees(keys, n, target, community, *, fixed=None, rng=None,
         Where the surplus ends are taken from (communities; blocks keep every block pair's
         count: :func:`sample_block_model`'s ``block_tolerance``).
     tolerance : float or array, optional
-        The shortfall left alone, in edges, in place of ``slack sqrt(target)``.
+        In place of ``slack``: a node short of ``target`` by more than this many edges is
+        given its whole shortfall (with ``slack``, only what lies beyond
+        ``slack sqrt(target)``).
 
     Returns
     -------
@@ -413,7 +415,9 @@ def restore_degrees(keys, n, target, community, *, fixed=None, rng=None,
     for r in range(rounds):
         u, v = np.divmod(keys, n)
         deg = np.bincount(u, minlength=n) + np.bincount(v, minlength=n)
-        short = np.floor(t - deg - tol).clip(0).astype(np.int64)
+        gap = t - deg
+        short = np.floor(gap - tol) if tolerance is None else np.where(gap > tol, np.floor(gap), 0)
+        short = short.clip(0).astype(np.int64)
         over = np.floor(deg - t).clip(0).astype(np.int64)
         if not short.any() or not over.any():
             break
@@ -580,8 +584,8 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
         counts between communities stay. Default False.
     block_tolerance : float, optional
         With ``restore``: then, inside each block, every node short of ``degrees`` by more
-        than this many edges takes over edge ends of nodes of its own block that got more than
-        theirs (:func:`restore_degrees` with the blocks as communities): every block pair keeps
+        than this many edges takes over its whole shortfall in edge ends of nodes of its own
+        block that got more than theirs (:func:`restore_degrees` with the blocks as communities): every block pair keeps
         its count. In a dense block pair the Chung-Lu draws saturate the block's
         highest-weight nodes, and the rejection rounds and the fill hand their edges to its
         lowest (facebook at eps 4, block of released degrees 140-293 at pair density 0.9: its
