@@ -30,6 +30,8 @@ __all__ = ["sample_block_model", "affinity_edges", "restore_degrees", "symmetric
 # a node whose anchor edge was rejected (its block pair's count used up) draws again, at most
 # this many times
 ANCHOR_RETRIES = 5
+# _absent sorts its queries from this many on (a sort is cheaper than random binary searches)
+ABSENT_SORT_FROM = 65_536
 FILL_ENUMERATE = 4_000_000  # node pairs of a block pair enumerated by the final fill (64 MB)
 # the largest affinity group of the clustering phase: a hub's group would otherwise hold
 # d + 1 nodes (d(d+1)/2 candidate pairs); hubs cluster little, and their other edges go to
@@ -76,10 +78,18 @@ def _cdfs(w: np.ndarray, members: list) -> tuple:
 
 
 def _absent(keys: np.ndarray, cand: np.ndarray) -> np.ndarray:
-    """Mask of the entries of ``cand`` not in the sorted array ``keys`` (binary search)."""
+    """Mask of the entries of ``cand`` not in the sorted array ``keys`` (binary search; many
+    queries are searched in sorted order, which walks ``keys`` once instead of at random:
+    1.7 million queries into 10^7 keys took 2.2 s in random order)."""
     if not keys.size:
         return np.ones(cand.size, dtype=bool)
-    return keys[np.minimum(np.searchsorted(keys, cand), keys.size - 1)] != cand
+    if cand.size < ABSENT_SORT_FROM:
+        return keys[np.minimum(np.searchsorted(keys, cand), keys.size - 1)] != cand
+    order = np.argsort(cand)
+    c = cand[order]
+    out = np.empty(cand.size, dtype=bool)
+    out[order] = keys[np.minimum(np.searchsorted(keys, c), keys.size - 1)] != c
+    return out
 
 
 def _fill_remaining(gen, keys, members, ia, ib, need, n, weights, inner):
