@@ -254,8 +254,6 @@ def test_restore_degrees_reaches_a_hub_that_already_neighbours_its_community():
     assert (after[1:k] >= t[1:k]).all() and np.array_equal(after[k:], before[k:])
 
 
-
-
 def test_restore_degrees_tolerance_gives_the_whole_shortfall():
     """Node 0 of a star at node 1 is 2 edges short of its target 4: a tolerance below 2 gives
     it both (node 1, 3 over, gives them), one above 2 none; the same threshold as a slack
@@ -267,6 +265,7 @@ def test_restore_degrees_tolerance_gives_the_whole_shortfall():
     assert _degrees(restore_degrees(keys, n, t, com, tolerance=1.5, rng=0), n)[0] == 4
     assert _degrees(restore_degrees(keys, n, t, com, tolerance=2.5, rng=0), n)[0] == 2
     assert _degrees(restore_degrees(keys, n, t, com, slack=0.75, rng=0), n)[0] == 2
+
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_block_tolerance_undoes_the_pull_towards_each_blocks_mean(seed):
@@ -309,6 +308,7 @@ def test_release_block_tolerance_is_one_sd_of_the_released_degrees_noise():
         tol = rels[0].block_tolerance
         assert all(r.block_tolerance == tol for r in rels)  # no noise of its own
         assert abs(tol / BLOCK_RESTORE_SDS / sd - 1.0) < 0.15
+
 
 def test_partition_from_release_finds_planted_communities():
     G = nx.planted_partition_graph(2, 60, 0.5, 0.02, seed=1)

@@ -169,7 +169,8 @@ class SyntheticRelease:
     def sample(self, rng=None) -> GraphData:
         """An unweighted simple graph from the block model
         (:func:`~dpgraph.synthetic.sampler.sample_block_model`, with the hubs' degrees
-        restored: :func:`~dpgraph.synthetic.sampler.restore_degrees`), then, where a
+        restored, then each node short by more than ``block_tolerance`` restored inside its
+        block: :func:`~dpgraph.synthetic.sampler.restore_degrees`), then, where a
         transitivity was released (``closure``), rewired until its own projection has it
         (:func:`~dpgraph.synthetic.closure.close_triangles`; degrees and the edge counts
         between blocks and released sides kept). Post-processing: no privacy cost."""
