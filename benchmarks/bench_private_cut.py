@@ -159,6 +159,20 @@ def _closed(ratio, random_ratio):
     return (ratio - random_ratio) / (1.0 - random_ratio)
 
 
+def _seed_counts(last) -> str:
+    """The number of seeds per cell, the most common first, then the graphs that differ."""
+    seeds = defaultdict(set)
+    for (g, prob, eps, meth, seed) in last:
+        seeds[(g, prob, eps, meth)].add(seed)
+    by_count = defaultdict(set)
+    for (g, *_), ss in seeds.items():
+        by_count[len(ss)].add(g)
+    order = sorted(by_count, key=lambda c: -len(by_count[c]))
+    parts = [f"{order[0]}"] + [f"{c} in some cells of {', '.join(sorted(by_count[c]))}"
+                               for c in order[1:]]
+    return "; ".join(parts)
+
+
 def report(rows) -> str:
     """The markdown tables of the rows (the last run of each cell: same graph, problem,
     epsilon, method and seed)."""
@@ -240,7 +254,7 @@ def report(rows) -> str:
                    f"{worst[4]:.3f} against {worst[3]:.3f}); bisection above the cut in "
                    f"{len(above)} cells.")
     commits = sorted({r.get("commit", "") for r in last.values()} - {""})
-    out.append(f"Seeds per cell: {sorted({k[4] for k in last})}; commits: {', '.join(commits)}.")
+    out.append(f"Seeds per cell: {_seed_counts(last)}; commits: {', '.join(commits)}.")
     return "\n".join(out) + "\n"
 
 
