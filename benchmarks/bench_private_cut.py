@@ -168,6 +168,8 @@ def _seed_counts(last) -> str:
     for (g, *_), ss in seeds.items():
         by_count[len(ss)].add(g)
     order = sorted(by_count, key=lambda c: -len(by_count[c]))
+    if not order:
+        return "none"
     parts = [f"{order[0]}"] + [f"{c} in some cells of {', '.join(sorted(by_count[c]))}"
                                for c in order[1:]]
     return "; ".join(parts)
