@@ -784,6 +784,34 @@ def test_split_by_degree_bins_fits_both_released_margins():
     assert abs(out.edge_count - bm.edge_count) <= 0.01 * bm.edge_count + 5
 
 
+def test_top_degree_class_floor_applies_only_when_communities_split_it():
+    """With several communities the top class holds MIN_TOP_CLASS nodes (its blocks keep free
+    pairs); with one community the four hubs keep a class of their own, so the class table
+    carries their edges to low-degree nodes."""
+    from dpgraph.synthetic.degree_classes import MIN_TOP_CLASS, split_by_released_degree_classes
+
+    rng = np.random.default_rng(3)
+    G = nx.random_regular_graph(4, 400, seed=1)
+    hubs = [0, 1, 200, 201]
+    for h in hubs:
+        for v in rng.choice(400, size=150, replace=False):
+            if v != h:
+                G.add_edge(h, int(v))
+    A = nx.to_scipy_sparse_array(G, nodelist=range(400), format="csr", dtype=float)
+    deg = np.asarray(A.sum(axis=1)).ravel()
+    data = from_matrix(A, range(400))
+    for z in (np.zeros(400, dtype=np.int64), np.repeat([0, 1], 200)):
+        bm = consistent_block_model(z, block_edge_counts(A, z), deg)
+        out, info = split_by_released_degree_classes(
+            data, bm, epsilon=1.0, model_epsilon=1.0, count_share=0.5,
+            ledger=PrivacyLedger(epsilon=1.0, delta=0), rng=0, noise_sd=1.0)
+        top = np.isin(out.blocks, np.unique(out.blocks[hubs]))
+        if z.max() == 0:
+            assert sorted(np.flatnonzero(top)) == hubs
+        else:
+            assert top.sum() >= MIN_TOP_CLASS
+
+
 def test_sampler_groups_use_the_inside_weights_between_blocks_of_one_community():
     """Two blocks of one community: the edges between them draw with the inside weights, so
     nodes whose released inside share is 0 get none of them."""
