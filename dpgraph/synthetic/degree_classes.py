@@ -21,18 +21,12 @@ from dpgraph.synthetic.block_model import (BlockModel, block_edge_counts, capped
 
 __all__ = ["degree_bins", "release_degree_mixing", "mixing_assortativity",
            "split_by_degree_bins", "split_by_released_degree_classes", "MAX_DEGREE_BINS",
-           "DEGREE_CLASS_RATIO", "MAX_SPLIT_BLOCKS", "MIN_TOP_CLASS"]
+           "DEGREE_CLASS_RATIO", "MAX_SPLIT_BLOCKS"]
 
 MAX_DEGREE_BINS = 16
 DEGREE_CLASS_RATIO = 2.0  # each class spans this factor of degrees
 # at most this many (community, class) blocks: the fit holds (k B)^2 floats (32 MB at 2048)
 MAX_SPLIT_BLOCKS = 2048
-# where the release has several communities, the top degree class holds at least this many
-# nodes, so that its blocks (one per community) keep free node pairs; 32 beats 1 and 100 on the
-# chameleon, facebook and ca-hepph cells. With one community the class is not split and the
-# floor is 1: the hubs keep a class of their own, whose row of the class table holds their
-# edges to lower degrees (facebook at eps 0.1: assortativity error 2.07 -> 0.45)
-MIN_TOP_CLASS = 32
 
 
 def degree_bins(degrees, noise: float = 1.0, min_top: int = 1) -> np.ndarray:
@@ -200,9 +194,10 @@ def split_by_released_degree_classes(data: GraphData, bm: BlockModel, *, epsilon
     """Split ``bm`` (released by :func:`~dpgraph.synthetic.block_model.release_split_block_model`
     with ``model_epsilon`` and ``count_share``) by the degree classes of its released degrees
     (pure ``epsilon``-DP): :func:`degree_bins` with the lowest class below twice the degrees'
-    noise standard deviation, the top class holding ``MIN_TOP_CLASS`` nodes where ``bm`` has
-    more than one community (one otherwise), at most ``MAX_SPLIT_BLOCKS`` blocks (neighbouring
-    classes merged),
+    noise standard deviation and no floor on the top class (the hubs keep a class of their own,
+    whose row of the class table holds their edges to lower degrees: a floor of 32 nodes merged
+    facebook's hubs with its near-clique and tripled the samples' assortativity; benchmarks/NOTES.md),
+    at most ``MAX_SPLIT_BLOCKS`` blocks (neighbouring classes merged),
     their pair counts released with ``epsilon`` (:func:`release_degree_mixing`), the block
     model split by class (:func:`split_by_degree_bins`). Returns the split model and its
     diagnostics (``degree_classes``, ``released_assortativity``). The split model's
@@ -214,9 +209,7 @@ def split_by_released_degree_classes(data: GraphData, bm: BlockModel, *, epsilon
     k = bm.block_counts.shape[0]
     if noise_sd is None:
         noise_sd = released_degree_noise_sd(k, model_epsilon, count_share)
-    # the floor keeps free pairs in the top class's blocks once it is split by community;
-    # with one community it is not split, and a class of its own keeps the hubs' mixing
-    bins = degree_bins(bm.degrees, noise=noise_sd, min_top=MIN_TOP_CLASS if k > 1 else 1)
+    bins = degree_bins(bm.degrees, noise=noise_sd)
     while k * (int(bins.max()) + 1) > MAX_SPLIT_BLOCKS and bins.max() > 0:
         bins = bins // 2  # merge neighbouring classes: the split's k^2 B^2 table stays small
     raw = release_degree_mixing(data, bins, epsilon=epsilon, ledger=ledger, rng=gen, clip=False)
