@@ -232,6 +232,50 @@ def test_affinity_groups_have_three_nodes_where_the_count_fills_pairs():
         assert inner.number_of_edges() == 150
         assert sum(nx.triangles(inner).values()) // 3 >= 4
 
+def _two_communities_with_low_degree_blocks():
+    """Blocks 0 / 2: 300 nodes of degree 3 in communities 0 / 1, whose edges mostly join each
+    other (400 across, 30 inside each: 22% of block 0's 510 edge ends stay in its community);
+    blocks 1 / 3: 300 nodes of degree 11 whose edges stay in their community (97%)."""
+    blocks = np.repeat([0, 1, 2, 3], 300)
+    C = np.zeros((4, 4), dtype=int)
+    C[0, 0] = C[2, 2] = 30
+    C[0, 2] = 400
+    C[0, 1] = C[2, 3] = 50
+    C[1, 1] = C[3, 3] = 1500
+    C[1, 3] = 100
+    return blocks, np.triu(C) + np.triu(C, 1).T, np.where(blocks % 2 == 0, 3.0, 11.0)
+
+
+def test_affinity_pools_take_the_blocks_whose_edges_leave_their_community():
+    from dpgraph.synthetic.sampler import _affinity_pools
+
+    _, C, _ = _two_communities_with_low_degree_blocks()
+    ia, ib = np.nonzero(np.triu(C))
+    pools = _affinity_pools(np.array([0, 0, 1, 1]), ia, ib, C[ia, ib])
+    assert pools.tolist() == [2, 0, 2, 1]
+
+
+def test_affinity_groups_of_pooled_blocks_close_triangles_across_communities(monkeypatch):
+    """The low-degree blocks' groups, pooled across the two communities, draw on the 400
+    edges between them and close 19-29 triangles among their nodes (seeds 0-3); kept inside
+    each community, where 30 edges are left, they close 0-1."""
+    import dpgraph.synthetic.sampler as sampler
+
+    blocks, C, degrees = _two_communities_with_low_degree_blocks()
+    low = np.flatnonzero(blocks % 2 == 0)
+
+    def low_triangles(seed):
+        g = sample_block_model(blocks, C, degrees, rng=seed, groups=np.array([0, 0, 1, 1]),
+                               affinity=np.full(4, 0.9))
+        assert g.m == np.triu(C).sum()
+        H = nx.from_scipy_sparse_array(g.weights.tocsr()[low][:, low])
+        return sum(nx.triangles(H).values()) // 3
+
+    assert min(low_triangles(s) for s in range(3)) >= 10
+    monkeypatch.setattr(sampler, "AFFINITY_COMMUNITY_SHARE", 0.0)
+    assert max(low_triangles(s) for s in range(3)) <= 3
+
+
 def test_release_synthetic_clustering_step_charge_and_diagnostics():
     G = nx.relaxed_caveman_graph(30, 8, 0.05, seed=4)
     G.remove_edges_from(list(nx.selfloop_edges(G)))

@@ -381,7 +381,9 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        7.15), which the sampler's Chung-Lu draws lean across (``SIDE_ACCEPT``): a Max-Cut of a
        sample then cuts the graph's own edges. Elsewhere the share stays unspent.
     5. :meth:`SyntheticRelease.sample`: exactly the released number of edges per block pair:
-       first the affinity groups' edges inside each community (step 3b), then endpoints drawn
+       first the affinity groups' edges inside each community (step 3b; in one pool across
+       communities for the blocks whose released edge ends mostly leave their community), then
+       endpoints drawn
        in proportion to the released degrees (Chung-Lu within and between blocks), one anchor
        edge per node (no isolated nodes while the count allows it; a
        :class:`UserWarning` names a released count below ``n / 2``).

@@ -40,6 +40,9 @@ FILL_ENUMERATE = 4_000_000  # node pairs of a block pair enumerated by the final
 AFFINITY_MAX_GROUP = 128
 # the smallest affinity group sized by its block's count (three nodes close a triangle)
 AFFINITY_MIN_GROUP = 3
+# a block whose released edge ends lie in its own community less than this share forms its
+# affinity groups in one pool with the other such blocks, across communities (_affinity_pools)
+AFFINITY_COMMUNITY_SHARE = 0.7
 # restore_degrees: a node is short of its released degree when it has fewer edges than the
 # degree less this many times its square root (the Chung-Lu draw's own spread, Poisson-like)
 RESTORE_SLACK = 2.0
@@ -311,8 +314,27 @@ def _within_capacity(u: np.ndarray, v: np.ndarray, cap: np.ndarray) -> np.ndarra
     return ok[0::2] & ok[1::2]
 
 
+def _affinity_pools(grp: np.ndarray, ia, ib, need) -> np.ndarray:
+    """Where each block forms its affinity groups: inside its community (``grp``) where at
+    least ``AFFINITY_COMMUNITY_SHARE`` of its released edge ends (``need`` on the block pairs
+    ``ia, ib``) stay in the community; otherwise in one pool of all such blocks, across
+    communities. Low-degree nodes are placed in communities by a few noisy counts, so most of
+    their released edges leave their community (ca-hepph at eps 2: 21-45% of the lowest degree
+    class's ends stay), and groups inside the community, bounded by its few pairs, leave them
+    without triangles (post-processing of released counts)."""
+    k = grp.size
+    ends = np.zeros((k, k))
+    ends[ia, ib] = need
+    ends = ends + ends.T  # a block's own count holds two of its ends per edge
+    within = (ends * (grp[:, None] == grp[None, :])).sum(axis=1)
+    share = within / np.maximum(ends.sum(axis=1), 1e-12)
+    return np.where(share >= AFFINITY_COMMUNITY_SHARE, grp, grp.max() + 1)
+
+
 def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
-    """:func:`affinity_edges` inside each community (``grp`` of each block), at most the
+    """:func:`affinity_edges` inside each community (``grp`` of each block; one pool across
+    communities for the blocks whose released edge ends mostly leave theirs:
+    :func:`_affinity_pools`), at most the
     released count of each block pair (a uniform subset of the candidates), the affinity
     groups sized by each block's mean released degree (its count total over its size: a sum
     of many edges, where a node's own released degree carries its noise), at most the size
@@ -342,7 +364,7 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
     fill = np.maximum(2.0 * np.diag(C) / (size * np.maximum(rho, 1e-12)), AFFINITY_MIN_GROUP - 1.0)
     # ties broken by the node's own released degree: the groups still follow it within a block
     size_by = w_in if cap else np.minimum(dbar, fill)[b] + 1e-9 * d
-    cand = affinity_edges(grp[b], size_by, rho[b], rng=gen)
+    cand = affinity_edges(_affinity_pools(grp, ia, ib, need)[b], size_by, rho[b], rng=gen)
     u, v = cand // n, cand % n
     pair_index = np.full((k, k), -1, dtype=np.int64)
     pair_index[ia, ib] = np.arange(ia.size)
@@ -572,8 +594,9 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
         blocks of one group draw with the inside weights). Default: ``arange(k)``.
     affinity : array, shape (k,), optional
         Edge density of each block's affinity groups (:func:`affinity_edges`, the clustering
-        phase): placed first, out of the block's own count, and the nodes' inside weights
-        reduced by the edges they got there. Default: no clustering phase.
+        phase): placed first, inside each community (across communities for the blocks whose
+        counts mostly leave theirs), out of the block pairs' counts, and the nodes' inside
+        weights reduced by the edges they got there. Default: no clustering phase.
     affinity_cap : bool
         With ``affinity``: the affinity groups sized by each node's own inside weight
         ``degrees * inside`` (BTER's sizing) instead of its block's mean degree, and each
