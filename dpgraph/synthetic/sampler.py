@@ -323,11 +323,13 @@ def _affinity_pools(grp: np.ndarray, ia, ib, need) -> np.ndarray:
     class's ends stay), and groups inside the community, bounded by its few pairs, leave them
     without triangles (post-processing of released counts)."""
     k = grp.size
-    ends = np.zeros((k, k))
-    ends[ia, ib] = need
-    ends = ends + ends.T  # a block's own count holds two of its ends per edge
-    within = (ends * (grp[:, None] == grp[None, :])).sum(axis=1)
-    share = within / np.maximum(ends.sum(axis=1), 1e-12)
+    need = np.asarray(need, dtype=float)
+    # each pair's count holds one end in each of its two blocks (two in a block's own count)
+    ends = np.bincount(ia, weights=need, minlength=k) + np.bincount(ib, weights=need, minlength=k)
+    same = np.where(grp[ia] == grp[ib], need, 0.0)
+    within = (np.bincount(ia, weights=same, minlength=k)
+              + np.bincount(ib, weights=same, minlength=k))
+    share = within / np.maximum(ends, 1e-12)
     return np.where(share >= AFFINITY_COMMUNITY_SHARE, grp, grp.max() + 1)
 
 
