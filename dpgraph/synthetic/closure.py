@@ -33,8 +33,11 @@ __all__ = ["close_triangles", "closure_swaps", "CLOSURE_STAGES", "CLOSURE_ATTEMP
 CLOSURE_STAGES = 3
 # swap attempts per sampled edge over all rounds, and at most this many: a time bound
 # (0.5-1 million attempts a second, fewer where the rows scanned are long: a caveman graph
-# of 1.8 * 10^6 edges took 38 s for 1.8 * 10^7 attempts, facebook 0.85 s for 880,000)
-CLOSURE_ATTEMPTS = 10
+# of 1.8 * 10^6 edges took 38 s for 1.8 * 10^7 attempts, facebook 0.85 s for 880,000).
+# About 4% of the attempts make a swap; at 10 per edge no shared graph's sample reached its
+# released projection transitivity (chameleon at eps 1: 0.13 against 0.20-0.28), at 30 the
+# samples close more of the graph's triangles (benchmarks/NOTES.md)
+CLOSURE_ATTEMPTS = 30
 MAX_CLOSURE_ATTEMPTS = 5_000_000
 # without numba the kernel runs as Python (about 10^5 attempts a second): fewer attempts
 PYTHON_ATTEMPTS = 200_000
