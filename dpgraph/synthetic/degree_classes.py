@@ -195,9 +195,9 @@ def split_by_released_degree_classes(data: GraphData, bm: BlockModel, *, epsilon
     with ``model_epsilon`` and ``count_share``) by the degree classes of its released degrees
     (pure ``epsilon``-DP): :func:`degree_bins` with the lowest class below twice the degrees'
     noise standard deviation and no floor on the top class (the hubs keep a class of their own,
-    whose row of the class table holds their edges to lower degrees: a floor of 32 nodes merged
-    facebook's hubs with its near-clique and tripled the samples' assortativity; benchmarks/NOTES.md),
-    at most ``MAX_SPLIT_BLOCKS`` blocks (neighbouring classes merged),
+    whose row of the class table holds their edges to lower degrees: a floor of 32 nodes
+    merged facebook's hubs with its near-clique and tripled the samples' assortativity;
+    benchmarks/NOTES.md), at most ``MAX_SPLIT_BLOCKS`` blocks (neighbouring classes merged),
     their pair counts released with ``epsilon`` (:func:`release_degree_mixing`), the block
     model split by class (:func:`split_by_degree_bins`). Returns the split model and its
     diagnostics (``degree_classes``, ``released_assortativity``). The split model's
