@@ -29,13 +29,12 @@ DEGREE_CLASS_RATIO = 2.0  # each class spans this factor of degrees
 MAX_SPLIT_BLOCKS = 2048
 
 
-def degree_bins(degrees, noise: float = 1.0, min_top: int = 1) -> np.ndarray:
+def degree_bins(degrees, noise: float = 1.0) -> np.ndarray:
     """Logarithmic degree classes of released degrees: ``floor(log2(max(d / noise, 1)))``,
     capped at ``MAX_DEGREE_BINS - 1``, relabelled ``0..B-1`` in increasing order
     (post-processing). ``noise`` (the standard deviation of the released degrees' noise) sets
     the lowest class, ``d < 2 noise``: below it the classes would sort noise. The top class
-    is merged into the one below until it holds at least ``min_top`` nodes (a class of a few
-    hubs, split again by community, makes blocks with almost no free node pairs).
+    may hold a single hub: its row of the class table keeps the hub's own mixing.
 
     Examples
     --------
@@ -43,17 +42,11 @@ def degree_bins(degrees, noise: float = 1.0, min_top: int = 1) -> np.ndarray:
     [0, 1, 2, 3]
     >>> degree_bins(np.array([1.0, 3.0, 4.5, 100.0]), noise=4.0).tolist()
     [0, 0, 0, 1]
-    >>> degree_bins(np.array([1.0, 3.0, 4.5, 100.0]), min_top=2).tolist()
-    [0, 1, 2, 2]
     """
     d = np.asarray(degrees, dtype=float) / max(float(noise), 1.0)
     raw = np.minimum(np.floor(np.log(np.maximum(d, 1.0)) / np.log(DEGREE_CLASS_RATIO)),
                      MAX_DEGREE_BINS - 1)
-    out = np.unique(raw.astype(np.int64), return_inverse=True)[1].astype(np.int64)
-    # the top classes hold the few hubs: merge them down until the top one has enough nodes
-    while out.max() > 0 and np.count_nonzero(out == out.max()) < min_top:
-        out[out == out.max()] -= 1
-    return out
+    return np.unique(raw.astype(np.int64), return_inverse=True)[1].astype(np.int64)
 
 
 def release_degree_mixing(data: GraphData, bins, *, epsilon: float, ledger: PrivacyLedger,
@@ -194,10 +187,9 @@ def split_by_released_degree_classes(data: GraphData, bm: BlockModel, *, epsilon
     """Split ``bm`` (released by :func:`~dpgraph.synthetic.block_model.release_split_block_model`
     with ``model_epsilon`` and ``count_share``) by the degree classes of its released degrees
     (pure ``epsilon``-DP): :func:`degree_bins` with the lowest class below twice the degrees'
-    noise standard deviation and no floor on the top class (the hubs keep a class of their own,
-    whose row of the class table holds their edges to lower degrees: a floor of 32 nodes
-    merged facebook's hubs with its near-clique and tripled the samples' assortativity;
-    benchmarks/NOTES.md), at most ``MAX_SPLIT_BLOCKS`` blocks (neighbouring classes merged),
+    noise standard deviation, the hubs in a class of their own (its row of the class table
+    holds their edges to lower degrees; benchmarks/NOTES.md), at most ``MAX_SPLIT_BLOCKS``
+    blocks (neighbouring classes merged),
     their pair counts released with ``epsilon`` (:func:`release_degree_mixing`), the block
     model split by class (:func:`split_by_degree_bins`). Returns the split model and its
     diagnostics (``degree_classes``, ``released_assortativity``). The split model's
