@@ -311,3 +311,63 @@ def test_clustering_step_is_skipped_where_its_noise_exceeds_any_signal():
                                                                 rel.ledger.entries]
     assert rel.block_model.affinity is None
     assert rel.ledger.spent[0] == pytest.approx(1.0)
+
+
+def test_released_modularity_matches_networkx_on_exact_counts():
+    """With the true block-pair counts, the released modularity is the partition's modularity
+    in the graph (networkx), for a partition refined into several blocks per community."""
+    from dpgraph.synthetic.sampler import released_modularity
+
+    G = nx.relaxed_caveman_graph(6, 7, 0.3, seed=2)
+    comm = np.array([v // 14 for v in G])          # 3 communities of two caves each
+    blocks = np.array([v // 7 for v in G])         # 6 blocks, two per community
+    grp = np.arange(6) // 2
+    C = np.zeros((6, 6))
+    for u, v in G.edges():
+        a, b = sorted((blocks[u], blocks[v]))
+        C[a, b] += 1
+    ia, ib = np.nonzero(np.triu(np.ones((6, 6))))
+    expected = nx.community.modularity(G, [set(np.flatnonzero(comm == c)) for c in range(3)])
+    assert released_modularity(grp, ia, ib, C[ia, ib]) == pytest.approx(expected, abs=1e-12)
+
+
+def _mixed_degree_block_model(inside, across):
+    """Two communities, one block each, of 400 nodes: 200 of released degree 2 and 200 of 20
+    (block mean 11); ``inside`` edges in each block and ``across`` between them."""
+    blocks = np.repeat([0, 1], 400)
+    degrees = np.tile(np.repeat([2.0, 20.0], 200), 2)
+    C = np.array([[inside, across], [across, inside]])
+    return blocks, C, degrees
+
+
+def test_affinity_groups_follow_own_degrees_where_communities_have_no_modularity(monkeypatch):
+    """Counts 1,100 inside each community and 2,200 across: modularity 0. Groups sized by the
+    block (7 nodes at density 0.9) give the nodes of degree 2 about five affinity edges each;
+    sized by their own degree (3 nodes) at most two, so their sample degree stays near 2."""
+    import dpgraph.synthetic.sampler as sampler
+
+    blocks, C, degrees = _mixed_degree_block_model(1100, 2200)
+    ia, ib = np.nonzero(np.triu(C))
+    assert sampler.community_locality(np.array([0, 1]), ia, ib, C[ia, ib]) == 0.0
+    low = np.flatnonzero(degrees == 2.0)
+
+    def low_degree(seed):
+        g = sample_block_model(blocks, C, degrees, rng=seed, groups=np.array([0, 1]),
+                               affinity=np.full(2, 0.9))
+        assert g.m == 1100 + 1100 + 2200
+        return float(np.diff(g.weights.tocsr().indptr)[low].mean())
+
+    assert max(low_degree(s) for s in range(3)) < 3.0
+    monkeypatch.setattr(sampler, "community_locality", lambda *a: 1.0)  # the block's sizing
+    assert min(low_degree(s) for s in range(3)) > 4.0
+
+
+def test_affinity_groups_keep_the_block_sizing_where_communities_are_modular():
+    """Counts 2,000 inside each community and 200 across: modularity 0.41 >= 0.3, so the
+    block's sizing is kept in full (the same sample as with locality 1)."""
+    import dpgraph.synthetic.sampler as sampler
+
+    blocks, C, degrees = _mixed_degree_block_model(2000, 200)
+    ia, ib = np.nonzero(np.triu(C))
+    assert sampler.community_locality(np.array([0, 1]), ia, ib, C[ia, ib]) == 1.0
+    assert sampler.community_locality(np.array([0, 0]), ia, ib, C[ia, ib]) == 1.0

@@ -25,7 +25,8 @@ from dpgraph.synthetic.block_model import check_blocks
 __all__ = ["sample_block_model", "affinity_edges", "restore_degrees", "symmetric_from_keys",
            "ANCHOR_RETRIES", "FILL_ENUMERATE", "AFFINITY_MAX_GROUP", "AFFINITY_MIN_GROUP",
            "RESTORE_SLACK", "RESTORE_ROUNDS", "RESTORE_POOL", "RESTORE_MOVES",
-           "RESTORE_MAX_MOVES"]
+           "RESTORE_MAX_MOVES", "LOCAL_MODULARITY", "released_modularity",
+           "community_locality"]
 
 # a node whose anchor edge was rejected (its block pair's count used up) draws again, at most
 # this many times
@@ -333,6 +334,41 @@ def _affinity_pools(grp: np.ndarray, ia, ib, need) -> np.ndarray:
     return np.where(share >= AFFINITY_COMMUNITY_SHARE, grp, grp.max() + 1)
 
 
+#: the released partition's modularity from which the affinity groups keep the block-mean
+#: sizing in full (Newman and Girvan 2004: from about 0.3 a partition's community structure is
+#: significant); below it they shrink towards each node's own degree, linearly
+LOCAL_MODULARITY = 0.3
+
+
+def released_modularity(grp: np.ndarray, ia, ib, need) -> float:
+    """Modularity of the community partition (``grp``: the community of each block) in the
+    released block-pair counts ``need`` on the block pairs ``ia <= ib`` (post-processing).
+
+    >>> float(round(released_modularity(np.array([0, 1]), np.array([0, 1]), np.array([0, 1]),
+    ...                                 np.array([10.0, 10.0])), 3))
+    0.5
+    """
+    grp = np.asarray(grp)
+    need = np.maximum(np.asarray(need, dtype=float), 0.0)
+    m = float(need.sum())
+    if m <= 0:
+        return 0.0
+    kc = int(grp.max()) + 1
+    ca, cb = grp[ia], grp[ib]
+    inside = float(need[ca == cb].sum())
+    vol = np.bincount(ca, weights=need, minlength=kc) + np.bincount(cb, weights=need, minlength=kc)
+    return inside / m - float(np.sum((vol / (2.0 * m)) ** 2))
+
+
+def community_locality(grp: np.ndarray, ia, ib, need) -> float:
+    """``min(1, Q / LOCAL_MODULARITY)`` for the released partition's modularity ``Q``
+    (:func:`released_modularity`); 1 with one community (no partition to judge)."""
+    if np.unique(grp).size <= 1:
+        return 1.0
+    q = released_modularity(grp, ia, ib, need)
+    return float(np.clip(q / LOCAL_MODULARITY, 0.0, 1.0))
+
+
 def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
     """:func:`affinity_edges` inside each community (``grp`` of each block; one pool across
     communities for the blocks whose released edge ends mostly leave theirs:
@@ -344,7 +380,8 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
     (``s - 1 <= 2 C_bb / (|b| rho)``: larger groups would be thinned below ``rho``, and their
     nodes' local clustering with them) but at least ``AFFINITY_MIN_GROUP`` nodes where the
     block's mean degree allows (a pair closes no triangle: a thinned group of three still
-    does); with ``cap`` by each
+    does), moved towards each node's own released degree where the released communities
+    carry little modularity (:func:`community_locality`); with ``cap`` by each
     node's own inside weight ``w_in`` (BTER's sizing, for degrees matched to their
     deconvolved distribution) and at most ``floor(w_in)`` of them per node
     (:func:`_within_capacity`); returns the keys, the counts still needed and the inside
@@ -365,7 +402,16 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
     # triangle (the count then thins the group's density instead)
     fill = np.maximum(2.0 * np.diag(C) / (size * np.maximum(rho, 1e-12)), AFFINITY_MIN_GROUP - 1.0)
     # ties broken by the node's own released degree: the groups still follow it within a block
-    size_by = w_in if cap else np.minimum(dbar, fill)[b] + 1e-9 * d
+    if cap:
+        size_by = w_in
+    else:
+        by_block = np.minimum(dbar, fill)[b]
+        # where the communities carry little modularity, a node's group is no larger than its
+        # own released degree allows (BTER's d + 1): larger groups hold its few edges in one
+        # dense spot of a well-mixed graph, and lengthen its paths
+        own = np.minimum(by_block, np.maximum(d, 0.0))
+        w = community_locality(grp, ia, ib, need)
+        size_by = own + w * (by_block - own) + 1e-9 * d
     cand = affinity_edges(_affinity_pools(grp, ia, ib, need)[b], size_by, rho[b], rng=gen)
     u, v = cand // n, cand % n
     pair_index = np.full((k, k), -1, dtype=np.int64)
