@@ -409,9 +409,11 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
         # where the communities carry little modularity, a node's group is no larger than its
         # own released degree allows (BTER's d + 1): larger groups hold its few edges in one
         # dense spot of a well-mixed graph, and lengthen its paths
-        own = np.minimum(by_block, np.maximum(d, 0.0))
         w = community_locality(grp, ia, ib, need)
-        size_by = own + w * (by_block - own) + 1e-9 * d
+        if w < 1.0:
+            own = np.minimum(by_block, np.maximum(d, 0.0))
+            by_block = own + w * (by_block - own)
+        size_by = by_block + 1e-9 * d
     cand = affinity_edges(_affinity_pools(grp, ia, ib, need)[b], size_by, rho[b], rng=gen)
     u, v = cand // n, cand % n
     pair_index = np.full((k, k), -1, dtype=np.int64)
