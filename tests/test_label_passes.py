@@ -133,10 +133,12 @@ def test_label_passes_refuse_bad_labels(bad):
 
 
 def test_default_pass_labels_is_a_public_function_of_the_released_count():
-    """A third of the mean degree over the passes' Laplace scale, clipped to [4, 12]; grows
-    with epsilon and the released count."""
+    """A third of the mean degree over the passes' Laplace scale, clipped to [4, 24]; grows
+    with epsilon and the released count. Facebook at eps 4 (the passes' 0.68 eps) gets the
+    rule's 20 labels unclipped."""
     assert default_pass_labels(31_421, 2_277, 0.73 * 0.5) == PASS_MIN_LABELS
     assert default_pass_labels(88_234, 4_039, 0.73 * 2.0) == round(43.7 * 0.73 / 3)
+    assert default_pass_labels(88_234, 4_039, 0.68 * 4.0) == round(43.7 * 0.68 * 4 / 6) == 20
     assert default_pass_labels(88_234, 4_039, 0.73 * 8.0) == PASS_MAX_LABELS
     assert default_pass_labels(-5.0, 100, 1.0) == PASS_MIN_LABELS
     ks = [default_pass_labels(50_000, 2_000, e) for e in (0.3, 1, 2, 3, 4, 6)]
