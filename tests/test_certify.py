@@ -216,3 +216,42 @@ def test_cli_certify_json(capsys):
                  "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["certified_upper_bound"] is None and doc["certificate"] is None
+
+
+def test_repair_spends_half_the_gap_and_only_on_small_residuals():
+    r = np.array([0.0, 0.1, 0.3])
+    delta = cert._repair(r, 0.5)
+    assert delta is not None and np.all(delta >= 0)
+    assert delta.sum() / 4 == pytest.approx(0.25)          # tau / 2
+    assert delta[2] == pytest.approx(3 * delta[1])          # in proportion to the residuals
+    assert cert._repair(r, 0.1) is None                     # 0.4 > REPAIR_RESIDUAL * 0.1
+    assert cert._repair(np.zeros(3), 0.5) is None           # nothing to repair
+
+
+def test_repaired_proof_is_a_valid_bound(monkeypatch):
+    """Where the plain proof fails (forced here), the second proof runs on ``g - delta`` at
+    ``mu = 2 tau / n``: when it holds, ``lambda_max(Diag(g - delta) - W) <= mu`` (numpy) and
+    ``L + tau`` is at least the relaxation's value (CVXPY + SCS)."""
+    from dpgraph.engine import as_weight_operator
+    from dpgraph.engine.sdp import solve_lowrank_sdp
+
+    G = nx.gnp_random_graph(20, 0.3, seed=5)
+    op = as_weight_operator(G, weight=None)
+    V = solve_lowrank_sdp(op, rank=5, tol=1e-4, max_iter=200, rng=0).V
+    real, calls = cert._prove, []
+
+    def first_fails(op_, g, mu):
+        calls.append((g.copy(), mu))
+        return (False, {"method": "forced"}) if len(calls) == 1 else real(op_, g, mu)
+
+    monkeypatch.setattr(cert, "_prove", first_fails)
+    ok, L, info = cert._verify(op, V, TAU)
+    assert len(calls) == 2 and ok and "repaired" in info["method"]
+    (g, mu), (g2, mu2) = calls
+    n = G.number_of_nodes()
+    assert mu == pytest.approx(4 * TAU / n) and mu2 == pytest.approx(2 * TAU / n)
+    delta = g - g2
+    assert np.all(delta >= 0) and delta.sum() / 4 == pytest.approx(TAU / 2)
+    W = nx.to_numpy_array(G, nodelist=sorted(G))
+    assert np.linalg.eigvalsh(np.diag(g2) - W)[-1] <= mu2
+    assert L + TAU >= _sdp(G) - 1e-5 * _sdp(G)
