@@ -232,6 +232,7 @@ def test_affinity_groups_have_three_nodes_where_the_count_fills_pairs():
         assert inner.number_of_edges() == 150
         assert sum(nx.triangles(inner).values()) // 3 >= 4
 
+
 def _two_communities_with_low_degree_blocks():
     """Blocks 0 / 2: 300 nodes of degree 3 in communities 0 / 1, whose edges mostly join each
     other (400 across, 30 inside each: 22% of block 0's 510 edge ends stay in its community);
@@ -364,7 +365,7 @@ def test_affinity_groups_follow_own_degrees_where_communities_have_no_modularity
 
 def test_affinity_groups_keep_the_block_sizing_where_communities_are_modular():
     """Counts 2,000 inside each community and 200 across: modularity 0.41 >= 0.3, so the
-    block's sizing is kept in full (the same sample as with locality 1)."""
+    locality is 1 and the block's sizing is kept in full; with one community it is 1 too."""
     import dpgraph.synthetic.sampler as sampler
 
     blocks, C, degrees = _mixed_degree_block_model(2000, 200)

@@ -673,9 +673,10 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
         block that got more than theirs (:func:`restore_degrees` with the blocks as
         communities): every block pair keeps its count. In a dense block pair the Chung-Lu
         draws saturate the block's highest-weight nodes, and the rejection rounds and the
-        fill hand their edges to its lowest (facebook at eps 4, block of released degrees 140-293 at pair density 0.9: its
-        lowest fifth sampled 13 edges above their released degrees and its highest fifth 17
-        below), which pulls each block's degrees towards its mean. Default None: not done.
+        fill hand their edges to its lowest (facebook at eps 4, block of released degrees
+        140-293 at pair density 0.9: its lowest fifth sampled 13 edges above their released
+        degrees and its highest fifth 17 below), which pulls each block's degrees towards its
+        mean. Default None: not done.
     rng : None, int or numpy.random.Generator
     labels : sequence, optional
         Node labels of the result (default ``0..n-1``).
