@@ -87,8 +87,10 @@ def main(argv=None) -> int:
                 res = dpgraph.max_cut(data, epsilon=args.epsilon, delta=1e-6, rng=seed,
                                       certify=True)
             cert, cpu = time.perf_counter() - t, time.process_time() - c
-            how = re.search(r"certify: (\S+) after (\d+) solve", log.getvalue())
-            how = f"{how.group(2)}, {how.group(1)}" if how else "?"
+            how = re.search(r"certify: (\S+)( \((\d+) diagonal bump)?.* after (\d+) solve",
+                            log.getvalue())
+            how = (f"{how.group(4)}, {how.group(1)}"
+                   + (f", {how.group(3)} bump(s)" if how.group(3) else "")) if how else "?"
             ub, noisy = res.certified_upper_bound, res.certificate["noisy_bound"]
             over.append(ub / sdp - 1.0)
             print(f"| {name} | {data.n:,} | {data.m:,} | {sdp:.2f} (+-{unc:.2g}) | {seed} | "

@@ -218,40 +218,58 @@ def test_cli_certify_json(capsys):
     assert doc["certified_upper_bound"] is None and doc["certificate"] is None
 
 
-def test_repair_spends_half_the_gap_and_only_on_small_residuals():
-    r = np.array([0.0, 0.1, 0.3])
-    delta = cert._repair(r, 0.5)
-    assert delta is not None and np.all(delta >= 0)
-    assert delta.sum() / 4 == pytest.approx(0.25)          # tau / 2
-    assert delta[2] == pytest.approx(3 * delta[1])          # in proportion to the residuals
-    assert cert._repair(r, 0.1) is None                     # 0.4 > REPAIR_RESIDUAL * 0.1
-    assert cert._repair(np.zeros(3), 0.5) is None           # nothing to repair
+def test_bumped_cholesky_is_numpys_where_no_pivot_fails_and_bumps_only_failing_pivots(
+        monkeypatch):
+    """Panels of 4 columns (several panels, a bump in a later one): on a positive definite
+    matrix the factor is numpy's and nothing is bumped; where two eigenvalues are negative on
+    a few nodes the bumps are non-negative, on those nodes only, within the budget, and the
+    factor is that of ``A + Diag(E)`` (numpy: positive definite); over the budget: None."""
+    monkeypatch.setattr(cert, "BUMP_PANEL", 4)
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((11, 11))
+    P = X @ X.T + 0.5 * np.eye(11)
+    A = P.copy()
+    assert not cert._bumped_cholesky(A, 1.0).any()
+    assert np.allclose(np.tril(A), np.linalg.cholesky(P))
+    w, Q = np.linalg.eigh(P)
+    S = P - (w[0] + 1e-3) * np.outer(Q[:, 0], Q[:, 0])  # lambda_min -1e-3: costs >= 1e-3
+    assert cert._bumped_cholesky(S.copy(), 1e-4) is None
+    N = P.copy()  # eigenvalue -0.01 on nodes 2 and 9 (different panels), coupled to nothing
+    N[[2, 9], :] = N[:, [2, 9]] = 0.0
+    N[2, 2] = N[9, 9] = 1.0
+    N[2, 9] = N[9, 2] = -1.01
+    assert np.linalg.eigvalsh(N)[0] == pytest.approx(-0.01)
+    A = N.copy()
+    E = cert._bumped_cholesky(A, 0.5)
+    assert E is not None and np.all(E >= 0) and 0 < E.sum() <= 0.5
+    assert set(np.flatnonzero(E)) <= {2, 9}
+    assert np.linalg.eigvalsh(N + np.diag(E))[0] > 0
+    assert np.allclose(np.tril(A) @ np.tril(A).T, N + np.diag(E))
 
 
-def test_repaired_proof_is_a_valid_bound(monkeypatch):
-    """Where the plain proof fails (forced here), the second proof runs on ``g - delta`` at
-    ``mu = 2 tau / n``: when it holds, ``lambda_max(Diag(g - delta) - W) <= mu`` (numpy) and
-    ``L + tau`` is at least the relaxation's value (CVXPY + SCS)."""
+def test_bumped_proof_is_a_valid_bound(monkeypatch):
+    """A diagonal raised at one node past the target (the plain proof fails there): the bumped
+    proof holds, its bumps ``E`` sum to at most the budget, ``lambda_max(Diag(g - E) - W) <=
+    mu`` (numpy), and the dual bound ``(sum d - sum g + sum E + n mu) / 4`` is at least the
+    relaxation's value (CVXPY + SCS)."""
     from dpgraph.engine import as_weight_operator
     from dpgraph.engine.sdp import solve_lowrank_sdp
 
     G = nx.gnp_random_graph(20, 0.3, seed=5)
     op = as_weight_operator(G, weight=None)
-    V = solve_lowrank_sdp(op, rank=5, tol=1e-4, max_iter=200, rng=0).V
-    real, calls = cert._prove, []
-
-    def first_fails(op_, g, mu):
-        calls.append((g.copy(), mu))
-        return (False, {"method": "forced"}) if len(calls) == 1 else real(op_, g, mu)
-
-    monkeypatch.setattr(cert, "_prove", first_fails)
-    ok, L, info = cert._verify(op, V, TAU)
-    assert len(calls) == 2 and ok and "repaired" in info["method"]
-    (g, mu), (g2, mu2) = calls
+    V = solve_lowrank_sdp(op, rank=5, tol=1e-8, max_iter=5000, rng=0).V
+    V /= np.linalg.norm(V, axis=1)[:, None]
     n = G.number_of_nodes()
-    assert mu == pytest.approx(4 * TAU / n) and mu2 == pytest.approx(2 * TAU / n)
-    delta = g - g2
-    assert np.all(delta >= 0) and delta.sum() / 4 == pytest.approx(TAU / 2)
+    mu, budget = 4 * TAU * (1 - cert.BUMP_SHARE) / n, 4 * TAU * cert.BUMP_SHARE
+    g = np.einsum("ij,ij->i", op.matmul(V), V)
+    g[4] += 4.5 * mu                                  # lambda_max 0.095 > mu = 0.0875
+    assert not cert._prove(op, g, mu)[0]             # no bump allowed: fails
+    real, seen = cert._bumped_cholesky, []
+    monkeypatch.setattr(cert, "_bumped_cholesky", lambda A, b: seen.append(real(A, b)) or seen[-1])
+    ok, info = cert._prove(op, g, mu, budget)
+    E = seen[0]
+    assert ok and "bump" in info["method"] and 0 < E.sum() <= budget
     W = nx.to_numpy_array(G, nodelist=sorted(G))
-    assert np.linalg.eigvalsh(np.diag(g2) - W)[-1] <= mu2
-    assert L + TAU >= _sdp(G) - 1e-5 * _sdp(G)
+    assert np.linalg.eigvalsh(np.diag(g - E) - W)[-1] <= mu
+    bound = 0.25 * (W.sum() - g.sum() + E.sum() + n * mu)
+    assert bound >= _sdp(G) - 1e-6 * _sdp(G)
