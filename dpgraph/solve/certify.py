@@ -201,6 +201,8 @@ def _bumped_cholesky(A: np.ndarray, budget: float) -> np.ndarray | None:
             D = A[k0:k1, k0:k1] - G
             c, info = lapack.dpotrf(D, lower=1, clean=1)
             if info == 0:
+                if not np.all(np.isfinite(np.diagonal(c))):  # OpenBLAS passes NaN pivots
+                    return None
                 break
             i = int(info) - 1  # the leading minor of order i + 1 fails: its Schur pivot s
             Ls, sub = lapack.dpotrf(D[:i, :i], lower=1, clean=1)
@@ -231,6 +233,8 @@ def _prove(op, g: np.ndarray, mu: float, budget: float = 0.0) -> tuple[bool, dic
     # A = mu I - M + Diag(E), tr A <= |n mu - sum g| + budget (W's diagonal is ignored)
     c = rump_margin(n, abs(n * mu - float(g.sum())) + budget)
     info = {"lambda_max_bound": mu, "rump_margin": c}
+    if not np.all(np.isfinite(g)):  # a diverged iterate proves nothing
+        return False, {**info, "method": "none (iterate not finite)"}
     if c >= mu:
         return False, {**info, "method": "none (margin above the target)"}
     if _sparse_enough(op):
