@@ -161,9 +161,10 @@ def _verify(op, V: np.ndarray, tau: float) -> tuple[bool, float, dict]:
 #: the share of the gap ``tau`` that the dense proof may spend on raising single diagonal
 #: entries (:func:`_bumped_cholesky`); the rest is the target ``mu``. On ca-hepph (rank 32,
 #: tolerance 1e-7) the first iterate failed the plain proof at four seeds of nine, each time
-#: on eigenvectors of ``Diag(g) - W`` held by a few nodes (the largest, 6.2e-4 against ``mu``
-#: = 5e-4, on two nodes of degree 4); bumps of 7e-4 to 1.1e-2 in all verified three of them
-#: at the first solve, where a second solve at rank 64 took 25-35 s more
+#: on eigenvectors of ``Diag(g) - W`` held by one to four nodes (at rng 1 the largest, 6.2e-4
+#: against ``mu`` = 5e-4, on two nodes of degree 4); one to three bumps verified three of them
+#: at the first solve, where a second solve at rank 64 took 25-35 s more (the fourth, rng 4,
+#: has ten such eigenvectors on a group of degree-14 nodes, and its bumps exceed the budget)
 BUMP_SHARE = 0.125
 #: columns per panel of :func:`_bumped_cholesky` (its scratch: two ``n x BUMP_PANEL`` arrays)
 BUMP_PANEL = 1024
