@@ -164,7 +164,8 @@ def _verify(op, V: np.ndarray, tau: float) -> tuple[bool, float, dict]:
 #: on eigenvectors of ``Diag(g) - W`` held by one to four nodes (at rng 1 the largest, 6.2e-4
 #: against ``mu`` = 5e-4, on two nodes of degree 4); one to three bumps verified three of them
 #: at the first solve, where a second solve at rank 64 took 25-35 s more (the fourth, rng 4,
-#: has ten such eigenvectors on a group of degree-14 nodes, and its bumps exceed the budget)
+#: has several on a group of degree-14 nodes: its bumps grow, pivot after pivot, past the
+#: budget)
 BUMP_SHARE = 0.125
 #: columns per panel of :func:`_bumped_cholesky` (its scratch: two ``n x BUMP_PANEL`` arrays)
 BUMP_PANEL = 1024
