@@ -126,6 +126,7 @@ FAST = {
     "synthetic_sequential_refinement": (dict(runs=2_000), 0.6),
     "synthetic_label_passes": (dict(runs=2_000), 0.6),
     "synthetic_side_pass": (dict(runs=3_000), 0.7),
+    "synthetic_cut_lead": (dict(runs=4_000), 0.75),
     "synthetic_degree_classes": (dict(runs=3_000), 0.7),
     "synthetic_clustering": (dict(runs=3_000), 0.7),
     "local_route": (dict(runs=4_000), 0.6),
@@ -256,6 +257,18 @@ def test_fast_audit_matrix_free_route():
     assert out["privacy loss"].epsilon_lower_bound > 0  # the event has power
 
 
+def test_cut_lead_audit_catches_half_the_noise(monkeypatch):
+    """The cut lead's audit can fail: released at sensitivity 1/2 (twice the claimed epsilon
+    spent), its bound exceeds the claim."""
+    import dpgraph.synthetic.sides as si
+
+    original = si.laplace_mechanism
+    monkeypatch.setattr(si, "laplace_mechanism",
+                        lambda v, sensitivity, **k: original(v, sensitivity=sensitivity / 2, **k))
+    res = catalog.synthetic_cut_lead(runs=4_000)
+    assert res.violated, res
+
+
 def test_fast_audit_pca_route():
     out = catalog.pca_route(runs=60, calibration_runs=40)
     for res in out.values():
@@ -266,8 +279,8 @@ def test_fast_audit_pca_route():
 @pytest.mark.parametrize("name", ["randomized_response", "laplace", "gaussian", "exponential",
                                   "edge_count", "cosine", "marginals", "synthetic_refinement",
                                   "synthetic_sequential_refinement", "synthetic_label_passes",
-                                  "synthetic_side_pass", "synthetic_degree_classes",
-                                  "synthetic_clustering",
+                                  "synthetic_side_pass", "synthetic_cut_lead",
+                                  "synthetic_degree_classes", "synthetic_clustering",
                                   "local_route", "local_route_backward"])
 def test_full_tight_audit_reaches_80_percent(name):
     res = getattr(catalog, name)()

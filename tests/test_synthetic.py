@@ -48,15 +48,6 @@ def _isolated_pair_graphs():
     G1.add_edge(0, 1)
     return G0, G1
 
-def _spent(rel, epsilon):
-    """What ``release_synthetic`` spends of ``epsilon``: all of it, less the sides' share
-    where the model kept communities and carried a cut of its own (docs/privacy.md 7.15)."""
-    from dpgraph.privacy.budget import SIDE_SHARE
-
-    unspent = "model_cut_share" in rel.diagnostics and rel.sides is None
-    return epsilon * (1 - SIDE_SHARE) if unspent else epsilon
-
-
 @pytest.fixture(scope="module")
 def graph_and_blocks():
     G = nx.convert_node_labels_to_integers(nx.les_miserables_graph())
@@ -521,7 +512,7 @@ def test_release_synthetic_default_start_and_charges(epsilon, start, rounds, ini
         rel = dpgraph.release_synthetic(G, epsilon=epsilon, rng=5, init_labels=init,
                                         community_method="refine")
     assert rel.diagnostics["init"] == start and rel.diagnostics["rounds"] == rounds
-    assert rel.ledger.spent == pytest.approx((_spent(rel, epsilon), 0.0))
+    assert rel.ledger.spent == pytest.approx((epsilon, 0.0))
     names = [e.name for e in rel.ledger.entries]
     assert sum("node-to-block" in nm for nm in names) == rounds
     assert any("super-graph" in nm for nm in names) == (start == "super-graph")
@@ -584,7 +575,7 @@ def test_release_synthetic_spends_epsilon_and_samples_the_released_count():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         rel = dpgraph.release_synthetic(G, epsilon=1.5, rng=3)
-    assert rel.ledger.spent == pytest.approx((_spent(rel, 1.5), 0.0))
+    assert rel.ledger.spent == pytest.approx((1.5, 0.0))
     assert rel.ledger.reproducible  # a seeded release says so
     H = rel.sample(rng=4)
     assert H.m == rel.edge_count and H.labels == tuple(G.nodes())
@@ -655,7 +646,7 @@ def test_release_synthetic_communities_plan_and_charges(communities, expected):
         rel = dpgraph.release_synthetic(G, epsilon=1.0, rng=5, communities=communities)
     names = [e.name for e in rel.ledger.entries]
     assert "total edge weight" in names[0]
-    assert rel.ledger.spent == pytest.approx((_spent(rel, 1.0), 0.0))
+    assert rel.ledger.spent == pytest.approx((1.0, 0.0))
     assert any("label pass" in nm for nm in names) == (communities == "private")
     if expected is not None:
         assert rel.diagnostics["communities"] == expected
@@ -845,7 +836,7 @@ def test_release_synthetic_degree_classes_charge_and_no_isolated_node():
         off = dpgraph.release_synthetic(G, epsilon=4.0, rng=3, bin_share=0)
     entries = [e for e in rel.ledger.entries if "degree-class" in e.name]
     assert len(entries) == 1 and entries[0].epsilon == pytest.approx(0.05 * 4.0)
-    assert rel.ledger.spent == pytest.approx((_spent(rel, 4.0), 0.0))
+    assert rel.ledger.spent == pytest.approx((4.0, 0.0))
     assert rel.diagnostics["degree_classes"] >= 2
     assert rel.block_model.groups is not None
     assert rel.block_model.block_counts.shape[0] > rel.diagnostics["communities"]
@@ -855,7 +846,7 @@ def test_release_synthetic_degree_classes_charge_and_no_isolated_node():
         assert (np.asarray(H.weights.sum(axis=1)).ravel() > 0).all()
     assert not any("degree-class" in e.name for e in off.ledger.entries)
     assert off.block_model.groups is None
-    assert off.ledger.spent == pytest.approx((_spent(off, 4.0), 0.0))
+    assert off.ledger.spent == pytest.approx((4.0, 0.0))
 
 
 @pytest.mark.parametrize("kwargs, message", [(dict(bin_share=-0.1), "bin_share"),
@@ -1005,7 +996,7 @@ def test_release_synthetic_edge_count_is_the_released_total():
         rel = dpgraph.release_synthetic(G, epsilon=200.0, rng=2)
     (entry,) = [e for e in rel.ledger.entries if "total edge weight" in e.name]
     assert entry.epsilon == pytest.approx(0.02 * 200.0)
-    assert rel.ledger.spent == pytest.approx((_spent(rel, 200.0), 0.0))
+    assert rel.ledger.spent == pytest.approx((200.0, 0.0))
     assert rel.edge_count == round(rel.block_model.edge_total[0])  # diagnostics: 2 decimals
     # P(|Laplace(0.25)| > 3) = exp(-12): the count is the true one up to 3 edges
     assert abs(rel.edge_count - G.number_of_edges()) <= 3
@@ -1121,7 +1112,7 @@ def test_release_synthetic_karate_edge_count_goals():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             rel = dpgraph.release_synthetic(G, epsilon=1.0, rng=100 + seed)
-        assert rel.ledger.spent == pytest.approx((_spent(rel, 1.0), 0.0))
+        assert rel.ledger.spent == pytest.approx((1.0, 0.0))
         (count,) = [e for e in rel.ledger.entries if "total edge weight" in e.name]
         assert count.epsilon == pytest.approx(5 / 34)
         errs.append(abs(rel.edge_count - m) / m)

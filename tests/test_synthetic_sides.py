@@ -17,9 +17,10 @@ from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.batches import batch_bounds
 from dpgraph.privacy.budget import COMMUNITY_SHARE, SIDE_SHARE
 from dpgraph.privacy.transcript import transcript
-from dpgraph.synthetic.release import SIDE_ACCEPT
+from dpgraph.synthetic import release as release_mod
+from dpgraph.synthetic.release import SIDE_ACCEPT, SIDE_CHOICE_SHARE
 from dpgraph.synthetic.sampler import sample_block_model
-from dpgraph.synthetic.sides import model_cut_share, side_pass
+from dpgraph.synthetic.sides import best_block_split, model_cut_share, release_cut_lead, side_pass
 
 from test_synthetic import _adjacent_pairs, _isolated_pair_graphs
 
@@ -191,14 +192,25 @@ def test_release_synthetic_takes_the_sides_from_the_community_share():
             _release(G, 4.0, side_share=bad)
 
 
-def test_release_synthetic_leans_only_where_the_model_carries_no_cut():
+def _hubs_and_leaves():
+    """20 hubs, each joined to 40 of 400 leaves, and 100 leaf pairs: a disassortative degree
+    mixing that the degree classes carry, so the model's blocks cut more than half."""
+    H = nx.Graph()
+    rng = np.random.default_rng(0)
+    for hub in range(20):
+        H.add_edges_from((hub, 20 + int(v)) for v in rng.choice(400, 40, replace=False))
+    H.add_edges_from((20 + 2 * i, 21 + 2 * i) for i in range(100))
+    return H
+
+
+def test_release_synthetic_leans_where_the_model_carries_no_cut():
     """Assortative communities: the model's blocks cut under half of its edges, so the sides
-    are released and the samples lean across them (more of the graph's edges cut by a sample's
-    sides than without the lean, same release). Hubs joined to leaves (a disassortative
-    degree mixing the degree classes carry): the blocks cut more than half, no pass, no lean."""
+    are released with the whole share and the samples lean across them (more of the graph's
+    edges cut by a sample's sides than without the lean, same release)."""
     G = nx.planted_partition_graph(4, 60, 0.3, 0.02, seed=2)
     rel = _release(G, 4.0)
     assert rel.diagnostics["model_cut_share"] < 0.5 and rel.side_accept == SIDE_ACCEPT
+    assert "side_cut_lead" not in rel.diagnostics
 
     def across(g, x):
         C = sp.triu(g.weights, 1).tocoo()
@@ -208,13 +220,67 @@ def test_release_synthetic_leans_only_where_the_model_carries_no_cut():
     rel.side_accept = 1.0
     plain = np.mean([across(rel.sample(rng=s), rel.sides) for s in range(3)])
     assert leaned > plain + 0.1
-    H = nx.Graph()
-    rng = np.random.default_rng(0)
-    for hub in range(20):  # 20 hubs, each joined to 40 of 400 leaves
-        H.add_edges_from((hub, 20 + int(v)) for v in rng.choice(400, 40, replace=False))
-    H.add_edges_from((20 + 2 * i, 21 + 2 * i) for i in range(100))  # a few leaf pairs
-    out = _release(H, 8.0, communities="private")
+
+
+def test_release_synthetic_keeps_the_models_cut_where_it_cuts_more_than_the_sides():
+    """Hubs joined to leaves: the blocks cut more than half, the sides are released at (1 -
+    SIDE_CHOICE_SHARE) of the share and their lead over the model's split at the rest; the
+    split (hubs against leaves) cuts nearly every edge, the lead is negative, no lean. The
+    whole epsilon is spent."""
+    out = _release(_hubs_and_leaves(), 8.0, communities="private")
     assert out.diagnostics["model_cut_share"] >= 0.5 and out.side_accept == 1.0
-    # no pass ran: its share stays unspent
-    assert out.sides is None and not any("cut sides" in e.name for e in out.ledger.entries)
-    assert out.ledger.spent[0] == pytest.approx(8.0 * (1 - SIDE_SHARE))
+    assert out.sides is None and out.diagnostics["side_cut_lead"] < 0
+    entries = {e.name: e.epsilon for e in out.ledger.entries}
+    eps_sides = SIDE_SHARE * 8.0
+    assert entries["synthetic: cut sides (forward pass)"] == pytest.approx(
+        (1 - SIDE_CHOICE_SHARE) * eps_sides)
+    assert entries["synthetic: cut sides against the model's split"] == pytest.approx(
+        SIDE_CHOICE_SHARE * eps_sides)
+    assert out.ledger.spent[0] == pytest.approx(8.0)
+
+
+@pytest.mark.parametrize("lead, leans", [(5.0, True), (-5.0, False), (0.0, False)])
+def test_release_synthetic_leans_by_the_sign_of_the_released_lead(monkeypatch, lead, leans):
+    """Where the blocks cut more than half, the samples lean across the released sides exactly
+    when the released lead is positive (post-processing of it)."""
+    monkeypatch.setattr(release_mod, "release_cut_lead", lambda *a, **k: lead)
+    out = _release(_hubs_and_leaves(), 8.0, communities="private")
+    assert (out.sides is not None) == leans
+    assert out.side_accept == (SIDE_ACCEPT if leans else 1.0)
+
+
+def test_cut_lead_sensitivity_is_one_and_matches_the_cuts():
+    """docs/privacy.md 7.15: for sides fixed before the call, one pair moves ``cut(x) -
+    cut(y)`` by at most its weight change (brute force over every edge removed and edges added
+    at the lowest-degree nodes); the bound is attained; at a huge epsilon the release is the
+    difference of the two cuts."""
+    G = nx.Graph(nx.convert_node_labels_to_integers(nx.les_miserables_graph()).edges())
+    n = G.number_of_nodes()
+    rng = np.random.default_rng(4)
+    x, y = (np.where(rng.random(n) < 0.5, 1.0, -1.0) for _ in range(2))
+
+    def lead(A):
+        C = sp.triu(A, 1).tocoo()
+        return float(np.sum(C.data * ((x[C.row] != x[C.col]).astype(float)
+                                      - (y[C.row] != y[C.col]))))
+
+    worst = max(abs(lead(A) - lead(B)) for A, B in _adjacent_pairs(G))
+    assert worst == pytest.approx(1.0)
+    data = as_graph_data(G, weight=None)
+    A = nx.to_scipy_sparse_array(G, nodelist=list(G), format="csr", dtype=float)  # data's order
+    led = PrivacyLedger()
+    got = release_cut_lead(data, x, y, epsilon=1e6, ledger=led, rng=0)
+    assert got == pytest.approx(lead(A), abs=1e-3)
+    assert led.spent[0] == pytest.approx(1e6)
+    with pytest.raises(ValueError, match="side for each"):
+        release_cut_lead(data, x[:5], y, epsilon=1.0, ledger=PrivacyLedger(), rng=0)
+
+
+def test_best_block_split_returns_the_split_it_scores():
+    rng = np.random.default_rng(6)
+    C = rng.integers(0, 20, size=(6, 6))
+    C = np.triu(C) + np.triu(C, 1).T
+    share, y = best_block_split(C, rng=1)
+    cut = sum(C[a, b] for a in range(6) for b in range(a + 1, 6) if y[a] != y[b])
+    assert share == pytest.approx(cut / np.triu(C).sum())
+    assert share == model_cut_share(C, rng=1)

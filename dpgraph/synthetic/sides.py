@@ -18,11 +18,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.graph import GraphData
-from dpgraph.privacy import LaplaceDraws, PrivacyLedger, make_rng
+from dpgraph.privacy import LaplaceDraws, PrivacyLedger, laplace_mechanism, make_rng
 from dpgraph.privacy.batches import batch_bounds, forward_sides
 from dpgraph.progress import report
 
-__all__ = ["side_pass", "model_cut_share", "SIDE_GROWTH"]
+__all__ = ["side_pass", "model_cut_share", "best_block_split", "release_cut_lead", "SIDE_GROWTH"]
 
 # batches of this share of the position after a first node, as the local route's forward pass
 SIDE_GROWTH = 0.01
@@ -76,16 +76,16 @@ def side_pass(data: GraphData, released_degrees, *, epsilon: float, ledger: Priv
     return x
 
 
-def model_cut_share(block_counts, *, rng=None, starts: int = 32) -> float:
-    """The largest share of a released model's edges that a split of its *blocks* cuts, each
-    block wholly on one side (post-processing of released counts): ``max_y sum_{a<b, y_a !=
-    y_b} C_ab / sum_{a<=b} C_ab`` over ``y`` in ``{-1, +1}^k``, by single-block flips from
-    ``starts`` random splits (a local optimum: a lower bound on the maximum). Random sides cut
-    half of a graph's edges; a model whose blocks already cut more carries a cut of its own.
+def best_block_split(block_counts, *, rng=None, starts: int = 32) -> tuple[float, np.ndarray]:
+    """The best split of a released model's *blocks* found by single-block flips from
+    ``starts`` random splits (a local optimum: a lower bound on the maximum), and the share of
+    the model's edges it cuts: ``max_y sum_{a<b, y_a != y_b} C_ab / sum_{a<=b} C_ab`` over
+    ``y`` in ``{-1, +1}^k`` (post-processing of released counts). Returns ``(share, y)``.
 
     >>> C = np.array([[0, 10, 1], [10, 0, 1], [1, 1, 0]])  # two blocks joined by 10 edges
-    >>> round(model_cut_share(C, rng=0), 3)
-    0.917
+    >>> share, y = best_block_split(C, rng=0)
+    >>> round(share, 3), bool(y[0] != y[1])
+    (0.917, True)
     """
     gen = make_rng(rng)
     W = np.array(block_counts, dtype=float)
@@ -93,16 +93,61 @@ def model_cut_share(block_counts, *, rng=None, starts: int = 32) -> float:
         raise ValueError(f"block_counts must be a square matrix, got shape {W.shape}")
     total = float(np.triu(W).sum())
     np.fill_diagonal(W, 0.0)
-    if total <= 0 or W.shape[0] < 2:
-        return 0.0
-    best = 0.0
+    k = W.shape[0]
+    if total <= 0 or k < 2:
+        return 0.0, np.ones(k)
+    best, best_y = -1.0, np.ones(k)
     for _ in range(int(starts)):
-        y = np.where(gen.random(W.shape[0]) < 0.5, 1.0, -1.0)
+        y = np.where(gen.random(k) < 0.5, 1.0, -1.0)
         while True:
             gain = y * (W @ y)  # flipping block a moves the cut by y_a sum_b W_ab y_b
             a = int(np.argmax(gain))
             if gain[a] <= 1e-9:
                 break
             y[a] = -y[a]
-        best = max(best, float((W.sum() - y @ W @ y) / 4.0))
-    return best / total
+        value = float((W.sum() - y @ W @ y) / 4.0)
+        if value > best:
+            best, best_y = value, y
+    return best / total, best_y
+
+
+def model_cut_share(block_counts, *, rng=None, starts: int = 32) -> float:
+    """The largest share of a released model's edges that a split of its *blocks* cuts, each
+    block wholly on one side (:func:`best_block_split`). Random sides cut half of a graph's
+    edges; a model whose blocks already cut more carries a cut of its own.
+
+    >>> C = np.array([[0, 10, 1], [10, 0, 1], [1, 1, 0]])  # two blocks joined by 10 edges
+    >>> round(model_cut_share(C, rng=0), 3)
+    0.917
+    """
+    return best_block_split(block_counts, rng=rng, starts=starts)[0]
+
+
+def release_cut_lead(data: GraphData, x, y, *, epsilon: float, ledger: PrivacyLedger,
+                     rng=None) -> float:
+    """``cut_G(x) - cut_G(y) + Laplace(1 / epsilon)``: by how much the sides ``x`` cut more of
+    the graph's weight than the sides ``y`` (pure ``epsilon``-DP, docs/privacy.md 7.15). Both
+    are fixed before the call (released values or functions of them); one pair ``{u, v}``
+    whose weight moves by ``t`` (``|t| <= 1``) moves the difference by ``t ([x_u != x_v] -
+    [y_u != y_v])``, at most 1: L1 sensitivity 1.
+
+    >>> import networkx as nx
+    >>> from dpgraph.graph import as_graph_data
+    >>> G = as_graph_data(nx.complete_bipartite_graph(3, 3))
+    >>> x, y = np.array([1, 1, 1, -1, -1, -1.0]), np.ones(6)
+    >>> lead = release_cut_lead(G, x, y, epsilon=100, ledger=PrivacyLedger(), rng=0)
+    >>> abs(lead - 9) < 1
+    True
+    """
+    n = data.n
+    x, y = (np.asarray(s, dtype=float).reshape(-1) for s in (x, y))
+    if x.shape != (n,) or y.shape != (n,):
+        raise ValueError(f"x and y must give a side for each of the {n} nodes")
+    C = sp.triu(sp.csr_array(data.weights), 1).tocoo()
+    across = (x[C.row] != x[C.col]).astype(float) - (y[C.row] != y[C.col])
+    noisy, _ = laplace_mechanism(
+        float(C.data @ across), sensitivity=1.0, epsilon=epsilon, ledger=ledger,
+        name="synthetic: cut sides against the model's split", rng=rng, changed=1,
+        note="one pair moves the difference of two fixed cuts by at most its weight "
+             "(docs/privacy.md 7.15)")
+    return float(noisy)

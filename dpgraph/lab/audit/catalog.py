@@ -13,7 +13,7 @@ Tight events (the audit can reach the claim; ``docs/audit.md``): :func:`randomiz
 :func:`laplace`, :func:`gaussian`, :func:`exponential`, :func:`edge_count`,
 :func:`rr_route` (``"released"``), :func:`cosine`, :func:`marginals`, and the synthetic
 release's Laplace releases (:func:`synthetic_block_model`, :func:`synthetic_refinement`,
-:func:`synthetic_label_passes`, :func:`synthetic_side_pass`,
+:func:`synthetic_label_passes`, :func:`synthetic_side_pass`, :func:`synthetic_cut_lead`,
 :func:`synthetic_degree_classes`) and the local route's decisions (:func:`local_route`,
 :func:`local_route_backward`). The others audit
 post-processed or composed releases and report how far they got.
@@ -37,15 +37,15 @@ from dpgraph.lab.audit.harness import (AuditResult, audit_event, audit_threshold
 __all__ = ["randomized_response", "laplace", "gaussian", "exponential", "edge_count",
            "rr_route", "pca_route", "matrix_free", "max_cut", "cosine", "marginals", "jl",
            "synthetic_block_model", "synthetic_refinement", "synthetic_sequential_refinement",
-           "synthetic_label_passes", "synthetic_side_pass", "synthetic_degree_classes",
-           "synthetic_clustering", "local_route",
+           "synthetic_label_passes", "synthetic_side_pass", "synthetic_cut_lead",
+           "synthetic_degree_classes", "synthetic_clustering", "local_route",
            "local_route_backward", "weighted_pair", "TIGHT"]
 
 #: Audits whose event is tight for the mechanism: their bound must reach a stated fraction.
 TIGHT = ("randomized_response", "laplace", "gaussian", "exponential", "edge_count",
          "rr_route", "cosine", "marginals", "synthetic_block_model", "synthetic_refinement",
          "synthetic_sequential_refinement", "synthetic_label_passes", "synthetic_side_pass",
-         "synthetic_degree_classes",
+         "synthetic_cut_lead", "synthetic_degree_classes",
          "synthetic_clustering",
          "local_route", "local_route_backward")
 
@@ -727,6 +727,35 @@ def synthetic_side_pass(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
                        pair_name="edge {2, 3} vs + {0, 1}",
                        event_name="the later endpoint's field towards the earlier's side, as "
                                   "read, >= 1")
+
+
+def synthetic_cut_lead(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
+                       confidence: float = 0.95) -> AuditResult:
+    """:func:`dpgraph.synthetic.sides.release_cut_lead` (7.15, ``release_synthetic``'s choice
+    whether to lean: ``cut(x) - cut(y)`` plus Laplace, sensitivity 1) for sides ``x = (+, -, +,
+    -)`` and ``y`` all ``+`` fixed in advance, on the path 0-2-1 vs + ``{0, 1}`` (the pair
+    crosses ``x``, not ``y``: the lead moves from 1 to 2); event: the released lead above the
+    threshold planned from the known Laplace densities."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.synthetic.sides import release_cut_lead
+
+    G0, G1 = _graph_pair([(0, 2), (2, 1)], (0, 1), 4)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+    x, y = np.array([1.0, -1.0, 1.0, -1.0]), np.ones(4)
+    b = 1.0 / epsilon
+    t, _ = plan_threshold(stats.laplace(1.0, b).sf, stats.laplace(2.0, b).sf,
+                          1.0 + np.linspace(-4.0, 5.0, 181) * b, runs=runs,
+                          confidence=confidence)
+
+    def mech(data, gen):
+        return release_cut_lead(data, x, y, epsilon=epsilon, ledger=_ledger(epsilon), rng=gen)
+
+    return audit_threshold(mech, pair, epsilon=epsilon, runs=runs, threshold=t,
+                           confidence=confidence, rng=rng,
+                           mechanism_name="release_cut_lead (synthetic sides against the "
+                                          "model's split)",
+                           pair_name="path 0-2-1 vs + edge {0, 1}",
+                           statistic_name="released lead of x's cut over y's")
 
 
 def synthetic_degree_classes(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
