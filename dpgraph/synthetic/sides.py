@@ -8,8 +8,11 @@ for nodes not yet decided) plus Laplace noise, and takes the side against it
 (:func:`dpgraph.privacy.batches.forward_sides`, the local route's pass too). The sampler then
 leans its Chung-Lu edges across these sides (:func:`~dpgraph.synthetic.sampler.sample_block_model`,
 ``sides`` and ``side_accept``: post-processing, docs/privacy.md 7.13), so a Max-Cut found on a
-sample cuts the graph's own edges. Lives in the synthetic layer (no import of the routes): the
-release reads its order from the degrees it already released.
+sample cuts the graph's own edges. Where the model's own best split of its blocks
+(:func:`best_block_split`) cuts more than half of its released edges, :func:`release_cut_lead`
+(pure ``epsilon``-DP, sensitivity 1) releases by how much the sides cut more of the graph than
+that split, and the samples lean only where that is positive. Lives in the synthetic layer (no
+import of the routes): the release reads its order from the degrees it already released.
 """
 
 from __future__ import annotations
