@@ -142,3 +142,19 @@ def test_dense_certificate_refuses_before_allocating_when_it_cannot_fit(monkeypa
     tight = solve_max_cut(g, rng=0)
     assert tight.info["certificate"] == "cholesky-verified"
     assert tight.upper_bound <= res.upper_bound + 1e-9
+
+
+@pytest.mark.parametrize("n", [4, 300])
+def test_verified_lambda_max_never_proves_a_matrix_with_nan(n):
+    """OpenBLAS's potrf lets a NaN pivot pass; the dense proof must count it as a failure and
+    still prove the same matrix once it is finite."""
+    from dpgraph.engine.sdp import verified_lambda_max
+    S = np.eye(n)
+    S[n // 2, n // 4] = S[n // 4, n // 2] = np.nan
+    with pytest.raises(RuntimeError, match="could not verify"):
+        verified_lambda_max(S.copy(), 2.0, attempts=3)
+    with pytest.raises(RuntimeError, match="must be finite"):
+        verified_lambda_max(np.eye(n), float("nan"))
+    S[n // 2, n // 4] = S[n // 4, n // 2] = 0.5
+    mu, c = verified_lambda_max(S.copy(), float(np.linalg.eigvalsh(S)[-1]))
+    assert np.linalg.eigvalsh(S)[-1] <= mu <= np.linalg.eigvalsh(S)[-1] + 1e-6

@@ -563,11 +563,15 @@ def verified_lambda_max(S: np.ndarray, mu: float, exact_top=None, *,
     (:func:`rump_margin`) until a Cholesky factorization of ``(mu' - c) I - S`` succeeds, which
     proves ``mu' I - S`` positive definite despite rounding. After the first failure ``mu`` is
     raised to ``exact_top()`` (e.g. LAPACK's top eigenvalue) when that is given. Returns
-    ``(mu', c)``; raises ``RuntimeError`` after ``attempts`` failures. Used by the Max-Cut and
-    the Max-2-CSP certificates.
+    ``(mu', c)``; raises ``RuntimeError`` after ``attempts`` failures (a factor with a
+    non-finite diagonal, as a NaN anywhere in ``S`` gives, counts as one). Used by the Max-Cut
+    and the Max-2-CSP certificates.
     """
     n = S.shape[0]
     trS = float(np.trace(S))
+    if not (np.isfinite(mu) and np.isfinite(trS)):
+        raise RuntimeError(f"could not verify the upper bound on lambda_max: mu ({mu}) and the "
+                           f"trace of S ({trS}) must be finite")
     for tries in range(attempts):
         slack = 1e-12 * max(1.0, abs(mu)) * (10 ** tries)
         c = _rump_margin(n, n * (abs(mu) + slack) - trS)
@@ -576,8 +580,11 @@ def verified_lambda_max(S: np.ndarray, mu: float, exact_top=None, *,
         A = -S
         A[np.diag_indices(n)] += mu_try - c
         try:
-            sla.cholesky(A, lower=True, overwrite_a=True, check_finite=False)
-            return mu_try, c
+            L = sla.cholesky(A, lower=True, overwrite_a=True, check_finite=False)
+            # OpenBLAS's potrf lets a NaN pivot pass; any NaN or inf in S reaches the
+            # factor's diagonal, so a non-finite diagonal is a failure, not a proof.
+            if np.all(np.isfinite(np.diagonal(L))):
+                return mu_try, c
         except np.linalg.LinAlgError:
             pass
         del A
