@@ -47,6 +47,36 @@ def test_closure_swaps_keep_degrees_and_block_pairs_and_count_their_triangles(se
     assert _triangles(B) - _triangles(A) == info["gained"]
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_closure_swaps_keep_the_edges_across_the_sides(seed):
+    """With released sides, every swap also keeps the count of edges across them (a sample
+    that leans across the sides keeps its lean), while pairs of (block, side) classes may
+    trade edges: more triangles than the swaps within (block, side) classes can make."""
+    rng = np.random.default_rng(seed)
+    n, k = 300, 2
+    blocks = rng.integers(k, size=n)
+    sides = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    # a graph that leans across the sides: same-side pairs 5 times rarer
+    p = np.where(sides[:, None] != sides[None, :], 0.08, 0.016)
+    upper = np.triu(rng.random((n, n)) < p, 1)
+    A = sp.csr_array((upper | upper.T).astype(float))
+
+    def across(M):
+        C = sp.triu(M, 1).tocoo()
+        return int(np.sum(sides[C.row] != sides[C.col]))
+
+    B, info = closure_swaps(A, blocks, 10**6, attempts=50_000, rng=seed, sides=sides)
+    assert info["made"] > 0
+    assert np.array_equal(np.diff(B.indptr), np.diff(A.indptr))
+    assert (B != B.T).nnz == 0 and B.diagonal().sum() == 0 and B.nnz == A.nnz
+    assert np.array_equal(_block_pair_counts(B, blocks, k), _block_pair_counts(A, blocks, k))
+    assert across(B) == across(A)
+    assert _triangles(B) - _triangles(A) == info["gained"]
+    classes = 2 * blocks + (sides > 0)
+    C, strict = closure_swaps(A, classes, 10**6, attempts=50_000, rng=seed)
+    assert info["gained"] > strict["gained"]
+
+
 def test_closure_swaps_stop_at_the_gain_asked_for():
     A = nx.to_scipy_sparse_array(nx.random_regular_graph(6, 200, seed=3), format="csr")
     B, info = closure_swaps(A, np.zeros(200, dtype=int), 25, attempts=10**6, rng=0)

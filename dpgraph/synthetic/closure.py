@@ -12,9 +12,10 @@ Kurant and Markopoulou, INFOCOM 2013): take a wedge ``u - v - w`` whose ends are
 adjacent, an edge ``u - a`` with ``a`` in ``w``'s class and an edge ``w - b`` with ``b`` in
 ``u``'s class (``a != b``, not adjacent, neither is ``v``); replace ``u - a`` and ``w - b`` by
 ``u - w`` and ``a - b``. Every degree and the edge count between every two classes stay as
-sampled (the classes are the released blocks, split by the released cut sides where the
-samples lean across them); the move is kept where it adds triangles. It reads the sample,
-the released classes and ``tau~`` only: no privacy cost.
+sampled (the classes are the released blocks); where the samples lean across released cut
+sides, the move is also refused unless it keeps the count of edges across them, so the
+sample's cut of the sides stays as drawn. It is kept where it adds triangles. It reads the
+sample, the released classes and sides and ``tau~`` only: no privacy cost.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def _pick(indptr, indices, classes, x, cls, not1, not2):
 
 
 @jit
-def _swap_kernel(indptr, indices, classes, cum, gain_needed, attempts, seed):
+def _swap_kernel(indptr, indices, classes, sides, cum, gain_needed, attempts, seed):
     """Closure swaps on a symmetric CSR (``indices`` rewritten in place; rows keep their
     lengths) until the triangles gained reach ``gain_needed`` or ``attempts`` wedges were
     drawn (centres with probability ``cum``'s increments, C(deg, 2)). Returns
@@ -128,6 +129,9 @@ def _swap_kernel(indptr, indices, classes, cum, gain_needed, attempts, seed):
         b = indices[pwb]
         if a == b or _slot(indptr, indices, a, b) >= 0:
             continue
+        if (sides[u] != sides[w]) + (sides[a] != sides[b]) != \
+                (sides[u] != sides[a]) + (sides[w] != sides[b]):
+            continue  # the edges across the sides stay as many
         pau = _slot(indptr, indices, a, u)
         pbw = _slot(indptr, indices, b, w)
         # remove u-a, then w-b, then add u-w, then a-b, counting triangles at each step
@@ -158,11 +162,13 @@ def _swap_kernel(indptr, indices, classes, cum, gain_needed, attempts, seed):
     return gained, made, tried
 
 
-def closure_swaps(weights, classes, gain_needed: float, *, attempts: int, rng=None):
+def closure_swaps(weights, classes, gain_needed: float, *, attempts: int, rng=None,
+                  sides=None):
     """Rewire a simple unweighted graph by closure swaps (module docstring) until it has
     gained ``gain_needed`` triangles or ``attempts`` wedges were drawn; returns the new CSR
     (symmetric, sorted, unit weights) and ``{"gained", "made", "tried"}``. Degrees and the
-    edge count between every two ``classes`` are those of ``weights``.
+    edge count between every two ``classes`` are those of ``weights``; with ``sides`` (+-1
+    per node) the count of edges across the sides is too.
 
     A 6-cycle in one class has no triangle; one swap (wedge 0 - 1 - 2, edges 0 - 5 and 2 - 3
     out, 0 - 2 and 5 - 3 in) makes two, 0 - 1 - 2 and 3 - 4 - 5, and keeps every degree:
@@ -187,13 +193,14 @@ def closure_swaps(weights, classes, gain_needed: float, *, attempts: int, rng=No
         return M, info
     seed = int(np.random.default_rng(rng).integers(2**31 - 1))
     b = np.asarray(classes, dtype=np.int64)
+    s = np.zeros(n, dtype=np.int64) if sides is None else (np.asarray(sides) > 0).astype(np.int64)
     if numba_available():
-        gained, made, tried = _swap_kernel(indptr, indices, b, cum, float(gain_needed),
+        gained, made, tried = _swap_kernel(indptr, indices, b, s, cum, float(gain_needed),
                                            int(attempts), seed)
     else:  # the kernel as Python seeds NumPy's global generator: the caller's state is put back
         state = np.random.get_state()
         try:
-            gained, made, tried = _swap_kernel(indptr, indices, b, cum, float(gain_needed),
+            gained, made, tried = _swap_kernel(indptr, indices, b, s, cum, float(gain_needed),
                                                min(int(attempts), PYTHON_ATTEMPTS), seed)
         finally:
             np.random.set_state(state)
@@ -217,13 +224,15 @@ def _transitivity(M, gen) -> float:
 
 
 def close_triangles(weights, classes, transitivity: float, theta: int, *, rng=None,
-                    stages: int = CLOSURE_STAGES, attempts: int = CLOSURE_ATTEMPTS):
+                    stages: int = CLOSURE_STAGES, attempts: int = CLOSURE_ATTEMPTS,
+                    sides=None):
     """Rewire a sample until its ``theta``-projection's transitivity reaches the released
     ``transitivity`` (post-processing; module docstring). Each of at most ``stages`` rounds
     measures the sample's transitivity ``t`` and its projection's ``p`` (the projection of
     :func:`~dpgraph.synthetic.clustering.bounded_projection` in a fresh random order) and,
     where ``p`` is short, asks the swaps for ``(transitivity - p) t / p`` more of it (``W/3``
-    triangles per unit, ``W`` the wedges, which the swaps keep). Returns the CSR and
+    triangles per unit, ``W`` the wedges, which the swaps keep; ``sides``: as for
+    :func:`closure_swaps`). Returns the CSR and
     ``{"made", "projection_before", "projection_after"}``.
 
     A random graph (transitivity about 0.04) in two classes, rewired to 0.2 with a cap above
@@ -256,7 +265,7 @@ def close_triangles(weights, classes, transitivity: float, theta: int, *, rng=No
             break
         t = _transitivity(M, gen)
         need = (transitivity - p) * t / p * wedges / 3.0
-        M, got = closure_swaps(M, classes, need, attempts=budget, rng=gen)
+        M, got = closure_swaps(M, classes, need, attempts=budget, rng=gen, sides=sides)
         info["made"] += got["made"]
         budget -= got["tried"]
         if got["made"] == 0:

@@ -197,11 +197,10 @@ class SyntheticRelease:
                                restore=True, block_tolerance=self.block_tolerance)
         if self.closure is None or g.m == 0:
             return g
-        # the swaps keep the edge count of every pair of (block, side) classes: the sides'
-        # lean stays with the block pair counts
-        classes = bm.blocks if self.sides is None else \
-            2 * np.asarray(bm.blocks, dtype=np.int64) + (np.asarray(self.sides) > 0)
-        weights, _ = close_triangles(g.weights, classes, *self.closure, rng=gen)
+        # the swaps keep the edge count of every pair of blocks and the count of edges
+        # across the released sides, so the sample's cut of the sides stays as sampled
+        weights, _ = close_triangles(g.weights, bm.blocks, *self.closure, rng=gen,
+                                     sides=self.sides)
         return GraphData(weights=weights, labels=g.labels)
 
     def __repr__(self) -> str:
