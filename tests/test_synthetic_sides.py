@@ -20,7 +20,8 @@ from dpgraph.privacy.transcript import transcript
 from dpgraph.synthetic import release as release_mod
 from dpgraph.synthetic.release import SIDE_ACCEPT, SIDE_CHOICE_SHARE
 from dpgraph.synthetic.sampler import sample_block_model
-from dpgraph.synthetic.sides import best_block_split, model_cut_share, release_cut_lead, side_pass
+from dpgraph.synthetic.sides import (best_block_split, model_cut_share, release_cut_lead,
+                                     side_pass, split_prior)
 
 from test_synthetic import _adjacent_pairs, _isolated_pair_graphs
 
@@ -137,6 +138,85 @@ def test_side_pass_charges_once_and_finds_a_planted_cut():
     weak = [cut(side_pass(data, data.degrees, epsilon=1e-3, ledger=PrivacyLedger(), rng=s))
             for s in range(5)]
     assert abs(np.median(weak) - 0.5) < 0.05
+
+
+def test_split_prior_against_a_direct_count():
+    """split_prior against the model's expectation counted node by node: the later nodes'
+    released degree per block, the share of each block's edge ends that reach each block, and
+    the margin times the block's net lean."""
+    rng = np.random.default_rng(3)
+    n, k = 40, 3
+    blocks = rng.integers(k, size=n)
+    C = rng.integers(0, 30, size=(k, k))
+    C = np.triu(C) + np.triu(C, 1).T
+    y = np.array([1.0, -1.0, -1.0])
+    d = rng.uniform(1, 9, size=n)
+    order = rng.permutation(n)
+    bounds = batch_bounds(0, n, 1, 0.2)
+    got = split_prior(order, bounds, d, blocks, C, y, scale=0.5, margin=3.0)
+    ends = [2 * C[b, b] + C[b].sum() - C[b, b] for b in range(k)]
+    for t, (a, b) in enumerate(bounds):
+        after = order[b:]
+        for i in range(a, b):
+            v = order[i]
+            bv = blocks[v]
+            want = 0.0
+            lean = 0.0
+            for c in range(k):
+                share = C[bv, c] * (2 if c == bv else 1) / ends[bv]
+                later = d[after][blocks[after] == c].sum() / d[blocks == c].sum()
+                want += d[v] * share * y[c] * later
+                lean += share * y[c]
+            want -= 3.0 * 0.5 * abs(lean) * y[bv]
+            assert got[i] == pytest.approx(want)
+
+
+def _bipartite_in_mixed_blocks():
+    """A random bipartite graph (parts 0-149 and 150-299) in four blocks, each mostly one
+    part: the blocks' best split cuts most edges but not all."""
+    G = nx.bipartite.random_graph(150, 150, 0.08, seed=2)
+    data = as_graph_data(G)
+    part = np.r_[np.zeros(150, int), np.ones(150, int)]
+    rng = np.random.default_rng(0)
+    stray = rng.random(300) < 0.2  # a fifth of the nodes in a block of the other part
+    blocks = 2 * np.where(stray, 1 - part, part) + rng.integers(2, size=300)
+    C = np.zeros((4, 4), dtype=np.int64)
+    U = sp.triu(data.weights, 1).tocoo()
+    np.add.at(C, (blocks[U.row], blocks[U.col]), 1)
+    C = np.triu(C + C.T - np.diag(np.diag(C)))
+    C = C + np.triu(C, 1).T
+    return data, blocks, C
+
+
+def test_side_pass_from_a_split_keeps_it_under_noise_and_improves_it_above():
+    """With the model's split as its start, the pass keeps most nodes on their block's side
+    where the fields are noise (at a tiny epsilon: about the split's cut, where the plain pass
+    gives a random one) and cuts more than the split where they are not; the charge is the
+    same."""
+    data, blocks, C = _bipartite_in_mixed_blocks()
+    A = data.weights
+    m = A.sum() / 2
+
+    def cut(x):
+        return float((A.sum() - x @ (A @ x)) / 4 / m)
+
+    share, y = best_block_split(C, rng=0)
+    split = y[blocks]
+    assert 0.6 < cut(split) < 0.8
+    # a node leaves its block's side only where the noise passes SIDE_PRIOR_MARGIN scales
+    # times its block's lean (about one node in ten here)
+    weak = [side_pass(data, data.degrees, epsilon=1e-6, ledger=PrivacyLedger(), rng=s,
+                      split=(blocks, C, y)) for s in range(5)]
+    assert np.mean([np.mean(x == split) for x in weak]) > 0.8  # 0.88-0.93 by seed
+    assert np.median([cut(x) for x in weak]) > 0.55  # 0.59-0.64 by seed; random sides 0.5
+    led = PrivacyLedger(epsilon=20, delta=0)
+    strong = [cut(side_pass(data, data.degrees, epsilon=20, ledger=led if s == 0 else
+                            PrivacyLedger(), rng=s, split=(blocks, C, y))) for s in range(3)]
+    assert min(strong) > cut(split) + 0.1
+    assert [e.epsilon for e in led.entries] == pytest.approx([20.0])
+    plain = [cut(side_pass(data, data.degrees, epsilon=1e-6, ledger=PrivacyLedger(), rng=s))
+             for s in range(3)]
+    assert abs(np.median(plain) - 0.5) < 0.05
 
 
 def test_side_pass_refuses_degrees_of_the_wrong_shape():

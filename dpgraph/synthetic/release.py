@@ -579,7 +579,9 @@ def _release_sides(data, bm: BlockModel, *, epsilon: float, ledger, rng, diag: d
     ``SIDE_MODEL_CUT`` of its released edges (:func:`~dpgraph.synthetic.sides.best_block_split`,
     post-processing), the cut sides (:func:`~dpgraph.synthetic.sides.side_pass` in the order of
     the released degrees, all of ``epsilon``) and the sampler's ``SIDE_ACCEPT``. Elsewhere the
-    sides at ``(1 - SIDE_CHOICE_SHARE) epsilon``, then by how much they cut more of the graph
+    sides at ``(1 - SIDE_CHOICE_SHARE) epsilon``, starting from that split (each node's field
+    plus what the model expects of it, :func:`~dpgraph.synthetic.sides.split_prior`), then by
+    how much they cut more of the graph
     than that split (:func:`~dpgraph.synthetic.sides.release_cut_lead`, ``SIDE_CHOICE_SHARE
     epsilon``): the samples lean across the sides where that released lead is positive, and
     keep the model's own cut otherwise (``(None, 1.0)``). Fills ``diag``."""
@@ -591,7 +593,8 @@ def _release_sides(data, bm: BlockModel, *, epsilon: float, ledger, rng, diag: d
         diag["side_accept"] = SIDE_ACCEPT
         return side_pass(data, bm.degrees, epsilon=epsilon, ledger=ledger, rng=rng), SIDE_ACCEPT
     eps_choice = SIDE_CHOICE_SHARE * epsilon
-    sides = side_pass(data, bm.degrees, epsilon=epsilon - eps_choice, ledger=ledger, rng=rng)
+    sides = side_pass(data, bm.degrees, epsilon=epsilon - eps_choice, ledger=ledger, rng=rng,
+                      split=(bm.blocks, bm.block_counts, split))
     lead = release_cut_lead(data, sides, split[np.asarray(bm.blocks)], epsilon=eps_choice,
                             ledger=ledger, rng=rng)
     diag["side_cut_lead"] = round(lead, 1)

@@ -9,7 +9,9 @@ for nodes not yet decided) plus Laplace noise, and takes the side against it
 leans its Chung-Lu edges across these sides (:func:`~dpgraph.synthetic.sampler.sample_block_model`,
 ``sides`` and ``side_accept``: post-processing, docs/privacy.md 7.13), so a Max-Cut found on a
 sample cuts the graph's own edges. Where the model's own best split of its blocks
-(:func:`best_block_split`) cuts more than half of its released edges, :func:`release_cut_lead`
+(:func:`best_block_split`) cuts more than half of its released edges, the pass starts from
+that split (each node decides on its field plus what the model expects of it,
+:func:`split_prior`: post-processing), and :func:`release_cut_lead`
 (pure ``epsilon``-DP, sensitivity 1) releases by how much the sides cut more of the graph than
 that split, and the samples lean only where that is positive. Lives in the synthetic layer (no
 import of the routes): the release reads its order from the degrees it already released.
@@ -25,14 +27,65 @@ from dpgraph.privacy import LaplaceDraws, PrivacyLedger, laplace_mechanism, make
 from dpgraph.privacy.batches import batch_bounds, forward_sides
 from dpgraph.progress import report
 
-__all__ = ["side_pass", "model_cut_share", "best_block_split", "release_cut_lead", "SIDE_GROWTH"]
+__all__ = ["side_pass", "split_prior", "model_cut_share", "best_block_split", "release_cut_lead",
+           "SIDE_GROWTH", "SIDE_PRIOR_MARGIN"]
 
 # batches of this share of the position after a first node, as the local route's forward pass
 SIDE_GROWTH = 0.01
+# Where the pass starts from the model's split of its blocks (side_pass's ``split``), a node
+# keeps its block's side unless its released field says otherwise by more than this many
+# Laplace scales times its block's net lean across the split (split_prior)
+SIDE_PRIOR_MARGIN = 4.0
+
+
+def split_prior(order, bounds, degrees, blocks, block_counts, y, *, scale: float,
+                margin: float = SIDE_PRIOR_MARGIN) -> np.ndarray:
+    r"""What a released block model expects of each node's field in the pass, where every node
+    takes its block's side of the split ``y`` (+-1 per block): added to the released field
+    before the decision (post-processing of released values; docs/privacy.md 7.15).
+
+    For the node ``v`` of block ``b`` at a batch ``t`` of the pass (``order`` and ``bounds``
+    as in :func:`side_pass`), with ``P_bc`` the share of block ``b``'s released edge ends
+    that go to block ``c`` (``block_counts``, the inside count twice) and ``L_c(t)`` the share
+    of block ``c``'s released degree in batches after ``t``:
+
+    .. math:: g_v = d_v \sum_c P_{bc} y_c L_c(t) - \mathrm{margin}\,\mathrm{scale}\,
+              \Bigl|\sum_c P_{bc} y_c\Bigr|\, y_b
+
+    The first term is the field the node's *later* neighbours would give if they kept their
+    blocks' sides (the pass reads only the earlier ones); the second holds the node on its
+    block's side unless its released field, of Laplace noise ``scale``, says otherwise by
+    ``margin`` scales times its block's net lean across the split (0 for a block whose edges
+    the split divides evenly). Returned in position order (``out[i]`` for ``order[i]``).
+
+    >>> C = np.array([[0, 10], [10, 0]])  # two blocks joined by all their edges
+    >>> g = split_prior(np.arange(4), [(0, 1), (1, 4)], np.ones(4), np.array([0, 1, 0, 1]),
+    ...                 C, np.array([1.0, -1.0]), scale=1.0, margin=0.0)
+    >>> g.round(3).tolist()  # node 0 (block 0) expects its later neighbours on side -1
+    [-1.0, 0.0, 0.0, 0.0]
+    """
+    blocks = np.asarray(blocks, dtype=np.int64)
+    d = np.asarray(degrees, dtype=float)
+    y = np.asarray(y, dtype=float)
+    k = y.size
+    E = np.array(block_counts, dtype=float)
+    E[np.diag_indices(k)] *= 2.0  # an edge inside a block has both ends there
+    P = E / np.maximum(E.sum(axis=1), 1e-300)[:, None]
+    lean = np.abs(P @ y)
+    mass = np.array([np.bincount(blocks[order[a:b]], weights=d[order[a:b]], minlength=k)
+                     for a, b in bounds]).reshape(len(bounds), k)
+    later = np.cumsum(mass[::-1], axis=0)[::-1] - mass  # mass in the batches after t
+    later /= np.maximum(mass.sum(axis=0), 1e-300)
+    out = np.zeros(len(order))
+    for t, (a, b) in enumerate(bounds):
+        rows_b = blocks[order[a:b]]
+        expected = P @ (y * later[t])  # per block: the later neighbours' field per unit degree
+        out[a:b] = d[order[a:b]] * expected[rows_b] - margin * scale * lean[rows_b] * y[rows_b]
+    return out
 
 
 def side_pass(data: GraphData, released_degrees, *, epsilon: float, ledger: PrivacyLedger,
-              rng=None, growth: float = SIDE_GROWTH) -> np.ndarray:
+              rng=None, growth: float = SIDE_GROWTH, split=None) -> np.ndarray:
     """Sides ``x`` in ``{-1, +1}^n`` from one forward pass (pure ``epsilon``-DP; docs/privacy.md
     7.15).
 
@@ -44,6 +97,11 @@ def side_pass(data: GraphData, released_degrees, *, epsilon: float, ledger: Priv
     and moves one released field by at most its weight (weights in [0, 1]); pairs inside a
     batch are never read: the adaptive releases over disjoint pairs have L1 sensitivity 1 in
     all, ``epsilon`` once.
+
+    ``split = (blocks, block_counts, y)`` (a released block model's blocks and counts, and a
+    split ``y`` of its blocks): each node decides on ``f_v + g_v`` instead, ``g_v`` the
+    model's expectation of :func:`split_prior` (post-processing: the releases and their
+    sensitivity are the same).
 
     Examples
     --------
@@ -74,8 +132,11 @@ def side_pass(data: GraphData, released_degrees, *, epsilon: float, ledger: Priv
     # one discrete Laplace draw per position, drawn ahead in one call (docs/privacy.md 13.1)
     noise = LaplaceDraws((n,), sensitivity=1.0, epsilon=epsilon, changed=1, ledger=ledger,
                          rng=gen)
-    forward_sides(lambda rows, sides: A[rows] @ sides, order, x, batch_bounds(0, n, 1, growth),
-                  lambda field, a, b: noise.add(field, slice(a, b)), gen)
+    bounds = batch_bounds(0, n, 1, growth)
+    prior = np.zeros(n) if split is None else \
+        split_prior(order, bounds, d, *split, scale=1.0 / epsilon)
+    forward_sides(lambda rows, sides: A[rows] @ sides, order, x, bounds,
+                  lambda field, a, b: noise.add(field, slice(a, b)) + prior[a:b], gen)
     return x
 
 
