@@ -76,11 +76,13 @@ def split_prior(order, bounds, degrees, blocks, block_counts, y, *, scale: float
                      for a, b in bounds]).reshape(len(bounds), k)
     later = np.cumsum(mass[::-1], axis=0)[::-1] - mass  # mass in the batches after t
     later /= np.maximum(mass.sum(axis=0), 1e-300)
+    # per batch and block: the later neighbours' field per unit of released degree (one
+    # product, k x k by k x batches)
+    expected = (P @ (y[:, None] * later.T)).T
     out = np.zeros(len(order))
     for t, (a, b) in enumerate(bounds):
         rows_b = blocks[order[a:b]]
-        expected = P @ (y * later[t])  # per block: the later neighbours' field per unit degree
-        out[a:b] = d[order[a:b]] * expected[rows_b] - margin * scale * lean[rows_b] * y[rows_b]
+        out[a:b] = d[order[a:b]] * expected[t, rows_b] - margin * scale * lean[rows_b] * y[rows_b]
     return out
 
 
