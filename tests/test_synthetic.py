@@ -897,6 +897,42 @@ def test_sampler_fill_realises_nearly_complete_counts(monkeypatch, enumerate_lim
     assert np.array_equal(block_edge_counts(g2.weights, z), [[400.0, 50.0], [0.0, 250.0]])
 
 
+@pytest.mark.parametrize("same", [True, False])
+def test_fill_by_weight_in_chunks_draws_the_pairs_of_one_enumeration(monkeypatch, same):
+    """The final fill's weighted draw enumerates the pairs a chunk at a time and keeps the best
+    keys: the same pairs as Efraimidis and Spirakis's keys over one enumeration of all of them
+    (written out here), whatever the chunk; used pairs are never drawn."""
+    import dpgraph.synthetic.sampler as sy
+
+    rng = np.random.default_rng(3)
+    n = 60
+    w = rng.uniform(0.1, 5.0, size=n)
+    ma = np.arange(0, 30) if not same else np.arange(0, 40)
+    mb = np.arange(30, 60) if not same else ma
+    used = np.sort(rng.choice(np.arange(n * n), size=200, replace=False))
+
+    def brute(seed, need):
+        gen = np.random.default_rng(seed)
+        u, v = np.meshgrid(ma, mb, indexing="ij")
+        u, v = u.ravel(), v.ravel()
+        if same:
+            u, v = u[u < v], v[u < v]
+        lo, hi = np.minimum(u, v), np.maximum(u, v)
+        cand = lo * n + hi
+        free = ~np.isin(cand, used)
+        cand, lo, hi = cand[free], lo[free], hi[free]
+        key = np.log(gen.random(cand.size)) / (w[lo] * w[hi])
+        return np.sort(cand[np.argsort(-key)[:need]])
+
+    for chunk in (7, 100, 1 << 19):
+        monkeypatch.setattr(sy, "FILL_CHUNK", chunk)
+        for seed, need in ((0, 25), (1, 300), (2, 5000)):
+            got = np.sort(sy._fill_by_weight(np.random.default_rng(seed), used, ma, mb, need, n,
+                                             w, same))
+            assert np.array_equal(got, brute(seed, need))
+            assert not np.isin(got, used).any() and np.unique(got).size == got.size
+
+
 # ----------------------------------------------------------------------------- edge count
 # (docs/privacy.md 7.10)
 

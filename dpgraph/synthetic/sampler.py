@@ -23,7 +23,7 @@ from dpgraph.progress import progress
 from dpgraph.synthetic.block_model import check_blocks
 
 __all__ = ["sample_block_model", "affinity_edges", "restore_degrees", "symmetric_from_keys",
-           "ANCHOR_RETRIES", "FILL_ENUMERATE", "AFFINITY_MAX_GROUP", "AFFINITY_MIN_GROUP",
+           "ANCHOR_RETRIES", "FILL_ENUMERATE", "FILL_CHUNK", "AFFINITY_MAX_GROUP", "AFFINITY_MIN_GROUP",
            "RESTORE_SLACK", "RESTORE_ROUNDS", "RESTORE_POOL", "RESTORE_MOVES",
            "RESTORE_MAX_MOVES", "LOCAL_MODULARITY", "released_modularity",
            "community_locality"]
@@ -34,7 +34,11 @@ ANCHOR_RETRIES = 5
 # _search_sorted sorts its queries from this many on (a sort is cheaper than random binary
 # searches)
 SORT_QUERIES_FROM = 65_536
-FILL_ENUMERATE = 4_000_000  # node pairs of a block pair enumerated by the final fill (64 MB)
+# node pairs of a block pair the final fill draws from by weight (more: uniform pairs with
+# rejection), enumerated at most FILL_CHUNK at a time (about 9 arrays of 8 bytes per pair:
+# 38 MB), keeping the best keys so far
+FILL_ENUMERATE = 4_000_000
+FILL_CHUNK = 1 << 19
 # the largest affinity group of the clustering phase: a hub's group would otherwise hold
 # d + 1 nodes (d(d+1)/2 candidate pairs); hubs cluster little, and their other edges go to
 # the Chung-Lu phase
@@ -115,18 +119,37 @@ def _fill_remaining(gen, keys, members, ia, ib, need, n, weights, inner):
         if ma.size * mb.size > FILL_ENUMERATE:
             extra.append(_fill_by_rejection(gen, keys, ma, mb, int(need[p]), n))
             continue
-        u, v = np.meshgrid(ma, mb, indexing="ij")
+        extra.append(_fill_by_weight(gen, keys, ma, mb, int(need[p]), n, w, ia[p] == ib[p]))
+    return np.sort(np.concatenate([keys, *extra]), kind="stable") if extra else keys
+
+
+def _fill_by_weight(gen, keys, ma, mb, need, n, w, same):
+    """``need`` distinct free pairs ``{u, v}`` (``u`` in ``ma``, ``v`` in ``mb``, ``u < v``
+    where the two are one block: ``same``), drawn without replacement with probability
+    proportional to ``w_u w_v`` (Efraimidis and Spirakis's keys ``log(U) / (w_u w_v)``, the
+    largest kept). The pairs are enumerated ``FILL_CHUNK`` at a time, in one fixed order, and
+    only the best ``need`` keys so far are kept: the keys are those of one enumeration of all
+    the pairs, and the memory is the chunk's."""
+    best_key, best = np.zeros(0), np.zeros(0, dtype=np.int64)
+    rows = max(1, FILL_CHUNK // max(mb.size, 1))
+    for s in range(0, ma.size, rows):
+        u, v = np.meshgrid(ma[s:s + rows], mb, indexing="ij")
         u, v = u.ravel(), v.ravel()
-        ok = u < v if ia[p] == ib[p] else np.ones(u.size, dtype=bool)
-        lo, hi = np.minimum(u[ok], v[ok]), np.maximum(u[ok], v[ok])
+        if same:
+            keep = u < v
+            u, v = u[keep], v[keep]
+        lo, hi = np.minimum(u, v), np.maximum(u, v)
+        del u, v
         cand = lo * n + hi  # distinct
         free = _absent(keys, cand)
         cand, lo, hi = cand[free], lo[free], hi[free]
-        take = min(int(need[p]), cand.size)
-        wt = np.maximum(w[lo] * w[hi], 1e-300)
-        key = np.log(gen.random(cand.size)) / wt
-        extra.append(cand[np.argpartition(-key, take - 1)[:take]] if take else cand[:0])
-    return np.sort(np.concatenate([keys, *extra]), kind="stable") if extra else keys
+        key = np.log(gen.random(cand.size)) / np.maximum(w[lo] * w[hi], 1e-300)
+        del lo, hi
+        best_key, best = np.concatenate([best_key, key]), np.concatenate([best, cand])
+        if best.size > need:
+            top = np.argpartition(-best_key, need - 1)[:need] if need else best[:0]
+            best_key, best = best_key[top], best[top]
+    return best
 
 
 def _fill_by_rejection(gen, keys, ma, mb, need, n):
