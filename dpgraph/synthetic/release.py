@@ -402,8 +402,10 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        facebook and ca-hepph), with the whole share; elsewhere with ``1 - SIDE_CHOICE_SHARE``
        of it, and the samples lean only where the released lead of the sides' cut of the graph
        over that split's (:func:`~dpgraph.synthetic.sides.release_cut_lead`, the rest of the
-       share) is positive (email-Eu-core in 27 of 30 releases at eps 0.5-2, polblogs in 1 of
-       30, chameleon in none of 40 at eps 0.5-4).
+       share) is positive, the pass then starting from that split
+       (:func:`~dpgraph.synthetic.sides.split_prior`): email-Eu-core leans in 28 of 30 releases
+       at eps 0.5-2, polblogs in 1 / 3 / 10 of 10 at eps 0.5 / 1 / 2, chameleon in 1 / 0 / 8
+       / 10 of 10 at eps 0.5 / 1 / 2 / 4.
     5. :meth:`SyntheticRelease.sample`: exactly the released number of edges per block pair:
        first the affinity groups' edges inside each community (step 3b; in one pool across
        communities for the blocks whose released edge ends mostly leave their community), then
