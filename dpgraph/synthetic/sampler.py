@@ -23,8 +23,8 @@ from dpgraph.progress import progress
 from dpgraph.synthetic.block_model import check_blocks
 
 __all__ = ["sample_block_model", "affinity_edges", "restore_degrees", "symmetric_from_keys",
-           "ANCHOR_RETRIES", "FILL_ENUMERATE", "FILL_CHUNK", "AFFINITY_MAX_GROUP", "AFFINITY_MIN_GROUP",
-           "RESTORE_SLACK", "RESTORE_ROUNDS", "RESTORE_POOL", "RESTORE_MOVES",
+           "ANCHOR_RETRIES", "FILL_ENUMERATE", "FILL_CHUNK", "AFFINITY_MAX_GROUP",
+           "AFFINITY_MIN_GROUP", "RESTORE_SLACK", "RESTORE_ROUNDS", "RESTORE_POOL", "RESTORE_MOVES",
            "RESTORE_MAX_MOVES", "LOCAL_MODULARITY", "released_modularity",
            "community_locality"]
 

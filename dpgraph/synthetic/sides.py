@@ -72,18 +72,16 @@ def split_prior(order, bounds, degrees, blocks, block_counts, y, *, scale: float
     E[np.diag_indices(k)] *= 2.0  # an edge inside a block has both ends there
     P = E / np.maximum(E.sum(axis=1), 1e-300)[:, None]
     lean = np.abs(P @ y)
-    mass = np.array([np.bincount(blocks[order[a:b]], weights=d[order[a:b]], minlength=k)
-                     for a, b in bounds]).reshape(len(bounds), k)
+    nb = len(bounds)
+    batch = np.repeat(np.arange(nb), [b - a for a, b in bounds])  # each position's batch
+    blk, deg = blocks[order], d[order]
+    mass = np.bincount(batch * k + blk, weights=deg, minlength=nb * k).reshape(nb, k)
     later = np.cumsum(mass[::-1], axis=0)[::-1] - mass  # mass in the batches after t
     later /= np.maximum(mass.sum(axis=0), 1e-300)
     # per batch and block: the later neighbours' field per unit of released degree (one
     # product, k x k by k x batches)
     expected = (P @ (y[:, None] * later.T)).T
-    out = np.zeros(len(order))
-    for t, (a, b) in enumerate(bounds):
-        rows_b = blocks[order[a:b]]
-        out[a:b] = d[order[a:b]] * expected[t, rows_b] - margin * scale * lean[rows_b] * y[rows_b]
-    return out
+    return deg * expected[batch, blk] - margin * scale * lean[blk] * y[blk]
 
 
 def side_pass(data: GraphData, released_degrees, *, epsilon: float, ledger: PrivacyLedger,
