@@ -277,6 +277,46 @@ def test_affinity_groups_of_pooled_blocks_close_triangles_across_communities(mon
     assert max(low_triangles(s) for s in range(3)) <= 3
 
 
+def _pooled_low_degree_blocks():
+    """Blocks 0 / 2: 300 nodes of degree 4 in communities 0 / 1, whose released ends mostly
+    leave their community (15 inside each, 150 between them, 270 to the other community's
+    block of degree 15): both are pooled. Blocks 1 / 3: 300 nodes of degree 15, kept in
+    their community."""
+    blocks = np.repeat([0, 1, 2, 3], 300)
+    C = np.zeros((4, 4), dtype=int)
+    C[0, 0] = C[2, 2] = 15
+    C[0, 2] = 150
+    C[0, 3] = C[1, 2] = 270
+    C[1, 1] = C[3, 3] = 1800
+    return blocks, np.triu(C) + np.triu(C, 1).T, np.where(blocks % 2 == 0, 4.0, 15.0)
+
+
+def test_pooled_affinity_groups_keep_their_pairs_beyond_the_pool_counts():
+    """The pooled blocks' counts among themselves (15 + 150 + 15 = 180 edges) fill groups of
+    three at density 0.9 for 200 of their 600 nodes only; thinned to those counts, groups of
+    three hold at most 180 / 3 = 60 triangles among the low-degree nodes. Kept whole, the 200
+    groups close about 200 * 0.9^3 = 146 (over 100 at seeds 0-2), the total edge count stays
+    and each block's edge ends move by at most two per edge of the groups' excess."""
+    import dpgraph.synthetic.sampler as sampler
+
+    blocks, C, degrees = _pooled_low_degree_blocks()
+    ia, ib = np.nonzero(np.triu(C))
+    assert sampler._affinity_pools(np.array([0, 0, 1, 1]), ia, ib, C[ia, ib]).tolist() == \
+        [2, 0, 2, 1]
+    low = np.flatnonzero(blocks % 2 == 0)
+    released_ends = C.sum(axis=1) + np.diag(C)  # own pair: two ends in the block
+    for seed in range(3):
+        g = sample_block_model(blocks, C, degrees, rng=seed, groups=np.array([0, 0, 1, 1]),
+                               affinity=np.full(4, 0.9))
+        assert g.m == np.triu(C).sum()
+        W = g.weights.tocsr()
+        H = nx.from_scipy_sparse_array(W[low][:, low])
+        assert sum(nx.triangles(H).values()) // 3 > 100
+        ends = np.bincount(blocks, weights=np.diff(W.indptr), minlength=4)
+        excess = H.number_of_edges() - 180
+        assert np.all(np.abs(ends - released_ends) <= 2 * excess)
+
+
 def test_release_synthetic_clustering_step_charge_and_diagnostics():
     G = nx.relaxed_caveman_graph(30, 8, 0.05, seed=4)
     G.remove_edges_from(list(nx.selfloop_edges(G)))

@@ -48,6 +48,10 @@ AFFINITY_MIN_GROUP = 3
 # a block whose released edge ends lie in its own community less than this share forms its
 # affinity groups in one pool with the other such blocks, across communities (_affinity_pools)
 AFFINITY_COMMUNITY_SHARE = 0.7
+# a pooled block's groups are sized by its released edge ends into the pooled blocks whose
+# mean released degree lies within this factor of its own: the groups are cut from nodes in
+# order of degree, so a group reaches only blocks of about its own degree (_pool_fill)
+AFFINITY_DEGREE_RATIO = 2.0
 # restore_degrees: a node is short of its released degree when it has fewer edges than the
 # degree less this many times its square root (the Chung-Lu draw's own spread, Poisson-like)
 RESTORE_SLACK = 2.0
@@ -338,6 +342,89 @@ def _within_capacity(u: np.ndarray, v: np.ndarray, cap: np.ndarray) -> np.ndarra
     return ok[0::2] & ok[1::2]
 
 
+def _pool_reach(pooled: np.ndarray, dbar: np.ndarray) -> np.ndarray:
+    """``k x k``: the pairs of pooled blocks whose mean released degrees ``dbar`` lie within
+    ``AFFINITY_DEGREE_RATIO`` of each other (the block pairs a pooled group reaches).
+
+    >>> _pool_reach(np.array([True, True, False]), np.array([3.0, 7.0, 4.0])).astype(int).tolist()
+    [[1, 0, 0], [0, 1, 0], [0, 0, 0]]
+    """
+    r = AFFINITY_DEGREE_RATIO
+    near = (dbar[:, None] <= r * dbar[None, :]) & (dbar[None, :] <= r * dbar[:, None])
+    return pooled[:, None] & pooled[None, :] & near
+
+
+def _pool_fill(C: np.ndarray, pooled: np.ndarray, dbar: np.ndarray, size: np.ndarray,
+               rho: np.ndarray) -> np.ndarray:
+    """The largest affinity group (less one) each pooled block's released counts fill at
+    the density ``rho``: its edge ends into the pooled blocks of about its own mean degree
+    (within ``AFFINITY_DEGREE_RATIO``; its own pair's count counted twice, one end in each
+    member) over ``size * rho``, at least ``AFFINITY_MIN_GROUP - 1`` (post-processing of the
+    block pair counts ``C``, upper triangle; ``pooled``: the blocks grouped across
+    communities).
+
+    >>> C = np.array([[30, 400, 10], [0, 30, 10], [0, 0, 500]])
+    >>> _pool_fill(C, np.array([True, True, True]), np.array([3.0, 3.0, 12.0]),
+    ...            np.array([300, 300, 100]), np.ones(3)).round(2).tolist()
+    [2.0, 2.0, 10.0]
+    """
+    Cs = C + C.T  # the own pair's count twice on the diagonal
+    ends = (Cs * _pool_reach(pooled, dbar)).sum(axis=1)
+    return np.maximum(ends / (np.maximum(size, 1) * np.maximum(rho, 1e-12)),
+                      AFFINITY_MIN_GROUP - 1.0)
+
+
+def _spread_excess(need, got, ia, ib, k, first=None):
+    """The block pair counts left after the affinity groups took ``got`` edges from the
+    released counts ``need`` (pairs ``ia, ib``; post-processing): where the groups took more
+    than a pair's count, the excess is taken off the remaining counts of the pairs of the same
+    two blocks, in proportion to them, first from the pairs in ``first`` (a mask; default
+    none), then from all (each block's edge ends and the total stay as released; where a
+    block's excess outgrows its other counts, all remaining counts shrink in proportion; all
+    are scaled to the total), rounded to integers that sum to ``need.sum() - got.sum()``.
+
+    Block 0's groups took 12 edges of its own pair's 10: block 0 has 4 ends too many, its
+    other pair (0, 1) keeps 8 less a quarter (half of block 0's share, 4 of its 8 ends left):
+
+    >>> _spread_excess(np.array([10, 8, 20]), np.array([12, 0, 0]), np.array([0, 0, 1]),
+    ...                np.array([0, 1, 1]), 2).tolist()
+    [0, 6, 20]
+
+    With pairs (0, 1) and (0, 2) left, the cut falls on both, or first on (0, 1):
+
+    >>> args = np.array([10, 8, 8]), np.array([12, 0, 0]), np.zeros(3, int), np.arange(3), 3
+    >>> _spread_excess(*args).tolist(), _spread_excess(*args, first=[0, 1, 0]).tolist()
+    ([0, 7, 7], [0, 6, 8])
+    """
+    need = np.asarray(need, dtype=float)
+    got = np.asarray(got, dtype=float)
+    excess = np.maximum(got - need, 0.0)
+    x = np.maximum(need - got, 0.0)
+    over = np.bincount(ia, weights=excess, minlength=k) + np.bincount(ib, weights=excess,
+                                                                       minlength=k)
+    stages = [np.ones(x.size, dtype=bool)] if first is None else \
+        [np.asarray(first, dtype=bool), np.ones(x.size, dtype=bool)]
+    for pairs in stages:
+        rem = np.where(pairs, x, 0.0)
+        left = np.bincount(ia, weights=rem, minlength=k) + np.bincount(ib, weights=rem,
+                                                                       minlength=k)
+        share = np.minimum(over / np.maximum(left, 1e-12), 1.0)
+        # a pair's cut is half its blocks' shares: each of its two ends relieves one block
+        cut = rem * np.minimum((share[ia] + share[ib]) / 2.0, 1.0)
+        x = x - cut
+        over = np.maximum(over - np.bincount(ia, weights=cut, minlength=k)
+                          - np.bincount(ib, weights=cut, minlength=k), 0.0)
+    total = max(float(need.sum() - got.sum()), 0.0)
+    if x.sum() > 0:  # to the total: blocks whose excess outgrew their other counts shrink
+        # every count, and the halves of the shares that relieved a block with no excess
+        # are given back in proportion
+        x *= total / x.sum()
+    out = np.floor(x)
+    extra = int(round(total - out.sum()))
+    out[np.argsort(out - x, kind="stable")[:max(extra, 0)]] += 1.0  # largest remainders
+    return out.astype(np.int64)
+
+
 def _affinity_pools(grp: np.ndarray, ia, ib, need) -> np.ndarray:
     """Where each block forms its affinity groups: inside its community (``grp``) where at
     least ``AFFINITY_COMMUNITY_SHARE`` of its released edge ends (``need`` on the block pairs
@@ -396,15 +483,18 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
     """:func:`affinity_edges` inside each community (``grp`` of each block; one pool across
     communities for the blocks whose released edge ends mostly leave theirs:
     :func:`_affinity_pools`), at most the
-    released count of each block pair (a uniform subset of the candidates), the affinity
+    released count of each block pair (a uniform subset of the candidates; a pair of two
+    pooled blocks keeps every candidate, the excess taken off its blocks' other counts,
+    first off the pooled pairs of about their degree: :func:`_spread_excess`), the affinity
     groups sized by each block's mean released degree (its count total over its size: a sum
     of many edges, where a node's own released degree carries its noise), at most the size
     whose groups the block's own released count ``C_bb`` fills at the density ``rho``
     (``s - 1 <= 2 C_bb / (|b| rho)``: larger groups would be thinned below ``rho``, and their
     nodes' local clustering with them) but at least ``AFFINITY_MIN_GROUP`` nodes where the
     block's mean degree allows (a pair closes no triangle: a thinned group of three still
-    does), moved towards each node's own released degree where the released communities
-    carry little modularity (:func:`community_locality`); with ``cap`` by each
+    does; a pooled block's size is what its count into the pooled blocks of about its degree
+    fills: :func:`_pool_fill`), moved towards each node's own released degree where the
+    released communities carry little modularity (:func:`community_locality`); with ``cap`` by each
     node's own inside weight ``w_in`` (BTER's sizing, for degrees matched to their
     deconvolved distribution) and at most ``floor(w_in)`` of them per node
     (:func:`_within_capacity`); returns the keys, the counts still needed and the inside
@@ -424,6 +514,12 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
     # but never below three nodes where the block's mean degree reaches two: a pair closes no
     # triangle (the count then thins the group's density instead)
     fill = np.maximum(2.0 * np.diag(C) / (size * np.maximum(rho, 1e-12)), AFFINITY_MIN_GROUP - 1.0)
+    # a pooled block's groups reach the other pooled blocks of about its degree: its count
+    # into them is what they fill
+    pools = _affinity_pools(grp, ia, ib, need)
+    pooled = pools > grp.max()
+    if pooled.any():
+        fill = np.where(pooled, _pool_fill(C, pooled, dbar, size, rho), fill)
     # ties broken by the node's own released degree: the groups still follow it within a block
     if cap:
         size_by = w_in
@@ -437,7 +533,7 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
             own = np.minimum(by_block, np.maximum(d, 0.0))
             by_block = own + w * (by_block - own)
         size_by = by_block + 1e-9 * d
-    cand = affinity_edges(_affinity_pools(grp, ia, ib, need)[b], size_by, rho[b], rng=gen)
+    cand = affinity_edges(pools[b], size_by, rho[b], rng=gen)
     u, v = cand // n, cand % n
     pair_index = np.full((k, k), -1, dtype=np.int64)
     pair_index[ia, ib] = np.arange(ia.size)
@@ -447,13 +543,21 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
     cand, pair = cand[order], pair[order]
     rank = np.arange(pair.size) - np.searchsorted(pair, pair)
     take = rank < need[pair]
+    # the pooled groups keep every pair they drew: a pair of pooled blocks (low-degree nodes
+    # of several communities, placed by a few noisy counts) holds few of the edges their
+    # groups need, and thinned to it their nodes close no triangle (ca-hepph at eps 4: local
+    # clustering 0.03-0.1 at degrees 3-13, the graph's 0.45-0.86); the excess comes off the
+    # other counts of the same blocks (_spread_excess)
+    take |= (pooled[ia] & pooled[ib])[pair]
     if cap:  # at most floor(inside weight) affinity edges per node: the rest of its degree
         # stays for the Chung-Lu phase, which ties its group to the graph
         idx = np.flatnonzero(take)
         keep = _within_capacity(cand[idx] // n, cand[idx] % n, np.floor(w_in))
         take[idx[~keep]] = False
     keys = np.sort(cand[take])
-    need = need - np.bincount(pair[take], minlength=need.size)
+    # the pooled groups' excess comes first off the pool's counts they were sized by
+    need = _spread_excess(need, np.bincount(pair[take], minlength=need.size), ia, ib, k,
+                          first=_pool_reach(pooled, dbar)[ia, ib])
     d1 = np.bincount(keys // n, minlength=n) + np.bincount(keys % n, minlength=n)
     return keys, need, np.maximum(w_in - d1, 0.0)
 
@@ -668,8 +772,10 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     affinity : array, shape (k,), optional
         Edge density of each block's affinity groups (:func:`affinity_edges`, the clustering
         phase): placed first, inside each community (across communities for the blocks whose
-        counts mostly leave theirs), out of the block pairs' counts, and the nodes' inside
-        weights reduced by the edges they got there. Default: no clustering phase.
+        counts mostly leave theirs), out of the block pairs' counts (the groups across
+        communities keep every pair they draw and take any excess off their blocks' other
+        counts, the total kept), and the nodes' inside weights reduced by the edges they got
+        there. Default: no clustering phase.
     affinity_cap : bool
         With ``affinity``: the affinity groups sized by each node's own inside weight
         ``degrees * inside`` (BTER's sizing) instead of its block's mean degree, and each
@@ -709,7 +815,9 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     -------
     GraphData
         Unweighted, with exactly ``sum_{a<=b} min(block_counts[a, b], pairs_ab)`` edges (with
-        ``restore``, that many between the same communities, not always the same blocks).
+        ``restore``, that many between the same communities, not always the same blocks; with
+        ``affinity`` and blocks pooled across communities, the same total with the pooled
+        blocks' pair counts moved as above).
 
     Examples
     --------
