@@ -120,13 +120,18 @@ def test_release_synthetic_samples_reach_the_released_projection_transitivity():
     t, w = projection_counts(bounded_projection(S.weights, theta, order))
     assert t / w >= 0.9 * tau
     assert S.m == rel.edge_count
-    # the rewiring keeps the sampled degrees: the same release without it
+    # the rewiring keeps the sampled degrees and adds triangles: the same release without it,
+    # and with a target above what the affinity groups alone reach
     plain = dpgraph.release_synthetic(G, epsilon=4.0, rng=0)
     plain.sides, plain.side_accept, plain.closure = None, 1.0, None
     P = plain.sample(rng=1)
     assert np.array_equal(np.diff(P.weights.indptr), np.diff(S.weights.indptr))
     t0, w0 = projection_counts(bounded_projection(P.weights, theta, order))
-    assert t0 / w0 < t / w
+    rel.closure = (min(1.0, 1.5 * t0 / w0), theta)
+    R = rel.sample(rng=1)
+    assert np.array_equal(np.diff(P.weights.indptr), np.diff(R.weights.indptr))
+    t1, w1 = projection_counts(bounded_projection(R.weights, theta, order))
+    assert t0 / w0 + 0.02 < t1 / w1
 
 
 def test_release_synthetic_closure_is_none_without_a_clustering_release():
