@@ -233,18 +233,23 @@ def test_affinity_groups_have_three_nodes_where_the_count_fills_pairs():
         assert sum(nx.triangles(inner).values()) // 3 >= 4
 
 
+def _four_blocks(counts: dict, low: float, high: float):
+    """Blocks 0-3 of 300 nodes each (communities 0, 0, 1, 1), block pair counts ``counts``
+    (``{(a, b): count}``, ``a <= b``, made symmetric), released degree ``low`` in blocks 0
+    and 2, ``high`` in 1 and 3."""
+    blocks = np.repeat([0, 1, 2, 3], 300)
+    C = np.zeros((4, 4), dtype=int)
+    for (a, b), c in counts.items():
+        C[a, b] = c
+    return blocks, np.triu(C) + np.triu(C, 1).T, np.where(blocks % 2 == 0, low, high)
+
+
 def _two_communities_with_low_degree_blocks():
     """Blocks 0 / 2: 300 nodes of degree 3 in communities 0 / 1, whose edges mostly join each
     other (400 across, 30 inside each: 22% of block 0's 510 edge ends stay in its community);
     blocks 1 / 3: 300 nodes of degree 11 whose edges stay in their community (97%)."""
-    blocks = np.repeat([0, 1, 2, 3], 300)
-    C = np.zeros((4, 4), dtype=int)
-    C[0, 0] = C[2, 2] = 30
-    C[0, 2] = 400
-    C[0, 1] = C[2, 3] = 50
-    C[1, 1] = C[3, 3] = 1500
-    C[1, 3] = 100
-    return blocks, np.triu(C) + np.triu(C, 1).T, np.where(blocks % 2 == 0, 3.0, 11.0)
+    return _four_blocks({(0, 0): 30, (2, 2): 30, (0, 2): 400, (0, 1): 50, (2, 3): 50,
+                         (1, 1): 1500, (3, 3): 1500, (1, 3): 100}, 3.0, 11.0)
 
 
 def test_affinity_pools_take_the_blocks_whose_edges_leave_their_community():
@@ -282,13 +287,8 @@ def _pooled_low_degree_blocks():
     leave their community (15 inside each, 150 between them, 270 to the other community's
     block of degree 15): both are pooled. Blocks 1 / 3: 300 nodes of degree 15, kept in
     their community."""
-    blocks = np.repeat([0, 1, 2, 3], 300)
-    C = np.zeros((4, 4), dtype=int)
-    C[0, 0] = C[2, 2] = 15
-    C[0, 2] = 150
-    C[0, 3] = C[1, 2] = 270
-    C[1, 1] = C[3, 3] = 1800
-    return blocks, np.triu(C) + np.triu(C, 1).T, np.where(blocks % 2 == 0, 4.0, 15.0)
+    return _four_blocks({(0, 0): 15, (2, 2): 15, (0, 2): 150, (0, 3): 270, (1, 2): 270,
+                         (1, 1): 1800, (3, 3): 1800}, 4.0, 15.0)
 
 
 def test_pooled_affinity_groups_keep_their_pairs_beyond_the_pool_counts():
