@@ -354,22 +354,21 @@ def _pool_reach(pooled: np.ndarray, dbar: np.ndarray) -> np.ndarray:
     return pooled[:, None] & pooled[None, :] & near
 
 
-def _pool_fill(C: np.ndarray, pooled: np.ndarray, dbar: np.ndarray, size: np.ndarray,
+def _pool_fill(C: np.ndarray, reach: np.ndarray, size: np.ndarray,
                rho: np.ndarray) -> np.ndarray:
     """The largest affinity group (less one) each pooled block's released counts fill at
     the density ``rho``: its edge ends into the pooled blocks of about its own mean degree
-    (within ``AFFINITY_DEGREE_RATIO``; its own pair's count counted twice, one end in each
+    (``reach``, :func:`_pool_reach`; its own pair's count counted twice, one end in each
     member) over ``size * rho``, at least ``AFFINITY_MIN_GROUP - 1`` (post-processing of the
-    block pair counts ``C``, upper triangle; ``pooled``: the blocks grouped across
-    communities).
+    block pair counts ``C``, upper triangle).
 
     >>> C = np.array([[30, 400, 10], [0, 30, 10], [0, 0, 500]])
-    >>> _pool_fill(C, np.array([True, True, True]), np.array([3.0, 3.0, 12.0]),
-    ...            np.array([300, 300, 100]), np.ones(3)).round(2).tolist()
+    >>> reach = _pool_reach(np.array([True, True, True]), np.array([3.0, 3.0, 12.0]))
+    >>> _pool_fill(C, reach, np.array([300, 300, 100]), np.ones(3)).round(2).tolist()
     [2.0, 2.0, 10.0]
     """
     Cs = C + C.T  # the own pair's count twice on the diagonal
-    ends = (Cs * _pool_reach(pooled, dbar)).sum(axis=1)
+    ends = (Cs * reach).sum(axis=1)
     return np.maximum(ends / (np.maximum(size, 1) * np.maximum(rho, 1e-12)),
                       AFFINITY_MIN_GROUP - 1.0)
 
@@ -494,8 +493,8 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
     block's mean degree allows (a pair closes no triangle: a thinned group of three still
     does; a pooled block's size is what its count into the pooled blocks of about its degree
     fills: :func:`_pool_fill`), moved towards each node's own released degree where the
-    released communities carry little modularity (:func:`community_locality`); with ``cap`` by each
-    node's own inside weight ``w_in`` (BTER's sizing, for degrees matched to their
+    released communities carry little modularity (:func:`community_locality`); with ``cap``
+    by each node's own inside weight ``w_in`` (BTER's sizing, for degrees matched to their
     deconvolved distribution) and at most ``floor(w_in)`` of them per node
     (:func:`_within_capacity`); returns the keys, the counts still needed and the inside
     weights less the edges each node got there."""
@@ -518,8 +517,9 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
     # into them is what they fill
     pools = _affinity_pools(grp, ia, ib, need)
     pooled = pools > grp.max()
+    reach = _pool_reach(pooled, dbar)
     if pooled.any():
-        fill = np.where(pooled, _pool_fill(C, pooled, dbar, size, rho), fill)
+        fill = np.where(pooled, _pool_fill(C, reach, size, rho), fill)
     # ties broken by the node's own released degree: the groups still follow it within a block
     if cap:
         size_by = w_in
@@ -557,7 +557,7 @@ def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
     keys = np.sort(cand[take])
     # the pooled groups' excess comes first off the pool's counts they were sized by
     need = _spread_excess(need, np.bincount(pair[take], minlength=need.size), ia, ib, k,
-                          first=_pool_reach(pooled, dbar)[ia, ib])
+                          first=reach[ia, ib])
     d1 = np.bincount(keys // n, minlength=n) + np.bincount(keys % n, minlength=n)
     return keys, need, np.maximum(w_in - d1, 0.0)
 
