@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from dpgraph.engine import as_weight_operator, certify_upper_bound, solve_lowrank_sdp, solve_max_cut, solve_max_bisection, cut_value
+from dpgraph.io import read_graph
 
 
 def _random_weights(n, p, rng, signed=False):
@@ -141,12 +142,7 @@ def test_lowrank_bisection_sdp_matches_cvxpy_scs(seed):
 @pytest.mark.parametrize("name,sdp,best", [("G3", 12084.33, 11622), ("G35", 8014.74, None),
                                            ("G48", 6000.0, 6000)])
 def test_gset(data_dir, name, sdp, best):
-    # G-set parser: a few lines of numpy until dpgraph.io.read_graph lands (swap it in then)
-    path = data_dir / "gset" / f"{name}.txt"
-    n = int(path.read_text().split(None, 1)[0])
-    d = np.loadtxt(path, skiprows=1, ndmin=2)
-    i, j = d[:, 0].astype(int) - 1, d[:, 1].astype(int) - 1
-    W = sp.coo_array((np.r_[d[:, 2], d[:, 2]], (np.r_[i, j], np.r_[j, i])), shape=(n, n)).tocsr()
+    W = read_graph(data_dir / "gset" / f"{name}.txt", format="gset").weights
     res = solve_max_cut(W, rng=0)
     assert res.sdp_value == pytest.approx(sdp, rel=1e-4)
     assert (res.upper_bound - res.sdp_value) / res.sdp_value <= 1e-3
