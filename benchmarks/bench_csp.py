@@ -56,6 +56,7 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dpgraph.engine import cvxpy_max_cut_sdp, solve_max_cut  # noqa: E402
+from dpgraph.io import read_graph  # noqa: E402
 
 GSET = {  # name: (published SDP value, best known cut)
     "G3": (12084.33, 11622),
@@ -66,12 +67,8 @@ GSET = {  # name: (published SDP value, best known cut)
 
 
 def read_gset(path):
-    # G-set parser: a few lines of numpy until dpgraph.io.read_graph lands on main (swap it in then)
-    with open(path) as f:
-        n = int(f.readline().split()[0])
-    d = np.loadtxt(path, skiprows=1, ndmin=2)
-    i, j = d[:, 0].astype(int) - 1, d[:, 1].astype(int) - 1
-    return sp.coo_array((np.r_[d[:, 2], d[:, 2]], (np.r_[i, j], np.r_[j, i])), shape=(n, n)).tocsr()
+    """The G-set file's weight matrix (:func:`dpgraph.io.read_graph`, format "gset")."""
+    return read_graph(path, format="gset").weights
 
 
 def random_graph(n, mean_degree, rng):
