@@ -505,3 +505,29 @@ def test_bisection_balancing_keeps_early_high_degree_nodes():
     assert cands[:, 0].tolist() == [1.0, 1.0, -1.0, 1.0, -1.0, -1.0]  # node 2 (|f| 0.9) moved
     cands, names = _candidates("maxcut", rel, ["forward"])
     assert names == ["forward", "balanced forward"] and cands.shape == (6, 2)
+
+
+def test_backward_sides_are_also_balanced_by_the_forward_confidence():
+    """docs/privacy.md 14.5: after a backward pass the pool holds its sides balanced by their
+    own confidence ``|f + b|`` and by the forward one ``max(|f|, d^ / 2)``: both balanced,
+    each moving its own least confident nodes, and the max-cut pool holds both."""
+    from types import SimpleNamespace
+
+    from dpgraph.solve.cut_local import _candidates
+
+    fwd = np.array([1.0, 1.0, -1.0, 1.0, -1.0, -1.0])
+    back = np.array([1.0, 1.0, 1.0, 1.0, -1.0, -1.0])
+    rel = SimpleNamespace(candidates=np.stack([fwd, back], axis=1),
+                          fields=np.array([3.0, 0.2, 1.0, 2.0, 1.0, 1.0]),
+                          degrees=np.array([8.0, 1.0, 1.0, 2.0, 1.0, 1.0]),
+                          confidence=np.array([0.5, 4.0, 3.0, 2.0, 1.0, 1.0]))
+    cands, names = _candidates("bisection", rel, ["forward", "backward"])
+    assert names == ["balanced forward", "balanced backward",
+                     "balanced backward (forward confidence)"]
+    assert np.all(cands.sum(axis=0) == 0)
+    # own confidence moves node 0 (0.5); the forward one node 1 (max(0.2, 0.5) = 0.5)
+    assert cands[:, 1].tolist() == [-1.0, 1.0, 1.0, 1.0, -1.0, -1.0]
+    assert cands[:, 2].tolist() == [1.0, -1.0, 1.0, 1.0, -1.0, -1.0]
+    cut_cands, cut_names = _candidates("maxcut", rel, ["forward", "backward"])
+    assert "balanced backward (forward confidence)" in cut_names
+    assert any((cut_cands[:, k] == cands[:, 2]).all() for k in range(cut_cands.shape[1]))
