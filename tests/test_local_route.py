@@ -531,3 +531,33 @@ def test_backward_sides_are_also_balanced_by_the_forward_confidence():
     cut_cands, cut_names = _candidates("maxcut", rel, ["forward", "backward"])
     assert "balanced backward (forward confidence)" in cut_names
     assert any((cut_cands[:, k] == cands[:, 2]).all() for k in range(cut_cands.shape[1]))
+
+
+def test_backward_pass_weighs_its_field_by_the_released_signal_share():
+    """docs/privacy.md 14.9: where the released backward fields carry no signal (no pair to a
+    later node: pure noise), their weight falls to about 0 and the nodes keep the decisions of
+    their forward fields; the unweighted sum would follow the noise (at eps 0.2 and |f| = 3 a
+    quarter of the nodes). Where they carry signal the weight stays near 1."""
+    from dpgraph.release.routes.local import laplace_add_variance, signal_share
+
+    n = 2000
+    order = np.arange(n)
+    bounds = batch_bounds(0, n, first=1, growth=0.01)
+    gen = np.random.default_rng(3)
+    x = np.where(gen.random(n) < 0.5, 1.0, -1.0)
+    earlier = -3.0 * x  # forward fields that chose x
+    import scipy.sparse as sp
+
+    empty = sp.csr_array((n, n))
+    y, conf = backward_pass(empty, order, x.copy(), earlier, bounds, epsilon=0.2,
+                            ledger=PrivacyLedger(), rng=np.random.default_rng(4))
+    assert np.mean(y == x) > 0.95
+    # the same release without the weight (the noise alone, as released) flips about e^-0.6 / 2
+    b = np.full(n, np.nan)
+    backward_pass(empty, order, x.copy(), earlier, bounds, epsilon=0.2, ledger=PrivacyLedger(),
+                  rng=np.random.default_rng(4), released=b)
+    assert 0.2 < np.mean(-np.sign(earlier + b) != x) < 0.33
+    # the weight: the share of the second moment above the noise's variance
+    v = laplace_add_variance(1.0, 0.2)
+    assert math.isclose(v, 2.0 / 0.2 ** 2, rel_tol=0.02)
+    assert signal_share(v, v) == 0.0 and signal_share(4.0 * v, v) == 0.75

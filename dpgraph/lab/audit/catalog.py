@@ -856,7 +856,7 @@ def local_route_backward(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
     the forward pass: called directly with a public plan (one node per batch), the order
     ``0, 1, 2`` and fixed forward sides ``x = (1, -1, 1)`` and released forward fields
     ``f = (-1, 0, 1)``, on 3 isolated nodes vs the same plus edge ``{0, 1}``. Node 1's batch is
-    released first (``b_1`` reads nothing: ``y_0 = 0`` then) and takes ``y_1 = -sign(f_1 + b_1)``
+    released first (``b_1`` reads nothing: ``y_0 = 0`` then) and takes ``y_1 = -sign(f_1 + k b_1)``
     (``x_1`` at 0), either side; then ``b_0 = w_01 y_1 + Laplace(1 / eps_b)`` reads the pair,
     by its earlier endpoint. Event: ``y_1 b_0 >= 1`` (node 0's released backward field leans by
     a full unit towards node 1's new side), ``b_0`` read from the audit transcript:
