@@ -538,7 +538,8 @@ def test_backward_pass_weighs_its_field_by_the_released_signal_share():
     later node: pure noise), their weight falls to about 0 and the nodes keep the decisions of
     their forward fields; the unweighted sum would follow the noise (at eps 0.2 and |f| = 3 a
     quarter of the nodes). Where they carry signal the weight stays near 1."""
-    from dpgraph.release.routes.local import laplace_add_variance, signal_share
+    from dpgraph.privacy.batches import signal_share
+    from dpgraph.privacy.noise import laplace_add_variance
 
     n = 2000
     order = np.arange(n)

@@ -12,7 +12,10 @@ import numpy as np
 
 from dpgraph.privacy.transcript import record
 
-__all__ = ["batch_bounds", "forward_sides"]
+__all__ = ["batch_bounds", "forward_sides", "signal_share", "window_share", "SHRINK_WINDOW"]
+
+# positions whose released values estimate a batch's signal share (window_share)
+SHRINK_WINDOW = 200
 
 
 def batch_bounds(start: int, n: int, first: int = 1, growth: float = 0.01) -> list[tuple[int, int]]:
@@ -51,3 +54,31 @@ def forward_sides(read, order, x, bounds, add_noise, gen, fields=None) -> None:
         x[rows] = side
         if fields is not None:
             fields[rows] = noisy
+
+
+def signal_share(mean_square: float, noise_var: float) -> float:
+    """``max(0, 1 - noise_var / mean_square)``: the share of a released value's second moment
+    that is signal, the weight ``s^2 / (s^2 + sigma^2)`` of a zero-mean signal of variance
+    ``s^2`` in its posterior mean given one release with noise variance ``sigma^2``
+    (``mean_square`` estimates ``s^2 + sigma^2``). Post-processing of released values.
+
+    >>> signal_share(10.0, 2.0), signal_share(1.5, 2.0), signal_share(0.0, 2.0)
+    (0.8, 0.0, 0.0)
+    """
+    if not mean_square > 0:
+        return 0.0
+    return max(0.0, 1.0 - float(noise_var) / float(mean_square))
+
+
+def window_share(by_position: np.ndarray, a: int, b: int, end: int, noise_var: float,
+                 window: int = SHRINK_WINDOW) -> float:
+    """:func:`signal_share` of the mean of ``by_position`` (released second moments, by
+    position along the order) over the batch ``[a, b)`` and the positions just after it,
+    ``window`` positions in all (fewer before ``end``): in a backward pass, the batch and the
+    nodes released just before it. Post-processing of released values.
+
+    >>> window_share(np.array([0., 0., 8., 8., 8., 8.]), 2, 3, 6, 2.0, window=3)
+    0.75
+    """
+    hi = min(max(int(b), int(a) + int(window)), int(end))
+    return signal_share(float(np.mean(by_position[a:hi])), noise_var)

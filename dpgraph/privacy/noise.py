@@ -36,6 +36,7 @@ from dpgraph.privacy.rng import block_generator, block_key, is_secure, make_rng
 
 __all__ = [
     "make_rng",
+    "laplace_add_variance",
     "gaussian_mechanism",
     "gaussian_noise",
     "ball_knorm_mechanism",
@@ -182,6 +183,21 @@ def laplace_add(value, *, sensitivity: float, epsilon: float, changed: int,
     noisy = p["grid"] * (_grid_rounded(arr, p["grid"]) + z.reshape(arr.shape)).astype(np.float64)
     record("laplace", noisy)
     return noisy
+
+
+def laplace_add_variance(sensitivity: float, epsilon: float, changed: int = 1) -> float:
+    """Variance of one coordinate of :func:`laplace_add`'s noise (the discrete Laplace of
+    docs/privacy.md 13.1 on its grid ``g``, parameter ``a = s / t`` per step):
+    ``g^2 2 e^-a / (1 - e^-a)^2``, about ``2 (sensitivity / epsilon)^2``. A public function of
+    the mechanism's parameters.
+
+    >>> round(laplace_add_variance(1.0, 1.0) / 2.0, 2)
+    1.0
+    """
+    p = discrete_laplace_parameters(check_sensitivity(sensitivity), check_epsilon(epsilon),
+                                    changed)
+    q = math.exp(-p["s"] / p["t"])
+    return p["grid"] ** 2 * 2.0 * q / (1.0 - q) ** 2
 
 
 class LaplaceDraws:

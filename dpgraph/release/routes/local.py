@@ -50,21 +50,20 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.privacy.batches import batch_bounds as _batch_bounds, forward_sides
+from dpgraph.privacy.batches import batch_bounds as _batch_bounds, forward_sides, window_share
 from dpgraph.privacy.budget import LOCAL_DEGREE_SHARE, LOCAL_REFINE_SHARE, left
 from dpgraph.graph import GraphData
 from dpgraph.release.private_graph import PrivateGraph
 from dpgraph.privacy import (PrivacyLedger, gumbel_noise, laplace_add, laplace_mechanism,
                              make_rng)
-from dpgraph.privacy.noise import discrete_laplace_parameters
+from dpgraph.privacy.noise import laplace_add_variance
 from dpgraph.progress import report
 from dpgraph.release.routes.randomized_response import randomized_response_matrix
 
 __all__ = ["LocalPlan", "LocalRelease", "LocalPrivateGraph", "plan_local", "release_order",
            "release_local_sides", "release", "estimated_memory", "batch_bounds", "balance_sides",
            "forward_pass", "release_local_labels", "label_scores",
-           "backward_pass", "signal_share", "laplace_add_variance", "SHRINK_WINDOW",
-           "DEGREE_SHARE", "FIRST_BATCH", "BATCH_GROWTH", "REFINE_SHARE",
+           "backward_pass", "DEGREE_SHARE", "FIRST_BATCH", "BATCH_GROWTH", "REFINE_SHARE",
            "SPREAD_RAMP", "ORDER_SPREAD_MAX", "BACKWARD_RAMP", "BACKWARD_SHARE_MAX",
            "REFINE_RAMP", "REFINE_NODES", "REFINE_SHARE_MAX", "BACKWARD_TO_REFINE", "SWEEP_WEIGHTS",
            "sweep_budgets",
@@ -106,15 +105,15 @@ BATCH_GROWTH = 0.01
 #   below; benchmarks/NOTES.md, "Why "auto" misses the matrix-free route").
 SPREAD_RAMP, ORDER_SPREAD_MAX = (8.0, 24.0), 1.0
 BACKWARD_RAMP, BACKWARD_SHARE_MAX = (30.0, 80.0), 0.4
-# The backward pass weighs each released backward field by its signal share (signal_share) over
+# The backward pass weighs each released backward field by its signal share (window_share) over
 # the SHRINK_WINDOW positions from its batch on (the batch and the nodes just after it, released
 # before it), so that a node with few later neighbours keeps its forward decision instead of
 # following the backward noise. Measured against the unweighted sum (route="local", ten seeds,
 # paired, share of the random-to-reference gap closed): chameleon eps 2 +0.041 (SE 0.002),
 # ca-hepph eps 4 +0.016, facebook eps 2 +0.008, planted-2000-50 eps 1 +0.059; G3 eps 2 -0.008
 # (SE 0.004), planted-2000-50 eps 2 -0.008, planted-cut-n1000-d20 eps 4 -0.007; windows of 200
-# and 500 within 0.002 of each other (benchmarks/NOTES.md).
-SHRINK_WINDOW = 200
+# and 500 within 0.002 of each other (benchmarks/NOTES.md). SHRINK_WINDOW lives in
+# dpgraph.privacy.batches, shared with the communities' label passes.
 REFINE_RAMP, REFINE_NODES = (100.0, 150.0), (2e4, 2e5)
 REFINE_SHARE_MAX, BACKWARD_TO_REFINE = 0.4, 0.2
 SWEEP_WEIGHTS = (1.0, 1.0, 1.0, 1.0, 1.0, 5.0)
@@ -312,11 +311,12 @@ def backward_pass(weights, order, x, earlier, bounds, *, epsilon, ledger, rng,
     neighbours ``u`` of *later* batches (``y_u``: their new sides; 0 for the rest) and takes
     ``y_v = -sign(earlier_v + k b_v)`` (its old side at 0), ``earlier_v`` being its released
     forward field (its earlier neighbours still hold the sides that field summed) and ``k``
-    the released backward fields' signal share near its position (:func:`signal_share`,
-    post-processing). Each pair is read once, by its earlier endpoint; nodes outside
-    ``bounds`` (the core) keep their sides and read nothing. The caller charges ``epsilon``
-    once. Returns the new sides and ``|earlier + k b|``, the confidence of each decision
-    (``inf`` for the core); ``released`` (length n), when given, receives the released ``b``."""
+    the released backward fields' signal share near its position
+    (:func:`~dpgraph.privacy.batches.window_share`, post-processing). Each pair is read once,
+    by its earlier endpoint; nodes outside ``bounds`` (the core) keep their sides and read
+    nothing. The caller charges ``epsilon`` once. Returns the new sides and
+    ``|earlier + k b|``, the confidence of each decision (``inf`` for the core);
+    ``released`` (length n), when given, receives the released ``b``."""
     y = np.zeros_like(x)
     conf = np.full(x.shape[0], np.inf)
     noise_var = laplace_add_variance(1.0, epsilon)
@@ -328,9 +328,7 @@ def backward_pass(weights, order, x, earlier, bounds, *, epsilon, ledger, rng,
         if released is not None:
             released[rows] = noisy
         by_position[a:b] = noisy ** 2
-        # this batch and the nodes just after it, released before it
-        hi = min(max(b, a + SHRINK_WINDOW), bounds[-1][1])
-        total = earlier[rows] + signal_share(by_position[a:hi].mean(), noise_var) * noisy
+        total = earlier[rows] + window_share(by_position, a, b, bounds[-1][1], noise_var) * noisy
         side = -np.sign(total)
         side[side == 0] = x[rows][side == 0]
         y[rows] = side
@@ -338,33 +336,6 @@ def backward_pass(weights, order, x, earlier, bounds, *, epsilon, ledger, rng,
     start = bounds[0][0] if bounds else x.shape[0]
     y[order[:start]] = x[order[:start]]  # the core
     return y, conf
-
-
-def signal_share(mean_square: float, noise_var: float) -> float:
-    """``max(0, 1 - noise_var / mean_square)``: the share of a released field's second moment
-    that is signal, the weight ``s^2 / (s^2 + sigma^2)`` of a zero-mean signal of variance
-    ``s^2`` in its posterior mean given one release with noise variance ``sigma^2``
-    (``mean_square`` estimates ``s^2 + sigma^2``). Post-processing of released fields.
-
-    >>> signal_share(10.0, 2.0), signal_share(1.5, 2.0)
-    (0.8, 0.0)
-    """
-    if not mean_square > 0:
-        return 0.0
-    return max(0.0, 1.0 - float(noise_var) / float(mean_square))
-
-
-def laplace_add_variance(sensitivity: float, epsilon: float, changed: int = 1) -> float:
-    """Variance of :func:`~dpgraph.privacy.laplace_add`'s noise (the discrete Laplace of
-    docs/privacy.md 13.1 on its grid ``g``, parameter ``a = s / t`` per step):
-    ``g^2 2 e^-a / (1 - e^-a)^2``, about ``2 (sensitivity / epsilon)^2``.
-
-    >>> round(laplace_add_variance(1.0, 1.0) / 2.0, 2)
-    1.0
-    """
-    p = discrete_laplace_parameters(sensitivity, epsilon, changed)
-    q = math.exp(-p["s"] / p["t"])
-    return p["grid"] ** 2 * 2.0 * q / (1.0 - q) ** 2
 
 
 def _refine_sweep(weights, order, x, confidence, bounds, *, epsilon, ledger, rng) -> None:
