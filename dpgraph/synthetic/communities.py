@@ -32,7 +32,8 @@ from dpgraph.graph import GraphData
 from dpgraph.memory import check_memory
 from dpgraph.privacy import (LaplaceDraws, PrivacyLedger, laplace_add, laplace_mechanism,
                              make_rng)
-from dpgraph.privacy.batches import batch_bounds
+from dpgraph.privacy.batches import batch_bounds, window_share
+from dpgraph.privacy.noise import laplace_add_variance
 from dpgraph.progress import progress, report
 from dpgraph.privacy.transcript import record
 from dpgraph.spectral.linalg import arpack_start
@@ -304,19 +305,41 @@ def _forward_labels(A, order, bounds, z, counts, vol, *, eps, ledger, rng) -> No
 def _backward_labels(A, order, bounds, z, y, counts, vol, *, eps, ledger, rng) -> None:
     """The backward pass of :func:`label_passes`, in place: the batches in reverse order, each
     node's counts towards the new labels ``y`` of the later batches added to its forward
-    counts, its new label from their sum, its mass moved from its forward label to it."""
+    counts (``counts`` keeps the plain sum, for the degrees), its new label from
+    ``k_f F + k_b B`` (its forward and backward counts, each weighed by its released signal
+    share across the labels near the batch, :func:`_label_shares`), its mass moved from its
+    forward label to it."""
     k = counts.shape[1]
     noise = LaplaceDraws((order.size, k), sensitivity=1.0, epsilon=eps, changed=1,
                          ledger=ledger, rng=rng)  # drawn ahead (docs/privacy.md 13.1)
+    noise_var = laplace_add_variance(1.0, eps)
+    spread = np.zeros((2, order.size))  # across-label second moments of F and B, by position
+    end = bounds[-1][1]
     for a, b in reversed(bounds):
         rows = order[a:b]
         record("label pass rows", rows)
         record("label pass labels", y)
-        N = counts[rows] + noise.add(_rows_block_counts(A, rows, y, k), slice(a, b))
-        counts[rows] = N
-        y[rows], d = _label_choice(N, vol, own=z[rows])
+        forward = counts[rows]
+        back = noise.add(_rows_block_counts(A, rows, y, k), slice(a, b))
+        counts[rows] = forward + back
+        k_f, k_b = _label_shares(spread, forward, back, a, b, end, noise_var)
+        y[rows], d = _label_choice(k_f * forward + k_b * back, vol, own=z[rows])
         vol += np.bincount(y[rows], weights=d, minlength=k) \
             - np.bincount(z[rows], weights=d, minlength=k)
+
+
+def _label_shares(spread, forward, back, a, b, end, noise_var) -> tuple[float, float]:
+    """The weights of a batch's forward and backward counts in its label choice: each one's
+    :func:`~dpgraph.privacy.batches.window_share` of the counts' spread across the labels
+    (per node, ``sum_c (N_c - mean)^2 / (k - 1)``: signal spread plus the noise's variance)
+    over the batch and the positions just after it; the plain sum (1, 1) where neither
+    carries signal above its noise. Post-processing of released counts."""
+    k = forward.shape[1]
+    spread[0, a:b] = forward.var(axis=1) * k / max(k - 1, 1)
+    spread[1, a:b] = back.var(axis=1) * k / max(k - 1, 1)
+    k_f = window_share(spread[0], a, b, end, noise_var)
+    k_b = window_share(spread[1], a, b, end, noise_var)
+    return (1.0, 1.0) if k_f == 0.0 and k_b == 0.0 else (k_f, k_b)
 
 
 def label_passes(data: GraphData, *, epsilon: float, ledger: PrivacyLedger, rng=None,
