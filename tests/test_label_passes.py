@@ -218,3 +218,27 @@ def test_label_passes_refuse_counts_that_do_not_fit(monkeypatch):
                                                       "labels fit"):
         label_passes(data, epsilon=1.0, ledger=led, rng=0, labels=50)
     assert led.spent[0] == 0.0
+
+
+def test_backward_labels_weigh_each_count_vector_by_its_signal_share():
+    """docs/privacy.md 7.14: the backward label choice weighs the forward and the backward
+    counts by the share of their spread across the labels above the noise's variance (read
+    from released rows near the batch): pure-noise counts get a weight near 0, counts with a
+    strong label signal a weight near 1, and where neither carries signal the plain sum."""
+    from dpgraph.privacy.noise import laplace_add_variance
+    from dpgraph.synthetic.communities import _label_shares
+
+    gen = np.random.default_rng(0)
+    n, k, eps = 600, 4, 0.5
+    noise_var = laplace_add_variance(1.0, eps)
+    scale = np.sqrt(noise_var / 2.0)
+    signal = np.zeros((n, k))
+    signal[np.arange(n), gen.integers(0, k, size=n)] = 40.0
+    forward = signal + gen.laplace(scale=scale, size=(n, k))
+    back = gen.laplace(scale=scale, size=(n, k))
+    spread = np.zeros((2, n))
+    k_f, k_b = _label_shares(spread, forward[:200], back[:200], 0, 200, n, noise_var)
+    assert k_f > 0.9 and k_b < 0.15
+    k_f, k_b = _label_shares(np.zeros((2, n)), back[:200], back[200:400], 0, 200, n,
+                             noise_var * 10.0)
+    assert (k_f, k_b) == (1.0, 1.0)  # no signal in either: the plain sum
