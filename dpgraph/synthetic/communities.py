@@ -359,8 +359,10 @@ def label_passes(data: GraphData, *, epsilon: float, ledger: PrivacyLedger, rng=
        once, by its later endpoint, and moves one released count by at most its weight.
     2. **Backward pass** (``epsilon / 2``): the batches in reverse order (the first one too);
        node ``v`` releases ``B_vc`` over the nodes of *later* batches (their new labels) and
-       takes the label of largest gain on ``N_v + B_v``, its released counts over all its
-       neighbours. A pair is read once more, by its earlier endpoint.
+       takes the label of largest gain on ``k_N N_v + k_B B_v``, its released counts over all
+       its neighbours, each vector weighed by its signal share across the labels near the
+       batch (post-processing; 1 and 1 where neither carries signal). A pair is read once
+       more, by its earlier endpoint.
 
     Pairs inside a batch are never read. Each pass is a sequence of adaptive releases over
     disjoint pairs with L1 sensitivity 1: ``epsilon / 2`` each, ``epsilon`` in all. Against
