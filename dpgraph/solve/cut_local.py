@@ -27,10 +27,11 @@ __all__ = ["solve_local", "BALANCE_DEGREE_WEIGHT"]
 # email-Enron eps 4 0.923 -> 0.931, soc-douban eps 4 0.810 -> 0.851, chameleon eps 1 0.843 ->
 # 0.860 (1.0 instead of 0.5: the same within 0.005).
 BALANCE_DEGREE_WEIGHT = 0.5
-# BALANCE_BY_FORWARD: the sides after a backward pass or a sweep are balanced twice, by their
-# own pass's confidence and by the forward one, and both join the pool (the private choice
-# keeps the better). Measured (max_bisection, ten seeds, cut / Max-Cut reference, median /
-# mean): chameleon eps 2 0.906 / 0.907 -> 0.912 / 0.911; eps 4, facebook and ca-hepph at eps
+# Balancing by the forward confidence too: the sides after a backward pass or a sweep are
+# balanced twice, by their own pass's confidence and by the forward one, and both join the
+# pool (the private choice keeps the better). Measured (max_bisection, ten seeds, cut /
+# Max-Cut reference, median / mean), before the backward field was weighed by its signal
+# share: chameleon eps 2 0.906 / 0.907 -> 0.912 / 0.911; eps 4, facebook and ca-hepph at eps
 # 2 and 4 within 0.001. A node the backward pass decided on a weak total may still hold an
 # early, confident forward decision; the forward floor of half its degree keeps hubs in place.
 
@@ -115,7 +116,7 @@ def _candidates(problem: str, rel, names: list, extra=None,
         conf = conf_fwd if j == 0 else rel.confidence
         balanced = balance_sides(x, conf)
         pairs = [(balanced, f"balanced {name}")]
-        if j > 0:  # also by the forward confidence (BALANCE_BY_FORWARD)
+        if j > 0:  # also by the forward confidence (above)
             pairs.append((balance_sides(x, conf_fwd), f"balanced {name} (forward confidence)"))
         if problem == "maxcut":
             pairs.insert(0, (x, name))

@@ -110,7 +110,7 @@ BACKWARD_RAMP, BACKWARD_SHARE_MAX = (30.0, 80.0), 0.4
 # before it), so that a node with few later neighbours keeps its forward decision instead of
 # following the backward noise. Measured against the unweighted sum (route="local", ten seeds,
 # paired, share of the random-to-reference gap closed): chameleon eps 2 +0.041 (SE 0.002),
-# ca-hepph eps 4 +0.016, facebook eps 2 +0.008, planted-2000-50 eps 1 +0.059; G3 eps 2 -0.008
+# ca-hepph eps 4 +0.018, facebook eps 2 +0.010, planted-2000-50 eps 1 +0.059; G3 eps 2 -0.006
 # (SE 0.004), planted-2000-50 eps 2 -0.008, planted-cut-n1000-d20 eps 4 -0.007; windows of 200
 # and 500 within 0.002 of each other (benchmarks/NOTES.md). SHRINK_WINDOW lives in
 # dpgraph.privacy.batches, shared with the communities' label passes.
