@@ -394,10 +394,10 @@ def label_passes(data: GraphData, *, epsilon: float, ledger: PrivacyLedger, rng=
         raise ValueError(f"labels must be an integer >= 2, got {labels!r}")
     k = int(labels)
     n = data.n
-    # counts and one pass's noise drawn ahead (n x k each), scale factors, draw counts, order
-    # and two label vectors
-    check_memory(8 * n * (2 * k + 5), what=f"label_passes on {n:,} nodes with {k} labels",
-                 fit=(lambda kk: 8 * n * (2 * kk + 5), "At most {:,} labels fit."))
+    # counts and one pass's noise drawn ahead (n x k each), scale factors, draw counts, order,
+    # two label vectors and the backward pass's two spreads by position (_label_shares)
+    check_memory(8 * n * (2 * k + 7), what=f"label_passes on {n:,} nodes with {k} labels",
+                 fit=(lambda kk: 8 * n * (2 * kk + 7), "At most {:,} labels fit."))
     gen = make_rng(rng)
     A = sp.csr_array(data.weights)
     del data
