@@ -403,6 +403,36 @@ def test_affinity_groups_follow_own_degrees_where_communities_have_no_modularity
     assert min(low_degree(s) for s in range(3)) > 4.0
 
 
+def test_affinity_groups_follow_own_degrees_below_the_modularity_floor(monkeypatch):
+    """Counts 1,320 inside each community and 1,760 across: modularity 0.1, below
+    ``LOCAL_MODULARITY_FLOOR`` (what community-free graphs release), so the locality is 0 and
+    the nodes of degree 2 keep a sample degree near 2; the linear weight ``Q / 0.3`` of a
+    floor at 0 sizes their groups a third of the way to the block's 11 and gives them more.
+    Halfway between the floor and ``LOCAL_MODULARITY`` the locality is one half."""
+    import dpgraph.synthetic.sampler as sampler
+
+    blocks, C, degrees = _mixed_degree_block_model(1320, 1760)
+    ia, ib = np.nonzero(np.triu(C))
+    assert sampler.released_modularity(np.array([0, 1]), ia, ib, C[ia, ib]) == pytest.approx(0.1)
+    assert sampler.community_locality(np.array([0, 1]), ia, ib, C[ia, ib]) == 0.0
+    low = np.flatnonzero(degrees == 2.0)
+
+    def low_degree(seed):
+        g = sample_block_model(blocks, C, degrees, rng=seed, groups=np.array([0, 1]),
+                               affinity=np.full(2, 0.9))
+        return float(np.diff(g.weights.tocsr().indptr)[low].mean())
+
+    own = [low_degree(s) for s in range(3)]
+    assert max(own) < 3.0
+    monkeypatch.setattr(sampler, "LOCAL_MODULARITY_FLOOR", 0.0)
+    assert sampler.community_locality(np.array([0, 1]), ia, ib, C[ia, ib]) == pytest.approx(1 / 3)
+    assert min(low_degree(s) for s in range(3)) > max(own) + 0.5
+    monkeypatch.undo()
+    half = np.array([1450.0, 1100.0, 1450.0])  # modularity 0.225
+    assert sampler.community_locality(np.array([0, 1]), np.array([0, 0, 1]),
+                                      np.array([0, 1, 1]), half) == pytest.approx(0.5)
+
+
 def test_affinity_groups_keep_the_block_sizing_where_communities_are_modular():
     """Counts 2,000 inside each community and 200 across: modularity 0.41 >= 0.3, so the
     locality is 1 and the block's sizing is kept in full; with one community it is 1 too."""

@@ -25,7 +25,8 @@ from dpgraph.synthetic.block_model import check_blocks
 __all__ = ["sample_block_model", "affinity_edges", "restore_degrees", "symmetric_from_keys",
            "ANCHOR_RETRIES", "FILL_ENUMERATE", "FILL_CHUNK", "AFFINITY_MAX_GROUP",
            "AFFINITY_MIN_GROUP", "RESTORE_SLACK", "RESTORE_ROUNDS", "RESTORE_POOL", "RESTORE_MOVES",
-           "RESTORE_MAX_MOVES", "LOCAL_MODULARITY", "released_modularity",
+           "RESTORE_MAX_MOVES", "LOCAL_MODULARITY", "LOCAL_MODULARITY_FLOOR",
+           "released_modularity",
            "community_locality"]
 
 # a node whose anchor edge was rejected (its block pair's count used up) draws again, at most
@@ -445,8 +446,14 @@ def _affinity_pools(grp: np.ndarray, ia, ib, need) -> np.ndarray:
 
 #: the released partition's modularity from which the affinity groups keep the block-mean
 #: sizing in full (Newman and Girvan 2004: from about 0.3 a partition's community structure is
-#: significant); below it they shrink towards each node's own degree, linearly
+#: significant); below it they shrink towards each node's own degree, linearly, down to
+#: ``LOCAL_MODULARITY_FLOOR``
 LOCAL_MODULARITY = 0.3
+#: the released modularity at and below which the groups follow each node's own degree alone
+#: (BTER's ``d + 1``): half of ``LOCAL_MODULARITY``, above what graphs without communities
+#: release (configuration models on the degrees of email-Eu-core, polblogs and chameleon:
+#: at most 0.09 at eps 0.5-4; benchmarks/NOTES.md)
+LOCAL_MODULARITY_FLOOR = 0.15
 
 
 def released_modularity(grp: np.ndarray, ia, ib, need) -> float:
@@ -470,12 +477,19 @@ def released_modularity(grp: np.ndarray, ia, ib, need) -> float:
 
 
 def community_locality(grp: np.ndarray, ia, ib, need) -> float:
-    """``min(1, Q / LOCAL_MODULARITY)`` for the released partition's modularity ``Q``
-    (:func:`released_modularity`); 1 with one community (no partition to judge)."""
+    """``(Q - LOCAL_MODULARITY_FLOOR) / (LOCAL_MODULARITY - LOCAL_MODULARITY_FLOOR)``, clipped
+    to ``[0, 1]``, for the released partition's modularity ``Q`` (:func:`released_modularity`);
+    1 with one community (no partition to judge).
+
+    >>> ia, ib = np.array([0, 0, 1]), np.array([0, 1, 1])
+    >>> round(community_locality(np.array([0, 1]), ia, ib, np.array([1450.0, 1100.0, 1450.0])), 6)
+    0.5
+    """
     if np.unique(grp).size <= 1:
         return 1.0
     q = released_modularity(grp, ia, ib, need)
-    return float(np.clip(q / LOCAL_MODULARITY, 0.0, 1.0))
+    lo = LOCAL_MODULARITY_FLOOR
+    return float(np.clip((q - lo) / (LOCAL_MODULARITY - lo), 0.0, 1.0))
 
 
 def _clustering_phase(gen, b, grp, d, w_in, affinity, ia, ib, need, cap=False):
