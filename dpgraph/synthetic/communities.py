@@ -334,9 +334,8 @@ def _label_shares(spread, forward, back, a, b, end, noise_var) -> tuple[float, f
     (per node, ``sum_c (N_c - mean)^2 / (k - 1)``: signal spread plus the noise's variance)
     over the batch and the positions just after it; the plain sum (1, 1) where neither
     carries signal above its noise. Post-processing of released counts."""
-    k = forward.shape[1]
-    spread[0, a:b] = forward.var(axis=1) * k / max(k - 1, 1)
-    spread[1, a:b] = back.var(axis=1) * k / max(k - 1, 1)
+    spread[0, a:b] = forward.var(axis=1, ddof=1)  # label_passes has k >= 2 labels
+    spread[1, a:b] = back.var(axis=1, ddof=1)
     k_f = window_share(spread[0], a, b, end, noise_var)
     k_b = window_share(spread[1], a, b, end, noise_var)
     return (1.0, 1.0) if k_f == 0.0 and k_b == 0.0 else (k_f, k_b)
