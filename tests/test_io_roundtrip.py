@@ -83,3 +83,46 @@ def test_indexed_formats_round_trip(tmp_path, fmt, data):
     back = read_graph(path, format=fmt)
     assert back.labels == range(1, data.n + 1)
     assert _edges(back, labels=data.labels) == _edges(data)
+
+
+@pytest.mark.parametrize("labels, fmt, fragment", [
+    (["New York", "b", "c"], "snap", "'New York'"),
+    (["#x", "b", "c"], "edgelist", "'#x'"),
+    (["a b", "b", "c"], "edgelist", "'a b'"),
+    ([1, "1", "c"], "graphml", "1 and '1'"),
+    ([1, "1", "c"], "gml", "1 and '1'"),
+    (["a\tb", "b", "c"], "pajek", "'a\\tb'"),
+    (["", "b", "c"], "pajek", "''"),
+])
+def test_labels_that_would_not_read_back_are_refused_and_the_file_kept(tmp_path, labels, fmt,
+                                                                       fragment):
+    # each of these was written before and read back with a node lost, merged or renamed
+    path = tmp_path / "g.out"
+    path.write_text("0 1\n1 2\n")
+    data = from_edges([(labels[0], labels[1]), (labels[1], labels[2])], nodes=labels)
+    with pytest.raises(ValueError, match="relabel first") as err:
+        write_graph(data, path, format=fmt)
+    assert fragment in str(err.value)
+    assert path.read_text() == "0 1\n1 2\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["g.out"]  # no temporary file left
+
+
+def test_a_writer_error_leaves_the_existing_file_as_it_was(tmp_path):
+    # METIS stores integer weights only: its writer fails after it has begun writing
+    path = tmp_path / "g.metis"
+    path.write_text("keep\n")
+    path.chmod(0o640)
+    with pytest.raises(ValueError, match="integer"):
+        write_graph(from_edges([(0, 1, 0.5), (1, 2, 1.0)]), path)
+    assert path.read_text() == "keep\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["g.metis"]
+    write_graph(from_edges([(0, 1), (1, 2)]), path)  # a successful write keeps the permissions
+    assert (path.stat().st_mode & 0o777) == 0o640
+    assert read_graph(path).m == 2
+
+
+def test_writes_through_a_symbolic_link_to_its_target(tmp_path):
+    (tmp_path / "link.txt").symlink_to("real.txt")
+    write_graph(from_edges([("a", "b")]), tmp_path / "link.txt")
+    assert (tmp_path / "link.txt").is_symlink()
+    assert read_graph(tmp_path / "real.txt").labels == ("a", "b")

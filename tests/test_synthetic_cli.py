@@ -24,6 +24,27 @@ def test_bad_output_fails_before_privatize(tmp_path, monkeypatch, capsys, name, 
         assert message in capsys.readouterr().err
 
 
+def test_labels_the_output_format_cannot_store_fail_before_the_release(tmp_path, monkeypatch,
+                                                                       capsys):
+    import networkx as nx
+
+    from dpgraph.io import write_graph
+
+    def spent(*a, **k):
+        raise AssertionError("the release ran before the labels were checked")
+
+    monkeypatch.setattr(importlib.import_module("dpgraph.release.privatize"), "privatize", spent)
+    monkeypatch.setattr(importlib.import_module("dpgraph.synthetic.release"), "release_synthetic", spent)
+    graph = tmp_path / "spaced.graphml"
+    write_graph(nx.relabel_nodes(nx.path_graph(4), {i: f"member {i}" for i in range(4)}), graph)
+    out = tmp_path / "out.txt"
+    out.write_text("keep\n")
+    for extra in ([], PRIVATIZE):
+        assert main(["synth", str(graph), *ARGS, *extra, "-o", str(out)]) == 2
+        assert "cannot store node label 'member 0'" in capsys.readouterr().err
+        assert out.read_text() == "keep\n"
+
+
 @pytest.mark.parametrize("extra", [[], PRIVATIZE])
 def test_sampled_export_has_the_released_edge_count(tmp_path, capsys, extra):
     out = tmp_path / "syn.edgelist"

@@ -211,12 +211,14 @@ def _release(args, data, where: str, mechanism: str, on_dask: bool):
 
 
 def cmd_synth(args) -> int:
-    from dpgraph.io import write_graph
+    from dpgraph.io import check_labels_storable, output_format, write_graph
 
     on_dask = is_edge_files(args.graph)  # output and options: checked by precheck_synth
     mechanism, notes = _mechanism(args)
     data, where, fmt = load_graph(args)
     _check_min_weight(args, data.n)
+    if not on_dask:  # the sample keeps the input's labels: refused before any budget is spent
+        check_labels_storable(data.labels, args.output_format or output_format(args.out))
     pg, out = _release(args, data, where, mechanism, on_dask)
     if not on_dask:
         report(f"writing {out.n:,} nodes and {out.m:,} edges to {args.out}")

@@ -50,7 +50,9 @@ from __future__ import annotations
 import contextlib
 import gzip
 import inspect
+import io
 import os
+import uuid
 import zlib
 from pathlib import Path
 
@@ -60,7 +62,7 @@ from dpgraph.io import text as _text
 from dpgraph.io.base import GraphFormatError, open_text
 
 __all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "output_format",
-           "GraphFormatError", "FORMATS"]
+           "check_labels_storable", "GraphFormatError", "FORMATS"]
 
 # name -> (reader, writer, writer mode: "t" text stream or "b" binary stream)
 _REGISTRY = {
@@ -315,13 +317,84 @@ def write_graph(graph, path, format: str | None = None, *,
     path = os.fspath(path)
     if format is None:
         format = output_format(path)
-    _, writer, mode = _REGISTRY[_check_format(format)]
+    format = _check_format(format)
+    _, writer, mode = _REGISTRY[format]
     data = as_graph_data(graph, weight=weight)
+    check_labels_storable(data.labels, format)
     compress = path.lower().endswith(".gz")
-    if mode == "t":
-        opener = (lambda: gzip.open(path, "wt", encoding="utf-8")) if compress else \
-            (lambda: open(path, "w", encoding="utf-8", newline="\n"))
-    else:
-        opener = (lambda: gzip.open(path, "wb")) if compress else (lambda: open(path, "wb"))
-    with opener() as f:
+    target = os.path.realpath(path)  # through a symbolic link, as open() writes
+    if os.path.exists(target) and not os.path.isfile(target):  # a device or a pipe: in place
+        with open(target, "wb") as raw:
+            _write_stream(writer, data, raw, mode, compress, path)
+        return
+    # written next to the target and moved onto it only when complete, so that a writer's
+    # error (a label or weight the format cannot store) leaves an existing file as it was
+    tmp = os.path.join(os.path.dirname(target),
+                       f".{os.path.basename(target)}.{uuid.uuid4().hex[:12]}.part")
+    # mode 0o666 less the umask, as open() would create the file
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            _write_stream(writer, data, raw, mode, compress, path)
+        with contextlib.suppress(OSError):  # an existing file keeps its permissions
+            os.chmod(tmp, os.stat(target).st_mode & 0o7777)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _write_stream(writer, data, raw, mode: str, compress: bool, path: str) -> None:
+    """Run ``writer`` on the binary stream ``raw``: gzip-compressed when ``compress`` (the
+    header naming ``path``), through a UTF-8 text layer for text writers (``mode == "t"``)."""
+    if compress:
+        with gzip.GzipFile(filename=os.path.basename(path), mode="wb", fileobj=raw) as gz:
+            _write_stream(writer, data, gz, mode, False, path)
+    elif mode == "t":
+        f = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
         writer(data, f)
+        f.flush()
+        f.detach()  # the caller closes the binary stream
+    else:
+        writer(data, raw)
+
+
+# Formats that store node labels as text tokens, and the readers' constraints on them.
+_TOKEN_LABELS = {"snap": "a SNAP edge list", "edgelist": "an edge list"}
+_TEXT_LABELS = {"graphml": "GraphML", "gml": "GML", "pajek": "Pajek"}
+
+
+def check_labels_storable(labels, format: str) -> None:
+    """Refuse, before anything is written (or any budget spent), node ``labels`` that
+    ``format`` cannot store so that :func:`read_graph` gives them back: in edge lists (``snap``,
+    ``edgelist``) a label must be a non-empty token without whitespace that does not start
+    with a comment character; in every labelled format two labels must not read back as the
+    same text (``1`` and ``"1"``); Pajek cannot store an empty label or one with a tab, a
+    line break or a double quote. Formats without labels (gset, mtx, metis, dimacs) write
+    node indices and accept any labels.
+
+    >>> check_labels_storable(["a", "b"], "snap")
+    >>> check_labels_storable([1, "1"], "graphml")
+    Traceback (most recent call last):
+    ...
+    ValueError: GraphML cannot store both node labels 1 and '1': they read back as the same text '1'; relabel first
+    """
+    format = _check_format(format)
+    name = _TOKEN_LABELS.get(format) or _TEXT_LABELS.get(format)
+    if name is None:
+        return
+    seen = {}
+    for label in labels:
+        s = str(label)
+        if format in _TOKEN_LABELS and (not s or any(ch.isspace() for ch in s)
+                                        or s.startswith(("#", "%"))):
+            raise ValueError(f"{name} cannot store node label {label!r} (empty, containing "
+                             f"whitespace or starting with a comment character); relabel first")
+        if format == "pajek" and (not s or any(ch in s for ch in '\t\n\r"')):
+            raise ValueError(f"Pajek cannot store node label {label!r} (empty, or containing a "
+                             f"tab, a line break or a double quote); relabel first")
+        if s in seen:
+            raise ValueError(f"{name} cannot store both node labels {seen[s]!r} and {label!r}: "
+                             f"they read back as the same text {s!r}; relabel first")
+        seen[s] = label
