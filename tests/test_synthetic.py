@@ -377,8 +377,28 @@ def test_weighted_export_keeps_the_released_edge_count():
     pg = dpgraph.privatize(G, epsilon=1.0, delta=1e-6, rng=0, rank=2)
     k = int(round(pg.edge_count))
     out = pg.to_graph_data(max_edges=k)
-    assert 0 < out.m <= k + 5  # ties at the threshold only
+    assert 0 < out.m <= k
     assert pg.to_graph_data(min_weight=0.01).m > out.m
+
+
+def test_max_edges_breaks_ties_at_the_threshold_by_index():
+    # the box-clipped randomized-response release has hundreds of pairs at weight 1: the
+    # export kept every tie (197 edges for max_edges=1)
+    G = nx.karate_club_graph()
+    pg = dpgraph.privatize(G, epsilon=1.0, delta=1e-6, weight=None, rng=0,
+                           route="randomized-response", rr_postprocess="box")
+    W = pg.weights()
+    assert np.count_nonzero(np.triu(W == W.max(), 1)) > 78
+    for k in (1, 10, 78):
+        kept = pg.to_graph_data(max_edges=k)
+        assert kept.m == k
+        i, j, _ = kept.edges()
+        top = np.argwhere(np.triu(W == W.max(), 1))[:k]  # the first tied pairs by index
+        assert sorted(zip(i.tolist(), j.tolist())) == sorted(map(tuple, top.tolist()))
+    for bad in (1.5, True, "3"):
+        with pytest.raises(ValueError, match="whole number"):
+            pg.to_graph_data(max_edges=bad)
+    assert pg.to_graph_data(max_edges=np.int64(5)).m == pg.to_graph_data(max_edges=5.0).m == 5
 
 
 def test_synthetic_report_identity_and_floor():

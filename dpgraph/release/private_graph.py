@@ -168,7 +168,7 @@ class PrivateGraph:
         if min_weight > 0:
             W[W <= min_weight] = 0.0
         if max_edges is not None:
-            W = _keep_heaviest(W, int(max_edges))
+            W = _keep_heaviest(W, _edge_budget(max_edges))
         return from_matrix(sp.csr_array(W), self.labels, source="synthetic graph")
 
     def to_scipy(self, *, min_weight: float = 0.0, max_edges: int | None = None) -> sp.csr_array:
@@ -257,9 +257,24 @@ class PrivateGraph:
 
 
 
+def _edge_budget(max_edges) -> int:
+    """``max_edges`` as an int, refusing a fraction or a bool (``max_edges=1.5`` used to keep
+    one pair silently)."""
+    if isinstance(max_edges, bool) or not isinstance(max_edges, (int, np.integer, float)) \
+            or max_edges != int(max_edges):
+        raise ValueError(f"max_edges must be a whole number of edges, got {max_edges!r}")
+    return int(max_edges)
+
+
 def _keep_heaviest(W: np.ndarray, k: int) -> np.ndarray:
-    """``W`` (symmetric, zero diagonal) with the pairs lighter than its ``k``-th heaviest pair
-    set to zero (in place; returned). Ties at the threshold are kept."""
+    """``W`` (symmetric, zero diagonal) with only its ``k`` heaviest pairs kept, the others set
+    to zero (in place; returned). Of the pairs tied at the ``k``-th heaviest weight, the first
+    by index ``(i, j)``, ``i < j``, are kept, so that at most ``k`` pairs remain.
+
+    >>> W = np.array([[0, 1, 1, 2], [1, 0, 1, 1], [1, 1, 0, 1], [2, 1, 1, 0]], dtype=float)
+    >>> np.argwhere(np.triu(_keep_heaviest(W, 3), 1)).tolist()
+    [[0, 1], [0, 2], [0, 3]]
+    """
     if k < 0:
         raise ValueError(f"max_edges must be >= 0, got {k}")
     n = W.shape[0]
@@ -269,4 +284,10 @@ def _keep_heaviest(W: np.ndarray, k: int) -> np.ndarray:
         flat = W.ravel()  # each pair twice (symmetric): the 2k-th largest entry is the k-th pair
         t = np.partition(flat, flat.size - 2 * k)[flat.size - 2 * k]
         W[W < t] = 0.0
+        if t > 0:
+            surplus = int(np.count_nonzero(W >= t)) // 2 - k
+            if surplus > 0:  # ties at t beyond the k-th pair: the last ones by index go
+                i, j = np.nonzero(np.triu(W == t, 1))
+                W[i[-surplus:], j[-surplus:]] = 0.0
+                W[j[-surplus:], i[-surplus:]] = 0.0
     return W
