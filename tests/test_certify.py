@@ -275,3 +275,15 @@ def test_bumped_proof_is_a_valid_bound(monkeypatch):
     assert np.linalg.eigvalsh(np.diag(g - E) - W)[-1] <= mu
     bound = 0.25 * (W.sum() - g.sum() + E.sum() + n * mu)
     assert bound >= _sdp(G) - 1e-6 * _sdp(G)
+
+
+def test_bound_is_clamped_to_what_n_nodes_can_cut():
+    """No cut of ``n`` nodes with weights in [0, 1] exceeds ``floor(n/2) ceil(n/2)``: the
+    released upper end is clamped to it (path on 4 nodes: 4; it used to report 32)."""
+    led, gen = PrivacyLedger(), np.random.default_rng(0)
+    bound = cert.VerifiedBound(3.0, TAU)
+    ups = [release_certificate(bound, epsilon=0.05, m_hat=None, ledger=led, rng=gen, n=5)
+           ["certified_upper_bound"] for _ in range(200)]
+    assert max(ups) == 6.0 and min(ups) >= 0.0
+    res = dpgraph.max_cut(nx.path_graph(4), epsilon=1.0, delta=0, rng=0, certify=True)
+    assert res.certified_upper_bound <= 4.0

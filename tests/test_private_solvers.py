@@ -22,6 +22,20 @@ def test_estimate_sensitivity_adjacent():
         assert abs(cut_value(G, part) - cut_value(H, part)) <= 1
 
 
+@pytest.mark.parametrize("solve", [dpgraph.max_cut, dpgraph.max_bisection])
+@pytest.mark.parametrize("G", [nx.empty_graph(5), nx.path_graph(5)])
+def test_estimate_and_interval_within_what_the_sides_can_cut(solve, G):
+    """A partition with sides of sizes |S| and |T| cuts at most |S| |T| of weights in [0, 1]:
+    the estimate and its interval are clamped to it (on 5 nodes with sides 3 / 2 they reached
+    7.9 and 10 against a most of 6)."""
+    for seed in range(20):
+        res = solve(G, epsilon=1.0, delta=1e-6, rng=seed)
+        s = len(res.partition[0])
+        cap = s * (G.number_of_nodes() - s)
+        assert 0.0 <= res.estimated_value <= cap
+        assert 0.0 <= res.estimate_interval[0] <= res.estimate_interval[1] <= cap
+
+
 def test_max_cut_estimate_is_unbiased_and_budget_exact():
     inst = dpgraph.datasets.planted_cut(400, 30, rng=2)
     G = nx.relabel_nodes(dpgraph.graph.to_networkx(inst.graph), lambda v: f"n{v}")

@@ -18,7 +18,7 @@ from dpgraph.release.private_graph import PrivateGraph
 
 __all__ = ["ONE_OBJECTIVE_ABOVE_N", "KNOWN_OBJECTIVES", "candidate_objectives", "precheck_solver",
            "candidate_pool", "choose_candidate", "release_estimate", "clamped_interval",
-           "true_cuts", "partition_of", "unspent_note"]
+           "true_cuts", "partition_of", "unspent_note", "partition_capacity"]
 
 # Above this many nodes "auto" solves one objective (the de-biased release) instead of four and
 # chooses among its roundings only: one solve of a dense n = 10,000 instance takes about a
@@ -58,7 +58,8 @@ def release_estimate(cut_of_x: float, *, epsilon: float, ledger, rng, upper: flo
                      level: float = 0.95) -> tuple[float, tuple[float, float]]:
     """The private estimate of a fixed partition's cut (Laplace, sensitivity 1; docs/privacy.md
     4.10) and a ``level`` confidence interval, both clamped to ``[0, upper]`` (post-processing;
-    ``upper``: the 95% upper end of the released edge count, at most ``n (n - 1) / 2``).
+    ``upper``: the 95% upper end of the released edge count, at most ``n (n - 1) / 2``, and the
+    partition's :func:`partition_capacity`).
 
     ``P[|Laplace(b)| > t] = exp(-t / b)``, so ``t = b ln(1 / (1 - level))`` gives the interval
     (:func:`clamped_interval`).
@@ -68,6 +69,19 @@ def release_estimate(cut_of_x: float, *, epsilon: float, ledger, rng, upper: flo
         name="cut of the returned partition", rng=rng,
         note="fixed partition; one edge changes its cut by <= 1 (docs/privacy.md 4.10)")
     return clamped_interval(noisy, b * np.log(1.0 / (1.0 - level)), upper)
+
+
+def partition_capacity(x) -> float:
+    """``|S| |T|``: the most any graph with weights in ``[0, 1]`` can cut across the partition
+    with sides ``x`` (+-1 or 0/1 entries; public, post-processing), so the estimate of its
+    cut is clamped to it as well.
+
+    >>> partition_capacity([1, 1, -1, 1, -1])
+    6.0
+    """
+    x = np.ravel(np.asarray(x, dtype=np.float64))
+    s = int(np.count_nonzero(x > 0))
+    return float(s) * float(x.size - s)
 
 
 def clamped_interval(noisy: float, t: float, upper: float) -> tuple[float, tuple[float, float]]:

@@ -300,11 +300,12 @@ def input_sdp_bound(data, *, rng=None, tau: float | None = None) -> VerifiedBoun
 
 
 def release_certificate(bound: VerifiedBound, *, epsilon: float, m_hat: float | None, ledger,
-                        rng, level: float = CERTIFY_LEVEL) -> dict:
+                        rng, n: int | None = None, level: float = CERTIFY_LEVEL) -> dict:
     """The Laplace release of ``f(G)`` (:func:`input_sdp_bound`) at sensitivity ``1 + tau``
     and ``eps_c = certify_budget(epsilon, m_hat)``, and its one-sided ``level`` upper end
-    ``noisy + b ln(1 / (2 (1 - level)))`` (at least 0): the upper bound on the maximum cut
-    (docs/privacy.md 4.13)."""
+    ``noisy + b ln(1 / (2 (1 - level)))``, clamped to ``[0, floor(n / 2) ceil(n / 2)]`` (no cut
+    of ``n`` nodes with weights in ``[0, 1]`` exceeds that; post-processing): the upper bound
+    on the maximum cut (docs/privacy.md 4.13)."""
     eps_c = certify_budget(epsilon, m_hat)
     value, tau = float(bound.value), float(bound.tau)
     noisy, b = laplace_mechanism(
@@ -314,6 +315,8 @@ def release_certificate(bound: VerifiedBound, *, epsilon: float, m_hat: float | 
              f"per pair and the verified bound lies in [SDP, SDP + {tau:g}] "
              f"(docs/privacy.md 4.13)")
     upper = max(float(noisy) + b * math.log(1.0 / (2.0 * (1.0 - level))), 0.0)
+    if n is not None:
+        upper = min(upper, float((int(n) // 2) * (int(n) - int(n) // 2)))
     return {"noisy_bound": float(noisy), "certified_upper_bound": upper, "scale": float(b),
             "level": level, "epsilon": eps_c, "tau": tau}
 

@@ -38,8 +38,8 @@ from dpgraph.release.routes import route_names, route_spec
 from dpgraph.release.screening import (answer_route, matrix_free_share, randomized_response_share,
                                       release_edge_count)
 from dpgraph.solve.candidates import (candidate_objectives, candidate_pool, choose_candidate,
-                                      partition_of, precheck_solver, release_estimate,
-                                      true_cuts, unspent_note)
+                                      partition_capacity, partition_of, precheck_solver,
+                                      release_estimate, true_cuts, unspent_note)
 from dpgraph.solve.certify import (attach_certificate, check_certify, input_sdp_bound,
                                    release_certificate)
 from dpgraph.solve.cut_local import solve_local
@@ -97,7 +97,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     released = None
     if certify:
         released = release_certificate(sdp_value, epsilon=epsilon, m_hat=m_hat, ledger=ledger,
-                                       rng=gen)
+                                       rng=gen, n=data.n)
         del sdp_value
     if route_spec(requested).answers == "sides":
         extra, pooled = None, None
@@ -255,7 +255,8 @@ def _answer_on_release(problem, data, pg, *, ledger, rng, rank, kappa, candidate
     value, interval = (None, None)
     if estimate:  # the partition is fixed now; its cut in the input has sensitivity 1 (4.10)
         value, interval = release_estimate(float(np.ravel(cuts_of(x))[0]), epsilon=eps_estimate,
-                                           ledger=ledger, rng=rng, upper=m_upper)
+                                           ledger=ledger, rng=rng,
+                                           upper=min(m_upper, partition_capacity(x)))
     synthetic_value = float(cut_values(pg.synthetic_operator(names[chosen]), x))
     return PrivateCutResult(
         partition=partition, assignment=assignment, estimated_value=value,

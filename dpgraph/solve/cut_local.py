@@ -14,8 +14,8 @@ from dpgraph.privacy.budget import LOCAL_DEGREE_SHARE, answer_side_budgets, left
 from dpgraph.release.routes import route_spec
 from dpgraph.release.routes.local import (LocalPrivateGraph, balance_sides, plan_local,
                                           release_local_sides)
-from dpgraph.solve.candidates import (choose_candidate, partition_of, release_estimate,
-                                      true_cuts, unspent_note)
+from dpgraph.solve.candidates import (choose_candidate, partition_capacity, partition_of,
+                                      release_estimate, true_cuts, unspent_note)
 from dpgraph.solve.result import PrivateCutResult
 
 __all__ = ["solve_local", "BALANCE_DEGREE_WEIGHT"]
@@ -78,7 +78,7 @@ def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float
     if estimate:
         value, interval = release_estimate(float(np.ravel(cuts_of(x[:, None]))[0]),
                                            epsilon=eps_estimate, ledger=ledger, rng=rng,
-                                           upper=m_upper)
+                                           upper=min(m_upper, partition_capacity(x)))
     pg = LocalPrivateGraph(labels=data.labels, degrees=rel.degrees, normalizer=np.ones(data.n),
                            basis=None, core=None, projected=None, ledger=ledger,
                            diagnostics={**rel.diagnostics, "pca_halted": False,
