@@ -274,3 +274,16 @@ def test_commands_on_headers_never_allocate_past_the_limit(tmp_path_factory, mon
     outcome, peak = _peak(lambda: main([command, str(path), "-q", *args]))
     assert peak < parse_bytes(LIMIT), (command, n, outcome)
     assert outcome in (0, 2), outcome
+
+
+def test_synthetic_release_sizes_memory_by_what_a_sample_can_hold():
+    """A tiny epsilon draws an edge count far beyond n (n - 1) / 2; the memory check counts at
+    most that many edges (10 nodes at eps 1e-7 were refused for about 10^8 edges)."""
+    import warnings
+
+    import dpgraph
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pg = dpgraph.release_synthetic(nx.path_graph(10), epsilon=1e-7, rng=0)
+        assert 0 <= pg.sample(rng=0).m <= 45

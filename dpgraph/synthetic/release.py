@@ -519,10 +519,11 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     m_hat = release_edge_count(data, epsilon=edge_share * epsilon, ledger=ledger, rng=gen)
     # ... and, before the communities and the model allocate, what the released count adds
     # (edges on Dask stay on the workers: the client holds the node arrays)
-    edges = 0.0 if is_dask_input(data) else m_hat
+    # (no sample holds more than n (n - 1) / 2 edges, whatever the noise drew: 10 nodes at a
+    # tiny epsilon were refused for a draw of 10^8)
+    edges = 0.0 if is_dask_input(data) else min(max(m_hat, 0.0), data.n * (data.n - 1) / 2.0)
     check_memory(synthetic_memory(data.n, edges),
-                 what=f"release_synthetic on {data.n:,} nodes and ~{max(m_hat, 0):,.0f} released "
-                      f"edges",
+                 what=f"release_synthetic on {data.n:,} nodes and ~{edges:,.0f} released edges",
                  fit=_synthetic_fit(data.n, edges))
     diag = {"released_edge_weight": round(m_hat, 2), "edge_count_share": round(edge_share, 4),
             "community_method": community_method, "community_share": community_share,
