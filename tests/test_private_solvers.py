@@ -179,3 +179,9 @@ def test_ledger_is_the_budget_at_large_epsilon():
     assert math.isclose(res.ledger.spent[0], 6.0, rel_tol=1e-9)
     sel = res.ledger.entries[-2]
     assert sel.name == "choice among candidate partitions" and sel.epsilon < 0.04 * 6.0
+
+
+def test_an_epsilon_beyond_the_exact_sampler_asks_for_a_larger_one():
+    # the message used to point at sampler='continuous', which max_cut does not take
+    with pytest.raises(ValueError, match="use a larger epsilon"):
+        dpgraph.max_cut(nx.path_graph(5), epsilon=1e-11, delta=1e-6, rng=0)

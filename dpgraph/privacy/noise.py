@@ -662,8 +662,10 @@ def discrete_gaussian_parameters(sensitivity: float, epsilon: float, delta: floa
             g *= sigma / _MAX_SIGMA_STEPS
     if not (math.isfinite(g) and g > 0 and 0 < sigma <= 2 * _MAX_SIGMA_STEPS):
         raise ValueError(f"sensitivity={sensitivity!r}, epsilon={epsilon!r}, delta={delta!r}: "
-                         f"outside the discrete Gaussian's range (grid step {g!r}); use "
-                         f"sampler='continuous'")
+                         f"outside the discrete Gaussian's range (grid step {g!r}): a noise this "
+                         f"large hides any answer; use a larger epsilon or delta (at this step "
+                         f"of the computation they are shares of the ones you passed; a direct "
+                         f"call of a dpgraph.privacy mechanism may pass sampler='continuous')")
     t = math.floor(sigma) + 1
     u = math.ceil(sigma * sigma / t)
     return {"grid": g, "t": t, "u": u, "sensitivity_steps": d_z,
@@ -696,7 +698,10 @@ def discrete_laplace_parameters(sensitivity: float, epsilon: float, changed: int
         g *= t / _MAX_LAPLACE_T
     if not (math.isfinite(g) and g > 0 and 1 <= t <= 2 * _MAX_LAPLACE_T):
         raise ValueError(f"sensitivity={sensitivity!r}, epsilon={epsilon!r}: outside the "
-                         f"discrete Laplace's range (grid step {g!r}); use sampler='continuous'")
+                         f"discrete Laplace's range (grid step {g!r}): a noise this large hides "
+                         f"any answer; use a larger epsilon (at this step of the computation "
+                         f"epsilon is a share of the one you passed; a direct call of a "
+                         f"dpgraph.privacy mechanism may pass sampler='continuous')")
     return {"grid": g, "t": t, "s": _LAPLACE_S, "sensitivity_steps": d_z,
             "epsilon": d_z * _LAPLACE_S / t, "scale": g * t / _LAPLACE_S,
             "tail_scale": g * (t / _LAPLACE_S + 1.0)}
