@@ -485,12 +485,17 @@ def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphDat
             raise ValueError(f"{source} is a multigraph; pass duplicates='sum' or 'max'")
         H = nx.DiGraph() if G.is_directed() else nx.Graph()
         H.add_nodes_from(labels)
+        merged = 0
         for u, v, w in _weighted_edges(G, weight):
             if H.has_edge(u, v):
                 old = H[u][v]["w"]
                 H[u][v]["w"] = old + w if duplicates == "sum" else max(old, w)
+                merged += 1
             else:
                 H.add_edge(u, v, w=w)
+        if merged and weight is None:  # NetworkX's weight=None would count each of them
+            _warn(f"{source}: {merged} parallel edge(s) merged, one edge of weight 1 per pair "
+                  f"(weight=None; a dpgraph graph has one edge per pair)")
         G, weight = H, "w"
     A = nx.to_scipy_sparse_array(G, nodelist=labels, weight=weight, dtype=np.float64, format="csr")
     if G.is_directed():
@@ -608,6 +613,8 @@ def _as_graph_data(G, *, weight, symmetrize, duplicates, labels) -> GraphData:
     if isinstance(G, (str, bytes)):
         raise TypeError("as_graph_data got a string; to read a file use dpgraph.read_graph(path)")
     if isinstance(G, Iterable):
+        if weight is None:  # every listed pair is an edge of weight 1, whatever its w (0 too)
+            G = (t[:2] if isinstance(t, (tuple, list)) and len(t) == 3 else t for t in G)
         return from_edges(G, duplicates=duplicates, directed=symmetrize is not None,
                           symmetrize=symmetrize)
     raise TypeError(

@@ -433,3 +433,25 @@ def test_what_sample_returns_converts_with_its_labels():
     pg = dpgraph.privatize(G, epsilon=1.0, delta=1e-6, weight=None, rng=0)
     S2 = pg.sample(rng=2)
     assert set(S2.to_networkx().nodes) == set(G.nodes)
+
+
+def test_weight_none_gives_the_same_graph_from_networkx_and_from_tuples():
+    """weight=None: every listed edge has weight 1, whatever its data, from every input type
+    (a (u, v, 0) tuple used to be dropped where the NetworkX edge with weight 0 was kept)."""
+    G = nx.Graph()
+    G.add_edge(0, 1, weight=0.0)
+    G.add_edge(1, 2, weight=float("nan"))
+    G.add_edge(2, 3, weight=0.5)
+    tuples = [(0, 1, 0.0), (1, 2, float("nan")), (2, 3, 0.5)]
+    a, b = as_graph_data(G, weight=None), as_graph_data(tuples, weight=None)
+    assert a.m == b.m == 3 and a.labels == b.labels
+    assert (a.weights != b.weights).nnz == 0
+
+
+def test_weight_none_on_a_multigraph_says_that_parallel_edges_merge():
+    with pytest.warns(GraphInputWarning, match="1 parallel edge"):
+        data = as_graph_data(nx.MultiGraph([(0, 1), (0, 1), (1, 2)]), weight=None)
+    assert data.m == 2 and data.is_unweighted
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        as_graph_data(nx.MultiGraph([(0, 1), (1, 2)]), weight=None)

@@ -9,7 +9,7 @@ import pytest
 
 import dpgraph
 from dpgraph.cli.app import main
-from dpgraph.graph import as_graph_data, unweighted
+from dpgraph.graph import GraphInputWarning, as_graph_data, unweighted
 from dpgraph.privacy import PrivacyLedger, flip_probability, randomized_response
 from dpgraph.release.privatize import default_rank
 
@@ -23,8 +23,9 @@ def test_weight_none_reads_every_edge_as_one():
     assert data.is_unweighted and data.m == G.number_of_edges()
     assert as_graph_data(G).weights.data.max() == 7  # the default still reads 'weight'
     M = nx.MultiGraph([(0, 1), (0, 1), (1, 2)])
-    assert as_graph_data(M, weight=None).weights.toarray().tolist() == \
-        nx.to_numpy_array(nx.Graph(M), weight=None).tolist()
+    with pytest.warns(GraphInputWarning, match="parallel edge"):
+        merged = as_graph_data(M, weight=None)
+    assert merged.weights.toarray().tolist() == nx.to_numpy_array(nx.Graph(M), weight=None).tolist()
     g = ig.Graph([(0, 1), (1, 2)])
     g.es["weight"] = [3.0, 5.0]
     assert as_graph_data(g, weight=None).is_unweighted
