@@ -346,6 +346,7 @@ def _parse_pajek(path, weight):
     index: dict = {}           # label -> node number (NetworkX's node order)
     ids: dict = {}             # vertex id -> label
     rows, cols, vals, where = [], [], [], []
+    new_vertices: list = []    # edge lines naming an undeclared vertex
     directed = False
 
     def node(label):
@@ -391,6 +392,8 @@ def _parse_pajek(path, weight):
                 if len(tokens) < 2:
                     continue
                 u, v = ids.get(tokens[0], tokens[0]), ids.get(tokens[1], tokens[1])
+                if ids and (u not in index or v not in index):
+                    new_vertices.append(number)
                 w = 1.0
                 if weight == "weight" and len(tokens) > 2:
                     try:
@@ -410,6 +413,11 @@ def _parse_pajek(path, weight):
                 cols.append(node(v))
                 vals.append(1.0 if weight is None else w)
                 where.append(number)
+            if new_vertices:
+                warnings.warn(f"{path}: {len(new_vertices)} edge line(s) (first: line "
+                              f"{new_vertices[0]}) name a vertex that is neither a *Vertices id "
+                              f"nor a label; each such token became a new vertex, as "
+                              f"networkx.read_pajek does", GraphInputWarning, stacklevel=4)
             break
         elif low.startswith("*matrix"):
             directed = True
