@@ -41,6 +41,7 @@ True
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -211,7 +212,8 @@ def _finalize(matrix, labels: Sequence[Hashable], *, source: str) -> GraphData:
         raise ValueError(f"{source} has no nodes: dpgraph needs a graph with at least one node")
     W.sum_duplicates()
     if not np.all(np.isfinite(W.data)):
-        bad = int(np.count_nonzero(~np.isfinite(W.data)))
+        C = W.tocoo()  # symmetric: count each pair once
+        bad = int(np.count_nonzero(~np.isfinite(C.data) & (C.row <= C.col)))
         raise ValueError(f"{source} has {bad} non-finite edge weight(s) (NaN or inf)")
     C = W.tocoo()
     on_diag = C.row == C.col
@@ -473,6 +475,17 @@ def _weighted_edges(G, weight: str | None):
     return G.edges(data=weight, default=1.0)
 
 
+def _check_networkx_weights(G, weight: str, source: str) -> None:
+    """Refuse, naming the edge, a ``weight`` attribute that is not a real number (None, a
+    string, a list, a complex number): NumPy would turn ``"0.5"`` into 0.5 silently and fail on
+    ``"abc"`` without naming the edge."""
+    for u, v, w in G.edges(data=weight, default=1.0):
+        if not isinstance(w, numbers.Real):
+            raise ValueError(f"{source}: edge ({u!r}, {v!r}) has {weight}={w!r}, which is not a "
+                             f"real number; fix it, or pass weight=None to read every edge as "
+                             f"weight 1")
+
+
 def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphData:
     import networkx as nx
 
@@ -480,6 +493,8 @@ def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphDat
     source = f"networkx.{type(G).__name__}"
     if not labels:
         raise ValueError(f"{source} has no nodes: dpgraph needs a graph with at least one node")
+    if weight is not None:
+        _check_networkx_weights(G, weight, source)
     if G.is_multigraph():
         if duplicates == "error":
             raise ValueError(f"{source} is a multigraph; pass duplicates='sum' or 'max'")
