@@ -300,3 +300,16 @@ def test_pajek_edge_to_an_undeclared_vertex_is_announced(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert read_graph(path).m == 2
+
+
+@pytest.mark.parametrize("name, text, line", [
+    ("w.txt", "0 1 0.5\n1 2 nan\n2 3 1e400\n", 2),
+    ("w.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 0.5\n3 2 nan\n", 4),
+    ("w.gset", "3 2\n1 2 0.5\n2 3 inf\n", 3),
+])
+def test_non_finite_weight_names_its_line(tmp_path, name, text, line):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(GraphFormatError, match="non-finite") as err:
+        read_graph(path)
+    assert err.value.line == line

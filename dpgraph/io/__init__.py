@@ -59,7 +59,7 @@ from pathlib import Path
 from dpgraph.graph import GraphData, as_graph_data, unweighted
 from dpgraph.io import library as _lib
 from dpgraph.io import text as _text
-from dpgraph.io.base import GraphFormatError, open_text
+from dpgraph.io.base import GraphFormatError, nonfinite_weight_error, open_text
 
 __all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "output_format",
            "check_labels_storable", "GraphFormatError", "FORMATS"]
@@ -239,8 +239,21 @@ def read_graph(path, format: str | None = None, **kw) -> GraphData:
         drop_weights = "weight" in kw and kw["weight"] is None
         if drop_weights and "weight" not in inspect.signature(reader).parameters:
             kw.pop("weight")  # a format whose reader has no attribute to choose: read, then drop
-        data = reader(path, **kw)
+        try:
+            data = reader(path, **kw)
+        except GraphFormatError:
+            raise
+        except ValueError as exc:  # from_coo saw a non-finite weight: find its line
+            located = nonfinite_weight_error(path, **_WEIGHT_COLUMN[fmt]) \
+                if "non-finite edge weight" in str(exc) and fmt in _WEIGHT_COLUMN else None
+            if located is None:
+                raise
+            raise located from None
         return unweighted(data) if drop_weights else data
+
+
+# where the text formats keep an edge's weight: its token (0-based) and the first body line
+_WEIGHT_COLUMN = {"snap": {"column": 2}, "gset": {"column": 2, "start": 2}}
 
 
 @contextlib.contextmanager

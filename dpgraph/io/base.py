@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import math
 import warnings
 from collections.abc import Callable, Iterator
 
@@ -20,6 +21,7 @@ import numpy as np
 from dpgraph.memory import InsufficientMemoryError
 
 __all__ = ["GraphFormatError", "HeaderTooLargeError", "open_text", "is_gzip", "scan_lines",
+           "nonfinite_weight_error",
            "simple_delimiter", "arrow_edge_options",
            "load_table", "check_node_count", "BYTES_PER_NODE", "BYTES_PER_EDGE", "AsciiStream"]
 
@@ -143,6 +145,24 @@ def scan_lines(path, start: int = 1) -> Iterator[tuple[int, str]]:
 def is_skippable(line: str, comments: tuple[str, ...]) -> bool:
     s = line.strip()
     return not s or s.startswith(comments)
+
+
+def nonfinite_weight_error(path, column: int = 2, start: int = 1,
+                           comments: tuple[str, ...] = ("#", "%")) -> GraphFormatError | None:
+    """The :class:`GraphFormatError` naming the first line from ``start`` on whose token
+    ``column`` (0-based) reads as a non-finite number (``nan``, ``inf``, ``1e400``), or None.
+    A second pass, run only after a reader found a non-finite weight without its line."""
+    for number, line in scan_lines(path, start):
+        tokens = strip_comment(line, comments).split()
+        if len(tokens) > column:
+            try:
+                value = float(tokens[column])
+            except ValueError:
+                continue
+            if not math.isfinite(value):
+                return GraphFormatError(path, number, line, "a finite edge weight",
+                                        problem="a non-finite weight (NaN or inf)")
+    return None
 
 
 def strip_comment(line: str, comments: tuple[str, ...]) -> str:

@@ -20,7 +20,7 @@ from dpgraph.graph import (DuplicateEdgeWarning, GraphData, GraphInputWarning, a
                            check_duplicates, duplicates_message, from_coo, from_matrix,
                            to_networkx)
 from dpgraph.io.base import (GraphFormatError, check_node_count, check_tokens, is_gzip, load_table,
-                    open_text, row_line, scan_lines)
+                             nonfinite_weight_error, open_text, row_line, scan_lines)
 from dpgraph.io.text import weight_column, write_columns
 
 
@@ -158,6 +158,10 @@ def read_mtx(path, *, symmetrize: str | None = None, duplicates: str = "max") ->
                 raise GraphFormatError(path, None, None, "each entry once, or duplicates='max' "
                                        "or 'sum'", problem=str(exc).replace(
                                            str(path), "the file", 1)) from None
+            if "non-finite edge weight" in str(exc):
+                raise (nonfinite_weight_error(path, column=2, start=2, comments=("%",))
+                       or GraphFormatError(path, None, None, "finite values",
+                                           problem="a non-finite value (NaN or inf)")) from None
             raise GraphFormatError(path, 1, first.rstrip("\r\n"), "a symmetric matrix, or "
                                    "symmetrize='max', 'sum' or 'mean'", problem=str(exc)) from None
     else:  # dense "array" layout: one number per line, checked before scipy reads it
