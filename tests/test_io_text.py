@@ -325,3 +325,18 @@ def test_reader_works_without_pyarrow(tmp_path, monkeypatch):
     path.write_text("1 2\n2 3\n")
     g = read_graph(path)
     assert g.labels == (1, 2, 3) and g.m == 2
+
+
+def test_snap_header_counts_the_isolated_nodes_it_cannot_list(tmp_path):
+    import warnings
+
+    from dpgraph.graph import from_edges
+    from dpgraph.io import write_graph
+
+    path = tmp_path / "g.txt"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        write_graph(from_edges([("a", "b")], nodes=["a", "b", "c", "d"]), path)
+    assert any("2 isolated" in str(w.message) for w in caught)
+    assert path.read_text().splitlines()[0] == \
+        "# Undirected graph: 4 nodes (2 isolated, not listed), 1 edges (written by dpgraph)"

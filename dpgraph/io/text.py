@@ -339,7 +339,8 @@ def write_snap(data: GraphData, f) -> None:
     if isolated:
         warnings.warn(f"a SNAP edge list cannot store the {isolated} isolated node(s); they are "
                       f"not written", GraphInputWarning, stacklevel=3)
-    f.write(f"# Undirected graph: {data.n} nodes, {data.m} edges (written by dpgraph)\n")
+    unlisted = f" ({isolated} isolated, not listed)" if isolated else ""
+    f.write(f"# Undirected graph: {data.n} nodes{unlisted}, {data.m} edges (written by dpgraph)\n")
     cols = [names[i].tolist(), names[j].tolist()]
     if not data.is_unweighted:
         cols.append(weight_column(w))
