@@ -2,6 +2,7 @@
 honour --quiet, synth's output formats and --delta note, info -q, the partition in --json,
 the max2csp command and progress output. Each check runs the real command in a subprocess."""
 
+import contextlib
 import io
 import json
 import os
@@ -34,6 +35,26 @@ def test_errors_name_the_command_options_not_python_arguments(tmp_path):
     code, _, err = dpgraph_cmd("maxcut", heavy, *SEEDED)
     assert code == 2, err
     assert "--unweighted" in err and "weight=None" not in err
+
+
+def test_option_errors_name_the_option(tmp_path, capsys):
+    """In-process (argparse and the option checks, nothing is run): the option at fault, not
+    the Python argument behind it."""
+    from dpgraph.cli.app import main
+
+    for argv, message in [
+            (["maxcut", "karate", "--epsilon", "1", "--delta", "1e-6", "--seed", "-1"],
+             "argument --seed: must be a non-negative integer, got -1"),
+            (["max2csp", "x.csp", "--epsilon", "1", "--seed", "abc"],
+             "argument --seed: must be a non-negative integer, got 'abc'"),
+            (["bench", "karate", "--epsilons", ""], "--epsilons must list at least one number"),
+            (["bench", "karate", "--epsilons", "1", "--methods", ","],
+             "--methods must list at least one method"),
+            (["bench", "karate", "--epsilons", "1", "--plot", str(tmp_path / "no" / "x.png")],
+             "cannot write --plot")]:
+        with pytest.raises(SystemExit) if "argument" in message else contextlib.nullcontext():
+            assert main(argv) == 2
+        assert message in capsys.readouterr().err, argv
 
 
 def test_memory_refusal_names_the_limit_the_route_option_and_no_zero_edge_count():

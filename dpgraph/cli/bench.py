@@ -52,7 +52,11 @@ def _parse_options(args) -> tuple:
     except ValueError:
         raise ValueError(f"--epsilons must be comma-separated numbers, "
                          f"got {args.epsilons!r}") from None
+    if not epsilons:
+        raise ValueError(f"--epsilons must list at least one number, got {args.epsilons!r}")
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    if not methods:
+        raise ValueError(f"--methods must list at least one method, got {args.methods!r}")
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
     return epsilons, methods
@@ -64,7 +68,7 @@ def _check_plot(args) -> None:
     after minutes of runs)."""
     if args.plot is None:
         return
-    check_out_folder(args.plot)
+    check_out_folder(args.plot, option="--plot")
     try:
         import matplotlib  # noqa: F401
     except ImportError:

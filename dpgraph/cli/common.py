@@ -7,6 +7,7 @@ Imports nothing from the command modules; they import from here.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import sys
@@ -17,7 +18,7 @@ __all__ = ["formats", "add_quiet_argument", "add_unweighted_argument", "add_json
            "add_duplicates_argument",
            "add_graph_argument", "add_privacy_arguments", "is_edge_files", "load_input",
            "load_graph", "dask_session", "check_out_folder", "print_reproducible",
-           "print_release_notes", "print_ledger"]
+           "print_release_notes", "print_ledger", "seed_argument"]
 
 
 # ----------------------------------------------------------------------------- arguments
@@ -92,7 +93,7 @@ def add_privacy_arguments(p, *, rank=True, delta_required=True, delta_help: str 
                            f"rank of the private low-rank estimate (default {DEFAULT_RANK}; "
                            f"2 on the matrix-free route; capped at n - 2 on graphs with fewer "
                            f"than {DEFAULT_RANK + 2} nodes)"))
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=seed_argument, default=None,
                    help="TESTING ONLY: seed the noise so runs repeat. A seeded release is NOT "
                         "private (anyone with the seed can remove the noise); the output says "
                         "'reproducible noise: not a private release'. Default: a "
@@ -220,15 +221,26 @@ def dask_session(args):
             yield client
 
 
-def check_out_folder(out: str | None) -> None:
-    """Refuse an ``--out`` file whose folder is missing or not writable, before any budget is
-    spent."""
+def check_out_folder(out: str | None, option: str = "--out") -> None:
+    """Refuse an output file (given by ``option``) whose folder is missing or not writable,
+    before any budget is spent."""
     if not out:
         return
     folder = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-        raise FileNotFoundError(f"cannot write --out {out!r}: directory {folder!r} "
+        raise FileNotFoundError(f"cannot write {option} {out!r}: directory {folder!r} "
                                 f"does not exist or is not writable")
+
+
+def seed_argument(text: str) -> int:
+    """``--seed``: a non-negative integer (argparse reports anything else with the option)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
+    return value
 
 
 # ----------------------------------------------------------------------------- output

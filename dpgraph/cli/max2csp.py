@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 
 from dpgraph.cli.common import (add_json_argument, add_quiet_argument, add_unweighted_argument,
-                                check_out_folder, formats, print_ledger, print_reproducible)
+                                check_out_folder, formats, print_ledger, print_reproducible,
+                                seed_argument)
 from dpgraph.cli.errors import show_notes
 from dpgraph.cli.output import csp_document, dumps
 from dpgraph.cli.text import interval, number
@@ -74,7 +75,7 @@ def add_max2csp_parser(subparsers):
                         "constraint, the release's group-privacy factor (default q*q; "
                         "max-k-cut uses k*(k-1), Max-2-SAT 3). The local route's noise does "
                         "not depend on it: given there, a note on stderr says so")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=seed_argument, default=None,
                    help="TESTING ONLY: seed the noise so runs repeat (NOT a private release)")
     p.add_argument("-o", "--out", default=None,
                    help="write the assignment as 'variable<TAB>value' lines (checked before "
