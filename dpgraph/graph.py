@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -627,6 +627,10 @@ def _as_graph_data(G, *, weight, symmetrize, duplicates, labels) -> GraphData:
         return from_matrix(G, labels, symmetrize=symmetrize)
     if isinstance(G, (str, bytes)):
         raise TypeError("as_graph_data got a string; to read a file use dpgraph.read_graph(path)")
+    if isinstance(G, Mapping):
+        raise TypeError("as_graph_data got a dict: iterating it gives its keys, not edges; for a "
+                        "dict of dicts or of lists pass networkx.Graph(d), for edges a list of "
+                        "(u, v[, w]) tuples")
     if isinstance(G, Iterable):
         if weight is None:  # every listed pair is an edge of weight 1, whatever its w (0 too)
             G = (t[:2] if isinstance(t, (tuple, list)) and len(t) == 3 else t for t in G)

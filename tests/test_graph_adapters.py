@@ -471,3 +471,8 @@ def test_one_non_finite_edge_is_counted_once():
     G[0][1]["weight"] = float("nan")
     with pytest.raises(ValueError, match="has 1 non-finite"):
         as_graph_data(G)
+
+
+def test_a_dict_is_refused_with_the_networkx_spelling():
+    with pytest.raises(TypeError, match=r"networkx.Graph\(d\)"):
+        as_graph_data({0: {1: {}}})

@@ -133,6 +133,8 @@ def test_max_2csp_release_and_ledger():
     (dict(epsilon=1, delta=1e-6, rank=0), "rank"),
     (dict(epsilon=1, delta=1e-6, relation_size=0), "relation_size"),
     (dict(epsilon=1, delta=1e-6, estimate_share=0.6, select_share=0.5), "share"),
+    (dict(epsilon=1, delta=1e-6, privatize_options={"route": "bogus"}),
+     "route='bogus' is not one of"),
 ])
 def test_bad_arguments(bad, match):
     inst = CSPInstance(5, 2, [(0, 1, {(0, 1)}, 1.0), (1, 2, {(1, 0)}, 1.0)])

@@ -354,6 +354,8 @@ def _check_dense_release(N: int, rank: int, privatize_options: dict | None) -> N
     from dpgraph.release.routes import check_memory, route_module
 
     route = (privatize_options or {}).get("route")
+    if route is not None and route not in route_names():
+        route_spec(route)  # names the routes there are
     if route not in route_names() or not route_spec(route).dense:
         raise ValueError(f"max_2csp solves the label-extended graph's dense n q x n q objective; "
                          f"privatize_options route={route!r} does not release one: leave the "
