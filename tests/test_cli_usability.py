@@ -42,6 +42,8 @@ def test_option_errors_name_the_option(tmp_path, capsys):
     the Python argument behind it."""
     from dpgraph.cli.app import main
 
+    heavy = tmp_path / "heavy.wcnf"  # a clause weight max_2csp refuses
+    heavy.write_text("p wcnf 3 2\n0.5 1 -2 0\n2 2 3 0\n")
     for argv, message in [
             (["maxcut", "karate", "--epsilon", "1", "--delta", "1e-6", "--seed", "-1"],
              "argument --seed: must be a non-negative integer, got -1"),
@@ -51,7 +53,9 @@ def test_option_errors_name_the_option(tmp_path, capsys):
             (["bench", "karate", "--epsilons", "1", "--methods", ","],
              "--methods must list at least one method"),
             (["bench", "karate", "--epsilons", "1", "--plot", str(tmp_path / "no" / "x.png")],
-             "cannot write --plot")]:
+             "cannot write --plot"),
+            (["max2csp", str(heavy), "--epsilon", "1", "--delta", "1e-6"],
+             f"{heavy}: constraint #1 has weight 2")]:
         with pytest.raises(SystemExit) if "argument" in message else contextlib.nullcontext():
             assert main(argv) == 2
         assert message in capsys.readouterr().err, argv

@@ -90,7 +90,10 @@ def test_max_2sat_values_match_brute_force(tmp_path, style):
     ("h 1 2 0\n", "wcnf", "line 1: hard clause"),
     ("p wcnf 3 1 10\n-1 1 2 0\n", "wcnf", "line 2: clause weight -1"),
     ("p wcnf 3\n", "wcnf", "line 1: expected 'p wcnf"),
-    ("p csp 2 2 1\nc 0 1 1.0 0,2\n", "csp", "outside"),
+    ("p csp 2 2 1\nc 0 1 1.0 0,2\n", "csp", "line 2: constraint relation pair .* outside"),
+    ("p csp 3 2 2\nc 0 1 1 0,1\n# a comment\nc 0 5 1 0,1\n", "csp",
+     "line 4: constraint variable 5 is outside"),
+    ("p csp 3 2 1\nc 1 1 1 0,1\n", "csp", "line 2: constraint relates variable 1 to itself"),
     ("p csp 2 2 1\nc 0 1 x 0,1\n", "csp", "line 2"),
 ])
 def test_malformed_files_name_the_line(tmp_path, text, fmt, match):

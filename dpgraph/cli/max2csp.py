@@ -167,9 +167,14 @@ def cmd_max2csp(args) -> int:
     report(f"read {source} ({fmt}): {inst.n:,} variables over {inst.q} values; "
            f"privatizing and solving")
     size = args.relation_size if args.relation_size is not None else default_size
-    res = max_2csp(inst, epsilon=args.epsilon, delta=args.delta, rng=args.seed,
-                   relation_size=size, rank=args.rank,
-                   privatize_options=None if args.route == "auto" else {"route": args.route})
+    try:
+        res = max_2csp(inst, epsilon=args.epsilon, delta=args.delta, rng=args.seed,
+                       relation_size=size, rank=args.rank,
+                       privatize_options=None if args.route == "auto" else {"route": args.route})
+    except ValueError as exc:  # a constraint max_2csp refuses: name the file it came from
+        if str(exc).startswith("constraint #"):
+            raise ValueError(f"{source}: {exc}") from None
+        raise
     values = [int(res.assignment[i]) for i in range(inst.n)]
     notes = unused_options(args, res.diagnostics.get("route"))
     show_notes(notes, quiet=args.quiet)

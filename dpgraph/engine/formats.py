@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 
 import numpy as np
 
@@ -296,7 +297,7 @@ def read_csp(path, format: str | None = None, *, k: int | None = None,
     if format in ("cnf", "wcnf"):
         return read_wcnf(path, format=format)
     header = None
-    cons = []
+    cons, lines = [], []  # the constraints and their line numbers
     with open(path, "rb") as f:
         for lineno, raw in _decoded_lines(f, path):
             line = raw.split("#", 1)[0].strip()
@@ -326,6 +327,7 @@ def read_csp(path, format: str | None = None, *, k: int | None = None,
                 if any(len(p) != 2 for p in pairs):
                     raise ValueError(f"{where}: relation pairs must be written a,b")
                 cons.append((i, j, pairs, w))
+                lines.append(lineno)
             else:
                 raise ValueError(f"{where}: lines start with 'p' or 'c', got {tok[0]!r}")
     if header is None:
@@ -336,4 +338,13 @@ def read_csp(path, format: str | None = None, *, k: int | None = None,
     try:
         return CSPInstance(n, q, cons)
     except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+        raise ValueError(_at_constraint_line(path, str(exc), lines)) from None
+
+
+def _at_constraint_line(path, message: str, lines: list) -> str:
+    """``message`` about ``constraint #k`` (CSPInstance's validation) as ``path, line L: ...``
+    with the line that constraint came from."""
+    found = re.match(r"constraint #(\d+)(?::)? ?(.*)", message, flags=re.S)
+    if found and int(found.group(1)) < len(lines):
+        return f"{path}, line {lines[int(found.group(1))]}: constraint {found.group(2)}"
+    return f"{path}: {message}"
