@@ -163,7 +163,9 @@ def read_mtx(path, *, symmetrize: str | None = None, duplicates: str = "max") ->
                        or GraphFormatError(path, None, None, "finite values",
                                            problem="a non-finite value (NaN or inf)")) from None
             raise GraphFormatError(path, 1, first.rstrip("\r\n"), "a symmetric matrix, or "
-                                   "symmetrize='max', 'sum' or 'mean'", problem=str(exc)) from None
+                                   "symmetrize='max', 'sum' or 'mean'",
+                                   problem=str(exc).split(";")[0].replace(
+                                       str(path), "the matrix", 1)) from None
     else:  # dense "array" layout: one number per line, checked before scipy reads it
         packed = {"symmetric": int(rows) * (int(rows) + 1) // 2,
                   "skew-symmetric": int(rows) * (int(rows) - 1) // 2}

@@ -496,7 +496,8 @@ def read_metis(path, *, symmetrize: str | None = None, duplicates: str = "max") 
             vertex += 1
     if vertex < n:
         raise GraphFormatError(path, hnum, header, f"{n} vertex lines after the header",
-                               problem=f"the file has only {vertex} (is it truncated?)")
+                               problem=f"the file has only {vertex} vertex line(s) (is it "
+                                       f"truncated?)")
     r = np.frombuffer(rows, dtype=np.int64)
     c = np.frombuffer(cols, dtype=np.int64)
     w = np.frombuffer(vals, dtype=np.float64)
