@@ -313,3 +313,17 @@ def test_non_finite_weight_names_its_line(tmp_path, name, text, line):
     with pytest.raises(GraphFormatError, match="non-finite") as err:
         read_graph(path)
     assert err.value.line == line
+
+
+@pytest.mark.parametrize("text, line", [
+    ("a b\nc\n", 2),                 # networkx.read_edgelist skipped it silently
+    ("0 1\n1 x y z\n", 2),           # raised TypeError without a line
+    ("a b 1\nc d x\n", 2),
+    ("a b {'weight': 1}\nc d 2\n", 2),
+])
+def test_edgelist_lines_networkx_would_drop_or_misread_name_their_line(tmp_path, text, line):
+    path = tmp_path / "e.edgelist"
+    path.write_text(text)
+    with pytest.raises(GraphFormatError) as err:
+        read_graph(path, format="edgelist")
+    assert err.value.line == line

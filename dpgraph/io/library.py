@@ -496,6 +496,7 @@ def read_nx_edgelist(path, *, symmetrize=None, duplicates="max", weight="weight"
         data = ((weight, float),)
     else:
         data = True
+    _check_edgelist_lines(path, numeric=data is not True)
 
     def reader(f):
         # a multigraph keeps every line (a plain Graph would keep the last of a repeated pair)
@@ -504,6 +505,30 @@ def read_nx_edgelist(path, *, symmetrize=None, duplicates="max", weight="weight"
 
     return _nx_read(path, reader, "edge lines 'u v' or 'u v {attributes}'",
                     symmetrize=symmetrize, duplicates=duplicates, weight=weight)
+
+
+def _check_edgelist_lines(path, *, numeric: bool) -> None:
+    """Refuse, with its line, what :func:`networkx.read_edgelist` would drop silently (a line
+    with one token) or fail on without a line number: a third field that is not one number
+    (``numeric``: the file's first edge line has ``u v w``) or not a ``{...}`` dict."""
+    expected = "'u v w' lines (one number after the pair)" if numeric else \
+        "'u v' or 'u v {attributes}' lines"
+    for number, line in scan_lines(path):
+        body = line.split("#", 1)[0].strip()
+        if not body:
+            continue
+        tokens = body.split(None, 2)
+        if len(tokens) < 2:
+            raise GraphFormatError(path, number, line, expected, problem="one token on the line")
+        if len(tokens) == 3:
+            rest = tokens[2].strip()
+            if numeric:
+                try:
+                    float(rest)
+                except ValueError:
+                    raise GraphFormatError(path, number, line, expected) from None
+            elif not (rest.startswith("{") and rest.endswith("}")):
+                raise GraphFormatError(path, number, line, expected)
 
 
 def write_graphml(data, f):
