@@ -477,9 +477,16 @@ def _weighted_edges(G, weight: str | None):
 
 def _check_networkx_weights(G, weight: str, source: str) -> None:
     """Refuse, naming the edge, a ``weight`` attribute that is not a real number (None, a
-    string, a list, a complex number): NumPy would turn ``"0.5"`` into 0.5 silently and fail on
-    ``"abc"`` without naming the edge."""
+    list, a complex number, a string that does not spell one): NumPy would fail on ``"abc"``
+    without naming the edge. A numeric string (``networkx.read_pajek`` and GraphML files
+    without key types give ``"7"``) is read as its number, as NumPy reads it."""
     for u, v, w in G.edges(data=weight, default=1.0):
+        if isinstance(w, str):
+            try:
+                float(w)
+                continue
+            except ValueError:
+                pass
         if not isinstance(w, numbers.Real):
             raise ValueError(f"{source}: edge ({u!r}, {v!r}) has {weight}={w!r}, which is not a "
                              f"real number; fix it, or pass weight=None to read every edge as "
