@@ -70,6 +70,14 @@ def test_private_graph_repr_without_a_gap_says_no_reason():
     assert "[" not in r.split("spent=")[1]
 
 
+def test_local_private_graph_repr_is_one_line_without_arrays():
+    # its dataclass repr printed every label and released degree (about 4 KB on karate)
+    pg = dpgraph.privatize(_karate(), epsilon=1.0, delta=1e-6, weight=None, rng=0, route="local")
+    r = repr(pg)
+    assert r.startswith("LocalPrivateGraph(n=34, route='local'") and "array" not in r
+    assert len(r) < 400 and "\n" not in r
+
+
 def test_private_csp_repr_says_what_the_local_route_did_not_use():
     inst = max_k_cut_instance(_karate(), 3)
     r = repr(dpgraph.max_2csp(inst, epsilon=2.0, delta=1e-6, rank=2, relation_size=6, rng=0))

@@ -251,7 +251,7 @@ class PrivateGraph:
                                                    if self.rank == self.n - 2 else "")
 
     def __repr__(self) -> str:
-        return (f"PrivateGraph(n={self.n}, route={self.diagnostics.get('route')!r}, "
+        return (f"{type(self).__name__}(n={self.n}, route={self.diagnostics.get('route')!r}, "
                 f"{self.rank_text()}, {spent_text(self.ledger, self.diagnostics.get('unspent'))}, "
                 f"halted={self.halted}{reproducible_tag(self.ledger)})")
 

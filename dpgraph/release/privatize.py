@@ -125,7 +125,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         Take the halting branch before the projector step when the released gap and coherence
         bounds predict projector noise of spectral norm above this (default 0.5; the
         projector's eigengap is 1), since the projector would then carry no signal.
-    route : {"auto", "pca", "randomized-response", "matrix-free"}
+    route : {"auto", "pca", "randomized-response", "matrix-free", "local"}
         ``"auto"`` (with the randomized-response fallback; weighted graphs the same way,
         docs/privacy.md 4.12) first releases the total edge weight with ``screen_share`` of
         the budget and predicts from it whether the PCA's private gap test can pass at this
@@ -135,6 +135,11 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         in memory, ``"auto"`` takes ``"matrix-free"``. ``"pca"`` always runs the PCA (with its
         fallback); ``"randomized-response"`` never does; a dense route that would not fit is
         refused before allocating (:class:`~dpgraph.release.routes.InsufficientMemoryError`).
+        ``"local"`` (pure epsilon-DP) releases the degree-ordered local route of
+        :func:`dpgraph.max_cut`: noisy degrees (5% of its epsilon) and private sides, built for
+        the cut; its synthetic exports rest on those degrees and are very noisy on small graphs
+        (karate at epsilon 1: samples of 0 to 164 edges for 78). For a synthetic graph use
+        :func:`dpgraph.release_synthetic`.
     screen_share : float
         Fraction of epsilon for the screening edge count (``route="auto"``; Laplace, pure DP).
     rr_postprocess : {"posterior-degree", "posterior-lowrank-<k>", "box", "low-rank"}

@@ -501,7 +501,7 @@ def balance_sides(x: np.ndarray, confidence: np.ndarray) -> np.ndarray:
     return x
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)  # PrivateGraph's one-line repr, not every array
 class LocalPrivateGraph(PrivateGraph):
     """:func:`dpgraph.privatize`'s release on the local route: released degrees and sides.
 
