@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from dpgraph.graph import GraphData, from_matrix, to_igraph, to_networkx
 from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag, spent_text
 
-__all__ = ["PrivateGraph", "DEFAULT_RANK"]
+__all__ = ["PrivateGraph", "DEFAULT_RANK", "edge_budget"]
 
 DEFAULT_RANK = 8
 
@@ -168,7 +168,7 @@ class PrivateGraph:
         if min_weight > 0:
             W[W <= min_weight] = 0.0
         if max_edges is not None:
-            W = _keep_heaviest(W, _edge_budget(max_edges))
+            W = _keep_heaviest(W, edge_budget(max_edges))
         return from_matrix(sp.csr_array(W), self.labels, source="synthetic graph")
 
     def to_scipy(self, *, min_weight: float = 0.0, max_edges: int | None = None) -> sp.csr_array:
@@ -257,7 +257,7 @@ class PrivateGraph:
 
 
 
-def _edge_budget(max_edges) -> int:
+def edge_budget(max_edges) -> int:
     """``max_edges`` as an int, refusing a fraction or a bool (``max_edges=1.5`` used to keep
     one pair silently)."""
     if isinstance(max_edges, bool) or not isinstance(max_edges, (int, np.integer, float)) \
