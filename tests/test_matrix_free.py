@@ -373,3 +373,23 @@ def test_sample_does_not_depend_on_the_task_size(monkeypatch):
         fr.append((np.mean([g.m for g in G]), np.mean([cut_value(g, side) / g.m for g in G])))
     assert abs(fr[0][0] - fr[1][0]) <= 0.01 * fr[1][0]
     assert abs(fr[0][1] - fr[1][1]) <= 0.01
+
+
+@pytest.mark.parametrize("noise", ["continuous", "discrete"])
+def test_a_delta_too_large_is_refused_before_any_draw(noise):
+    """At a large delta the itemized accounting of a prefix of the releases (its share of delta
+    only) overruns epsilon: refused before anything is charged or drawn (it failed at the
+    first power step, after the degrees were drawn)."""
+    import networkx as nx
+
+    G = nx.Graph(nx.karate_club_graph().edges())
+    data = dpgraph.graph.as_graph_data(G)
+    led = PrivacyLedger(epsilon=1.0, delta=0.5)
+    with pytest.raises(ValueError, match="delta=0.5 is too large for the matrix-free route"):
+        release_matrix_free(data, epsilon=1.0, delta=0.5, rank=2, ledger=led, rng=0, noise=noise)
+    assert led.spent == (0.0, 0.0) and not led.entries
+    with pytest.raises(ValueError, match="too large"):
+        dpgraph.max_cut(G, epsilon=1.0, delta=0.5, route="matrix-free", rng=1)
+    led = PrivacyLedger(epsilon=1.0, delta=1e-3)  # the usual range composes
+    release_matrix_free(data, epsilon=1.0, delta=1e-3, rank=2, ledger=led, rng=0, noise=noise)
+    assert led.spent[0] <= 1.0

@@ -49,7 +49,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpgraph.graph import GraphData
-from dpgraph.privacy import PrivacyLedger, approx_dp_to_zcdp_rho, gaussian_noise, make_rng, zcdp_to_approx_dp
+from dpgraph.privacy import (PrivacyBudgetError, PrivacyLedger, approx_dp_to_zcdp_rho, gaussian_noise,
+                             make_rng, zcdp_to_approx_dp)
 from dpgraph.privacy.calibration import gdp_epsilon, gdp_mu
 from dpgraph.privacy.noise import discrete_gaussian_noise
 from dpgraph.privacy.transcript import record
@@ -302,6 +303,7 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
         raise ValueError(f"noise must be 'continuous' or 'discrete', got {noise!r}")
     budget = _split_budget(epsilon, delta, opts.steps, opts.degree_share, opts.core_share,
                            opts.final_steps, opts.final_weight, noise)
+    _check_itemization(epsilon, delta, budget, noise == "discrete")
     out = _Releases(ledger, epsilon, delta, budget, noise, gen)
     # 1. private degrees (sensitivity sqrt 2: docs 4.1, 5.1), public normalizer
     d_hat, sigma_d = out.gaussian(np.asarray(data.degrees, dtype=np.float64), math.sqrt(2.0),
@@ -380,6 +382,30 @@ def _logger(progress: bool):
         else:
             report(f"matrix-free: {msg}")
     return log
+
+
+def _check_itemization(epsilon: float, delta: float, budget: _Budget, discrete: bool) -> None:
+    """Refuse, before anything is charged or drawn, a ``delta`` so large that the itemized
+    ledger of the releases (degrees, power steps, core, in that order: :class:`_Releases`)
+    would overrun ``epsilon`` part way: at a large delta the total ``mu`` is large, and a
+    prefix of the releases holds only its share of delta, at which its ``mu`` is worth more
+    epsilon than the whole (karate at epsilon 1, delta 0.5 failed at the first power step,
+    after the degrees were drawn)."""
+    scratch = PrivacyLedger(epsilon=epsilon, delta=delta,
+                            accounting="zcdp" if discrete else "gdp")
+    parts = [("degrees", budget.degrees)] + [
+        (f"power step {t + 1}", float(r)) for t, r in enumerate(budget.steps)] + [
+        ("core", budget.core)]
+    try:
+        for name, rho_i in parts:
+            if rho_i > 0:  # the draws charge these shares (the discrete ones at most these)
+                _charge(scratch, name, rho_i, budget, delta, 1.0,
+                        1.0 / math.sqrt(2.0 * rho_i), "", discrete)
+    except PrivacyBudgetError:
+        raise ValueError(f"delta={delta!r} is too large for the matrix-free route (at its "
+                         f"epsilon of {epsilon:.4g}): its releases' itemized accounting would "
+                         f"exceed that epsilon part way; pass a delta well below 1 / n (1e-6 is "
+                         f"usual), or another route") from None
 
 
 class _Releases:
