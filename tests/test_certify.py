@@ -192,6 +192,18 @@ def test_refused_before_anything_is_spent(charges, monkeypatch):
     assert charges == []
 
 
+@pytest.mark.parametrize("fn", [dpgraph.max_cut, dpgraph.max_bisection])
+@pytest.mark.parametrize("shares", [(0.85, 0.14), (0.01, 0.98)])
+def test_shares_that_leave_no_room_for_the_certificate_are_refused_first(charges, fn, shares):
+    # they passed the check of estimate_share + select_share < 1 and failed inside the route
+    # with a negative epsilon
+    est, sel = shares
+    with pytest.raises(ValueError, match="with certify=True, estimate_share \\+ select_share"):
+        fn(nx.karate_club_graph(), epsilon=1.0, delta=1e-6, weight=None, rng=1,
+           estimate_share=est, select_share=sel, certify=True)
+    assert charges == []
+
+
 def test_unverified_solve_raises_before_anything_is_spent(charges, monkeypatch):
     monkeypatch.setattr(cert, "CERTIFY_TOLERANCES", (1e-3, 1e-4))
     monkeypatch.setattr(cert, "_verify", lambda op, V, tau: (False, 0.0, {"method": "test"}))

@@ -26,8 +26,8 @@ from dpgraph.engine import sdp_rank
 from dpgraph.engine.rounding import cut_values
 from dpgraph.io.dask import is_dask_input
 from dpgraph.privacy import PrivacyLedger, make_rng
-from dpgraph.privacy.budget import (ANSWER_ESTIMATE_SHARE, ANSWER_SELECT_SHARE, SCREEN_SHARE,
-                                    answer_side_budgets, left)
+from dpgraph.privacy.budget import (ANSWER_ESTIMATE_SHARE, ANSWER_SELECT_SHARE, CERTIFY_SHARE,
+                                    SCREEN_SHARE, answer_side_budgets, left)
 from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_number,
                                         check_share)
 from dpgraph.private_input import check_private_graph_input, input_graph
@@ -83,7 +83,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
         problem, G, epsilon=epsilon, delta=delta, rank=rank, kappa=kappa,
         estimate_share=estimate_share, select_share=select_share, candidates=candidates,
         solver_options=solver_options, privatize_options=privatize_options, weight=weight,
-        route=route)
+        route=route, certify=certify)
     sdp_value = None
     if certify:  # refusals, the solve and its verification: all before anything is spent
         check_certify(data)
@@ -136,7 +136,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
 
 
 def _checked_call(problem, G, *, epsilon, delta, rank, kappa, estimate_share, select_share,
-                  candidates, solver_options, privatize_options, weight, route):
+                  candidates, solver_options, privatize_options, weight, route, certify=False):
     """Every refusal that needs no release, before anything is spent; returns the input, the
     privatize options, the requested route and the checked budget."""
     if isinstance(G, PrivateGraph):
@@ -150,6 +150,11 @@ def _checked_call(problem, G, *, epsilon, delta, rank, kappa, estimate_share, se
     select_share = check_share("select_share", select_share)
     if estimate_share + select_share >= 1:
         raise ValueError("estimate_share + select_share must be < 1 (the rest privatizes)")
+    if certify and estimate_share + select_share + CERTIFY_SHARE + SCREEN_SHARE >= 1:
+        raise ValueError(f"with certify=True, estimate_share + select_share must be < "
+                         f"{1 - CERTIFY_SHARE - SCREEN_SHARE:g}: the certificate takes up to "
+                         f"{CERTIFY_SHARE:g} of epsilon and the screening count {SCREEN_SHARE:g}, "
+                         f"and the rest privatizes; got {estimate_share:g} + {select_share:g}")
     data = input_graph(G, weight=weight)
     check_private_graph_input(data)
     if rank is not None:  # refused before anything is spent, whichever route runs
