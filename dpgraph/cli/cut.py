@@ -138,10 +138,10 @@ def unused_options(args, route: str) -> list:
 
 def _print_result(res, problem: str, where: str) -> None:
     """The partition, the private estimate and the released instance's values."""
-    left, right = res.partition
+    ones = sum(res.assignment.values())
     print(f"graph:             {where}")
     print(f"problem:           private {'max-cut' if problem == 'maxcut' else 'max-bisection'}")
-    print(f"partition sizes:   {number(len(left))} / {number(len(right))}")
+    print(f"partition sizes:   {number(len(res.assignment) - ones)} / {number(ones)} (sides 0 / 1)")
     if res.estimated_value is not None:
         print(f"private estimate:  {number(res.estimated_value)}; {res.estimate_level:.0%} "
               f"interval {interval(*res.estimate_interval)} (noisy cut of this partition in "

@@ -113,7 +113,7 @@ def _interval(res) -> dict | None:
 def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None,
                  notes=()) -> dict:
     """``dpgraph maxcut|bisection --json``: schema ``dpgraph.cut/1`` (docs/cli.md)."""
-    left, right = res.partition
+    ones = sum(res.assignment.values())  # sizes[k]: the nodes whose side is k
     diag = dict(res.diagnostics)
     pg_diag = dict(res.private_graph.diagnostics)
     return {
@@ -121,7 +121,7 @@ def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None,
         "command": problem,
         "problem": "max-cut" if problem == "maxcut" else "max-bisection",
         "graph": {"source": where, "format": fmt, "nodes": res.private_graph.n},
-        "partition": {"sizes": [len(left), len(right)], "file": out,
+        "partition": {"sizes": [len(res.assignment) - ones, ones], "file": out,
                       "nodes": list(res.assignment), "sides": list(res.assignment.values())},
         "estimated_value": res.estimated_value,
         "estimate_interval": _interval(res),
