@@ -393,3 +393,27 @@ def test_a_delta_too_large_is_refused_before_any_draw(noise):
     led = PrivacyLedger(epsilon=1.0, delta=1e-3)  # the usual range composes
     release_matrix_free(data, epsilon=1.0, delta=1e-3, rank=2, ledger=led, rng=0, noise=noise)
     assert led.spent[0] <= 1.0
+
+
+def test_sample_says_when_dropped_repeats_thin_it():
+    """The complete graph on 30 nodes: about half of the Chung-Lu draws repeat a pair, so the
+    sample has about half the released count; a warning says so (it was silent). A sparse
+    planted graph keeps nearly all of its draws, without the warning."""
+    import warnings
+
+    import networkx as nx
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pg = dpgraph.privatize(nx.complete_graph(30), epsilon=2.0, delta=1e-6, rng=0,
+                               weight=None, route="matrix-free")
+    with pytest.warns(UserWarning, match="were repeated or self pairs"):
+        G = pg.sample(rng=0)
+    assert G.m < 0.8 * pg.edge_count
+    inst = planted_cut(400, 10.0, rng=0)
+    led = PrivacyLedger(4.0, 1e-6)
+    sparse = release_matrix_free(inst.graph, epsilon=4.0, delta=1e-6, rank=1, ledger=led, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        warnings.filterwarnings("ignore", message="reproducible")
+        sparse.sample(rng=1)

@@ -33,6 +33,23 @@ LOCAL_SEARCH_MAX_N = 5000
 
 
 
+#: :meth:`FactorPrivateGraph.sample` warns when repeated and self pairs took more than this
+#: share of its draws
+REPEATS_WARN = 0.2
+
+
+def _warn_if_repeats_dropped(kept: int, drawn: int) -> None:
+    """A :class:`UserWarning` when the distinct pairs ``kept`` of ``drawn`` draws fall short
+    of the draws by more than ``REPEATS_WARN`` of them."""
+    if drawn > 0 and kept < (1.0 - REPEATS_WARN) * drawn:
+        import warnings
+
+        warnings.warn(f"the sample has {kept:,} edges of {drawn:,} drawn: "
+                      f"{1 - kept / drawn:.0%} were repeated or self pairs, dropped from a simple "
+                      f"graph (the released degrees are too concentrated for a graph this small "
+                      f"and dense)", UserWarning, stacklevel=3)
+
+
 class _FactorMatrix:
     """``W^ = U K U^T`` (diagonal included) as an object that multiplies and indexes like the
     dense matrix it stands for, without holding it: the engine code that reads ``op.W``
@@ -392,7 +409,9 @@ class FactorPrivateGraph(PrivateGraph):
         graphs with very high-degree nodes). ``O(m + n r)`` expected time and memory, on this
         machine; :meth:`sample_dask` draws the same graph as Dask tasks (the client then holds
         ``O(n r)``). Post-processing, no privacy cost. A :class:`UserWarning` says when the
-        sample has fewer than ``n / 2`` edges (empty included).
+        sample has fewer than ``n / 2`` edges (empty included), and when dropping repeated pairs
+        left fewer than ``1 - REPEATS_WARN`` of the draws (small dense graphs: the complete
+        graph on 30 nodes keeps about half).
 
         Examples
         --------
@@ -417,6 +436,7 @@ class FactorPrivateGraph(PrivateGraph):
         del keys
         lo, hi = key // n, key % n
         warn_if_sparse_sample(lo.size, n, stacklevel=2)
+        _warn_if_repeats_dropped(lo.size, sum(t[2] for t in plan.tasks))
         A = sp.csr_array((np.ones(2 * lo.size), (np.concatenate([lo, hi]),
                                                  np.concatenate([hi, lo]))), shape=(n, n))
         A.sort_indices()
