@@ -156,3 +156,18 @@ def test_synthetic_and_mechanisms_agree_with_the_accountant():
     check_against_accountant(dpgraph.private_low_rank(
         M, 2, epsilon=2.0, delta=1e-6, adjacency=dpgraph.EntryAdjacency(max_abs=1.0, symmetric=True),
         rng=0).ledger)
+
+
+def test_ledger_rho_covers_every_charge_or_says_none():
+    """``rho`` is the run's zCDP total: pure charges count ``epsilon^2 / 2`` (it left them out,
+    so a run mixing Laplace and randomized response reported only the latter), and a charge
+    with a delta and no rho makes it None."""
+    from dpgraph.privacy import PrivacyLedger
+
+    led = PrivacyLedger(epsilon=2.0, delta=1e-6)
+    led.charge("laplace", mechanism="laplace", epsilon=0.5)
+    led.charge("gaussian", mechanism="gaussian", epsilon=1.0, delta=1e-7, rho=0.1)
+    assert led.rho == pytest.approx(0.5 * 0.5 ** 2 + 0.1)
+    assert led.to_dict()["spent"]["rho"] == pytest.approx(0.225)
+    led.charge("approximate", mechanism="other", epsilon=0.1, delta=1e-7)
+    assert led.rho is None

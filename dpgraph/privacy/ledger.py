@@ -197,9 +197,14 @@ class PrivacyLedger:
         return (eps_z + math.fsum(e.epsilon for e in a), dlt_z + math.fsum(e.delta for e in a))
 
     @property
-    def rho(self) -> float:
-        """Total zCDP rho of the charges that carry one."""
-        return math.fsum(e.rho for e in self._entries if e.rho is not None)
+    def rho(self) -> float | None:
+        """The ledger's total zCDP rho: each charge's own ``rho`` where it carries one, and
+        ``epsilon^2 / 2`` for a pure epsilon-DP charge (Bun & Steinke 2016, Prop. 1.4); None
+        when some charge has a delta and no rho (no zCDP statement covers it)."""
+        if any(e.rho is None and e.delta > 0 for e in self._entries):
+            return None
+        return math.fsum(e.rho if e.rho is not None else 0.5 * e.epsilon ** 2
+                         for e in self._entries)
 
     # -- state
     @property
