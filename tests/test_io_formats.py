@@ -327,3 +327,11 @@ def test_edgelist_lines_networkx_would_drop_or_misread_name_their_line(tmp_path,
     with pytest.raises(GraphFormatError) as err:
         read_graph(path, format="edgelist")
     assert err.value.line == line
+
+
+def test_undetectable_content_names_the_line_that_breaks_the_edge_list_shape(tmp_path):
+    path = tmp_path / "e.txt"
+    path.write_text("# comment\n0 1\n1 x y z\n")
+    with pytest.raises(GraphFormatError, match="cannot tell the format") as err:
+        detect_format(path)
+    assert err.value.line == 3 and "line 2 has 2 field(s), this one 4" in str(err.value)

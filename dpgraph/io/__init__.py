@@ -59,7 +59,7 @@ from pathlib import Path
 from dpgraph.graph import GraphData, as_graph_data, unweighted
 from dpgraph.io import library as _lib
 from dpgraph.io import text as _text
-from dpgraph.io.base import GraphFormatError, nonfinite_weight_error, open_text
+from dpgraph.io.base import GraphFormatError, nonfinite_weight_error, open_text, scan_lines
 
 __all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "output_format",
            "check_labels_storable", "GraphFormatError", "FORMATS"]
@@ -191,9 +191,31 @@ def _detect(path) -> str:
         if os.path.getsize(path) == 0 or not _has_data(path):
             raise GraphFormatError(path, None, None, f"graph data (or pass format= one of {known})",
                                    problem="the file is empty")
-        raise GraphFormatError(path, None, None, f"format= one of {known}",
-                               problem="cannot tell the format from the content")
+        number, line, why = _unlike_an_edge_list(path)
+        raise GraphFormatError(path, number, line, f"format= one of {known}",
+                               problem="cannot tell the format from the content" + why)
     return found
+
+
+def _unlike_an_edge_list(path) -> tuple:
+    """``(line number, line, reason)`` of the first of the first data lines whose field count
+    differs from the first one's (what kept the content from reading as an edge list), or
+    ``(None, None, "")``."""
+    first = None
+    for number, line in scan_lines(path):
+        s = line.strip()
+        if not s or s.startswith(("#", "%")):
+            continue
+        fields = len(s.split())
+        if first is None:
+            first = (number, fields)
+            continue
+        if fields != first[1]:
+            return number, line, (f" (line {first[0]} has {first[1]} field(s), this one "
+                                  f"{fields}; an edge list has the same 2 or 3 on every line)")
+        if number > first[0] + 50:
+            break
+    return None, None, ""
 
 
 def _has_data(path) -> bool:
