@@ -271,3 +271,20 @@ def test_networkx_own_tests_pass_with_the_backend(tmp_path, nx_backend_paths):
     assert names == {"one_exchange", "kernighan_lin_bisection"}
     assert not any(ran for _, ran, _ in out["calls"])
     assert any(multi for _, _, multi in out["calls"])
+
+
+def test_reproducible_noise_warning_points_at_the_callers_line():
+    """Through the backend the warning named networkx's dispatcher as its place; it names the
+    line that called NetworkX, as a direct call names the line that called dpgraph."""
+    import warnings
+
+    import dpgraph
+    from dpgraph.privacy.rng import ReproducibleNoiseWarning
+
+    G = nx.karate_club_graph()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        nx.approximation.one_exchange(G, backend="dpgraph", epsilon=1.0, delta=1e-6, seed=0)
+        dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, weight=None, rng=0)
+    places = {w.filename for w in caught if issubclass(w.category, ReproducibleNoiseWarning)}
+    assert places == {__file__}

@@ -54,10 +54,18 @@ _REL_TOL = 1e-9
 
 def _caller_stacklevel() -> int:
     """``stacklevel`` that attributes a warning to the first frame outside the dpgraph package
-    (the user's call), however deep inside dpgraph it is raised."""
+    (the user's call), however deep inside dpgraph it is raised; NetworkX's frames are skipped
+    too (its backend dispatcher and ``argmap`` wrappers, through which
+    ``nx.approximation.one_exchange(G, backend="dpgraph", ...)`` calls dpgraph)."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+    while frame is not None:
+        name = frame.f_code.co_filename
+        inside = (os.path.abspath(name).startswith(package + os.sep)
+                  or "networkx.utils.decorators.argmap" in name
+                  or f"{os.sep}networkx{os.sep}" in name)
+        if not inside:
+            break
         frame, level = frame.f_back, level + 1
     return level
 
