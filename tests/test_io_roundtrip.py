@@ -121,6 +121,19 @@ def test_a_writer_error_leaves_the_existing_file_as_it_was(tmp_path):
     assert read_graph(path).m == 2
 
 
+def test_a_read_only_file_is_refused_not_replaced(tmp_path):
+    import os
+
+    path = tmp_path / "ro.txt"
+    path.write_text("keep\n")
+    path.chmod(0o444)
+    if os.access(path, os.W_OK):  # running as root: permissions do not bind
+        pytest.skip("permissions are not enforced for this user")
+    with pytest.raises(PermissionError, match="permission denied"):
+        write_graph(from_edges([("a", "b")]), path)
+    assert path.read_text() == "keep\n"
+
+
 def test_writes_through_a_symbolic_link_to_its_target(tmp_path):
     (tmp_path / "link.txt").symlink_to("real.txt")
     write_graph(from_edges([("a", "b")]), tmp_path / "link.txt")

@@ -348,6 +348,9 @@ def write_graph(graph, path, format: str | None = None, *,
     The format comes from ``format=`` or the extension (``.gz`` compresses). Formats without
     labels (gset, mtx, metis, dimacs) write node index ``k`` as vertex ``k + 1``. ``weight``
     names the edge attribute of NetworkX / igraph input (``None``: every edge weight 1).
+    Labels the format cannot give back are refused before the file is opened
+    (:func:`check_labels_storable`); the file is written next to ``path`` and moved onto it
+    when complete, so a failed write leaves an existing file as it was.
     """
     path = os.fspath(path)
     if format is None:
@@ -358,6 +361,8 @@ def write_graph(graph, path, format: str | None = None, *,
     check_labels_storable(data.labels, format)
     compress = path.lower().endswith(".gz")
     target = os.path.realpath(path)  # through a symbolic link, as open() writes
+    if os.path.exists(target) and not os.access(target, os.W_OK):  # as open() would refuse
+        raise PermissionError(f"cannot write {path!r}: permission denied")
     if os.path.exists(target) and not os.path.isfile(target):  # a device or a pipe: in place
         with open(target, "wb") as raw:
             _write_stream(writer, data, raw, mode, compress, path)
