@@ -1202,3 +1202,20 @@ def test_sample_warns_when_the_released_count_is_below_half_the_nodes():
     empty = consistent_block_model(np.zeros(10, dtype=np.int64), np.zeros((1, 1)), np.ones(10))
     with pytest.warns(UserWarning, match="released edge count is 0 for 10 nodes.*empty"):
         dpgraph.synthetic.block_model.warn_if_sparse_sample(empty.edge_count, empty.n)
+
+
+@pytest.mark.parametrize("bad", [dict(batches=0), dict(batches=2.5), dict(init_labels=1),
+                                 dict(init_labels=-2), dict(rounds=0), dict(rounds=2.7),
+                                 dict(rounds="x")])
+def test_refine_options_are_refused_before_the_edge_count_is_drawn(monkeypatch, bad):
+    # they were checked only when the refinement ran, after step 0's edge count was drawn;
+    # rounds=0 divided by zero
+    import dpgraph.synthetic.release as release
+
+    def spent(*a, **k):
+        raise AssertionError("the edge count was drawn before the options were checked")
+
+    monkeypatch.setattr(release, "release_edge_count", spent)
+    with pytest.raises(ValueError, match=f"{next(iter(bad))} must be"):
+        dpgraph.release_synthetic(nx.karate_club_graph(), epsilon=1.0, weight=None, rng=0,
+                                  community_method="refine", communities="private", **bad)

@@ -12,6 +12,7 @@ block model) with :func:`default_init_labels` and :func:`default_rounds`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -126,6 +127,24 @@ def _synthetic_fit(n: int, edges: float):
     if edges and have is not None and synthetic_memory(n, 0) <= have:
         return (lambda k: synthetic_memory(n, k), "At most about {:,} edges fit with these nodes.")
     return (lambda k: synthetic_memory(k, 0), "At most {:,} nodes fit.")
+
+
+def _whole(value, name: str, low: int) -> None:
+    """Refuse ``value`` unless it is a whole number >= ``low`` (bools and fractions refused)."""
+    ok = isinstance(value, (int, np.integer, float)) and not isinstance(value, bool)
+    if not ok or not math.isfinite(value) or int(value) != value or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
+def _check_refine_options(init_labels, rounds, batches) -> None:
+    """The refinement's options, refused before anything is spent (they were checked only
+    when the refinement ran, after the edge count was drawn; ``rounds=0`` divided by zero)."""
+    _whole(init_labels, "init_labels", 0)
+    if init_labels == 1:
+        raise ValueError("init_labels must be 0 (super-graph) or an integer >= 2, got 1")
+    if rounds is not None:
+        _whole(rounds, "rounds", 1)
+    _whole(batches, "batches", 1)
 
 
 def default_init_labels(epsilon: float) -> int:
@@ -510,6 +529,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     if isinstance(group_size, bool) or int(group_size) != group_size or group_size < 1:
         raise ValueError(f"group_size must be a positive integer, got {group_size!r}")
     init_labels = default_init_labels(epsilon) if init_labels is None else init_labels
+    _check_refine_options(init_labels, rounds, batches)  # before the edge count is drawn
     rounds = default_rounds(epsilon, init_labels) if rounds is None else int(rounds)
     # refuse before spending what the public n alone cannot hold (docs/privacy.md 11.1) ...
     check_memory(synthetic_memory(data.n, 0), what=f"release_synthetic on {data.n:,} nodes",
