@@ -45,6 +45,23 @@ def test_labels_the_output_format_cannot_store_fail_before_the_release(tmp_path,
         assert out.read_text() == "keep\n"
 
 
+@pytest.mark.parametrize("extra, message", [
+    (["--report", "--json"], "--report prints a text report and does not combine with --json"),
+    (["--weighted", "--rank", "2", "--min-weight", "nan"], "--min-weight must be a finite number"),
+    (["--weighted", "--rank", "2", "--min-weight", "-1"], "--min-weight must be a finite number"),
+])
+def test_option_combinations_refused_before_the_release(tmp_path, monkeypatch, capsys, extra,
+                                                        message):
+    # --report --json dropped the report silently; --min-weight nan wrote every pair
+    def spent(*a, **k):
+        raise AssertionError("the release ran before the options were checked")
+
+    monkeypatch.setattr(importlib.import_module("dpgraph.release.privatize"), "privatize", spent)
+    monkeypatch.setattr(importlib.import_module("dpgraph.synthetic.release"), "release_synthetic", spent)
+    assert main(["synth", "karate", *ARGS, *extra, "-o", str(tmp_path / "s.txt")]) == 2
+    assert message in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("extra", [[], PRIVATIZE])
 def test_sampled_export_has_the_released_edge_count(tmp_path, capsys, extra):
     out = tmp_path / "syn.edgelist"

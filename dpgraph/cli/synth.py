@@ -9,6 +9,7 @@ any budget is spent. Progress goes to stderr, results to stdout.
 
 from __future__ import annotations
 
+import math
 import os
 from types import SimpleNamespace
 
@@ -146,6 +147,11 @@ def _mechanism(args) -> tuple:
     do not apply to it, and the notes the output carries about ignored options."""
     if args.min_weight is not None and not args.weighted:
         raise ValueError("--min-weight applies to --weighted exports only")
+    if args.min_weight is not None and not (math.isfinite(args.min_weight)
+                                            and args.min_weight >= 0):
+        raise ValueError(f"--min-weight must be a finite number >= 0, got {args.min_weight!r}")
+    if args.report and args.json:  # the report is text, printed after the result
+        raise ValueError("--report prints a text report and does not combine with --json")
     mechanism = args.mechanism or ("privatize" if args.weighted else "block-model")
     if mechanism == "block-model":
         if args.weighted:
