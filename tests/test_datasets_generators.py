@@ -137,3 +137,13 @@ def test_random_regular_repair_path_always_finishes():
     for s in range(150):
         g = random_regular(12, 4, rng=s, max_rounds=2000)
         assert np.all(np.diff(g.weights.indptr) == 4) and np.all(g.weights.data == 1.0)
+
+
+@pytest.mark.parametrize("degree", [float("nan"), float("inf"), -1.0])
+def test_planted_generators_refuse_a_degree_that_is_not_a_finite_non_negative_number(degree):
+    # NaN and inf reached an int() conversion (ValueError / OverflowError without the name)
+    from dpgraph.datasets import planted_bisection, planted_cut
+
+    for generate in (planted_cut, planted_bisection):
+        with pytest.raises(ValueError, match="mean_degree must be a finite number >= 0"):
+            generate(10, degree)

@@ -1219,3 +1219,10 @@ def test_refine_options_are_refused_before_the_edge_count_is_drawn(monkeypatch, 
     with pytest.raises(ValueError, match=f"{next(iter(bad))} must be"):
         dpgraph.release_synthetic(nx.karate_club_graph(), epsilon=1.0, weight=None, rng=0,
                                   community_method="refine", communities="private", **bad)
+
+
+def test_a_clustering_share_too_large_is_named():
+    # the message gave a negative bound for community_share + bin_share and no clustering_share
+    with pytest.raises(ValueError, match="clustering_share and the edge count's share"):
+        dpgraph.release_synthetic(nx.karate_club_graph(), epsilon=1.0, weight=None,
+                                  clustering_share=0.9)

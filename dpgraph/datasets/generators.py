@@ -163,8 +163,8 @@ def _two_block(n, mean_degree, ratio, size0, rng, name):
     if not 0 <= ratio <= 1:
         raise ValueError(f"ratio (in-block / cross-block edge probability) must lie in [0, 1], "
                          f"got {ratio}")
-    if mean_degree < 0:
-        raise ValueError(f"mean_degree must be >= 0, got {mean_degree}")
+    if not mean_degree >= 0 or not np.isfinite(mean_degree):  # NaN fails the first test
+        raise ValueError(f"mean_degree must be a finite number >= 0, got {mean_degree}")
     _check_size(name, n, mean_degree)
     a, b = size0, n - size0
     inside = a * (a - 1) // 2 + b * (b - 1) // 2

@@ -243,8 +243,8 @@ class SyntheticRelease:
 def _check_shares(community_share, init_share, count_share, bin_share,
                   edge_share=EDGE_COUNT_SHARE, side_share=0.0) -> None:
     """The shares of :func:`release_synthetic` in (0, 1) (``bin_share`` and ``side_share`` may
-    be 0), leaving room for the block model and the edge count (``edge_share``); the sides'
-    share below the community share it is taken from."""
+    be 0), leaving room for the block model, the edge count and the clustering (``edge_share``:
+    their sum); the sides' share below the community share it is taken from."""
     for name, value in (("community_share", community_share), ("init_share", init_share),
                         ("count_share", count_share)):
         check_share(name, value)
@@ -256,9 +256,10 @@ def _check_shares(community_share, init_share, count_share, bin_share,
             raise ValueError(f"side_share must be below community_share ({community_share!r}), "
                              f"which it is taken from; got {side_share!r}")
     if community_share + bin_share + edge_share >= 1:
-        raise ValueError(f"community_share + bin_share must be below {1 - edge_share:g} "
-                         f"(the rest is the block model's and the edge count's), got "
-                         f"{community_share!r} + {bin_share!r}")
+        raise ValueError(f"community_share + bin_share + clustering_share + the edge count's "
+                         f"share must be below 1 (the rest is the block model's), got "
+                         f"{community_share!r} + {bin_share!r} + {edge_share:g} (the last: "
+                         f"clustering_share and the edge count's share together)")
 
 
 def _private_input(G, weight) -> GraphData:
