@@ -24,7 +24,15 @@ def input_graph(G, *, weight: str | None = "weight"):
         from dpgraph.io.dask import DaskGraph, from_dask
 
         return G if isinstance(G, DaskGraph) else from_dask(G, weight=weight)
-    return as_graph_data(G, weight=weight)
+    try:
+        return as_graph_data(G, weight=weight)
+    except ValueError as exc:  # the private functions take no symmetrize=: say where it goes
+        if "is directed; pass symmetrize=" not in str(exc):
+            raise
+        source = str(exc).split(" is directed", 1)[0]
+        raise ValueError(f"{source} is directed; make it undirected first, e.g. "
+                         f"dpgraph.as_graph_data(G, symmetrize='max') ('sum' and 'mean' too), "
+                         f"and pass that") from None
 
 
 def check_private_graph_input(data: GraphData, *, what: str = "the private pipeline") -> None:

@@ -185,3 +185,14 @@ def test_an_epsilon_beyond_the_exact_sampler_asks_for_a_larger_one():
     # the message used to point at sampler='continuous', which max_cut does not take
     with pytest.raises(ValueError, match="use a larger epsilon"):
         dpgraph.max_cut(nx.path_graph(5), epsilon=1e-11, delta=1e-6, rng=0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda D: dpgraph.max_cut(D, epsilon=1.0, delta=1e-6),
+    lambda D: dpgraph.release_synthetic(D, epsilon=1.0),
+    lambda D: dpgraph.privatize(D, epsilon=1.0, delta=1e-6)])
+def test_a_directed_graph_is_pointed_to_as_graph_data(call):
+    # the message said "pass symmetrize=", which these functions do not take
+    D = nx.DiGraph([(0, 1), (1, 2), (2, 0)])
+    with pytest.raises(ValueError, match=r"dpgraph.as_graph_data\(G, symmetrize='max'\)"):
+        call(D)
