@@ -169,3 +169,14 @@ def test_upstream_ca_hepph_with_directed_header_loads(data_dir, monkeypatch, tmp
     monkeypatch.setenv("DPGRAPH_DATA", str(tmp_path))
     g = datasets.load("ca-hepph")
     assert (g.n, g.m) == (12008, 118489)
+
+
+def test_find_on_bundled_and_built_in_names():
+    # both raised "unknown data set 'karate'; known: ..., karate, ..."
+    from dpgraph.datasets import find, load
+    from dpgraph.io import read_graph
+
+    path = find("planted-cut-n200-d16")
+    assert read_graph(path, format="gset").m == load("planted-cut-n200-d16").m
+    with pytest.raises(KeyError, match="NetworkX built-in, with no file"):
+        find("karate")

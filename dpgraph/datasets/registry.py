@@ -202,13 +202,16 @@ def data_dirs() -> list[Path]:
 
 def find(name: str) -> Path:
     """Path of the file of registered data set ``name`` (see :func:`data_dirs`), trying the
-    registered relative path, its base name, and a ``.gz`` beside each.
+    registered relative path, its base name, and a ``.gz`` beside each; for a bundled instance
+    (:data:`BUNDLED`), its file in the package. A NetworkX built-in has no file (KeyError).
 
     Raises
     ------
     DatasetNotFoundError
         With a one-line message that says where to download the file and where to put it.
     """
+    if name in BUNDLED:  # a G-set file inside the package
+        return _PACKAGE_DATA / BUNDLED[name]["file"]
     entry = _entry(name)
     candidates = []
     for root in data_dirs():
@@ -227,6 +230,9 @@ def find(name: str) -> Path:
 
 
 def _entry(name: str) -> DatasetEntry:
+    if name in BUILTIN:  # known, but not a file that find() can return
+        raise KeyError(f"data set {name!r} is a NetworkX built-in, with no file to find; "
+                       f"dpgraph.datasets.load({name!r}) gives the graph")
     if name not in REGISTRY:
         known = ", ".join(sorted(set(REGISTRY) | set(BUILTIN) | set(BUNDLED)))
         raise KeyError(f"unknown data set {name!r}; known: {known}")
