@@ -1206,7 +1206,7 @@ def test_sample_warns_when_the_released_count_is_below_half_the_nodes():
 
 @pytest.mark.parametrize("bad", [dict(batches=0), dict(batches=2.5), dict(init_labels=1),
                                  dict(init_labels=-2), dict(rounds=0), dict(rounds=2.7),
-                                 dict(rounds="x")])
+                                 dict(rounds="x"), dict(degree_prior="no")])
 def test_refine_options_are_refused_before_the_edge_count_is_drawn(monkeypatch, bad):
     # they were checked only when the refinement ran, after step 0's edge count was drawn;
     # rounds=0 divided by zero

@@ -531,6 +531,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         raise ValueError(f"group_size must be a positive integer, got {group_size!r}")
     init_labels = default_init_labels(epsilon) if init_labels is None else init_labels
     _check_refine_options(init_labels, rounds, batches)  # before the edge count is drawn
+    if degree_prior is not None and not isinstance(degree_prior, (bool, np.bool_)):
+        raise ValueError(f"degree_prior must be True, False or None, got {degree_prior!r}")
     rounds = default_rounds(epsilon, init_labels) if rounds is None else int(rounds)
     # refuse before spending what the public n alone cannot hold (docs/privacy.md 11.1) ...
     check_memory(synthetic_memory(data.n, 0), what=f"release_synthetic on {data.n:,} nodes",
