@@ -426,11 +426,7 @@ def check_labels_storable(labels, format: str) -> None:
         return
     seen = {}
     for label in labels:
-        s = str(label)
-        if format in _TOKEN_LABELS and (not s or any(ch.isspace() for ch in s)
-                                        or s.startswith(("#", "%"))):
-            raise ValueError(f"{name} cannot store node label {label!r} (empty, containing "
-                             f"whitespace or starting with a comment character); relabel first")
+        s = _text.check_label_token(label, name) if format in _TOKEN_LABELS else str(label)
         if format == "pajek" and (not s or any(ch in s for ch in '\t\n\r"')):
             raise ValueError(f"Pajek cannot store node label {label!r} (empty, or containing a "
                              f"tab, a line break or a double quote); relabel first")

@@ -317,15 +317,18 @@ def _relabel(ids: np.ndarray):
     return distinct, inverse.reshape(-1)
 
 
+def check_label_token(label, fmt: str) -> str:
+    """``str(label)`` if an edge list (``fmt``, named in the message) can store it as one id
+    token: non-empty, without whitespace, not starting with a comment character."""
+    s = str(label)
+    if not s or any(ch.isspace() for ch in s) or s.startswith(("#", "%")):
+        raise ValueError(f"{fmt} cannot store node label {label!r} (empty, containing "
+                         f"whitespace or starting with a comment character); relabel first")
+    return s
+
+
 def _check_label_tokens(data: GraphData, fmt: str):
-    out = []
-    for label in data.labels:
-        s = str(label)
-        if not s or any(ch.isspace() for ch in s) or s.startswith(("#", "%")):
-            raise ValueError(f"{fmt} cannot store node label {label!r} (empty, containing "
-                             f"whitespace or starting with a comment character); relabel first")
-        out.append(s)
-    return np.asarray(out, dtype=object)
+    return np.asarray([check_label_token(label, fmt) for label in data.labels], dtype=object)
 
 
 def write_snap(data: GraphData, f) -> None:

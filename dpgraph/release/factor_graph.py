@@ -17,7 +17,8 @@ import numpy as np
 from dpgraph.engine import WeightOperator
 from dpgraph.graph import GraphData
 from dpgraph.privacy import make_rng, reproducible_tag, spent_text
-from dpgraph.release.private_graph import PrivateGraph, edge_budget
+from dpgraph.privacy.validation import check_integer
+from dpgraph.release.private_graph import PrivateGraph
 from dpgraph.synthetic import factor_sampler
 from dpgraph.synthetic.block_model import warn_if_sparse_sample
 from dpgraph.synthetic.factor_sampler import SamplePlan, distinct_sorted, sample_task
@@ -267,7 +268,7 @@ class FactorPrivateGraph(PrivateGraph):
                              f"graph")
         import scipy.sparse as sp
 
-        k = edge_budget(max_edges)
+        k = check_integer(max_edges, name="max_edges")
         if k < 0:
             raise ValueError(f"max_edges must be >= 0, got {k}")
         U = np.sqrt(self.normalizer)[:, None] * self.basis

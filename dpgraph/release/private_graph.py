@@ -14,8 +14,9 @@ import scipy.sparse as sp
 
 from dpgraph.graph import GraphData, from_matrix, to_igraph, to_networkx
 from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag, spent_text
+from dpgraph.privacy.validation import check_integer
 
-__all__ = ["PrivateGraph", "DEFAULT_RANK", "edge_budget"]
+__all__ = ["PrivateGraph", "DEFAULT_RANK"]
 
 DEFAULT_RANK = 8
 
@@ -168,7 +169,7 @@ class PrivateGraph:
         if min_weight > 0:
             W[W <= min_weight] = 0.0
         if max_edges is not None:
-            W = _keep_heaviest(W, edge_budget(max_edges))
+            W = _keep_heaviest(W, check_integer(max_edges, name="max_edges"))
         return from_matrix(sp.csr_array(W), self.labels, source="synthetic graph")
 
     def to_scipy(self, *, min_weight: float = 0.0, max_edges: int | None = None) -> sp.csr_array:
@@ -255,15 +256,6 @@ class PrivateGraph:
                 f"{self.rank_text()}, {spent_text(self.ledger, self.diagnostics.get('unspent'))}, "
                 f"halted={self.halted}{reproducible_tag(self.ledger)})")
 
-
-
-def edge_budget(max_edges) -> int:
-    """``max_edges`` as an int, refusing a fraction or a bool (``max_edges=1.5`` used to keep
-    one pair silently)."""
-    if isinstance(max_edges, bool) or not isinstance(max_edges, (int, np.integer, float)) \
-            or max_edges != int(max_edges):
-        raise ValueError(f"max_edges must be a whole number of edges, got {max_edges!r}")
-    return int(max_edges)
 
 
 def _keep_heaviest(W: np.ndarray, k: int) -> np.ndarray:

@@ -12,7 +12,6 @@ block model) with :func:`default_init_labels` and :func:`default_rounds`.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +23,7 @@ from dpgraph.graph import GraphData, label_sequence
 from dpgraph.io.dask import is_dask_input
 from dpgraph.memory import available_memory, check_memory
 from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag
-from dpgraph.privacy.validation import check_epsilon, check_share
+from dpgraph.privacy.validation import check_epsilon, check_integer, check_share
 from dpgraph.private_input import check_private_graph_input, input_graph
 from dpgraph.progress import report
 from dpgraph.synthetic.block_model import (SPLIT_COUNT_SHARE, BlockModel, combined_estimate,
@@ -129,22 +128,15 @@ def _synthetic_fit(n: int, edges: float):
     return (lambda k: synthetic_memory(k, 0), "At most {:,} nodes fit.")
 
 
-def _whole(value, name: str, low: int) -> None:
-    """Refuse ``value`` unless it is a whole number >= ``low`` (bools and fractions refused)."""
-    ok = isinstance(value, (int, np.integer, float)) and not isinstance(value, bool)
-    if not ok or not math.isfinite(value) or int(value) != value or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-
-
 def _check_refine_options(init_labels, rounds, batches) -> None:
     """The refinement's options, refused before anything is spent (they were checked only
     when the refinement ran, after the edge count was drawn; ``rounds=0`` divided by zero)."""
-    _whole(init_labels, "init_labels", 0)
+    check_integer(init_labels, name="init_labels", low=0)
     if init_labels == 1:
         raise ValueError("init_labels must be 0 (super-graph) or an integer >= 2, got 1")
     if rounds is not None:
-        _whole(rounds, "rounds", 1)
-    _whole(batches, "batches", 1)
+        check_integer(rounds, name="rounds", low=1)
+    check_integer(batches, name="batches", low=1)
 
 
 def default_init_labels(epsilon: float) -> int:
