@@ -27,10 +27,12 @@ def input_graph(G, *, weight: str | None = "weight"):
     try:
         return as_graph_data(G, weight=weight)
     except ValueError as exc:  # the private functions take no symmetrize=: say where it goes
-        if "is directed; pass symmetrize=" not in str(exc):
+        text = str(exc)
+        if " is directed" not in text or "pass symmetrize=" not in text:
             raise
-        source = str(exc).split(" is directed", 1)[0]
-        raise ValueError(f"{source} is directed; make it undirected first, e.g. "
+        source = text.split(" is directed", 1)[0]
+        why = " (its weight matrix is not symmetric)" if "not symmetric" in text else ""
+        raise ValueError(f"{source} is directed{why}; make it undirected first, e.g. "
                          f"dpgraph.as_graph_data(G, symmetrize='max') ('sum' and 'mean' too), "
                          f"and pass that") from None
 

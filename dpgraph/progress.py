@@ -116,6 +116,8 @@ def _rate(done: int, elapsed: float, unit: str) -> str:
     if elapsed <= 0 or done == 0:
         return f"? {unit}/s"
     r = done / elapsed
+    if r >= 1000:  # thousands separated, as the command's other numbers (never 5.4e+03)
+        return f"{r:,.0f} {unit}/s"
     return f"{r:.3g} {unit}/s" if r >= 1 else f"{1 / r:.3g} s/{unit}"
 
 

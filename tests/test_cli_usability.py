@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +45,10 @@ def test_option_errors_name_the_option(tmp_path, capsys):
 
     heavy = tmp_path / "heavy.wcnf"  # a clause weight max_2csp refuses
     heavy.write_text("p wcnf 3 2\n0.5 1 -2 0\n2 2 3 0\n")
+    light = tmp_path / "light.wcnf"
+    light.write_text("p wcnf 3 2\n0.5 1 -2 0\n1 2 3 0\n")
+    weighted = tmp_path / "w.txt"  # an edge of weight 2
+    weighted.write_text("0 1 2\n1 2 1\n2 0 1\n")
     for argv, message in [
             (["maxcut", "karate", "--epsilon", "1", "--delta", "1e-6", "--seed", "-1"],
              "argument --seed: must be a non-negative integer, got -1"),
@@ -55,7 +60,13 @@ def test_option_errors_name_the_option(tmp_path, capsys):
             (["bench", "karate", "--epsilons", "1", "--plot", str(tmp_path / "no" / "x.png")],
              "cannot write --plot"),
             (["max2csp", str(heavy), "--epsilon", "1", "--delta", "1e-6"],
-             f"{heavy}: constraint #1 has weight 2")]:
+             f"{heavy}, line 3: constraint has weight 2"),
+            (["max2csp", str(weighted), "--format", "max-k-cut", "--k", "3", "--epsilon", "1",
+              "--delta", "0"], "--unweighted reads every edge as weight 1"),
+            (["max2csp", str(light), "--epsilon", "1", "--route", "randomized-response",
+              "--delta", "0"], "leave --route at auto"),
+            (["max2csp", "karate", "--format", "max-k-cut", "--k", "1", "--epsilon", "1",
+              "--delta", "0"], "--k must be")]:
         with pytest.raises(SystemExit) if "argument" in message else contextlib.nullcontext():
             assert main(argv) == 2
         assert message in capsys.readouterr().err, argv
@@ -92,12 +103,16 @@ def test_warnings_are_one_formatted_line_each_and_quiet_silences_them(tmp_path):
 
 def test_synth_writes_txt_as_an_edge_list_and_takes_output_format(tmp_path):
     out_txt = tmp_path / "syn.txt"
-    code, out, err = dpgraph_cmd("synth", "karate", *SEEDED, "-o", out_txt, "-q")
+    code, out, err = dpgraph_cmd("synth", "karate", *SEEDED, "-o", out_txt)
     assert code == 0, err
     g = read_graph(out_txt)
     assert g.n > 0 and g.m > 0
-    # the --delta note: the default block model is pure epsilon-DP
-    assert "--delta 1e-06 is not used" in out
+    # the --delta note, as every command's notes: one "dpgraph: note:" line on stderr (the
+    # default block model is pure epsilon-DP), none on stdout, none with --quiet
+    assert "dpgraph: note: --delta 1e-06 is not used" in err
+    assert "--delta" not in out
+    code, out, err = dpgraph_cmd("synth", "karate", *SEEDED, "-o", out_txt, "-q")
+    assert code == 0 and "note:" not in out + err
     out_dat = tmp_path / "syn.dat"
     code, out, err = dpgraph_cmd("synth", "karate", *SEEDED, "-o", out_dat,
                                  "--output-format", "gml", "--json", "-q")
@@ -165,6 +180,13 @@ def test_max2csp_command(tmp_path):
     assert {r[1] for r in rows} <= {"0", "1", "2"}
     code, _, err = dpgraph_cmd("max2csp", graph, "--format", "max-k-cut", *SEEDED)
     assert code == 2 and "--k" in err
+    # a csp file on a dense route: the JSON names the relation size the release used (q^2)
+    csp = tmp_path / "i.csp"
+    csp.write_text("p csp 6 3 3\nc 0 1 1 0,1 1,0\nc 2 3 1 0,0\nc 4 5 0.5 1,2 2,1 0,0\n")
+    code, out, err = dpgraph_cmd("max2csp", csp, *SEEDED, "--route", "randomized-response",
+                                 "--json", "-q")
+    assert code == 0, err
+    assert json.loads(out)["instance"]["relation_size"] == 9
 
 
 def test_progress_lines_when_piped():
@@ -193,6 +215,16 @@ def test_progress_bar_in_a_terminal_has_rate_and_eta():
     assert "\r" in text and "|" in text and "4/4" in text and "ETA" in text
     assert "round/s" in text or "s/round" in text
     assert text.splitlines()[-1].endswith("] next stage")  # a report ends the bar line first
+
+
+def test_fast_progress_rates_are_thousands_separated_not_exponents():
+    buf = io.StringIO()
+    with reporting(stream=buf):
+        for _ in progress(range(20000), desc="rounds", unit="round", interval=3600):
+            pass
+    last = buf.getvalue().splitlines()[-1]
+    assert "e+" not in last and "round/s" in last, last
+    assert re.search(r"\d,\d{3} round/s", last), last
 
 
 def test_progress_is_silent_when_reporting_is_off():

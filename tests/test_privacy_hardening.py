@@ -152,6 +152,28 @@ def _refusals():
         "max_2csp: matrix-free route asked for": (
             lambda: dpgraph.max_2csp(csp_small, epsilon=1, delta=1e-6, rank=2,
                                      privatize_options={"route": "matrix-free"}), ValueError),
+        "max_2csp: unknown solver option on a dense route": (
+            lambda: dpgraph.max_2csp(csp_small, epsilon=1, delta=1e-6, rank=2,
+                                     privatize_options={"route": "randomized-response"},
+                                     solver_options={"nope": 1}), TypeError),
+        "max_2csp: unknown objective on a dense route": (
+            lambda: dpgraph.max_2csp(csp_small, epsilon=1, delta=1e-6, rank=2,
+                                     privatize_options={"route": "randomized-response"},
+                                     candidates="nope"), ValueError),
+        "max_2csp: unknown privatize option": (
+            lambda: dpgraph.max_2csp(csp_small, epsilon=1, delta=1e-6, rank=2,
+                                     privatize_options={"route": "pca", "nope": 1}), TypeError),
+        "max_2csp: rank given in privatize_options": (
+            lambda: dpgraph.max_2csp(csp_small, epsilon=1, delta=1e-6,
+                                     privatize_options={"route": "pca", "rank": 2}), TypeError),
+        "max_2csp: pca at an epsilon that leaves no per-pair delta": (
+            lambda: dpgraph.max_2csp(csp_small, epsilon=1e5, delta=1e-6, rank=2,
+                                     privatize_options={"route": "pca"}), ValueError),
+        "max_cut: certify given as a string": (
+            lambda: dpgraph.max_cut(small, epsilon=1, delta=1e-6, certify="no"), ValueError),
+        "max_bisection: estimate given as a string": (
+            lambda: dpgraph.max_bisection(small, epsilon=1, delta=1e-6, estimate="no"),
+            ValueError),
         "release_synthetic: bad share": (
             lambda: dpgraph.release_synthetic(small, epsilon=1, community_share=2.0),
             ValueError),
@@ -178,6 +200,11 @@ def _cli_refusals(tmp_path, big_path):
     return {
         "maxcut: --out in a missing folder": ["maxcut", "karate", "--epsilon", "1", "--delta",
                                               "1e-6", "--out", str(tmp_path / "no" / "p.tsv")],
+        "bisection: --out names a directory": ["bisection", "karate", "--epsilon", "1",
+                                               "--delta", "1e-6", "--out", str(tmp_path)],
+        "max2csp: --out names a directory": ["max2csp", "karate", "--format", "max-k-cut",
+                                             "--k", "3", "--epsilon", "1", "--delta", "0",
+                                             "--out", str(tmp_path)],
         "maxcut: dense route too large": ["maxcut", big_path, "--epsilon", "1", "--delta",
                                           "1e-6", "--route", "pca"],
         "synth: unknown output format": ["synth", "karate", "--epsilon", "1", "-o",

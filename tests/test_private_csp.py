@@ -196,7 +196,7 @@ def test_block_posterior_objective_is_a_candidate_on_the_rr_route():
                     candidates="posterior-block",
                     privatize_options={"route": "randomized-response"})
     assert only.diagnostics["candidates"] == ("posterior-block",)
-    with pytest.raises(ValueError, match="offers .*posterior-block"):
+    with pytest.raises(ValueError, match="among .*posterior-block"):
         max_2csp(inst, epsilon=4.0, delta=1e-6, rank=2, rng=0, relation_size=3,
                  candidates="nonsense", privatize_options={"route": "randomized-response"})
 
@@ -280,3 +280,45 @@ def test_estimate_clamped_with_an_interval_that_covers(route):
         assert "CI" in repr(res)
     level = 0.95 - 0.001  # the total's upper end fails with probability <= 0.1%
     assert covered >= runs * level - 3 * math.sqrt(runs * level * (1 - level))
+
+
+def test_a_two_by_two_array_over_two_values_is_refused_as_ambiguous():
+    """[[1, 0], [0, 1]] means "equal" as a relation matrix and "different" as two pairs: with
+    q = 2 an integer 2 x 2 array is refused; a boolean one is a matrix, a set is pairs."""
+    eq = np.array([[1, 0], [0, 1]])
+    with pytest.raises(ValueError, match="either a relation matrix or two"):
+        CSPInstance(2, 2, [(0, 1, eq, 1.0)])
+    as_matrix = CSPInstance(2, 2, [(0, 1, eq.astype(bool), 1.0)])
+    assert as_matrix.value([0, 0]) == 1.0 and as_matrix.value([0, 1]) == 0.0
+    as_pairs = CSPInstance(2, 2, [(0, 1, {(1, 0), (0, 1)}, 1.0)])
+    assert as_pairs.value([0, 0]) == 0.0 and as_pairs.value([0, 1]) == 1.0
+    # q = 3: a (3, 3) array is a matrix, an (r, 2) array r pairs, as before
+    M = np.eye(3, dtype=int)
+    assert CSPInstance(2, 3, [(0, 1, M, 1.0)]).value([2, 2]) == 1.0
+    assert CSPInstance(2, 3, [(0, 1, np.array([[0, 2], [1, 1]]), 1.0)]).value([0, 2]) == 1.0
+
+
+def test_group_privacy_delta_at_any_epsilon():
+    """In log space: no OverflowError where exp(t eps / s) leaves the float range."""
+    for eps in (1.0, 500.0, 5000.0, 1e6):
+        d = group_privacy_delta(eps, 1e-6, 4)
+        assert 0.0 <= d <= 1e-6
+    e0 = 2.0 / 3  # the closed form delta / sum_{t<s} e^{t e0}
+    assert math.isclose(group_privacy_delta(2.0, 1e-6, 3),
+                        1e-6 / (1 + math.exp(e0) + math.exp(2 * e0)), rel_tol=1e-12)
+    rng = np.random.default_rng(3)
+    inst = CSPInstance(10, 3, _random_constraints(rng, 10, 3, 0.5))
+    res = max_2csp(inst, epsilon=2000.0, delta=1e-6, rank=2, rng=0,
+                   privatize_options={"route": "randomized-response"})
+    assert res.ledger.spent[0] <= 2000.0 * (1 + 1e-9)
+
+
+def test_refusals_of_read_constraints_name_the_file_line(tmp_path):
+    from dpgraph.engine.formats import read_csp
+
+    p = tmp_path / "w.wcnf"
+    p.write_text("c comment\np wcnf 3 2\n0.5 1 -2 0\n\n3 2 3 0\n")
+    inst = read_csp(p)
+    assert inst.constraint_name(1) == f"{p}, line 5: constraint"
+    with pytest.raises(ValueError, match=r"w\.wcnf, line 5: constraint has weight 3"):
+        max_2csp(inst, epsilon=1.0, delta=0.0)

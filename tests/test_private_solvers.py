@@ -192,7 +192,12 @@ def test_an_epsilon_beyond_the_exact_sampler_asks_for_a_larger_one():
     lambda D: dpgraph.release_synthetic(D, epsilon=1.0),
     lambda D: dpgraph.privatize(D, epsilon=1.0, delta=1e-6)])
 def test_a_directed_graph_is_pointed_to_as_graph_data(call):
-    # the message said "pass symmetrize=", which these functions do not take
+    # the message said "pass symmetrize=", which these functions do not take; the same for a
+    # non-symmetric NumPy or SciPy matrix
+    import scipy.sparse as sp
+
     D = nx.DiGraph([(0, 1), (1, 2), (2, 0)])
-    with pytest.raises(ValueError, match=r"dpgraph.as_graph_data\(G, symmetrize='max'\)"):
-        call(D)
+    A = nx.to_numpy_array(D)
+    for G in (D, A, sp.csr_array(A)):
+        with pytest.raises(ValueError, match=r"dpgraph.as_graph_data\(G, symmetrize='max'\)"):
+            call(G)

@@ -12,6 +12,7 @@ import contextlib
 import os
 import sys
 
+from dpgraph.io import check_writable
 from dpgraph.release.routes import ROUTES
 
 __all__ = ["formats", "add_quiet_argument", "add_unweighted_argument", "add_json_argument",
@@ -222,14 +223,10 @@ def dask_session(args):
 
 
 def check_out_folder(out: str | None, option: str = "--out") -> None:
-    """Refuse an output file (given by ``option``) whose folder is missing or not writable,
-    before any budget is spent."""
-    if not out:
-        return
-    folder = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-        raise FileNotFoundError(f"cannot write {option} {out!r}: directory {folder!r} "
-                                f"does not exist or is not writable")
+    """Refuse an output file (given by ``option``) that cannot be written (a missing folder, a
+    directory, no permission: :func:`dpgraph.io.check_writable`), before any budget is spent."""
+    if out:
+        check_writable(out, option)
 
 
 def seed_argument(text: str) -> int:

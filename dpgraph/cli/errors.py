@@ -33,6 +33,12 @@ _OPTION_SPELLINGS = [
     (r"\brelation_size\b", "--relation-size"),
     (r"\bpass format=", "pass --format"),
     (r"\bformat= one of\b", "--format one of"),
+    (r"\bleave privatize_options\['route'\] unset \(the local route\)",
+     "leave --route at auto (the local route)"),
+    (r"\bwith certify=True\b", "with --certify"),
+    (r"\bcertify=True\b", "--certify"),
+    (r"\b[Cc]all without certify\b", "Run without --certify"),
+    (r"(^|: )(k|rank) must be\b", r"\1--\2 must be"),
 ]
 
 

@@ -172,8 +172,13 @@ def cmd_max2csp(args) -> int:
                        relation_size=size, rank=args.rank,
                        privatize_options=None if args.route == "auto" else {"route": args.route})
     except ValueError as exc:  # a constraint max_2csp refuses: name the file it came from
-        if str(exc).startswith("constraint #"):
-            raise ValueError(f"{source}: {exc}") from None
+        text = str(exc)
+        hint = ("; --unweighted reads every edge as weight 1" if fmt == "max-k-cut"
+                and " has weight " in text else "")
+        if text.startswith("constraint #"):  # read files name their line themselves
+            raise ValueError(f"{source}: {text}{hint}") from None
+        if hint:
+            raise ValueError(f"{text}{hint}") from None
         raise
     values = [int(res.assignment[i]) for i in range(inst.n)]
     notes = unused_options(args, res.diagnostics.get("route"))
@@ -184,7 +189,8 @@ def cmd_max2csp(args) -> int:
             fh.writelines(f"{name}\t{v}\n" for name, v in zip(names, values))
     if args.json:
         print(dumps(csp_document(res, source=source, fmt=fmt, n=inst.n, q=inst.q,
-                                 names=names, values=values, relation_size=size,
+                                 names=names, values=values,
+                                 relation_size=res.diagnostics.get("relation_size", size),
                                  out=args.out, notes=notes)))
         return 0
     _print_result(res, inst, fmt, values, source)

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 from dpgraph.cli.common import (add_graph_argument, add_privacy_arguments, formats,
                                 is_edge_files, load_graph, print_ledger, print_release_notes,
                                 print_reproducible)
+from dpgraph.cli.errors import show_notes
 from dpgraph.cli.output import dumps, synth_document
 from dpgraph.cli.text import number
 from dpgraph.release.private_graph import DEFAULT_RANK
@@ -229,6 +230,7 @@ def cmd_synth(args) -> int:
     if not on_dask:
         report(f"writing {out.n:,} nodes and {out.m:,} edges to {args.out}")
         write_graph(out, args.out, format=args.output_format)
+    show_notes(notes, quiet=args.quiet)
     print_reproducible(pg.ledger, json_output=args.json)
     if args.json:
         print(dumps(synth_document(pg, out, where=where, fmt=fmt, path=args.out,
@@ -244,8 +246,6 @@ def cmd_synth(args) -> int:
 
 
 def _print_result(args, pg, out, notes, on_dask: bool) -> None:
-    for note in notes:
-        print(f"note: {note}")
     print(f"mechanism: {pg.diagnostics.get('low_rank_mechanism', pg.diagnostics.get('mechanism'))}")
     print(f"wrote {'weighted' if args.weighted else 'sampled'} synthetic graph "
           f"({number(out.n)} nodes, {number(out.m)} edges) to {args.out}"

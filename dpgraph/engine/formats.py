@@ -14,7 +14,8 @@ Formats read by :func:`read_csp` (``dpgraph.read_csp``, ``format=``):
     Any graph file :func:`dpgraph.read_graph` reads (G-set / rudy, SNAP, Matrix Market, ...);
     each edge ``{u, v}`` of weight w becomes the constraint "``x_u != x_v``" of weight w over
     the alphabet ``range(k)``: the value of an assignment is the weight of the k-cut it
-    defines. Variable i is the graph's i-th node (``instance_labels`` keeps the node labels).
+    defines. Variable i is the graph's i-th node (its label: ``dpgraph.read_graph(path)
+    .labels[i]``, or build the instance from the graph with :func:`max_k_cut_instance`).
     Negative edge weights are refused (a 2-CSP weight is >= 0).
 ``"cnf"``, ``"wcnf"``
     Max-2-SAT (q = 2, label 1 = true) in the DIMACS CNF format (``p cnf <vars> <clauses>``,
@@ -235,7 +236,8 @@ def read_wcnf(path, *, format: str | None = None):
     if header is not None and header[1] != len(cons):
         raise ValueError(f"{path_s}: header says {header[1]} clauses, found {len(cons)}")
     out = [(*_clause_relation(lits, n_vars, f"{path_s}, line {ln}"), w) for ln, lits, w in cons]
-    return CSPInstance(n_vars, 2, [(i, j, _pairs(R), w) for i, j, R, w in out])
+    return CSPInstance(n_vars, 2, [(i, j, _pairs(R), w) for i, j, R, w in out]).with_source(
+        path_s, [ln for ln, _, _ in cons])
 
 
 def write_csp(instance: CSPInstance, path) -> None:
@@ -336,7 +338,7 @@ def read_csp(path, format: str | None = None, *, k: int | None = None,
     if m != len(cons):
         raise ValueError(f"{path}: header says {m} constraints, found {len(cons)}")
     try:
-        return CSPInstance(n, q, cons)
+        return CSPInstance(n, q, cons).with_source(path, lines)
     except ValueError as exc:
         raise ValueError(_at_constraint_line(path, str(exc), lines)) from None
 

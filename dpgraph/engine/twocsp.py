@@ -99,7 +99,8 @@ class CSPInstance:
         Alphabet size (values ``0..q-1``), at least 1.
     constraints : iterable of (i, j, relation, weight)
         ``relation`` is an iterable of pairs ``(a, b)`` or a ``q x q`` 0/1 ``numpy`` array
-        (an ``(r, 2)`` array is read as r pairs); ``weight`` a
+        (an ``(r, 2)`` array is read as r pairs, a boolean ``(q, q)`` one always as a matrix;
+        with ``q = 2`` a ``2 x 2`` array that is not boolean is refused as ambiguous); ``weight`` a
         finite non-negative number. Variables must differ (``i != j``).
 
     Example
@@ -113,6 +114,9 @@ class CSPInstance:
     q: int
     constraints: tuple
     _arrays: tuple = field(default=None, repr=False)
+    #: ``(path, lines)`` where a reader built it (:func:`dpgraph.read_csp`): the file and the
+    #: line of each constraint, for messages about a constraint (:meth:`constraint_name`)
+    source: tuple | None = field(default=None, repr=False)
 
     def __init__(self, n, q, constraints):
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
@@ -144,7 +148,15 @@ class CSPInstance:
             if not math.isfinite(w) or w < 0:
                 raise ValueError(f"constraint #{k} has weight {w}; weights must be finite and >= 0")
             M = np.zeros((q, q))
-            if isinstance(rel, np.ndarray) and rel.ndim == 2 and rel.shape != (len(rel), 2):
+            if isinstance(rel, np.ndarray) and rel.shape == (2, 2) and q == 2 \
+                    and rel.dtype != bool:
+                # a 2 x 2 array over q = 2 reads as a matrix and as two pairs, with opposite
+                # meanings ([[1, 0], [0, 1]]: "equal" as a matrix, "different" as pairs)
+                raise ValueError(f"constraint #{k}: a 2 x 2 integer array with q = 2 is either a "
+                                 f"relation matrix or two (a, b) pairs; pass a boolean matrix "
+                                 f"(rel.astype(bool)) or a set of pairs")
+            if isinstance(rel, np.ndarray) and rel.ndim == 2 and (
+                    rel.shape[1] != 2 or (rel.shape == (q, q) and rel.dtype == bool)):
                 if rel.shape != (q, q):
                     raise ValueError(f"constraint #{k}: relation matrix has shape {rel.shape}, "
                                      f"expected ({q}, {q})")
@@ -174,6 +186,22 @@ class CSPInstance:
     @property
     def m(self) -> int:
         return len(self.constraints)
+
+    def constraint_name(self, k: int) -> str:
+        """``"constraint #k"``, or ``"<file>, line L: constraint"`` where a reader built the
+        instance (messages about constraint ``k``).
+
+        >>> CSPInstance(2, 2, [(0, 1, {(0, 1)}, 1.0)]).constraint_name(0)
+        'constraint #0'
+        """
+        if self.source is not None and 0 <= k < len(self.source[1]):
+            return f"{self.source[0]}, line {self.source[1][k]}: constraint"
+        return f"constraint #{k}"
+
+    def with_source(self, path, lines) -> "CSPInstance":
+        """This instance, its constraints' file and lines recorded (readers only)."""
+        object.__setattr__(self, "source", (str(path), tuple(int(v) for v in lines)))
+        return self
 
     def __repr__(self) -> str:
         return f"CSPInstance(n={self.n}, q={self.q}, m={self.m}, total_weight={self._arrays[3].sum():g})"

@@ -61,7 +61,8 @@ from dpgraph.io import library as _lib
 from dpgraph.io import text as _text
 from dpgraph.io.base import GraphFormatError, nonfinite_weight_error, open_text, scan_lines
 
-__all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "output_format",
+__all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "check_writable",
+           "output_format",
            "check_labels_storable", "GraphFormatError", "FORMATS"]
 
 # name -> (reader, writer, writer mode: "t" text stream or "b" binary stream)
@@ -331,14 +332,33 @@ def check_output_path(path, format: str | None = None) -> str:
     if format is None:
         format = output_format(path)
     format = _check_format(format)
+    check_writable(path)
+    return format
+
+
+def check_writable(path, option: str | None = None) -> None:
+    """Refuse, before any work, a ``path`` that cannot be written (named as ``option``, e.g.
+    ``"--out"``, where given): a missing folder, a directory, a folder or file without write
+    permission. The file is opened as a writer would open it (an existing one for appending,
+    left as it was; a new one created and removed), which also catches what the permission
+    bits do not tell (a folder of ``/proc``, a read-only file as root)."""
+    path = os.fspath(path)
+    name = f"{option} {path!r}" if option else repr(path)
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise FileNotFoundError(f"cannot write {path!r}: no such directory {folder!r}")
+        raise FileNotFoundError(f"cannot write {name}: no such directory {folder!r}")
     if os.path.isdir(path):
-        raise IsADirectoryError(f"cannot write {path!r}: it is a directory")
-    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise PermissionError(f"cannot write {path!r}: permission denied")
-    return format
+        raise IsADirectoryError(f"cannot write {name}: it is a directory; name a file in it")
+    existed = os.path.exists(path)
+    if not os.access(folder, os.W_OK) or (existed and not os.access(path, os.W_OK)):
+        raise PermissionError(f"cannot write {name}: permission denied")
+    try:
+        with open(path, "a" if existed else "x"):
+            pass
+    except OSError as exc:
+        raise PermissionError(f"cannot write {name}: {exc.strerror or exc}") from None
+    if not existed:
+        os.remove(path)
 
 
 def write_graph(graph, path, format: str | None = None, *,

@@ -107,6 +107,22 @@ def check_choice(value, *, name: str, choices) -> str:
     return value
 
 
+def check_flag(value, *, name: str, allow_none: bool = False) -> bool | None:
+    """``value`` as a bool if it is one (NumPy's included; None where ``allow_none``), else a
+    ValueError naming ``name``: a string such as ``"no"`` is truthy, and must not turn a
+    release on.
+
+    >>> check_flag(False, name="certify"), check_flag(None, name="x", allow_none=True)
+    (False, None)
+    """
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, (bool, np.bool_)):
+        allowed = "True, False or None" if allow_none else "True or False"
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return bool(value)
+
+
 def check_share(name: str, value: float) -> float:
     """``value`` if it is a share of a budget strictly between 0 and 1, else a ValueError
     naming ``name``."""

@@ -18,7 +18,8 @@ from dpgraph.release.private_graph import PrivateGraph
 
 __all__ = ["ONE_OBJECTIVE_ABOVE_N", "KNOWN_OBJECTIVES", "candidate_objectives", "precheck_solver",
            "candidate_pool", "choose_candidate", "release_estimate", "clamped_interval",
-           "true_cuts", "partition_of", "unspent_note", "partition_capacity"]
+           "true_cuts", "partition_of", "unspent_note", "partition_capacity",
+           "check_solver_options", "check_candidate_names"]
 
 # Above this many nodes "auto" solves one objective (the de-biased release) instead of four and
 # chooses among its roundings only: one solve of a dense n = 10,000 instance takes about a
@@ -143,27 +144,44 @@ KNOWN_OBJECTIVES = ("synthetic", "low-rank", "unbiased", "posterior-degree")
 def precheck_solver(problem: str, candidates, solver_options) -> None:
     """Refuse, before any release, engine options the solver does not take and objective names
     no route offers (which ones a release offers depends on its route: checked again after)."""
-    import inspect
-
     from dpgraph.engine import solve_max_bisection, solve_max_cut
 
     solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
+    check_solver_options(solver, solver_options, fixed=("G",))
+    check_candidate_names(candidates)
+
+
+def check_solver_options(solver, solver_options, *, fixed=(), name: str | None = None) -> None:
+    """Refuse ``solver_options`` keys that ``solver`` (public ``name``, default
+    ``dpgraph.<its name>``) does not take, or that the caller sets itself (``fixed``), before
+    any release."""
+    import inspect
+
+    if solver_options is not None and not isinstance(solver_options, dict):
+        raise TypeError(f"solver_options must be a dict, got {type(solver_options).__name__}")
     params = inspect.signature(solver).parameters
-    bad = sorted(set(solver_options or {}) - set(params) - {"G"})
+    bad = sorted(set(solver_options or {}) - (set(params) - set(fixed)))
     if bad:
-        raise TypeError(f"solver_options {bad} are not options of dpgraph.{solver.__name__} "
-                        f"(it takes {', '.join(p for p in params if p != 'G')})")
-    if not isinstance(candidates, str) or candidates != "auto":
-        try:
-            names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
-        except TypeError:
-            raise TypeError(f"candidates must be 'auto', an objective name or a sequence of "
-                            f"names, got {candidates!r}") from None
-        unknown = [c for c in names if not isinstance(c, str)
-                   or (c not in KNOWN_OBJECTIVES and prior_rank(c) is None)]
-        if not names or unknown:
-            raise ValueError(f"candidates={candidates!r}: objectives are 'auto' or among "
-                             f"{KNOWN_OBJECTIVES} and 'posterior-lowrank-<k>'")
+        raise TypeError(f"solver_options {bad} are not options of "
+                        f"{name or 'dpgraph.' + solver.__name__} "
+                        f"(it takes {', '.join(p for p in params if p not in fixed)})")
+
+
+def check_candidate_names(candidates, extra: tuple = ()) -> None:
+    """Refuse, before any release, ``candidates`` that name no objective a route offers
+    (``KNOWN_OBJECTIVES``, ``posterior-lowrank-<k>`` and the caller's ``extra`` names)."""
+    if isinstance(candidates, str) and candidates == "auto":
+        return
+    try:
+        names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
+    except TypeError:
+        raise TypeError(f"candidates must be 'auto', an objective name or a sequence of "
+                        f"names, got {candidates!r}") from None
+    unknown = [c for c in names if not isinstance(c, str)
+               or (c not in KNOWN_OBJECTIVES + tuple(extra) and prior_rank(c) is None)]
+    if not names or unknown:
+        raise ValueError(f"candidates={candidates!r}: objectives are 'auto' or among "
+                         f"{KNOWN_OBJECTIVES + tuple(extra)} and 'posterior-lowrank-<k>'")
 
 
 def candidate_pool(results) -> tuple[np.ndarray, list]:

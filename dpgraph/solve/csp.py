@@ -50,11 +50,14 @@ def group_privacy_delta(epsilon: float, delta: float, s: int) -> float:
     An ``(eps_0, delta_0)``-DP mechanism is ``(s eps_0, delta_0 sum_{t<s} e^{t eps_0})``-DP for
     inputs at distance s (docs/privacy.md 6.3); with ``eps_0 = epsilon / s`` this inverts it.
 
-    >>> round(group_privacy_delta(1.0, 1e-6, 1), 12)
-    1e-06
+    >>> round(group_privacy_delta(1.0, 1e-6, 1), 12), group_privacy_delta(1e4, 1e-6, 3) >= 0
+    (1e-06, True)
     """
     e0 = epsilon / s
-    return delta / math.fsum(math.exp(t * e0) for t in range(s))
+    # in log space: exp(t e0) overflows from e0 of about 709 (a float's range)
+    logs = [t * e0 for t in range(s)]
+    top = max(logs)
+    return delta * math.exp(-top) / math.fsum(math.exp(v - top) for v in logs)
 
 
 def rounded_label_graph(instance, rng) -> sp.csr_array:
@@ -159,10 +162,11 @@ class PrivateCSPResult(PrivateResult):
     ledger : PrivacyLedger
         Every charge, the privatize step as one group-privacy entry (its own per-pair ledger is
         ``private_graph.ledger``).
-    private_graph : PrivateGraph
-        The release of the label-extended graph (labels ``(i, a)``).
-    solver : dict
-        The engine's output on the chosen objective.
+    private_graph : PrivateGraph or None
+        The release of the label-extended graph (labels ``(i, a)``); None on the local route,
+        which releases labels, not a graph.
+    solver : dict or None
+        The engine's output on the chosen objective; None on the local route.
     diagnostics : dict
         ``route``, ``objective``, ``candidates``, ...; ``requested_rank`` (and on the local
         route ``requested_relation_size``): the caller's values, None when not given (the repr
@@ -222,12 +226,13 @@ def _check_instance(instance, relation_size, *, local: bool = False):
         raise ValueError(f"relation_size must be an integer in [1, q*q = {q * q}], got {relation_size!r}")
     for k, (i, j, rel, w) in enumerate(instance.constraints):
         if not 0.0 <= w <= 1.0:
-            raise ValueError(f"constraint #{k} has weight {w:g}; max_2csp protects instances whose "
-                             f"constraint weights lie in [0, 1] (one constraint added or removed "
-                             f"is the adjacency): rescale the weights")
+            raise ValueError(f"{instance.constraint_name(k)} has weight {w:g}; max_2csp protects "
+                             f"instances whose constraint weights lie in [0, 1] (one constraint "
+                             f"added or removed is the adjacency): divide every weight by a "
+                             f"public bound on them, chosen without looking at the data")
         if not local and len(rel) > s:  # the local route needs no bound (docs/privacy.md 14.6)
-            raise ValueError(f"constraint #{k} allows {len(rel)} label pairs, more than "
-                             f"relation_size = {s} (the public bound of the adjacency)")
+            raise ValueError(f"{instance.constraint_name(k)} allows {len(rel)} label pairs, more "
+                             f"than relation_size = {s} (the public bound of the adjacency)")
     return int(s)
 
 
@@ -366,6 +371,37 @@ def _check_dense_release(N: int, rank: int, privatize_options: dict | None) -> N
                              "use fewer variables or labels.")
 
 
+def _precheck_dense_options(route: str, candidates, solver_options, privatize_options,
+                            pair_delta: float) -> None:
+    """Refuse, before any draw, what the dense branch would refuse only after spending (docs/
+    privacy.md 11.1): engine options :func:`~dpgraph.engine.twocsp_sdp.solve_label_csp` does
+    not take, objective names no route offers, ``privatize_options`` that
+    :func:`dpgraph.privatize` does not take or that ``max_2csp`` sets itself, and a per-pair
+    delta that group privacy drives to 0 on a route that needs one."""
+    import inspect
+
+    from dpgraph.engine.twocsp_sdp import solve_label_csp
+    from dpgraph.solve.candidates import check_candidate_names, check_solver_options
+
+    check_solver_options(solve_label_csp, solver_options, fixed=("A", "n", "q", "rng"),
+                         name="dpgraph.engine.solve_label_csp")
+    check_candidate_names(candidates, extra=(BLOCK_OBJECTIVE,))
+    own = {"rank": "rank=", "rng": "rng=", "epsilon": "epsilon=", "delta": "delta="}
+    clash = sorted(set(privatize_options) & set(own))
+    if clash:
+        raise TypeError(f"privatize_options {clash}: max_2csp sets them itself; pass "
+                        f"{', '.join(own[k] for k in clash)} to max_2csp")
+    params = set(inspect.signature(privatize).parameters) - {"G", "_check_only"}
+    bad = sorted(set(privatize_options) - params)
+    if bad:
+        raise TypeError(f"privatize_options {bad} are not options of dpgraph.privatize "
+                        f"(it takes {', '.join(sorted(params - set(own)))})")
+    if pair_delta <= 0 and not route_spec(route).pure:
+        raise ValueError(f"epsilon is so large that group privacy leaves each label pair a "
+                         f"delta that rounds to 0, which route={route!r} cannot use; use "
+                         f"route='randomized-response' (pure) or a smaller epsilon")
+
+
 def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
              relation_size: int | None = None, estimate_share: float = CSP_ESTIMATE_SHARE,
              select_share: float = CSP_SELECT_SHARE, candidates="auto", solver_options: dict | None = None,
@@ -447,6 +483,8 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     eps_select, eps_estimate = answer_side_budgets(epsilon, select_share, estimate_share)
     eps_total = CSP_TOTAL_SHARE * epsilon
     eps_p = left(epsilon, eps_total, eps_select, eps_estimate)
+    _precheck_dense_options(route, candidates, solver_options, privatize_options,
+                            group_privacy_delta(eps_p, delta, s))
     total, upper = _release_total_weight(instance, epsilon=eps_total, ledger=ledger, rng=gen)
     pg, dlt_0 = _release_label_graph(instance, s, rank, eps_p, delta, privatize_options,
                                      ledger, gen)

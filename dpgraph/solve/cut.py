@@ -28,8 +28,8 @@ from dpgraph.io.dask import is_dask_input
 from dpgraph.privacy import PrivacyLedger, make_rng
 from dpgraph.privacy.budget import (ANSWER_ESTIMATE_SHARE, ANSWER_SELECT_SHARE, CERTIFY_SHARE,
                                     SCREEN_SHARE, answer_side_budgets, left)
-from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_number,
-                                        check_share)
+from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_flag,
+                                        check_number, check_share)
 from dpgraph.private_input import check_private_graph_input, input_graph
 from dpgraph.progress import report
 from dpgraph.release.private_graph import PrivateGraph
@@ -78,6 +78,8 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
     """:func:`max_cut` / :func:`max_bisection`: refuse what needs no release, release the edge
     count where the route is sized by it, then answer on the route's release (and, with
     ``certify``, release the certified bound of the input's relaxation: docs/privacy.md 4.13)."""
+    estimate = check_flag(estimate, name="estimate")
+    certify = check_flag(certify, name="certify")
     gen = make_rng(rng)
     data, opts, requested, epsilon, delta = _checked_call(
         problem, G, epsilon=epsilon, delta=delta, rank=rank, kappa=kappa,

@@ -23,7 +23,7 @@ from dpgraph.graph import GraphData, label_sequence
 from dpgraph.io.dask import is_dask_input
 from dpgraph.memory import available_memory, check_memory
 from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag
-from dpgraph.privacy.validation import check_epsilon, check_integer, check_share
+from dpgraph.privacy.validation import check_epsilon, check_flag, check_integer, check_share
 from dpgraph.private_input import check_private_graph_input, input_graph
 from dpgraph.progress import report
 from dpgraph.synthetic.block_model import (SPLIT_COUNT_SHARE, BlockModel, combined_estimate,
@@ -367,7 +367,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        the whole share). By default
        (``community_method="passes"``) two read-once label passes over a random order
        (:func:`~dpgraph.synthetic.communities.label_passes`, docs/privacy.md 7.14) with
-       :func:`default_pass_labels` labels (4-12, from the released mean degree and epsilon);
+       :func:`default_pass_labels` labels (4-24, from the released mean degree and epsilon);
        the degrees their counts imply are combined with step 2's by inverse variance
        (post-processing). With ``community_method="refine"``
        (:func:`~dpgraph.synthetic.communities.private_communities`): uniformly random labels
@@ -523,8 +523,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         raise ValueError(f"group_size must be a positive integer, got {group_size!r}")
     init_labels = default_init_labels(epsilon) if init_labels is None else init_labels
     _check_refine_options(init_labels, rounds, batches)  # before the edge count is drawn
-    if degree_prior is not None and not isinstance(degree_prior, (bool, np.bool_)):
-        raise ValueError(f"degree_prior must be True, False or None, got {degree_prior!r}")
+    degree_prior = check_flag(degree_prior, name="degree_prior", allow_none=True)
     rounds = default_rounds(epsilon, init_labels) if rounds is None else int(rounds)
     # refuse before spending what the public n alone cannot hold (docs/privacy.md 11.1) ...
     check_memory(synthetic_memory(data.n, 0), what=f"release_synthetic on {data.n:,} nodes",
