@@ -146,7 +146,7 @@ class PrivateGraph:
     def synthetic_blocks(self, k: int, rng=None) -> np.ndarray:
         """Blocks of the synthetic block model :func:`dpgraph.privatize` releases on this
         release (post-processing): ``k`` spectral communities, each split along the release's
-        max-cut eigenvector (:func:`dpgraph.synthetic.block_model.synthetic_partition`)."""
+        max-cut eigenvector (:func:`dpgraph.synthetic.communities.synthetic_partition`)."""
         from dpgraph.synthetic.communities import synthetic_partition
 
         return synthetic_partition(self, k, rng=rng)

@@ -95,13 +95,11 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         Anything :func:`dpgraph.graph.as_graph_data` accepts; edge weights must lie in [0, 1].
     epsilon, delta : float
         Total privacy budget (basic composition over the steps in the module docstring).
-    rank : int, optional
-        Rank ``r`` of the private low-rank estimate (default 8 on the dense routes; 2 private
-        directions on the matrix-free route, where each direction's noise grows like
-        ``sqrt(r)``: docs/privacy.md 5.2).
     rank : int or None
-        Rank ``r`` of the private low-rank estimate. ``None`` (default): 8, capped at
-        ``n - 2`` on graphs with fewer than 10 nodes (``diagnostics["rank_note"]`` says so).
+        Rank ``r`` of the private low-rank estimate. ``None`` (default): 8 on the dense routes,
+        capped at ``n - 2`` on graphs with fewer than 10 nodes (``diagnostics["rank_note"]``
+        says so); 2 private directions on the matrix-free route, where each direction's noise
+        grows like ``sqrt(r)`` (docs/privacy.md 5.2). Not used by the local route.
     rng : None, int or numpy.random.Generator
     degree_share, tail_share : float
         Fractions of (epsilon, delta) spent on the degrees and on the tail level; the rest goes

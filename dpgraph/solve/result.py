@@ -18,7 +18,9 @@ class PrivateCutResult(PrivateResult):
     Attributes
     ----------
     partition : tuple of two sets
-        The two sides, in the caller's node labels.
+        The two sides, in the caller's node labels: ``partition[0]`` holds the labels with
+        assignment 1, ``partition[1]`` those with assignment 0 (as :func:`dpgraph.solve_max_cut`:
+        ``x = +1``, then ``x = -1``). The command line numbers sides by the assignment.
     assignment : dict
         label -> 0/1.
     estimated_value : float or None
