@@ -4,7 +4,11 @@ The private pipeline (d'Orsi & Novikov, "Tight Differentially Private PCA via Ma
 Coherence"): private degrees -> coherence-aware private PCA of the normalized adjacency ->
 projection onto non-negative bounded-spectrum matrices -> degree-2 sum-of-squares with global
 correlation rounding. Shared primitives follow Cohen-Addad et al., "Perturb-and-Project", and
-Nikolov, "Private Query Release via the Johnson-Lindenstrauss Transform".
+Nikolov, "Private Query Release via the Johnson-Lindenstrauss Transform". The answers
+(:func:`max_cut`, :func:`max_bisection`, :func:`max_2csp`) take the degree-ordered local route
+by default (pure epsilon-DP, docs/privacy.md 14), with the dense and matrix-free routes'
+candidates pooled where released counts say they can help; :func:`release_synthetic` exports
+a private synthetic graph (pure epsilon-DP).
 
 Examples
 --------
