@@ -287,3 +287,92 @@ def test_synthetic_release_sizes_memory_by_what_a_sample_can_hold():
         warnings.simplefilter("ignore")
         pg = dpgraph.release_synthetic(nx.path_graph(10), epsilon=1e-7, rng=0)
         assert 0 <= pg.sample(rng=0).m <= 45
+
+
+def _factor_release(n=6000, degree=10.0):
+    from dpgraph.datasets import planted_cut
+    from dpgraph.privacy import PrivacyLedger
+    from dpgraph.release.routes.matrix_free import release_matrix_free
+
+    g = planted_cut(n, degree, rng=0).graph
+    return release_matrix_free(g, epsilon=4.0, delta=1e-6, rank=1,
+                               ledger=PrivacyLedger(4.0, 1e-6), rng=0)
+
+
+def test_factor_form_sample_and_export_are_priced_before_they_allocate(monkeypatch):
+    """The factor form's sample and weighted export ran out of memory past any check (a
+    released edge count of 1.7e8 on 50,000 nodes at a tiny epsilon; max_edges=10^12)."""
+    pg = _factor_release()
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "1M")
+    with pytest.raises(InsufficientMemoryError, match="sample_dask"):
+        pg.sample(rng=0)
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "400M")  # the row blocks fit, 10^12 pairs not
+    with pytest.raises(InsufficientMemoryError, match=r"At most max_edges=[\d,]+ fits"):
+        pg.to_graph_data(max_edges=10**12)
+    monkeypatch.delenv("DPGRAPH_MEMORY_LIMIT")
+    # a released degree total beyond n (n - 1) / 2 draws about that many edges, no more
+    import dataclasses
+
+    n = pg.n
+    huge = dataclasses.replace(pg, degrees=np.asarray(pg.degrees) * 1e6)
+    draws = sum(t[2] for t in huge.sample_plan(rng=0).tasks)
+    assert draws <= 1.01 * n * (n - 1) / 2
+
+
+def test_dense_exports_are_priced_before_they_allocate(monkeypatch):
+    """A dense release's exports built n^2 pairs and the library graph unchecked (a bare
+    MemoryError inside networkx at n = 6,000)."""
+    import dpgraph
+
+    pg = dpgraph.privatize(nx.gnp_random_graph(200, 0.2, seed=1), epsilon=0.05, delta=1e-6,
+                           route="randomized-response", rng=0)
+    data = pg.to_graph_data()
+    assert data.m > 15_000  # at this epsilon nearly every pair carries weight
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "4M")
+    with pytest.raises(InsufficientMemoryError, match="a networkx graph of 200 nodes"):
+        pg.to_networkx()
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "1M")
+    with pytest.raises(InsufficientMemoryError, match="sparse export of [\\d,]+ weighted pairs"):
+        pg.to_scipy()
+    assert pg.to_networkx(max_edges=100).number_of_edges() == 100
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "100K")
+    with pytest.raises(InsufficientMemoryError, match="n x n copies"):
+        pg.to_graph_data(max_edges=10)
+
+
+@pytest.mark.parametrize("options", [{"rank": 10**6}, {"samples": 10**8},
+                                     {"anneal_sweeps": 10**9}])
+def test_engine_options_are_priced_before_the_solve(monkeypatch, options):
+    """rank, samples and anneal_sweeps grow the engine's arrays: 6 GiB at rank 10^6 on 800
+    nodes came as a bare MemoryError."""
+    from dpgraph import solve_max_cut
+
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", LIMIT)
+    outcome, peak = _peak(lambda: solve_max_cut(nx.cycle_graph(800), **options))
+    assert isinstance(outcome, InsufficientMemoryError), outcome
+    assert peak < parse_bytes(LIMIT) and "Lower rank" in str(outcome)
+
+
+def test_dense_baselines_refused_before_the_reference_solve(monkeypatch):
+    """`dpgraph bench` on email-Enron ran its 63 s reference, then died allocating 5 GiB for
+    randomized response's n x n release."""
+    from dpgraph.lab.benchmarking import run_transfer_benchmark
+
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", LIMIT)
+    G = nx.cycle_graph(3000)
+    with pytest.raises(InsufficientMemoryError, match=r"They fit up to [\d,]+ nodes.*--methods "
+                                                      r"dpgraph,random"):
+        run_transfer_benchmark(G, epsilons=(1,), seeds=(0,),
+                               methods=("dpgraph", "randomized response", "random"))
+
+
+def test_an_unpriced_memory_error_is_one_command_line():
+    """A MemoryError no check priced ended the command with a traceback (exit status 1)."""
+    from dpgraph.cli.errors import error_line, expected_errors
+
+    assert issubclass(MemoryError, expected_errors())
+    line = error_line(MemoryError("Unable to allocate 2.46 GiB"))
+    assert line.startswith("dpgraph: error: out of memory (Unable to allocate 2.46 GiB)")
+    assert "\n" not in line
+    refusal = InsufficientMemoryError("x needs about 3 GiB")  # a priced refusal is as it was
+    assert error_line(refusal) == "dpgraph: error: x needs about 3 GiB"

@@ -142,6 +142,13 @@ def _refusals():
         "max_cut: unknown solver option": (
             lambda: dpgraph.max_cut(small, epsilon=1, delta=1e-6,
                                     solver_options={"nope": 1}), TypeError),
+        "max_cut: an engine rank no machine holds": (
+            lambda: dpgraph.max_cut(small, epsilon=1, delta=1e-6, route="randomized-response",
+                                    solver_options={"rank": 10**9}), InsufficientMemoryError),
+        "max_bisection: rounding samples no machine holds": (
+            lambda: dpgraph.max_bisection(small, epsilon=1, delta=1e-6,
+                                          solver_options={"samples": 10**10}),
+            InsufficientMemoryError),
         "max_bisection: unknown objective": (
             lambda: dpgraph.max_bisection(small, epsilon=1, delta=1e-6, candidates=["nope"]),
             ValueError),

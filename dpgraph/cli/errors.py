@@ -20,7 +20,8 @@ def expected_errors() -> tuple:
     from dpgraph.release.routes import InsufficientMemoryError
 
     return (GraphFormatError, DatasetNotFoundError, FileNotFoundError, ValueError, KeyError,
-            OSError, ModuleNotFoundError, InsufficientMemoryError, NotImplementedError)
+            OSError, ModuleNotFoundError, InsufficientMemoryError, NotImplementedError,
+            MemoryError)
 
 
 # Python spellings in library messages -> the command's options (see cli_message)
@@ -58,7 +59,13 @@ def cli_message(message: str) -> str:
 def error_line(exc: BaseException) -> str:
     """The one line ``dpgraph: error: ...`` for an expected error (a ``KeyError``'s message
     without the quotes its ``str`` adds)."""
+    from dpgraph.memory import InsufficientMemoryError
+
     message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    if isinstance(exc, MemoryError) and not isinstance(exc, InsufficientMemoryError):
+        # a step whose size no check priced ran out: say so in one line, not a traceback
+        message = (f"out of memory ({message or 'MemoryError'}): a step ran past what its "
+                   f"memory check priced; a smaller input, rank or sample may fit")
     return f"dpgraph: error: {cli_message(' '.join(message.split()))}"
 
 

@@ -276,6 +276,50 @@ class _Settings:
                    time_limit, certificate, tabu_moves, anneal_sweeps)
 
 
+# Copies of the n x rank Burer-Monteiro factor the solve holds at once (the factor, its
+# gradient, the line search's trial point and the certificate's work), and of the n x samples
+# rounding draws; bytes of float64 entries.
+ENGINE_FACTOR_COPIES, ENGINE_SAMPLE_COPIES = 6, 3
+
+
+def engine_bytes(n: int, *, rank: int | None = None, samples: int = 4,
+                 anneal_sweeps=0) -> int:
+    """Bytes of the options that grow the engine's arrays on ``n`` nodes: the Burer-Monteiro
+    factors (``rank``, default :func:`~dpgraph.engine.sdp.sdp_rank`), the rounding draws
+    (``samples`` per seed assignment) and the annealing schedule (``anneal_sweeps``)."""
+    from dpgraph.engine.sdp import sdp_rank
+
+    r = sdp_rank(n) if rank is None else int(rank)
+    sweeps = anneal_sweeps if isinstance(anneal_sweeps, (int, np.integer)) else 0
+    return int(8 * n * (ENGINE_FACTOR_COPIES * r + ENGINE_SAMPLE_COPIES * int(samples))
+               + 8 * int(sweeps))
+
+
+def check_engine_memory(n: int, *, rank: int | None = None, samples: int = 4,
+                        anneal_sweeps=0) -> None:
+    """Refuse, before any array of the solve is allocated, engine options on ``n`` nodes that
+    would not fit (``rank=10**6`` asked for 6 GiB on G3's 800 nodes)."""
+    from dpgraph.memory import check_memory
+
+    check_memory(engine_bytes(n, rank=rank, samples=samples, anneal_sweeps=anneal_sweeps),
+                 what=f"the Max-Cut engine on {n:,} nodes with rank={rank}, samples={samples}, "
+                      f"anneal_sweeps={anneal_sweeps!r}",
+                 alternative="Lower rank (the default is at most 32), samples or anneal_sweeps.")
+
+
+def check_solver_memory(n: int, options: dict) -> None:
+    """:func:`check_engine_memory` for engine ``options`` as a caller passes them (only
+    ``rank``, ``samples`` and ``anneal_sweeps`` are read, and checked as the engine checks
+    them): what :func:`dpgraph.max_cut` refuses before its release."""
+    rank = options.get("rank")
+    rank = None if rank is None else _check_int("rank", rank, 1)
+    samples = _check_int("samples", options.get("samples", 4), 1)
+    sweeps = options.get("anneal_sweeps", 0)
+    if sweeps not in (None, False, "auto"):
+        sweeps = _check_int("anneal_sweeps", sweeps, 0)
+    check_engine_memory(n, rank=rank, samples=samples, anneal_sweeps=sweeps or 0)
+
+
 def _solve_cut(G, *, balanced, labels, rng, progress, warm_start, weight, **options):
     """:func:`solve_max_cut` / :func:`solve_max_bisection`: SDP, certificate, roundings, local
     search and improvement, each step timed in ``timings``."""
@@ -286,6 +330,8 @@ def _solve_cut(G, *, balanced, labels, rng, progress, warm_start, weight, **opti
     t = time.perf_counter()
     op = G if isinstance(G, WeightOperator) else as_weight_operator(G, labels=labels, weight=weight)
     timings["input"] = time.perf_counter() - t
+    check_engine_memory(op.n, rank=opts.rank, samples=opts.samples,
+                        anneal_sweeps=opts.anneal_sweeps)
     if opts.seeds > 12:
         raise ValueError(f"seeds={opts.seeds} would enumerate 2**{opts.seeds} assignments; use at "
                          f"most 12")

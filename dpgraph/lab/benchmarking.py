@@ -19,6 +19,9 @@ from dpgraph.graph import as_graph_data
 __all__ = ["METHODS", "TransferBenchmark", "run_transfer_benchmark", "plot_transfer"]
 
 METHODS = ("dpgraph", "randomized response", "gaussian perturbation", "random")
+#: the baselines that release a dense n x n matrix and solve it: bytes per n^2 with the solve
+#: (the dense routes' 40-48, dpgraph.release.screening)
+DENSE_BASELINES, DENSE_BASELINE_BYTES = ("randomized response", "gaussian perturbation"), 48
 
 
 @dataclass
@@ -94,6 +97,17 @@ def run_transfer_benchmark(G, *, epsilons: Sequence[float] = (0.5, 1, 2, 4, 8),
     if unknown:
         raise ValueError(f"unknown method(s) {sorted(unknown)}; choose from {METHODS}")
     data = as_graph_data(G, weight=weight)
+    dense = [m for m in methods if m in DENSE_BASELINES]
+    if dense:  # before the reference solve: a dense baseline on a large graph cannot run
+        from dpgraph.memory import check_memory
+
+        check_memory(DENSE_BASELINE_BYTES * data.n * data.n,
+                     what=f"the dense baselines ({', '.join(dense)}) on {data.n:,} nodes "
+                          f"(n x n arrays)",
+                     fit=(lambda k: DENSE_BASELINE_BYTES * k * k,
+                          "They fit up to {:,} nodes."),
+                     alternative=f"Leave them out of methods (--methods "
+                                 f"{','.join(m for m in methods if m not in dense)}).")
     solver_options = dict(solver_options or {})
     ref_solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
     t0 = time.perf_counter()

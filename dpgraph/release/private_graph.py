@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.graph import GraphData, from_matrix, to_igraph, to_networkx
+from dpgraph.memory import check_memory
 from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag, spent_text
 from dpgraph.privacy.validation import check_integer
 
@@ -165,11 +166,20 @@ class PrivateGraph:
 
         ``max_edges=round(pg.edge_count)`` gives an export of about the released edge count
         (``dpgraph synth --weighted`` does this by default)."""
+        k = None if max_edges is None else check_integer(max_edges, name="max_edges")
+        n = self.n
+        check_memory(DENSE_COPIES_BYTES * n * n,
+                     what=f"the weighted export of the {n:,}-node release (n x n copies)")
         W = self.weights()
         if min_weight > 0:
             W[W <= min_weight] = 0.0
-        if max_edges is not None:
-            W = _keep_heaviest(W, check_integer(max_edges, name="max_edges"))
+        if k is not None:
+            W = _keep_heaviest(W, k)
+        pairs = int(np.count_nonzero(W)) // 2
+        check_memory(CSR_BYTES_PER_PAIR * pairs,
+                     what=f"a sparse export of {pairs:,} weighted pairs",
+                     alternative="Pass max_edges=round(pg.edge_count) (the heaviest pairs "
+                                 "only) or a min_weight, or use .sample().")
         return from_matrix(sp.csr_array(W), self.labels, source="synthetic graph")
 
     def to_scipy(self, *, min_weight: float = 0.0, max_edges: int | None = None) -> sp.csr_array:
@@ -178,11 +188,15 @@ class PrivateGraph:
 
     def to_networkx(self, *, min_weight: float = 0.0, max_edges: int | None = None):
         """Synthetic weighted graph as ``networkx.Graph`` (edge attribute ``weight``)."""
-        return to_networkx(self.to_graph_data(min_weight=min_weight, max_edges=max_edges))
+        data = self.to_graph_data(min_weight=min_weight, max_edges=max_edges)
+        _check_library_graph("networkx", data, NX_BYTES)
+        return to_networkx(data)
 
     def to_igraph(self, *, min_weight: float = 0.0, max_edges: int | None = None):
         """Synthetic weighted graph as ``igraph.Graph`` (vertex ``name``, edge ``weight``)."""
-        return to_igraph(self.to_graph_data(min_weight=min_weight, max_edges=max_edges))
+        data = self.to_graph_data(min_weight=min_weight, max_edges=max_edges)
+        _check_library_graph("igraph", data, IGRAPH_BYTES)
+        return to_igraph(data)
 
     def sample(self, rng=None) -> GraphData:
         """An unweighted simple graph (post-processing: no privacy cost).
@@ -199,12 +213,18 @@ class PrivateGraph:
 
         gen = make_rng(rng)
         if self.block_model is not None:
+            from dpgraph.synthetic.release import synthetic_memory
             from dpgraph.synthetic.sampler import sample_block_model
 
             bm = self.block_model
+            edges = min(max(float(bm.edge_count), 0.0), self.n * (self.n - 1) / 2.0)
+            check_memory(synthetic_memory(self.n, edges),
+                         what=f"a sample of ~{edges:,.0f} edges on {self.n:,} nodes")
             warn_if_sparse_sample(bm.edge_count, self.n, bm.edge_total, stacklevel=3)
             return sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,
                                       rng=gen, labels=self.labels, restore=True)
+        check_memory(DENSE_COPIES_BYTES * self.n * self.n,
+                     what=f"an independent-pairs sample of the {self.n:,}-node release")
         W = self.weights()
         iu, ju = np.triu_indices(self.n, 1)
         p = np.minimum(W[iu, ju], 1.0)
@@ -256,6 +276,26 @@ class PrivateGraph:
                 f"{self.rank_text()}, {spent_text(self.ledger, self.diagnostics.get('unspent'))}, "
                 f"halted={self.halted}{reproducible_tag(self.ledger)})")
 
+
+
+# Bytes of the dense exports: the n x n weights copy and its temporaries (the partition of
+# max_edges, a boolean mask; the sampler's pair indices and draws: 16 + 8 + 8 + 1 per pair),
+# per n^2; the sparse export per kept pair (its coordinates and the CSR array, both triangles);
+# a library graph per edge and per node (networkx measured with tracemalloc at 447 B per edge,
+# igraph's Python side at 167 B per edge, n = 20,000, 10^5 edges).
+DENSE_COPIES_BYTES = 24
+CSR_BYTES_PER_PAIR = 96
+NX_BYTES = (500, 600)      # per edge, per node
+IGRAPH_BYTES = (200, 200)
+
+
+def _check_library_graph(library: str, data: GraphData, costs) -> None:
+    """Refuse, before building it, a ``library`` graph of ``data`` that would not fit."""
+    per_edge, per_node = costs
+    check_memory(per_edge * data.m + per_node * data.n,
+                 what=f"a {library} graph of {data.n:,} nodes and {data.m:,} edges",
+                 alternative="Pass max_edges=round(pg.edge_count) or a min_weight, use "
+                             ".to_scipy(), or .sample().")
 
 
 def _keep_heaviest(W: np.ndarray, k: int) -> np.ndarray:

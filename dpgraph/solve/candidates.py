@@ -141,13 +141,17 @@ def partition_of(labels, x) -> tuple[tuple, dict]:
 KNOWN_OBJECTIVES = ("synthetic", "low-rank", "unbiased", "posterior-degree")
 
 
-def precheck_solver(problem: str, candidates, solver_options) -> None:
-    """Refuse, before any release, engine options the solver does not take and objective names
-    no route offers (which ones a release offers depends on its route: checked again after)."""
+def precheck_solver(problem: str, candidates, solver_options, n: int | None = None) -> None:
+    """Refuse, before any release, engine options the solver does not take, options that would
+    not fit in memory on ``n`` nodes, and objective names no route offers (which ones a release
+    offers depends on its route: checked again after)."""
     from dpgraph.engine import solve_max_bisection, solve_max_cut
+    from dpgraph.engine.maxcut import check_solver_memory
 
     solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
     check_solver_options(solver, solver_options, fixed=("G",))
+    if solver_options and n is not None:
+        check_solver_memory(n, solver_options)
     check_candidate_names(candidates)
 
 

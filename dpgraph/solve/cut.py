@@ -171,7 +171,7 @@ def _checked_call(problem, G, *, epsilon, delta, rank, kappa, estimate_share, se
         raise ValueError(f"delta=0 asks for pure epsilon-DP, which route={requested!r} does not "
                          f"give; use route='local' or route='randomized-response' (pure), or "
                          f"pass delta > 0")
-    precheck_solver(problem, candidates, solver_options)
+    precheck_solver(problem, candidates, solver_options, n=data.n)
     privatize(data, epsilon=epsilon, delta=delta, rank=rank, rng=None, _check_only=True,
               **{**opts, "route": "local" if requested == "auto" else requested})
     return data, opts, requested, epsilon, delta
