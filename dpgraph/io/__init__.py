@@ -435,6 +435,7 @@ def check_labels_storable(labels, format: str) -> None:
     node indices and accept any labels.
 
     >>> check_labels_storable(["a", "b"], "snap")
+    >>> check_labels_storable(range(10**12), "snap")  # a range: distinct integers, no loop
     >>> check_labels_storable([1, "1"], "graphml")
     Traceback (most recent call last):
     ...
@@ -442,7 +443,9 @@ def check_labels_storable(labels, format: str) -> None:
     """
     format = _check_format(format)
     name = _TOKEN_LABELS.get(format) or _TEXT_LABELS.get(format)
-    if name is None:
+    if name is None or isinstance(labels, range):
+        # distinct integers are distinct tokens in every format: nothing to check (a check
+        # of each label took 70 of 119 s of a 5-million-node synth)
         return
     seen = {}
     for label in labels:
