@@ -330,8 +330,11 @@ def _solve_cut(G, *, balanced, labels, rng, progress, warm_start, weight, **opti
     t = time.perf_counter()
     op = G if isinstance(G, WeightOperator) else as_weight_operator(G, labels=labels, weight=weight)
     timings["input"] = time.perf_counter() - t
-    check_engine_memory(op.n, rank=opts.rank, samples=opts.samples,
-                        anneal_sweeps=opts.anneal_sweeps)
+    if opts.rank is not None or opts.samples > 4 or opts.anneal_sweeps not in (0, "auto"):
+        # options asked for (the defaults are bounded: rank <= 32, 4 samples, a schedule of
+        # about the SDP's time)
+        check_engine_memory(op.n, rank=opts.rank, samples=opts.samples,
+                            anneal_sweeps=opts.anneal_sweeps)
     if opts.seeds > 12:
         raise ValueError(f"seeds={opts.seeds} would enumerate 2**{opts.seeds} assignments; use at "
                          f"most 12")

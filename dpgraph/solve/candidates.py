@@ -150,8 +150,8 @@ def precheck_solver(problem: str, candidates, solver_options, n: int | None = No
 
     solver = solve_max_cut if problem == "maxcut" else solve_max_bisection
     check_solver_options(solver, solver_options, fixed=("G",))
-    if solver_options and n is not None:
-        check_solver_memory(n, solver_options)
+    if n is not None and set(solver_options or {}) & {"rank", "samples", "anneal_sweeps"}:
+        check_solver_memory(n, solver_options)  # the options that grow the engine's arrays
     check_candidate_names(candidates)
 
 
