@@ -17,6 +17,7 @@ import numpy as np
 from dpgraph.engine import WeightOperator
 from dpgraph.graph import GraphData
 from dpgraph.memory import check_memory
+from dpgraph.progress import progress
 from dpgraph.privacy import make_rng, reproducible_tag, spent_text
 from dpgraph.privacy.validation import check_integer
 from dpgraph.release.private_graph import PrivateGraph
@@ -306,7 +307,8 @@ class FactorPrivateGraph(PrivateGraph):
         keys = np.zeros(0, dtype=np.int64)
         vals = np.zeros(0)
         floor = max(float(min_weight), 0.0)
-        for lo in range(0, n - 1, bs):
+        # O(n^2 r) in all: minutes from about 10^5 nodes, so the blocks report their progress
+        for lo in progress(range(0, n - 1, bs), desc="weighted export", unit="block"):
             hi = min(lo + bs, n - 1)
             block = UK[lo:hi] @ U[lo:].T  # rows lo..hi-1, columns lo..n-1
             block[np.tril_indices(hi - lo, 0, block.shape[1])] = -np.inf  # keep pairs i < j
