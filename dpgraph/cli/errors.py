@@ -41,7 +41,7 @@ _OPTION_SPELLINGS = [
     (r"\b[Cc]all without certify\b", "Run without --certify"),
     (r"(^|: )(k|rank) must be\b", r"\1--\2 must be"),
     (r"sample_dask\(\) or write_sample\(\) draw the same graph as Dask tasks",
-     "with Dask edge files as input (a folder or glob of Parquet files) synth draws the same "
+     "With Dask edge files as input (a folder or glob of Parquet files) synth draws the same "
      "graph as Dask tasks"),
 ]
 
@@ -51,7 +51,7 @@ def cli_message(message: str) -> str:
     ``route='matrix-free'`` -> ``--route matrix-free``, ``format=`` -> ``--format``, ...
 
     >>> cli_message("x: sample_dask() or write_sample() draw the same graph as Dask tasks.")
-    'x: with Dask edge files as input (a folder or glob of Parquet files) synth draws the same graph as Dask tasks.'
+    'x: With Dask edge files as input (a folder or glob of Parquet files) synth draws the same graph as Dask tasks.'
     >>> cli_message("Pass weight=None to treat every edge as weight 1. Use "
     ...             "route='matrix-free' (memory O(m + n r)), or route='auto'.")
     'Pass --unweighted to treat every edge as weight 1. Use --route matrix-free (memory O(m + n r)), or --route auto.'
