@@ -170,6 +170,9 @@ def _refusals():
         "max_2csp: unknown privatize option": (
             lambda: dpgraph.max_2csp(csp_small, epsilon=1, delta=1e-6, rank=2,
                                      privatize_options={"route": "pca", "nope": 1}), TypeError),
+        "max_2csp: unknown privatize option on the local route": (
+            lambda: dpgraph.max_2csp(csp_small, epsilon=1, delta=1e-6,
+                                     privatize_options={"nope": 1}), TypeError),
         "max_2csp: rank given in privatize_options": (
             lambda: dpgraph.max_2csp(csp_small, epsilon=1, delta=1e-6,
                                      privatize_options={"route": "pca", "rank": 2}), TypeError),

@@ -371,21 +371,15 @@ def _check_dense_release(N: int, rank: int, privatize_options: dict | None) -> N
                              "use fewer variables or labels.")
 
 
-def _precheck_dense_options(route: str, candidates, solver_options, privatize_options,
-                            pair_delta: float) -> None:
-    """Refuse, before any draw, what the dense branch would refuse only after spending (docs/
-    privacy.md 11.1): engine options :func:`~dpgraph.engine.twocsp_sdp.solve_label_csp` does
-    not take, objective names no route offers, ``privatize_options`` that
-    :func:`dpgraph.privatize` does not take or that ``max_2csp`` sets itself, and a per-pair
-    delta that group privacy drives to 0 on a route that needs one."""
+def _check_privatize_keys(privatize_options) -> None:
+    """Refuse ``privatize_options`` keys :func:`dpgraph.privatize` does not take, or that
+    ``max_2csp`` sets itself, whichever route runs (the local route used to ignore them)."""
     import inspect
 
-    from dpgraph.engine.twocsp_sdp import solve_label_csp
-    from dpgraph.solve.candidates import check_candidate_names, check_solver_options
-
-    check_solver_options(solve_label_csp, solver_options, fixed=("A", "n", "q", "rng"),
-                         name="dpgraph.engine.solve_label_csp")
-    check_candidate_names(candidates, extra=(BLOCK_OBJECTIVE,))
+    if privatize_options is None:
+        return
+    if not isinstance(privatize_options, dict):
+        raise TypeError(f"privatize_options must be a dict, got {type(privatize_options).__name__}")
     own = {"rank": "rank=", "rng": "rng=", "epsilon": "epsilon=", "delta": "delta="}
     clash = sorted(set(privatize_options) & set(own))
     if clash:
@@ -396,6 +390,21 @@ def _precheck_dense_options(route: str, candidates, solver_options, privatize_op
     if bad:
         raise TypeError(f"privatize_options {bad} are not options of dpgraph.privatize "
                         f"(it takes {', '.join(sorted(params - set(own)))})")
+
+
+def _precheck_dense_options(route: str, candidates, solver_options, privatize_options,
+                            pair_delta: float) -> None:
+    """Refuse, before any draw, what the dense branch would refuse only after spending (docs/
+    privacy.md 11.1): engine options :func:`~dpgraph.engine.twocsp_sdp.solve_label_csp` does
+    not take, objective names no route offers, and a per-pair delta that group privacy drives
+    to 0 on a route that needs one (``privatize_options``' keys: :func:`_check_privatize_keys`,
+    on every route)."""
+    from dpgraph.engine.twocsp_sdp import solve_label_csp
+    from dpgraph.solve.candidates import check_candidate_names, check_solver_options
+
+    check_solver_options(solve_label_csp, solver_options, fixed=("A", "n", "q", "rng"),
+                         name="dpgraph.engine.solve_label_csp")
+    check_candidate_names(candidates, extra=(BLOCK_OBJECTIVE,))
     if pair_delta <= 0 and not route_spec(route).pure:
         raise ValueError(f"epsilon is so large that group privacy leaves each label pair a "
                          f"delta that rounds to 0, which route={route!r} cannot use; use "
@@ -466,6 +475,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=True)
+    _check_privatize_keys(privatize_options)
     route = (privatize_options or {}).get("route", "auto")
     local = route == "auto" or (route in route_names() and route_spec(route).answers == "sides")
     requested = {"rank": rank, "relation_size": relation_size}  # as the caller gave them
