@@ -417,3 +417,21 @@ def test_sample_says_when_dropped_repeats_thin_it():
         warnings.simplefilter("error", UserWarning)
         warnings.filterwarnings("ignore", message="reproducible")
         sparse.sample(rng=1)
+
+
+def test_factor_form_weighted_export_reports_its_blocks():
+    """O(n^2 r) in all, the default of synth --weighted at scale: the row blocks report."""
+    import io
+
+    from dpgraph.datasets import planted_cut
+    from dpgraph.privacy import PrivacyLedger
+    from dpgraph.progress import reporting
+    from dpgraph.release.routes.matrix_free import release_matrix_free
+
+    pg = release_matrix_free(planted_cut(6000, 10.0, rng=0).graph, epsilon=4.0, delta=1e-6,
+                             rank=1, ledger=PrivacyLedger(4.0, 1e-6), rng=0)
+    buf = io.StringIO()
+    with reporting(stream=buf):
+        data = pg.to_graph_data(max_edges=1000, block_rows=1024)
+    assert data.m == 1000
+    assert "weighted export: started (6 blocks)" in buf.getvalue()
