@@ -260,9 +260,13 @@ def from_matrix(matrix, labels: Sequence[Hashable] | None = None, *, symmetrize:
     ``{i, j}``. A non-symmetric matrix is a directed graph and needs ``symmetrize``.
     """
     if sp.issparse(matrix):
+        if np.iscomplexobj(matrix.data if hasattr(matrix, "data") else matrix):
+            raise TypeError(f"{source} is complex; edge weights must be real numbers")
         W = sp.csr_array(matrix, dtype=np.float64, copy=True)
     else:
         arr = np.asarray(matrix)
+        if np.iscomplexobj(arr):
+            raise TypeError(f"{source} is complex; edge weights must be real numbers")
         if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
             raise TypeError(f"{source} must be numeric, got dtype {arr.dtype}")
         W = sp.csr_array(arr.astype(np.float64))
@@ -469,10 +473,12 @@ def _merge(A: sp.coo_array, duplicates: str, *, source: str, warn: bool, pair_ke
 
 
 def _weighted_edges(G, weight: str | None):
-    """``(u, v, w)`` for every edge of a NetworkX graph; ``weight=None`` gives every edge 1."""
+    """``(u, v, w)`` for every edge of a NetworkX graph, ``w`` a float (a numeric string such
+    as ``"7"`` read as its number, as NumPy reads it: merged parallel edges add numbers, not
+    strings); ``weight=None`` gives every edge 1."""
     if weight is None:
         return ((u, v, 1.0) for u, v in G.edges())
-    return G.edges(data=weight, default=1.0)
+    return ((u, v, float(w)) for u, v, w in G.edges(data=weight, default=1.0))
 
 
 def _check_networkx_weights(G, weight: str, source: str) -> None:
@@ -622,14 +628,42 @@ def unweighted(data: GraphData) -> GraphData:
     return GraphData(weights=W, labels=data.labels)
 
 
+def _library_of(G) -> str | None:
+    """"networkx", "igraph" or "pandas" where ``G``'s class or one it derives from comes from
+    that library (a user's subclass of networkx.Graph is a networkx graph), else None."""
+    for cls in type(G).__mro__:
+        root = (cls.__module__ or "").split(".", 1)[0]
+        if root in ("networkx", "igraph", "pandas"):
+            return root
+    return None
+
+
+def _no_labels(labels, what: str) -> None:
+    if labels is not None:
+        raise ValueError(f"labels= is only for matrix input; {what} carries its own node labels")
+
+
 def _as_graph_data(G, *, weight, symmetrize, duplicates, labels) -> GraphData:
     if isinstance(G, GraphData):
         return G
-    module = type(G).__module__ or ""
-    if module.startswith("networkx"):
+    library = _library_of(G)
+    if library == "networkx":
+        import networkx as nx
+
+        if not isinstance(G, nx.Graph):  # a view (G.edges(), G.adj, ...): not a graph
+            raise TypeError(f"as_graph_data got a networkx {type(G).__name__}, not a graph; "
+                            f"pass the graph itself (or G.edge_subgraph(...) for some of its "
+                            f"edges)")
+        _no_labels(labels, "a networkx graph")
         return _from_networkx(G, weight=weight, symmetrize=symmetrize, duplicates=duplicates)
-    if module.startswith("igraph"):
+    if library == "igraph":
+        _no_labels(labels, "an igraph graph")
         return _from_igraph(G, weight=weight, symmetrize=symmetrize, duplicates=duplicates)
+    if library == "pandas":
+        raise TypeError("as_graph_data got a pandas DataFrame: iterating it gives its column "
+                        "names, not edges; pass its rows, e.g. "
+                        "df[['u', 'v', 'weight']].itertuples(index=False, name=None), or "
+                        "networkx.from_pandas_edgelist(df, 'u', 'v', edge_attr='weight')")
     if sp.issparse(G) or isinstance(G, np.ndarray):
         return from_matrix(G, labels, symmetrize=symmetrize)
     if isinstance(G, (str, bytes)):
@@ -639,6 +673,7 @@ def _as_graph_data(G, *, weight, symmetrize, duplicates, labels) -> GraphData:
                         "dict of dicts or of lists pass networkx.Graph(d), for edges a list of "
                         "(u, v[, w]) tuples")
     if isinstance(G, Iterable):
+        _no_labels(labels, "an edge list (its labels are the endpoints)")
         if weight is None:  # every listed pair is an edge of weight 1, whatever its w (0 too)
             G = (t[:2] if isinstance(t, (tuple, list)) and len(t) == 3 else t for t in G)
         return from_edges(G, duplicates=duplicates, directed=symmetrize is not None,

@@ -52,5 +52,5 @@ def check_private_graph_input(data: GraphData, *, what: str = "the private pipel
             raise ValueError(
                 f"{what} protects graphs whose edge weights lie in [0, 1] (one edge's weight "
                 f"changing by at most 1 is the adjacency); this graph has weights in "
-                f"[{lo:g}, {hi:g}]. Pass weight=None to treat every edge as weight 1 (as "
+                f"[{float(lo)!r}, {float(hi)!r}]. Pass weight=None to treat every edge as weight 1 (as "
                 f"NetworkX does), or rescale the weights into [0, 1].")

@@ -478,3 +478,40 @@ def test_one_non_finite_edge_is_counted_once():
 def test_a_dict_is_refused_with_the_networkx_spelling():
     with pytest.raises(TypeError, match=r"networkx.Graph\(d\)"):
         as_graph_data({0: {1: {}}})
+
+
+def test_inputs_read_as_the_wrong_graph_are_now_read_or_refused():
+    """A user's networkx.Graph subclass was iterated as an edge list (its nodes), a pandas
+    DataFrame by its column names, a networkx view failed deep inside; complex weights kept
+    their real part; labels= was ignored for graphs."""
+    import pandas as pd
+
+    class MyGraph(nx.Graph):
+        pass
+
+    K = nx.relabel_nodes(nx.karate_club_graph(), lambda v: f"{v:02d}")
+    data = as_graph_data(MyGraph(K), weight=None)
+    assert data.n == 34 and data.m == 78 and set(data.labels) == set(K.nodes)
+    for view in (K.edges(), K.edges(data=True), K.adj):
+        with pytest.raises(TypeError, match="not a graph; pass the graph itself"):
+            as_graph_data(view)
+    with pytest.raises(TypeError, match="pandas DataFrame.*from_pandas_edgelist"):
+        as_graph_data(pd.DataFrame({"id1": [0, 1], "id2": [1, 2]}))
+    C = np.array([[0, 1j], [1j, 0]])
+    for M in (C, sp.csr_array(C)):
+        with pytest.raises(TypeError, match="complex"):
+            as_graph_data(M)
+    with pytest.raises(ValueError, match="labels= is only for matrix input"):
+        as_graph_data(K, labels=list(K.nodes))
+
+
+def test_multigraph_numeric_string_weights_merge_as_numbers():
+    """Parallel edges of weight "1" became 11 (strings joined), "0.5" + "0.25" failed."""
+    M = nx.MultiGraph()
+    M.add_edge(0, 1, weight="1")
+    M.add_edge(0, 1, weight="1")
+    M.add_edge(1, 2, weight="0.5")
+    M.add_edge(1, 2, weight="0.25")
+    W = as_graph_data(M, duplicates="sum").weights.toarray()
+    assert W[0, 1] == 2.0 and W[1, 2] == 0.75
+    assert as_graph_data(M, duplicates="max").weights.toarray()[1, 2] == 0.5

@@ -322,3 +322,11 @@ def test_refusals_of_read_constraints_name_the_file_line(tmp_path):
     assert inst.constraint_name(1) == f"{p}, line 5: constraint"
     with pytest.raises(ValueError, match=r"w\.wcnf, line 5: constraint has weight 3"):
         max_2csp(inst, epsilon=1.0, delta=0.0)
+
+
+def test_relation_values_and_weights_are_checked_not_truncated():
+    with pytest.raises(ValueError, match=r"\(0\.5, 1\) is not a pair of integer values"):
+        CSPInstance(2, 2, [(0, 1, {(0.5, 1)}, 1.0)])
+    for w in (None, 1j):
+        with pytest.raises(ValueError, match="constraint #0 has weight .* not a real number"):
+            CSPInstance(2, 2, [(0, 1, {(0, 1)}, w)])

@@ -201,3 +201,31 @@ def test_a_directed_graph_is_pointed_to_as_graph_data(call):
     for G in (D, A, sp.csr_array(A)):
         with pytest.raises(ValueError, match=r"dpgraph.as_graph_data\(G, symmetrize='max'\)"):
             call(G)
+
+
+def test_the_engine_leaves_the_callers_matrix_and_checks_its_labels():
+    """solve_max_cut sorted and summed the caller's CSR matrix in place; a numpy.matrix failed
+    in the SDP; repeated labels with a sparse matrix lost a node; complex weights lost their
+    imaginary part."""
+    import scipy.sparse as sp
+
+    A = sp.csr_array((np.array([1.0, 1, 1, 1, 0.5, 0.5]),
+                      (np.array([0, 1, 1, 2, 0, 1]), np.array([1, 0, 2, 1, 1, 0]))), shape=(3, 3))
+    before = (A.data.copy(), A.indices.copy(), A.nnz)
+    dpgraph.solve_max_cut(A, rng=0)
+    assert A.nnz == before[2] and np.array_equal(A.data, before[0])
+    assert np.array_equal(A.indices, before[1])
+    with pytest.warns(PendingDeprecationWarning):  # NumPy's own, on building a matrix
+        triangle = np.matrix([[0, 1, 1], [1, 0, 1], [1, 1, 0.0]])
+    assert dpgraph.solve_max_cut(triangle, rng=0).value == 2.0
+    with pytest.raises(ValueError, match="labels must be unique"):
+        dpgraph.solve_max_cut(sp.csr_array(np.asarray(triangle)), labels=["a", "a", "b"])
+    with pytest.raises(TypeError, match="complex"):
+        dpgraph.solve_max_cut(np.array([[0, 1j], [1j, 0]]))
+
+
+def test_export_min_weight_is_checked():
+    pg = dpgraph.privatize(nx.karate_club_graph(), epsilon=2.0, delta=1e-6, weight=None, rng=0)
+    for bad in (None, "0.1", float("nan"), -1.0):
+        with pytest.raises(ValueError, match="min_weight"):
+            pg.to_scipy(min_weight=bad)

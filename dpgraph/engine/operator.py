@@ -127,6 +127,11 @@ def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
     ``weight=None`` gives every edge weight 1 (NetworkX's convention; a matrix is then read as
     its nonzero pattern, sparse).
     """
+    if isinstance(G, np.matrix):  # np.matrix's products stay 2-d: the engine needs arrays
+        G = np.asarray(G)
+    if (isinstance(G, np.ndarray) or sp.issparse(G)) and np.iscomplexobj(
+            G.data if sp.issparse(G) else G):
+        raise TypeError("weight matrix is complex; edge weights must be real numbers")
     if weight is None and (isinstance(G, np.ndarray) or sp.issparse(G)):
         G, labels = as_graph_data(G, labels=labels, weight=None), None
     if isinstance(G, np.ndarray):
@@ -147,7 +152,9 @@ def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
             raise ValueError("labels must be unique")
         return WeightOperator(W, lab)
     if sp.issparse(G):
-        W = sp.csr_array(G, dtype=np.float64)
+        # a copy: the solve sorts the indices and sums duplicate entries in place, and the
+        # caller's matrix is theirs
+        W = sp.csr_array(G, dtype=np.float64, copy=True)
         if W.shape[0] != W.shape[1]:
             raise ValueError(f"weight matrix must be square, got shape {W.shape}")
         if W.shape[0] == 0:
@@ -162,6 +169,8 @@ def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
         lab = range(n) if labels is None else label_sequence(labels)
         if len(lab) != n:
             raise ValueError(f"labels has {len(lab)} entries for {n} nodes")
+        if not isinstance(lab, range) and len(set(lab)) != n:
+            raise ValueError("labels must be unique")
         return WeightOperator(W, lab)
     if labels is not None and not isinstance(G, GraphData):
         raise ValueError("labels= is only for matrix input; graphs carry their own node labels")

@@ -144,7 +144,11 @@ class CSPInstance:
             if i == j:
                 raise ValueError(f"constraint #{k} relates variable {i} to itself; 2-CSP constraints "
                                  f"need two distinct variables")
-            w = float(w)
+            try:
+                w = float(w)
+            except (TypeError, ValueError):
+                raise ValueError(f"constraint #{k} has weight {w!r}, which is not a real "
+                                 f"number") from None
             if not math.isfinite(w) or w < 0:
                 raise ValueError(f"constraint #{k} has weight {w}; weights must be finite and >= 0")
             M = np.zeros((q, q))
@@ -164,11 +168,13 @@ class CSPInstance:
             else:
                 for pair in rel:
                     try:
-                        a, b = pair
-                        a, b = int(a), int(b)
+                        a0, b0 = pair
+                        a, b = int(a0), int(b0)
+                        if a != a0 or b != b0:  # 0.5 would truncate to 0
+                            raise ValueError
                     except (TypeError, ValueError):
                         raise ValueError(f"constraint #{k}: relation entry {pair!r} is not a pair "
-                                         f"of values") from None
+                                         f"of integer values") from None
                     if not (0 <= a < q and 0 <= b < q):
                         raise ValueError(f"constraint #{k}: relation pair ({a}, {b}) is outside "
                                          f"[q]^2 with q = {q}")

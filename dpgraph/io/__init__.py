@@ -436,6 +436,10 @@ def check_labels_storable(labels, format: str) -> None:
 
     >>> check_labels_storable(["a", "b"], "snap")
     >>> check_labels_storable(range(10**12), "snap")  # a range: distinct integers, no loop
+    >>> check_labels_storable(["01", "1"], "snap")
+    Traceback (most recent call last):
+    ...
+    ValueError: a SNAP edge list cannot store both node labels '01' and '1': they read back as the same text '1'; relabel first
     >>> check_labels_storable([1, "1"], "graphml")
     Traceback (most recent call last):
     ...
@@ -453,6 +457,11 @@ def check_labels_storable(labels, format: str) -> None:
         if format == "pajek" and (not s or any(ch in s for ch in '\t\n\r"')):
             raise ValueError(f"Pajek cannot store node label {label!r} (empty, or containing a "
                              f"tab, a line break or a double quote); relabel first")
+        if format in _TOKEN_LABELS:  # an edge list of integer ids reads "01" and "1" as 1
+            try:
+                s = str(int(s))
+            except ValueError:
+                pass
         if s in seen:
             raise ValueError(f"{name} cannot store both node labels {seen[s]!r} and {label!r}: "
                              f"they read back as the same text {s!r}; relabel first")

@@ -19,7 +19,7 @@ from dpgraph.graph import GraphData
 from dpgraph.memory import check_memory
 from dpgraph.progress import progress
 from dpgraph.privacy import make_rng, reproducible_tag, spent_text
-from dpgraph.privacy.validation import check_integer
+from dpgraph.privacy.validation import check_integer, check_number
 from dpgraph.release.private_graph import PrivateGraph
 from dpgraph.synthetic import factor_sampler
 from dpgraph.synthetic.block_model import warn_if_sparse_sample
@@ -282,6 +282,7 @@ class FactorPrivateGraph(PrivateGraph):
         max_edges)`` memory, no ``n x n`` array. ``max_edges`` is required there (a threshold
         alone could keep ``n^2`` pairs): ``max_edges=round(pg.edge_count)`` keeps the released
         edge count's worth. Post-processing."""
+        min_weight = check_number(min_weight, name="min_weight", low=0.0)
         if self.n <= DENSE_EXPORT_MAX_N:
             return super().to_graph_data(min_weight=min_weight, max_edges=max_edges)
         if max_edges is None:

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from dpgraph.graph import GraphData, from_matrix, to_igraph, to_networkx
 from dpgraph.memory import check_memory
 from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag, spent_text
-from dpgraph.privacy.validation import check_integer
+from dpgraph.privacy.validation import check_integer, check_number
 
 __all__ = ["PrivateGraph", "DEFAULT_RANK"]
 
@@ -166,6 +166,7 @@ class PrivateGraph:
 
         ``max_edges=round(pg.edge_count)`` gives an export of about the released edge count
         (``dpgraph synth --weighted`` does this by default)."""
+        min_weight = check_number(min_weight, name="min_weight", low=0.0)
         k = None if max_edges is None else check_integer(max_edges, name="max_edges")
         n = self.n
         check_memory(DENSE_COPIES_BYTES * n * n,

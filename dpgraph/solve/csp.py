@@ -226,7 +226,7 @@ def _check_instance(instance, relation_size, *, local: bool = False):
         raise ValueError(f"relation_size must be an integer in [1, q*q = {q * q}], got {relation_size!r}")
     for k, (i, j, rel, w) in enumerate(instance.constraints):
         if not 0.0 <= w <= 1.0:
-            raise ValueError(f"{instance.constraint_name(k)} has weight {w:g}; max_2csp protects "
+            raise ValueError(f"{instance.constraint_name(k)} has weight {w!r}; max_2csp protects "
                              f"instances whose constraint weights lie in [0, 1] (one constraint "
                              f"added or removed is the adjacency): divide every weight by a "
                              f"public bound on them, chosen without looking at the data")
