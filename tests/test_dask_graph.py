@@ -317,3 +317,82 @@ def test_local_route_on_dask_matches_in_memory_and_takes_few_passes(cluster_clie
     res = dpgraph.max_cut(dd.from_pandas(df, npartitions=3), epsilon=2.0, delta=0, rng=1)
     assert res.diagnostics["route"] == "local" and res.ledger.spent[1] == 0.0
     assert res.private_graph.local.diagnostics["batches"] <= 40
+
+
+def test_edge_files_whose_columns_differ_are_refused_and_markers_skipped(tmp_path):
+    """A weight column in some files only was dropped without a word (or a worker's KeyError
+    named no file); Spark's _SUCCESS and dask's _metadata made a folder unreadable."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    pq.write_table(pa.table({"u": [0, 1], "v": [1, 2]}), a / "p0.parquet")
+    pq.write_table(pa.table({"u": [2, 3], "v": [3, 0], "weight": [0.1, 0.2]}), a / "p1.parquet")
+    with pytest.raises(ValueError, match=r"do not have the same columns: p0\.parquet has"):
+        read_edge_files(a)
+    (tmp_path / "c.csv").write_text("u,v,weight\n0,1,0.5\n")
+    (tmp_path / "d.csv").write_text("u,v\n1,2\n")
+    with pytest.raises(ValueError, match="do not have the same columns"):
+        read_edge_files(str(tmp_path / "*.csv"))
+    pq.write_table(pa.table({"u": [0, 1, 2], "v": [1, 2, 3]}), b / "part-0.parquet")
+    (b / "_SUCCESS").write_text("")
+    (b / ".part-0.parquet.crc").write_text("x")
+    assert read_edge_files(b).m == 3
+
+
+def test_dask_refusals_come_before_the_edges_are_read(monkeypatch):
+    """certify=True, a dense route and an unknown objective were refused only after every
+    pass over the edges and their spill to disk; privatize(delta=0) named a route the user
+    never asked for."""
+    import dpgraph.io.dask as D
+
+    _, df = _edge_frame(n=120, d=6)
+    ddf = dd.from_pandas(df, npartitions=2)
+    reads = []
+    real = D.from_dask
+    monkeypatch.setattr(D, "from_dask", lambda *a, **k: reads.append(1) or real(*a, **k))
+    for kw in (dict(certify=True), dict(route="pca"), dict(route="randomized-response"),
+               dict(candidates="bogus")):
+        with pytest.raises(ValueError):
+            dpgraph.max_cut(ddf, epsilon=1, delta=1e-6, rng=0, **kw)
+    assert reads == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pg = dpgraph.privatize(ddf, epsilon=1, delta=0, rng=0)
+    assert pg.diagnostics["route"] == "local"
+
+
+def test_dask_sampler_refuses_labels_no_column_holds():
+    import networkx as nx
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pg = dpgraph.privatize(nx.grid_2d_graph(12, 12), epsilon=2, delta=1e-6, rng=1,
+                               route="matrix-free", synthetic_share=None)
+    assert pg.sample(rng=5, n_blocks=4).n == 144  # in memory: any labels
+    with pytest.raises(ValueError, match=r"node label \(0, 0\) \(tuple\) cannot be a Dask"):
+        pg.sample_dask(rng=5, n_blocks=4)
+
+
+@pytest.mark.slow  # 9 s: the command starts a local Dask cluster
+def test_cli_unweighted_reads_dask_edge_files_without_their_weights(tmp_path, capsys):
+    """The command advised --unweighted for weights above 1, then refused it on edge files."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from dpgraph.cli.app import main
+
+    folder = tmp_path / "e"
+    folder.mkdir()
+    _, df = _edge_frame(n=120, d=6)
+    pq.write_table(pa.table({"u": df["u"].to_numpy(), "v": df["v"].to_numpy(),
+                             "weight": np.full(len(df), 3.0)}), folder / "p.parquet")
+    assert main(["maxcut", str(folder), "--epsilon", "1", "--delta", "1e-6", "--seed", "0",
+                 "--route", "local", "--json", "-q"]) == 2
+    assert "--unweighted" in capsys.readouterr().err
+    assert main(["maxcut", str(folder), "--epsilon", "1", "--delta", "1e-6", "--seed", "0",
+                 "--route", "local", "--unweighted", "--json", "-q"]) == 0
+    assert json.loads(capsys.readouterr().out)["graph"]["nodes"] == 120

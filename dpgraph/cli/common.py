@@ -132,10 +132,9 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
     from dpgraph.graph import unweighted as drop_weights
 
     data, where, fmt = _load(spec, format=format, symmetrize=symmetrize, ids=ids,
-                             duplicates=duplicates)
-    if unweighted and fmt == "dask":
-        raise ValueError("--unweighted is not supported for Dask edge files: drop the weight "
-                         "column instead (every edge then has weight 1)")
+                             duplicates=duplicates, unweighted=unweighted)
+    if unweighted and fmt == "dask":  # the weight column was not read
+        return data, f"{where}, every edge weight 1", fmt
     return (drop_weights(data), f"{where}, every edge weight 1", fmt) if unweighted else \
         (data, where, fmt)
 
@@ -150,11 +149,13 @@ def load_graph(args):
 
 
 def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | None = None,
-          duplicates: str | None = None):
+          duplicates: str | None = None, unweighted: bool = False):
     if is_edge_files(spec):
         from dpgraph.io.dask import read_edge_files
 
         kw = {"duplicates": duplicates} if duplicates else {}
+        if unweighted:  # NetworkX's weight=None: no weight column read
+            kw["weight"] = None
         return read_edge_files(spec, **kw), spec, "dask"
     if os.path.exists(spec):
         return _read_file(spec, format=format, symmetrize=symmetrize, ids=ids,

@@ -98,7 +98,10 @@ def read_edge_files(path, *, u: str = "u", v: str = "v", weight: str | None = "w
     _, dd = dask_modules()
     spec = os.fspath(path)
     files = sorted(glob.glob(os.path.join(spec, "*")) if os.path.isdir(spec) else glob.glob(spec))
-    files = [f for f in files if os.path.isfile(f)]
+    # in a folder, files named _* or .* are markers and metadata (Spark's _SUCCESS, dask's
+    # _metadata, .crc checksums), not edges
+    files = [f for f in files if os.path.isfile(f)
+             and not (os.path.isdir(spec) and os.path.basename(f)[:1] in "_.")]
     if not files:
         raise FileNotFoundError(f"no edge files match {spec!r}")
     exts = {os.path.splitext(f[:-3] if f.endswith(".gz") else f)[1].lower() for f in files}
@@ -119,8 +122,43 @@ def read_edge_files(path, *, u: str = "u", v: str = "v", weight: str | None = "w
     else:
         raise ValueError(f"edge files must all be Parquet (.parquet, .pq) or CSV (.csv, .tsv, "
                          f".txt), got extensions {sorted(exts)} in {spec!r}")
-    return from_dask(ddf, u=u, v=v, weight=weight, duplicates=duplicates, spill_dir=spill_dir,
-                     blocks=blocks, source=spec)
+    _check_same_columns(files, exts, spec)
+    with warnings.catch_warnings():  # the same deprecation again when the passes compute
+        warnings.filterwarnings("ignore", message=r"The inplace keyword in DataFrame\.",
+                                module=r"dask\.")
+        return from_dask(ddf, u=u, v=v, weight=weight, duplicates=duplicates,
+                         spill_dir=spill_dir, blocks=blocks, source=spec)
+
+
+def _file_columns(path: str, parquet: bool) -> list:
+    """The column names of one edge file, from its metadata (Parquet) or header row (CSV)."""
+    if parquet:
+        import pyarrow.parquet as pq
+
+        return list(pq.read_schema(path).names)
+    import gzip
+
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+        header = fh.readline().rstrip("\r\n")
+    sep = "\t" if os.path.splitext(path[:-3] if path.endswith(".gz") else path)[1].lower() \
+        == ".tsv" else ","
+    return header.split(sep)
+
+
+def _check_same_columns(files: list, exts: set, spec: str) -> None:
+    """Refuse edge files whose columns differ: Dask takes the first file's columns, so a
+    weight column present in some files only was dropped without a word (or failed in a
+    worker with a KeyError that named no file)."""
+    parquet = exts <= {".parquet", ".pq"}
+    first = _file_columns(files[0], parquet)
+    for f in files[1:]:
+        cols = _file_columns(f, parquet)
+        if sorted(cols) != sorted(first):
+            raise ValueError(f"{spec}: the edge files do not have the same columns: "
+                             f"{os.path.basename(files[0])} has {first}, "
+                             f"{os.path.basename(f)} has {cols}; every file needs the same "
+                             f"u, v (and weight) columns")
 
 
 def _check_columns(ddf, u, v, weight, source):
@@ -128,7 +166,9 @@ def _check_columns(ddf, u, v, weight, source):
     missing = [c for c in (u, v) if c not in cols]
     if missing:
         raise ValueError(f"{source}: missing column(s) {missing}; columns found: {cols} (name "
-                         f"them with u=, v=, weight=)")
+                         f"the columns u, v and weight, or read them with "
+                         f"dpgraph.io.dask.read_edge_files(path, u=..., v=..., weight=...) or "
+                         f"from_dask(ddf, u=..., v=..., weight=...) and pass the result)")
     return weight if weight is not None and weight in cols else None
 
 

@@ -508,6 +508,16 @@ class FactorPrivateGraph(PrivateGraph):
                                    folder, partitions=partitions)
 
     def _check_factor_sampler(self, name, n_blocks):
+        if not isinstance(self.labels, range):
+            odd = next((x for x in self.labels
+                        if not isinstance(x, (int, np.integer, float, np.floating, str))
+                        or isinstance(x, bool)),
+                       None)
+            if odd is not None:  # Dask and Parquet columns hold numbers or strings
+                raise ValueError(f"{name}: node label {odd!r} ({type(odd).__name__}) cannot be "
+                                 f"a Dask / Parquet column value (numbers and strings can); "
+                                 f"relabel the graph first (e.g. "
+                                 f"networkx.convert_node_labels_to_integers), or use .sample()")
         if self.block_model is not None and n_blocks is None:
             raise ValueError(f"{name}: this release carries privatize's synthetic block model "
                              f"(synthetic_share), whose sampler runs in memory: use .sample(), "

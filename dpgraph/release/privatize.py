@@ -298,7 +298,9 @@ def _route_for_input(route: str, data, delta: float, synthetic_share):
     graph in memory, unless the route samples itself), and ``synthetic_share="auto"``
     resolved."""
     if delta == 0:
-        route = pure_route(route, data.n)
+        # on Dask edge lists the pure route that streams is the local one (randomized
+        # response, auto's pure choice below MATRIX_FREE_MIN_N nodes, needs the graph in memory)
+        route = "local" if route == "auto" and is_dask_input(data) else pure_route(route, data.n)
     if is_dask_input(data):
         route = streamed_route(route)
         if not route_spec(route).own_sampler:

@@ -36,7 +36,7 @@ from dpgraph.release.private_graph import PrivateGraph
 from dpgraph.release.privatize import check_rank, privatize
 from dpgraph.release.routes import route_names, route_spec
 from dpgraph.release.screening import (answer_route, matrix_free_share, randomized_response_share,
-                                      release_edge_count)
+                                      release_edge_count, streamed_route)
 from dpgraph.solve.candidates import (candidate_objectives, candidate_pool, choose_candidate,
                                       partition_capacity, partition_of, precheck_solver,
                                       release_estimate, true_cuts, unspent_note)
@@ -157,10 +157,6 @@ def _checked_call(problem, G, *, epsilon, delta, rank, kappa, estimate_share, se
                          f"{1 - CERTIFY_SHARE - SCREEN_SHARE:g}: the certificate takes up to "
                          f"{CERTIFY_SHARE:g} of epsilon and the screening count {SCREEN_SHARE:g}, "
                          f"and the rest privatizes; got {estimate_share:g} + {select_share:g}")
-    data = input_graph(G, weight=weight)
-    check_private_graph_input(data)
-    if rank is not None:  # refused before anything is spent, whichever route runs
-        check_rank(rank, data.n)
     # no synthetic-graph export: max_cut does not use it, so it pays nothing for it
     opts = {"synthetic_share": None, **(privatize_options or {})}
     if route is not None:
@@ -171,6 +167,16 @@ def _checked_call(problem, G, *, epsilon, delta, rank, kappa, estimate_share, se
         raise ValueError(f"delta=0 asks for pure epsilon-DP, which route={requested!r} does not "
                          f"give; use route='local' or route='randomized-response' (pure), or "
                          f"pass delta > 0")
+    precheck_solver(problem, candidates, solver_options)
+    if is_dask_input(G):  # before the edges are read: a pass over them all, and a spill
+        if certify:
+            check_certify(G)
+        if requested != "auto":
+            streamed_route(requested)
+    data = input_graph(G, weight=weight)
+    check_private_graph_input(data)
+    if rank is not None:  # refused before anything is spent, whichever route runs
+        check_rank(rank, data.n)
     precheck_solver(problem, candidates, solver_options, n=data.n)
     privatize(data, epsilon=epsilon, delta=delta, rank=rank, rng=None, _check_only=True,
               **{**opts, "route": "local" if requested == "auto" else requested})
