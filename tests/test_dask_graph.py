@@ -396,3 +396,28 @@ def test_cli_unweighted_reads_dask_edge_files_without_their_weights(tmp_path, ca
     assert main(["maxcut", str(folder), "--epsilon", "1", "--delta", "1e-6", "--seed", "0",
                  "--route", "local", "--unweighted", "--json", "-q"]) == 0
     assert json.loads(capsys.readouterr().out)["graph"]["nodes"] == 120
+
+
+@pytest.mark.slow  # 9 s: the command starts a local Dask cluster
+def test_info_on_dask_edge_files_keeps_json_and_notes(tmp_path, capsys):
+    """`info --json` printed text on Dask edge files, and the reader's notes were dropped."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from dpgraph.cli.app import main
+
+    folder = tmp_path / "e"
+    folder.mkdir()
+    pq.write_table(pa.table({"u": [0, 1, 1, 2, 3], "v": [1, 0, 2, 2, 0],
+                             "weight": [0.5, 0.5, 1.0, 1.0, 0.25]}), folder / "p.parquet")
+    assert main(["info", str(folder), "--json", "-q"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schema"] == "dpgraph.info/1" and doc["graph"]["format"] == "dask"
+    assert doc["nodes"] == 4 and doc["edges"] == 3 and doc["components"] is None
+    assert doc["weights"]["kind"] == "weighted" and doc["degree"] is None
+    assert any("self-loop" in note for note in doc["notes"])
+    assert main(["info", str(folder), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "w. degree:" in out and "note:" in out and "self-loop" in out

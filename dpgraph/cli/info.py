@@ -69,13 +69,38 @@ def info_summary(data, where: str, fmt: str, notes) -> dict:
     return summary
 
 
-def _dask_lines(data, where: str) -> list:
-    """Dask edge files: passes over the partitions, no in-memory matrix (so no components)."""
+def dask_summary(data, where: str, notes) -> dict:
+    """:func:`info_summary` for Dask edge files: passes over the partitions, no in-memory
+    matrix, so no components (None) and only the weighted degrees (None as unweighted degrees
+    where the graph is weighted); every node comes from an edge (no isolated node)."""
     lo, hi = data.weight_range
-    return [f"graph:       {where}", "format:      dask edge files",
-            f"nodes:       {number(data.n)}", f"edges:       {number(data.m)}",
-            f"weights:     [{number(lo)}, {number(hi)}]; total {number(data.total_weight)}",
-            f"degree:      {_summary(data.degrees)}"]
+    unweighted = data.m and lo == hi == 1.0
+    kind = "unweighted" if unweighted else "signed" if lo < 0 < hi else "weighted"
+    degrees = np.asarray(data.degrees)
+    return {"graph": {"source": where, "format": "dask"}, "nodes": data.n, "edges": data.m,
+            "weights": {"min": lo, "max": hi, "kind": kind, "total": data.total_weight}
+            if data.m else None,
+            "degree": _stats(degrees) if unweighted or not data.m else None,
+            "weighted_degree": None if unweighted or not data.m else _stats(degrees),
+            "components": None, "isolated_nodes": 0,
+            "notes": [cli_message(str(w.message)) for w in notes]}
+
+
+def _dask_lines(s: dict) -> list:
+    lines = [f"graph:       {s['graph']['source']}", "format:      dask edge files",
+             f"nodes:       {number(s['nodes'])}", f"edges:       {number(s['edges'])}"]
+    if s["weights"]:
+        w = s["weights"]
+        lines.append(f"weights:     [{number(w['min'])}, {number(w['max'])}] ({w['kind']}); "
+                     f"total {number(w['total'])}")
+    for key, label in (("degree", "degree:     "), ("weighted_degree", "w. degree:  ")):
+        if s[key]:
+            d = s[key]
+            lines.append(f"{label} min {number(d['min'])}, median {number(d['median'])}, "
+                         f"mean {number(d['mean'])}, max {number(d['max'])}")
+    lines.append("components:  not computed for Dask edge files")
+    lines.extend(f"note:        {note}" for note in s["notes"])
+    return lines
 
 
 def _text_lines(data, where: str, fmt: str, s: dict) -> list:
@@ -107,10 +132,11 @@ def cmd_info(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         data, where, fmt = load_graph(args)
-    if fmt == "dask":
-        print("\n".join(_dask_lines(data, where)))
+    s = dask_summary(data, where, caught) if fmt == "dask" else \
+        info_summary(data, where, fmt, caught)
+    if fmt == "dask" and not args.json:
+        print("\n".join(_dask_lines(s)))
         return 0
-    s = info_summary(data, where, fmt, caught)
     if args.json:
         print(dumps(info_document(s)))
         return 0
