@@ -421,3 +421,20 @@ def test_info_on_dask_edge_files_keeps_json_and_notes(tmp_path, capsys):
     assert main(["info", str(folder), "-q"]) == 0
     out = capsys.readouterr().out
     assert "w. degree:" in out and "note:" in out and "self-loop" in out
+
+
+def test_missing_ids_named_and_float_stored_integer_ids_stay_integers(tmp_path):
+    """A missing string id gave "not of one type (boolean value of NA is ambiguous)"; integer
+    ids stored as floats in one file turned every label into a float."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    df = pd.DataFrame({"u": ["a", None, "c"], "v": ["b", "c", "d"]})
+    with pytest.raises(ValueError, match="missing node ids"):
+        from_dask(dd.from_pandas(df, npartitions=1))
+    folder = tmp_path / "f"
+    folder.mkdir()
+    pq.write_table(pa.table({"u": [0, 1], "v": [1, 2]}), folder / "a.parquet")
+    pq.write_table(pa.table({"u": [2.0], "v": [3.0]}), folder / "b.parquet")
+    g = read_edge_files(folder)
+    assert list(g.labels) == [0, 1, 2, 3] and all(type(x) is int for x in g.labels)

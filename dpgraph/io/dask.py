@@ -178,18 +178,16 @@ def _partition_scan(df, u, v, weight):
     import pandas as pd
 
     a, b = df[u].to_numpy(), df[v].to_numpy()
+    if pd.isna(a).any() or pd.isna(b).any():  # before any comparison (pd.NA has no truth)
+        raise ValueError("missing node ids (empty u or v) in some rows")
     w = df[weight].to_numpy(dtype=np.float64) if weight is not None else None
     stats = np.array([len(df), int(np.count_nonzero(a == b)),
                       0 if w is None else int(np.count_nonzero(~np.isfinite(w)))], dtype=np.int64)
     ids = np.concatenate([a, b])
     if ids.dtype == object or ids.dtype.kind in "USO":
-        if pd.isna(ids).any():
-            raise ValueError("missing node ids (empty u or v) in some rows")
         ids = pd.unique(ids)
         ids = np.sort(ids)  # TypeError when the ids mix types (refused on the client)
     else:
-        if ids.dtype.kind == "f" and np.isnan(ids).any():
-            raise ValueError("missing node ids (empty u or v) in some rows")
         ids = _distinct(ids)
     return ids, stats
 
@@ -206,6 +204,13 @@ def _combine_scans(x, y):
     a, b = x[0], y[0]
     if a.dtype == object or b.dtype == object:
         return np.union1d(a, b), x[1] + y[1]
+    kinds = {a.dtype.kind, b.dtype.kind}
+    if "f" in kinds and kinds & {"i", "u"}:
+        # integer ids in one file, the same ids stored as floats in another (a column that
+        # held a missing value once): the integers they are, not floats for every id
+        f = a if a.dtype.kind == "f" else b
+        if np.all(f == np.round(f)):
+            a, b = a.astype(np.int64), b.astype(np.int64)
     return _distinct(np.concatenate([a, b])), x[1] + y[1]
 
 
