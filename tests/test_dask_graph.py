@@ -438,3 +438,12 @@ def test_missing_ids_named_and_float_stored_integer_ids_stay_integers(tmp_path):
     pq.write_table(pa.table({"u": [2.0], "v": [3.0]}), folder / "b.parquet")
     g = read_edge_files(folder)
     assert list(g.labels) == [0, 1, 2, 3] and all(type(x) is int for x in g.labels)
+
+
+def test_cli_options_for_graph_files_are_refused_on_edge_files(tmp_path, capsys):
+    """--ids, --format and --symmetrize were ignored without a word on Dask edge files."""
+    from dpgraph.cli.app import main
+
+    (tmp_path / "e.csv").write_text("u,v\n0,1\n1,2\n")
+    assert main(["info", str(tmp_path / "*.csv"), "--ids", "str", "-q"]) == 2
+    assert "--ids applies to graph files" in capsys.readouterr().err

@@ -153,6 +153,12 @@ def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | N
     if is_edge_files(spec):
         from dpgraph.io.dask import read_edge_files
 
+        given = [opt for opt, value in (("--format", format), ("--ids", ids),
+                                        ("--symmetrize", symmetrize)) if value is not None]
+        if given:  # they were ignored without a word
+            verb = "applies" if len(given) == 1 else "apply"
+            raise ValueError(f"{', '.join(given)} {verb} to graph files; Dask edge files "
+                             f"{spec!r} are read by their u, v (and weight) columns")
         kw = {"duplicates": duplicates} if duplicates else {}
         if unweighted:  # NetworkX's weight=None: no weight column read
             kw["weight"] = None
