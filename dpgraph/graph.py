@@ -260,7 +260,7 @@ def from_matrix(matrix, labels: Sequence[Hashable] | None = None, *, symmetrize:
     ``{i, j}``. A non-symmetric matrix is a directed graph and needs ``symmetrize``.
     """
     if sp.issparse(matrix):
-        if np.iscomplexobj(matrix.data if hasattr(matrix, "data") else matrix):
+        if np.iscomplexobj(matrix):
             raise TypeError(f"{source} is complex; edge weights must be real numbers")
         W = sp.csr_array(matrix, dtype=np.float64, copy=True)
     else:

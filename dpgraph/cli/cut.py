@@ -12,7 +12,7 @@ import time
 from dpgraph.cli.common import (add_graph_argument, add_privacy_arguments, check_out_folder,
                                 load_graph, print_ledger, print_release_notes,
                                 print_reproducible)
-from dpgraph.cli.output import cut_document, dumps
+from dpgraph.cli.output import cut_document, dumps, side_sizes
 from dpgraph.progress import report
 from dpgraph.cli.errors import show_notes
 from dpgraph.cli.text import interval, number
@@ -138,10 +138,10 @@ def unused_options(args, route: str) -> list:
 
 def _print_result(res, problem: str, where: str) -> None:
     """The partition, the private estimate and the released instance's values."""
-    ones = sum(res.assignment.values())
+    zeros, ones = side_sizes(res)
     print(f"graph:             {where}")
     print(f"problem:           private {'max-cut' if problem == 'maxcut' else 'max-bisection'}")
-    print(f"partition sizes:   {number(len(res.assignment) - ones)} / {number(ones)} (sides 0 / 1)")
+    print(f"partition sizes:   {number(zeros)} / {number(ones)} (sides 0 / 1)")
     if res.estimated_value is not None:
         print(f"private estimate:  {number(res.estimated_value)}; {res.estimate_level:.0%} "
               f"interval {interval(*res.estimate_interval)} (noisy cut of this partition in "

@@ -102,6 +102,13 @@ def _privacy(ledger) -> dict:
     return doc
 
 
+def side_sizes(res) -> list:
+    """``[n0, n1]``: the numbers of nodes whose side (assignment) is 0 and 1, as the command
+    numbers sides (``res.partition`` lists side 1 first)."""
+    ones = sum(res.assignment.values())
+    return [len(res.assignment) - ones, ones]
+
+
 def _interval(res) -> dict | None:
     """``{level, low, high}`` of a result's confidence interval, or None without one."""
     ci = getattr(res, "estimate_interval", None)
@@ -113,7 +120,6 @@ def _interval(res) -> dict | None:
 def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None,
                  notes=()) -> dict:
     """``dpgraph maxcut|bisection --json``: schema ``dpgraph.cut/1`` (docs/cli.md)."""
-    ones = sum(res.assignment.values())  # sizes[k]: the nodes whose side is k
     diag = dict(res.diagnostics)
     pg_diag = dict(res.private_graph.diagnostics)
     return {
@@ -121,7 +127,7 @@ def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None,
         "command": problem,
         "problem": "max-cut" if problem == "maxcut" else "max-bisection",
         "graph": {"source": where, "format": fmt, "nodes": res.private_graph.n},
-        "partition": {"sizes": [len(res.assignment) - ones, ones], "file": out,
+        "partition": {"sizes": side_sizes(res), "file": out,
                       "nodes": list(res.assignment), "sides": list(res.assignment.values())},
         "estimated_value": res.estimated_value,
         "estimate_interval": _interval(res),

@@ -9,7 +9,6 @@ any budget is spent. Progress goes to stderr, results to stdout.
 
 from __future__ import annotations
 
-import math
 import os
 from types import SimpleNamespace
 
@@ -19,6 +18,7 @@ from dpgraph.cli.common import (add_graph_argument, add_privacy_arguments, forma
 from dpgraph.cli.errors import show_notes
 from dpgraph.cli.output import dumps, synth_document
 from dpgraph.cli.text import number
+from dpgraph.privacy.validation import check_number
 from dpgraph.release.private_graph import DEFAULT_RANK
 from dpgraph.release.routes import route_spec
 from dpgraph.release.screening import MATRIX_FREE_MIN_N
@@ -148,9 +148,8 @@ def _mechanism(args) -> tuple:
     do not apply to it, and the notes the output carries about ignored options."""
     if args.min_weight is not None and not args.weighted:
         raise ValueError("--min-weight applies to --weighted exports only")
-    if args.min_weight is not None and not (math.isfinite(args.min_weight)
-                                            and args.min_weight >= 0):
-        raise ValueError(f"--min-weight must be a finite number >= 0, got {args.min_weight!r}")
+    if args.min_weight is not None:
+        check_number(args.min_weight, name="--min-weight", low=0.0)
     if args.report and args.json:  # the report is text, printed after the result
         raise ValueError("--report prints a text report and does not combine with --json")
     mechanism = args.mechanism or ("privatize" if args.weighted else "block-model")

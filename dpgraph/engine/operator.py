@@ -129,8 +129,7 @@ def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
     """
     if isinstance(G, np.matrix):  # np.matrix's products stay 2-d: the engine needs arrays
         G = np.asarray(G)
-    if (isinstance(G, np.ndarray) or sp.issparse(G)) and np.iscomplexobj(
-            G.data if sp.issparse(G) else G):
+    if (isinstance(G, np.ndarray) or sp.issparse(G)) and np.iscomplexobj(G):
         raise TypeError("weight matrix is complex; edge weights must be real numbers")
     if weight is None and (isinstance(G, np.ndarray) or sp.issparse(G)):
         G, labels = as_graph_data(G, labels=labels, weight=None), None

@@ -58,6 +58,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.graph import DuplicateEdgeWarning, GraphInputWarning
+from dpgraph.io.base import open_text
 
 __all__ = ["DaskGraph", "DaskAdjacency", "from_dask", "read_edge_files", "is_dask_input",
            "dask_modules", "share_with_workers"]
@@ -105,6 +106,7 @@ def read_edge_files(path, *, u: str = "u", v: str = "v", weight: str | None = "w
     if not files:
         raise FileNotFoundError(f"no edge files match {spec!r}")
     exts = {os.path.splitext(f[:-3] if f.endswith(".gz") else f)[1].lower() for f in files}
+    sep = None  # Parquet: columns from the metadata
     if exts <= {".parquet", ".pq"}:
         with warnings.catch_warnings():
             # dask's Parquet reader builds its meta frame with pandas' deprecated inplace=True
@@ -122,7 +124,7 @@ def read_edge_files(path, *, u: str = "u", v: str = "v", weight: str | None = "w
     else:
         raise ValueError(f"edge files must all be Parquet (.parquet, .pq) or CSV (.csv, .tsv, "
                          f".txt), got extensions {sorted(exts)} in {spec!r}")
-    _check_same_columns(files, exts, spec)
+    _check_same_columns(files, sep, spec)
     with warnings.catch_warnings():  # the same deprecation again when the passes compute
         warnings.filterwarnings("ignore", message=r"The inplace keyword in DataFrame\.",
                                 module=r"dask\.")
@@ -130,30 +132,24 @@ def read_edge_files(path, *, u: str = "u", v: str = "v", weight: str | None = "w
                          spill_dir=spill_dir, blocks=blocks, source=spec)
 
 
-def _file_columns(path: str, parquet: bool) -> list:
-    """The column names of one edge file, from its metadata (Parquet) or header row (CSV)."""
-    if parquet:
+def _file_columns(path: str, sep: str | None) -> list:
+    """The column names of one edge file: its Parquet metadata (``sep`` None) or its CSV
+    header row."""
+    if sep is None:
         import pyarrow.parquet as pq
 
         return list(pq.read_schema(path).names)
-    import gzip
-
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
-        header = fh.readline().rstrip("\r\n")
-    sep = "\t" if os.path.splitext(path[:-3] if path.endswith(".gz") else path)[1].lower() \
-        == ".tsv" else ","
-    return header.split(sep)
+    with open_text(path) as fh:
+        return fh.readline().rstrip("\r\n").split(sep)
 
 
-def _check_same_columns(files: list, exts: set, spec: str) -> None:
+def _check_same_columns(files: list, sep: str | None, spec: str) -> None:
     """Refuse edge files whose columns differ: Dask takes the first file's columns, so a
     weight column present in some files only was dropped without a word (or failed in a
     worker with a KeyError that named no file)."""
-    parquet = exts <= {".parquet", ".pq"}
-    first = _file_columns(files[0], parquet)
+    first = _file_columns(files[0], sep)
     for f in files[1:]:
-        cols = _file_columns(f, parquet)
+        cols = _file_columns(f, sep)
         if sorted(cols) != sorted(first):
             raise ValueError(f"{spec}: the edge files do not have the same columns: "
                              f"{os.path.basename(files[0])} has {first}, "

@@ -292,10 +292,8 @@ class FactorPrivateGraph(PrivateGraph):
                              f"graph")
         import scipy.sparse as sp
 
-        k = check_integer(max_edges, name="max_edges")
-        if k < 0:
-            raise ValueError(f"max_edges must be >= 0, got {k}")
-        k = min(k, self.n * (self.n - 1) // 2)  # no graph holds more pairs
+        k = min(check_integer(max_edges, name="max_edges", low=0),
+                self.n * (self.n - 1) // 2)  # no graph holds more pairs
         bs = max(int(block_rows), 1)
         check_memory(export_bytes(self.n, k, bs),
                      what=f"the weighted export of {k:,} pairs of the {self.n:,}-node factor form",
@@ -307,7 +305,7 @@ class FactorPrivateGraph(PrivateGraph):
         n = self.n
         keys = np.zeros(0, dtype=np.int64)
         vals = np.zeros(0)
-        floor = max(float(min_weight), 0.0)
+        floor = min_weight  # checked >= 0 above
         # O(n^2 r) in all: minutes from about 10^5 nodes, so the blocks report their progress
         for lo in progress(range(0, n - 1, bs), desc="weighted export", unit="block"):
             hi = min(lo + bs, n - 1)
