@@ -207,6 +207,53 @@ def test_top_subspace_sparse_arpack_path(monkeypatch):
     assert np.allclose(d.sigma, a.sigma, atol=1e-9) and subspace_distance(d.U, a.U) < 1e-7
 
 
+
+def test_large_share_of_the_spectrum_is_taken_dense(monkeypatch):
+    """More than n / 16 eigenpairs come from LAPACK's full decomposition (ARPACK's Lanczos basis
+    of 2k vectors ran for minutes at k near n), with the same pairs as eigh."""
+    import scipy.sparse.linalg as spla
+
+    from dpgraph.release.routes.randomized_response import top_eigenpairs
+
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((500, 500))
+    A = A + A.T
+    lam, W = np.linalg.eigh(A)
+    top = np.argsort(-np.abs(lam))[:40]
+
+    def no_arpack(*args, **kwargs):
+        raise AssertionError("ARPACK called for a large share of the spectrum")
+
+    monkeypatch.setattr(spla, "eigsh", no_arpack)
+    monkeypatch.setattr(_linalg, "DENSE_MAX_N", 10)
+    assert _linalg.dense_is_cheaper(500, 40) and not _linalg.dense_is_cheaper(500, 20)
+    V, vals = top_eigenpairs(A, 40)
+    assert np.allclose(vals, lam[top]) and subspace_distance(V, W[:, top]) < 1e-8
+    sub = _linalg.top_subspace(sp.csr_array(A), 39, "symmetric")
+    assert np.allclose(sub.sigma, np.abs(lam[top])) and subspace_distance(sub.U, W[:, top[:39]]) < 1e-8
+    with pytest.raises(AssertionError, match="ARPACK"):  # a small share still uses ARPACK
+        top_eigenpairs(A, 20)
+
+
+def test_pca_projection_reports_its_iterations():
+    """The pca route's projection (one eigendecomposition per iteration) shows its iterations
+    while reporting is on."""
+    import io
+
+    from dpgraph import progress
+    from dpgraph.release.routes.pca import project
+
+    rng = np.random.default_rng(1)
+    basis, _ = np.linalg.qr(rng.standard_normal((60, 3)))
+    core = np.diag([3.0, -2.0, 1.0])
+    buf = io.StringIO()
+    with progress.reporting(stream=buf):
+        X, info = project(basis, core, radius=1e-3, method="dykstra")
+    assert info["method"] == "dykstra" and np.all(X >= 0)
+    assert "projection onto non-negative bounded-spectrum 60 x 60 matrices: " in buf.getvalue()
+    assert f"{info['iterations']} iteration" in buf.getvalue()
+
+
 # ---------------------------------------------------------------- utility
 def test_utility_strong_spike_symmetric_and_core():
     rng = np.random.default_rng(10)

@@ -15,6 +15,27 @@ DENSE_MAX_N = 2000
 # the edge of a dense bulk, where tol=0 (machine precision) took ~1.5x the matrix products for no
 # change in the printed digits (docs/privacy.md 3.8 states the numerical caveat).
 ARPACK_TOL = 1e-10
+# A dense eigendecomposition instead of ARPACK when more than 1/16 of the spectrum is asked for:
+# at n = 3,000 (one thread) LAPACK's whole spectrum took 9 s and ARPACK 6 / 17 / 30 s for the top
+# 100 / 375 / 750 pairs, and the Lanczos basis of 2k vectors grows without bound as k nears n
+# (rank 2,990 of a 3,000-node graph ran for minutes). Only where the dense copy fits in memory.
+DENSE_SPECTRUM_SHARE = 1.0 / 16.0
+
+
+def dense_is_cheaper(n: int, k: int) -> bool:
+    """Whether ``k`` eigenpairs of an ``n x n`` symmetric matrix are cheaper from LAPACK's full
+    decomposition than from ARPACK, at any size: ``k > n / 16`` while the dense matrix and its
+    eigenvectors (``16 n^2`` bytes) fit in the available memory.
+
+    >>> dense_is_cheaper(5000, 100), dense_is_cheaper(5000, 400)
+    (False, True)
+    """
+    if k <= DENSE_SPECTRUM_SHARE * n:
+        return False
+    from dpgraph.memory import available_memory
+
+    have = available_memory()
+    return have is None or 16 * n * n <= have
 
 
 @dataclass
@@ -80,7 +101,7 @@ def top_subspace(M, r: int, kind: str, which: str = "magnitude") -> TopSubspace:
     k = r + 1
     if kind == "symmetric":
         sign = -1.0 if which == "smallest" else 1.0
-        if n <= DENSE_MAX_N:
+        if n <= DENSE_MAX_N or dense_is_cheaper(n, k):
             A = M.toarray() if sp.issparse(M) else M
             lam, W = np.linalg.eigh(A)
         else:
@@ -207,8 +228,9 @@ def random_subspace(n: int, r: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def top_eigenpairs(W: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ``rank`` eigenpairs of largest magnitude of a dense symmetric matrix."""
-    if W.shape[0] <= 400:
+    """The ``rank`` eigenpairs of largest magnitude of a dense symmetric matrix (LAPACK's full
+    decomposition on at most 400 nodes or where :func:`dense_is_cheaper`, else ARPACK)."""
+    if W.shape[0] <= 400 or dense_is_cheaper(W.shape[0], rank):
         lam, vec = np.linalg.eigh(W)
     else:
         lam, vec = spla.eigsh(W, k=rank, which="LM", tol=1e-6, v0=arpack_start(W.shape[0]))

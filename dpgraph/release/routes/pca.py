@@ -35,7 +35,7 @@ from scipy.sparse import linalg as spla
 from dpgraph.graph import GraphData
 from dpgraph.release.private_graph import PrivateGraph
 from dpgraph.privacy import PrivacyLedger, gaussian_mechanism, symmetric_gaussian_noise
-from dpgraph.progress import report
+from dpgraph.progress import Progress, report
 from dpgraph.release.routes.randomized_response import fallback_randomized_response
 
 __all__ = ["release", "estimated_memory", "regularizer", "normalized_adjacency",
@@ -121,8 +121,13 @@ def project(basis: np.ndarray, core: np.ndarray, radius: float, method: str) -> 
         return A, info
     from dpgraph.mechanisms import NonNegative, SpectralBall, dykstra  # only needed in this branch
 
-    res = dykstra(A, [NonNegative(), SpectralBall((U, lam), radius)], accelerate=True,
-                  tol=1e-6, max_iter=500)
+    # each iteration is one eigendecomposition of an n x n matrix (all of it when many
+    # eigenvalues leave the ball: seconds each from a few thousand nodes), so the iterations are
+    # shown while reporting is on; the count to convergence is not known in advance
+    with Progress(desc=f"projection onto non-negative bounded-spectrum {n:,} x {n:,} matrices",
+                  unit="it") as ticker:
+        res = dykstra(A, [NonNegative(), SpectralBall((U, lam), radius)], accelerate=True,
+                      tol=1e-6, max_iter=500, callback=lambda *_: ticker.update())
     info.update(method="dykstra", exact_projection=bool(res.converged),
                 iterations=res.iterations, residual=res.residual)
     X = np.asarray(res.point)
