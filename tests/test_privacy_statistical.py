@@ -12,6 +12,7 @@ from dpgraph.privacy import (
     PrivacyLedger,
     analytic_gaussian_sigma,
     ball_knorm_mechanism,
+    ball_knorm_noise,
     gaussian_mechanism,
     gaussian_zcdp_rho,
     zcdp_to_approx_dp,
@@ -86,8 +87,10 @@ def test_gaussian_mechanism_empirical_privacy_loss(eps, delta, sens, dim):
 
 
 def test_knorm_radius_distribution():
-    """Nikolov Lemma 4.2: ||noise|| ~ Gamma(d + 1, scale = sensitivity/epsilon), direction
-    uniform. Kolmogorov-Smirnov on 1,500 draws and a direction-mean check."""
+    """Density ~ exp(-||z|| / scale) (Nikolov Lemma 4.2): ||noise|| ~ Gamma(d, scale =
+    sensitivity/epsilon), direction uniform. Kolmogorov-Smirnov on 1,500 draws (which rejects
+    Gamma(d + 1), the law of a radius meant for a point inside the ball) and a direction-mean
+    check."""
     d, sens, eps = 5, 2.0, 0.5
     led = PrivacyLedger()
     rng = np.random.default_rng(7)
@@ -99,11 +102,60 @@ def test_knorm_radius_distribution():
         radii.append(r)
         dirs.append(z / r)
     assert scale == pytest.approx(sens / eps)
-    p = stats.kstest(radii, stats.gamma(a=d + 1, scale=sens / eps).cdf).pvalue
+    p = stats.kstest(radii, stats.gamma(a=d, scale=sens / eps).cdf).pvalue
     assert p > 1e-6
+    assert stats.kstest(radii, stats.gamma(a=d + 1, scale=sens / eps).cdf).pvalue < 1e-6
     # mean of uniform directions: each coordinate has sd 1/sqrt(d * 1500)
     assert np.abs(np.mean(dirs, axis=0)).max() < 6 / math.sqrt(d * 1500)
     assert led.spent == pytest.approx((1500 * eps, 0.0))
+
+
+@pytest.mark.parametrize("dim", [1, 2])
+def test_knorm_mechanism_empirical_privacy_loss(dim):
+    """Pure eps-DP of the K-norm noise on adjacent inputs x and x' = x + D u: for balls around
+    x and x' and half-spaces across the segment, a certified lower bound on
+    P[M(x') in S] - e^eps P[M(x) in S] (and with x, x' swapped) must not exceed 0. The same test
+    catches the radius law Gamma(d + 1) on the sphere (its density vanishes at the input)."""
+    N, eps, sens = 1_000_000, 1.0, 1.0
+    scale = sens / eps
+    rng = np.random.default_rng(11)
+    u = np.zeros(dim)
+    u[0] = 1.0
+    x, xp = np.zeros(dim), sens * u
+    # the mechanism is value + ball_knorm_noise(d, sensitivity / epsilon) from the same stream
+    led = PrivacyLedger()
+    out, got_scale = ball_knorm_mechanism(x, sensitivity=sens, epsilon=eps, ledger=led, name="k",
+                                          rng=np.random.default_rng(5))
+    assert got_scale == scale
+    assert np.array_equal(out, ball_knorm_noise(dim, scale, np.random.default_rng(5)))
+
+    def worst(ya, yb):
+        """Certified lower bound of max_S P[ya in S] - e^eps P[yb in S] over the sets S."""
+        per = ALPHA / (2 * 2 * 50)
+        best = -1.0
+        for centre in (x, xp):
+            da, db = np.linalg.norm(ya - centre, axis=1), np.linalg.norm(yb - centre, axis=1)
+            for r in scale * np.geomspace(0.01, 2.0, 25):
+                lo_a, _ = _cp_bounds(int(np.sum(da < r)), N, per)
+                _, hi_b = _cp_bounds(int(np.sum(db < r)), N, per)
+                best = max(best, lo_a - math.exp(eps) * hi_b)
+        return best
+
+    def check(noise):
+        ya, yb = x + noise(), xp + noise()
+        half = max(_empirical_delta_lower_bound(ya @ u, yb @ u, eps,
+                                                np.linspace(-2, 3, 26) * scale, ALPHA),
+                   _empirical_delta_lower_bound(-(yb @ u), -(ya @ u), eps,
+                                                np.linspace(-3, 2, 26) * scale, ALPHA))
+        return max(worst(ya, yb), worst(yb, ya), half)
+
+    assert check(lambda: ball_knorm_noise(dim, scale, rng, size=N)) <= 0.0
+
+    def sphere_gamma_d_plus_1():
+        z = ball_knorm_noise(dim, scale, rng, size=N)
+        return z / np.linalg.norm(z, axis=1, keepdims=True) * rng.gamma(dim + 1, scale, (N, 1))
+
+    assert check(sphere_gamma_d_plus_1) > 0.0
 
 
 def test_zcdp_ledger_composes_gaussians_tighter():

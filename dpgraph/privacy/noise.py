@@ -40,6 +40,7 @@ __all__ = [
     "gaussian_mechanism",
     "gaussian_noise",
     "ball_knorm_mechanism",
+    "ball_knorm_noise",
     "SymmetricGaussianNoise",
     "GaussianMatrixNoise",
     "symmetric_gaussian_noise",
@@ -134,13 +135,38 @@ def gaussian_noise(shape, *, sigma: float, ledger: PrivacyLedger, rng=None) -> n
     return sigma * _draw_rng(rng, ledger).standard_normal(shape)
 
 
+def ball_knorm_noise(d: int, scale: float, gen: np.random.Generator, size: int | None = None):
+    """Noise of density proportional to ``exp(-||z||_2 / scale)`` on ``R^d``: a uniformly
+    random direction times a radius drawn from ``Gamma(d, scale)`` (the radial law of that
+    density, ``r^(d-1) exp(-r / scale)``; Hardt-Talwar's ``Gamma(d + 1)`` radius is for a point
+    uniform *inside* the ball, not on the sphere). One vector of shape ``(d,)``, or ``size`` of
+    them as rows.
+
+    >>> z = ball_knorm_noise(3, 2.0, np.random.default_rng(0), size=100_000)
+    >>> round(float(np.linalg.norm(z, axis=1).mean()), 1)   # E||z|| = d * scale
+    6.0
+    """
+    shape = (d,) if size is None else (int(size), d)
+    direction = gen.standard_normal(shape)
+    norm = np.linalg.norm(direction, axis=-1, keepdims=True)
+    while np.any(norm == 0):  # probability zero; keeps the draw well defined
+        zero = (norm == 0)[..., 0]
+        direction[zero] = gen.standard_normal(direction[zero].shape)
+        norm = np.linalg.norm(direction, axis=-1, keepdims=True)
+    radius = gen.gamma(shape=d, scale=scale, size=None if size is None else (int(size), 1))
+    return radius * direction / norm
+
+
 def ball_knorm_mechanism(value, *, sensitivity: float, epsilon: float, ledger: PrivacyLedger,
                          name: str, rng=None, note: str = ""):
     """Pure epsilon-DP K-norm mechanism for the Euclidean ball (Nikolov, Lemma 4.2; Hardt-Talwar).
 
-    Noise has density proportional to ``exp(-epsilon ||z||_2 / sensitivity)``: a uniformly random
-    direction times a radius drawn from ``Gamma(d + 1, sensitivity / epsilon)``, where ``d`` is the
-    dimension. Returns ``(noisy_value, scale)`` with ``scale = sensitivity / epsilon``.
+    Noise has density proportional to ``exp(-epsilon ||z||_2 / sensitivity)``
+    (:func:`ball_knorm_noise`: a uniformly random direction times a radius drawn from
+    ``Gamma(d, sensitivity / epsilon)``, where ``d`` is the dimension); the log-density ratio
+    of two shifts by at most ``sensitivity`` is at most ``epsilon`` (docs/privacy.md 1).
+    ``value`` is one vector (an array of any shape is flattened into one). Returns
+    ``(noisy_value, scale)`` with ``scale = sensitivity / epsilon``.
     """
     if not isinstance(ledger, PrivacyLedger):
         raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
@@ -152,14 +178,7 @@ def ball_knorm_mechanism(value, *, sensitivity: float, epsilon: float, ledger: P
                   rho=0.5 * epsilon * epsilon)  # inf for absurd epsilon, no raise
     gen = _draw_rng(rng, ledger)
     arr = np.asarray(value, dtype=np.float64)
-    d = max(arr.size, 1)
-    direction = gen.standard_normal(arr.shape)
-    norm = np.linalg.norm(direction)
-    while norm == 0:  # probability zero; keeps the draw well defined
-        direction = gen.standard_normal(arr.shape)
-        norm = np.linalg.norm(direction)
-    radius = gen.gamma(shape=d + 1, scale=scale)
-    noisy = arr + radius * direction / norm
+    noisy = arr + ball_knorm_noise(max(arr.size, 1), scale, gen).reshape(arr.shape)
     return (float(noisy) if noisy.ndim == 0 else noisy), scale
 
 
