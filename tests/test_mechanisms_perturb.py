@@ -22,7 +22,8 @@ def test_perturb_and_project_vector():
 def test_perturb_and_project_symmetric_noise_scale():
     n = 300
     X = np.eye(n)
-    res = perturb_and_project(X, PSDCone(), sensitivity=2.0, epsilon=1.0, delta=1e-6, rng=2)
+    res = perturb_and_project(X, PSDCone(), sensitivity=2.0, epsilon=1.0, delta=1e-6, rng=2,
+                              symmetric=True)
     assert res.symmetric_noise
     sigma = analytic_gaussian_sigma(1.0, 1e-6, 2.0 / math.sqrt(2))
     assert res.sigma == pytest.approx(sigma)
@@ -33,6 +34,32 @@ def test_perturb_and_project_symmetric_noise_scale():
     assert abs(off.std() / sigma - 1) < 0.02
     assert abs(np.diag(W).std() / (math.sqrt(2) * sigma) - 1) < 0.15
     assert np.linalg.eigvalsh(res.release).min() > -1e-8
+
+
+def test_noise_form_is_never_read_from_the_private_value():
+    """Adjacent inputs, one symmetric and one not (one entry changed by the sensitivity), get
+    the same noise form, so no release tells them apart with certainty; symmetric=True takes
+    the symmetric part of either, which leaves no noise-free antisymmetric part."""
+    X = np.zeros((3, 3))
+    Xp = X.copy()
+    Xp[0, 1] = 1.0
+    for value in (X, Xp):
+        res = perturb_and_project(value, NonNegative(), sensitivity=1.0, epsilon=1.0,
+                                  delta=1e-6, rng=0)
+        assert not res.symmetric_noise and not np.allclose(res.noisy, res.noisy.T)
+        sym = perturb_and_project(value, NonNegative(), sensitivity=1.0, epsilon=1.0,
+                                  delta=1e-6, rng=0, symmetric=True)
+        assert sym.symmetric_noise and np.array_equal(sym.noisy, sym.noisy.T)
+    near = np.array([[1e6, 3e-7], [0.0, 1e6]])
+    res = perturb_and_project(near, NonNegative(), sensitivity=1.0, epsilon=1.0, delta=1e-6,
+                              rng=1, symmetric=True)
+    assert res.noisy[0, 1] == res.noisy[1, 0]
+    with pytest.raises(ValueError, match="square matrix"):
+        perturb_and_project(np.zeros(3), NonNegative(), sensitivity=1.0, epsilon=1.0,
+                            delta=1e-6, symmetric=True)
+    with pytest.raises(ValueError, match="symmetric must be True or False"):
+        perturb_and_project(X, NonNegative(), sensitivity=1.0, epsilon=1.0, delta=1e-6,
+                            symmetric=None)
 
 
 def test_perturb_and_project_intersection_and_ledger():

@@ -64,7 +64,7 @@ def _as_sets(convex_set):
 
 def perturb_and_project(value, convex_set, *, sensitivity: float, epsilon: float, delta: float,
                         ledger: PrivacyLedger | None = None, rng=None,
-                        name: str = "perturb-and-project", symmetric: bool | None = None,
+                        name: str = "perturb-and-project", symmetric: bool = False,
                         projection: str = "dykstra", tol: float = 1e-7, max_iter: int = 2000,
                         accelerate: bool = True, note: str = "") -> PerturbAndProjectResult:
     r"""Perturb-and-Project (Alg. 1): Gaussian noise on the input, then the Euclidean projection
@@ -77,11 +77,15 @@ def perturb_and_project(value, convex_set, *, sensitivity: float, epsilon: float
     ``||P_K(X + W) - X||_F^2 <= 2 <W, P_K(X + W) - X> <= 2 sup_{Z in K} <W, Z - X>``
     (the Gaussian-complexity bound behind the paper's Thm 1.1).
 
-    Symmetric inputs (``symmetric=True``, or ``None`` and ``value`` a square symmetric matrix)
-    get symmetric noise: i.i.d. ``N(0, sigma^2)`` above the diagonal and ``N(0, 2 sigma^2)`` on
-    it, with ``sigma`` calibrated to ``Delta / sqrt(2)``. This is the Gaussian mechanism on the
-    orthonormal coordinates ``(sqrt(2) X_ij)_{i<j}, (X_ii)_i`` of the symmetric subspace, whose
-    sensitivity is exactly ``||X - X'||_F`` (see docs/privacy.md, section 1).
+    ``symmetric=True`` (a square matrix) releases its symmetric part ``(X + X^T) / 2`` (``X``
+    itself when symmetric) with symmetric noise: i.i.d. ``N(0, sigma^2)`` above the diagonal
+    and ``N(0, 2 sigma^2)`` on it, with ``sigma`` calibrated to ``Delta / sqrt(2)``. This is the
+    Gaussian mechanism on the orthonormal coordinates ``(sqrt(2) X_ij)_{i<j}, (X_ii)_i`` of the
+    symmetric subspace, whose sensitivity is ``||X - X'||_F`` (see docs/privacy.md, section 1);
+    taking the symmetric part is an orthogonal projection, which does not increase
+    ``||X - X'||_F``, so the calibration holds for any inputs. The noise's form is the caller's
+    public choice, never read from ``value``: a test of the private value for symmetry would
+    release one bit of it exactly.
 
     Parameters
     ----------
@@ -92,10 +96,15 @@ def perturb_and_project(value, convex_set, *, sensitivity: float, epsilon: float
     sensitivity : float > 0
         L2/Frobenius sensitivity of ``value`` under the caller's adjacency.
     epsilon, delta : float
-        Privacy parameters (``epsilon > 0``, ``0 < delta < 1``).
+        Privacy parameters (``epsilon > 0``, ``0 < delta < 1``). A scalar ``value`` takes the
+        exact discrete Gaussian of :func:`~dpgraph.privacy.gaussian_mechanism` (docs/privacy.md
+        13), arrays the analytic Gaussian.
     ledger : PrivacyLedger, optional
         Charged before the noise is drawn; a fresh ledger with budget (epsilon, delta) if None.
     rng : None, int or numpy.random.Generator
+    symmetric : bool
+        Symmetric noise on the symmetric part of a square ``value`` (above); default: i.i.d.
+        noise on every entry.
     projection : {"dykstra", "average", "alternating"}
         ``"dykstra"``: the exact projection (Alg. 1); the others: Alg. 2 (a point of ``K``).
     tol, max_iter, accelerate
@@ -126,11 +135,12 @@ def perturb_and_project(value, convex_set, *, sensitivity: float, epsilon: float
         raise ValueError("value must be finite (no NaN or inf entries)")
     if ledger is None:
         ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
-    if symmetric is None:
-        symmetric = is_symmetric_matrix(X)
-    elif symmetric and not is_symmetric_matrix(X, tol=1e-12 * max(1.0, float(np.abs(X).max(initial=0)))):
-        raise ValueError("symmetric=True needs a square symmetric value")
+    if not isinstance(symmetric, (bool, np.bool_)):
+        raise ValueError(f"symmetric must be True or False, got {symmetric!r}")
     if symmetric:
+        if X.ndim != 2 or X.shape[0] != X.shape[1]:
+            raise ValueError(f"symmetric=True needs a square matrix, got shape {X.shape}")
+        X = 0.5 * (X + X.T)  # the symmetric part: a projection, sensitivity unchanged
         G = symmetric_gaussian_noise(X.shape[0], sensitivity=sensitivity / math.sqrt(2),
                                      epsilon=epsilon, delta=delta, ledger=ledger, name=name,
                                      rng=rng, diagonal_scale=math.sqrt(2),
