@@ -84,6 +84,27 @@ def test_rectangular_and_symmetrize_rules():
         private_low_rank(R, 2, epsilon=1, delta=1e-6, adjacency=EntryAdjacency(1.0, symmetric=False))
 
 
+def test_symmetrize_kind_is_never_read_from_the_private_matrix():
+    """With symmetrize=True a symmetric M and an adjacent non-symmetric M' (one entry changed)
+    run the same algorithm: the kind and the diagnostics' form do not tell them apart."""
+    n = 60
+    u = np.ones(n) / np.sqrt(n)
+    M = 500 * np.outer(u, u)
+    Mp = M.copy()
+    Mp[0, 1] += 1.0
+    for adj in (1.0, EntryAdjacency(1.0, symmetric=False)):
+        diags = [private_subspace(A, 1, epsilon=1.0, delta=1e-6, adjacency=adj, rng=0,
+                                  symmetrize=True).diagnostics for A in (M, Mp)]
+        assert [d.kind for d in diags] == ["rectangular", "rectangular"]
+        assert all(math.isnan(d.coherence_upper) for d in diags)
+    # without symmetrize a square M is symmetric: its symmetric part is what is used
+    near = M.copy()
+    near[0, 1] += 1e-13
+    a = private_subspace(M, 1, epsilon=1.0, delta=1e-6, adjacency=1.0, rng=0)
+    b = private_subspace(near, 1, epsilon=1.0, delta=1e-6, adjacency=1.0, rng=0)
+    assert a.diagnostics.kind == b.diagnostics.kind == "symmetric"
+
+
 # ---------------------------------------------------------------- halting (Alg. 5.8 ⊥)
 def test_halting_releases_random_subspace_and_charges_full_budget():
     rng = np.random.default_rng(3)

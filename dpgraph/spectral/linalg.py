@@ -55,7 +55,15 @@ def arpack_start(n: int) -> np.ndarray:
     return np.random.default_rng(n).standard_normal(n)
 
 def check_matrix(M, *, symmetrize: bool = False):
-    """Validate ``M``; return ``(M, kind)`` with kind ``"symmetric"`` or ``"rectangular"``."""
+    """Validate ``M``; return ``(M, kind)`` with kind ``"symmetric"`` or ``"rectangular"``.
+
+    The kind follows the public shape and the caller's ``symmetrize`` only, never a test of the
+    private entries: with ``symmetrize=True`` every square ``M`` is ``"rectangular"`` (its left
+    singular subspace), symmetric or not; otherwise a square ``M`` is symmetric (its symmetric
+    part is used, so a rounding-level asymmetry is not released without noise) and one that is
+    not symmetric is refused: the symmetric algorithm's adjacency is among symmetric matrices
+    (docs/privacy.md 3). Were the kind read from ``M``, a symmetric input and an adjacent
+    non-symmetric one would run different algorithms and report different diagnostics."""
     if sp.issparse(M):
         M = sp.csr_matrix(M, dtype=np.float64)
         data = M.data
@@ -69,7 +77,7 @@ def check_matrix(M, *, symmetrize: bool = False):
     if not np.all(np.isfinite(data)):
         raise ValueError("M contains NaN or infinite entries")
     n, m = M.shape
-    if n != m:
+    if n != m or symmetrize:
         return M, "rectangular"
     if sp.issparse(M):
         diff = abs(M - M.T)
@@ -79,9 +87,7 @@ def check_matrix(M, *, symmetrize: bool = False):
         asym = float(np.max(np.abs(M - M.T)))
         scale = float(np.max(np.abs(M)))
     if asym <= 1e-12 * max(scale, 1e-300):
-        return M, "symmetric"
-    if symmetrize:
-        return M, "rectangular"
+        return (0.5 * (M + M.T)).tocsr() if sp.issparse(M) else 0.5 * (M + M.T), "symmetric"
     raise ValueError(
         f"M is square but not symmetric (max |M - M^T| = {asym:.3g}); pass symmetrize=True to "
         f"estimate its left singular subspace, or symmetrize it yourself if it should be symmetric")

@@ -330,7 +330,7 @@ def private_subspace(M, rank, *, epsilon, delta, adjacency, rng=None, ledger=Non
     ----------
     M : (n, n) symmetric or (n, m) array, or scipy sparse matrix
         Symmetric: the subspace of the r eigenvalues of largest magnitude. Rectangular (or
-        square non-symmetric with ``symmetrize=True``): the left singular subspace. Sparse
+        any square ``M`` with ``symmetrize=True``): the left singular subspace. Sparse
         inputs are only multiplied, never densified (above 2000 rows).
     rank : int, 1 <= rank < min(n, m)
     epsilon, delta : float
@@ -343,7 +343,11 @@ def private_subspace(M, rank, *, epsilon, delta, adjacency, rng=None, ledger=Non
         Charges go there (and must fit its remaining budget); default: a fresh
         ``PrivacyLedger(epsilon, delta)``.
     symmetrize : bool
-        Allow a square non-symmetric ``M`` (treated as rectangular: its left singular subspace).
+        Treat every square ``M`` as rectangular (its left singular subspace), symmetric or not:
+        for inputs that may be non-symmetric. The choice is the caller's, never read from
+        ``M`` (adjacent inputs, one symmetric and one not, would otherwise run different
+        algorithms). Without it a square ``M`` must be symmetric, and the adjacency is among
+        symmetric matrices.
     which : {"magnitude", "largest", "smallest"}
         Symmetric ``M`` only. ``"magnitude"``: the r eigenvalues of largest ``|lambda|`` (the
         top singular subspace). ``"largest"`` / ``"smallest"``: the eigenspace of the r
