@@ -105,6 +105,21 @@ def test_jl_pure_dp_operator_bound_and_adjacent_sensitivity():
         assert np.linalg.norm(diff) <= res.sensitivity + 1e-15
 
 
+def test_jl_defaults_follow_delta_and_spend_what_was_asked():
+    """delta=0 (the default) is pure DP: K-norm noise and the operator-norm bound, the ledger
+    holds (epsilon, 0); with delta > 0, Gaussian noise and Gordon's bound, whose beta is
+    charged inside delta. A call never spends a delta it was not given."""
+    X = _rows(50, 3, np.random.default_rng(0))
+    pure = jl_second_moment(X, epsilon=1.0, jl_dim=5, rng=0)
+    assert pure.noise == "knorm" and pure.ledger.spent == pytest.approx((1.0, 0.0))
+    assert (pure.ledger.epsilon, pure.ledger.delta) == (1.0, 0.0)
+    approx = jl_second_moment(X, epsilon=1.0, delta=1e-6, jl_dim=5, rng=0)
+    assert approx.noise == "gaussian" and approx.ledger.spent == pytest.approx((1.0, 1e-6))
+    knorm = jl_second_moment(X, epsilon=1.0, delta=1e-6, jl_dim=5, noise="knorm", rng=0)
+    assert knorm.ledger.spent == pytest.approx((1.0, 1e-7))  # beta = delta / 10, Gordon's bound
+    assert jl_second_moment(X, epsilon=1.0, jl_dim=5, jl="rademacher", rng=0).noise == "knorm"
+
+
 def test_jl_two_way_marginals():
     rng = np.random.default_rng(9)
     m, n = 5000, 5
@@ -114,7 +129,13 @@ def test_jl_two_way_marginals():
     assert np.abs(res.estimate - X.T @ X / m).max() < 0.02
 
 
-@pytest.mark.parametrize("kw", [dict(jl="rademacher"), dict(delta=0.0), dict(noise="laplace"),
+@pytest.mark.parametrize("kw", [dict(jl="rademacher", sensitivity_bound="gordon"),
+                                dict(delta=0.0, noise="gaussian"),
+                                dict(delta=0.0, noise="knorm", sensitivity_bound="gordon"),
+                                dict(delta=0.0, noise="knorm", sensitivity_bound="gordon",
+                                     beta=1e-2),
+                                dict(beta=1e-3), dict(beta=1e-6), dict(beta=True),
+                                dict(noise="laplace"), dict(sensitivity_bound="l1"),
                                 dict(lift="admm"), dict(jl_dim=0), dict(epsilon=0.0),
                                 dict(delta=1.0)])
 def test_jl_bad_input(kw):

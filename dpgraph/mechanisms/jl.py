@@ -14,6 +14,10 @@ the symmetric matrices (``||svec A|| = ||A||_F``, dimension ``D = d(d+1)/2``).
    ``Delta = (1/m) sup ||Pi svec(x x^T - y y^T)|| <= (sqrt 2 r^2 / m) * L`` where ``L`` bounds
    ``||Pi Z||`` over symmetric ``Z`` of rank <= 2 and unit Frobenius norm:
 
+   ``noise="auto"`` (default) is Gaussian when ``delta > 0`` and K-norm (pure DP) when
+   ``delta = 0``; ``sensitivity_bound="auto"`` is Gordon's bound when ``delta > 0`` with a
+   Gaussian ``Pi``, else the operator norm.
+
    * ``sensitivity_bound="operator"``: ``L = ||Pi||_2`` (computed; deterministic);
    * ``sensitivity_bound="gordon"`` (Gaussian ``Pi`` only): by Gordon's inequality,
      ``E sup_{Z in T} ||G svec Z|| <= sqrt(l) + w(T)`` for ``G`` with i.i.d. N(0, 1) entries, and
@@ -21,7 +25,8 @@ the symmetric matrices (``||svec A|| = ||A||_F``, dimension ``D = d(d+1)/2``).
      Gaussian matrix with ``svec``-coordinates ``g``; ``||S_g|| <= ||G'||_2``, ``E||G'||_2 <= 2 sqrt d``);
      the supremum is 1-Lipschitz in ``G``, so with probability ``>= 1 - beta``
      ``L = 1 + (2 sqrt(2 d) + sqrt(2 ln(1/beta))) / sqrt(l)``. The failure probability ``beta`` is
-     charged to delta (so K-norm noise becomes (epsilon, beta)-DP, Gaussian (epsilon, delta)).
+     charged to delta (so K-norm noise becomes (epsilon, beta)-DP, Gaussian (epsilon, delta));
+     it needs ``delta > 0`` and ``beta`` at most ``delta`` (below it with Gaussian noise).
 3. Lift (post-processing): ``S^ = argmin_{Z in K} ||Pi svec(Z) - y~||^2`` over the sensitivity
    body ``K = {A PSD, tr A <= r^2}`` (it contains every ``x x^T`` and so ``S``): accelerated
    projected gradient with the exact projection (``lift="projection"``) or Frank-Wolfe with the
@@ -175,12 +180,17 @@ def _jl_release(S, *, m, radius_sq, d, epsilon, delta, jl_dim, jl, noise, sensit
                 beta, lift, ledger, rng, max_iter, tol, name):
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=True)
-    check_choice(noise, name="noise", choices=("gaussian", "knorm"))
+    check_choice(noise, name="noise", choices=("auto", "gaussian", "knorm"))
     check_choice(jl, name="jl", choices=("gaussian", "rademacher"))
+    check_choice(sensitivity_bound, name="sensitivity_bound",
+                 choices=("auto", "gordon", "operator"))
+    if noise == "auto":  # pure DP when no delta is given
+        noise = "gaussian" if delta > 0 else "knorm"
+    if sensitivity_bound == "auto":  # Gordon's bound charges a failure probability to delta
+        sensitivity_bound = "gordon" if delta > 0 and jl == "gaussian" else "operator"
     if noise == "gaussian" and delta == 0:
         raise ValueError("Gaussian noise needs delta > 0; use noise='knorm' for pure DP")
     check_choice(lift, name="lift", choices=("projection", "frank-wolfe"))
-    check_choice(sensitivity_bound, name="sensitivity_bound", choices=("gordon", "operator"))
     D = d * (d + 1) // 2
     # the JL matrix is jl_dim x D doubles: at most 2^24 of them (128 MiB)
     jl_dim = check_integer(jl_dim, name=f"jl_dim (the JL matrix has jl_dim x {D} entries)",
@@ -192,11 +202,19 @@ def _jl_release(S, *, m, radius_sq, d, epsilon, delta, jl_dim, jl, noise, sensit
         if jl != "gaussian":
             raise ValueError("sensitivity_bound='gordon' holds for a Gaussian JL matrix only; "
                              "use sensitivity_bound='operator' with jl='rademacher'")
+        if delta == 0:
+            raise ValueError("sensitivity_bound='gordon' charges its failure probability beta "
+                             "to delta, and delta=0: for pure DP use "
+                             "sensitivity_bound='operator', or pass a delta > 0")
         if beta is None:
-            beta = (delta / 10) if delta > 0 else None
-        if beta is None or not 0 < beta < 1:
-            raise ValueError("sensitivity_bound='gordon' needs 0 < beta < 1 (it is charged to "
-                             "delta); for pure DP use sensitivity_bound='operator'")
+            beta = delta / 10
+        if isinstance(beta, bool) or not isinstance(beta, (int, float, np.floating)) \
+                or not 0 < beta < 1:
+            raise ValueError(f"beta must be a number with 0 < beta < 1 (it is charged to delta), "
+                             f"got {beta!r}")
+        if beta > delta or (noise == "gaussian" and beta >= delta):
+            raise ValueError(f"beta={beta:g} is charged to delta={delta:g} and must be "
+                             f"{'below' if noise == 'gaussian' else 'at most'} it")
         Lfac = gordon_factor(d, jl_dim, beta)
         beta_used = float(beta)
     else:
@@ -206,10 +224,8 @@ def _jl_release(S, *, m, radius_sq, d, epsilon, delta, jl_dim, jl, noise, sensit
         Lfac *= 1 + 1e-9  # ARPACK accuracy margin
     sens = math.sqrt(2) * radius_sq / m * Lfac
     if ledger is None:
-        ledger = PrivacyLedger(epsilon=epsilon, delta=delta if delta > 0 else beta_used or 0.0)
+        ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     if beta_used > 0:
-        if noise == "gaussian" and beta_used >= delta:
-            raise ValueError(f"beta={beta_used:g} must be below delta={delta:g}")
         ledger.charge(f"{name}: JL sensitivity failure", mechanism="jl-gordon-failure",
                       epsilon=0.0, delta=beta_used,
                       note="P[Gordon bound on the JL matrix fails] (Nikolov Alg. 1)")
@@ -254,8 +270,8 @@ def rows_in_ball(data, radius) -> tuple[np.ndarray, float]:
 
 
 def jl_second_moment(data, *, epsilon: float, delta: float = 0.0, radius: float = 1.0,
-                     jl_dim: int, jl: str = "gaussian", noise: str = "gaussian",
-                     sensitivity_bound: str = "gordon", beta: float | None = None,
+                     jl_dim: int, jl: str = "gaussian", noise: str = "auto",
+                     sensitivity_bound: str = "auto", beta: float | None = None,
                      lift: str = "projection", ledger: PrivacyLedger | None = None, rng=None,
                      max_iter: int = 500, tol: float = 1e-6,
                      name: str = "jl-second-moment") -> JLResult:
@@ -274,7 +290,7 @@ def jl_second_moment(data, *, epsilon: float, delta: float = 0.0, radius: float 
 
 def jl_two_way_marginals(data, *, epsilon: float, delta: float = 0.0,
                          sparsity: int | None = None, jl_dim: int, jl: str = "gaussian",
-                         noise: str = "gaussian", sensitivity_bound: str = "gordon",
+                         noise: str = "auto", sensitivity_bound: str = "auto",
                          beta: float | None = None, lift: str = "projection",
                          ledger: PrivacyLedger | None = None, rng=None, max_iter: int = 500,
                          tol: float = 1e-6, name: str = "jl-2way-marginals") -> JLResult:
