@@ -5,14 +5,17 @@ written for NetworkX switches to the edge-(epsilon, delta)-differentially privat
 naming the backend and the budget::
 
     cut, (S, T) = nx.approximation.one_exchange(G, backend="dpgraph", epsilon=1.0, delta=1e-6)
-    S, T = nx.community.kernighan_lin_bisection(G, backend="dpgraph", epsilon=1.0, delta=1e-6)
 
 =======================================  ==================================================
 NetworkX function                        dpgraph implementation
 =======================================  ==================================================
 ``approximation.one_exchange``           :func:`dpgraph.max_cut` (d'Orsi & Novikov Alg. 7.13)
-``community.kernighan_lin_bisection``    :func:`dpgraph.max_bisection` (Thm 7.19)
 =======================================  ==================================================
+
+``community.kernighan_lin_bisection`` is not implemented: it *minimizes* the edges across a
+bisection (communities), and :func:`dpgraph.max_bisection` maximizes them; answering one for
+the other would return the opposite partition. A private minimum bisection is not built (on
+sparse graphs the additive error of a private release exceeds the minimum cut itself).
 
 Semantics. The returned partition is private (a function of the private release and of
 private choices). The cut value that ``one_exchange`` returns is the *private estimate* of the
@@ -26,8 +29,8 @@ them raises :class:`TypeError`. Under automatic dispatch (``nx.config.backend_pr
 NetworkX's own test suite run with ``NETWORKX_TEST_BACKEND=dpgraph``) the backend declines a
 call that names neither (``can_run`` gives the reason), so NetworkX runs its own, non-private
 algorithm, whatever the graph (multigraphs included), only when the caller did not ask for
-privacy; a call that names one of them runs here and raises for the other. Arguments with no private counterpart
-(``initial_cut``, ``partition``) make the backend decline (``can_run``), with a
+privacy; a call that names one of them runs here and raises for the other. An argument with no private counterpart
+(``initial_cut``) makes the backend decline (``can_run``), with a
 :class:`BackendDeclinedWarning` that says why when the call asked for privacy. Multigraphs are
 refused (:class:`networkx.NetworkXNotImplemented`) by a call that asks for privacy, as
 NetworkX's ``one_exchange`` refuses them: merging parallel edges would answer for a different
@@ -36,10 +39,9 @@ graph.
 =========================================  ===============================================
 Not supported                              What happens
 =========================================  ===============================================
-directed graphs                            ``NotImplementedError`` (as in NetworkX)
+directed graphs                            ``NetworkXNotImplemented`` (as in NetworkX)
 multigraphs (with a budget)                ``NetworkXNotImplemented``: convert, ``nx.Graph(G)``
-``initial_cut=`` / ``partition=``          declined + ``BackendDeclinedWarning`` (why)
-``max_iter`` (``kernighan_lin_bisection``)  accepted and unused
+``initial_cut=``                           declined + ``BackendDeclinedWarning`` (why)
 =========================================  ===============================================
 
 Randomness. ``seed`` (NetworkX's ``py_random_state``) left at ``None`` means dpgraph's
@@ -52,12 +54,12 @@ from __future__ import annotations
 import random
 
 __all__ = ["BackendInterface", "BackendGraph", "BackendDeclinedWarning", "one_exchange",
-           "kernighan_lin_bisection", "FUNCTIONS"]
+           "FUNCTIONS"]
 
 BACKEND_NAME = "dpgraph"
 
 #: NetworkX function name -> the argument with no private counterpart (None: none)
-FUNCTIONS = {"one_exchange": "initial_cut", "kernighan_lin_bisection": "partition"}
+FUNCTIONS = {"one_exchange": "initial_cut"}
 
 
 class BackendGraph:
@@ -155,7 +157,11 @@ def _rng(seed):
     noise, not a private release)."""
     if seed is None or seed is random or seed is getattr(random, "_inst", None):
         return None
-    return int(seed.getrandbits(63))
+    if hasattr(seed, "getrandbits"):  # random.Random
+        return int(seed.getrandbits(63))
+    # a NumPy RandomState / Generator seed, which NetworkX wraps in its PythonRandomInterface
+    # (no getrandbits)
+    return int(seed.randrange(2**62))
 
 
 def _data(G, weight):
@@ -192,33 +198,6 @@ def one_exchange(G, initial_cut=None, seed=None, weight=None, *, epsilon=None, d
                                   "comes from the private release)")
     res = max_cut(_data(G, weight), epsilon=epsilon, delta=delta, rng=_rng(seed), **options)
     return res.estimated_value, res.partition
-
-
-def kernighan_lin_bisection(G, partition=None, max_iter=10, weight="weight", seed=None, *,
-                            epsilon=None, delta=None, **options):
-    """Private ``networkx.community.kernighan_lin_bisection``: :func:`dpgraph.max_bisection`.
-
-    Returns the bisection ``(S, T)`` (sizes differ by at most 1), as NetworkX does. ``max_iter``
-    is NetworkX's local-search budget and has no counterpart (the engine runs its own swap
-    search on the private release). ``options`` go to :func:`dpgraph.max_bisection`.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> S, T = kernighan_lin_bisection(nx.karate_club_graph(), weight=None, epsilon=2.0,
-    ...                                delta=1e-6)
-    >>> len(S), len(T)
-    (17, 17)
-    """
-    from dpgraph.solve.cut import max_bisection
-
-    epsilon, delta = _budget("kernighan_lin_bisection", epsilon, delta)
-    if partition is not None:
-        raise NotImplementedError("dpgraph's kernighan_lin_bisection has no starting "
-                                  "partition (its partition comes from the private release)")
-    res = max_bisection(_data(G, weight), epsilon=epsilon, delta=delta, rng=_rng(seed),
-                        **options)
-    return res.partition
 
 
 def _asks_for_privacy(kwargs) -> bool:
@@ -297,4 +276,4 @@ class BackendInterface:
     can_run = staticmethod(can_run)
     should_run = staticmethod(should_run)
     one_exchange = staticmethod(one_exchange)
-    kernighan_lin_bisection = staticmethod(kernighan_lin_bisection)
+

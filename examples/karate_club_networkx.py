@@ -35,9 +35,6 @@ if "dpgraph" in nx.utils.backends.backends:
     cut, (S, T) = nx.approximation.one_exchange(G, backend="dpgraph", epsilon=1.0, delta=1e-6)
     print(f"one_exchange(backend='dpgraph'): private cut estimate {cut:.1f}, sides "
           f"{len(S)} / {len(T)}")
-    A, B = nx.community.kernighan_lin_bisection(G, weight=None, backend="dpgraph",
-                                                epsilon=1.0, delta=1e-6)
-    print(f"kernighan_lin_bisection(backend='dpgraph'): sides {len(A)} / {len(B)}")
     try:
         nx.approximation.one_exchange(G, backend="dpgraph")  # no budget: refused, never silent
     except TypeError as exc:
