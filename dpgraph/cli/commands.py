@@ -24,4 +24,4 @@ COMMANDS = [
 
 #: subcommand -> checks that must refuse before the command opens a Dask session (which may
 #: start a local cluster)
-PRECHECKS = {"synth": synth.precheck_synth}
+PRECHECKS = {"synth": synth.precheck_synth, "bench": bench.precheck_bench}

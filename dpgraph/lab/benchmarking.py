@@ -7,6 +7,7 @@ benchmarks and the ``dpgraph bench`` command, never for releasing results.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ import numpy as np
 
 from dpgraph.lab.evaluate import bisection_imbalance, cut_value
 from dpgraph.graph import as_graph_data
+from dpgraph.privacy.validation import check_delta, check_epsilon
 
 __all__ = ["METHODS", "TransferBenchmark", "run_transfer_benchmark", "plot_transfer"]
 
@@ -22,15 +24,20 @@ METHODS = ("dpgraph", "randomized response", "gaussian perturbation", "random")
 #: the baselines that release a dense n x n matrix and solve it: bytes per n^2 with the solve
 #: (the dense routes' 40-48, dpgraph.release.screening)
 DENSE_BASELINES, DENSE_BASELINE_BYTES = ("randomized response", "gaussian perturbation"), 48
+#: the methods that spend delta: method -> whether it needs delta > 0 (dpgraph takes delta = 0 as
+#: pure epsilon-DP; the Gaussian mechanism needs delta > 0)
+DELTA_METHODS = {"dpgraph": False, "gaussian perturbation": True}
 
 
 @dataclass
 class TransferBenchmark:
-    """Rows of (method, epsilon, seed, ratio, seconds) plus the reference value."""
+    """Rows of (method, epsilon, seed, ratio, seconds) plus the reference value, and the delta
+    of the methods that spend one (``None``: not recorded)."""
 
     problem: str
     reference_value: float
     rows: list = field(default_factory=list)
+    delta: float | None = None
 
     def summary(self) -> dict:
         """{(method, epsilon): (median ratio, min, max, runs)}."""
@@ -56,7 +63,42 @@ class TransferBenchmark:
         return "\n".join(text)
 
 
-def _partition_of(method: str, data, problem: str, eps: float, delta: float, rank: int, rng,
+def check_benchmark_options(epsilons: Sequence[float], delta: float, methods: Sequence[str], *,
+                            option: Callable[[str], str] = str) -> list[float]:
+    """Refuse what :func:`run_transfer_benchmark` cannot run, before anything is read or solved:
+    an unknown method, an epsilon that is not a finite number > 0, a delta outside [0, 1) for
+    dpgraph or outside (0, 1) for the Gaussian baseline (the message names the method). Return
+    the epsilons as floats. ``option`` spells a parameter's name (the command line passes
+    ``lambda name: "--" + name``).
+
+    >>> check_benchmark_options([1, 2], 0.0, ["random", "dpgraph"])
+    [1.0, 2.0]
+    >>> check_benchmark_options([1], 0.0, ["gaussian perturbation"])
+    Traceback (most recent call last):
+    ...
+    ValueError: delta must be a number in (0, 1) for the gaussian perturbation method, got 0.0
+    """
+    unknown = sorted(set(methods) - set(METHODS))
+    if unknown:
+        raise ValueError(f"{option('methods')}: unknown method(s) {unknown}; choose from "
+                         f"{', '.join(METHODS)}")
+    if not len(methods):
+        raise ValueError(f"{option('methods')} must list at least one method")
+    if not len(epsilons):
+        raise ValueError(f"{option('epsilons')} must list at least one number")
+    eps = [check_epsilon(e, name=f"each of {option('epsilons')}") for e in epsilons]
+    for method in (m for m in DELTA_METHODS if m in methods):
+        positive = DELTA_METHODS[method]
+        try:
+            check_delta(delta, allow_zero=not positive)
+        except ValueError:
+            raise ValueError(f"{option('delta')} must be a number in "
+                             f"{'(0, 1)' if positive else '[0, 1)'} for the {method} method, "
+                             f"got {delta!r}") from None
+    return eps
+
+
+def _partition_of(method: str, data, problem: str, eps: float, delta: float, rank, rng,
                   solver_options: dict):
     from dpgraph.lab import baselines
     from dpgraph.solve.cut import max_bisection, max_cut
@@ -83,20 +125,34 @@ def _partition_of(method: str, data, problem: str, eps: float, delta: float, ran
 def run_transfer_benchmark(G, *, epsilons: Sequence[float] = (0.5, 1, 2, 4, 8),
                            delta: float = 1e-6, seeds: Sequence[int] = (0, 1, 2, 3, 4),
                            methods: Sequence[str] = METHODS, problem: str = "maxcut",
-                           rank: int = 8, solver_options: dict | None = None,
+                           rank: int | None = None, solver_options: dict | None = None,
                            progress: Callable[[str], None] | None = None,
                            weight: str | None = "weight") -> TransferBenchmark:
     """Score every method at every epsilon and seed on the true graph (NOT PRIVATE).
 
-    ``weight``: edge attribute of NetworkX / igraph input (``None``: every edge weight 1)."""
+    ``rank``: of the Gaussian-perturbation baseline and of dpgraph's spectral routes; ``None``
+    (default): dpgraph's default rank, 8, capped at ``n - 2`` on graphs with fewer than 10
+    nodes (:func:`dpgraph.release.privatize.default_rank`). ``weight``: edge attribute of
+    NetworkX / igraph input (``None``: every edge weight 1). A graph with no edges (every cut
+    0, so no ratio) is refused with a ValueError before the reference solve."""
     from dpgraph.engine import solve_max_bisection, solve_max_cut
+    from dpgraph.release.privatize import check_rank, default_rank
 
     if problem not in ("maxcut", "bisection"):
         raise ValueError(f"problem={problem!r} is not 'maxcut' or 'bisection'")
-    unknown = set(methods) - set(METHODS)
-    if unknown:
-        raise ValueError(f"unknown method(s) {sorted(unknown)}; choose from {METHODS}")
+    epsilons = check_benchmark_options(epsilons, delta, methods)
     data = as_graph_data(G, weight=weight)
+    if data.m == 0:
+        raise ValueError(f"the graph has no edges ({data.n:,} nodes): every cut is 0, so the "
+                         f"transfer ratio (cut / best non-private cut) is undefined")
+    uses_rank = any(m in methods for m in ("dpgraph", "gaussian perturbation"))
+    baseline_rank = rank  # None -> max_cut's own default for dpgraph (the same capped rank)
+    if rank is not None and uses_rank:
+        check_rank(rank, data.n)
+    elif "gaussian perturbation" in methods:
+        baseline_rank, note = default_rank(data.n)
+        if note and progress:
+            progress(note)
     dense = [m for m in methods if m in DENSE_BASELINES]
     if dense:  # before the reference solve: a dense baseline on a large graph cannot run
         from dpgraph.memory import check_memory
@@ -115,7 +171,12 @@ def run_transfer_benchmark(G, *, epsilons: Sequence[float] = (0.5, 1, 2, 4, 8),
     ref_value = cut_value(data, reference.assignment)
     if progress:
         progress(f"non-private reference: {ref_value:g} ({time.perf_counter() - t0:.1f} s)")
-    bench = TransferBenchmark(problem=problem, reference_value=ref_value)
+    if not ref_value > 0:  # edges of weight 0 or below only: no ratio to take
+        raise ValueError(f"the non-private reference cut is {ref_value:g}: the transfer ratio "
+                         f"(cut / best non-private cut) needs a graph with a positive cut")
+    bench = TransferBenchmark(problem=problem, reference_value=ref_value,
+                              delta=float(delta) if any(m in DELTA_METHODS for m in methods)
+                              else None)
     for method in methods:
         for eps in epsilons:
             if method == "random" and eps != epsilons[0]:
@@ -125,7 +186,9 @@ def run_transfer_benchmark(G, *, epsilons: Sequence[float] = (0.5, 1, 2, 4, 8),
                 continue
             for seed in seeds:
                 t0 = time.perf_counter()
-                part = _partition_of(method, data, problem, eps, delta, rank, seed, solver_options)
+                part = _partition_of(method, data, problem, eps, delta,
+                                     baseline_rank if method == "gaussian perturbation" else rank,
+                                     seed, solver_options)
                 value = cut_value(data, part)
                 if problem == "bisection" and bisection_imbalance(data, part) > 1:
                     raise RuntimeError(f"{method} returned an unbalanced bisection")
@@ -138,18 +201,26 @@ def run_transfer_benchmark(G, *, epsilons: Sequence[float] = (0.5, 1, 2, 4, 8),
     return bench
 
 
-def plot_transfer(bench: TransferBenchmark, path, *, title: str = "") -> None:
-    """Write a PNG: median transfer ratio (with min-max band) against epsilon, per method."""
+def plot_transfer(bench: TransferBenchmark, path, *, title: str = "") -> str:
+    """Write a plot of the median transfer ratio (with min-max band) against epsilon, per
+    method; return the path written.
+
+    The format follows the file name's extension (one matplotlib writes: ``.png``, ``.pdf``,
+    ``.svg``, ...); a name without one (or a binary file object) gets a PNG, written under the
+    name as given. Drawn on its own :class:`matplotlib.figure.Figure`: pyplot's state and the
+    session's backend are left as they were."""
     try:
-        import matplotlib
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
     except ImportError:
         raise ModuleNotFoundError(
             "writing the benchmark plot needs matplotlib: pip install 'dpgraph[bench]'") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
+    fmt = plot_format(path)
     summ = bench.summary()
-    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+    fig = Figure(figsize=(6.4, 4.2), dpi=120)
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
     for method in METHODS:
         keys = sorted(k for k in summ if k[0] == method)
         if not keys:
@@ -161,14 +232,37 @@ def plot_transfer(bench: TransferBenchmark, path, *, title: str = "") -> None:
         line, = ax.plot(eps, med, marker="o", label=method)
         ax.fill_between(eps, lo, hi, color=line.get_color(), alpha=0.15)
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("epsilon (delta = 1e-6 where used)")
+    ax.set_xlabel("epsilon" if bench.delta is None else
+                  f"epsilon (delta = {bench.delta:g} where used)")
     ax.set_ylabel("transfer ratio (true cut / non-private cut)")
     ax.set_title(title or f"private {bench.problem}: transfer ratio")
     ax.grid(True, alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    fig.savefig(path, format=fmt)
+    return os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
+
+
+def plot_format(path) -> str:
+    """The file format :func:`plot_transfer` writes to ``path``: its extension's, or ``"png"``
+    for a name without one; a ValueError for an extension matplotlib cannot write (checked
+    before a benchmark runs, not after).
+
+    >>> plot_format("bench")  # written as a PNG named bench, not bench.png
+    'png'
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        return "png"
+    ext = os.path.splitext(os.fspath(path))[1][1:].lower()
+    if not ext:
+        return "png"
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    known = FigureCanvasBase.get_supported_filetypes()
+    if ext not in known:
+        raise ValueError(f"cannot write a plot to {os.fspath(path)}: matplotlib writes no "
+                         f"'.{ext}' files (use .png, or one of {', '.join(sorted(known))})")
+    return ext
 
 
 def fidelity(G, weights, *, partition=None, n_cuts: int = 200, rng=0,

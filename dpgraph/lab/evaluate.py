@@ -99,13 +99,14 @@ def graph_statistics(G, *, rng=0, sources: int = 64, partition=None) -> dict:
     0 for degree < 2), ``triangles``, ``louvain`` (Louvain communities, igraph's multilevel,
     seeded by ``rng``), ``modularity`` of ``partition`` (default: that Louvain partition),
     ``evc_top`` (the top 1% of nodes by eigenvector centrality), ``avg_path`` (mean
-    shortest-path length over the pairs reached from ``sources`` random sources).
+    shortest-path length over the pairs reached from ``sources`` random sources). Edge
+    weights are ignored (NetworkX's ``weight=None``): every edge counts once, one of weight 0
+    included.
     """
-    data = as_graph_data(G)
+    data = as_graph_data(G, weight=None)  # every edge weight 1: weight-0 edges are edges too
     g = _igraph(data)
     gen = np.random.default_rng(rng)
-    A = data.weights.copy()
-    A.data[:] = 1.0
+    A = data.weights
     louv = _louvain(g, int(gen.integers(2**31)))
     part = louv if partition is None else list(partition)
     evc = np.asarray(g.eigenvector_centrality(scale=False)) if data.m else np.zeros(data.n)
@@ -150,7 +151,9 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
     sources); with ``max_cut``, ``maxcut_transfer``: the cut, in the true graph, of the
     partition that :func:`dpgraph.solve_max_cut` finds on the synthetic graph, divided by
     ``reference_cut`` (default: the cut it finds on the true graph). Node ``i`` of both graphs
-    is the same node (same labels in the same order).
+    is the same node (same labels in the same order). The statistics ignore edge weights
+    (:func:`graph_statistics`: every edge counts, one of weight 0 included); ``maxcut_transfer``
+    uses them.
 
     Examples
     --------
@@ -162,12 +165,10 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
     """
     import igraph as ig
 
-    t = as_graph_data(true_graph)
-    s = as_graph_data(synthetic_graph)
-    if not same_labels(s.labels, t.labels):  # a range and the equal tuple are the same labels
-        if set(s.labels) != set(t.labels):
-            raise ValueError("the synthetic graph must have the true graph's node set")
-        s = _reorder(s, t.labels)
+    if max_cut:  # read twice (unweighted and weighted): a one-shot iterator of edges, once
+        true_graph, synthetic_graph = _reusable(true_graph), _reusable(synthetic_graph)
+    t, s = _aligned(as_graph_data(true_graph, weight=None),
+                    as_graph_data(synthetic_graph, weight=None))
     ts = true_stats or graph_statistics(t, rng=rng, sources=sources)
     ss = graph_statistics(s, rng=rng, sources=sources, partition=ts["louvain"])
     kl, hel = _degree_distances(ts["degrees"], ss["degrees"])
@@ -191,12 +192,29 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
     if max_cut:
         from dpgraph.engine import solve_max_cut
 
+        t, s = _aligned(as_graph_data(true_graph), as_graph_data(synthetic_graph))  # weighted
         opts = dict(rng=rng, tol=1e-3, certificate="auto")
         if reference_cut is None:
             reference_cut = solve_max_cut(t, **opts).value
         x = solve_max_cut(s, **opts).x
         out["maxcut_transfer"] = cut_value(t, x) / reference_cut
     return out
+
+
+def _reusable(G):
+    """``G``, or its items in a list when it is a one-shot iterator (a generator of edges)."""
+    from collections.abc import Iterator
+
+    return list(G) if isinstance(G, Iterator) else G
+
+
+def _aligned(t: GraphData, s: GraphData) -> tuple[GraphData, GraphData]:
+    """``(t, s)`` with ``s``'s nodes in ``t``'s order; a ValueError when the node sets differ."""
+    if not same_labels(s.labels, t.labels):  # a range and the equal tuple are the same labels
+        if set(s.labels) != set(t.labels):
+            raise ValueError("the synthetic graph must have the true graph's node set")
+        s = _reorder(s, t.labels)
+    return t, s
 
 
 def _reorder(s: GraphData, labels) -> GraphData:
