@@ -17,12 +17,13 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 from scipy import linalg as sla
 from scipy.sparse import linalg as spla
 
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_integer,
-                                 check_sensitivity)
+                                        check_sensitivity, dense_array)
 from dpgraph.mechanisms.perturb import perturb_and_project
 from dpgraph.mechanisms.projection import ProjectionResult
 from dpgraph.mechanisms.sets import DiagonalBox, PSDCone
@@ -63,23 +64,49 @@ class CosineSimilarityResult:
 
 def replace_one_vector_sensitivity(n: int) -> float:
     """Frobenius sensitivity of the Gram matrix of ``n`` unit vectors when one vector is replaced:
-    ``2 sqrt(2 (n - 1))`` (tight: all vectors equal, the replaced one negated)."""
-    if int(n) < 1:
-        raise ValueError(f"n must be >= 1, got {n!r}")
-    return 2.0 * math.sqrt(2.0 * (int(n) - 1)) if n > 1 else 0.0
+    ``2 sqrt(2 (n - 1))`` (tight: all vectors equal, the replaced one negated).
+
+    ``n`` must be an integer >= 1 (a float with an integral value is accepted; ``2.7``, ``"3"``
+    and booleans are refused).
+
+    Examples
+    --------
+    >>> replace_one_vector_sensitivity(3)
+    4.0
+    >>> round(replace_one_vector_sensitivity(10), 4)
+    8.4853
+    """
+    n = check_integer(n, name="n (the number of vectors)", low=1)
+    return 2.0 * math.sqrt(2.0 * (n - 1)) if n > 1 else 0.0
 
 
-def _unit_rows(vectors) -> np.ndarray:
-    V = np.asarray(vectors, dtype=np.float64)
-    if V.ndim != 2 or V.shape[0] < 1:
-        raise ValueError(f"vectors must be a 2-d array (n vectors as rows), got shape {V.shape}")
-    if not np.all(np.isfinite(V)):
-        raise ValueError("vectors must be finite")
-    nrm = np.linalg.norm(V, axis=1)
+def _gram_of_unit_rows(vectors) -> np.ndarray:
+    """The (dense ``n x n``) Gram matrix of the rows of ``vectors`` scaled to unit norm; a
+    ``scipy.sparse`` ``vectors`` stays sparse (only ``G`` is dense)."""
+    if sp.issparse(vectors):
+        V = sp.csr_matrix(vectors, dtype=np.float64)
+        if V.shape[0] < 1 or V.shape[1] < 1:
+            raise ValueError(f"vectors must be a 2-d array (n vectors as rows), got shape "
+                             f"{V.shape}")
+        if not np.all(np.isfinite(V.data)):
+            raise ValueError("vectors must be finite")
+        nrm = np.sqrt(np.asarray(V.multiply(V).sum(axis=1)).ravel())
+    else:
+        V = dense_array(vectors, name="vectors")
+        if V.ndim != 2 or V.shape[0] < 1:
+            raise ValueError(f"vectors must be a 2-d array (n vectors as rows), got shape "
+                             f"{V.shape}")
+        if not np.all(np.isfinite(V)):
+            raise ValueError("vectors must be finite")
+        nrm = np.linalg.norm(V, axis=1)
     if np.any(nrm == 0):
         raise ValueError("vectors: every row must be non-zero (cosine similarity is undefined "
                          f"for the zero vector; rows {np.flatnonzero(nrm == 0)[:5].tolist()})")
-    return V / nrm[:, None]
+    if sp.issparse(V):
+        U = sp.diags(1.0 / nrm) @ V
+        return np.asarray((U @ U.T).toarray())
+    U = V / nrm[:, None]
+    return U @ U.T
 
 
 def _practical(Y: np.ndarray, rank: int | None):
@@ -131,8 +158,9 @@ def private_cosine_similarities(vectors, *, epsilon: float, delta: float,
 
     Parameters
     ----------
-    vectors : array (n, d)
-        Rows are the vectors (normalised here; zero rows are refused).
+    vectors : array (n, d), or a ``scipy.sparse`` matrix
+        Rows are the vectors (normalised here; zero rows are refused). Sparse vectors stay
+        sparse; only the ``n x n`` similarity matrix is dense.
     epsilon, delta : privacy parameters
     sensitivity : float
         ``Delta`` of the Gram-Frobenius adjacency (see the module docstring).
@@ -143,6 +171,16 @@ def private_cosine_similarities(vectors, *, epsilon: float, delta: float,
     Returns
     -------
     CosineSimilarityResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> V = np.random.default_rng(0).standard_normal((6, 3))
+    >>> res = private_cosine_similarities(V, epsilon=1.0, delta=1e-6, rng=0)
+    >>> res.similarities.shape, bool(np.allclose(np.diag(res.similarities), 1.0))
+    ((6, 6), True)
+    >>> bool(np.linalg.eigvalsh(res.similarities).min() >= -1e-6)
+    True
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
@@ -150,8 +188,7 @@ def private_cosine_similarities(vectors, *, epsilon: float, delta: float,
     check_choice(method, name="method", choices=("exact", "practical"))
     if rank is not None:
         rank = check_integer(rank, name="rank", low=1)
-    V = _unit_rows(vectors)
-    G = V @ V.T
+    G = _gram_of_unit_rows(vectors)
     G = 0.5 * (G + G.T)
     np.fill_diagonal(G, 1.0)
     if ledger is None:

@@ -45,7 +45,8 @@ from scipy import linalg as sla
 from scipy.sparse import linalg as spla
 
 from dpgraph.privacy import PrivacyLedger
-from dpgraph.privacy.validation import check_choice, check_delta, check_epsilon, check_integer
+from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_integer,
+                                        dense_array)
 from dpgraph.privacy.noise import ball_knorm_mechanism, gaussian_mechanism, make_rng
 from dpgraph.mechanisms.marginals import check_binary_rows
 from dpgraph.mechanisms.sets import PSDTraceBall
@@ -249,7 +250,7 @@ def _jl_release(S, *, m, radius_sq, d, epsilon, delta, jl_dim, jl, noise, sensit
 
 
 def _rows(data):
-    X = np.asarray(data, dtype=np.float64)
+    X = dense_array(data, name="data")  # X^T X is dense anyway: a sparse data is densified
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"data must be a non-empty 2-d array (rows x features), got {X.shape}")
     if not np.all(np.isfinite(X)):
@@ -278,7 +279,18 @@ def jl_second_moment(data, *, epsilon: float, delta: float = 0.0, radius: float 
     """Second-moment matrix ``(1/m) sum x x^T`` of rows with ``||x|| <= radius`` by the JL
     mechanism (Nikolov Alg. 1 with ``K = {A PSD, tr A <= radius^2}``, Lemma 6.1 / Thm 1.3).
     Rows longer than ``radius`` are refused (clip them first, publicly). See the module
-    docstring for the sensitivity bound and the lift."""
+    docstring for the sensitivity bound and the lift.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.eye(3)[[0, 1, 2, 0]]  # unit rows
+    >>> res = jl_second_moment(X, epsilon=1.0, delta=1e-6, jl_dim=20, rng=0)
+    >>> res.estimate.shape, res.noise, bool(np.trace(res.estimate) <= 1 + 1e-9)
+    ((3, 3), 'gaussian', True)
+    >>> jl_second_moment(X, epsilon=1.0, jl_dim=20, rng=0).noise  # delta = 0: pure DP
+    'knorm'
+    """
     X, r = rows_in_ball(data, radius)
     m, d = X.shape
     S = X.T @ X / m
@@ -297,7 +309,16 @@ def jl_two_way_marginals(data, *, epsilon: float, delta: float = 0.0,
     """All 2-way (and 1-way) conjunction marginals ``(1/m) sum x x^T`` of 0/1 data by the JL
     mechanism: entry ``(i, j)`` of the estimate is the fraction of rows with ``x_i = x_j = 1``
     (diagonal: 1-way). Rows have ``|x| <= t`` ones (``t = sparsity`` or ``n``), so
-    ``||x||^2 <= t`` and ``K = {A PSD, tr A <= t}`` contains every ``x x^T`` (Nikolov Sec. 6)."""
+    ``||x||^2 <= t`` and ``K = {A PSD, tr A <= t}`` contains every ``x x^T`` (Nikolov Sec. 6).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 0, 1], [1, 1, 0], [0, 1, 1], [1, 0, 0]])
+    >>> res = jl_two_way_marginals(X, epsilon=1.0, delta=1e-6, sparsity=2, jl_dim=20, rng=0)
+    >>> res.estimate.shape, bool(np.trace(res.estimate) <= 2 + 1e-9)
+    ((3, 3), True)
+    """
     X = check_binary_rows(data)
     m, n = X.shape
     t = n if sparsity is None else check_integer(sparsity, name="sparsity", low=1, high=n)

@@ -6,7 +6,7 @@ replace one row (``m`` is public). The released object is the moment tensor
 ``{i_1..i_k}`` equal to one, so every conjunction -- and by inclusion-exclusion every marginal
 table -- over at most ``k`` features is read off ``T``.
 
-Sensitivity (docs/privacy.md 2.4): ``||x^{(x)k} - y^{(x)k}||_F^2 = |x|^k + |y|^k - 2 (x.y)^k``;
+Sensitivity (docs/privacy.md 2.3): ``||x^{(x)k} - y^{(x)k}||_F^2 = |x|^k + |y|^k - 2 (x.y)^k``;
 with at most ``t`` ones per row (``t = n`` unless ``sparsity`` is declared) and
 ``x.y >= max(0, |x| + |y| - n)`` this is at most
 ``Delta_k(t, n)^2 = max_{0 <= a, b <= t} a^k + b^k - 2 max(0, a + b - n)^k`` (attained).
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dpgraph.privacy import PrivacyLedger
-from dpgraph.privacy.validation import check_delta, check_epsilon, check_integer
+from dpgraph.privacy.validation import check_delta, check_epsilon, check_integer, dense_array
 from dpgraph.privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
 from dpgraph.mechanisms.projection import ProjectionResult, dykstra
 from dpgraph.mechanisms.convex import ConvexSet, finish_projection
@@ -58,7 +58,15 @@ MAX_TENSOR_ENTRIES = 20_000_000
 
 def tensor_sensitivity(k: int, n: int, t: int | None = None) -> float:
     """``Delta_k(t, n)``: Frobenius sensitivity of ``sum_rows x^{(x)k}`` under replace-one-row
-    for 0/1 rows of length ``n`` with at most ``t`` ones (``t = n`` if None); exact maximum."""
+    for 0/1 rows of length ``n`` with at most ``t`` ones (``t = n`` if None); exact maximum.
+
+    Examples
+    --------
+    >>> tensor_sensitivity(2, 4)  # the all-ones row against the zero row: sqrt(4^2)
+    4.0
+    >>> round(tensor_sensitivity(2, 4, t=1), 6)  # sqrt(2) t^(k/2) when 2t <= n
+    1.414214
+    """
     k, n = int(k), int(n)
     t = n if t is None else int(t)
     if k < 1 or n < 1 or not 0 <= t <= n:
@@ -69,10 +77,31 @@ def tensor_sensitivity(k: int, n: int, t: int | None = None) -> float:
     return float(math.sqrt(val.max()))
 
 
+def check_indices(values, *, n: int, name: str, unit: str = "feature") -> tuple:
+    """``values`` (an iterable of ``unit`` indices) as a tuple of ints, each in ``[0, n)``;
+    anything else (a negative or too large index, a non-integer, a scalar instead of a list)
+    raises a ValueError naming ``name``, the index and the range. Duplicates are kept."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ValueError(f"{name} must be a list of {unit} indices, got {values!r}")
+    out = []
+    for v in values:
+        if isinstance(v, (bool, np.bool_, str, bytes)) or not isinstance(v, (int, np.integer)) \
+                and not (isinstance(v, (float, np.floating)) and float(v).is_integer()):
+            raise ValueError(f"{name}: {unit} index {v!r} is not an integer ({unit}s are "
+                             f"numbered 0 .. {n - 1})")
+        i = int(v)
+        if not 0 <= i < n:
+            raise ValueError(f"{name}: {unit} index {i} is out of range: {unit}s are numbered "
+                             f"0 .. {n - 1} (n = {n}; negative indices are not accepted)")
+        out.append(i)
+    return tuple(out)
+
+
 def check_binary_rows(data) -> np.ndarray:
     """``data`` as a float ``m x n`` array of 0/1 rows (one row per individual), refusing an
-    empty, non-2-d or non-binary input with the offending entry named."""
-    X = np.asarray(data)
+    empty, non-2-d or non-binary input with the offending entry named. A ``scipy.sparse``
+    ``data`` is densified (the moment tensor is dense anyway)."""
+    X = dense_array(data, name="data", dtype=None)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"data must be a non-empty 2-d 0/1 matrix (m rows x n features), got "
                          f"shape {X.shape}")
@@ -228,7 +257,7 @@ class MarginalsResult:
 
     def conjunction(self, features) -> float:
         """Released fraction of rows with all ``features`` equal to 1 (``1 <= len <= k``)."""
-        f = sorted(set(int(i) for i in features))
+        f = sorted(set(check_indices(features, n=self.tensor.shape[0], name="features")))
         if not 1 <= len(f) <= self.k:
             raise ValueError(f"need between 1 and k={self.k} distinct features, got {features!r}")
         idx = tuple(f + [f[-1]] * (self.k - len(f)))
@@ -236,7 +265,7 @@ class MarginalsResult:
 
     def marginal(self, features) -> np.ndarray:
         """The released ``2^s`` marginal table (fractions) of ``s <= k`` distinct features."""
-        f = tuple(int(i) for i in features)
+        f = check_indices(features, n=self.tensor.shape[0], name="features")
         if len(set(f)) != len(f) or not 1 <= len(f) <= self.k:
             raise ValueError(f"need between 1 and k={self.k} distinct features, got {features!r}")
         conj = {(): 1.0}
@@ -261,7 +290,7 @@ def kway_marginals(data, k: int, *, epsilon: float, delta: float, sparsity: int 
 
     Releases ``P_K(T + W)`` with ``T = sum_rows x^{(x)k}``. Even ``k``: ``T`` is flattened to a
     symmetric ``n^{k/2} x n^{k/2}`` matrix and gets symmetric noise calibrated to
-    ``Delta_k / sqrt 2`` (module docstring; docs/privacy.md 2.4); ``K`` = class structure with
+    ``Delta_k / sqrt 2`` (module docstring; docs/privacy.md 2.3); ``K`` = class structure with
     ``0 <= T <= m`` intersected with PSD flattening (trace ``<= m t^{k/2}`` when ``sparsity=t``:
     the t-sparse variant). Odd ``k``: i.i.d. noise on all ``n^k`` entries calibrated to
     ``Delta_k``; ``K`` = class structure with bounds intersected with "every slice PSD" (a valid
@@ -281,6 +310,16 @@ def kway_marginals(data, k: int, *, epsilon: float, delta: float, sparsity: int 
     MarginalsResult
         ``.conjunction(features)`` and ``.marginal(features)`` answer every marginal of order
         ``<= k``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 0, 1], [1, 1, 0], [0, 1, 1], [1, 0, 0]])
+    >>> res = kway_marginals(X, 2, epsilon=1.0, delta=1e-6, rng=0)
+    >>> res.tensor.shape, res.marginal([0, 1]).shape
+    ((3, 3), (2, 2))
+    >>> round(float(res.marginal([0, 1]).sum()), 6)  # a table of fractions
+    1.0
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)

@@ -32,27 +32,41 @@ import scipy.sparse as sp
 from scipy.sparse import linalg as spla
 
 from dpgraph.privacy import PrivacyLedger
-from dpgraph.privacy.validation import check_delta, check_epsilon
+from dpgraph.privacy.validation import check_delta, check_epsilon, check_integer
 from dpgraph.privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
 from dpgraph.mechanisms.projection import ProjectionResult, dykstra
 from dpgraph.mechanisms.convex import ConvexSet, finish_projection
+from dpgraph.mechanisms.marginals import check_indices
 from dpgraph.mechanisms.sets import Box, PSDCone, project_simplex
 
 __all__ = ["OneHotMarginalsResult", "onehot_marginals", "SymmetricAffine", "check_categorical"]
 
 
 def check_categorical(table, sizes):
+    """``(table, sizes)`` as an int64 ``m x d`` array of category codes and a list of ``d``
+    integer domain sizes >= 1, with every code of column ``a`` in ``[0, sizes[a])``; anything
+    else (non-integer sizes or codes, strings, a shape mismatch) raises a ValueError. A
+    ``scipy.sparse`` table is densified."""
+    if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__iter__"):
+        raise ValueError(f"sizes must be a list of integer domain sizes (one per attribute), "
+                         f"got {sizes!r}")
+    sizes = [check_integer(s, name=f"sizes[{a}] (the domain size of attribute {a})", low=1)
+             for a, s in enumerate(sizes)]
+    if sp.issparse(table):
+        table = table.toarray()
     T = np.asarray(table)
-    sizes = [int(s) for s in sizes]
+    if T.dtype.kind not in "biuf":
+        raise ValueError(f"table must hold integer category codes (0 .. sizes[a] - 1 in column "
+                         f"a), got dtype {T.dtype}; encode the categories as integers first")
     if T.ndim != 2 or T.shape[0] < 1:
         raise ValueError(f"table must be a non-empty 2-d array (rows x attributes), got shape "
                          f"{T.shape}")
     if T.shape[1] != len(sizes):
         raise ValueError(f"sizes has {len(sizes)} entries but table has {T.shape[1]} columns")
-    if any(s < 1 for s in sizes):
-        raise ValueError("every domain size must be >= 1")
     if not np.all(np.equal(np.mod(T, 1), 0)):
-        raise ValueError("table must hold integer category codes")
+        bad = np.argwhere(~np.equal(np.mod(T, 1), 0))[0]
+        raise ValueError(f"table must hold integer category codes; entry "
+                         f"{tuple(int(i) for i in bad)} is {T[tuple(bad)].item()!r}")
     T = T.astype(np.int64)
     for a, s in enumerate(sizes):
         if T[:, a].min() < 0 or T[:, a].max() >= s:
@@ -198,7 +212,7 @@ class OneHotMarginalsResult:
     moment_matrix: np.ndarray | None = None
 
     def marginal(self, attrs) -> np.ndarray:
-        attrs = tuple(int(a) for a in attrs)
+        attrs = check_indices(attrs, n=len(self.sizes), name="attrs", unit="attribute")
         if len(set(attrs)) != len(attrs) or not 1 <= len(attrs) <= self.k:
             raise ValueError(f"need 1..{self.k} distinct attributes, got {attrs!r}")
         srt = tuple(sorted(attrs))
@@ -301,6 +315,16 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
         covariance ``M - d d^T/m`` PSD, a much stronger constraint than ``M`` PSD) instead of
         projecting ``Y`` onto ``K2``. Still a valid superset of the data; the result is then not
         the Euclidean projection of ``Y`` itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> table = np.array([[0, 1, 2], [1, 0, 1], [1, 1, 0], [0, 0, 2]])
+    >>> res = onehot_marginals(table, [2, 2, 3], 2, epsilon=1.0, delta=1e-6, rng=0)
+    >>> sorted(res.tables), res.marginal([0, 2]).shape
+    ([(0, 1), (0, 2), (1, 2)], (2, 3))
+    >>> round(float(res.marginal([0, 2]).sum()), 3)  # fractions of the m = 4 rows
+    1.0
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
@@ -313,6 +337,12 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
     if adjacency not in ("replace-one", "add-remove"):
         raise ValueError(f"adjacency must be 'replace-one' or 'add-remove', got {adjacency!r}")
     addrem = adjacency == "add-remove"
+    if not addrem and all(s == 1 for s in sizes):
+        raise ValueError(f"every attribute has a single value (sizes = {sizes}): with "
+                         f"adjacency='replace-one' (m public) all rows are equal and every "
+                         f"marginal is public, so there is nothing to release; give the real "
+                         f"domain sizes, or use adjacency='add-remove' if the row count is "
+                         f"private")
     mpub = None if addrem else m
     if ledger is None:
         ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
@@ -385,7 +415,7 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
     flat = np.concatenate([true[S].ravel() for S in keys])
     noisy, sigma = gaussian_mechanism(flat, sensitivity=sens, epsilon=epsilon, delta=delta,
                                       ledger=ledger, name=name, rng=rng,
-                                      note="all 3-way tables, replace-one-row")
+                                      note=f"all 3-way tables, {adjacency}")
     del flat
     tabs, pos = {}, 0
     for S in keys:

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpgraph.privacy import PrivacyLedger
-from dpgraph.privacy.validation import check_delta, check_epsilon, check_sensitivity
+from dpgraph.privacy.validation import (check_delta, check_epsilon, check_sensitivity,
+                                        dense_array)
 from dpgraph.privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
 from dpgraph.mechanisms.projection import ProjectionResult, averaged_projections, dykstra
 from dpgraph.mechanisms.sets import ConvexSet, Intersection
@@ -90,7 +91,8 @@ def perturb_and_project(value, convex_set, *, sensitivity: float, epsilon: float
     Parameters
     ----------
     value : array
-        The exact (private) input; must be finite.
+        The exact (private) input; must be finite. A ``scipy.sparse`` matrix is densified (the
+        noisy value and the release are dense arrays of the same shape).
     convex_set : ConvexSet or list of ConvexSet
         ``K``; a list (or :class:`Intersection`) is projected onto with ``projection``.
     sensitivity : float > 0
@@ -130,7 +132,7 @@ def perturb_and_project(value, convex_set, *, sensitivity: float, epsilon: float
         raise ValueError(f"projection must be 'dykstra', 'average' or 'alternating', "
                          f"got {projection!r}")
     sets = _as_sets(convex_set)
-    X = np.asarray(value, dtype=np.float64)
+    X = dense_array(value, name="value")  # the release is dense: a sparse value is densified
     if not np.all(np.isfinite(X)):
         raise ValueError("value must be finite (no NaN or inf entries)")
     if ledger is None:

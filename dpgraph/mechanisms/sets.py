@@ -48,6 +48,35 @@ __all__ = [
 _CHUNK = 1024  # rows per chunk for blockwise n x n work (bounds temporaries to _CHUNK x n)
 
 
+def _check_bounds(lower, upper, cls: str):
+    """``lower`` and ``upper`` of a box-type set as float arrays (``None``: no bound), refusing
+    strings, booleans, NaN, ``lower = +inf``, ``upper = -inf`` and ``lower > upper`` (an empty
+    set, whose projection would leave the set) with a message naming ``cls``."""
+    out = []
+    for value, side in ((lower, "lower"), (upper, "upper")):
+        if value is None:
+            out.append(None)
+            continue
+        if isinstance(value, (str, bytes, bool, np.bool_)):
+            raise ValueError(f"{cls}: {side} must be a number or an array of numbers (or None), "
+                             f"got {value!r}")
+        try:
+            a = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{cls}: {side} must be a number or an array of numbers (or None), "
+                             f"got {value!r}") from None
+        if np.any(np.isnan(a)):
+            raise ValueError(f"{cls}: {side} must not contain NaN (use None for no bound)")
+        if side == "lower" and np.any(a == np.inf) or side == "upper" and np.any(a == -np.inf):
+            raise ValueError(f"{cls}: {side} = {'+' if side == 'lower' else '-'}inf leaves the "
+                             f"set empty")
+        out.append(a)
+    lo, hi = out
+    if lo is not None and hi is not None and np.any(lo > hi):
+        raise ValueError(f"{cls}: lower must be <= upper everywhere")
+    return lo, hi
+
+
 def _sym(X: np.ndarray) -> np.ndarray:
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] != X.shape[1]:
@@ -111,10 +140,7 @@ class Box(ConvexSet):
     for no bound): projection is clipping."""
 
     def __init__(self, lower=None, upper=None):
-        self.lower = None if lower is None else np.asarray(lower, dtype=np.float64)
-        self.upper = None if upper is None else np.asarray(upper, dtype=np.float64)
-        if self.lower is not None and self.upper is not None and np.any(self.lower > self.upper):
-            raise ValueError("Box: lower must be <= upper everywhere")
+        self.lower, self.upper = _check_bounds(lower, upper, "Box")
 
     def project(self, X, out=None):
         X = np.asarray(X, dtype=np.float64)
@@ -224,9 +250,18 @@ class PSDTraceBall(ConvexSet):
     symmetric = True
 
     def __init__(self, trace: float = 1.0):
-        if not (math.isfinite(trace) and trace >= 0):
-            raise ValueError(f"trace must be a finite number >= 0, got {trace!r}")
-        self.trace = float(trace)
+        # trace 0 is refused: the set is then {0}, and the eigenvalue projection (onto a
+        # simplex of total 0) is undefined
+        if isinstance(trace, (str, bytes, bool, np.bool_)):
+            raise ValueError(f"PSDTraceBall: trace must be a number, got {trace!r}")
+        try:
+            t = float(trace)
+        except (TypeError, ValueError):
+            raise ValueError(f"PSDTraceBall: trace must be a number, got {trace!r}") from None
+        if not (math.isfinite(t) and t > 0):
+            raise ValueError(f"PSDTraceBall: trace must be a finite number > 0 (trace 0 is the "
+                             f"set {{0}}), got {trace!r}")
+        self.trace = t
 
     def project(self, X, out=None):
         w, V = sla.eigh(_sym(X), check_finite=False)
@@ -410,7 +445,10 @@ class DiagonalBox(ConvexSet):
     ``lower = upper = 1`` gives the unit-diagonal affine set."""
 
     def __init__(self, lower=None, upper=None):
-        self.lower, self.upper = lower, upper
+        lo, hi = _check_bounds(lower, upper, "DiagonalBox")
+        # scalars stay Python floats (repr); arrays broadcast against the diagonal
+        self.lower = None if lo is None else (float(lo) if lo.ndim == 0 else lo)
+        self.upper = None if hi is None else (float(hi) if hi.ndim == 0 else hi)
 
     def project(self, X, out=None):
         X = np.asarray(X, dtype=np.float64)

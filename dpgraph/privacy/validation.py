@@ -53,7 +53,13 @@ def check_delta(delta, *, name: str = "delta", allow_zero: bool = True) -> float
 
 
 def check_sensitivity(sensitivity, *, name: str = "sensitivity") -> float:
-    """Return ``sensitivity`` as a float, or raise ValueError unless it is finite and > 0."""
+    """Return ``sensitivity`` as a float, or raise ValueError unless it is finite and > 0
+    (strings and booleans refused, as for epsilon: ``True`` is not a sensitivity).
+
+    >>> check_sensitivity(2)
+    2.0
+    """
+    _refuse_non_numeric(sensitivity, name)
     try:
         s = float(sensitivity)
     except (TypeError, ValueError):
@@ -61,6 +67,40 @@ def check_sensitivity(sensitivity, *, name: str = "sensitivity") -> float:
     if not math.isfinite(s) or s <= 0:
         raise ValueError(f"{name} must be a finite number > 0, got {sensitivity!r}")
     return s
+
+
+def dense_array(value, *, name: str, dtype=np.float64) -> np.ndarray:
+    """``value`` as a NumPy array of ``dtype`` (``None``: NumPy's choice, only numbers and
+    booleans accepted), densifying a ``scipy.sparse`` matrix or array (``.toarray()``); strings,
+    ragged nestings and other non-numeric input raise a ValueError naming ``name``.
+
+    For mechanisms whose work and output are dense anyway (the noise is dense), so that
+    densifying costs no more than the computation itself.
+
+    >>> import scipy.sparse as sp
+    >>> dense_array(sp.eye(2, format="csr"), name="value").tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    if hasattr(value, "toarray"):
+        import scipy.sparse as sp  # lazy: only sparse input needs it
+
+        if sp.issparse(value):
+            value = value.toarray()
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # e.g. a ragged nesting
+        raise ValueError(f"{name} must be a numeric array, got {type(value).__name__} "
+                         f"({exc})") from None
+    if arr.dtype.kind not in "biuf" and not (arr.dtype.kind == "O" and dtype is not None):
+        raise ValueError(f"{name} must be a numeric array, got dtype {arr.dtype} "
+                         f"({type(value).__name__})")
+    if dtype is None:
+        return arr
+    try:
+        return arr.astype(dtype, copy=False)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a numeric array, got {type(value).__name__} with "
+                         f"entries that are not numbers") from None
 
 
 def check_number(value, *, name: str, low: float = -math.inf, high: float = math.inf,

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpgraph.privacy.validation import check_sensitivity
+
 __all__ = [
     "EntryAdjacency",
     "AdjacencyConstants",
@@ -56,12 +58,8 @@ class EntryAdjacency:
     symmetric: bool = True
 
     def __post_init__(self):
-        try:
-            w = float(self.max_abs)
-        except (TypeError, ValueError):
-            raise ValueError(f"EntryAdjacency.max_abs must be a number, got {self.max_abs!r}") from None
-        if not math.isfinite(w) or w <= 0:
-            raise ValueError(f"EntryAdjacency.max_abs must be a finite number > 0, got {self.max_abs!r}")
+        # strings and booleans refused: float("1") and float(True) are not a bound on E
+        w = check_sensitivity(self.max_abs, name="EntryAdjacency.max_abs")
         object.__setattr__(self, "max_abs", w)
         object.__setattr__(self, "symmetric", bool(self.symmetric))
 
@@ -89,6 +87,14 @@ def adjacency_constants(adjacency, *, symmetric: bool) -> AdjacencyConstants:
     EntryAdjacency(w, sym=False)  w        w
     Delta (symmetric or not)      Delta    Delta
     ============================  =======  ==============
+
+    Examples
+    --------
+    >>> c = adjacency_constants(EntryAdjacency(1.0), symmetric=True)
+    >>> c.eta, round(c.c_E, 6)
+    (1.0, 1.414214)
+    >>> adjacency_constants(2.0, symmetric=False).c_E
+    2.0
     """
     if isinstance(adjacency, EntryAdjacency):
         w = adjacency.max_abs
@@ -100,8 +106,16 @@ def adjacency_constants(adjacency, *, symmetric: bool) -> AdjacencyConstants:
         if symmetric:
             return AdjacencyConstants(w, SQRT2 * w, f"one symmetric entry pair, |w| <= {w:g}")
         return AdjacencyConstants(w, w, f"one entry, |w| <= {w:g}")
-    if isinstance(adjacency, (bool, np.bool_)):
-        raise ValueError(f"adjacency must be a float Delta > 0 or an EntryAdjacency, got {adjacency!r}")
+    d = _delta(adjacency)
+    return AdjacencyConstants(d, d, f"Delta-adjacency, sqrt(||E E^T||_1) <= {d:g} (entrywise l1)")
+
+
+def _delta(adjacency) -> float:
+    """The ``Delta`` of general Delta-adjacency as a float, refusing strings (``"1"``),
+    booleans and anything but a finite number > 0."""
+    if isinstance(adjacency, (str, bytes, bool, np.bool_)):
+        raise ValueError(f"adjacency must be a float Delta > 0 or an EntryAdjacency, got "
+                         f"{adjacency!r} ({type(adjacency).__name__})")
     try:
         d = float(adjacency)
     except (TypeError, ValueError):
@@ -109,15 +123,46 @@ def adjacency_constants(adjacency, *, symmetric: bool) -> AdjacencyConstants:
                          f"{adjacency!r}") from None
     if not math.isfinite(d) or d <= 0:
         raise ValueError(f"adjacency must be a finite Delta > 0, got {adjacency!r}")
-    return AdjacencyConstants(d, d, f"Delta-adjacency, sqrt(||E E^T||_1) <= {d:g} (entrywise l1)")
+    return d
+
+
+def _finite(value, name: str, *, nonnegative: bool = False) -> float:
+    """``value`` as a finite float (``>= 0`` if ``nonnegative``), else a ValueError naming
+    ``name`` (strings, booleans and NaN refused)."""
+    what = "a finite number >= 0" if nonnegative else "a finite number"
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        raise ValueError(f"{name} must be {what}, got {value!r} ({type(value).__name__})")
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be {what}, got {value!r}") from None
+    if not math.isfinite(v) or (nonnegative and v < 0):
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return v
+
+
+def _positive(value, name: str) -> float:
+    """``value`` as a finite float > 0 (strings and booleans refused), else a ValueError naming
+    ``name``."""
+    return check_sensitivity(value, name=name)
 
 
 def gap_sensitivity(eta: float) -> float:
-    """Sensitivity of ``g = sigma_r - sigma_{r+1}``: ``2 eta`` (Weyl's inequality, 3.2)."""
-    return 2.0 * eta
+    """Sensitivity of ``g = sigma_r - sigma_{r+1}``: ``2 eta`` (Weyl's inequality, 3.2).
+
+    ``eta > 0`` bounds ``||E||`` (:func:`adjacency_constants`).
+
+    Examples
+    --------
+    >>> gap_sensitivity(1.0)
+    2.0
+    """
+    return 2.0 * _positive(eta, "eta")
 
 
 def _kappa(c_E: float, eta: float, gap_lower: float) -> float:
+    c_E, eta = _positive(c_E, "c_E"), _positive(eta, "eta")
+    gap_lower = _finite(gap_lower, "gap_lower")
     if gap_lower <= eta:
         raise ValueError(f"the bounds need gap_lower > eta (got {gap_lower:g} <= {eta:g})")
     return c_E / (gap_lower - eta)
@@ -127,8 +172,15 @@ def sin_theta_bound(c_E: float, eta: float, gap: float, row_scale: float) -> flo
     """``||sin Theta(U, U')||_F <= c_E t / (g - eta)`` for ``g > eta`` (Wedin / Davis-Kahan, 3.3).
 
     For rectangular ``M`` the same number bounds ``sqrt(||sin Theta_U||_F^2 + ||sin Theta_V||_F^2)``.
+    ``c_E, eta > 0``, ``gap > eta`` and ``row_scale >= 0`` must be finite numbers.
+
+    Examples
+    --------
+    >>> round(sin_theta_bound(math.sqrt(2), 1.0, 11.0, 0.5), 6)
+    0.070711
     """
-    return _kappa(c_E, eta, gap) * row_scale
+    t = _finite(row_scale, "row_scale", nonnegative=True)
+    return _kappa(c_E, eta, gap) * t
 
 
 def projector_sensitivity(c_E: float, eta: float, gap_lower: float, row_scale_upper: float) -> float:
@@ -137,8 +189,14 @@ def projector_sensitivity(c_E: float, eta: float, gap_lower: float, row_scale_up
     With the diagonal weighted by ``1/sqrt(2)`` (noise ``diagonal_scale = sqrt(2)``) the
     sensitivity is ``||P' - P||_F / sqrt(2) = ||sin Theta||_F <= c_E t / (g - eta)``, valid for
     every adjacent pair with ``g(M) >= gap_lower > eta`` and ``t(M) <= row_scale_upper``.
+
+    Examples
+    --------
+    >>> round(projector_sensitivity(math.sqrt(2), 1.0, 11.0, 0.5), 6)
+    0.070711
     """
-    return sin_theta_bound(c_E, eta, gap_lower, row_scale_upper)
+    t = _finite(row_scale_upper, "row_scale_upper", nonnegative=True)
+    return _kappa(c_E, eta, gap_lower) * t
 
 
 def log_row_scale_sensitivity(c_E: float, eta: float, gap_lower: float) -> float:
@@ -146,6 +204,13 @@ def log_row_scale_sensitivity(c_E: float, eta: float, gap_lower: float) -> float
 
     ``kappa = c_E / (gap_lower - eta)`` must be < 1 (otherwise the bound is infinite).
     Doubling it gives the sensitivity of ``log mu_r`` (Lemma 5.4, explicit constant).
+
+    Examples
+    --------
+    >>> round(log_row_scale_sensitivity(1.0, 1.0, 11.0), 6)  # -log(1 - 0.1)
+    0.105361
+    >>> log_row_scale_sensitivity(1.0, 1.0, 1.5)  # kappa = 2 >= 1
+    inf
     """
     k = _kappa(c_E, eta, gap_lower)
     if k >= 1:
@@ -161,8 +226,24 @@ def projected_core_sensitivity(adjacency, basis: np.ndarray) -> float:
     Diagonal weighted by ``1/sqrt(2)`` (noise ``diagonal_scale = sqrt(2)``), so this bounds
     ``||B^T E B||_F / sqrt(2)``. With ``b_1 >= b_2`` the two largest row norms of ``B``:
     entry adjacency ``w max(sqrt(2) b_1 b_2, b_1^2 / sqrt(2))``; Delta-adjacency ``Delta b_1 / sqrt(2)``.
+
+    ``basis`` must be an ``n x r`` array with orthonormal columns (``1 <= r <= n``; a vector is
+    one column); ``adjacency`` is as in :func:`adjacency_constants`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> B = np.eye(4)[:, :2]
+    >>> round(projected_core_sensitivity(EntryAdjacency(1.0), B), 6)
+    1.414214
+    >>> round(projected_core_sensitivity(1.0, np.ones((4, 1)) / 2), 6)
+    0.353553
     """
-    B = np.asarray(basis, dtype=np.float64)
+    from dpgraph.spectral.coherence import _orthonormal
+
+    if not isinstance(adjacency, EntryAdjacency):
+        adjacency = _delta(adjacency)
+    B = _orthonormal(basis, "basis")
     norms = np.sqrt(np.einsum("ij,ij->i", B, B))
     top = np.sort(norms)[-2:] if norms.size >= 2 else np.array([0.0, norms[0]])
     b1, b2 = float(top[-1]), float(top[-2])

@@ -27,7 +27,16 @@ def _orthonormal(U, name: str) -> np.ndarray:
 
 
 def max_row_norm(U) -> float:
-    """``max_i ||U_i||_2`` over the rows of ``U`` (``= ||U U^T||_{2->inf}`` for orthonormal U)."""
+    """``max_i ||U_i||_2`` over the rows of ``U`` (``= ||U U^T||_{2->inf}`` for orthonormal U).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> max_row_norm(np.eye(4)[:, :2])
+    1.0
+    >>> max_row_norm(np.ones(4) / 2)  # a vector is one column
+    0.5
+    """
     U = np.asarray(U, dtype=np.float64)
     if U.ndim == 1:
         U = U[:, None]
