@@ -256,10 +256,11 @@ def print_reproducible(ledger, *, json_output: bool = False) -> None:
     from dpgraph.privacy import REPRODUCIBLE_NOTICE
 
     if ledger.reproducible:
-        line = f"WARNING: {REPRODUCIBLE_NOTICE} (--seed was given; for tests and benchmarks only)"
+        line = f"{REPRODUCIBLE_NOTICE} (--seed was given; for tests and benchmarks only)"
         if not json_output:
-            print(line)
-        print(f"dpgraph: {line}", file=sys.stderr)
+            print(f"WARNING: {line}")
+        # on stderr in the form of every other warning of the command (docs/cli.md)
+        print(f"dpgraph: warning: {line}", file=sys.stderr)
 
 
 def print_release_notes(ledger) -> None:
