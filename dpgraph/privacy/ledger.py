@@ -35,6 +35,8 @@ and that each charge's own epsilon is the accountant's (docs/privacy.md 12).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import os
 import sys
@@ -45,7 +47,7 @@ from dpgraph.privacy.validation import check_delta, check_epsilon, check_number
 from dpgraph.privacy.rng import REPRODUCIBLE_NOTICE, ReproducibleNoiseWarning
 
 __all__ = ["PrivacyBudgetError", "LedgerEntry", "PrivacyLedger", "reproducible_tag",
-           "spent_text"]
+           "spent_text", "records_in_ledger"]
 
 # Relative slack when comparing spent and total budget, so that splitting a budget into
 # floating-point fractions that sum to it does not raise.
@@ -408,3 +410,55 @@ def reproducible_tag(ledger: PrivacyLedger) -> str:
     """``", reproducible noise: not a private release"`` for a reproducible ledger, else ``""``
     (appended to the repr of every result that holds a ledger)."""
     return f", {REPRODUCIBLE_NOTICE}" if ledger.reproducible else ""
+
+
+def records_in_ledger(fn):
+    """Give a private entry point (``max_cut``, ``privatize``, ...) the keyword ``ledger``: a
+    caller's running :class:`PrivacyLedger` that holds several calls to one total budget.
+
+    With ``ledger=L`` the call is refused with :class:`PrivacyBudgetError` *before anything is
+    spent* unless its requested ``(epsilon, delta)`` fits in ``L.remaining`` (the request, not
+    what a pure route ends up spending: that is known only after the call); on return every
+    charge of the call's own ledger (``result.ledger``) is recorded in ``L``. The call spends
+    at most its request, so the recording never exceeds ``L``'s budget. ``ledger=None`` (the
+    default): the call's own ledger only, as before.
+
+    >>> import networkx as nx, dpgraph
+    >>> total = dpgraph.PrivacyLedger(epsilon=1.5, delta=1e-6)
+    >>> G = nx.karate_club_graph()
+    >>> res = dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, weight=None, ledger=total)
+    >>> round(total.remaining[0], 6) >= 0.5 - 1e-9
+    True
+    >>> dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, weight=None, ledger=total)
+    Traceback (most recent call last):
+    ...
+    dpgraph.privacy.ledger.PrivacyBudgetError: max_cut(epsilon=1, delta=1e-06) needs epsilon=1 but only 0.5 of 1.5 is left (nothing was spent)
+    """
+    signature = inspect.signature(fn)
+    parameters = list(signature.parameters.values())
+    extra = inspect.Parameter("ledger", inspect.Parameter.KEYWORD_ONLY, default=None,
+                              annotation="PrivacyLedger | None")
+    has_kwargs = parameters and parameters[-1].kind is inspect.Parameter.VAR_KEYWORD
+    parameters.insert(len(parameters) - 1 if has_kwargs else len(parameters), extra)
+
+    @functools.wraps(fn)
+    def wrapper(*args, ledger=None, **kwargs):
+        if ledger is None:
+            return fn(*args, **kwargs)
+        if not isinstance(ledger, PrivacyLedger):
+            raise TypeError(f"{fn.__name__}: ledger must be a dpgraph.PrivacyLedger (a running "
+                            f"budget that the call's charges are recorded in), got "
+                            f"{type(ledger).__name__}")
+        epsilon = check_epsilon(kwargs.get("epsilon"))
+        delta = check_delta(kwargs.get("delta", 0.0))
+        name = f"{fn.__name__}(epsilon={epsilon:g}, delta={delta:g})"
+        try:
+            ledger.check(epsilon, delta, name=name)
+        except PrivacyBudgetError as exc:
+            raise PrivacyBudgetError(f"{exc} (nothing was spent)") from None
+        result = fn(*args, **kwargs)
+        ledger.extend(result.ledger)
+        return result
+
+    wrapper.__signature__ = signature.replace(parameters=parameters)
+    return wrapper

@@ -29,6 +29,7 @@ import numpy as np
 
 from dpgraph.io.dask import is_dask_input
 from dpgraph.privacy import PrivacyLedger, make_rng
+from dpgraph.privacy.ledger import records_in_ledger
 from dpgraph.privacy.budget import (CORE_SHARE, DEGREE_SHARE, SCREEN_SHARE, SYNTHETIC_SHARE,
                                     TAIL_SHARE, release_split)
 from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_number,
@@ -75,6 +76,7 @@ def check_rank(rank, n: int) -> int:
     return int(rank)
 
 
+@records_in_ledger
 def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
               degree_share: float = DEGREE_SHARE, tail_share: float = TAIL_SHARE,
               core_share: float = CORE_SHARE,
@@ -182,6 +184,11 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         weights); :func:`dpgraph.max_cut` uses ``None``, since it does not use the export.
     synthetic_blocks : int
         Number of spectral communities ``k`` (default 8; up to ``2k`` blocks).
+
+    ledger : PrivacyLedger, optional
+        A running budget for several calls: the call is refused before anything is spent
+        unless its ``(epsilon, delta)`` fits in ``ledger.remaining``, and its charges are
+        recorded there on return (:func:`dpgraph.privacy.ledger.records_in_ledger`).
 
     Returns
     -------

@@ -33,6 +33,7 @@ from dpgraph.privacy import (PrivacyLedger, laplace_mechanism, make_rng, monoton
                       reproducible_tag, spent_text)
 from dpgraph.privacy.budget import (CSP_ESTIMATE_SHARE, CSP_SELECT_SHARE, CSP_TOTAL_SHARE,
                                     answer_side_budgets, left)
+from dpgraph.privacy.ledger import records_in_ledger
 from dpgraph.privacy.validation import check_delta, check_epsilon
 from dpgraph.solve.candidates import candidate_objectives, clamped_interval
 from dpgraph.release.privatize import DEFAULT_RANK, PrivateGraph, privatize
@@ -411,6 +412,7 @@ def _precheck_dense_options(route: str, candidates, solver_options, privatize_op
                          f"route='randomized-response' (pure) or a smaller epsilon")
 
 
+@records_in_ledger
 def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
              relation_size: int | None = None, estimate_share: float = CSP_ESTIMATE_SHARE,
              select_share: float = CSP_SELECT_SHARE, candidates="auto", solver_options: dict | None = None,
@@ -456,6 +458,11 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
         ``synthetic_share=None``: like :func:`dpgraph.max_cut`, no synthetic block model is
         released, so the route keeps the whole release budget (``"auto"`` would spend 30% of it
         on an export ``max_2csp`` never uses).
+
+    ledger : PrivacyLedger, optional
+        A running budget for several calls: the call is refused before anything is spent
+        unless its ``(epsilon, delta)`` fits in ``ledger.remaining``, and its charges are
+        recorded there on return (:func:`dpgraph.privacy.ledger.records_in_ledger`).
 
     Returns
     -------

@@ -26,6 +26,7 @@ from dpgraph.engine import sdp_rank
 from dpgraph.engine.rounding import cut_values
 from dpgraph.io.dask import is_dask_input
 from dpgraph.privacy import PrivacyLedger, make_rng
+from dpgraph.privacy.ledger import records_in_ledger
 from dpgraph.privacy.budget import (ANSWER_ESTIMATE_SHARE, ANSWER_SELECT_SHARE, CERTIFY_SHARE,
                                     SCREEN_SHARE, answer_side_budgets, left)
 from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_flag,
@@ -307,6 +308,7 @@ def _certify_result(res, op, *, balanced: bool, method, rng) -> None:
     res.info["sdp_gap"] = (ub - res.sdp_value) / denom if ub != 0 or res.sdp_value != 0 else 0.0
 
 
+@records_in_ledger
 def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
             kappa: float = 0.0, estimate_share: float = ANSWER_ESTIMATE_SHARE,
             select_share: float = ANSWER_SELECT_SHARE,
@@ -387,6 +389,11 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=Non
         (:func:`dpgraph.solve.certify.check_certify`; up to 14,422 nodes here); the solve
         takes seconds to a minute on graphs of 10^4-10^5 edges (BENCHMARKS.md).
 
+    ledger : PrivacyLedger, optional
+        A running budget for several calls: the call is refused before anything is spent
+        unless its ``(epsilon, delta)`` fits in ``ledger.remaining``, and its charges are
+        recorded there on return (:func:`dpgraph.privacy.ledger.records_in_ledger`).
+
     Returns
     -------
     PrivateCutResult
@@ -409,6 +416,7 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=Non
                   estimate=estimate, certify=certify)
 
 
+@records_in_ledger
 def max_bisection(G, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
                   kappa: float = 0.0, estimate_share: float = ANSWER_ESTIMATE_SHARE,
                   select_share: float = ANSWER_SELECT_SHARE,
