@@ -94,3 +94,27 @@ def test_q1_and_single_variable():
     assert res.value == 2.0 and res.upper_bound >= 2.0 - 1e-7
     res = solve_max_2csp(CSPInstance(1, 3, []), rng=0)
     assert res.value == 0.0 and res.upper_bound == pytest.approx(0.0, abs=1e-6)
+
+
+def test_max_k_cut_assignment_is_keyed_by_the_graph_labels():
+    """max_k_cut_instance names its variables by the graph's labels, so max_2csp's assignment
+    comes back in them (as max_cut's partition does), and value() takes it as it is."""
+    import networkx as nx
+
+    import dpgraph
+    from dpgraph.engine.formats import max_k_cut_instance
+
+    G = nx.relabel_nodes(nx.cycle_graph(6), {i: f"user_{i}" for i in range(6)})
+    inst = max_k_cut_instance(G, 3)
+    assert inst.names == tuple(f"user_{i}" for i in range(6))
+    for route in ("local", "randomized-response"):
+        res = dpgraph.max_2csp(inst, epsilon=2.0, delta=1e-6, rng=0,
+                               privatize_options={"route": route})
+        assert list(res.assignment) == list(inst.names)
+        assert inst.value(res.assignment) == inst.value(list(res.assignment.values()))
+    # numbered variables keep 0..n-1, and a numbered assignment still evaluates
+    plain = max_k_cut_instance(nx.cycle_graph(4), 2)
+    assert plain.names is None and list(plain.variables) == [0, 1, 2, 3]
+    assert inst.value({i: i % 3 for i in range(6)}) == 6.0
+    with pytest.raises(ValueError, match="distinct"):
+        CSPInstance(2, 2, [(0, 1, {(0, 1)}, 1.0)]).with_names(["a", "a"])

@@ -180,7 +180,7 @@ def cmd_max2csp(args) -> int:
         if hint:
             raise ValueError(f"{text}{hint}") from None
         raise
-    values = [int(res.assignment[i]) for i in range(inst.n)]
+    values = [int(v) for v in res.assignment.values()]  # in variable order
     notes = unused_options(args, res.diagnostics.get("route"))
     show_notes(notes, quiet=args.quiet)
     print_reproducible(res.ledger, json_output=args.json)

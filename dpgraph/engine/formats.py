@@ -71,7 +71,8 @@ def max_k_cut_instance(G, k: int, *, weight: str = "weight"):
     Returns
     -------
     CSPInstance
-        Variable i is node ``labels[i]`` of the graph (``as_graph_data(G).labels``).
+        Variable i is node ``labels[i]`` of the graph (``as_graph_data(G).labels``), its name
+        (:attr:`CSPInstance.names`): :func:`dpgraph.max_2csp` keys the assignment by the labels.
 
     Examples
     --------
@@ -98,7 +99,8 @@ def max_k_cut_instance(G, k: int, *, weight: str = "weight"):
                  fit=(lambda x: _max_k_cut_bytes(data.n, m, max(x, 2)),
                       "At most k = {:,} parts fit."))
     R = _not_equal(k)
-    return CSPInstance(data.n, k, [(int(a), int(b), R, float(x)) for a, b, x in zip(r, c, w)])
+    inst = CSPInstance(data.n, k, [(int(a), int(b), R, float(x)) for a, b, x in zip(r, c, w)])
+    return inst.with_names(data.labels)
 
 
 def _max_k_cut_bytes(n: int, m: int, k: int) -> int:

@@ -117,6 +117,9 @@ class CSPInstance:
     #: ``(path, lines)`` where a reader built it (:func:`dpgraph.read_csp`): the file and the
     #: line of each constraint, for messages about a constraint (:meth:`constraint_name`)
     source: tuple | None = field(default=None, repr=False)
+    #: the variables' names (:meth:`with_names`; a graph's node labels for Max-k-Cut), or None:
+    #: variables ``0..n-1``. :func:`dpgraph.max_2csp`'s assignment is keyed by them.
+    names: tuple | None = field(default=None, repr=False)
 
     def __init__(self, n, q, constraints):
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
@@ -209,15 +212,45 @@ class CSPInstance:
         object.__setattr__(self, "source", (str(path), tuple(int(v) for v in lines)))
         return self
 
+    def with_names(self, names) -> "CSPInstance":
+        """This instance with its variables named (``names[i]`` is variable ``i``: n distinct
+        hashable names), e.g. a graph's node labels; :func:`dpgraph.max_2csp` keys its
+        assignment by them, and :meth:`value` takes an assignment keyed by them.
+
+        >>> inst = CSPInstance(2, 2, [(0, 1, {(0, 1), (1, 0)}, 1.0)]).with_names(["a", "b"])
+        >>> inst.value({"a": 0, "b": 1})
+        1.0
+        """
+        names = tuple(names)
+        if len(names) != self.n:
+            raise ValueError(f"names: {len(names)} names for {self.n} variables")
+        try:
+            distinct = len(set(names)) == self.n
+        except TypeError:
+            raise ValueError("names must be hashable (dictionary keys of the assignment)") from None
+        if not distinct:
+            raise ValueError("names must be distinct")
+        object.__setattr__(self, "names", None if names == tuple(range(self.n)) else names)
+        return self
+
+    @property
+    def variables(self):
+        """The variables' names: :attr:`names`, or ``range(n)``."""
+        return range(self.n) if self.names is None else self.names
+
     def __repr__(self) -> str:
         return f"CSPInstance(n={self.n}, q={self.q}, m={self.m}, total_weight={self._arrays[3].sum():g})"
 
     def _as_array(self, assignment) -> np.ndarray:
         if isinstance(assignment, dict):
-            missing = [i for i in range(self.n) if i not in assignment]
+            keys = self.variables
+            if self.names is not None and not any(v in assignment for v in keys):
+                keys = range(self.n)  # an assignment by variable number
+            missing = [v for v in keys if v not in assignment]
             if missing:
-                raise ValueError(f"assignment misses {len(missing)} variable(s), e.g. {missing[0]}")
-            a = np.array([assignment[i] for i in range(self.n)])
+                raise ValueError(f"assignment misses {len(missing)} variable(s), e.g. "
+                                 f"{missing[0]!r}")
+            a = np.array([assignment[v] for v in keys])
         else:
             a = np.asarray(assignment)
             if a.shape != (self.n,):

@@ -144,7 +144,9 @@ class PrivateCSPResult(PrivateResult):
     Attributes
     ----------
     assignment : dict
-        variable -> value in ``range(q)``.
+        variable -> value in ``range(q)``, keyed by the instance's variable names
+        (:attr:`~dpgraph.engine.CSPInstance.names`: a graph's node labels for Max-k-Cut), else
+        by ``0..n-1``.
     estimated_value : float
         Its value in the input plus Laplace noise (sensitivity 1; docs/privacy.md 6.5),
         clamped to the feasible range ``[0, upper end of the released total weight]``
@@ -311,7 +313,7 @@ def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: flo
                                         rng=rng)
     del A_true
     return PrivateCSPResult(
-        assignment={i: int(a) for i, a in enumerate(x)}, estimated_value=estimate,
+        assignment=dict(zip(instance.variables, map(int, x))), estimated_value=estimate,
         estimate_interval=interval,
         synthetic_value=None, sdp_bound=None, ledger=ledger, private_graph=None, solver=None,
         diagnostics={"route": "local", "order": order, "objective": "local decisions",
@@ -513,7 +515,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     x = pool[chosen]
     res = outs[owner[chosen]]
     return PrivateCSPResult(
-        assignment={i: int(a) for i, a in enumerate(x)}, estimated_value=estimate,
+        assignment=dict(zip(instance.variables, map(int, x))), estimated_value=estimate,
         estimate_interval=interval,
         synthetic_value=_synthetic_value(pg, x, instance.n, instance.q),
         sdp_bound=float(res["upper_bound"]), ledger=ledger, private_graph=pg, solver=res,
