@@ -22,17 +22,18 @@ post-processed or composed releases and report how far they got.
 from __future__ import annotations
 
 import math
+import time
 
 import networkx as nx
 import numpy as np
 from scipy import stats
 
 from dpgraph.privacy import (PrivacyLedger, analytic_gaussian_sigma, gaussian_mechanism,
-                       laplace_mechanism, monotone_exponential_mechanism)
+                       laplace_mechanism, make_rng, monotone_exponential_mechanism)
 from dpgraph.privacy import randomized_response as _rr_primitive
 from dpgraph.privacy.transcript import transcript
 from dpgraph.lab.audit.harness import (AuditResult, audit_event, audit_threshold, audit_thresholds,
-                      plan_threshold)
+                      plan_threshold, run_mechanism)
 
 __all__ = ["randomized_response", "laplace", "gaussian", "exponential", "edge_count",
            "rr_route", "pca_route", "matrix_free", "max_cut", "cosine", "marginals", "jl",
@@ -52,6 +53,62 @@ TIGHT = ("randomized_response", "laplace", "gaussian", "exponential", "edge_coun
 
 def _ledger(epsilon: float, delta: float = 0.0) -> PrivacyLedger:
     return PrivacyLedger(epsilon=epsilon, delta=delta)
+
+
+def _noise_scale(s0, s1, centers) -> float:
+    """The Gaussian noise scale fitted to calibration samples ``s0``, ``s1`` of a statistic
+    whose noiseless values ``centers`` are known: ``sigma^2 = E[(s - c)_+^2] * 2`` over both
+    samples. Only the spread *above* each centre enters, so a projection that clips below it
+    (the cosine audit's ``x0`` sits on the clip at -1) does not bias the fit."""
+    z = np.concatenate([np.maximum(np.asarray(s, dtype=np.float64) - c, 0.0)
+                        for s, c in zip((s0, s1), centers)])
+    return math.sqrt(2.0 * float(np.mean(z * z)))
+
+
+def _gaussian_audit(mech, pair, centers, candidates, *, sigma, epsilon, delta, runs,
+                    calibration_runs, confidence, rng, vectorized=False, mechanism_name,
+                    pair_name, statistic_name) -> AuditResult:
+    """Audit a Gaussian-type release with the event ``{statistic > t}``, ``t`` planned from the
+    normal densities at the noiseless values ``centers`` (``x0``, ``x1``).
+
+    ``calibration_runs > 0`` (the default of the public audits): the noise scale is the one
+    the mechanism *draws*, fitted (:func:`_noise_scale`) on ``calibration_runs`` runs per
+    input that are then discarded; the bound comes from ``runs`` fresh runs of the same
+    stream, so the threshold is fixed before them and the Clopper-Pearson argument holds as
+    for any fixed event. A mechanism that draws less noise than it claims gets the event
+    suited to the noise it draws, which is what makes the audit able to fail (the threshold
+    planned from the *claimed* scale sits so far in the tail of the smaller noise that
+    neither input reaches it). ``calibration_runs = 0``: the threshold is planned from the
+    claimed ``sigma`` (no calibration; powerless against under-noising). ``candidates`` maps a
+    scale to the candidate thresholds."""
+    cal = int(calibration_runs)
+    if cal < 0:
+        raise ValueError(f"calibration_runs must be >= 0, got {calibration_runs!r}")
+    gen = make_rng(rng)
+    seconds = 0.0
+    if cal:
+        t0 = time.perf_counter()
+        s0, s1 = (np.asarray(run_mechanism(mech, x, cal, gen, vectorized=vectorized),
+                             dtype=np.float64) for x in pair)
+        seconds = time.perf_counter() - t0
+        # floor: a mechanism that draws (almost) no noise still gets a finite plan
+        scale = max(_noise_scale(s0, s1, centers), 1e-9 * abs(centers[1] - centers[0]))
+        how = f"planned from the noise scale fitted on {cal} calibration runs"
+    else:
+        scale = float(sigma)
+        how = "planned from the claimed noise scale"
+    t, predicted = plan_threshold(stats.norm(centers[0], scale).sf,
+                                  stats.norm(centers[1], scale).sf, candidates(scale),
+                                  runs=runs, delta=delta, confidence=confidence)
+    res = audit_threshold(mech, pair, epsilon=epsilon, delta=delta, runs=runs, threshold=t,
+                          confidence=confidence, rng=gen, vectorized=vectorized,
+                          mechanism_name=mechanism_name, pair_name=pair_name,
+                          statistic_name=statistic_name)
+    res.event = f"{statistic_name} > {t:.6g} ({how})"
+    res.seconds += seconds
+    res.details.update(calibration_runs=cal, predicted_bound=predicted, claimed_sigma=sigma,
+                       planning_sigma=scale)
+    return res
 
 
 def randomized_response(*, epsilon: float = 1.0, runs: int = 200_000, rng=0,
@@ -93,16 +150,15 @@ def laplace(*, epsilon: float = 1.0, runs: int = 200_000, rng=0,
 
 
 def gaussian(*, epsilon: float = 1.0, delta: float = 1e-5, runs: int = 10_000_000, rng=0,
-             confidence: float = 0.95) -> AuditResult:
+             confidence: float = 0.95, calibration_runs: int | None = None) -> AuditResult:
     """The Gaussian primitive (analytic calibration) at sensitivity 1 on values 0 vs 1; event:
-    release above the threshold planned from the known normal densities. At the
-    likelihood-ratio level ``t = 1/2 + epsilon sigma^2`` the calibration makes
-    ``P1[S] - e^eps P0[S] = delta`` exactly, so the bound can approach epsilon; how close
-    depends on ``runs`` (``P0[S]`` is small)."""
+    release above a threshold planned from the normal densities. At the likelihood-ratio level
+    ``t = 1/2 + epsilon sigma^2`` the calibration makes ``P1[S] - e^eps P0[S] = delta``
+    exactly, so the bound can approach epsilon; how close depends on ``runs`` (``P0[S]`` is
+    small). The noise scale of the plan is fitted on ``calibration_runs`` separate runs per
+    input (default ``runs // 4``; 0 plans from the claimed sigma), so that a primitive drawing
+    less noise than it claims is caught (docs/audit.md 1)."""
     sigma = analytic_gaussian_sigma(epsilon, delta, 1.0)
-    t, _ = plan_threshold(stats.norm(0.0, sigma).sf, stats.norm(1.0, sigma).sf,
-                          np.linspace(-2.0, 8.0, 401) * sigma, runs=runs, delta=delta,
-                          confidence=confidence)
 
     def mech(x, gen, size):
         out, _ = gaussian_mechanism(np.full(size, x), sensitivity=1.0, epsilon=epsilon,
@@ -110,8 +166,11 @@ def gaussian(*, epsilon: float = 1.0, delta: float = 1e-5, runs: int = 10_000_00
                                     name="audit: gaussian", rng=gen)
         return out
 
-    return audit_threshold(mech, (0.0, 1.0), epsilon=epsilon, delta=delta, runs=runs,
-                           threshold=t, confidence=confidence, rng=rng, vectorized=True,
+    cal = max(runs // 4, 1) if calibration_runs is None else calibration_runs
+    return _gaussian_audit(mech, (0.0, 1.0), (0.0, 1.0),
+                           lambda s: np.linspace(-2.0, 8.0, 401) * s, sigma=sigma,
+                           epsilon=epsilon, delta=delta, runs=runs, calibration_runs=cal,
+                           confidence=confidence, rng=rng, vectorized=True,
                            mechanism_name="gaussian_mechanism (noise primitive)",
                            pair_name="value 0 vs 1 (L2 sensitivity 1)", statistic_name="release")
 
@@ -395,48 +454,52 @@ def max_cut(*, epsilon: float = 4.0, runs: int = 2_000, rng=0,
 
 
 def cosine(*, epsilon: float = 4.0, delta: float = 1e-2, runs: int = 100_000, rng=0,
-           confidence: float = 0.95) -> AuditResult:
+           confidence: float = 0.95, calibration_runs: int | None = None) -> AuditResult:
     """:func:`dpgraph.private_cosine_similarities` (exact elliptope projection) on two unit
     vectors: ``(e1, -e1)`` (cosine -1) vs ``(e1, v)`` with cosine ``-1 + 1/sqrt 2``: the Gram
     matrices differ by exactly the sensitivity 1 in Frobenius norm, all of it on the one
     off-diagonal pair. For n = 2 the projection is ``clip(Y_01, -1, 1)``, so the event
     ``similarity > t`` with ``-1 < t < 1`` is the Gaussian likelihood-ratio event; ``t`` is
-    planned from the known distribution (``sigma`` of the off-diagonal entry). The pair attains
-    the sensitivity: the noise is calibrated to ``Delta / sqrt 2`` on the upper triangle and
-    the entry moves by exactly ``1/sqrt 2``. The likelihood-ratio level for the claim,
-    ``t* = -1 + 1/(2 sqrt 2) + sqrt 2 epsilon sigma^2 = 0.62``, lies inside ``(-1, 1)``, but
-    there ``P0[S] = 3e-4``: the default 100,000 runs plan 90% of the claim (20,000 planned 81%
-    and reached 72.7% in one run)."""
+    planned from the normal distribution of the off-diagonal entry, with its noise scale
+    fitted on ``calibration_runs`` separate runs per input (default ``runs // 4``; 0 plans
+    from the claimed ``sigma``), so that a release drawing less noise than it claims is
+    caught (docs/audit.md 1). The pair attains the sensitivity: the noise is calibrated to
+    ``Delta / sqrt 2`` on the upper triangle and the entry moves by exactly ``1/sqrt 2``. The
+    likelihood-ratio level for the claim, ``t* = -1 + 1/(2 sqrt 2) + sqrt 2 epsilon sigma^2 =
+    0.62``, lies inside ``(-1, 1)``, but there ``P0[S] = 3e-4``: the default 100,000 runs plan
+    90% of the claim (20,000 planned 81% and reached 72.7% in one run)."""
     from dpgraph.mechanisms import private_cosine_similarities
 
     c1 = -1.0 + 1.0 / math.sqrt(2.0)
     V0 = np.array([[1.0, 0.0], [-1.0, 0.0]])
     V1 = np.array([[1.0, 0.0], [c1, math.sqrt(1.0 - c1 * c1)]])
     sigma = analytic_gaussian_sigma(epsilon, delta, 1.0 / math.sqrt(2.0))
-    cand = np.linspace(-0.99, 0.99, 199)
-    t, _ = plan_threshold(stats.norm(-1.0, sigma).sf, stats.norm(c1, sigma).sf, cand,
-                          runs=runs, delta=delta, confidence=confidence)
 
     def mech(V, gen):
         return private_cosine_similarities(V, epsilon=epsilon, delta=delta,
                                            rng=gen).similarities[0, 1]
 
-    return audit_threshold(mech, (V0, V1), epsilon=epsilon, delta=delta, runs=runs, threshold=t,
-                           confidence=confidence, rng=rng,
+    cal = max(runs // 4, 1) if calibration_runs is None else calibration_runs
+    return _gaussian_audit(mech, (V0, V1), (-1.0, c1), lambda s: np.linspace(-0.99, 0.99, 199),
+                           sigma=sigma, epsilon=epsilon, delta=delta, runs=runs,
+                           calibration_runs=cal, confidence=confidence, rng=rng,
                            mechanism_name="private_cosine_similarities (exact)",
                            pair_name="cosine -1 vs -1 + 1/sqrt 2 (Gram change 1 in Frobenius)",
                            statistic_name="released similarity[0, 1]")
 
 
 def marginals(*, epsilon: float = 2.0, delta: float = 1e-2, runs: int = 20_000, rng=0,
-              confidence: float = 0.95, m: int = 200, features: int = 3) -> AuditResult:
+              confidence: float = 0.95, m: int = 200, features: int = 3,
+              calibration_runs: int | None = None) -> AuditResult:
     """:func:`dpgraph.kway_marginals` with ``k = 1`` on ``m`` rows of ``features`` bits, half of
     them all ones, vs the same data with an all-zero row replaced by an all-ones row: every
     count moves by 1, so the L2 change is ``sqrt(features)``, the sensitivity ``Delta_1``
     (attained). Statistic: the sum of the released counts, which moves by ``features`` against
     noise of standard deviation ``sigma sqrt(features)``: the Gaussian likelihood-ratio
-    direction; the threshold is planned from the known distribution (the counts sit far from
-    the projection's bounds 0 and m)."""
+    direction (the counts sit far from the projection's bounds 0 and m). The threshold is
+    planned from the normal distribution, with its noise scale fitted on ``calibration_runs``
+    separate runs per input (default ``runs // 4``; 0 plans from the claimed scale), so that a
+    release drawing less noise than it claims is caught (docs/audit.md 1)."""
     from dpgraph.mechanisms import kway_marginals, tensor_sensitivity
 
     X0 = np.zeros((m, features))
@@ -446,14 +509,14 @@ def marginals(*, epsilon: float = 2.0, delta: float = 1e-2, runs: int = 20_000, 
     base = float(X0.sum())
     sd = analytic_gaussian_sigma(epsilon, delta, tensor_sensitivity(1, features)) \
         * math.sqrt(features)
-    cand = base + np.linspace(-2.0, 8.0, 401) * sd
-    t, _ = plan_threshold(stats.norm(base, sd).sf, stats.norm(base + features, sd).sf, cand,
-                          runs=runs, delta=delta, confidence=confidence)
 
     def mech(X, gen):
         return float(kway_marginals(X, 1, epsilon=epsilon, delta=delta, rng=gen).tensor.sum())
 
-    return audit_threshold(mech, (X0, X1), epsilon=epsilon, delta=delta, runs=runs, threshold=t,
+    cal = max(runs // 4, 1) if calibration_runs is None else calibration_runs
+    return _gaussian_audit(mech, (X0, X1), (base, base + features),
+                           lambda s: base + np.linspace(-2.0, 8.0, 401) * s, sigma=sd,
+                           epsilon=epsilon, delta=delta, runs=runs, calibration_runs=cal,
                            confidence=confidence, rng=rng,
                            mechanism_name="kway_marginals (k = 1)",
                            pair_name=f"m={m}: an all-zero row vs an all-ones row "
