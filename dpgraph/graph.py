@@ -15,8 +15,11 @@ Input policy (documented here once; every adapter follows it, and nothing is dro
 * **Multigraphs** and repeated pairs in edge iterables: the weights of parallel edges are
   summed (``duplicates="sum"``, the default here, with a warning for edge iterables), or merged
   by their maximum (``duplicates="max"``: the right choice for edge lists that list both
-  directions of each edge), or refused (``duplicates="error"``). Graph *files* follow one rule
-  for every format (:mod:`dpgraph.io`): ``duplicates="max"`` by default, and a
+  directions of each edge), or refused (``duplicates="error"``); under ``weight=None`` the
+  NetworkX and igraph adapters warn that parallel edges became one edge of weight 1, and a
+  private entry point that refuses summed weights above 1 says that parallel edges were
+  summed (pass ``as_graph_data(G, duplicates="max")`` to count a pair once). Graph *files*
+  follow one rule for every format (:mod:`dpgraph.io`): ``duplicates="max"`` by default, and a
   :class:`DuplicateEdgeWarning` whenever repeats are merged, with their count and the rule.
 * **Self-loops** are dropped with a :class:`GraphInputWarning` that counts them (none of the
   cut-type objectives sees a self-loop).
@@ -99,6 +102,10 @@ class GraphData:
     weights: sp.csr_array
     labels: tuple | range
     _index: dict = field(default=None, repr=False, compare=False)
+    # (count, source) when the adapter that built this graph summed parallel edges
+    # (duplicates="sum": a multigraph, an igraph graph or an edge iterable listing a pair more
+    # than once), so that a refusal of weights above 1 can name the cause (private_input.py)
+    _summed: tuple = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         n = self.weights.shape[0]
@@ -181,6 +188,21 @@ class GraphData:
 
 def _warn(msg: str, category=GraphInputWarning) -> None:
     warnings.warn(msg, category, stacklevel=4)
+
+
+def _note_summed(data: GraphData, repeats: int, source: str) -> GraphData:
+    """Record on ``data`` (just built, not yet shared) that ``repeats`` parallel edges of
+    ``source`` were summed into it (``GraphData._summed``)."""
+    if repeats:
+        object.__setattr__(data, "_summed", (int(repeats), source))
+    return data
+
+
+def summed_parallel_edges(data) -> tuple | None:
+    """``(count, source)`` when :func:`as_graph_data` built ``data`` by summing ``count``
+    parallel edges (``duplicates="sum"``, its rule for multigraphs, igraph graphs and edge
+    iterables), else None."""
+    return getattr(data, "_summed", None)
 
 
 def _check_choice(name: str, value, choices) -> None:
@@ -364,15 +386,17 @@ def from_coo(rows, cols, vals, labels, *, duplicates="sum", directed=False, symm
         raise ValueError(f"{source} has non-finite edge weight(s) (NaN or inf)")
     if directed:
         A = sp.coo_array((vals, (rows, cols)), shape=(n, n))
-        W = _drop_zero_pairs(_merge(A, duplicates, source=source, warn=warn_duplicates,
-                                    pair_key=(rows, cols)), source=source)
+        M = _merge(A, duplicates, source=source, warn=warn_duplicates, pair_key=(rows, cols))
+        summed = A.nnz - M.nnz if duplicates == "sum" else 0
+        W = _drop_zero_pairs(M, source=source)
         W = _symmetrize(W, symmetrize, source=source)
-        return _finalize(W, labels, source=source)
+        return _note_summed(_finalize(W, labels, source=source), summed, source)
     lo = np.minimum(rows, cols)
     hi = np.maximum(rows, cols)
     A = sp.coo_array((vals, (lo, hi)), shape=(n, n))
-    U = _drop_zero_pairs(_merge(A, duplicates, source=source, warn=warn_duplicates,
-                                pair_key=(lo, hi)), source=source)
+    M = _merge(A, duplicates, source=source, warn=warn_duplicates, pair_key=(lo, hi))
+    summed = A.nnz - M.nnz if duplicates == "sum" else 0
+    U = _drop_zero_pairs(M, source=source)
     # W = U + U^T with the loops kept once (so _finalize can count them), from U's stored
     # entries: O(n + m) index work, no length-n diagonal or DIA matrix (a header announcing
     # 10^8 nodes and no edges must not allocate gigabytes)
@@ -381,11 +405,12 @@ def from_coo(rows, cols, vals, labels, *, duplicates="sum", directed=False, symm
     if off.all():
         # no self-loop: SciPy's sparse sum (half the time of the COO assembly below on 10^7
         # edges; U and U^T share no entry, so nothing cancels)
-        return _finalize(sp.csr_array(U + U.T), labels, source=source)
+        return _note_summed(_finalize(sp.csr_array(U + U.T), labels, source=source), summed,
+                            source)
     W = sp.csr_array((np.concatenate([C.data, C.data[off]]),
                       (np.concatenate([C.row, C.col[off]]), np.concatenate([C.col, C.row[off]]))),
                      shape=(n, n))
-    return _finalize(W, labels, source=source)
+    return _note_summed(_finalize(W, labels, source=source), summed, source)
 
 
 def check_duplicates(duplicates) -> str:
@@ -525,6 +550,9 @@ def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphDat
             _warn(f"{source}: {merged} parallel edge(s) merged, one edge of weight 1 per pair "
                   f"(weight=None; a dpgraph graph has one edge per pair)")
         G, weight = H, "w"
+        summed = merged if duplicates == "sum" else 0
+    else:
+        summed = 0
     A = nx.to_scipy_sparse_array(G, nodelist=labels, weight=weight, dtype=np.float64, format="csr")
     if G.is_directed():
         if symmetrize is None:
@@ -538,7 +566,7 @@ def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphDat
     A = sp.csr_array(A)
     A.eliminate_zeros()
     # NetworkX stores an undirected self-loop once on the diagonal: _finalize counts and drops it
-    return _finalize(A, labels, source=source)
+    return _note_summed(_finalize(A, labels, source=source), summed, source)
 
 
 def _from_igraph(G, *, weight: str | None, symmetrize, duplicates) -> GraphData:
@@ -561,6 +589,14 @@ def _from_igraph(G, *, weight: str | None, symmetrize, duplicates) -> GraphData:
         _warn(f"{source}: removed {zero} edge(s) of weight 0")
         keep = vals != 0
         edges, vals = edges[keep], vals[keep]
+    if weight is None and len(edges) and G.has_multiple():  # as the NetworkX adapter says it
+        a, b = edges[:, 0], edges[:, 1]
+        if not G.is_directed():
+            a, b = np.minimum(a, b), np.maximum(a, b)
+        merged = len(edges) - np.unique(a * max(n, 1) + b).size
+        if merged:
+            _warn(f"{source}: {merged} parallel edge(s) merged, one edge of weight 1 per pair "
+                  f"(weight=None; a dpgraph graph has one edge per pair)")
     return from_coo(edges[:, 0], edges[:, 1], vals, labels, duplicates=duplicates,
                      directed=G.is_directed(), symmetrize=symmetrize, source=source,
                      warn_duplicates=False)

@@ -10,7 +10,7 @@ private release (:func:`dpgraph.privatize`, :func:`dpgraph.release_synthetic`,
 
 from __future__ import annotations
 
-from dpgraph.graph import GraphData, as_graph_data
+from dpgraph.graph import GraphData, as_graph_data, summed_parallel_edges
 from dpgraph.io.dask import is_dask_input
 
 __all__ = ["input_graph", "check_private_graph_input"]
@@ -49,6 +49,20 @@ def check_private_graph_input(data: GraphData, *, what: str = "the private pipel
         lo, hi = (data.weight_range if hasattr(data, "weight_range")  # Dask edges: one pass
                   else (data.weights.data.min(), data.weights.data.max()))
         if lo < 0 or hi > 1:
+            summed = summed_parallel_edges(data)
+            if summed and hi > 1:  # the caller may have no weights at all: name the cause
+                count, source = summed
+                raise ValueError(
+                    f"{what} protects graphs whose edge weights lie in [0, 1] (one edge's "
+                    f"weight changing by at most 1 is the adjacency); this graph has weights in "
+                    f"[{float(lo)!r}, {float(hi)!r}]: {count} parallel edge(s) of the "
+                    f"{source} (a node pair listed more than once) were summed into one edge "
+                    f"per pair (duplicates='sum': as_graph_data's default for graph objects and "
+                    f"edge lists; read_graph's default, 'max', keeps the largest), which can "
+                    f"take weights above 1. Pass duplicates='max' to count each pair once "
+                    f"(dpgraph.as_graph_data(G, duplicates='max') in place of G; --duplicates "
+                    f"max for a file), weight=None to treat every edge as weight 1, or rescale "
+                    f"the weights into [0, 1].")
             raise ValueError(
                 f"{what} protects graphs whose edge weights lie in [0, 1] (one edge's weight "
                 f"changing by at most 1 is the adjacency); this graph has weights in "

@@ -88,7 +88,7 @@ def test_usage_errors_exit_2():
         cli.main([])
     assert info.value.code == 2
     with pytest.raises(SystemExit) as info:
-        cli.main(["info", "karate", "--format", "csv"])
+        cli.main(["info", "karate", "--format", "xyz"])
     assert info.value.code == 2
 
 

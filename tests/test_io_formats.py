@@ -69,7 +69,7 @@ def test_write_graph_needs_a_known_extension(tmp_path):
     with pytest.raises(ValueError, match="format="):
         write_graph(nx.path_graph(3), tmp_path / "g.bin")
     with pytest.raises(ValueError, match="not one of"):
-        write_graph(nx.path_graph(3), tmp_path / "g.txt", format="csv")
+        write_graph(nx.path_graph(3), tmp_path / "g.txt", format="xyz")
     write_graph(nx.path_graph(3), tmp_path / "g.txt", format="gset")
     assert read_graph(tmp_path / "g.txt").m == 2
 
@@ -97,7 +97,7 @@ def test_detect_format_errors(tmp_path):
     with pytest.raises(GraphFormatError, match="cannot tell"):
         detect_format(_write(tmp_path, "odd.txt", "1 2 3 4 5\n"))
     with pytest.raises(ValueError, match="not one of"):
-        read_graph(_write(tmp_path, "x.txt", "1 2\n"), format="csv")
+        read_graph(_write(tmp_path, "x.txt", "1 2\n"), format="xyz")
 
 
 # ----------------------------------------------------------------------------- METIS

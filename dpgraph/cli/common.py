@@ -181,9 +181,9 @@ def _read_file(spec: str, *, format: str | None, symmetrize: str | None, ids: st
     if duplicates is not None:
         kw["duplicates"] = duplicates
     if ids is not None:
-        if fmt != "snap":
-            raise ValueError(f"--ids applies to SNAP edge lists ('u v' lines); {spec} is "
-                             f"read as {fmt}")
+        if fmt not in ("snap", "csv"):
+            raise ValueError(f"--ids applies to SNAP edge lists ('u v' lines) and CSV files; "
+                             f"{spec} is read as {fmt}")
         kw["ids"] = ids
     return read_graph(spec, format=fmt, **kw), spec, fmt
 

@@ -14,12 +14,15 @@ graphml    GraphML (NetworkX)                           node ids (strings)
 gml        GML (NetworkX)                               node ``label`` attribute
 pajek      Pajek ``.net`` (read as NetworkX reads it)   vertex names (strings)
 edgelist   NetworkX edge list (``u v {dict}``)          strings (or ``nodetype=``)
+csv        CSV with a header row (``source,target,...``) the ids (ints when all are ints)
 ========== ============================================ ==============================
 
 The format comes from the extension (``.gz`` stripped: gzip is detected from the content and read
 transparently) and, for ambiguous or missing extensions (``.txt``, ``.dat``, ``.edges``, none),
-from the first lines of the file. Malformed input raises :class:`GraphFormatError`, naming the
-file, the line, the offending text and what was expected. All files are read as undirected;
+from the first lines of the file (a ``.csv`` file is CSV: a header row naming the columns,
+the first two the endpoints, a ``weight`` column the weights). Malformed input raises
+:class:`GraphFormatError`, naming the file, the line, the offending text and what was
+expected. All files are read as undirected;
 directed content (SNAP ``# Directed graph``, GraphML ``edgedefault="directed"``, Pajek
 ``*Arcs``, a non-symmetric Matrix Market or METIS adjacency) needs ``symmetrize=`` (see
 :mod:`dpgraph.graph`).
@@ -76,6 +79,7 @@ _REGISTRY = {
     "gml": (_lib.read_gml, _lib.write_gml, "b"),
     "pajek": (_lib.read_pajek, _lib.write_pajek, "b"),
     "edgelist": (_lib.read_nx_edgelist, _lib.write_nx_edgelist, "b"),
+    "csv": (_text.read_csv, _text.write_csv, "t"),
 }
 
 #: The format names accepted by ``format=``.
@@ -91,6 +95,7 @@ _EXTENSIONS = {
     ".gml": "gml",
     ".net": "pajek", ".pajek": "pajek", ".paj": "pajek",
     ".edgelist": "edgelist",
+    ".csv": "csv",
 }
 # extensions that say "text" but not which text format: decided from the content
 _SNIFFED = {"", ".txt", ".dat", ".edges", ".el", ".tsv", ".e", ".g"}
@@ -162,8 +167,8 @@ def detect_format(path) -> str:
     Content rules: ``%%MatrixMarket`` -> mtx; ``<?xml``/``<graphml`` -> graphml; ``graph [`` ->
     gml; ``*Vertices`` -> pajek; a ``p edge`` line -> dimacs; a third field starting with ``{``
     -> edgelist; a header of one or two integers followed by three-field lines -> gset; lines of
-    two or three fields throughout -> snap. METIS is recognised by its extension only
-    (``.graph``, ``.metis``): its lines look like other formats.
+    two or three fields throughout -> snap. METIS and CSV are recognised by their extensions
+    only (``.graph``, ``.metis``; ``.csv``): their lines look like other formats.
 
     Raises
     ------
@@ -193,7 +198,9 @@ def _detect(path) -> str:
             raise GraphFormatError(path, None, None, f"graph data (or pass format= one of {known})",
                                    problem="the file is empty")
         number, line, why = _unlike_an_edge_list(path)
-        raise GraphFormatError(path, number, line, f"format= one of {known}",
+        hint = ("; comma-separated lines with a header row are CSV: format='csv'"
+                if _first_data_line_has_comma(path) else "")
+        raise GraphFormatError(path, number, line, f"format= one of {known}{hint}",
                                problem="cannot tell the format from the content" + why)
     return found
 
@@ -219,6 +226,14 @@ def _unlike_an_edge_list(path) -> tuple:
     return None, None, ""
 
 
+def _first_data_line_has_comma(path) -> bool:
+    for _, line in scan_lines(path):
+        s = line.strip()
+        if s and not s.startswith(("#", "%")):
+            return "," in s
+    return False
+
+
 def _has_data(path) -> bool:
     with open_text(path) as f:
         return bool(f.read(4096).strip())
@@ -234,11 +249,20 @@ def read_graph(path, format: str | None = None, **kw) -> GraphData:
     format : str, optional
         One of :data:`FORMATS`; detected by :func:`detect_format` when omitted.
     **kw
-        Options of the format's reader: ``symmetrize`` (snap, mtx, metis and the NetworkX
+        Options of the format's reader: ``symmetrize`` (snap, csv, mtx, metis and the NetworkX
         formats), ``duplicates`` (every format: ``"max"``, the default, ``"sum"`` or
         ``"error"``; see the module docstring), ``weight`` (NetworkX
-        formats: the edge attribute; every format: ``weight=None`` reads every edge as weight
-        1, as NetworkX does), ``label`` (gml), ``nodetype`` (edgelist).
+        formats: the edge attribute; csv: the weight column's name; every format:
+        ``weight=None`` reads every edge as weight 1, as NetworkX does), ``label`` (gml),
+        ``nodetype`` (edgelist), and ``ids`` (snap and csv): what the node ids are.
+        ``ids="auto"`` (the default) follows the file: its ``# ids: str`` comment line if it
+        has one (:func:`write_graph` writes it for string labels that look like numbers, such
+        as ``'007'``), else its first edge line (integer ids there make every id a Python
+        int, and a name later is refused with its line; names there make every id a string,
+        and an integer later is refused); ``ids="str"`` reads every id as a string (``'007'``
+        stays ``'007'``); ``ids="int"`` requires integers. A first line that looks like a
+        header row (``source target``) is refused, not read as an edge: comment it out with
+        ``#``, or read a file with a header row as ``csv``.
 
     Returns
     -------
@@ -369,7 +393,10 @@ def write_graph(graph, path, format: str | None = None, *,
     labels (gset, mtx, metis, dimacs) write node index ``k`` as vertex ``k + 1``. ``weight``
     names the edge attribute of NetworkX / igraph input (``None``: every edge weight 1).
     Labels the format cannot give back are refused before the file is opened
-    (:func:`check_labels_storable`); the file is written next to ``path`` and moved onto it
+    (:func:`check_labels_storable`); string labels that would read back as numbers
+    (``'007'``) get a ``# ids: str`` comment line in SNAP and CSV files, which
+    :func:`read_graph` follows, so they read back as the same strings. The file is written
+    next to ``path`` and moved onto it
     when complete, so a failed write leaves an existing file as it was.
     """
     path = os.fspath(path)
@@ -421,7 +448,7 @@ def _write_stream(writer, data, raw, mode: str, compress: bool, path: str) -> No
 
 
 # Formats that store node labels as text tokens, and the readers' constraints on them.
-_TOKEN_LABELS = {"snap": "a SNAP edge list", "edgelist": "an edge list"}
+_TOKEN_LABELS = {"snap": "a SNAP edge list", "edgelist": "an edge list", "csv": "a CSV file"}
 _TEXT_LABELS = {"graphml": "GraphML", "gml": "GML", "pajek": "Pajek"}
 
 
@@ -429,17 +456,21 @@ def check_labels_storable(labels, format: str) -> None:
     """Refuse, before anything is written (or any budget spent), node ``labels`` that
     ``format`` cannot store so that :func:`read_graph` gives them back: in edge lists (``snap``,
     ``edgelist``) a label must be a non-empty token without whitespace that does not start
-    with a comment character; in every labelled format two labels must not read back as the
-    same text (``1`` and ``"1"``); Pajek cannot store an empty label or one with a tab, a
+    with a comment character (in CSV: non-empty, without leading or trailing whitespace or a
+    line break); in every labelled format two labels must not read back as the same text
+    (``1`` and ``"1"``; ``"01"`` and ``"1"`` in a NetworkX edge list, or in a SNAP or CSV file
+    that mixes string and integer labels: one of only string labels records ``# ids: str``
+    and reads them back as strings); Pajek cannot store an empty label or one with a tab, a
     line break or a double quote. Formats without labels (gset, mtx, metis, dimacs) write
     node indices and accept any labels.
 
     >>> check_labels_storable(["a", "b"], "snap")
     >>> check_labels_storable(range(10**12), "snap")  # a range: distinct integers, no loop
-    >>> check_labels_storable(["01", "1"], "snap")
+    >>> check_labels_storable(["01", "1"], "snap")  # strings: written with '# ids: str'
+    >>> check_labels_storable(["01", 1], "snap")
     Traceback (most recent call last):
     ...
-    ValueError: a SNAP edge list cannot store both node labels '01' and '1': they read back as the same text '1'; relabel first
+    ValueError: a SNAP edge list cannot store both node labels '01' and 1: they read back as the same text '1'; relabel first
     >>> check_labels_storable([1, "1"], "graphml")
     Traceback (most recent call last):
     ...
@@ -451,13 +482,18 @@ def check_labels_storable(labels, format: str) -> None:
         # distinct integers are distinct tokens in every format: nothing to check (a check
         # of each label took 70 of 119 s of a 5-million-node synth)
         return
+    # string labels only: a SNAP or CSV file records '# ids: str' and reads them back as they
+    # are, '01' and '1' included (write_snap, write_csv)
+    as_strings = format in ("snap", "csv") and all(isinstance(x, str) for x in labels)
+    check = (_text.check_csv_label if format == "csv" else
+             (lambda x: _text.check_label_token(x, name)))
     seen = {}
     for label in labels:
-        s = _text.check_label_token(label, name) if format in _TOKEN_LABELS else str(label)
+        s = check(label) if format in _TOKEN_LABELS else str(label)
         if format == "pajek" and (not s or any(ch in s for ch in '\t\n\r"')):
             raise ValueError(f"Pajek cannot store node label {label!r} (empty, or containing a "
                              f"tab, a line break or a double quote); relabel first")
-        if format in _TOKEN_LABELS:  # an edge list of integer ids reads "01" and "1" as 1
+        if format in _TOKEN_LABELS and not as_strings:  # integer ids read "01" and "1" as 1
             try:
                 s = str(int(s))
             except ValueError:

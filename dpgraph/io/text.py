@@ -9,6 +9,9 @@ into compact ``array`` buffers.
 
 from __future__ import annotations
 
+import csv
+import gzip
+import math
 import re
 import warnings
 from array import array
@@ -166,8 +169,15 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
     integer (Python ints), and a token that is not one (``3 x`` in a file of integers, a
     corrupted line) is refused with its line; name ids there make every id a string, and an
     integer id later in the file is refused the same way (a file that mixes them is read only
-    when asked: ``ids="str"``). ``"int"``: every id must be an integer. ``"str"``: every id
-    is read as a string, ``"7"`` included. A pair listed more than once, the two directions of
+    when asked: ``ids="str"``); a ``# ids: str`` comment line before the first edge line
+    (:func:`write_snap` writes it for string labels such as ``'007'``) makes ``"auto"`` read
+    every id as a string. ``"int"``: every id must be an integer. ``"str"``: every id
+    is read as a string, ``"7"`` included. A first edge line that looks like a header row (two
+    column names such as ``source target`` or ``from to weight``, see :data:`HEADER_NAMES`) is
+    refused, naming the line: in a file of integer ids, with a non-numeric third field, or when
+    neither name occurs on another line (a real edge ``u v`` whose nodes occur again is read;
+    an edge of two nodes so named that occur nowhere else can be listed after another line).
+    A pair listed more than once, the two directions of
     an edge included, is merged by ``duplicates`` (``"max"`` by default, so a file listing both
     ``u v`` and ``v u`` gives one edge of the larger weight; ``"sum"``; ``"error"``), with a
     warning that counts the repeats (read as arcs, ``symmetrize`` given, only an arc listed
@@ -179,9 +189,13 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
     if not first:
         raise _empty(path, "edge lines 'u v' or 'u v w'")
     fnum, fline = first[0]
-    ncols = len(strip_comment(fline, _SNAP_COMMENTS).split())
+    tokens = strip_comment(fline, _SNAP_COMMENTS).split()
+    ncols = len(tokens)
     expected = "edge lines 'u v' or 'u v w' (the same number of fields on every line)"
     if ncols not in (2, 3):
+        if ncols == 1 and "," in tokens[0]:
+            expected += ("; a comma-separated file with a header row is read as CSV: "
+                         "format='csv' (or the extension .csv)")
         raise GraphFormatError(path, fnum, fline, expected, problem=f"{ncols} field(s) on the line")
     directed = symmetrize is not None
     for number, line in comments_before:
@@ -191,6 +205,11 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
                 "as undirected", problem="the file declares a directed graph")
     if ids not in ("auto", "int", "str"):
         raise ValueError(f"ids={ids!r} is not 'auto', 'int' or 'str'")
+    if ids == "auto":  # the writer's '# ids: str' line (write_snap) says what the ids are
+        ids = declared_ids(line for _, line in comments_before) or "auto"
+    header = looks_like_header(tokens)
+    if header and (ids == "int" or (ncols == 3 and not _is_number(tokens[2]))):
+        raise header_row_error(path, fnum, fline)
     if ids != "str" and not directed:  # large simple files: streamed into the CSR
         from dpgraph.io.stream import read_edge_stream
 
@@ -209,8 +228,10 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
         # a wrong field count or a bad weight is an error; then the id rule of ``ids``
         check_tokens(path, start=1, comments=_SNAP_COMMENTS, columns=(ncols,),
                      kinds=(str, str, float)[:ncols], expected=expected)
-        table = _string_table(path, ncols, ids=ids)
+        table = _string_table(path, ncols, ids=ids, header=(fnum, fline) if header else None)
     u, v = table["u"], table["v"]
+    if header and u.dtype == object and _only_on_first_line(u, v, tokens):
+        raise header_row_error(path, fnum, fline, edge_possible=True)
     w = table["w"] if ncols == 3 else np.ones(u.size)
     ids, inverse = _relabel(np.concatenate([u, v]))
     labels = ids.tolist()
@@ -252,7 +273,81 @@ def _arrow_table(path, ncols: int, *, skip: int, first: str) -> dict | None:
 _INTEGER_ID = re.compile(r"[+-]?[0-9]+")
 
 
-def _id_rule_error(path, number, token, first, first_is_int, asked):
+# column names that make a first line a header row rather than an edge (case-insensitive)
+HEADER_NAMES = frozenset({
+    "source", "target", "from", "to", "src", "dst", "dest", "destination", "u", "v",
+    "node1", "node2", "node_1", "node_2", "id1", "id2", "id_1", "id_2", "source_id",
+    "target_id", "sourceid", "targetid", "from_id", "to_id", "fromnodeid", "tonodeid",
+    "weight"})
+_IDS_LINE = re.compile(r"^\s*[#%]\s*ids:\s*(auto|int|str)\b", re.IGNORECASE)
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def looks_like_header(tokens) -> bool:
+    """True when the fields of a first line read as column names (``source target``,
+    ``from,to,weight``, ...): its two endpoints are two different names of
+    :data:`HEADER_NAMES` (case-insensitive) and a third field, if any, is not a number."""
+    if len(tokens) < 2:
+        return False
+    a, b = (t.strip().lower() for t in tokens[:2])
+    return (a != b and a in HEADER_NAMES and b in HEADER_NAMES
+            and (len(tokens) < 3 or not _is_number(tokens[2])))
+
+
+def header_row_error(path, number, line, *, edge_possible: bool = False) -> GraphFormatError:
+    """The refusal of a first line that is a header row (column names), not an edge;
+    ``edge_possible``: the line could be an edge of two nodes so named (say how to keep it)."""
+    hint = ("; or read the file as CSV (format='csv', the extension .csv), whose first row "
+            "names the columns" if ("\t" in line or "," in line) else "")
+    keep = ("; if it is an edge of two nodes so named, list it after another edge line"
+            if edge_possible else "")
+    return GraphFormatError(
+        path, number, line.strip(),
+        f"edge lines only: comment the header line out with '#'{hint}{keep}",
+        problem="the first line looks like a header row (column names), not an edge")
+
+
+def _only_on_first_line(u, v, tokens) -> bool:
+    """True when neither endpoint of the first line (``tokens``) occurs on another line: a
+    header's column names occur once, node names of a real edge usually do again."""
+    names = set(tokens[:2])
+    rest = set(u[1:].tolist()) | set(v[1:].tolist())
+    return not (names & rest)
+
+
+def declared_ids(lines) -> str | None:
+    """The id rule a file declares in a comment line ``# ids: str`` (written by
+    :func:`write_snap` for string labels that would read back as numbers), or None."""
+    for line in lines:
+        found = _IDS_LINE.match(line)
+        if found:
+            return found.group(1).lower()
+    return None
+
+
+def ids_comment(labels) -> str | None:
+    """The ``# ids: str`` comment line :func:`write_snap` and :func:`write_csv` write when
+    every label is a string and some would read back as an integer (``'007'``), so that
+    :func:`read_snap` / :func:`read_csv` read them back as strings; None otherwise."""
+    if isinstance(labels, range) or not labels:
+        return None
+    if all(isinstance(x, str) for x in labels) and any(
+            _INTEGER_ID.fullmatch(x.strip()) for x in labels):
+        return ("# ids: str (node ids are names, digits included: read_graph reads them as "
+                "strings, as ids='str')")
+    return None
+
+
+def _id_rule_error(path, number, token, first, first_is_int, asked, header=False):
+    if header:  # a header row decided that the ids are names: say so, not ids='str'
+        return header_row_error(path, *first)
     if asked:
         return GraphFormatError(path, number, token, "an integer node id (ids='int')",
                                 problem="non-integer node id")
@@ -269,7 +364,7 @@ def _id_rule_error(path, number, token, first, first_is_int, asked):
         f"included, as a name", problem="integer node id in a file of name ids")
 
 
-def _string_table(path, ncols: int, ids: str = "str") -> dict:
+def _string_table(path, ncols: int, ids: str = "str", header=None) -> dict:
     """The edge lines as string ids (and float weights), parsed in Python: the slow path for
     non-integer ids, after :func:`check_tokens` has checked every line. Not ``np.loadtxt``: its
     stream is ASCII-only (:class:`~dpgraph.io.base.AsciiStream`, which avoids a numpy crash),
@@ -277,7 +372,9 @@ def _string_table(path, ncols: int, ids: str = "str") -> dict:
 
     ``ids`` (:func:`read_snap`): ``"str"`` takes every token as a name; ``"int"`` and
     ``"auto"`` refuse the first id whose kind (integer or name) differs from the rule's, with
-    its line. A file whose ids are all integers never gets here (the fast path reads it)."""
+    its line. A file whose ids are all integers never gets here (the fast path reads it).
+    ``header``: ``(number, line)`` of a first line that looks like a header row, refused as
+    one (not as a name id) when a later id is an integer."""
     u, v, w = [], [], []
     first, first_is_int = None, None
     for number, line in scan_lines(path):
@@ -291,7 +388,7 @@ def _string_table(path, ncols: int, ids: str = "str") -> dict:
             for token in tokens[:2]:
                 if bool(_INTEGER_ID.fullmatch(token)) != first_is_int:
                     raise _id_rule_error(path, number, token, first, first_is_int,
-                                         ids == "int")
+                                         ids == "int", header=header is not None)
         u.append(tokens[0])
         v.append(tokens[1])
         if ncols == 3:
@@ -335,6 +432,8 @@ def write_snap(data: GraphData, f) -> None:
     """Write ``u<TAB>v`` lines (``u<TAB>v<TAB>w`` when some weight is not 1) with labels as ids.
 
     Isolated nodes cannot appear in an edge list: a :class:`GraphInputWarning` counts them.
+    String labels that would read back as integers (``'007'``) get a ``# ids: str`` comment
+    line, which :func:`read_snap` follows, so they read back as the same strings.
     """
     names = _check_label_tokens(data, "a SNAP edge list")
     i, j, w = data.edges()
@@ -344,10 +443,228 @@ def write_snap(data: GraphData, f) -> None:
                       f"not written", GraphInputWarning, stacklevel=3)
     unlisted = f" ({isolated} isolated, not listed)" if isolated else ""
     f.write(f"# Undirected graph: {data.n} nodes{unlisted}, {data.m} edges (written by dpgraph)\n")
+    declared = ids_comment(data.labels)
+    if declared:
+        f.write(declared + "\n")
     cols = [names[i].tolist(), names[j].tolist()]
     if not data.is_unweighted:
         cols.append(weight_column(w))
     write_columns(f, cols, sep="\t")
+
+
+# ----------------------------------------------------------------------------- CSV edge files
+
+_CSV_HEADER = ("a header row naming the columns (e.g. 'source,target' or 'source,target,weight'), "
+               "then one edge per row")
+
+
+def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", ids: str = "auto",
+             weight: str | None = "weight") -> GraphData:
+    """Read a CSV edge file (``.csv``, ``.csv.gz``): a header row naming the columns, then one
+    edge per row.
+
+    The first two columns are the endpoints, whatever their names (``source,target``,
+    ``u,v``, ...); the column named ``weight`` (the argument, matched without regard to case;
+    ``weight=None`` reads none) holds the weights, and an edge is of weight 1 when there is no
+    such column; other columns are ignored (a third column that is not named ``weight`` is
+    announced by a :class:`GraphInputWarning`, as it may hold weights). The separator is a
+    comma, or a tab when the header row has tabs and no comma; fields may be quoted. Lines
+    starting with ``#`` before the header row are comments (a ``# ids: str`` line, written by
+    :func:`write_csv`, sets ``ids``). Node ids follow ``ids`` as in :func:`read_snap`
+    (``"auto"``: the first edge row decides integers or names; ``"int"``; ``"str"``), labels
+    ordered by sorted id; ``symmetrize`` reads each row as an arc and ``duplicates`` merges a
+    pair listed more than once, as in every format. Malformed rows raise
+    :class:`GraphFormatError` naming the file and the line.
+    """
+    from dpgraph.graph import check_duplicates
+
+    check_duplicates(duplicates)
+    if ids not in ("auto", "int", "str"):
+        raise ValueError(f"ids={ids!r} is not 'auto', 'int' or 'str'")
+    comments, hnum, hline = [], None, None
+    for number, line in scan_lines(path):
+        if not line.strip():
+            continue
+        if line.lstrip().startswith("#"):
+            comments.append((number, line))
+            continue
+        hnum, hline = number, line
+        break
+    if hnum is None:
+        raise _empty(path, _CSV_HEADER)
+    delimiter = "\t" if "\t" in hline and "," not in hline else ","
+    columns = [c.strip() for c in next(csv.reader([hline], delimiter=delimiter))]
+    if len(columns) < 2 or not all(columns[:2]):
+        raise GraphFormatError(path, hnum, hline, _CSV_HEADER,
+                               problem=f"{len(columns)} column name(s) in the header row"
+                               if len(columns) < 2 else "an empty column name")
+    if all(_is_number(c) for c in columns[:2]):
+        raise GraphFormatError(path, hnum, hline, _CSV_HEADER + "; add a header row",
+                               problem="the first row holds numbers, not column names")
+    if ids == "auto":
+        ids = declared_ids(line for _, line in comments) or "auto"
+    wcol = None
+    if weight is not None:
+        for k in range(2, len(columns)):
+            if columns[k].lower() == weight.lower():
+                wcol = k
+                if columns[k] == weight:
+                    break
+        if wcol is None and weight != "weight":
+            raise GraphFormatError(path, hnum, hline, f"a column named {weight!r} (weight=)",
+                                   problem=f"no such column besides the endpoints; the columns "
+                                           f"are {columns}")
+        if wcol is None and len(columns) == 3:
+            warnings.warn(f"{path}: column {columns[2]!r} is not read (the weight column is the "
+                          f"one named 'weight'); pass weight={columns[2]!r} to read its values "
+                          f"as edge weights", GraphInputWarning, stacklevel=3)
+    table = None
+    if ids != "str" and len(comments) == hnum - 1:  # no blank line before the header row
+        table = _csv_arrow(path, hnum, delimiter, len(columns), wcol)
+    if table is None:
+        table = _csv_rows(path, hnum, hline, delimiter, columns, wcol, ids)
+    u, v, w = table
+    if u.size and u.dtype == object:
+        named = {columns[0], columns[1]} & (set(u.tolist()) | set(v.tolist()))
+        if named:
+            warnings.warn(f"{path}: the header row names columns {sorted(named)!r}, which are "
+                          f"also node ids: if line {hnum} is an edge, not a header row, add a "
+                          f"header row above it", GraphInputWarning, stacklevel=3)
+    if not u.size:
+        raise GraphFormatError(path, hnum, hline, "edge rows after the header row",
+                               problem="the file has no edge rows")
+    distinct, inverse = _relabel(np.concatenate([u, v]))
+    return from_coo(inverse[: u.size], inverse[u.size:], w, distinct.tolist(),
+                    duplicates=duplicates, directed=symmetrize is not None,
+                    symmetrize=symmetrize, source=str(path))
+
+
+def _csv_arrow(path, hnum: int, delimiter: str, ncols: int, wcol):
+    """The fast path of :func:`read_csv`: integer ids and finite weights read by pyarrow's CSV
+    reader, or None (not installed, a non-integer id, a malformed or ragged row, a non-finite
+    weight, ...): the row-by-row path then reads the file and names the line at fault."""
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+    except ImportError:
+        return None
+    names = [f"c{k}" for k in range(ncols)]
+    types = {"c0": pa.int64(), "c1": pa.int64()}
+    if wcol is not None:
+        types[names[wcol]] = pa.float64()
+    try:
+        source = gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+        with source:
+            t = pcsv.read_csv(
+                source,
+                pcsv.ReadOptions(skip_rows=hnum, column_names=names, use_threads=True),
+                pcsv.ParseOptions(delimiter=delimiter, quote_char='"', double_quote=True,
+                                  newlines_in_values=False, ignore_empty_lines=True),
+                pcsv.ConvertOptions(column_types=types, include_columns=list(types),
+                                    null_values=[], strings_can_be_null=False,
+                                    quoted_strings_can_be_null=False))
+    except (pa.ArrowException, OSError, ValueError, EOFError):
+        return None
+    if any(t.column(c).null_count for c in types):
+        return None
+    u, v = t.column("c0").to_numpy(), t.column("c1").to_numpy()
+    w = t.column(names[wcol]).to_numpy() if wcol is not None else np.ones(u.size)
+    if not np.all(np.isfinite(w)):
+        return None
+    return u, v, np.asarray(w, dtype=np.float64)
+
+
+def _csv_rows(path, hnum, hline, delimiter, columns, wcol, ids):
+    """:func:`read_csv`'s general path: the rows after the header parsed one by one (Python's
+    ``csv``), each checked, ``(u, v, w)`` arrays (ids as ints or strings, by ``ids``)."""
+    expected = (f"rows of {len(columns)} fields, as the header row (line {hnum}: "
+                f"{hline.strip()!r}) names")
+    u, v, w = [], [], []
+    first, first_is_int = None, None
+    with open_text(path) as f:
+        for _ in range(hnum):
+            f.readline()
+        reader = csv.reader(f, delimiter=delimiter, skipinitialspace=True)
+        end = 0
+        for row in reader:
+            number, end = hnum + end + 1, reader.line_num
+            if not row or not any(c.strip() for c in row):
+                continue
+            line = delimiter.join(row)
+            if len(row) != len(columns):
+                raise GraphFormatError(path, number, line, expected,
+                                       problem=f"{len(row)} field(s) on this row")
+            a, b = row[0].strip(), row[1].strip()
+            for token in (a, b):
+                if not token:
+                    raise GraphFormatError(path, number, line, "a node id in each of the first "
+                                           "two columns", problem="an empty node id")
+            if ids != "str":
+                if first is None:
+                    first = (number, line)
+                    first_is_int = ids == "int" or bool(_INTEGER_ID.fullmatch(a))
+                for token in (a, b):
+                    if bool(_INTEGER_ID.fullmatch(token)) != first_is_int:
+                        raise _id_rule_error(path, number, token, first, first_is_int,
+                                             ids == "int")
+                if first_is_int:
+                    a, b = int(a), int(b)
+            u.append(a)
+            v.append(b)
+            if wcol is not None:
+                token = row[wcol].strip()
+                try:
+                    value = float(token)
+                except ValueError:
+                    raise GraphFormatError(path, number, token, f"a number in column "
+                                           f"{columns[wcol]!r}", problem="non-numeric "
+                                           f"weight") from None
+                if not math.isfinite(value):
+                    raise GraphFormatError(path, number, line, "a finite edge weight",
+                                           problem="a non-finite weight (NaN or inf)")
+                w.append(value)
+    if u and isinstance(u[0], int):
+        ua, va = np.asarray(u, dtype=np.int64), np.asarray(v, dtype=np.int64)
+    else:
+        ua = np.empty(len(u), dtype=object)
+        va = np.empty(len(v), dtype=object)
+        ua[:], va[:] = u, v
+    wa = np.asarray(w, dtype=np.float64) if wcol is not None else np.ones(len(u))
+    return ua, va, wa
+
+
+def check_csv_label(label) -> str:
+    """``str(label)`` if a CSV file can store it as a node id that reads back the same:
+    non-empty, no leading or trailing whitespace (the reader strips fields), no line break."""
+    s = str(label)
+    if not s or s != s.strip() or "\n" in s or "\r" in s:
+        raise ValueError(f"a CSV file cannot store node label {label!r} (empty, with leading or "
+                         f"trailing whitespace, or a line break); relabel first")
+    return s
+
+
+def write_csv(data: GraphData, f) -> None:
+    """Write a CSV edge file: a header row ``u,v`` (``u,v,weight`` when some weight is not 1,
+    the columns :func:`dpgraph.io.dask.read_edge_files` reads too), then one row per edge,
+    labels as ids (quoted where they hold a comma or a quote). Isolated nodes cannot appear:
+    a :class:`GraphInputWarning` counts them. String labels that would read back as integers
+    get a ``# ids: str`` line first, which :func:`read_csv` follows."""
+    names = np.asarray([check_csv_label(x) for x in data.labels], dtype=object)
+    i, j, w = data.edges()
+    isolated = int(np.count_nonzero(np.diff(data.weights.indptr) == 0))
+    if isolated:
+        warnings.warn(f"a CSV edge file cannot store the {isolated} isolated node(s); they are "
+                      f"not written", GraphInputWarning, stacklevel=3)
+    declared = ids_comment(data.labels)
+    if declared:
+        f.write(declared + "\n")
+    out = csv.writer(f, lineterminator="\n")
+    weighted = not data.is_unweighted
+    out.writerow(["u", "v", "weight"] if weighted else ["u", "v"])
+    cols = [names[i].tolist(), names[j].tolist()] + ([weight_column(w)] if weighted else [])
+    chunk = 1 << 16
+    for start in range(0, len(cols[0]), chunk):
+        out.writerows(zip(*(c[start:start + chunk] for c in cols)))
 
 
 # ----------------------------------------------------------------------------- DIMACS .col

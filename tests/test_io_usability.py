@@ -1,0 +1,250 @@
+"""Usability of graph input (user audit s59): parallel edges of graph objects named when they
+push weights above 1, string ids that look like numbers survive a file round trip, a header
+row is not read as an edge, and CSV edge files are a format."""
+
+import gzip
+import warnings
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import dpgraph
+from dpgraph.cli import app as cli
+from dpgraph.graph import DuplicateEdgeWarning, GraphInputWarning, as_graph_data
+from dpgraph.io import (GraphFormatError, check_labels_storable, detect_format, read_graph,
+                        write_graph)
+from dpgraph.private_input import check_private_graph_input, input_graph
+
+
+def _write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def _edges(data):
+    i, j, w = data.edges()
+    lab = data.labels
+    return {(frozenset((lab[a], lab[b])), float(c)) for a, b, c in zip(i, j, w)}
+
+
+def _run(capsys, *argv):
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ----------------------------------------------------------------------------- (a) parallel edges
+
+
+def _multigraph():
+    return nx.MultiGraph([(0, 1), (0, 1), (1, 2), (2, 0)])
+
+
+def _igraph_multi():
+    ig = pytest.importorskip("igraph")
+    return ig.Graph([(0, 1), (0, 1), (1, 2), (2, 0)])
+
+
+@pytest.mark.parametrize("make", [_multigraph, _igraph_multi,
+                                  lambda: [(0, 1), (0, 1), (1, 2), (2, 0)]],
+                         ids=["networkx", "igraph", "edge-list"])
+def test_summed_parallel_edges_are_named_in_the_weight_refusal(make):
+    """No weight attribute at all: the refusal said 'this graph has weights in [1.0, 2.0] ...
+    rescale the weights'; it names the parallel edges that were summed and duplicates='max'."""
+    G = make()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GraphInputWarning)
+        data = input_graph(G)
+    with pytest.raises(ValueError) as info:
+        check_private_graph_input(data)
+    text = str(info.value)
+    assert "1 parallel edge(s)" in text and "summed" in text
+    assert "duplicates='max'" in text and "[1.0, 2.0]" in text
+    # the advice works: each pair counted once
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DuplicateEdgeWarning)
+        check_private_graph_input(as_graph_data(make(), duplicates="max"))
+
+
+def test_max_cut_on_a_multigraph_names_the_parallel_edges():
+    with pytest.raises(ValueError, match="parallel edge.*summed.*duplicates='max'"):
+        dpgraph.max_cut(_multigraph(), epsilon=1.0, delta=0)
+
+
+def test_weights_above_one_without_parallel_edges_keep_the_plain_message():
+    G = nx.Graph()
+    G.add_weighted_edges_from([(0, 1, 2.0), (1, 2, 1.0), (2, 0, 1.0)])
+    with pytest.raises(ValueError) as info:
+        check_private_graph_input(input_graph(G))
+    assert "parallel" not in str(info.value) and "rescale" in str(info.value)
+
+
+def test_igraph_parallel_edges_merged_under_weight_none_warn_like_networkx():
+    g = _igraph_multi()
+    with pytest.warns(GraphInputWarning, match="igraph.Graph: 1 parallel edge.*weight=None"):
+        data = as_graph_data(g, weight=None)
+    assert data.m == 3 and data.is_unweighted
+    with pytest.warns(GraphInputWarning, match="networkx.MultiGraph: 1 parallel edge"):
+        as_graph_data(_multigraph(), weight=None)
+    ig = pytest.importorskip("igraph")
+    with warnings.catch_warnings():  # a simple igraph graph: nothing to say
+        warnings.simplefilter("error")
+        as_graph_data(ig.Graph([(0, 1), (1, 2)]), weight=None)
+
+
+# ----------------------------------------------------------------------------- (b) string ids
+
+
+def _padded():
+    H = nx.Graph()
+    H.add_edges_from([("007", "010"), ("010", "042"), ("042", "007"), ("042", "100")])
+    return H
+
+
+@pytest.mark.parametrize("name", ["x.txt", "x.tsv", "x.snap", "x.txt.gz", "x.csv", "x.csv.gz"])
+def test_zero_padded_string_ids_survive_a_round_trip(tmp_path, name):
+    """'007' came back as the int 7: the file now records '# ids: str' and the reader follows it."""
+    path = tmp_path / name
+    write_graph(_padded(), path)
+    back = read_graph(path)
+    assert back.labels == ("007", "010", "042", "100")
+    assert _edges(back) == _edges(as_graph_data(_padded()))
+    # an explicit rule still wins over the file's line
+    assert read_graph(path, ids="int").labels == (7, 10, 42, 100)
+
+
+def test_ids_line_only_where_labels_need_it(tmp_path):
+    write_graph(nx.path_graph(3), tmp_path / "ints.txt")
+    write_graph(nx.Graph([("a", "b")]), tmp_path / "names.txt")
+    for name in ("ints.txt", "names.txt"):
+        assert "ids:" not in (tmp_path / name).read_text()
+    assert read_graph(tmp_path / "ints.txt").labels == (0, 1, 2)
+
+
+def test_string_labels_that_differ_only_as_numbers_are_storable(tmp_path):
+    G = nx.Graph([("01", "1"), ("1", "x")])
+    check_labels_storable(list(G.nodes), "snap")
+    write_graph(G, tmp_path / "g.txt")
+    assert set(read_graph(tmp_path / "g.txt").labels) == {"01", "1", "x"}
+    with pytest.raises(ValueError, match="read back as the same text"):
+        check_labels_storable(["01", 1], "snap")
+
+
+def test_read_graph_documents_ids():
+    doc = read_graph.__doc__
+    assert "ids" in doc and "ids=\"str\"" in doc and "# ids: str" in doc
+
+
+# ----------------------------------------------------------------------------- (c) header rows
+
+
+def test_header_row_of_a_name_id_file_is_refused_not_an_edge(tmp_path):
+    p = _write(tmp_path, "g.txt", "source target\nuser_0\tuser_1\nuser_1\tuser_2\n")
+    for kw in ({}, {"ids": "str"}):
+        with pytest.raises(GraphFormatError, match="header row") as info:
+            read_graph(p, **kw)
+        assert info.value.line == 1 and str(p) in str(info.value) and "'#'" in str(info.value)
+    # commented out, it reads
+    p.write_text("# source target\nuser_0\tuser_1\nuser_1\tuser_2\n")
+    assert read_graph(p).labels == ("user_0", "user_1", "user_2")
+
+
+def test_header_row_of_an_integer_file_does_not_advise_string_ids(tmp_path, capsys):
+    """The advice was ids='str' (--ids str), which read the header as an edge."""
+    p = _write(tmp_path, "g.txt", "source target\n0 1\n1 2\n2 0\n")
+    with pytest.raises(GraphFormatError, match="header row") as info:
+        read_graph(p)
+    assert "ids='str'" not in str(info.value) and "'#'" in str(info.value)
+    assert info.value.line == 1
+    code, _, err = _run(capsys, "info", p)
+    assert code == 2 and "header row" in err and "--ids str" not in err
+
+
+@pytest.mark.parametrize("text", ["From\tTo\tWeight\n1\t2\t0.5\n2\t3\t1\n",
+                                  "source target weight\na b 0.5\nb c 1\n"])
+def test_three_column_header_row_is_refused(tmp_path, text):
+    with pytest.raises(GraphFormatError, match="header row") as info:
+        read_graph(_write(tmp_path, "g.txt", text))
+    assert info.value.line == 1
+
+
+def test_a_first_edge_of_nodes_named_like_columns_is_still_an_edge(tmp_path):
+    # 'u' and 'v' are nodes here (they occur again): no header
+    g = read_graph(_write(tmp_path, "g.txt", "u v\nv w\nw u\n"))
+    assert g.labels == ("u", "v", "w") and g.m == 3
+
+
+# ----------------------------------------------------------------------------- (d) CSV
+
+
+def test_csv_with_names_and_weights(tmp_path):
+    p = _write(tmp_path, "g.csv", "source,target,weight\nuser_0,user_1,0.5\n"
+                                  "user_0,user_2,0.25\nuser_2,user_1,1\n")
+    assert detect_format(p) == "csv"
+    g = read_graph(p)
+    assert g.labels == ("user_0", "user_1", "user_2")
+    assert _edges(g) == {(frozenset(("user_0", "user_1")), 0.5),
+                         (frozenset(("user_0", "user_2")), 0.25),
+                         (frozenset(("user_1", "user_2")), 1.0)}
+    assert read_graph(p, weight=None).is_unweighted
+
+
+def test_csv_integer_ids_gzip_and_column_names(tmp_path):
+    text = "a,b,w2,weight\n1,2,9,0.5\n2,3,9,1\n3,1,9,0.75\n"
+    p = tmp_path / "g.csv.gz"
+    with gzip.open(p, "wt") as f:
+        f.write(text)
+    for path in (p, _write(tmp_path, "plain.csv", text)):
+        g = read_graph(path)
+        assert g.labels == (1, 2, 3)
+        assert sorted(w for _, w in _edges(g)) == [0.5, 0.75, 1.0]
+        assert sorted(w for _, w in _edges(read_graph(path, weight="w2"))) == [9.0] * 3
+        assert read_graph(path, ids="str").labels == ("1", "2", "3")
+    with pytest.raises(GraphFormatError, match="'nope'"):
+        read_graph(p, weight="nope")
+
+
+def test_csv_errors_name_the_file_and_line(tmp_path):
+    cases = [("source,target\na,b\nb,c,d\n", 3, "3 field"),
+             ("source,target,weight\na,b,1\nb,c,heavy\n", 3, "non-numeric weight"),
+             ("source,target\n1,2\n2,x\n", 3, "non-integer node id"),
+             ("source,target,weight\n1,2,1\n2,3,nan\n", 3, "non-finite"),
+             ("1,2\n2,3\n", 1, "column names"),
+             ("source,target\n\n,b\n", 3, "empty node id")]
+    for k, (text, line, what) in enumerate(cases):
+        p = _write(tmp_path, f"bad{k}.csv", text)
+        with pytest.raises(GraphFormatError, match=what) as info:
+            read_graph(p)
+        assert info.value.line == line and str(p) in str(info.value)
+
+
+def test_csv_quoted_fields_tabs_and_repeated_pairs(tmp_path):
+    p = _write(tmp_path, "g.csv", 'source,target\n"Smith, A","Jones, B"\n"Jones, B","Smith, A"\n'
+                                  '"Jones, B",C\n')
+    with pytest.warns(DuplicateEdgeWarning, match="1 repeated"):
+        g = read_graph(p)
+    assert g.labels == ("C", "Jones, B", "Smith, A") and g.m == 2
+    tsv = _write(tmp_path, "g.tsv", "source\ttarget\tweight\nx\ty\t0.5\n")
+    assert _edges(read_graph(tsv, format="csv")) == {(frozenset("xy"), 0.5)}
+    with pytest.warns(GraphInputWarning, match="'value' is not read"):
+        read_graph(_write(tmp_path, "v.csv", "u,v,value\n1,2,0.5\n"))
+
+
+def test_csv_round_trip_and_unknown_content_hint(tmp_path):
+    G = nx.Graph()
+    G.add_weighted_edges_from([("a b", "c,d", 0.5), ("c,d", "e", 1.0), ("e", "a b", 0.25)])
+    write_graph(G, tmp_path / "out.csv")
+    assert (tmp_path / "out.csv").read_text().startswith("u,v,weight\n")
+    assert _edges(read_graph(tmp_path / "out.csv")) == _edges(as_graph_data(G))
+    with pytest.raises(GraphFormatError, match="format='csv'"):
+        read_graph(_write(tmp_path, "g.txt", "source,target,weight\na,b,1\nb,c,1\n"))
+
+
+def test_cli_reads_csv(capsys, tmp_path):
+    p = _write(tmp_path, "g.csv", "source,target\n007,010\n010,042\n042,007\n")
+    code, out, err = _run(capsys, "info", p)
+    assert code == 0 and "format:      csv" in out and "edges:       3" in out
+    code, out, err = _run(capsys, "info", p, "--ids", "str")
+    assert code == 0, err
