@@ -35,7 +35,7 @@ TIME_LIMIT = 5.0
 READERS = {
     "gset": ".gset", "snap": ".txt", "mtx": ".mtx", "metis": ".graph", "dimacs": ".col",
     "graphml": ".graphml", "gml": ".gml", "pajek": ".net", "edgelist": ".edgelist",
-    "gzip": ".gz", "detect": ".txt", "csp": ".csp",
+    "gzip": ".gz", "detect": ".txt", "csp": ".csp", "csv": ".csv",
 }
 
 _CSP_SEED = (b"# a 2-CSP\np csp 4 3 3\nc 0 1 1.5 0,1 1,0 2,2\nc 1 2 1 0,0\n"
@@ -50,7 +50,7 @@ def seed_files() -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for fmt in ("gset", "snap", "mtx", "metis", "dimacs", "graphml", "gml", "pajek",
-                    "edgelist"):
+                    "edgelist", "csv"):
             buf = io.BytesIO()
             if fmt in ("graphml", "gml", "pajek", "edgelist"):
                 writer = {"graphml": nx.write_graphml, "gml": nx.write_gml,

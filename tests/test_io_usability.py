@@ -248,3 +248,14 @@ def test_cli_reads_csv(capsys, tmp_path):
     assert code == 0 and "format:      csv" in out and "edges:       3" in out
     code, out, err = _run(capsys, "info", p, "--ids", "str")
     assert code == 0, err
+
+
+def test_csv_reader_errors_name_the_file_and_line(tmp_path):
+    """Python's csv module refuses a field over its size limit with csv.Error; the reader names
+    the file and line instead of letting it escape (found by the reader fuzzer)."""
+    from dpgraph.io import GraphFormatError
+
+    p = tmp_path / "big.csv"
+    p.write_text("u,v,weight\n1,2,1\n3,1" + "\x0b1" * 70000 + "\n")
+    with pytest.raises(GraphFormatError, match=r"big\.csv.*line 3"):
+        read_graph(p)

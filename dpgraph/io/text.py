@@ -493,7 +493,11 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
     if hnum is None:
         raise _empty(path, _CSV_HEADER)
     delimiter = "\t" if "\t" in hline and "," not in hline else ","
-    columns = [c.strip() for c in next(csv.reader([hline], delimiter=delimiter))]
+    try:
+        columns = [c.strip() for c in next(csv.reader([hline], delimiter=delimiter))]
+    except csv.Error as exc:
+        raise GraphFormatError(path, hnum, hline, _CSV_HEADER,
+                               problem=f"an unreadable header row ({exc})") from None
     if len(columns) < 2 or not all(columns[:2]):
         raise GraphFormatError(path, hnum, hline, _CSV_HEADER,
                                problem=f"{len(columns)} column name(s) in the header row"
@@ -586,7 +590,7 @@ def _csv_rows(path, hnum, hline, delimiter, columns, wcol, ids):
             f.readline()
         reader = csv.reader(f, delimiter=delimiter, skipinitialspace=True)
         end = 0
-        for row in reader:
+        for row in _csv_checked(reader, path, hnum):
             number, end = hnum + end + 1, reader.line_num
             if not row or not any(c.strip() for c in row):
                 continue
@@ -631,6 +635,21 @@ def _csv_rows(path, hnum, hline, delimiter, columns, wcol, ids):
         ua[:], va[:] = u, v
     wa = np.asarray(w, dtype=np.float64) if wcol is not None else np.ones(len(u))
     return ua, va, wa
+
+
+def _csv_checked(reader, path, hnum: int):
+    """The rows of a ``csv.reader``, its own errors (a field over ``csv.field_size_limit()``, a
+    NUL byte, ...) as a :class:`GraphFormatError` naming the file and line."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            number = hnum + reader.line_num
+            raise GraphFormatError(path, number, "", "rows of comma- or tab-separated fields",
+                                   problem=f"unreadable row ({exc})") from None
+        yield row
 
 
 def check_csv_label(label) -> str:
