@@ -47,3 +47,85 @@ def test_a_call_over_the_running_budget_is_refused_before_anything_is_spent(monk
 def test_ledger_must_be_a_privacy_ledger():
     with pytest.raises(TypeError, match="ledger must be a dpgraph.PrivacyLedger"):
         dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, ledger=(2.0, 1e-6))
+
+
+def test_threads_cannot_pass_the_check_together():
+    """Two calls in two threads against a running total that holds one of them: the request is
+    reserved under the ledger's lock, so exactly one runs and the other is refused unspent."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    total = PrivacyLedger(epsilon=1.5, delta=1e-6)
+
+    def call(seed):
+        try:
+            dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, rng=seed, ledger=total)
+            return "ran"
+        except PrivacyBudgetError as exc:
+            assert "nothing was spent" in str(exc)
+            return "refused"
+
+    with ThreadPoolExecutor(2) as pool:
+        outcomes = sorted(pool.map(call, [0, 1]))
+    assert outcomes == ["ran", "refused"]
+    assert total.spent[0] <= 1.0 + 1e-9 and not total._reserved
+
+
+def _call_in_worker(total):
+    try:
+        dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, rng=0, ledger=total)
+        return "ran"
+    except PrivacyBudgetError as exc:
+        return str(exc)
+
+
+def test_a_copy_in_another_process_is_refused_and_a_loaded_ledger_can_be_claimed():
+    """A process pool pickles the ledger into each worker, where charges would never reach the
+    parent's total: refused there. A ledger saved and loaded to go on is claimed first."""
+    import multiprocessing
+    import pickle
+    from concurrent.futures import ProcessPoolExecutor
+
+    total = PrivacyLedger(epsilon=1.5, delta=1e-6)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        message = pool.submit(_call_in_worker, total).result()
+    assert "belongs to process" in message and "total.extend(res.ledger)" in message
+    assert total.entries == ()
+    loaded = pickle.loads(pickle.dumps(total))  # this process: its own ledger still
+    dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, rng=0, ledger=loaded)
+    assert loaded.spent[0] > 0 and total.spent == (0.0, 0.0)
+    loaded._owner = -1  # as if loaded in another session
+    with pytest.raises(PrivacyBudgetError, match="claim"):
+        dpgraph.max_cut(G, epsilon=0.1, delta=1e-6, rng=0, ledger=loaded)
+    dpgraph.max_cut(G, epsilon=0.1, delta=1e-6, rng=0, ledger=loaded.claim())
+
+
+def test_a_call_that_fails_records_what_it_charged():
+    from dpgraph.privacy.ledger import records_in_ledger
+
+    @records_in_ledger
+    def fails_after_a_charge(*, epsilon, delta):
+        own = PrivacyLedger(epsilon=epsilon, delta=delta)
+        own.charge("first release", mechanism="laplace", epsilon=0.25, sensitivity=1.0,
+                   noise_scale=4.0)
+        raise RuntimeError("failed after a draw")
+
+    @records_in_ledger
+    def refuses_first(*, epsilon, delta):
+        raise ValueError("bad option")
+
+    total = PrivacyLedger(epsilon=2.0, delta=1e-6)
+    with pytest.raises(RuntimeError):
+        fails_after_a_charge(epsilon=1.0, delta=0.0, ledger=total)
+    with pytest.raises(ValueError):
+        refuses_first(epsilon=1.0, delta=0.0, ledger=total)
+    assert [e.name for e in total.entries] == ["first release"]
+    assert total.spent[0] == pytest.approx(0.25) and not total._reserved
+
+
+def test_copy_of_a_ledger_has_its_own_charges():
+    import copy
+
+    a = PrivacyLedger(epsilon=1.0)
+    b = copy.copy(a)
+    b.charge("x", mechanism="laplace", epsilon=0.5, sensitivity=1.0, noise_scale=2.0)
+    assert a.entries == () and len(b.entries) == 1

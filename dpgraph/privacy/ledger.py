@@ -35,12 +35,15 @@ and that each charge's own epsilon is the accountant's (docs/privacy.md 12).
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import math
 import os
 import sys
+import threading
 import warnings
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 
 from dpgraph.privacy.validation import check_delta, check_epsilon, check_number
@@ -163,6 +166,40 @@ class PrivacyLedger:
         self.conversion = conversion
         self._entries: list[LedgerEntry] = []
         self._reproducible = False
+        # a running budget (records_in_ledger): requests of calls under way, checked with the
+        # charges under one lock, and the process whose calls may record here
+        self._reserved: list[LedgerEntry] = []
+        self._lock = threading.Lock()
+        self._owner = os.getpid()
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        del state["_lock"]  # a lock does not pickle; the copy gets its own
+        state["_reserved"] = []
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_owner", os.getpid())
+        self._reserved = []
+        self._lock = threading.Lock()
+
+    def __copy__(self):
+        """A copy with its own list of charges (a shallow copy shared the list, so charging
+        the copy charged the original)."""
+        new = PrivacyLedger.__new__(PrivacyLedger)
+        new.__setstate__(copy.copy(self.__getstate__()))
+        new._entries = list(self._entries)
+        return new
+
+    def claim(self) -> "PrivacyLedger":
+        """Make the calling process this ledger's owner, so that ``ledger=`` calls record here:
+        for a running ledger saved to a file (pickle) and loaded to go on with the same budget
+        in a new session. A copy that reached a worker process is not the parent's ledger
+        (charges there never reach it); do not claim it: pass ``ledger=None`` in the workers
+        and ``total.extend(res.ledger)`` in the parent."""
+        self._owner = os.getpid()
+        return self
 
     # -- reproducible (seeded) noise: a testing mode, not a private release
     @property
@@ -241,8 +278,9 @@ class PrivacyLedger:
                                          delta=float(delta), rho=rho)])
 
     def _check_entries(self, new) -> None:
-        eps0, dlt0 = self.spent
-        eps, dlt = self._spent_of(self._entries + list(new))
+        held = self._entries + self._reserved  # the requests of running calls count too
+        eps0, dlt0 = self._spent_of(held)
+        eps, dlt = self._spent_of(held + list(new))
         name = new[-1].name if new else "charge"
         if self.epsilon is not None and eps > self.epsilon * (1 + _REL_TOL):
             raise PrivacyBudgetError(
@@ -275,15 +313,20 @@ class PrivacyLedger:
                             sensitivity_norm=sensitivity_norm,
                             noise_scale=None if noise_scale is None else float(noise_scale),
                             note=note, rho=rho, dp_event=dp_event)
-        self._check_entries([entry])
-        self._entries.append(entry)
+        with self._lock:
+            self._check_entries([entry])
+            self._entries.append(entry)
+        seen = _CHARGED.get()
+        if seen is not None:
+            seen.append(entry)
         return entry
 
     def extend(self, other: "PrivacyLedger") -> None:
         """Record every charge of ``other`` here (checking this ledger's budget first; all or
         nothing)."""
-        self._check_entries(list(other.entries))
-        self._entries.extend(other.entries)
+        with self._lock:
+            self._check_entries(list(other.entries))
+            self._entries.extend(other.entries)
         if other.reproducible:
             self.mark_reproducible(warn=False)
 
@@ -412,6 +455,10 @@ def reproducible_tag(ledger: PrivacyLedger) -> str:
     return f", {REPRODUCIBLE_NOTICE}" if ledger.reproducible else ""
 
 
+#: the charges made in the current context while a records_in_ledger call runs
+_CHARGED: ContextVar[list | None] = ContextVar("dpgraph_charged", default=None)
+
+
 def records_in_ledger(fn):
     """Give a private entry point (``max_cut``, ``privatize``, ...) the keyword ``ledger``: a
     caller's running :class:`PrivacyLedger` that holds several calls to one total budget.
@@ -420,8 +467,12 @@ def records_in_ledger(fn):
     spent* unless its requested ``(epsilon, delta)`` fits in ``L.remaining`` (the request, not
     what a pure route ends up spending: that is known only after the call); on return every
     charge of the call's own ledger (``result.ledger``) is recorded in ``L``. The call spends
-    at most its request, so the recording never exceeds ``L``'s budget. ``ledger=None`` (the
-    default): the call's own ledger only, as before.
+    at most its request, so the recording never exceeds ``L``'s budget. The request is reserved
+    in ``L`` while the call runs, under ``L``'s lock, so calls in several threads cannot pass
+    the check together; a call that raises records in ``L`` whatever it charged before the
+    error (nothing, for a refusal before any draw). A copy of ``L`` in another process (a
+    process pool's worker) is refused: its charges would never reach ``L``.
+    ``ledger=None`` (the default): the call's own ledger only, as before.
 
     >>> import networkx as nx, dpgraph
     >>> total = dpgraph.PrivacyLedger(epsilon=1.5, delta=1e-6)
@@ -449,15 +500,39 @@ def records_in_ledger(fn):
             raise TypeError(f"{fn.__name__}: ledger must be a dpgraph.PrivacyLedger (a running "
                             f"budget that the call's charges are recorded in), got "
                             f"{type(ledger).__name__}")
+        if ledger._owner != os.getpid():
+            raise PrivacyBudgetError(
+                f"{fn.__name__}: this ledger belongs to process {ledger._owner}, and this call "
+                f"runs in process {os.getpid()} (a worker of a process pool, or a ledger loaded "
+                f"from a file): charges recorded in this copy would never reach the original, so "
+                f"its total would not hold. In workers pass ledger=None and record each result "
+                f"in the parent with total.extend(res.ledger); a ledger loaded to go on with a "
+                f"saved budget: call ledger.claim() first. Nothing was spent.")
         epsilon = check_epsilon(kwargs.get("epsilon"))
         delta = check_delta(kwargs.get("delta", 0.0))
         name = f"{fn.__name__}(epsilon={epsilon:g}, delta={delta:g})"
+        request = LedgerEntry(name=name, mechanism="reserved", epsilon=epsilon, delta=delta)
+        with ledger._lock:  # check and reserve at once: concurrent calls cannot both pass
+            try:
+                ledger._check_entries([request])
+            except PrivacyBudgetError as exc:
+                raise PrivacyBudgetError(f"{exc} (nothing was spent)") from None
+            ledger._reserved.append(request)
+        charged: list = []
+        token = _CHARGED.set(charged)
+        result = None
         try:
-            ledger.check(epsilon, delta, name=name)
-        except PrivacyBudgetError as exc:
-            raise PrivacyBudgetError(f"{exc} (nothing was spent)") from None
-        result = fn(*args, **kwargs)
-        ledger.extend(result.ledger)
+            result = fn(*args, **kwargs)
+        finally:
+            _CHARGED.reset(token)
+            with ledger._lock:
+                ledger._reserved.remove(request)
+                # on success the call's own ledger; on an error, whatever it charged before it
+                # (a charge comes before its draw), so the total never misses a draw
+                done = list(result.ledger.entries) if result is not None else charged
+                ledger._entries.extend(done)
+        if result is not None and result.ledger.reproducible:
+            ledger.mark_reproducible(warn=False)
         return result
 
     wrapper.__signature__ = signature.replace(parameters=parameters)
