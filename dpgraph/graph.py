@@ -106,6 +106,8 @@ class GraphData:
     # (duplicates="sum": a multigraph, an igraph graph or an edge iterable listing a pair more
     # than once), so that a refusal of weights above 1 can name the cause (private_input.py)
     _summed: tuple = field(default=None, repr=False, compare=False)
+    # True once as_graph_data has seen ``weights`` in the canonical form (checked once)
+    _checked: bool = field(default=False, repr=False, compare=False)
 
     def __post_init__(self):
         n = self.weights.shape[0]
@@ -250,7 +252,7 @@ def _finalize(matrix, labels: Sequence[Hashable], *, source: str) -> GraphData:
     if not keep.all():
         W = sp.csr_array((C.data[keep], (C.row[keep], C.col[keep])), shape=(n, n))
     W.sort_indices()
-    return GraphData(weights=W, labels=label_sequence(labels))
+    return GraphData(weights=W, labels=label_sequence(labels), _checked=True)
 
 
 def _symmetrize(W: sp.csr_array, how: str | None, *, source: str) -> sp.csr_array:
@@ -679,9 +681,41 @@ def _no_labels(labels, what: str) -> None:
         raise ValueError(f"labels= is only for matrix input; {what} carries its own node labels")
 
 
+def _is_canonical(W) -> bool:
+    """Whether ``W`` is in :class:`GraphData`'s documented form: a float64 CSR array with
+    sorted indices and no duplicate entries, finite, no stored zeros, zero diagonal,
+    symmetric (O(nnz))."""
+    if not (sp.issparse(W) and W.format == "csr" and W.dtype == np.float64
+            and W.has_canonical_format):
+        return False
+    if W.nnz == 0:
+        return True
+    if not np.all(np.isfinite(W.data)) or np.any(W.data == 0) or np.any(W.diagonal() != 0):
+        return False
+    asym = W - W.T
+    return asym.count_nonzero() == 0
+
+
+def _checked_graph_data(G: GraphData, symmetrize) -> GraphData:
+    """A :class:`GraphData` built by hand is read as its adjacency says: one that is not in the
+    canonical form (duplicate entries, which SciPy sums into one pair of weight 2; a
+    self-loop; an asymmetric matrix) goes through :func:`from_matrix` on a copy, which sums,
+    drops or refuses as for any matrix, so the private pipeline's checks see the graph it
+    will read (the caller's matrix is left as it was). Checked once per object."""
+    if G._checked:
+        return G
+    if _is_canonical(G.weights):
+        object.__setattr__(G, "_checked", True)
+        return G
+    W = G.weights.copy() if sp.issparse(G.weights) else G.weights
+    out = from_matrix(W, G.labels, symmetrize=symmetrize, source="GraphData")
+    object.__setattr__(out, "_summed", G._summed)
+    return out
+
+
 def _as_graph_data(G, *, weight, symmetrize, duplicates, labels) -> GraphData:
     if isinstance(G, GraphData):
-        return G
+        return _checked_graph_data(G, symmetrize)
     library = _library_of(G)
     if library == "networkx":
         import networkx as nx

@@ -259,3 +259,29 @@ def test_csv_reader_errors_name_the_file_and_line(tmp_path):
     p.write_text("u,v,weight\n1,2,1\n3,1" + "\x0b1" * 70000 + "\n")
     with pytest.raises(GraphFormatError, match=r"big\.csv.*line 3"):
         read_graph(p)
+
+
+def test_hand_built_graph_data_is_read_as_its_adjacency_says():
+    """A GraphData built by hand with a pair stored twice (SciPy sums it: weight 2) passed the
+    [0, 1] check on its raw entries and was released; it is canonicalized on a copy first, so
+    the check sees weight 2, and the caller's matrix is left as it was."""
+    import scipy.sparse as sp
+
+    from dpgraph.graph import GraphData
+
+    n = 6
+    rows = np.array([0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 0, 1])
+    cols = np.array([1, 5, 0, 2, 1, 3, 2, 4, 3, 5, 4, 0, 1, 0])
+    order = np.lexsort((cols, rows))
+    rows, cols = rows[order], cols[order]
+    indptr = np.r_[0, np.cumsum(np.bincount(rows, minlength=n))]
+    W = sp.csr_array((np.ones(rows.size), cols, indptr), shape=(n, n))
+    g = GraphData(weights=W, labels=range(n))
+    with pytest.raises(ValueError, match=r"weights in \[1.0, 2.0\]"):
+        dpgraph.max_cut(g, epsilon=1.0, delta=1e-6)
+    assert not W.has_canonical_format and W.nnz == rows.size  # not summed in place
+    asym = GraphData(weights=sp.csr_array(np.triu(np.ones((n, n)), 1)), labels=range(n))
+    with pytest.raises(ValueError, match="directed"):
+        dpgraph.max_cut(asym, epsilon=1.0, delta=1e-6)
+    good = as_graph_data(nx.cycle_graph(n))
+    assert as_graph_data(good) is good  # canonical: passed through as it is
