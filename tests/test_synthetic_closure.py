@@ -165,3 +165,39 @@ def test_release_samples_keep_the_side_lean_and_the_block_pairs_through_the_swap
     assert np.array_equal(_block_pair_counts(closed.weights, blocks, k),
                           _block_pair_counts(plain.weights, blocks, k))
     assert np.array_equal(np.diff(closed.weights.indptr), np.diff(plain.weights.indptr))
+
+
+def test_python_swaps_in_threads_match_serial_and_keep_the_callers_generator():
+    """Without numba (DPGRAPH_NO_NUMBA=1: every kernel runs as Python on NumPy's global
+    generator) threads take turns, so seeded swaps in threads match the serial ones (they drew
+    from each other's seeded stream), and the caller's global state is put back."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        from concurrent.futures import ThreadPoolExecutor
+        import networkx as nx, numpy as np
+        from dpgraph.engine.local_search import numba_available
+        from dpgraph.graph import as_graph_data
+        from dpgraph.synthetic.closure import closure_swaps
+        assert not numba_available()
+        W = as_graph_data(nx.les_miserables_graph(), weight=None).weights
+        classes = np.zeros(W.shape[0], dtype=np.int64)
+        def swapped(seed):
+            return closure_swaps(W, classes, 1e9, attempts=2000, rng=seed)[0].indices.tobytes()
+        serial = [swapped(s) for s in range(6)]
+        np.random.seed(7); expected = np.random.random(); np.random.seed(7)
+        for _ in range(3):
+            with ThreadPoolExecutor(3) as pool:
+                assert list(pool.map(swapped, range(6))) == serial
+        assert np.random.random() == expected
+        print("ok")
+    """)
+    env = dict(os.environ, DPGRAPH_NO_NUMBA="1", OPENBLAS_NUM_THREADS="1")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

@@ -20,6 +20,8 @@ sample, the released classes and sides and ``tau~`` only: no privacy cost.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -42,6 +44,8 @@ CLOSURE_ATTEMPTS = 30
 MAX_CLOSURE_ATTEMPTS = 5_000_000
 # without numba the kernel runs as Python (about 10^5 attempts a second): fewer attempts
 PYTHON_ATTEMPTS = 200_000
+#: held while the kernel runs as Python on NumPy's global generator (no numba)
+_GLOBAL_RNG_LOCK = threading.Lock()
 # the sample's triangles are counted at a random subset of the nodes when the whole would
 # cost more than this many wedge checks (sum of deg^2 over the subset; the product it
 # forms holds up to that many entries, 12 bytes each)
@@ -197,13 +201,17 @@ def closure_swaps(weights, classes, gain_needed: float, *, attempts: int, rng=No
     if numba_available():
         gained, made, tried = _swap_kernel(indptr, indices, b, s, cum, float(gain_needed),
                                            int(attempts), seed)
-    else:  # the kernel as Python seeds NumPy's global generator: the caller's state is put back
-        state = np.random.get_state()
-        try:
-            gained, made, tried = _swap_kernel(indptr, indices, b, s, cum, float(gain_needed),
-                                               min(int(attempts), PYTHON_ATTEMPTS), seed)
-        finally:
-            np.random.set_state(state)
+    else:  # the kernel as Python seeds NumPy's global generator: the caller's state is put
+        # back, and one thread at a time (threads sampling at once drew from each other's
+        # seeded stream: a seeded sample differed from the same sample drawn alone)
+        with _GLOBAL_RNG_LOCK:
+            state = np.random.get_state()
+            try:
+                gained, made, tried = _swap_kernel(indptr, indices, b, s, cum,
+                                                   float(gain_needed),
+                                                   min(int(attempts), PYTHON_ATTEMPTS), seed)
+            finally:
+                np.random.set_state(state)
     out = sp.csr_array((np.ones(indices.size), indices, indptr), shape=(n, n))
     out.sort_indices()
     return out, {"gained": int(gained), "made": int(made), "tried": int(tried)}
