@@ -252,7 +252,13 @@ def _finalize(matrix, labels: Sequence[Hashable], *, source: str) -> GraphData:
     if not keep.all():
         W = sp.csr_array((C.data[keep], (C.row[keep], C.col[keep])), shape=(n, n))
     W.sort_indices()
-    return GraphData(weights=W, labels=label_sequence(labels), _checked=True)
+    labels = label_sequence(labels)
+    if not isinstance(labels, range) and any(label is None for label in labels):
+        # refused here, before anything is spent: every export (networkx, GraphML, ...) of a
+        # release on these labels would fail on it, as networkx refuses None as a node
+        raise ValueError(f"{source} has a node labelled None, which networkx and the graph "
+                         f"file formats cannot hold; relabel it (e.g. 'none')")
+    return GraphData(weights=W, labels=labels, _checked=True)
 
 
 def _symmetrize(W: sp.csr_array, how: str | None, *, source: str) -> sp.csr_array:

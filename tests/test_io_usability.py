@@ -285,3 +285,11 @@ def test_hand_built_graph_data_is_read_as_its_adjacency_says():
         dpgraph.max_cut(asym, epsilon=1.0, delta=1e-6)
     good = as_graph_data(nx.cycle_graph(n))
     assert as_graph_data(good) is good  # canonical: passed through as it is
+
+
+def test_a_none_label_is_refused_before_anything_is_spent():
+    edges = [(None, 1), (1, 2), (2, None), (2, 3)]
+    with pytest.raises(ValueError, match="labelled None"):
+        dpgraph.max_cut(edges, epsilon=1.0, delta=1e-6)
+    with pytest.raises(ValueError, match="labelled None"):
+        as_graph_data(np.eye(3)[::-1] + np.eye(3), labels=["a", None, "c"])
