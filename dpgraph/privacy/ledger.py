@@ -194,8 +194,8 @@ class PrivacyLedger:
 
     def claim(self) -> "PrivacyLedger":
         """Make the calling process this ledger's owner, so that ``ledger=`` calls record here:
-        for a running ledger saved to a file (pickle) and loaded to go on with the same budget
-        in a new session. A copy that reached a worker process is not the parent's ledger
+        for a running ledger saved to a file (pickle) and loaded by a later process to go on with
+        the same budget. A copy that reached a worker process is not the parent's ledger
         (charges there never reach it); do not claim it: pass ``ledger=None`` in the workers
         and ``total.extend(res.ledger)`` in the parent."""
         self._owner = os.getpid()

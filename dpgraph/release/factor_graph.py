@@ -397,7 +397,9 @@ class FactorPrivateGraph(PrivateGraph):
         (default :data:`~dpgraph.synthetic.factor_sampler.SAMPLE_CHUNK`), and the key of the tasks' random streams (one
         independent stream per task, :func:`dpgraph.privacy.rng.block_generator`). Every
         draw from ``rng`` happens here, so the in-memory sampler and the Dask one
-        (:meth:`sample_dask`) draw the same graph from the same plan."""
+        (:meth:`sample_dask`) draw the same graph from the same plan. ``rng=None`` here is fresh
+        secure randomness; :meth:`sample`, :meth:`sample_dask` and :meth:`write_sample` pass a
+        reproducible release's own stream instead (:meth:`PrivateGraph.sample`)."""
         from dpgraph.privacy.rng import block_key
 
         gen = make_rng(rng)
@@ -440,7 +442,11 @@ class FactorPrivateGraph(PrivateGraph):
         repeated pairs are dropped (the edge count comes out slightly below the released one on
         graphs with very high-degree nodes). ``O(m + n r)`` expected time and memory, on this
         machine; :meth:`sample_dask` draws the same graph as Dask tasks (the client then holds
-        ``O(n r)``). Post-processing, no privacy cost. A :class:`UserWarning` says when the
+        ``O(n r)``). Post-processing, no privacy cost. ``rng`` as in
+        :meth:`PrivateGraph.sample`: ``None`` on a reproducible release draws from (and
+        advances) its own seeded stream, shared with :meth:`sample_dask` and
+        :meth:`write_sample`; on a secure release, fresh secure randomness. A
+        :class:`UserWarning` says when the
         sample has fewer than ``n / 2`` edges (empty included), and when dropping repeated pairs
         left fewer than ``1 - REPEATS_WARN`` of the draws (small dense graphs: the complete
         graph on 30 nodes keeps about half).
@@ -461,7 +467,7 @@ class FactorPrivateGraph(PrivateGraph):
             return super().sample(rng)
         import scipy.sparse as sp
 
-        plan = self.sample_plan(rng, n_blocks=n_blocks)
+        plan = self.sample_plan(self._sample_rng(rng), n_blocks=n_blocks)
         n = self.n
         draws = sum(t[2] for t in plan.tasks)
         check_memory(sample_bytes(draws),
@@ -490,7 +496,8 @@ class FactorPrivateGraph(PrivateGraph):
         from dpgraph.synthetic.factor_sampler import sample_edges
 
         self._check_factor_sampler("sample_dask", n_blocks)
-        return sample_edges(self.sample_plan(rng, n_blocks=n_blocks), self.labels,
+        return sample_edges(self.sample_plan(self._sample_rng(rng), n_blocks=n_blocks),
+                            self.labels,
                             partitions=partitions)
 
     def write_sample(self, folder, rng=None, *, n_blocks: int | None = None,
@@ -502,7 +509,8 @@ class FactorPrivateGraph(PrivateGraph):
         from dpgraph.synthetic.factor_sampler import write_sampled_edges
 
         self._check_factor_sampler("write_sample", n_blocks)
-        return write_sampled_edges(self.sample_plan(rng, n_blocks=n_blocks), self.labels,
+        return write_sampled_edges(self.sample_plan(self._sample_rng(rng), n_blocks=n_blocks),
+                                   self.labels,
                                    folder, partitions=partitions)
 
     def _check_factor_sampler(self, name, n_blocks):

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from dpgraph.graph import GraphData, from_matrix, to_igraph, to_networkx
 from dpgraph.memory import check_memory
-from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag, spent_text
+from dpgraph.privacy import PrivacyLedger, reproducible_tag, spent_text
 from dpgraph.privacy.validation import check_integer, check_number
 
 __all__ = ["PrivateGraph", "DEFAULT_RANK"]
@@ -209,10 +209,23 @@ class PrivateGraph:
         ends of nodes over theirs (:func:`dpgraph.synthetic.sampler.restore_degrees`).
         Otherwise pair ``{i, j}`` is an edge with probability ``min(W_ij, 1)`` independently
         (``W`` = :meth:`weights`). A :class:`UserWarning` says when the sample has fewer than
-        ``n / 2`` edges (empty included) and names the released count."""
+        ``n / 2`` edges (empty included) and names the released count.
+
+        Every edge of the sample has weight 1; the released counts are weighted (a weight ``w``
+        in [0, 1] counts as ``w`` of an edge), so on a weighted input the sample has about the
+        input's total edge weight in edges (:attr:`edge_count`), fewer than its edges
+        (``weight=None`` in :func:`dpgraph.privatize` releases the edges unweighted).
+
+        ``rng``: given (an int, a ``SeedSequence`` or a ``Generator``), the sample draws from
+        it. ``None`` (default): on a release made with ``rng=None`` (secure mode), fresh secure
+        randomness, a different graph each call; on a reproducible release (made with a seed
+        or a caller's generator; its ledger says so), the next draws of the release's own
+        generator, keyed by its released values (a function of that seed and the input): two
+        calls give two different graphs, and re-running the script gives the same sequence
+        (NumPy's semantics)."""
         from dpgraph.synthetic.block_model import warn_if_sparse_sample
 
-        gen = make_rng(rng)
+        gen = self._sample_rng(rng)
         if self.block_model is not None:
             from dpgraph.synthetic.release import synthetic_memory
             from dpgraph.synthetic.sampler import sample_block_model
@@ -235,6 +248,25 @@ class PrivateGraph:
         warn_if_sparse_sample(rows.size, self.n, stacklevel=3)
         A = sp.coo_array((np.ones(rows.size), (rows, cols)), shape=(self.n, self.n))
         return from_matrix((A + A.T).tocsr(), self.labels, source="sampled synthetic graph")
+
+    def _sample_rng(self, rng):
+        """The generator of one sample: ``rng`` when given; else fresh secure randomness for a
+        secure release, and for a reproducible one (its ledger's mark) its own stream, made at
+        the first sample from a digest of its released values (degrees, normalizer, the block
+        model's arrays) and advanced by every sample
+        (:func:`dpgraph.synthetic.sample_streams.sample_generator`)."""
+        from dpgraph.synthetic.sample_streams import sample_generator
+
+        def values():
+            bm = self.block_model
+            return (type(self).__name__, self.n, self.degrees, self.normalizer,
+                    *((bm.degrees, bm.block_counts, bm.blocks) if bm is not None else ()))
+
+        gen, stream = sample_generator(rng, self.__dict__.get("_sample_stream"),
+                                       self.ledger.reproducible, values)
+        if stream is not None:
+            self.__dict__["_sample_stream"] = stream
+        return gen
 
     def solver_options(self) -> dict:
         """Engine options suited to this release's form (none for a dense release)."""

@@ -239,11 +239,11 @@ def projected_core_sensitivity(adjacency, basis: np.ndarray) -> float:
     >>> round(projected_core_sensitivity(1.0, np.ones((4, 1)) / 2), 6)
     0.353553
     """
-    from dpgraph.spectral.coherence import _orthonormal
+    from dpgraph.spectral.coherence import check_orthonormal
 
     if not isinstance(adjacency, EntryAdjacency):
         adjacency = _delta(adjacency)
-    B = _orthonormal(basis, "basis")
+    B = check_orthonormal(basis, "basis")
     norms = np.sqrt(np.einsum("ij,ij->i", B, B))
     top = np.sort(norms)[-2:] if norms.size >= 2 else np.array([0.0, norms[0]])
     b1, b2 = float(top[-1]), float(top[-2])

@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["coherence", "basic_coherence", "subspace_distance", "max_row_norm"]
+__all__ = ["coherence", "basic_coherence", "subspace_distance", "max_row_norm",
+           "check_orthonormal"]
 
 
-def _orthonormal(U, name: str) -> np.ndarray:
+def check_orthonormal(U, name: str) -> np.ndarray:
+    """``U`` as a float ``n x r`` array (a vector as one column) with orthonormal columns
+    (``U.T @ U == I`` to 1e-6), or a ValueError naming ``name``.
+
+    >>> check_orthonormal([1.0, 0.0], "u").shape
+    (2, 1)
+    """
     U = np.asarray(U, dtype=np.float64)
     if U.ndim == 1:
         U = U[:, None]
@@ -58,7 +65,7 @@ def coherence(U) -> float:
     >>> coherence(np.eye(4)[:, :1])
     4.0
     """
-    U = _orthonormal(U, "U")
+    U = check_orthonormal(U, "U")
     n, r = U.shape
     return n / r * max_row_norm(U) ** 2
 
@@ -103,8 +110,8 @@ def subspace_distance(U, V) -> float:
     >>> subspace_distance(e[:, :1], e[:, 1:])
     1.0
     """
-    U = _orthonormal(U, "U")
-    V = _orthonormal(V, "V")
+    U = check_orthonormal(U, "U")
+    V = check_orthonormal(V, "V")
     if U.shape[0] != V.shape[0]:
         raise ValueError(f"U and V must have the same number of rows, got {U.shape[0]} and "
                          f"{V.shape[0]}")

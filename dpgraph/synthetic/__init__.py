@@ -10,6 +10,8 @@ their samplers.
 - :mod:`~dpgraph.synthetic.degree_classes`: degree classes and their mixing.
 - :mod:`~dpgraph.synthetic.sampler`: :func:`sample_block_model`, graphs drawn from a block model;
   :mod:`~dpgraph.synthetic.factor_sampler`: graphs drawn from a low-rank release.
+- :mod:`~dpgraph.synthetic.sample_streams`: which generator ``sample()`` without an ``rng``
+  draws from (a seeded release's own stream; fresh secure randomness otherwise).
 
 Imports point one way: ``block_model`` <- ``communities``, ``degree_classes``, ``sampler`` <-
 ``release``.
@@ -25,11 +27,12 @@ from dpgraph.synthetic.communities import (node_block_counts, private_communitie
                                            synthetic_partition)
 from dpgraph.synthetic.degree_classes import (degree_bins, mixing_assortativity,
                                               release_degree_mixing, split_by_degree_bins)
-from dpgraph.synthetic.release import (SyntheticRelease, community_signal, default_init_labels,
-                                       default_rounds, release_synthetic)
+from dpgraph.synthetic.release import (SyntheticRelease, community_signal,
+                                       default_init_labels, default_rounds, release_synthetic)
 from dpgraph.synthetic.sampler import sample_block_model
 
-__all__ = ["BlockModel", "SyntheticRelease", "release_synthetic", "sample_block_model",
+__all__ = ["BlockModel", "SyntheticRelease", "release_synthetic",
+           "sample_block_model",
            "release_block_model", "release_split_block_model", "consistent_block_model",
            "release_edge_count", "match_edge_count", "degrees_summing_to", "block_edge_counts",
            "degree_split", "split_block_statistics", "split_block_scales", "synthetic_partition",

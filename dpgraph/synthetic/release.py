@@ -12,7 +12,7 @@ block model) with :func:`default_init_labels` and :func:`default_rounds`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from dpgraph.graph import GraphData, label_sequence
 from dpgraph.io.dask import is_dask_input
 from dpgraph.memory import available_memory, check_memory
 from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag
+from dpgraph.privacy.ledger import records_in_ledger
 from dpgraph.privacy.validation import check_epsilon, check_flag, check_integer, check_share
 from dpgraph.private_input import check_private_graph_input, input_graph
 from dpgraph.progress import report
@@ -39,6 +40,7 @@ from dpgraph.synthetic.clustering import (affinity_density, clustering_informati
                                           projection_cap, release_transitivity)
 from dpgraph.synthetic.degree_classes import split_by_released_degree_classes
 from dpgraph.synthetic.degree_prior import matched_degrees
+from dpgraph.synthetic.sample_streams import sample_generator, sample_stream
 from dpgraph.synthetic.sampler import FILL_CHUNK, sample_block_model
 from dpgraph.synthetic.sides import best_block_split, release_cut_lead, side_pass
 
@@ -164,7 +166,9 @@ class SyntheticRelease:
 
     ``sample(rng)`` draws a synthetic graph (post-processing, as often as wanted; a
     :class:`UserWarning` when the released count is below ``n / 2``);
-    ``edge_count`` is the released edge count (every sample has exactly that many edges).
+    ``edge_count`` is the released edge count (every sample has exactly that many edges). On a
+    weighted input it estimates the input's total edge weight, not its number of edges
+    (:func:`release_synthetic`, "Weights").
     """
 
     block_model: BlockModel
@@ -189,6 +193,11 @@ class SyntheticRelease:
     #: degrees' noise;
     #: :func:`~dpgraph.synthetic.sampler.sample_block_model`'s ``block_tolerance``), or None
     block_tolerance: float | None = None
+    #: reproducible mode only (the release was made with a seed or a caller's generator): the
+    #: generator ``sample(rng=None)`` draws from and advances, a child stream of that seed
+    #: spawned at release time (:func:`~dpgraph.synthetic.sample_streams.sample_stream`);
+    #: None for a secure release (each sample then draws fresh secure randomness)
+    sample_rng: np.random.Generator | None = field(default=None, repr=False)
 
     @property
     def n(self) -> int:
@@ -205,11 +214,40 @@ class SyntheticRelease:
         block: :func:`~dpgraph.synthetic.sampler.restore_degrees`), then, where a
         transitivity was released (``closure``), rewired until its own projection has it
         (:func:`~dpgraph.synthetic.closure.close_triangles`; degrees and the edge counts
-        between blocks and released sides kept). Post-processing: no privacy cost."""
+        between blocks and released sides kept). Post-processing: no privacy cost.
+
+        Every edge of the sample has weight 1, and it has exactly :attr:`edge_count` edges: on
+        a weighted input that is the released estimate of the input's *total edge weight*
+        (each weight in [0, 1] counts as that fraction of an edge), so a graph of 88,234 edges
+        of weights 0.25-1 (total 55,233) gives samples of about 55,200 edges
+        (:func:`release_synthetic`, "Weights"; ``weight=None`` releases the edges unweighted).
+
+        ``rng``: the sample's randomness. Given (an int, a ``SeedSequence`` or a
+        ``Generator``), the sample draws from it: ``sample(rng=1)`` is the same graph every
+        time. ``None`` (default): on a release made with ``rng=None`` (secure mode) fresh secure
+        randomness, a different graph each call; on a release made with a seed or a caller's
+        generator (reproducible mode), the next draws of :attr:`sample_rng`, the release's own
+        stream spawned from that seed: two calls give two different graphs, and re-running the
+        script gives the same sequence (NumPy's semantics).
+
+        >>> import networkx as nx, warnings
+        >>> G = nx.Graph(nx.karate_club_graph().edges())
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")  # seeded: reproducible mode warns
+        ...     a, b = (release_synthetic(G, epsilon=1.0, rng=0) for _ in range(2))
+        >>> edges = lambda S: (S.weights.indptr.tolist(), S.weights.indices.tolist())
+        >>> edges(a.sample()) == edges(b.sample()), edges(a.sample()) == edges(b.sample())
+        (True, True)
+        >>> edges(a.sample()) == edges(a.sample())  # the stream advances
+        False
+        """
         bm = self.block_model
         warn_if_sparse_sample(bm.edge_count, bm.n, bm.edge_total, stacklevel=3)
         k = bm.block_counts.shape[0]
-        gen = make_rng(rng)
+        gen, self.sample_rng = sample_generator(
+            rng, self.sample_rng, self.ledger.reproducible,
+            lambda: (bm.degrees, bm.block_counts, bm.blocks, bm.edge_total, self.sides,
+                     self.closure))
         g = sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,
                                rng=gen, labels=self.labels, groups=bm.groups,
                                affinity_cap=self.affinity_cap,
@@ -336,6 +374,7 @@ def _release_communities(data, m_hat: float, *, epsilon: float, ledger, rng, dia
     return blocks, (degrees, variances)
 
 
+@records_in_ledger
 def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weight",
                       community_share: float = COMMUNITY_SHARE, init_share: float = INIT_SHARE,
                       rounds: int | None = None, count_share: float = SPLIT_COUNT_SHARE,
@@ -428,15 +467,35 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
 
     Unlike the export of :func:`dpgraph.privatize` this keeps no spectral release.
 
+    **Weights.** The adjacency is edge-level on weighted graphs (docs/privacy.md 7): two inputs
+    are neighbours when one pair's weight in [0, 1] differs by at most 1. Every count above is
+    a weighted count (the total edge weight, weighted degrees, the weight between blocks), so
+    a weight ``w`` counts as ``w`` of an edge (as an edge present with probability ``w``), and
+    what is released is a model of the weighted graph whose samples are *unweighted*: each
+    sample has exactly :attr:`SyntheticRelease.edge_count` edges of weight 1, the released
+    estimate of the input's total edge weight, and degrees that follow its weighted ones. On
+    0/1 weights that is the edge count; a graph of 88,234 edges of weights 0.25-1 (total
+    55,233) gives samples of about 55,200 edges. To release the edges themselves, each as one
+    edge, pass ``weight=None``. No warning says so when the weights are not all 1: a warning
+    that depends on it would tell two adjacent graphs apart (docs/privacy.md 4.12);
+    :func:`dpgraph.lab.evaluate.synthetic_report` compares a sample with both the input's edge
+    count and its total weight.
+
     Parameters
     ----------
     G : graph (NetworkX, igraph, SciPy sparse, GraphData), edge weights in [0, 1]
     epsilon : float
         Total privacy budget (delta = 0).
-    rng : None, int or numpy.random.Generator
-        None: the secure generator; an int: reproducible (and warned about).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        None: the secure generator (secure mode; ``sample()`` then draws fresh secure
+        randomness each call). An int, a ``SeedSequence`` or a generator of yours: reproducible
+        mode (not private; warned about): the release's noise comes from it, and ``sample()``
+        without an ``rng`` draws from a child stream spawned from it here
+        (:attr:`SyntheticRelease.sample_rng`), so a seeded script gives the same samples
+        every run, and successive ``sample()`` calls different ones.
     weight : str or None
-        Edge attribute read as weight; None: every edge weighs 1.
+        Edge attribute read as weight (default ``"weight"``; "Weights" above: the samples
+        then have about the total weight in edges); None: every edge weighs 1.
     community_share, init_share, count_share : float in (0, 1)
     bin_share : float in [0, 1)
         Share of ``epsilon`` for the degree-class counts (step 3; 0 turns it off);
@@ -482,6 +541,11 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         epsilon 0.5-2: truer degrees, paths and EVC) and worse on chameleon and facebook
         (benchmarks/NOTES.md).
 
+    ledger : PrivacyLedger, optional
+        A running budget for several calls: the call is refused before anything is spent
+        unless its ``epsilon`` fits in ``ledger.remaining``, and its charges are recorded
+        there on return (:func:`dpgraph.privacy.ledger.records_in_ledger`).
+
     Returns
     -------
     SyntheticRelease
@@ -492,6 +556,11 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         Fewer than 3 nodes, weights outside [0, 1], a share outside (0, 1), an unknown
         ``communities`` or ``community_method``, or a Dask edge list (use
         ``dpgraph.privatize(..., route="matrix-free").sample()`` there).
+
+    Warns
+    -----
+    dpgraph.privacy.ReproducibleNoiseWarning
+        ``rng`` is not None or a secure generator.
 
     Examples
     --------
@@ -598,7 +667,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     return SyntheticRelease(block_model=bm, ledger=ledger, labels=label_sequence(data.labels),
                             diagnostics=diag, affinity_cap=use_prior, sides=sides,
                             side_accept=accept, closure=closure,
-                            block_tolerance=BLOCK_RESTORE_SDS * degree_sd)
+                            block_tolerance=BLOCK_RESTORE_SDS * degree_sd,
+                            sample_rng=sample_stream(gen))  # reproducible mode only
 
 
 def _release_sides(data, bm: BlockModel, *, epsilon: float, ledger, rng, diag: dict):
