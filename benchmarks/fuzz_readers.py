@@ -72,7 +72,7 @@ def main(argv=None) -> int:
     limit = int(args.memory_gib * 2**30)
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     print(f"{'reader':9} {'inputs':>7} {'graph':>6} {'GraphFormatError':>16} {'ValueError':>10} "
-          f"{'TypeError':>9} {'failures':>8} {'slowest s':>9} {'time s':>7}")
+          f"{'TypeError':>9} {'memory':>6} {'failures':>8} {'slowest s':>9} {'time s':>7}")
     bad = 0
     with tempfile.TemporaryDirectory() as d:
         for reader in args.readers:
@@ -81,7 +81,8 @@ def main(argv=None) -> int:
             c = out["counts"]
             total = sum(c.values())
             print(f"{reader:9} {total:7d} {c['ok']:6d} {c['GraphFormatError']:16d} "
-                  f"{c['ValueError']:10d} {c['TypeError']:9d} {c['FAILURE']:8d} "
+                  f"{c['ValueError']:10d} {c['TypeError']:9d} "
+                  f"{c['InsufficientMemoryError']:6d} {c['FAILURE']:8d} "
                   f"{out['slowest']:9.3f} {time.perf_counter() - t0:7.1f}", flush=True)
             for f in out["failures"]:
                 print("   ", f)

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from dpgraph.engine.formats import read_csp
 from dpgraph.graph import from_edges
 from dpgraph.io import GraphFormatError, read_graph, write_graph
+from dpgraph.memory import InsufficientMemoryError
 
 __all__ = ["READERS", "TIME_LIMIT", "Hang", "seed_files", "fuzzed_file", "check_reader"]
 
@@ -196,7 +197,7 @@ def check_reader(reader: str, data: bytes, fmt, directory) -> str:
         return "ok"
     except Hang:
         raise AssertionError(f"{reader}: read hung (> {TIME_LIMIT} s) on {data[:200]!r}") from None
-    except (GraphFormatError, ValueError, TypeError) as exc:
+    except (GraphFormatError, ValueError, TypeError, InsufficientMemoryError) as exc:
         msg = str(exc)
         if path not in msg:
             raise AssertionError(f"{reader}: {type(exc).__name__} does not name the file: {msg!r} "

@@ -117,3 +117,14 @@ def test_gset_g3_reads_as_max3cut():
     inst = dpgraph.read_csp(os.path.join(os.environ["DPGRAPH_DATA"], "gset", "G3.txt"),
                             "max-k-cut", k=3)
     assert (inst.n, inst.q, inst.m) == (800, 3, 19176)
+
+
+def test_a_csp_header_too_large_for_memory_is_refused_naming_the_file(tmp_path):
+    """A header's q of 9.2e18 values is a memory refusal that names the file (found by the
+    reader fuzzer: it escaped without the path)."""
+    from dpgraph.memory import InsufficientMemoryError
+
+    p = tmp_path / "huge.csp"
+    p.write_text("p csp 4 9223372036854775807 1\nc 0 1 1.0 0,1\n")
+    with pytest.raises(InsufficientMemoryError, match=r"huge\.csp: .*nothing was allocated"):
+        dpgraph.read_csp(p)

@@ -42,7 +42,7 @@ import numpy as np
 from dpgraph.engine.twocsp import CSPInstance, instance_bytes, label_graph_bytes
 from dpgraph.graph import as_graph_data
 from dpgraph.io import read_graph
-from dpgraph.memory import check_memory
+from dpgraph.memory import InsufficientMemoryError, check_memory
 
 __all__ = ["read_csp", "write_csp", "max_k_cut_instance", "read_wcnf", "read_max_k_cut", "CSP_FORMATS"]
 
@@ -343,6 +343,8 @@ def read_csp(path, format: str | None = None, *, k: int | None = None,
         return CSPInstance(n, q, cons).with_source(path, lines)
     except ValueError as exc:
         raise ValueError(_at_constraint_line(path, str(exc), lines)) from None
+    except InsufficientMemoryError as exc:  # e.g. a header's q of 10^18 values
+        raise InsufficientMemoryError(f"{path}: {exc}") from None
 
 
 def _at_constraint_line(path, message: str, lines: list) -> str:
