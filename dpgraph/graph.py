@@ -754,9 +754,13 @@ def _as_graph_data(G, *, weight, symmetrize, duplicates, labels) -> GraphData:
             G = (t[:2] if isinstance(t, (tuple, list)) and len(t) == 3 else t for t in G)
         return from_edges(G, duplicates=duplicates, directed=symmetrize is not None,
                           symmetrize=symmetrize)
+    held = getattr(G, "graph", None)  # e.g. datasets.planted_cut's PlantedInstance
+    hint = (f" ({type(G).__name__} holds one: pass its .graph)"
+            if isinstance(held, GraphData) or _library_of(held) in ("networkx", "igraph")
+            else "")
     raise TypeError(
         f"cannot make a graph from {type(G).__name__}; pass a networkx or igraph graph, a SciPy "
-        f"sparse or NumPy matrix, or an iterable of (u, v[, w]) tuples"
+        f"sparse or NumPy matrix, or an iterable of (u, v[, w]) tuples{hint}"
     )
 
 

@@ -293,3 +293,9 @@ def test_a_none_label_is_refused_before_anything_is_spent():
         dpgraph.max_cut(edges, epsilon=1.0, delta=1e-6)
     with pytest.raises(ValueError, match="labelled None"):
         as_graph_data(np.eye(3)[::-1] + np.eye(3), labels=["a", None, "c"])
+
+
+def test_a_planted_instance_is_pointed_to_its_graph():
+    inst = dpgraph.datasets.planted_cut(40, 6, rng=0)
+    with pytest.raises(TypeError, match=r"PlantedInstance holds one: pass its \.graph"):
+        dpgraph.max_cut(inst, epsilon=1.0, delta=1e-6)
