@@ -118,3 +118,30 @@ def test_max_k_cut_assignment_is_keyed_by_the_graph_labels():
     assert inst.value({i: i % 3 for i in range(6)}) == 6.0
     with pytest.raises(ValueError, match="distinct"):
         CSPInstance(2, 2, [(0, 1, {(0, 1)}, 1.0)]).with_names(["a", "a"])
+
+
+@pytest.mark.parametrize("route", [None, "randomized-response"])
+def test_label_graph_memory_refusal_comes_before_any_charge_and_names_no_size(monkeypatch,
+                                                                               route):
+    """The label-extended graph's size follows the private constraints: a refusal for it
+    comes before the first charge and prints no number of pairs (it came after the released
+    total weight, with the exact private count of allowed label pairs)."""
+    import dpgraph
+    from dpgraph.engine.twocsp import label_graph_bytes
+    from dpgraph.memory import InsufficientMemoryError
+    from dpgraph.privacy import PrivacyLedger
+
+    n, q, K = 12, 3, 200
+    full = {(a, b) for a in range(q) for b in range(q)}
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    inst = CSPInstance(n, q, [(*pairs[k % len(pairs)], full, 1.0) for k in range(K + 1)])
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", str(label_graph_bytes(n, q, 9 * K)))
+    charged = []
+    real = PrivacyLedger.charge
+    monkeypatch.setattr(PrivacyLedger, "charge",
+                        lambda self, name, **kw: charged.append(name) or real(self, name, **kw))
+    options = None if route is None else {"route": route}
+    with pytest.raises(InsufficientMemoryError, match="nothing was spent") as info:
+        dpgraph.max_2csp(inst, epsilon=2.0, delta=1e-6, rank=2, privatize_options=options)
+    assert charged == []
+    assert str(9 * (K + 1)) not in str(info.value) and "1,809" not in str(info.value)

@@ -245,6 +245,30 @@ def _check_instance(instance, relation_size, *, local: bool = False):
 TOTAL_UPPER_LEVEL = 0.999
 
 
+def _check_label_graph_fits(instance) -> None:
+    """Refuse, before the first charge, a label-extended graph that would not fit in memory.
+
+    Its size follows the number of allowed label pairs over all constraints, which is private:
+    built after the first release, its refusal came after a charge, and a refusal names no
+    size (two neighbouring instances either side of the limit would be told apart by the
+    number). Memory is outside the model (docs/privacy.md 11.1), as the instance itself, which
+    the caller already holds, is."""
+    from dpgraph.engine.twocsp import label_graph_bytes
+    from dpgraph.memory import InsufficientMemoryError, format_bytes, memory_limit
+
+    have, where = memory_limit()
+    if have is None:
+        return
+    pairs = int(np.count_nonzero(instance._arrays[2]))
+    if label_graph_bytes(instance.n, instance.q, pairs) > have:
+        raise InsufficientMemoryError(
+            f"the label-extended graph of {instance.n:,} variables x {instance.q:,} values "
+            f"(one node per variable and value, an edge per allowed label pair of each "
+            f"constraint) does not fit in the {format_bytes(have)} {where}; nothing was spent. "
+            f"Its size follows the constraints, which are private, so none is printed: fewer "
+            f"constraints, smaller relations, or a machine with more memory would fit.")
+
+
 def _release_total_weight(instance, *, epsilon: float, ledger: PrivacyLedger, rng
                           ) -> tuple[float, float]:
     """The total constraint weight (Laplace, sensitivity 1: one constraint of weight <= 1;
@@ -301,6 +325,7 @@ def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: flo
     from dpgraph.release.routes.local import release_local_labels
 
     _check_local_memory(instance)  # before any draw or allocation of size n q
+    _check_label_graph_fits(instance)
     epsilon = ledger.epsilon
     eps_total, eps_estimate = CSP_TOTAL_SHARE * epsilon, estimate_share * epsilon
     total, upper = _release_total_weight(instance, epsilon=eps_total, ledger=ledger, rng=rng)
@@ -499,6 +524,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
         raise ValueError(f"delta=0 asks for pure epsilon-DP: leave privatize_options['route'] "
                          f"unset (the local route) instead of {route!r}, or pass delta > 0")
     _check_dense_release(instance.n * instance.q, rank, privatize_options)  # before any draw
+    _check_label_graph_fits(instance)
     eps_select, eps_estimate = answer_side_budgets(epsilon, select_share, estimate_share)
     eps_total = CSP_TOTAL_SHARE * epsilon
     eps_p = left(epsilon, eps_total, eps_select, eps_estimate)
