@@ -252,8 +252,11 @@ def can_run(name, args, kwargs):
         if _asks_for_privacy(kwargs):
             import warnings
 
+            from dpgraph.privacy.ledger import caller_stacklevel
+
+            # attributed to the caller's line, past NetworkX's dispatcher frames
             warnings.warn(f"the dpgraph backend declined the call: {reason}",
-                          BackendDeclinedWarning, stacklevel=2)
+                          BackendDeclinedWarning, stacklevel=caller_stacklevel())
         return reason
     return True
 

@@ -295,3 +295,19 @@ def test_reproducible_noise_warning_points_at_the_callers_line():
         dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, weight=None, rng=0)
     places = {w.filename for w in caught if issubclass(w.category, ReproducibleNoiseWarning)}
     assert places == {__file__}
+
+
+def test_declined_warning_points_at_the_callers_line():
+    """The BackendDeclinedWarning named NetworkX's dispatcher as its place; it names the line
+    that called NetworkX."""
+    import warnings
+
+    G = nx.karate_club_graph()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(NotImplementedError):
+            nx.approximation.one_exchange(G, initial_cut={0}, backend="dpgraph", epsilon=1.0,
+                                          delta=1e-6)
+    places = {w.filename for w in caught
+              if issubclass(w.category, nx_backend.BackendDeclinedWarning)}
+    assert places == {__file__}

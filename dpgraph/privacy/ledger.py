@@ -50,14 +50,14 @@ from dpgraph.privacy.validation import check_delta, check_epsilon, check_number
 from dpgraph.privacy.rng import REPRODUCIBLE_NOTICE, ReproducibleNoiseWarning
 
 __all__ = ["PrivacyBudgetError", "LedgerEntry", "PrivacyLedger", "reproducible_tag",
-           "spent_text", "records_in_ledger"]
+           "spent_text", "records_in_ledger", "caller_stacklevel"]
 
 # Relative slack when comparing spent and total budget, so that splitting a budget into
 # floating-point fractions that sum to it does not raise.
 _REL_TOL = 1e-9
 
 
-def _caller_stacklevel() -> int:
+def caller_stacklevel() -> int:
     """``stacklevel`` that attributes a warning to the first frame outside the dpgraph package
     (the user's call), however deep inside dpgraph it is raised; NetworkX's frames are skipped
     too (its backend dispatcher and ``argmap`` wrappers, through which
@@ -216,7 +216,7 @@ class PrivacyLedger:
         if warn:
             warnings.warn(f"{REPRODUCIBLE_NOTICE}: the noise came from a fixed seed or a caller's "
                           "generator (rng=...). Use rng=None (the default) for a private release.",
-                          ReproducibleNoiseWarning, stacklevel=_caller_stacklevel())
+                          ReproducibleNoiseWarning, stacklevel=caller_stacklevel())
 
     def _spent_of(self, entries) -> tuple[float, float]:
         if self.accounting == "basic":
