@@ -15,18 +15,7 @@ from dpgraph.graph import DuplicateEdgeWarning, GraphInputWarning, as_graph_data
 from dpgraph.io import (GraphFormatError, check_labels_storable, detect_format, read_graph,
                         write_graph)
 from dpgraph.private_input import check_private_graph_input, input_graph
-
-
-def _write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(text)
-    return p
-
-
-def _edges(data):
-    i, j, w = data.edges()
-    lab = data.labels
-    return {(frozenset((lab[a], lab[b])), float(c)) for a, b, c in zip(i, j, w)}
+from test_io_text import _edge_set as _edges, _write  # the same file and edge-set helpers
 
 
 def _run(capsys, *argv):

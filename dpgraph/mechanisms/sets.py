@@ -27,6 +27,7 @@ from scipy.sparse import linalg as spla
 
 from dpgraph.mechanisms.convex import ConvexSet, finish_projection
 from dpgraph.mechanisms.projection import dykstra
+from dpgraph.privacy.validation import check_number
 
 __all__ = [
     "ConvexSet",
@@ -252,16 +253,8 @@ class PSDTraceBall(ConvexSet):
     def __init__(self, trace: float = 1.0):
         # trace 0 is refused: the set is then {0}, and the eigenvalue projection (onto a
         # simplex of total 0) is undefined
-        if isinstance(trace, (str, bytes, bool, np.bool_)):
-            raise ValueError(f"PSDTraceBall: trace must be a number, got {trace!r}")
-        try:
-            t = float(trace)
-        except (TypeError, ValueError):
-            raise ValueError(f"PSDTraceBall: trace must be a number, got {trace!r}") from None
-        if not (math.isfinite(t) and t > 0):
-            raise ValueError(f"PSDTraceBall: trace must be a finite number > 0 (trace 0 is the "
-                             f"set {{0}}), got {trace!r}")
-        self.trace = t
+        self.trace = check_number(trace, name="PSDTraceBall: trace",  # 0 would be the set {0}
+                                  low=0.0, open_low=True)
 
     def project(self, X, out=None):
         w, V = sla.eigh(_sym(X), check_finite=False)

@@ -107,7 +107,7 @@ def check_number(value, *, name: str, low: float = -math.inf, high: float = math
                  open_low: bool = False, open_high: bool = False) -> float:
     """Return ``value`` as a finite float in the stated interval, or raise ValueError naming
     ``name`` (strings, containers and non-finite values included)."""
-    if isinstance(value, (str, bytes, bool)):
+    if isinstance(value, (str, bytes, bool, np.bool_)):
         raise ValueError(f"{name} must be a number, got {value!r}")
     try:
         v = float(value)

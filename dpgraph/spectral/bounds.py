@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpgraph.privacy.validation import check_sensitivity
+from dpgraph.privacy.validation import check_number, check_sensitivity
 
 __all__ = [
     "EntryAdjacency",
@@ -129,16 +129,7 @@ def _delta(adjacency) -> float:
 def _finite(value, name: str, *, nonnegative: bool = False) -> float:
     """``value`` as a finite float (``>= 0`` if ``nonnegative``), else a ValueError naming
     ``name`` (strings, booleans and NaN refused)."""
-    what = "a finite number >= 0" if nonnegative else "a finite number"
-    if isinstance(value, (str, bytes, bool, np.bool_)):
-        raise ValueError(f"{name} must be {what}, got {value!r} ({type(value).__name__})")
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be {what}, got {value!r}") from None
-    if not math.isfinite(v) or (nonnegative and v < 0):
-        raise ValueError(f"{name} must be {what}, got {value!r}")
-    return v
+    return check_number(value, name=name, low=0.0 if nonnegative else -math.inf)
 
 
 def _positive(value, name: str) -> float:
