@@ -37,7 +37,56 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["Result", "EngineResult", "PrivateResult"]
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+__all__ = ["Result", "EngineResult", "PrivateResult", "jsonable", "privacy_fields"]
+
+_NONFINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
+
+
+def jsonable(value):
+    """``value`` with every NumPy type, tuple/set and non-finite float made JSON-safe.
+
+    Examples
+    --------
+    >>> jsonable({"a": np.float32(0.5), "b": (np.int64(3), float("nan")), "c": np.arange(2)})
+    {'a': 0.5, 'b': [3, 'NaN'], 'c': [0, 1]}
+    """
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, range)):  # range: GraphData's default integer labels
+        return [jsonable(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        items = [jsonable(v) for v in value]
+        try:
+            return sorted(items)
+        except TypeError:  # mixed label types: keep them, in a stable order
+            return sorted(items, key=repr)
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return jsonable(value.item())
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        return _NONFINITE.get(value, value)
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    return str(value)  # anything else (paths, enums): its text
+
+
+def privacy_fields(ledger) -> dict:
+    """``private_release`` (False for seeded noise), ``warning`` (then) and ``ledger`` (its
+    :meth:`~dpgraph.privacy.PrivacyLedger.to_dict`): the privacy part of every document."""
+    from dpgraph.privacy import REPRODUCIBLE_NOTICE
+
+    doc = {"private_release": not ledger.reproducible, "ledger": ledger.to_dict()}
+    if ledger.reproducible:
+        doc["warning"] = REPRODUCIBLE_NOTICE
+    return doc
 
 
 class Result:
@@ -84,3 +133,36 @@ class PrivateResult(Result):
     def value(self) -> float | None:
         """``estimated_value``: the private estimate of the answer's value on the input."""
         return self.estimated_value
+
+    def estimate_fields(self) -> dict:
+        """``estimated_value``, ``estimate_interval`` (``{level, low, high}`` or None),
+        ``synthetic_value`` and ``sdp_bound``."""
+        ci = self.estimate_interval
+        return {"estimated_value": self.estimated_value,
+                "estimate_interval": None if ci is None else {
+                    "level": self.estimate_level, "low": ci[0], "high": ci[1]},
+                "synthetic_value": self.synthetic_value, "sdp_bound": self.sdp_bound}
+
+    def to_dict(self) -> dict:
+        """The result as plain, JSON-ready data (``json.dumps(res.to_dict())`` works; NumPy
+        values become Python numbers, sets sorted lists, non-finite floats the strings
+        ``"NaN"`` / ``"Infinity"``): ``answer`` (``{"labels": [...], "values": [...]}``, in the
+        input's order), the estimate and its interval, the bounds, ``private_release``,
+        ``ledger`` (:meth:`~dpgraph.privacy.PrivacyLedger.to_dict`) and ``diagnostics``: the
+        fields of the command's ``--json`` document (docs/cli.md) without the command's own.
+
+        >>> import json, networkx as nx, dpgraph
+        >>> res = dpgraph.max_cut(nx.karate_club_graph(), epsilon=1.0, delta=1e-6, weight=None)
+        >>> doc = json.loads(json.dumps(res.to_dict()))
+        >>> len(doc["answer"]["labels"]), doc["private_release"], "ledger" in doc
+        (34, True, True)
+        """
+        answer = self.answer
+        doc = {"answer": {"labels": list(answer), "values": list(answer.values())},
+               **self.estimate_fields(), **self._document_fields(),
+               **privacy_fields(self.ledger), "diagnostics": dict(self.diagnostics)}
+        return jsonable(doc)
+
+    def _document_fields(self) -> dict:
+        """A subclass's own fields in :meth:`to_dict` (between the bounds and the privacy)."""
+        return {}

@@ -10,48 +10,13 @@ any strict JSON parser reads the document). Progress lines stay on stderr.
 from __future__ import annotations
 
 import json
-import math
 import re
 import secrets
-from collections.abc import Mapping
 
-import numpy as np
+from dpgraph.result import jsonable, privacy_fields
 
 __all__ = ["jsonable", "dumps", "cut_document", "synth_document", "info_document",
            "csp_document"]
-
-_NONFINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
-
-
-def jsonable(value):
-    """``value`` with every NumPy type, tuple/set and non-finite float made JSON-safe.
-
-    Examples
-    --------
-    >>> jsonable({"a": np.float32(0.5), "b": (np.int64(3), float("nan")), "c": np.arange(2)})
-    {'a': 0.5, 'b': [3, 'NaN'], 'c': [0, 1]}
-    """
-    if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, range)):  # range: GraphData's default integer labels
-        return [jsonable(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        items = [jsonable(v) for v in value]
-        try:
-            return sorted(items)
-        except TypeError:  # mixed label types: keep them, in a stable order
-            return sorted(items, key=repr)
-    if isinstance(value, np.ndarray):
-        return jsonable(value.tolist())
-    if isinstance(value, np.generic):
-        return jsonable(value.item())
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        return _NONFINITE.get(value, value)
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    return str(value)  # anything else (paths, enums): its text
 
 
 def dumps(document: dict) -> str:
@@ -93,28 +58,11 @@ def dumps(document: dict) -> str:
     return "".join(out)
 
 
-def _privacy(ledger) -> dict:
-    from dpgraph.privacy import REPRODUCIBLE_NOTICE
-
-    doc = {"private_release": not ledger.reproducible, "ledger": ledger.to_dict()}
-    if ledger.reproducible:
-        doc["warning"] = REPRODUCIBLE_NOTICE
-    return doc
-
-
 def side_sizes(res) -> list:
     """``[n0, n1]``: the numbers of nodes whose side (assignment) is 0 and 1, as the command
     numbers sides (``res.partition`` lists side 1 first)."""
     ones = sum(res.assignment.values())
     return [len(res.assignment) - ones, ones]
-
-
-def _interval(res) -> dict | None:
-    """``{level, low, high}`` of a result's confidence interval, or None without one."""
-    ci = getattr(res, "estimate_interval", None)
-    if ci is None:
-        return None
-    return {"level": res.estimate_level, "low": ci[0], "high": ci[1]}
 
 
 def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None,
@@ -129,10 +77,7 @@ def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None,
         "graph": {"source": where, "format": fmt, "nodes": res.private_graph.n},
         "partition": {"sizes": side_sizes(res), "file": out,
                       "nodes": list(res.assignment), "sides": list(res.assignment.values())},
-        "estimated_value": res.estimated_value,
-        "estimate_interval": _interval(res),
-        "synthetic_value": res.synthetic_value,
-        "sdp_bound": res.sdp_bound,
+        **res.estimate_fields(),
         "certified_upper_bound": res.certified_upper_bound,
         "certified_ratio": res.certified_ratio,
         "certificate": res.certificate,
@@ -140,7 +85,7 @@ def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None,
         "rank": diag.get("rank"),
         "objective": diag.get("objective"),
         "notes": list(notes),
-        **_privacy(res.ledger),
+        **privacy_fields(res.ledger),
         "diagnostics": {**diag, "release": pg_diag},
     }
 
@@ -159,7 +104,7 @@ def synth_document(pg, out_data, *, where: str, fmt: str, path: str, weighted: b
         "rank": diag.get("rank"),
         "mechanism": diag.get("low_rank_mechanism", diag.get("mechanism")),
         "notes": list(notes),
-        **_privacy(pg.ledger),
+        **privacy_fields(pg.ledger),
         "diagnostics": diag,
     }
 
@@ -179,12 +124,9 @@ def csp_document(res, *, source: str, fmt: str, n: int, q: int, names, values,
         "instance": {"source": source, "format": fmt, "variables": n, "values": q,
                      "relation_size": relation_size},
         "assignment": {"variables": list(names), "values": list(values), "file": out},
-        "estimated_value": res.estimated_value,
-        "estimate_interval": _interval(res),
-        "synthetic_value": res.synthetic_value,
-        "sdp_bound": res.sdp_bound,
+        **res.estimate_fields(),
         "route": res.diagnostics.get("route"),
         "notes": list(notes),
-        **_privacy(res.ledger),
+        **privacy_fields(res.ledger),
         "diagnostics": dict(res.diagnostics),
     }

@@ -91,6 +91,13 @@ class PrivateCutResult(PrivateResult):
     def halted(self) -> bool:
         return self.private_graph.halted
 
+    def _document_fields(self) -> dict:
+        """The certificate (:meth:`~dpgraph.result.PrivateResult.to_dict`) and the release's
+        own diagnostics."""
+        return {"certified_upper_bound": self.certified_upper_bound,
+                "certified_ratio": self.certified_ratio, "certificate": self.certificate,
+                "release": dict(self.private_graph.diagnostics)}
+
     def __repr__(self) -> str:
         eps, dlt = self.ledger.spent
         req_eps, req_dlt = self.ledger.epsilon, self.ledger.delta
