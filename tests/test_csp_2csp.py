@@ -145,3 +145,18 @@ def test_label_graph_memory_refusal_comes_before_any_charge_and_names_no_size(mo
         dpgraph.max_2csp(inst, epsilon=2.0, delta=1e-6, rank=2, privatize_options=options)
     assert charged == []
     assert str(9 * (K + 1)) not in str(info.value) and "1,809" not in str(info.value)
+
+
+def test_route_keyword_is_privatize_options_route():
+    """max_2csp takes route= as max_cut does: the same release as privatize_options' route."""
+    import dpgraph
+
+    inst = CSPInstance(6, 2, [(i, (i + 1) % 6, {(0, 1), (1, 0)}, 1.0) for i in range(6)])
+    a = dpgraph.max_2csp(inst, epsilon=2.0, delta=1e-6, rng=0, route="randomized-response")
+    b = dpgraph.max_2csp(inst, epsilon=2.0, delta=1e-6, rng=0,
+                         privatize_options={"route": "randomized-response"})
+    assert a.assignment == b.assignment and a.diagnostics["route"] == "randomized-response"
+    assert dpgraph.max_2csp(inst, epsilon=2.0, delta=0, rng=0, route="local").diagnostics[
+        "route"] == "local"
+    with pytest.raises(ValueError, match="route"):
+        dpgraph.max_2csp(inst, epsilon=2.0, delta=1e-6, route="bogus")

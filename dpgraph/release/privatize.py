@@ -184,7 +184,6 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         weights); :func:`dpgraph.max_cut` uses ``None``, since it does not use the export.
     synthetic_blocks : int
         Number of spectral communities ``k`` (default 8; up to ``2k`` blocks).
-
     ledger : PrivacyLedger, optional
         A running budget for several calls: the call is refused before anything is spent
         unless its ``(epsilon, delta)`` fits in ``ledger.remaining``, and its charges are

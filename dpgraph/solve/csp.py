@@ -443,7 +443,8 @@ def _precheck_dense_options(route: str, candidates, solver_options, privatize_op
 def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None, rng=None,
              relation_size: int | None = None, estimate_share: float = CSP_ESTIMATE_SHARE,
              select_share: float = CSP_SELECT_SHARE, candidates="auto", solver_options: dict | None = None,
-             privatize_options: dict | None = None) -> PrivateCSPResult:
+             privatize_options: dict | None = None,
+             route: str | None = None) -> PrivateCSPResult:
     """Edge-(epsilon, delta)-DP Max-2-CSP: the constraints are private (docs/privacy.md 6).
 
     By default (``privatize_options`` without a ``route``, or ``route="local"``) the
@@ -485,7 +486,8 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
         ``synthetic_share=None``: like :func:`dpgraph.max_cut`, no synthetic block model is
         released, so the route keeps the whole release budget (``"auto"`` would spend 30% of it
         on an export ``max_2csp`` never uses).
-
+    route : {"auto", "local", "randomized-response", "pca"}, optional
+        Overrides ``privatize_options["route"]``, as in :func:`dpgraph.max_cut`.
     ledger : PrivacyLedger, optional
         A running budget for several calls: the call is refused before anything is spent
         unless its ``(epsilon, delta)`` fits in ``ledger.remaining``, and its charges are
@@ -510,6 +512,8 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=True)
     _check_privatize_keys(privatize_options)
+    if route is not None:
+        privatize_options = {**(privatize_options or {}), "route": route}
     route = (privatize_options or {}).get("route", "auto")
     local = route == "auto" or (route in route_names() and route_spec(route).answers == "sides")
     requested = {"rank": rank, "relation_size": relation_size}  # as the caller gave them

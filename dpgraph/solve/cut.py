@@ -388,7 +388,6 @@ def max_cut(G, *, epsilon: float, delta: float, rank: int | None = None, rng=Non
         the verification would not fit in memory or time at ``n``
         (:func:`dpgraph.solve.certify.check_certify`; up to 14,422 nodes here); the solve
         takes seconds to a minute on graphs of 10^4-10^5 edges (BENCHMARKS.md).
-
     ledger : PrivacyLedger, optional
         A running budget for several calls: the call is refused before anything is spent
         unless its ``(epsilon, delta)`` fits in ``ledger.remaining``, and its charges are

@@ -540,7 +540,6 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         ``"none"`` also measured better on a graph of many small communities (ca-hepph at
         epsilon 0.5-2: truer degrees, paths and EVC) and worse on chameleon and facebook
         (benchmarks/NOTES.md).
-
     ledger : PrivacyLedger, optional
         A running budget for several calls: the call is refused before anything is spent
         unless its ``epsilon`` fits in ``ledger.remaining``, and its charges are recorded
