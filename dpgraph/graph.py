@@ -189,7 +189,9 @@ class GraphData:
 
 
 def _warn(msg: str, category=GraphInputWarning) -> None:
-    warnings.warn(msg, category, stacklevel=4)
+    from dpgraph.caller import caller_stacklevel
+
+    warnings.warn(msg, category, stacklevel=caller_stacklevel())  # the caller's line
 
 
 def _note_summed(data: GraphData, repeats: int, source: str) -> GraphData:

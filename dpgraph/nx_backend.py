@@ -252,7 +252,7 @@ def can_run(name, args, kwargs):
         if _asks_for_privacy(kwargs):
             import warnings
 
-            from dpgraph.privacy.ledger import caller_stacklevel
+            from dpgraph.caller import caller_stacklevel
 
             # attributed to the caller's line, past NetworkX's dispatcher frames
             warnings.warn(f"the dpgraph backend declined the call: {reason}",

@@ -288,3 +288,15 @@ def test_a_planted_instance_is_pointed_to_its_graph():
     inst = dpgraph.datasets.planted_cut(40, 6, rng=0)
     with pytest.raises(TypeError, match=r"PlantedInstance holds one: pass its \.graph"):
         dpgraph.max_cut(inst, epsilon=1.0, delta=1e-6)
+
+
+def test_reader_warnings_point_at_the_callers_line(tmp_path):
+    """A pair listed twice in a file is noted at the line that called read_graph (the note
+    named dpgraph/io/stream.py)."""
+    p = _write(tmp_path, "twice.txt", "1 2\n2 1\n2 3\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        read_graph(p)
+        as_graph_data([(0, 1), (1, 2), (2, 2)])  # a self-loop dropped
+    places = {w.filename for w in caught if issubclass(w.category, GraphInputWarning)}
+    assert places == {__file__}

@@ -20,7 +20,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "dpgraph"
 
 LAYERS = (
-    ("graph", "memory", "progress", "result", "privacy"),
+    ("graph", "memory", "progress", "result", "caller", "privacy"),
     ("io", "datasets", "private_input"),
     ("mechanisms", "spectral", "engine"),
     ("synthetic",),

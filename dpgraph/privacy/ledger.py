@@ -46,33 +46,16 @@ import warnings
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 
+from dpgraph.caller import caller_stacklevel
 from dpgraph.privacy.validation import check_delta, check_epsilon, check_number
 from dpgraph.privacy.rng import REPRODUCIBLE_NOTICE, ReproducibleNoiseWarning
 
 __all__ = ["PrivacyBudgetError", "LedgerEntry", "PrivacyLedger", "reproducible_tag",
-           "spent_text", "records_in_ledger", "caller_stacklevel"]
+           "spent_text", "records_in_ledger"]
 
 # Relative slack when comparing spent and total budget, so that splitting a budget into
 # floating-point fractions that sum to it does not raise.
 _REL_TOL = 1e-9
-
-
-def caller_stacklevel() -> int:
-    """``stacklevel`` that attributes a warning to the first frame outside the dpgraph package
-    (the user's call), however deep inside dpgraph it is raised; NetworkX's frames are skipped
-    too (its backend dispatcher and ``argmap`` wrappers, through which
-    ``nx.approximation.one_exchange(G, backend="dpgraph", ...)`` calls dpgraph)."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame, level = sys._getframe(1), 1
-    while frame is not None:
-        name = frame.f_code.co_filename
-        inside = (os.path.abspath(name).startswith(package + os.sep)
-                  or "networkx.utils.decorators.argmap" in name
-                  or f"{os.sep}networkx{os.sep}" in name)
-        if not inside:
-            break
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 class PrivacyBudgetError(RuntimeError):
