@@ -300,3 +300,13 @@ def test_reader_warnings_point_at_the_callers_line(tmp_path):
         as_graph_data([(0, 1), (1, 2), (2, 2)])  # a self-loop dropped
     places = {w.filename for w in caught if issubclass(w.category, GraphInputWarning)}
     assert places == {__file__}
+
+
+def test_csv_integer_ids_beyond_64_bits_name_the_line(tmp_path):
+    """An integer id too large for int64 failed with a bare OverflowError (found by the
+    reader fuzzer); it names the line and says to read the ids as names."""
+    p = _write(tmp_path, "big.csv", "u,v\n1,2\n2,99999999999999999999999\n")
+    with pytest.raises(GraphFormatError, match=r"big\.csv.*line 3.*ids='str'"):
+        read_graph(p)
+    g = read_graph(p, ids="str")
+    assert "99999999999999999999999" in list(g.labels)

@@ -271,6 +271,7 @@ def _arrow_table(path, ncols: int, *, skip: int, first: str) -> dict | None:
 
 
 _INTEGER_ID = re.compile(r"[+-]?[0-9]+")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 # column names that make a first line a header row rather than an edge (case-insensitive)
@@ -613,6 +614,11 @@ def _csv_rows(path, hnum, hline, delimiter, columns, wcol, ids):
                                              ids == "int")
                 if first_is_int:
                     a, b = int(a), int(b)
+                    if not (_INT64_MIN <= a <= _INT64_MAX and _INT64_MIN <= b <= _INT64_MAX):
+                        raise GraphFormatError(
+                            path, number, line, "integer node ids of at most 64 bits",
+                            problem="an integer id too large to store; pass ids='str' "
+                                    "(--ids str) to read the ids as names")
             u.append(a)
             v.append(b)
             if wcol is not None:
