@@ -194,14 +194,6 @@ def _warn(msg: str, category=GraphInputWarning) -> None:
     warnings.warn(msg, category, stacklevel=caller_stacklevel())  # the caller's line
 
 
-def _note_summed(data: GraphData, repeats: int, source: str) -> GraphData:
-    """Record on ``data`` (just built, not yet shared) that ``repeats`` parallel edges of
-    ``source`` were summed into it (``GraphData._summed``)."""
-    if repeats:
-        object.__setattr__(data, "_summed", (int(repeats), source))
-    return data
-
-
 def summed_parallel_edges(data) -> tuple | None:
     """``(count, source)`` when :func:`as_graph_data` built ``data`` by summing ``count``
     parallel edges (``duplicates="sum"``, its rule for multigraphs, igraph graphs and edge
@@ -229,9 +221,10 @@ def same_labels(a, b) -> bool:
 
 
 
-def _finalize(matrix, labels: Sequence[Hashable], *, source: str) -> GraphData:
+def _finalize(matrix, labels: Sequence[Hashable], *, source: str, summed: int = 0) -> GraphData:
     """Drop self-loops and zero-weight edges (warning with counts), check finiteness,
-    canonicalize CSR (summed duplicates, sorted indices, no stored zeros)."""
+    canonicalize CSR (summed duplicates, sorted indices, no stored zeros). ``summed``: how
+    many parallel edges of ``source`` the adapter summed into it (``GraphData._summed``)."""
     W = sp.csr_array(matrix, dtype=np.float64)
     n = W.shape[0]
     if n == 0:
@@ -260,7 +253,8 @@ def _finalize(matrix, labels: Sequence[Hashable], *, source: str) -> GraphData:
         # release on these labels would fail on it, as networkx refuses None as a node
         raise ValueError(f"{source} has a node labelled None, which networkx and the graph "
                          f"file formats cannot hold; relabel it (e.g. 'none')")
-    return GraphData(weights=W, labels=labels, _checked=True)
+    return GraphData(weights=W, labels=labels, _checked=True,
+                     _summed=(int(summed), source) if summed else None)
 
 
 def _symmetrize(W: sp.csr_array, how: str | None, *, source: str) -> sp.csr_array:
@@ -400,7 +394,7 @@ def from_coo(rows, cols, vals, labels, *, duplicates="sum", directed=False, symm
         summed = A.nnz - M.nnz if duplicates == "sum" else 0
         W = _drop_zero_pairs(M, source=source)
         W = _symmetrize(W, symmetrize, source=source)
-        return _note_summed(_finalize(W, labels, source=source), summed, source)
+        return _finalize(W, labels, source=source, summed=summed)
     lo = np.minimum(rows, cols)
     hi = np.maximum(rows, cols)
     A = sp.coo_array((vals, (lo, hi)), shape=(n, n))
@@ -415,12 +409,11 @@ def from_coo(rows, cols, vals, labels, *, duplicates="sum", directed=False, symm
     if off.all():
         # no self-loop: SciPy's sparse sum (half the time of the COO assembly below on 10^7
         # edges; U and U^T share no entry, so nothing cancels)
-        return _note_summed(_finalize(sp.csr_array(U + U.T), labels, source=source), summed,
-                            source)
+        return _finalize(sp.csr_array(U + U.T), labels, source=source, summed=summed)
     W = sp.csr_array((np.concatenate([C.data, C.data[off]]),
                       (np.concatenate([C.row, C.col[off]]), np.concatenate([C.col, C.row[off]]))),
                      shape=(n, n))
-    return _note_summed(_finalize(W, labels, source=source), summed, source)
+    return _finalize(W, labels, source=source, summed=summed)
 
 
 def check_duplicates(duplicates) -> str:
@@ -576,7 +569,7 @@ def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphDat
     A = sp.csr_array(A)
     A.eliminate_zeros()
     # NetworkX stores an undirected self-loop once on the diagonal: _finalize counts and drops it
-    return _note_summed(_finalize(A, labels, source=source), summed, source)
+    return _finalize(A, labels, source=source, summed=summed)
 
 
 def _from_igraph(G, *, weight: str | None, symmetrize, duplicates) -> GraphData:

@@ -52,19 +52,18 @@ def check_private_graph_input(data: GraphData, *, what: str = "the private pipel
             summed = summed_parallel_edges(data)
             if summed and hi > 1:  # the caller may have no weights at all: name the cause
                 count, source = summed
-                raise ValueError(
-                    f"{what} protects graphs whose edge weights lie in [0, 1] (one edge's "
-                    f"weight changing by at most 1 is the adjacency); this graph has weights in "
-                    f"[{float(lo)!r}, {float(hi)!r}]: {count} parallel edge(s) of the "
-                    f"{source} (a node pair listed more than once) were summed into one edge "
-                    f"per pair (duplicates='sum': as_graph_data's default for graph objects and "
-                    f"edge lists; read_graph's default, 'max', keeps the largest), which can "
-                    f"take weights above 1. Pass duplicates='max' to count each pair once "
-                    f"(dpgraph.as_graph_data(G, duplicates='max') in place of G; --duplicates "
-                    f"max for a file), weight=None to treat every edge as weight 1, or rescale "
-                    f"the weights into [0, 1].")
+                advice = (f": {count} parallel edge(s) of the {source} (a node pair listed more "
+                          f"than once) were summed into one edge per pair (duplicates='sum': "
+                          f"as_graph_data's default for graph objects and edge lists; "
+                          f"read_graph's default, 'max', keeps the largest), which can take "
+                          f"weights above 1. Pass duplicates='max' to count each pair once "
+                          f"(dpgraph.as_graph_data(G, duplicates='max') in place of G; "
+                          f"--duplicates max for a file), weight=None to treat every edge as "
+                          f"weight 1, or rescale the weights into [0, 1].")
+            else:
+                advice = (". Pass weight=None to treat every edge as weight 1 (as NetworkX "
+                          "does), or rescale the weights into [0, 1].")
             raise ValueError(
                 f"{what} protects graphs whose edge weights lie in [0, 1] (one edge's weight "
                 f"changing by at most 1 is the adjacency); this graph has weights in "
-                f"[{float(lo)!r}, {float(hi)!r}]. Pass weight=None to treat every edge as weight 1 (as "
-                f"NetworkX does), or rescale the weights into [0, 1].")
+                f"[{float(lo)!r}, {float(hi)!r}]{advice}")

@@ -20,7 +20,8 @@ import numpy as np
 
 from dpgraph.memory import InsufficientMemoryError
 
-__all__ = ["GraphFormatError", "HeaderTooLargeError", "open_text", "is_gzip", "scan_lines",
+__all__ = ["GraphFormatError", "HeaderTooLargeError", "open_text", "open_binary", "is_gzip",
+           "scan_lines",
            "nonfinite_weight_error",
            "simple_delimiter", "arrow_edge_options",
            "load_table", "check_node_count", "BYTES_PER_NODE", "BYTES_PER_EDGE", "AsciiStream"]
@@ -125,6 +126,11 @@ def is_gzip(path) -> bool:
     """True when the file starts with the gzip magic bytes (whatever its extension)."""
     with open(path, "rb") as f:
         return f.read(2) == b"\x1f\x8b"
+
+
+def open_binary(path):
+    """Open ``path`` for reading bytes, decompressing gzip transparently (detected by content)."""
+    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
 
 
 def open_text(path) -> io.TextIOBase:

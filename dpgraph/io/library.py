@@ -20,12 +20,9 @@ from dpgraph.graph import (DuplicateEdgeWarning, GraphData, GraphInputWarning, a
                            check_duplicates, duplicates_message, from_coo, from_matrix,
                            to_networkx)
 from dpgraph.io.base import (GraphFormatError, check_node_count, check_tokens, is_gzip, load_table,
-                             nonfinite_weight_error, open_text, row_line, scan_lines)
+                             nonfinite_weight_error, open_binary, open_text, row_line,
+                             scan_lines)
 from dpgraph.io.text import weight_column, write_columns
-
-
-def _open_binary(path):
-    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
 
 
 def _wrap(path, exc, expected) -> GraphFormatError:
@@ -224,7 +221,7 @@ def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, **kw):
     if _only_whitespace(path):
         raise GraphFormatError(path, None, None, expected, problem="the file is empty")
     try:
-        with _open_binary(path) as f:
+        with open_binary(path) as f:
             G = reader(f, **kw)
     except MemoryError:
         raise
@@ -334,7 +331,7 @@ def _parse_pajek(path, weight):
     the vertices in file order. A missing or non-numeric third token means weight 1. A declared
     vertex count is checked against the lines left in the file before any vertex is read.
     """
-    with _open_binary(path) as f:
+    with open_binary(path) as f:
         raw = f.read()
     try:
         text = raw.decode("utf-8-sig")

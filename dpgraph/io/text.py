@@ -10,7 +10,6 @@ into compact ``array`` buffers.
 from __future__ import annotations
 
 import csv
-import gzip
 import math
 import re
 import warnings
@@ -21,7 +20,7 @@ import scipy.sparse as sp
 
 from dpgraph.graph import GraphData, GraphInputWarning, from_coo, merge_arcs
 from dpgraph.io.base import (GraphFormatError, check_node_count, check_tokens, is_gzip, is_skippable,
-                    load_table, open_text, row_line, scan_lines, simple_delimiter,
+                    load_table, open_binary, open_text, row_line, scan_lines, simple_delimiter,
                     arrow_edge_options,
                     strip_comment)
 
@@ -558,8 +557,7 @@ def _csv_arrow(path, hnum: int, delimiter: str, ncols: int, wcol):
     if wcol is not None:
         types[names[wcol]] = pa.float64()
     try:
-        source = gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
-        with source:
+        with open_binary(path) as source:
             t = pcsv.read_csv(
                 source,
                 pcsv.ReadOptions(skip_rows=hnum, column_names=names, use_threads=True),
