@@ -72,11 +72,7 @@ def _parse_options(args) -> tuple:
     except ValueError:
         raise ValueError(f"--epsilons must be comma-separated numbers, "
                          f"got {args.epsilons!r}") from None
-    if not epsilons:
-        raise ValueError(f"--epsilons must list at least one number, got {args.epsilons!r}")
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    if not methods:
-        raise ValueError(f"--methods must list at least one method, got {args.methods!r}")
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
     epsilons = check_benchmark_options(epsilons, args.delta, methods,

@@ -293,12 +293,19 @@ class CSPInstance:
         A.sort_indices()
         return GraphData(weights=A, labels=labels)
 
+    @property
+    def label_pairs(self) -> int:
+        """The allowed label pairs over all constraints: the edges of the label-extended graph
+        before those on the same pair of labels add up (:func:`label_graph_bytes` prices
+        them)."""
+        return int(np.count_nonzero(self._arrays[2]))
+
     def label_adjacency(self) -> sp.csr_array:
         """Symmetric ``nq x nq`` sparse adjacency of the label-extended graph (refused before
         allocating when it would not fit: :func:`label_graph_bytes`)."""
         I, J, R, Wt = self._arrays
         q = self.q
-        pairs = int(np.count_nonzero(R))
+        pairs = self.label_pairs
         check_memory(label_graph_bytes(self.n, q, pairs),
                      what=f"the label-extended graph of {self.n:,} variables x {q:,} values "
                           f"({pairs:,} allowed label pairs)")

@@ -35,12 +35,10 @@ and that each charge's own epsilon is the accountant's (docs/privacy.md 12).
 
 from __future__ import annotations
 
-import copy
 import functools
 import inspect
 import math
 import os
-import sys
 import threading
 import warnings
 from contextvars import ContextVar
@@ -171,7 +169,7 @@ class PrivacyLedger:
         """A copy with its own list of charges (a shallow copy shared the list, so charging
         the copy charged the original)."""
         new = PrivacyLedger.__new__(PrivacyLedger)
-        new.__setstate__(copy.copy(self.__getstate__()))
+        new.__setstate__(self.__getstate__())  # a new dict already
         new._entries = list(self._entries)
         return new
 

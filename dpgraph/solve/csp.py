@@ -259,8 +259,7 @@ def _check_label_graph_fits(instance) -> None:
     have, where = memory_limit()
     if have is None:
         return
-    pairs = int(np.count_nonzero(instance._arrays[2]))
-    if label_graph_bytes(instance.n, instance.q, pairs) > have:
+    if label_graph_bytes(instance.n, instance.q, instance.label_pairs) > have:
         raise InsufficientMemoryError(
             f"the label-extended graph of {instance.n:,} variables x {instance.q:,} values "
             f"(one node per variable and value, an edge per allowed label pair of each "
