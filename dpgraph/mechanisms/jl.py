@@ -46,7 +46,7 @@ from scipy.sparse import linalg as spla
 
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_integer,
-                                        dense_array)
+                                        check_number, dense_array)
 from dpgraph.privacy.noise import ball_knorm_mechanism, gaussian_mechanism, make_rng
 from dpgraph.mechanisms.marginals import check_binary_rows
 from dpgraph.mechanisms.sets import PSDTraceBall
@@ -209,10 +209,8 @@ def _jl_release(S, *, m, radius_sq, d, epsilon, delta, jl_dim, jl, noise, sensit
                              "sensitivity_bound='operator', or pass a delta > 0")
         if beta is None:
             beta = delta / 10
-        if isinstance(beta, bool) or not isinstance(beta, (int, float, np.floating)) \
-                or not 0 < beta < 1:
-            raise ValueError(f"beta must be a number with 0 < beta < 1 (it is charged to delta), "
-                             f"got {beta!r}")
+        beta = check_number(beta, name="beta (charged to delta)", low=0.0, high=1.0,
+                            open_low=True, open_high=True)
         if beta > delta or (noise == "gaussian" and beta >= delta):
             raise ValueError(f"beta={beta:g} is charged to delta={delta:g} and must be "
                              f"{'below' if noise == 'gaussian' else 'at most'} it")
