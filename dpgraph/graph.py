@@ -60,6 +60,7 @@ __all__ = [
     "as_graph_data",
     "from_edges",
     "from_coo",
+    "canonical_graph",
     "label_sequence",
     "same_labels",
     "from_matrix",
@@ -192,6 +193,13 @@ def _warn(msg: str, category=GraphInputWarning) -> None:
     from dpgraph.caller import caller_stacklevel
 
     warnings.warn(msg, category, stacklevel=caller_stacklevel())  # the caller's line
+
+
+def canonical_graph(weights: sp.csr_array, labels) -> GraphData:
+    """:class:`GraphData` from ``weights`` that its builder made in the canonical form
+    (symmetric float CSR, sorted, no duplicate, zero, non-finite or diagonal entry), so that
+    :func:`as_graph_data` does not check it again (an O(nnz) pass and a transposed copy)."""
+    return GraphData(weights=weights, labels=label_sequence(labels), _checked=True)
 
 
 def summed_parallel_edges(data) -> tuple | None:

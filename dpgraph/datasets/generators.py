@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.graph import GraphData
+from dpgraph.graph import GraphData, canonical_graph
 from dpgraph.memory import check_memory
 from dpgraph.privacy import make_rng
 
@@ -66,7 +66,9 @@ def _from_pairs(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray | None = Non
     cols = np.concatenate([j, i])
     W = sp.csr_array((np.concatenate([w, w]).astype(np.float64), (rows, cols)), shape=(n, n))
     W.sort_indices()
-    return GraphData(weights=W, labels=range(n))  # the default labels: O(1), not n ints
+    # distinct pairs both ways, sorted: canonical (no O(m) re-check in as_graph_data); the
+    # default labels are a range: O(1), not n ints
+    return canonical_graph(W, range(n))
 
 
 def _bernoulli_positions(rng, population: int, p: float) -> np.ndarray:

@@ -27,7 +27,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.graph import GraphData, from_coo
+from dpgraph.graph import GraphData, canonical_graph, from_coo
 from dpgraph.io.base import arrow_edge_options, is_gzip, simple_delimiter
 from dpgraph.memory import check_memory
 
@@ -168,7 +168,9 @@ def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str
     data = W.data if weighted else np.ones(W.nnz)
     W = sp.csr_array((data, W.indices, W.indptr), shape=(n, n))
     W.has_sorted_indices = True
-    return GraphData(weights=W, labels=labels)
+    # canonical by construction (both directions of distinct pairs, no loop or zero): no O(m)
+    # re-check in as_graph_data
+    return canonical_graph(W, labels)
 
 
 def _general(u, v, w, labels, duplicates, path) -> GraphData:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.graph import GraphData, label_sequence
+from dpgraph.graph import GraphData, canonical_graph, label_sequence
 from dpgraph.privacy import make_rng
 from dpgraph.progress import progress
 from dpgraph.synthetic.block_model import check_blocks
@@ -893,4 +893,5 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
             keys = restore_degrees(keys, n, d, b, fixed=groups_keys, rng=gen,
                                    tolerance=float(block_tolerance))
     lab = range(n) if labels is None else label_sequence(labels)  # a range stays O(1)
-    return GraphData(weights=symmetric_from_keys(keys, n), labels=lab)
+    # canonical by construction (symmetric_from_keys): no O(m) re-check in as_graph_data
+    return canonical_graph(symmetric_from_keys(keys, n), lab)
