@@ -282,6 +282,34 @@ def test_estimate_clamped_with_an_interval_that_covers(route):
     assert covered >= runs * level - 3 * math.sqrt(runs * level * (1 - level))
 
 
+@pytest.mark.parametrize("route", [None, "randomized-response"])
+def test_estimate_false_releases_no_estimate_and_gives_its_budget_to_the_answer(route):
+    """``estimate=False`` (as max_cut's): neither the estimate nor the total weight that bounds
+    it is released, the whole epsilon goes to the assignment, and a non-boolean is refused
+    before anything is spent."""
+    from dpgraph import PrivacyLedger
+
+    inst = CSPInstance(8, 2, [(i, i + 1, {(0, 1), (1, 0)}, 1.0) for i in range(6)])
+    with_estimate = max_2csp(inst, epsilon=1.0, delta=1e-6, rank=1, rng=0, route=route)
+    res = max_2csp(inst, epsilon=1.0, delta=1e-6, rank=1, rng=0, route=route, estimate=False)
+    assert res.estimated_value is None and res.estimate_interval is None
+    assert res.diagnostics["released_total_weight"] is None
+    names = [e.name for e in res.ledger.entries]
+    assert "value of the returned assignment" not in names
+    assert "total constraint weight" not in names
+    assert res.ledger.spent[0] == pytest.approx(1.0, rel=1e-9)
+    answer = sum(e.epsilon for e in res.ledger.entries)
+    answer_before = sum(e.epsilon for e in with_estimate.ledger.entries
+                        if e.name not in ("value of the returned assignment",
+                                          "total constraint weight"))
+    assert answer > answer_before  # the shares went to the assignment
+    assert "estimated_value" not in repr(res) and res.to_dict()["estimated_value"] is None
+    running = PrivacyLedger(epsilon=2.0, delta=1e-5)
+    with pytest.raises(ValueError, match="estimate must be True or False"):
+        max_2csp(inst, epsilon=1.0, delta=1e-6, route=route, estimate="no", ledger=running)
+    assert running.spent == (0.0, 0.0)
+
+
 def test_a_two_by_two_array_over_two_values_is_refused_as_ambiguous():
     """[[1, 0], [0, 1]] means "equal" as a relation matrix and "different" as two pairs: with
     q = 2 an integer 2 x 2 array is refused; a boolean one is a matrix, a set is pairs."""

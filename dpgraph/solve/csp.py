@@ -34,7 +34,7 @@ from dpgraph.privacy import (PrivacyLedger, laplace_mechanism, make_rng, monoton
 from dpgraph.privacy.budget import (CSP_ESTIMATE_SHARE, CSP_SELECT_SHARE, CSP_TOTAL_SHARE,
                                     answer_side_budgets, left)
 from dpgraph.privacy.ledger import records_in_ledger
-from dpgraph.privacy.validation import check_delta, check_epsilon
+from dpgraph.privacy.validation import check_delta, check_epsilon, check_flag
 from dpgraph.solve.candidates import candidate_objectives, clamped_interval
 from dpgraph.release.privatize import DEFAULT_RANK, PrivateGraph, privatize
 from dpgraph.release.routes import route_names, route_spec
@@ -147,11 +147,12 @@ class PrivateCSPResult(PrivateResult):
         variable -> value in ``range(q)``, keyed by the instance's variable names
         (:attr:`~dpgraph.engine.CSPInstance.names`: a graph's node labels for Max-k-Cut), else
         by ``0..n-1``.
-    estimated_value : float
+    estimated_value : float or None
         Its value in the input plus Laplace noise (sensitivity 1; docs/privacy.md 6.5),
         clamped to the feasible range ``[0, upper end of the released total weight]``
-        (post-processing; ``diagnostics["released_total_weight"]``).
-    estimate_interval : tuple of float
+        (post-processing; ``diagnostics["released_total_weight"]``). None with
+        ``estimate=False``.
+    estimate_interval : tuple of float or None
         A ``estimate_level`` (95%) confidence interval for the assignment's true value: the
         clamped estimate ``+- b ln(1 / (1 - level))``, clamped like it (docs/privacy.md 6.5;
         never a point, :func:`dpgraph.solve.candidates.clamped_interval`).
@@ -177,7 +178,7 @@ class PrivateCSPResult(PrivateResult):
     """
 
     assignment: dict
-    estimated_value: float
+    estimated_value: float | None
     synthetic_value: float | None
     sdp_bound: float | None
     ledger: PrivacyLedger
@@ -192,8 +193,9 @@ class PrivateCSPResult(PrivateResult):
         ci = ("" if self.estimate_interval is None
               else f" [{self.estimate_level:.0%} CI {self.estimate_interval[0]:.6g}, "
                    f"{self.estimate_interval[1]:.6g}]")
-        parts = [f"n={len(self.assignment)}", f"route={d.get('route')!r}",
-                 f"estimated_value={self.estimated_value:.6g}{ci}"]
+        parts = [f"n={len(self.assignment)}", f"route={d.get('route')!r}"]
+        if self.estimated_value is not None:
+            parts.append(f"estimated_value={self.estimated_value:.6g}{ci}")
         if self.synthetic_value is not None:
             parts.append(f"synthetic_value={self.synthetic_value:.6g}")
         # what was asked for and what the route used: a rank or relation_size the local route
@@ -269,10 +271,13 @@ def _check_label_graph_fits(instance) -> None:
 
 
 def _release_total_weight(instance, *, epsilon: float, ledger: PrivacyLedger, rng
-                          ) -> tuple[float, float]:
+                          ) -> tuple[float | None, float | None]:
     """The total constraint weight (Laplace, sensitivity 1: one constraint of weight <= 1;
     docs/privacy.md 6.5) and its one-sided ``TOTAL_UPPER_LEVEL`` upper end (post-processing):
-    ``P[Laplace(b) < -t] = exp(-t / b) / 2``, so ``t = b ln(1 / (2 (1 - level)))``."""
+    ``P[Laplace(b) < -t] = exp(-t / b) / 2``, so ``t = b ln(1 / (2 (1 - level)))``. Nothing
+    is released (``(None, None)``) at ``epsilon=0``: without an estimate it is not needed."""
+    if epsilon == 0:
+        return None, None
     total = float(np.asarray(instance.variable_weights(), dtype=np.float64).sum()) / 2.0
     noisy, b = laplace_mechanism(
         total, sensitivity=1.0, epsilon=epsilon, ledger=ledger, rng=rng,
@@ -314,7 +319,7 @@ def _check_local_memory(instance) -> None:
 
 
 def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: float,
-                    requested: dict | None = None):
+                    requested: dict | None = None, estimate: bool = True):
     """Max-2-CSP on the degree-ordered local route (docs/privacy.md 14.6): labels chosen one
     variable at a time by the exponential mechanism on the weight of the constraints to decided
     variables (each constraint read once), then the Laplace estimate of the assignment's value
@@ -326,15 +331,18 @@ def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: flo
     _check_local_memory(instance)  # before any draw or allocation of size n q
     _check_label_graph_fits(instance)
     epsilon = ledger.epsilon
-    eps_total, eps_estimate = CSP_TOTAL_SHARE * epsilon, estimate_share * epsilon
+    eps_total, eps_estimate = ((CSP_TOTAL_SHARE * epsilon, estimate_share * epsilon)
+                               if estimate else (0.0, 0.0))
     total, upper = _release_total_weight(instance, epsilon=eps_total, ledger=ledger, rng=rng)
     A_true = instance.label_adjacency()  # NOT private: read only through the releases below
     x, order = release_local_labels(A_true, instance.variable_weights(), instance.q,
                                     epsilon=left(epsilon, eps_total, eps_estimate),
                                     ledger=ledger, rng=rng)
-    estimate, interval = _release_value(float(label_values(A_true, x[None, :], instance.q)[0]),
-                                        epsilon=eps_estimate, upper=upper, ledger=ledger,
-                                        rng=rng)
+    estimate, interval = None, None
+    if eps_estimate > 0:
+        estimate, interval = _release_value(
+            float(label_values(A_true, x[None, :], instance.q)[0]), epsilon=eps_estimate,
+            upper=upper, ledger=ledger, rng=rng)
     del A_true
     return PrivateCSPResult(
         assignment=dict(zip(instance.variables, map(int, x))), estimated_value=estimate,
@@ -443,7 +451,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
              relation_size: int | None = None, estimate_share: float = CSP_ESTIMATE_SHARE,
              select_share: float = CSP_SELECT_SHARE, candidates="auto", solver_options: dict | None = None,
              privatize_options: dict | None = None,
-             route: str | None = None) -> PrivateCSPResult:
+             route: str | None = None, estimate: bool = True) -> PrivateCSPResult:
     """Edge-(epsilon, delta)-DP Max-2-CSP: the constraints are private (docs/privacy.md 6).
 
     By default (``privatize_options`` without a ``route``, or ``route="local"``) the
@@ -472,7 +480,8 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     estimate_share, select_share : float
         Fractions of epsilon for the Laplace estimate (6.5) and the private choice (6.4); a
         further 0.5% releases the total constraint weight, which bounds the estimate's range;
-        the rest goes to the release.
+        the rest goes to the release. ``estimate=False`` spends neither the estimate's share
+        nor the total weight's.
     candidates : "auto", str or sequence of str
         Objectives of the release to solve (:meth:`PrivateGraph.objective_names`, and
         ``"posterior-block"``, :func:`block_posterior_weights`, on the randomized-response
@@ -487,6 +496,10 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
         on an export ``max_2csp`` never uses).
     route : {"auto", "local", "randomized-response", "pca"}, optional
         Overrides ``privatize_options["route"]``, as in :func:`dpgraph.max_cut`.
+    estimate : bool
+        Release the private estimate of the returned assignment's value (default True), as
+        :func:`dpgraph.max_cut` does; with False, ``estimated_value`` and
+        ``estimate_interval`` are None and their budget goes to the assignment.
     ledger : PrivacyLedger, optional
         A running budget for several calls: the call is refused before anything is spent
         unless its ``(epsilon, delta)`` fits in ``ledger.remaining``, and its charges are
@@ -510,6 +523,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=True)
+    estimate = check_flag(estimate, name="estimate")
     _check_privatize_keys(privatize_options)
     if route is not None:
         privatize_options = {**(privatize_options or {}), "route": route}
@@ -522,7 +536,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     if local:
         return _max_2csp_local(instance, ledger=ledger, rng=gen, estimate_share=estimate_share,
-                               requested=requested)
+                               requested=requested, estimate=estimate)
     if delta == 0:
         raise ValueError(f"delta=0 asks for pure epsilon-DP: leave privatize_options['route'] "
                          f"unset (the local route) instead of {route!r}, or pass delta > 0")
@@ -530,6 +544,8 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     _check_label_graph_fits(instance)
     eps_select, eps_estimate = answer_side_budgets(epsilon, select_share, estimate_share)
     eps_total = CSP_TOTAL_SHARE * epsilon
+    if not estimate:  # the total weight only bounds the estimate's range
+        eps_estimate = eps_total = 0.0
     eps_p = left(epsilon, eps_total, eps_select, eps_estimate)
     _precheck_dense_options(route, candidates, solver_options, privatize_options,
                             group_privacy_delta(eps_p, delta, s))
@@ -650,9 +666,11 @@ def _choose_and_estimate(instance, pool, names, eps_select, eps_estimate, upper,
             name="choice among candidate assignments", rng=gen,
             note=f"{pool.shape[0]} distinct roundings of {len(names)} objectives {names}; "
                  f"monotone values (docs/privacy.md 6.4)")
-    estimate, interval = _release_value(float(label_values(A_true, pool[chosen][None, :], q)[0]),
-                                        epsilon=eps_estimate, upper=upper, ledger=ledger,
-                                        rng=gen)
+    estimate, interval = None, None
+    if eps_estimate > 0:
+        estimate, interval = _release_value(
+            float(label_values(A_true, pool[chosen][None, :], q)[0]), epsilon=eps_estimate,
+            upper=upper, ledger=ledger, rng=gen)
     return chosen, estimate, interval
 
 
