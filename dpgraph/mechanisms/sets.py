@@ -28,6 +28,7 @@ from scipy.sparse import linalg as spla
 from dpgraph.mechanisms.convex import ConvexSet, finish_projection
 from dpgraph.mechanisms.projection import dykstra
 from dpgraph.privacy.validation import check_number
+from dpgraph.spectral.linalg import dense_is_cheaper
 
 __all__ = [
     "ConvexSet",
@@ -371,7 +372,7 @@ class SpectralBall(ConvexSet):
                 cur = spla.LinearOperator((n, n), matvec=mv, matmat=mv, dtype=np.float64)
             else:
                 cur = op
-            if total + k > n // 8:  # a large part of the spectrum is outside: dense is cheaper
+            if dense_is_cheaper(n, total + k):  # much of the spectrum is outside: LAPACK
                 w, V = sla.eigh(S - self._center_dense(), check_finite=False)
                 m = np.abs(w) > r
                 self._k_hint = max(6, int(m.sum()) + 4)
