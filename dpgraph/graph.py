@@ -265,6 +265,88 @@ def _finalize(matrix, labels: Sequence[Hashable], *, source: str, summed: int = 
                      _summed=(int(summed), source) if summed else None)
 
 
+def public_nodes(nodes, *, name: str = "nodes") -> tuple | range:
+    """The public node set as :class:`GraphData` stores labels: an integer ``N`` is
+    ``range(N)`` (ids ``0..N-1``), any other iterable its labels in order (numpy scalars as
+    Python ones); repeated labels and None are refused."""
+    if isinstance(nodes, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a node count or an iterable of node labels, got {nodes!r}")
+    if isinstance(nodes, (int, np.integer)):
+        if nodes < 1:
+            raise ValueError(f"{name}={nodes!r}: a graph needs at least one node")
+        return range(int(nodes))
+    if isinstance(nodes, (str, bytes)):
+        raise TypeError(f"{name} must be a node count or an iterable of node labels, got the "
+                        f"string {nodes!r}")
+    if isinstance(nodes, (set, frozenset)):
+        raise TypeError(f"{name} must be ordered (a list, tuple, range or array), not a "
+                        f"{type(nodes).__name__}: the order is the graph's node order")
+    labels = label_sequence(x.item() if isinstance(x, np.generic) else x for x in nodes) \
+        if not isinstance(nodes, range) else nodes
+    if not labels:
+        raise ValueError(f"{name} is empty: a graph needs at least one node")
+    if not isinstance(labels, range):
+        if any(x is None for x in labels):
+            raise ValueError(f"{name} holds None, which networkx and the graph file formats "
+                             f"cannot hold as a node")
+        if len(set(labels)) != len(labels):
+            seen = set()
+            twice = next(x for x in labels if x in seen or seen.add(x))
+            raise ValueError(f"{name} lists node {twice!r} more than once")
+    return labels
+
+
+def with_nodes(data: GraphData, nodes, *, source: str) -> GraphData:
+    """``data`` on the public node set ``nodes`` (:func:`public_nodes`): its edges unchanged,
+    the nodes it does not name added as isolated nodes, in the order of ``nodes``.
+
+    An edge list names only the nodes that have an edge, so a node whose only edge is removed
+    would vanish from the graph and from every answer on it, which tells the two graphs apart:
+    edge-level privacy holds for graphs on one public node set (docs/privacy.md 4). A node of
+    ``data`` missing from ``nodes`` is refused, naming it.
+
+    >>> from dpgraph.graph import from_edges
+    >>> g = with_nodes(from_edges([(0, 1), (1, 2)]), 5, source="example")
+    >>> g.n, g.m, tuple(g.labels)
+    (5, 2, (0, 1, 2, 3, 4))
+    """
+    labels = public_nodes(nodes)
+    if same_labels(labels, data.labels):
+        return data
+    where = {x: i for i, x in enumerate(labels)} if not isinstance(labels, range) else None
+    position = np.empty(data.n, dtype=np.int64)
+    missing = []
+    vectorized = (isinstance(labels, range) and isinstance(data.labels, range)
+                  and labels.step == 1 and data.labels.step == 1)
+    if vectorized:  # O(1) per node, no Python loop
+        ids = np.arange(data.labels.start, data.labels.stop, data.labels.step, dtype=np.int64)
+        position = ids - labels.start
+        missing = ids[(position < 0) | (position >= len(labels))].tolist()
+    for i, x in enumerate(() if vectorized else data.labels):
+        if where is None:
+            ok = isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x in labels
+            k = labels.index(int(x)) if ok else None
+        else:
+            k = where.get(x)
+        if k is None:
+            missing.append(x)
+        else:
+            position[i] = k
+    if missing:
+        kinds = {type(x).__name__ for x in missing} - {type(x).__name__ for x in labels[:1]}
+        hint = (f" (the graph's ids are {', '.join(sorted(kinds))}, nodes holds "
+                f"{type(labels[0]).__name__}: give nodes of the ids' type, or read the file "
+                f"with ids= to match them)" if kinds else "")
+        raise ValueError(f"{source}: {len(missing):,} node(s) with an edge are not in nodes, "
+                         f"e.g. {missing[0]!r}{hint}; nodes is the public node set and must "
+                         f"hold every node of the graph")
+    C = data.weights.tocoo()
+    n = len(labels)
+    W = sp.csr_array((C.data, (position[C.row], position[C.col])), shape=(n, n))
+    W.sort_indices()
+    return GraphData(weights=W, labels=labels, _checked=True, _summed=data._summed)
+
+
 def _symmetrize(W: sp.csr_array, how: str | None, *, source: str) -> sp.csr_array:
     asym = W - W.T
     asym.eliminate_zeros()

@@ -447,3 +447,23 @@ def test_cli_options_for_graph_files_are_refused_on_edge_files(tmp_path, capsys)
     (tmp_path / "e.csv").write_text("u,v\n0,1\n1,2\n")
     assert main(["info", str(tmp_path / "*.csv"), "--ids", "str", "-q"]) == 2
     assert "--ids applies to graph files" in capsys.readouterr().err
+
+
+def test_public_node_set_keeps_nodes_without_edges(cluster_client):
+    """nodes= (the public node set): ids without an edge become isolated nodes, so removing a
+    node's only edge leaves n and the labels unchanged; an id outside it is refused, naming it.
+    The blocks equal the in-memory reader's on the same node set."""
+    df = pd.DataFrame({"u": [0, 1, 5], "v": [1, 2, 6]})
+    dg = from_dask(dd.from_pandas(df, npartitions=2), nodes=10)
+    ref = dpgraph.graph.with_nodes(from_edges([(0, 1), (1, 2), (5, 6)]), 10, source="ref")
+    assert dg.labels == ref.labels == range(10) and dg.m == ref.m == 3
+    assert np.array_equal(dg.degrees, ref.degrees)
+    fewer = from_dask(dd.from_pandas(df.iloc[:2], npartitions=1), nodes=10)  # (5, 6) removed
+    assert fewer.labels == dg.labels and fewer.m == 2
+    names = pd.DataFrame({"u": ["b", "c"], "v": ["c", "d"]})
+    named = from_dask(dd.from_pandas(names, npartitions=1), nodes=["d", "a", "c", "b", "z"])
+    assert named.labels == ("a", "b", "c", "d", "z") and named.m == 2  # sorted, as the ids
+    with pytest.raises(ValueError, match=r"1 node\(s\) with an edge are not in nodes, e.g. 6"):
+        from_dask(dd.from_pandas(df, npartitions=2), nodes=6)
+    with pytest.raises(ValueError, match="give nodes of the ids' type"):
+        from_dask(dd.from_pandas(df, npartitions=2), nodes=[str(i) for i in range(10)])

@@ -310,3 +310,49 @@ def test_csv_integer_ids_beyond_64_bits_name_the_line(tmp_path):
         read_graph(p)
     g = read_graph(p, ids="str")
     assert "99999999999999999999999" in list(g.labels)
+
+
+def test_read_graph_on_a_public_node_set(tmp_path):
+    """read_graph(nodes=): an edge list names only nodes with an edge; the public node set
+    keeps the others as isolated nodes (a node whose only edge is removed stays), in the order
+    given, and an id outside it, or of the wrong type, is refused naming the file."""
+    import dpgraph
+
+    path = tmp_path / "e.txt"
+    path.write_text("0 1\n1 2\n5 6\n")
+    g = dpgraph.read_graph(path, nodes=10)
+    assert g.n == 10 and g.m == 3 and g.labels == range(10)
+    path.write_text("0 1\n1 2\n")  # the edge (5, 6) removed: the same nodes
+    h = dpgraph.read_graph(path, nodes=10)
+    assert h.labels == g.labels and h.m == 2 and h.degrees[5] == 0
+    named = dpgraph.read_graph(path, nodes=["x", "2", "1", "0"], ids="str")
+    assert named.labels == ("x", "2", "1", "0") and named.m == 2
+    assert named.weights[named.index["1"], named.index["2"]] == 1.0
+    with pytest.raises(ValueError, match=r"e\.txt: 1 node\(s\) with an edge are not in nodes, e\.g\. 2"):
+        dpgraph.read_graph(path, nodes=2)
+    with pytest.raises(ValueError, match="the graph's ids are int, nodes holds str"):
+        dpgraph.read_graph(path, nodes=["0", "1", "2"])
+    with pytest.raises(ValueError, match="lists node 1 more than once"):
+        dpgraph.read_graph(path, nodes=[0, 1, 1, 2])
+    with pytest.raises(TypeError, match="must be ordered"):
+        dpgraph.read_graph(path, nodes={0, 1, 2})
+
+
+def test_cli_nodes_states_the_public_node_set(tmp_path, capsys):
+    """--nodes N|FILE: the partition file lists every public node, edges or not, and an edge's
+    node outside the set is refused before anything is released."""
+    path = tmp_path / "e.txt"
+    path.write_text("0 1\n1 2\n2 3\n3 0\n")
+    part = tmp_path / "part.tsv"
+    code, out, err = _run(capsys, "maxcut", path, "--nodes", "7", "--epsilon", "1",
+                          "--delta", "1e-6", "--quiet", "-o", part)
+    assert code == 0, err
+    assert sorted(int(line.split()[0]) for line in part.read_text().splitlines()
+                  if not line.startswith("#")) == list(range(7))
+    ids = tmp_path / "nodes.txt"
+    ids.write_text("# the public ids\n0\n1\n2\n3\n9\n")
+    code, out, err = _run(capsys, "info", path, "--nodes", ids)
+    assert code == 0 and "nodes:       5" in out
+    code, out, err = _run(capsys, "maxcut", path, "--nodes", "3", "--epsilon", "1",
+                          "--delta", "1e-6")
+    assert code == 2 and "1 node(s) with an edge are not in nodes, e.g. 3" in err

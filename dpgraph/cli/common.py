@@ -44,7 +44,33 @@ def add_unweighted_argument(p):
                    help="node ids of a 'u v' edge list: auto (default) follows the first edge "
                         "line and refuses a file that mixes integer and name ids; str reads "
                         "every id as a name; int requires integers")
+    p.add_argument("--nodes", default=None, metavar="N|FILE",
+                   help="the public node set: N for the ids 0..N-1, or a file of node ids, one "
+                        "per line. Nodes without an edge are kept as isolated nodes. An edge "
+                        "list names only nodes with an edge, so without it a node whose only "
+                        "edge is removed vanishes from the output (docs/privacy.md 4)")
     add_duplicates_argument(p)
+
+
+def read_node_set(spec: str | None, ids: str | None = None):
+    """``--nodes``: None, an integer ``N`` (a whole number that names no file), or the ids of
+    a file with one per line (``#`` comments and blank lines skipped), read as integers when
+    every one is an integer unless ``ids`` is ``"str"``."""
+    if spec is None:
+        return None
+    if spec.isdigit() and not os.path.exists(spec):
+        return int(spec)
+    if not os.path.isfile(spec):
+        raise FileNotFoundError(f"--nodes {spec}: neither a node count nor a file of node ids")
+    with open(spec, encoding="utf-8") as f:
+        tokens = [line.strip() for line in f]
+    tokens = [t for t in tokens if t and not t.startswith("#")]
+    if ids != "str" and all(t.lstrip("-").isdigit() for t in tokens):
+        return [int(t) for t in tokens]
+    if ids == "int":
+        bad = next(t for t in tokens if not t.lstrip("-").isdigit())
+        raise ValueError(f"--nodes {spec}: --ids int, but {bad!r} is not an integer")
+    return tokens
 
 
 def add_duplicates_argument(p):
@@ -116,7 +142,8 @@ def is_edge_files(spec) -> bool:
 
 
 def load_input(spec: str, *, format: str | None = None, symmetrize: str | None = None,
-               unweighted: bool = False, ids: str | None = None, duplicates: str | None = None):
+               unweighted: bool = False, ids: str | None = None, duplicates: str | None = None,
+               nodes=None):
     """Return ``(GraphData, description, format)`` for a file path or a data set name.
 
     A path that exists is read with :func:`dpgraph.io.read_graph`; Dask edge files
@@ -127,12 +154,16 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
     weight 1, as NetworkX's ``weight=None`` does. ``ids`` (``--ids``) is the node-id rule of
     SNAP edge lists (:func:`dpgraph.io.read_graph`: ``"auto"``, ``"int"`` or ``"str"``).
     ``duplicates`` (``--duplicates``) merges a pair listed more than once in a file (``"max"``,
-    the default, ``"sum"`` or ``"error"``); data sets are read as registered.
+    the default, ``"sum"`` or ``"error"``); data sets are read as registered. ``nodes``
+    (``--nodes``, :func:`read_node_set`) is the public node set
+    (:func:`dpgraph.graph.with_nodes`).
     """
-    from dpgraph.graph import unweighted as drop_weights
+    from dpgraph.graph import unweighted as drop_weights, with_nodes
 
     data, where, fmt = _load(spec, format=format, symmetrize=symmetrize, ids=ids,
-                             duplicates=duplicates, unweighted=unweighted)
+                             duplicates=duplicates, unweighted=unweighted, nodes=nodes)
+    if nodes is not None and fmt != "dask":
+        data = with_nodes(data, nodes, source=where)
     if unweighted and fmt == "dask":  # the weight column was not read
         return data, f"{where}, every edge weight 1", fmt
     return (drop_weights(data), f"{where}, every edge weight 1", fmt) if unweighted else \
@@ -145,11 +176,12 @@ def load_graph(args):
     return load_input(args.graph, format=args.format,
                       symmetrize=getattr(args, "symmetrize", None),
                       unweighted=args.unweighted, ids=args.ids,
-                      duplicates=getattr(args, "duplicates", None))
+                      duplicates=getattr(args, "duplicates", None),
+                      nodes=read_node_set(getattr(args, "nodes", None), args.ids))
 
 
 def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | None = None,
-          duplicates: str | None = None, unweighted: bool = False):
+          duplicates: str | None = None, unweighted: bool = False, nodes=None):
     if is_edge_files(spec):
         from dpgraph.io.dask import read_edge_files
 
@@ -162,7 +194,7 @@ def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | N
         kw = {"duplicates": duplicates} if duplicates else {}
         if unweighted:  # NetworkX's weight=None: no weight column read
             kw["weight"] = None
-        return read_edge_files(spec, **kw), spec, "dask"
+        return read_edge_files(spec, nodes=nodes, **kw), spec, "dask"
     if os.path.exists(spec):
         return _read_file(spec, format=format, symmetrize=symmetrize, ids=ids,
                           duplicates=duplicates)

@@ -98,9 +98,9 @@ def _check_options(args, fmt: str) -> None:
         if args.k is not None:
             raise ValueError(f"--k applies to --format max-k-cut only, not {fmt}")
         if (args.graph_format is not None or args.unweighted or args.ids is not None
-                or args.duplicates is not None):
-            raise ValueError(f"--graph-format, --unweighted, --ids and --duplicates apply to "
-                             f"--format max-k-cut only, not {fmt}")
+                or args.duplicates is not None or args.nodes is not None):
+            raise ValueError(f"--graph-format, --unweighted, --ids, --nodes and --duplicates "
+                             f"apply to --format max-k-cut only, not {fmt}")
     elif args.k is None:
         raise ValueError("--format max-k-cut needs --k (the number of parts, e.g. --k 3)")
 
@@ -110,7 +110,7 @@ def _read_instance(args):
     names them (graph node labels for max-k-cut, 1-based variable numbers for (W)CNF); a name
     that is no file is looked up among the data sets (graphs, so max-k-cut), as the other
     commands do."""
-    from dpgraph.cli.common import is_edge_files, load_input
+    from dpgraph.cli.common import is_edge_files, load_input, read_node_set
     from dpgraph.engine import read_csp
     from dpgraph.engine.formats import max_k_cut_instance
 
@@ -128,7 +128,8 @@ def _read_instance(args):
     _check_options(args, fmt)
     if fmt == "max-k-cut":
         data, where, _ = load_input(path, format=args.graph_format, unweighted=args.unweighted,
-                                    ids=args.ids, duplicates=args.duplicates)
+                                    ids=args.ids, duplicates=args.duplicates,
+                                    nodes=read_node_set(args.nodes, args.ids))
         try:
             inst = max_k_cut_instance(data, args.k)
         except ValueError as exc:

@@ -59,7 +59,7 @@ import uuid
 import zlib
 from pathlib import Path
 
-from dpgraph.graph import GraphData, as_graph_data, unweighted
+from dpgraph.graph import GraphData, as_graph_data, unweighted, with_nodes
 from dpgraph.io import library as _lib
 from dpgraph.io import text as _text
 from dpgraph.io.base import GraphFormatError, nonfinite_weight_error, open_text, scan_lines
@@ -239,7 +239,7 @@ def _has_data(path) -> bool:
         return bool(f.read(4096).strip())
 
 
-def read_graph(path, format: str | None = None, **kw) -> GraphData:
+def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphData:
     """Read a graph file into :class:`~dpgraph.graph.GraphData`.
 
     Parameters
@@ -263,6 +263,14 @@ def read_graph(path, format: str | None = None, **kw) -> GraphData:
         stays ``'007'``); ``ids="int"`` requires integers. A first line that looks like a
         header row (``source target``) is refused, not read as an edge: comment it out with
         ``#``, or read a file with a header row as ``csv``.
+    nodes : int or sequence of labels, optional
+        The public node set (:func:`dpgraph.graph.with_nodes`): an integer ``N`` for the ids
+        ``0..N-1``, or the labels in the order the graph should keep. Nodes without an edge
+        become isolated nodes, and a node of the file that is not in ``nodes`` is refused.
+        An edge list names only nodes that have an edge, so without it a node whose only
+        edge is removed vanishes from the graph and from every answer on it, which tells the
+        two graphs apart: edge-level privacy protects graphs on one public node set
+        (docs/privacy.md 4). Default: the nodes the file names.
 
     Returns
     -------
@@ -296,7 +304,8 @@ def read_graph(path, format: str | None = None, **kw) -> GraphData:
             if located is None:
                 raise
             raise located from None
-        return unweighted(data) if drop_weights else data
+        data = unweighted(data) if drop_weights else data
+    return data if nodes is None else with_nodes(data, nodes, source=path)
 
 
 # where the text formats keep an edge's weight: its token (0-based) and the first body line

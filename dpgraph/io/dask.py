@@ -89,9 +89,10 @@ def is_dask_input(G) -> bool:
 
 def read_edge_files(path, *, u: str = "u", v: str = "v", weight: str | None = "weight",
                     duplicates: str = "max", spill_dir: str | None = None,
-                    blocks: int | None = None) -> "DaskGraph":
+                    blocks: int | None = None, nodes=None) -> "DaskGraph":
     """Read a path or glob of Parquet (``.parquet``/``.pq``) or CSV (``.csv``, ``.tsv``, ``.txt``;
-    with a header row) edge files as a :class:`DaskGraph` (see :func:`from_dask`).
+    with a header row) edge files as a :class:`DaskGraph` (see :func:`from_dask`, which says
+    what ``nodes`` is).
 
     Raises ``FileNotFoundError`` when nothing matches and ``ValueError`` naming the columns found
     when ``u`` or ``v`` is missing.
@@ -129,7 +130,7 @@ def read_edge_files(path, *, u: str = "u", v: str = "v", weight: str | None = "w
         warnings.filterwarnings("ignore", message=r"The inplace keyword in DataFrame\.",
                                 module=r"dask\.")
         return from_dask(ddf, u=u, v=v, weight=weight, duplicates=duplicates,
-                         spill_dir=spill_dir, blocks=blocks, source=spec)
+                         spill_dir=spill_dir, blocks=blocks, source=spec, nodes=nodes)
 
 
 def _file_columns(path: str, sep: str | None) -> list:
@@ -397,7 +398,7 @@ def _default_blocks(entries: int, npartitions: int, n: int) -> int:
 
 def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
               duplicates: str = "max", spill_dir: str | None = None, blocks: int | None = None,
-              source: str = "dask DataFrame") -> "DaskGraph":
+              source: str = "dask DataFrame", nodes=None) -> "DaskGraph":
     """A :class:`DaskGraph` from a Dask DataFrame of edges (columns ``u``, ``v``, optional
     ``weight``; no ``weight`` column means weight 1).
 
@@ -417,6 +418,12 @@ def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
     every worker, e.g. shared storage on a multi-machine cluster; it holds ``8`` bytes per
     edge and direction (``16`` with weights) until the graph is released, so that a lost block
     can be rebuilt.
+
+    ``nodes`` is the public node set, as for :func:`dpgraph.io.read_graph`: an integer ``N``
+    (ids ``0..N-1``) or the labels; nodes without an edge become isolated nodes and an id not
+    in it is refused. Edge files name only nodes with an edge, so without it a node whose only
+    edge is removed vanishes from every answer (docs/privacy.md 9). The labels are kept sorted,
+    as the ids are.
     """
     dask, dd = dask_modules()
 
@@ -443,6 +450,8 @@ def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
         raise ValueError(f"{source}: {nonfinite} edge weight(s) are NaN or infinite; weights "
                          f"must be finite")
     labels = _check_labels(ids, source)
+    if nodes is not None:
+        labels = _public_labels(labels, nodes, source)
     n = len(labels)
     B = _default_blocks(2 * (rows_in - loops), ddf.npartitions, n) if blocks is None else int(blocks)
     if not 1 <= B <= max(n, 1):
@@ -512,6 +521,32 @@ def _check_labels(values, source):
     if values.dtype == object and kinds == {int}:
         values = values.astype(np.int64)
     return values
+
+
+def _public_labels(ids: np.ndarray, nodes, source: str) -> np.ndarray:
+    """The public node set ``nodes`` (:func:`dpgraph.graph.public_nodes`) as sorted labels,
+    refusing an id of the edges that it does not hold."""
+    from dpgraph.graph import public_nodes
+
+    given = public_nodes(nodes)
+    if isinstance(given, range) and given.step == 1:
+        labels = np.arange(given.start, given.stop, dtype=np.int64)
+    else:
+        values = list(given)
+        ints = all(isinstance(x, int) and not isinstance(x, bool) for x in values)
+        labels = np.sort(np.array(values, dtype=np.int64 if ints else object))
+    same_kind = (ids.dtype.kind in "iu") == (labels.dtype.kind in "iu")
+    missing = ids[~np.isin(ids, labels)] if same_kind else ids
+    if missing.size:
+        kind = {True: "integers", False: "not integers"}
+        hint = ("" if same_kind else
+                f" (the edges' ids are {kind[ids.dtype.kind in 'iu']}, the nodes "
+                f"{kind[labels.dtype.kind in 'iu']}: give nodes of the ids' type)")
+        first = missing[0].item() if isinstance(missing[0], np.generic) else missing[0]
+        raise ValueError(f"{source}: {missing.size:,} node(s) with an edge are not in nodes, "
+                         f"e.g. {first!r}{hint}; nodes is the public node set and must hold "
+                         f"every node of the graph")
+    return labels
 
 
 # ----------------------------------------------------------------------------- the graph
