@@ -164,3 +164,16 @@ def test_laplace_draws_release_what_per_batch_calls_would():
         draws.add(value[:2], slice(0, 3))
     with pytest.raises(TypeError, match="PrivacyLedger"):
         LaplaceDraws((2,), sensitivity=1.0, epsilon=1.0, changed=1, ledger=None, rng=0)
+
+
+def test_grid_values_beyond_the_int64_range_are_clamped_not_refused():
+    """A refusal at 2^62 grid steps would depend on the private value; the clamp is 1-Lipschitz
+    (docs/privacy.md 13), so adjacent values far out stay within the sensitivity in steps."""
+    from dpgraph.privacy.noise import GRID_LIMIT, _grid_rounded
+
+    q = _grid_rounded(np.array([1e30, -1e30, np.inf, 3.2, 2.0 ** 62 - 1024.0]), 1.0)
+    assert q.tolist() == [GRID_LIMIT, -GRID_LIMIT, GRID_LIMIT, 3, 2 ** 62 - 1024]
+    a, b = _grid_rounded(np.array([2.0 ** 62 - 0.5, 2.0 ** 62 + 1e6]), 1.0)
+    assert abs(int(b) - int(a)) <= 1e6 + 1
+    with pytest.raises(ValueError, match="NaN"):
+        _grid_rounded(np.array([np.nan]), 1.0)
