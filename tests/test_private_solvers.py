@@ -229,3 +229,25 @@ def test_export_min_weight_is_checked():
     for bad in (None, "0.1", float("nan"), -1.0):
         with pytest.raises(ValueError, match="min_weight"):
             pg.to_scipy(min_weight=bad)
+
+
+@pytest.mark.parametrize("solver", ["max_cut", "max_bisection"])
+def test_privatize_options_keys_refused_before_anything_is_spent(solver):
+    """max_cut and max_bisection check privatize_options' keys up front as max_2csp does: a
+    misspelt key, or one the solver sets itself, is refused on every route (the local route,
+    which does not call privatize, used to ignore them) and nothing is charged."""
+    import networkx as nx
+
+    import dpgraph
+
+    G = nx.karate_club_graph()
+    fn = getattr(dpgraph, solver)
+    running = dpgraph.PrivacyLedger(epsilon=5.0, delta=1e-5)
+    for opts, match in (({"degre_share": 0.1}, r"\['degre_share'\] are not options"),
+                        ({"rank": 3}, r"sets them itself; pass rank="),
+                        ({"ledger": None}, r"sets them itself; pass ledger="),
+                        ("route", "must be a dict")):
+        with pytest.raises(TypeError, match=match):
+            fn(G, epsilon=1.0, delta=1e-6, weight=None, privatize_options=opts, ledger=running)
+    assert running.spent == (0.0, 0.0)
+    fn(G, epsilon=1.0, delta=1e-6, weight=None, privatize_options={"degree_share": 0.1})

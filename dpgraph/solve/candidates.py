@@ -27,6 +27,33 @@ __all__ = ["ONE_OBJECTIVE_ABOVE_N", "KNOWN_OBJECTIVES", "candidate_objectives", 
 ONE_OBJECTIVE_ABOVE_N = 5000
 
 
+def check_privatize_keys(privatize_options, *, caller: str) -> None:
+    """Refuse, before anything is spent, ``privatize_options`` keys :func:`dpgraph.privatize`
+    does not take, or that ``caller`` sets itself, whichever route runs (the local route, which
+    does not call ``privatize``, would otherwise ignore them)."""
+    import inspect
+
+    from dpgraph.release.privatize import privatize
+
+    if privatize_options is None:
+        return
+    if not isinstance(privatize_options, dict):
+        raise TypeError(f"privatize_options must be a dict, got {type(privatize_options).__name__}")
+    own = {k: f"{k}=" for k in ("rank", "rng", "epsilon", "delta", "ledger")}
+    if caller != "max_2csp":  # the graph's weight attribute; a CSP instance has no other
+        own["weight"] = "weight="
+    clash = sorted(set(privatize_options) & set(own))
+    if clash:
+        raise TypeError(f"privatize_options {clash}: {caller} sets them itself; pass "
+                        f"{', '.join(own[k] for k in clash)} to {caller}")
+    params = set(inspect.signature(privatize).parameters) - {"G", "_check_only", "ledger",
+                                                               "weight"}
+    bad = sorted(set(privatize_options) - params)
+    if bad:
+        raise TypeError(f"privatize_options {bad} are not options of dpgraph.privatize "
+                        f"(it takes {', '.join(sorted(params - set(own)))})")
+
+
 def candidate_objectives(pg: PrivateGraph, candidates="auto", rank: int | None = None) -> tuple:
     """The objectives :func:`dpgraph.max_cut` solves on the release ``pg`` (``candidates``
     as there; validated against :meth:`PrivateGraph.objective_names`): every objective the

@@ -35,7 +35,7 @@ from dpgraph.privacy.budget import (CSP_ESTIMATE_SHARE, CSP_SELECT_SHARE, CSP_TO
                                     answer_side_budgets, left)
 from dpgraph.privacy.ledger import records_in_ledger
 from dpgraph.privacy.validation import check_delta, check_epsilon, check_flag
-from dpgraph.solve.candidates import candidate_objectives, clamped_interval
+from dpgraph.solve.candidates import candidate_objectives, check_privatize_keys, clamped_interval
 from dpgraph.release.privatize import DEFAULT_RANK, PrivateGraph, privatize
 from dpgraph.release.routes import route_names, route_spec
 
@@ -406,33 +406,12 @@ def _check_dense_release(N: int, rank: int, privatize_options: dict | None) -> N
                              "use fewer variables or labels.")
 
 
-def _check_privatize_keys(privatize_options) -> None:
-    """Refuse ``privatize_options`` keys :func:`dpgraph.privatize` does not take, or that
-    ``max_2csp`` sets itself, whichever route runs (the local route used to ignore them)."""
-    import inspect
-
-    if privatize_options is None:
-        return
-    if not isinstance(privatize_options, dict):
-        raise TypeError(f"privatize_options must be a dict, got {type(privatize_options).__name__}")
-    own = {"rank": "rank=", "rng": "rng=", "epsilon": "epsilon=", "delta": "delta="}
-    clash = sorted(set(privatize_options) & set(own))
-    if clash:
-        raise TypeError(f"privatize_options {clash}: max_2csp sets them itself; pass "
-                        f"{', '.join(own[k] for k in clash)} to max_2csp")
-    params = set(inspect.signature(privatize).parameters) - {"G", "_check_only"}
-    bad = sorted(set(privatize_options) - params)
-    if bad:
-        raise TypeError(f"privatize_options {bad} are not options of dpgraph.privatize "
-                        f"(it takes {', '.join(sorted(params - set(own)))})")
-
-
 def _precheck_dense_options(route: str, candidates, solver_options, privatize_options,
                             pair_delta: float) -> None:
     """Refuse, before any draw, what the dense branch would refuse only after spending (docs/
     privacy.md 11.1): engine options :func:`~dpgraph.engine.twocsp_sdp.solve_label_csp` does
     not take, objective names no route offers, and a per-pair delta that group privacy drives
-    to 0 on a route that needs one (``privatize_options``' keys: :func:`_check_privatize_keys`,
+    to 0 on a route that needs one (``privatize_options``' keys: :func:`~dpgraph.solve.candidates.check_privatize_keys`,
     on every route)."""
     from dpgraph.engine.twocsp_sdp import solve_label_csp
     from dpgraph.solve.candidates import check_candidate_names, check_solver_options
@@ -524,7 +503,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=True)
     estimate = check_flag(estimate, name="estimate")
-    _check_privatize_keys(privatize_options)
+    check_privatize_keys(privatize_options, caller="max_2csp")
     if route is not None:
         privatize_options = {**(privatize_options or {}), "route": route}
     route = (privatize_options or {}).get("route", "auto")

@@ -38,8 +38,8 @@ from dpgraph.release.privatize import check_rank, privatize
 from dpgraph.release.routes import route_names, route_spec
 from dpgraph.release.screening import (answer_route, matrix_free_share, randomized_response_share,
                                       release_edge_count, streamed_route)
-from dpgraph.solve.candidates import (candidate_objectives, candidate_pool, choose_candidate,
-                                      partition_capacity, partition_of, precheck_solver,
+from dpgraph.solve.candidates import (candidate_objectives, candidate_pool, check_privatize_keys,
+                                      choose_candidate, partition_capacity, partition_of, precheck_solver,
                                       release_estimate, true_cuts, unspent_note)
 from dpgraph.solve.certify import (attach_certificate, check_certify, input_sdp_bound,
                                    release_certificate)
@@ -158,6 +158,8 @@ def _checked_call(problem, G, *, epsilon, delta, rank, kappa, estimate_share, se
                          f"{1 - CERTIFY_SHARE - SCREEN_SHARE:g}: the certificate takes up to "
                          f"{CERTIFY_SHARE:g} of epsilon and the screening count {SCREEN_SHARE:g}, "
                          f"and the rest privatizes; got {estimate_share:g} + {select_share:g}")
+    check_privatize_keys(privatize_options, caller="max_cut" if problem == "maxcut"
+                         else "max_bisection")
     # no synthetic-graph export: max_cut does not use it, so it pays nothing for it
     opts = {"synthetic_share": None, **(privatize_options or {})}
     if route is not None:
