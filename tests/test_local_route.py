@@ -562,3 +562,18 @@ def test_backward_pass_weighs_its_field_by_the_released_signal_share():
     v = laplace_add_variance(1.0, 0.2)
     assert math.isclose(v, 2.0 / 0.2 ** 2, rel_tol=0.02)
     assert signal_share(v, v) == 0.0 and signal_share(4.0 * v, v) == 0.75
+
+
+def test_local_release_edge_count_is_never_negative():
+    """The local route's released edge count (noisy, and small on a small graph) is clamped at
+    0 as the other routes' are, so an export aiming at ``round(pg.edge_count)`` edges never asks
+    for a negative number (post-processing)."""
+    import networkx as nx
+
+    import dpgraph
+
+    G = nx.karate_club_graph()
+    counts = [dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, weight=None, rng=s).private_graph
+              for s in range(20)]
+    assert min(pg.edge_count for pg in counts) >= 0.0
+    assert min(float(pg.local.edge_count) for pg in counts) < 0.0  # the case is reached

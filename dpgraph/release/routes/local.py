@@ -557,9 +557,11 @@ class LocalPrivateGraph(PrivateGraph):
 
     @property
     def edge_count(self) -> float:
+        """The released edge count the exports aim at: the block model's (when released),
+        else the route's noisy count clamped at 0 (post-processing), as the other routes'."""
         if self.block_model is not None:
             return float(self.block_model.edge_count)
-        return float(self.local.edge_count)
+        return max(0.0, float(self.local.edge_count))
 
 
 def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger: PrivacyLedger,
