@@ -49,6 +49,7 @@ import numpy as np
 
 from dpgraph.result import EngineResult
 from dpgraph.privacy.noise import make_rng
+from dpgraph.privacy.validation import check_positive
 from dpgraph.engine.operator import WeightOperator, as_weight_operator
 from dpgraph.engine.local_search import anneal, improve_cut, prepare, tabu_search
 from dpgraph.engine.rounding import (correlation_round, cut_values, flip_local_search, hyperplane_round,
@@ -94,7 +95,7 @@ _LS_SHARE = 0.6
 _CERT_SHARE = 0.1
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, eq=False)  # compared by identity and hashable, as every result
 class CutResult(EngineResult):
     r"""Result of :func:`solve_max_cut` / :func:`solve_max_bisection`.
 
@@ -254,9 +255,8 @@ class _Settings:
         n_hyperplanes = _check_int("n_hyperplanes", n_hyperplanes, 0)
         seeds = _check_int("seeds", seeds, 0)
         samples = _check_int("samples", samples, 1)
-        max_iter = _check_int("max_iter", max_iter, 0)
-        if not (tol > 0):
-            raise ValueError(f"tol must be > 0, got {tol!r}")
+        max_iter = _check_int("max_iter", max_iter, 1)
+        tol = check_positive(tol, name="tol")
         if rank is not None:
             rank = _check_int("rank", rank, 1)
         if time_limit is not None and not (float(time_limit) >= 0):
@@ -541,9 +541,9 @@ _DOC_PARAMS = """
     rank : int, optional
         Burer-Monteiro rank (default ``min(ceil(sqrt(2n)) + 1, 32)``).
     tol : float
-        Solver tolerance (relative objective change and scaled gradient norm).
+        Solver tolerance (relative objective change and scaled gradient norm; > 0).
     max_iter : int
-        Maximum gradient iterations of the SDP solver.
+        Maximum gradient iterations of the SDP solver (>= 1).
     rng : None, int or numpy.random.Generator
         Randomness for the initial point, hyperplanes and seeds.
     n_hyperplanes : int

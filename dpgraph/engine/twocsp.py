@@ -50,6 +50,7 @@ from dpgraph.result import EngineResult
 from dpgraph.graph import GraphData
 from dpgraph.memory import InsufficientMemoryError, check_memory, format_bytes, memory_limit
 from dpgraph.privacy.noise import make_rng
+from dpgraph.privacy.validation import check_integer, check_positive
 from dpgraph.engine.sdp import rump_margin
 from dpgraph.engine.twocsp_sdp import solve_label_csp
 
@@ -585,7 +586,7 @@ def _local_search(inst: CSPInstance, A: sp.csr_array, x: np.ndarray, max_moves=N
 # ----------------------------------------------------------------------------- driver
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, eq=False)  # compared by identity and hashable, as every result
 class CSPResult(EngineResult):
     """Result of :func:`solve_max_2csp` (fields as in :class:`dpgraph.engine.CutResult`).
 
@@ -646,12 +647,13 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
     scs_eps : float
         SCS accuracy (``eps_abs = eps_rel``).
     max_iters : int
-        SCS iteration limit.
+        SCS iteration limit (>= 1).
     tol, rank, certificate, perturbation_rounds, tabu_moves, tabu_time
-        ``"lowrank"`` only: stopping tolerance, factor width, certificate method, rounds of
-        iterated local search, and moves / seconds of tabu search
-        (:func:`dpgraph.engine.twocsp_sdp.label_tabu_search`, 0 = off) of
-        :func:`dpgraph.engine.twocsp_sdp.solve_label_csp`.
+        ``"lowrank"`` only: stopping tolerance (> 0), factor width (an integer >= 2, or None
+        for the default), certificate method, rounds of iterated local search, and moves /
+        seconds of tabu search (:func:`dpgraph.engine.twocsp_sdp.label_tabu_search`, 0 = off)
+        of :func:`dpgraph.engine.twocsp_sdp.solve_label_csp`. ``tol``, ``rank`` and
+        ``max_iters`` are checked whatever the method.
 
     Returns
     -------
@@ -679,6 +681,10 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
         raise ValueError(f"seeds must be an integer >= 0, got {seeds!r}")
     if instance.q ** seeds > 4096:
         raise ValueError(f"seeds={seeds} would enumerate q**seeds = {instance.q ** seeds} assignments")
+    tol = check_positive(tol, name="tol")
+    max_iters = check_integer(max_iters, name="max_iters", low=1)
+    if rank is not None:
+        rank = check_integer(rank, name="rank", low=2)
     gen = make_rng(rng)
     inst = instance
     n = inst.n

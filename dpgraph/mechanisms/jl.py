@@ -46,7 +46,7 @@ from scipy.sparse import linalg as spla
 
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_integer,
-                                        check_number, dense_array)
+                                        check_number, check_positive, dense_array)
 from dpgraph.privacy.noise import ball_knorm_mechanism, gaussian_mechanism, make_rng
 from dpgraph.mechanisms.marginals import check_binary_rows
 from dpgraph.mechanisms.sets import PSDTraceBall
@@ -181,6 +181,10 @@ def _jl_release(S, *, m, radius_sq, d, epsilon, delta, jl_dim, jl, noise, sensit
                 beta, lift, ledger, rng, max_iter, tol, name):
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=True)
+    if ledger is not None and not isinstance(ledger, PrivacyLedger):  # before any charge
+        raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
+    tol = check_positive(tol, name="tol")
+    max_iter = check_integer(max_iter, name="max_iter", low=1)
     check_choice(noise, name="noise", choices=("auto", "gaussian", "knorm"))
     check_choice(jl, name="jl", choices=("gaussian", "rademacher"))
     check_choice(sensitivity_bound, name="sensitivity_bound",
@@ -277,7 +281,9 @@ def jl_second_moment(data, *, epsilon: float, delta: float = 0.0, radius: float 
     """Second-moment matrix ``(1/m) sum x x^T`` of rows with ``||x|| <= radius`` by the JL
     mechanism (Nikolov Alg. 1 with ``K = {A PSD, tr A <= radius^2}``, Lemma 6.1 / Thm 1.3).
     Rows longer than ``radius`` are refused (clip them first, publicly). See the module
-    docstring for the sensitivity bound and the lift.
+    docstring for the sensitivity bound and the lift. ``ledger`` (a :class:`PrivacyLedger`;
+    None: a fresh one) records every charge; the lift stops after ``max_iter`` iterations (an
+    integer >= 1) or at tolerance ``tol`` (a number > 0).
 
     Examples
     --------
@@ -308,6 +314,7 @@ def jl_two_way_marginals(data, *, epsilon: float, delta: float = 0.0,
     mechanism: entry ``(i, j)`` of the estimate is the fraction of rows with ``x_i = x_j = 1``
     (diagonal: 1-way). Rows have ``|x| <= t`` ones (``t = sparsity`` or ``n``), so
     ``||x||^2 <= t`` and ``K = {A PSD, tr A <= t}`` contains every ``x x^T`` (Nikolov Sec. 6).
+    The other options are those of :func:`jl_second_moment`.
 
     Examples
     --------

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dpgraph.mechanisms.convex import ConvexSet
+from dpgraph.privacy.validation import check_integer, check_positive
 
 __all__ = ["ProjectionResult", "dykstra", "averaged_projections"]
 
@@ -79,10 +80,8 @@ def _check_common(point, tol, max_iter):
     x = np.array(point, dtype=np.float64)  # a private copy: the caller's array is never changed
     if not np.all(np.isfinite(x)):
         raise ValueError("point must be finite (no NaN or inf entries)")
-    if not (math.isfinite(tol) and tol > 0):
-        raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
-    if int(max_iter) < 1:
-        raise ValueError(f"max_iter must be >= 1, got {max_iter!r}")
+    check_positive(tol, name="tol")
+    check_integer(max_iter, name="max_iter", low=1)
     return x
 
 

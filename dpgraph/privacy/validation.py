@@ -69,6 +69,16 @@ def check_sensitivity(sensitivity, *, name: str = "sensitivity") -> float:
     return s
 
 
+def check_positive(value, *, name: str) -> float:
+    """Return ``value`` as a float, or raise ValueError naming ``name`` unless it is a finite
+    number > 0 (strings and booleans refused): a solver's tolerance, for instance.
+
+    >>> check_positive(1e-6, name="tol")
+    1e-06
+    """
+    return check_sensitivity(value, name=name)
+
+
 def dense_array(value, *, name: str, dtype=np.float64) -> np.ndarray:
     """``value`` as a NumPy array of ``dtype`` (``None``: NumPy's choice, only numbers and
     booleans accepted), densifying a ``scipy.sparse`` matrix or array (``.toarray()``); strings,

@@ -1,0 +1,143 @@
+"""One behaviour for the same thing across the API: results compared by identity, ``weight=None``
+for "unweighted", and ``ledger`` / ``tol`` / ``max_iter`` / ``rank`` checked by the shared
+helpers with messages naming the parameter."""
+
+import copy
+import warnings
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import dpgraph
+from dpgraph.mechanisms import Simplex
+
+X01 = np.array([[1, 0, 1], [1, 1, 0], [0, 1, 1], [1, 0, 0]])
+UNIT_ROWS = np.eye(3)[[0, 1, 2, 0]]
+
+
+def _instance():
+    ne = {(0, 1), (1, 0)}
+    return dpgraph.CSPInstance(3, 2, [(0, 1, ne, 1.0), (1, 2, ne, 1.0)])
+
+
+# ----------------------------------------------------------------------------- results
+
+
+@pytest.mark.parametrize("solve", [
+    lambda: dpgraph.solve_max_cut(nx.cycle_graph(6), rng=0),
+    lambda: dpgraph.solve_max_2csp(_instance(), rng=0),
+], ids=["CutResult", "CSPResult"])
+def test_engine_results_compare_by_identity_and_hash(solve):
+    r = solve()
+    twin = copy.deepcopy(r)
+    assert r == r and r != twin  # identity, no element-wise array comparison
+    assert r in [twin, r] and r not in [twin]
+    assert hash(r) == hash(r) and len({r, twin}) == 2
+
+
+# ----------------------------------------------------------------------------- weight=None
+
+
+def test_to_networkx_weight_none_writes_no_attribute():
+    gd = dpgraph.as_graph_data([("a", "b", 0.5), ("b", "c")])
+    H = gd.to_networkx(weight=None)
+    assert sorted(H.edges(data=True)) == [("a", "b", {}), ("b", "c", {})]
+    assert sorted(H.nodes) == ["a", "b", "c"]
+    assert sorted(gd.to_networkx(weight="w").edges(data="w")) == [("a", "b", 0.5),
+                                                                  ("b", "c", 1.0)]
+
+
+def test_to_igraph_weight_none_writes_no_attribute():
+    pytest.importorskip("igraph")
+    gd = dpgraph.as_graph_data([("a", "b", 0.5), ("b", "c")])
+    H = gd.to_igraph(weight=None)
+    assert H.vs["name"] == ["a", "b", "c"] and H.ecount() == 2
+    assert H.es.attributes() == []
+    assert gd.to_igraph(weight="w").es["w"] == [0.5, 1.0]
+
+
+# ----------------------------------------------------------------------------- JL mechanism
+
+
+JL_CALLS = {
+    "jl_second_moment": lambda **kw: dpgraph.jl_second_moment(
+        UNIT_ROWS, epsilon=1, delta=1e-6, jl_dim=20, rng=0, **kw),
+    "jl_two_way_marginals": lambda **kw: dpgraph.jl_two_way_marginals(
+        X01, epsilon=1, delta=1e-6, sparsity=2, jl_dim=20, rng=0, **kw),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JL_CALLS))
+def test_jl_refuses_a_ledger_of_the_wrong_type(name):
+    with pytest.raises(TypeError, match="ledger must be a dpgraph.privacy.PrivacyLedger"):
+        JL_CALLS[name](ledger="x")
+
+
+@pytest.mark.parametrize("name", sorted(JL_CALLS))
+@pytest.mark.parametrize("kw, match", [
+    ({"tol": -1}, "tol must be a finite number > 0, got -1"),
+    ({"tol": "1e-6"}, "tol must be a number"),
+    ({"max_iter": 0}, "max_iter must be an integer >= 1, got 0"),
+    ({"max_iter": 2.5}, "max_iter must be an integer, got 2.5"),
+])
+def test_jl_checks_lift_options_before_spending(name, kw, match):
+    ledger = dpgraph.PrivacyLedger(epsilon=1, delta=1e-6)
+    with pytest.raises(ValueError, match=match):
+        JL_CALLS[name](ledger=ledger, **kw)
+    assert ledger.spent == (0.0, 0.0)
+
+
+# ----------------------------------------------------------------------------- projections
+
+
+@pytest.mark.parametrize("call", [
+    lambda **kw: dpgraph.kway_marginals(X01, 2, epsilon=1, delta=1e-6, rng=0, **kw),
+    lambda **kw: dpgraph.perturb_and_project(np.array([.2, .3, .5]), Simplex(1.0),
+                                             sensitivity=.1, epsilon=1, delta=1e-6, rng=0, **kw),
+], ids=["kway_marginals", "perturb_and_project"])
+@pytest.mark.parametrize("kw, match", [
+    ({"max_iter": 2.5}, "max_iter must be an integer, got 2.5"),
+    ({"max_iter": 0}, "max_iter must be an integer >= 1, got 0"),
+    ({"tol": -1}, "tol must be a finite number > 0, got -1"),
+])
+def test_projection_mechanisms_check_max_iter_and_tol(call, kw, match):
+    with pytest.raises(ValueError, match=match):
+        call(**kw)
+
+
+# ----------------------------------------------------------------------------- engine options
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"max_iter": 0}, "max_iter must be an integer >= 1, got 0"),
+    ({"max_iter": 2.5}, "max_iter must be an integer >= 1, got 2.5"),
+    ({"tol": -1}, "tol must be a finite number > 0, got -1"),
+    ({"rank": 2.5}, "rank must be an integer >= 1, got 2.5"),
+    ({"rank": "auto"}, "rank must be an integer >= 1, got 'auto'"),
+])
+def test_solve_max_cut_checks_options(kw, match):
+    with pytest.raises(ValueError, match=match):
+        dpgraph.solve_max_cut(nx.cycle_graph(8), rng=0, **kw)
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"tol": -1}, "tol must be a finite number > 0, got -1"),
+    ({"tol": "x"}, "tol must be a number"),
+    ({"max_iters": 2.5}, "max_iters must be an integer, got 2.5"),
+    ({"max_iters": 0}, "max_iters must be an integer >= 1, got 0"),
+    ({"rank": 2.5}, "rank must be an integer, got 2.5"),
+    ({"rank": "auto"}, "rank must be an integer, got 'auto'"),
+    ({"rank": True}, "rank must be an integer, got True"),
+    ({"rank": 1}, "rank must be an integer >= 2, got 1"),
+])
+def test_solve_max_2csp_checks_options(kw, match):
+    with pytest.raises(ValueError, match=match):
+        dpgraph.solve_max_2csp(_instance(), rng=0, **kw)
+
+
+def test_solve_max_2csp_accepts_an_integer_rank():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = dpgraph.solve_max_2csp(_instance(), rng=0, rank=np.int64(3))
+    assert res.info["rank"] == 3 and res.value == 2.0
