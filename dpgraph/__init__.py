@@ -20,25 +20,37 @@ Examples
 """
 
 from dpgraph import datasets
+from dpgraph.caller import DPGraphWarning
+from dpgraph.datasets import DatasetChecksumWarning
 from dpgraph.lab import evaluate
 from dpgraph.engine import CSPInstance, CutResult, read_csp, solve_max_2csp, solve_max_bisection, solve_max_cut
 from dpgraph.solve.csp import PrivateCSPResult, max_2csp
-from dpgraph.graph import GraphData, GraphInputWarning, as_graph_data
+from dpgraph.graph import DuplicateEdgeWarning, GraphData, GraphInputWarning, as_graph_data
 from dpgraph.io import GraphFormatError, read_graph, write_graph
 from dpgraph.mechanisms import (dykstra, jl_second_moment, jl_two_way_marginals, kway_marginals,
                          onehot_marginals, perturb_and_project, private_cosine_similarities,
                          private_second_moment)
-from dpgraph.privacy import PrivacyBudgetError, PrivacyLedger
+from dpgraph.nx_backend import BackendDeclinedWarning
+from dpgraph.privacy import PrivacyBudgetError, PrivacyLedger, ReproducibleNoiseWarning
 from dpgraph.solve.cut import PrivateCutResult, max_bisection, max_cut
 from dpgraph.release.privatize import PrivateGraph, privatize
+from dpgraph.release.routes.pca import PCAHaltedWarning
 from dpgraph.spectral import EntryAdjacency, private_low_rank, private_subspace
 from dpgraph.synthetic import SyntheticRelease, release_synthetic
+from dpgraph.synthetic.block_model import SyntheticSampleWarning
 
 __version__ = "0.1.0"
 
 __all__ = [
     "GraphData",
+    "DPGraphWarning",
     "GraphInputWarning",
+    "DuplicateEdgeWarning",
+    "ReproducibleNoiseWarning",
+    "SyntheticSampleWarning",
+    "PCAHaltedWarning",
+    "DatasetChecksumWarning",
+    "BackendDeclinedWarning",
     "as_graph_data",
     "read_graph",
     "write_graph",

@@ -4,6 +4,9 @@
 warning to the first frame outside the dpgraph package, however deep inside dpgraph it is
 raised (a reader three calls down, a NetworkX backend call through NetworkX's dispatcher): the
 line the user wrote, where ``warnings``' filters and messages name it.
+
+:class:`DPGraphWarning` is the base class of every warning dpgraph issues, so that one filter
+(``warnings.simplefilter("error", dpgraph.DPGraphWarning)``) covers them all.
 """
 
 from __future__ import annotations
@@ -11,9 +14,19 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["caller_stacklevel"]
+__all__ = ["DPGraphWarning", "caller_stacklevel"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+class DPGraphWarning(UserWarning):
+    """Base class of dpgraph's warnings (input changed by policy, reproducible noise, a sparse
+    or halted release, ...): filter it to filter them all.
+
+    >>> from dpgraph.graph import GraphInputWarning
+    >>> issubclass(GraphInputWarning, DPGraphWarning) and issubclass(DPGraphWarning, UserWarning)
+    True
+    """
 
 
 def caller_stacklevel() -> int:

@@ -53,6 +53,8 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from dpgraph.caller import DPGraphWarning
+
 __all__ = [
     "GraphData",
     "GraphInputWarning",
@@ -75,7 +77,7 @@ _SYMMETRIZE = ("max", "sum", "mean")
 _DUPLICATES = ("sum", "max", "error")
 
 
-class GraphInputWarning(UserWarning):
+class GraphInputWarning(DPGraphWarning):
     """Issued when an adapter changes the input as its documented policy says (self-loops, zeros)."""
 
 
@@ -147,10 +149,11 @@ class GraphData:
         """True when every edge has weight exactly 1."""
         return bool(np.all(self.weights.data == 1.0))
 
-    def to_networkx(self, *, weight: str = "weight"):
+    def to_networkx(self, *, weight: str | None = "weight"):
         """This graph as a ``networkx.Graph``: every node under its label (isolated nodes
-        included) and every edge with its weight in the attribute ``weight``
-        (:func:`to_networkx`). A synthetic graph from ``sample()`` converts this way.
+        included) and every edge with its weight in the attribute ``weight``; ``weight=None``
+        writes the edges without attributes (:func:`to_networkx`). A synthetic graph from
+        ``sample()`` converts this way.
 
         Examples
         --------
@@ -160,9 +163,9 @@ class GraphData:
         """
         return to_networkx(self, weight=weight)
 
-    def to_igraph(self, *, weight: str = "weight"):
+    def to_igraph(self, *, weight: str | None = "weight"):
         """This graph as an ``igraph.Graph``: labels in the vertex attribute ``name``, weights in
-        the edge attribute ``weight`` (:func:`to_igraph`).
+        the edge attribute ``weight``, none with ``weight=None`` (:func:`to_igraph`).
 
         Examples
         --------
@@ -665,9 +668,12 @@ def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphDat
 def _from_igraph(G, *, weight: str | None, symmetrize, duplicates) -> GraphData:
     n = G.vcount()
     source = "igraph.Graph"
-    labels = G.vs["name"] if "name" in G.vs.attributes() else range(n)
+    # igraph's ``Graph.from_networkx`` keeps the NetworkX labels in ``_nx_name``
+    key = next((k for k in ("name", "_nx_name") if k in G.vs.attributes()), None)
+    labels = G.vs[key] if key else range(n)
     if not isinstance(labels, range) and len(set(labels)) != len(labels):
-        raise ValueError(f"{source}: vertex 'name' attribute has repeated values; labels must be unique")
+        raise ValueError(f"{source}: vertex {key!r} attribute has repeated values; labels must "
+                         f"be unique")
     edges = np.asarray(G.get_edgelist(), dtype=np.int64).reshape(-1, 2)
     if G.is_directed() and symmetrize is None:
         raise ValueError(f"{source} is directed; pass symmetrize='max', 'sum' or 'mean' "
@@ -852,26 +858,33 @@ def _as_graph_data(G, *, weight, symmetrize, duplicates, labels) -> GraphData:
 # ----------------------------------------------------------------------------- exports
 
 
-def to_networkx(data: GraphData, *, weight: str = "weight"):
-    """Return a ``networkx.Graph`` with the original labels and a ``weight`` on every edge."""
+def to_networkx(data: GraphData, *, weight: str | None = "weight"):
+    """Return a ``networkx.Graph`` with the original labels and a ``weight`` on every edge
+    (``weight=None``: no edge attribute, NetworkX's spelling of "unweighted")."""
     import networkx as nx
 
     H = nx.Graph()
     H.add_nodes_from(data.labels)
     i, j, w = data.edges()
     lab = data.labels
-    H.add_weighted_edges_from(((lab[a], lab[b], float(c)) for a, b, c in zip(i, j, w)), weight=weight)
+    if weight is None:
+        H.add_edges_from((lab[a], lab[b]) for a, b in zip(i, j))
+    else:
+        H.add_weighted_edges_from(((lab[a], lab[b], float(c)) for a, b, c in zip(i, j, w)),
+                                  weight=weight)
     return H
 
 
-def to_igraph(data: GraphData, *, weight: str = "weight"):
-    """Return an ``igraph.Graph`` with vertex attribute ``name`` (labels) and edge ``weight``."""
+def to_igraph(data: GraphData, *, weight: str | None = "weight"):
+    """Return an ``igraph.Graph`` with vertex attribute ``name`` (labels) and edge ``weight``
+    (``weight=None``: no edge attribute)."""
     import igraph as ig
 
     i, j, w = data.edges()
     H = ig.Graph(n=data.n, edges=list(zip(i.tolist(), j.tolist())), directed=False)
     H.vs["name"] = list(data.labels)
-    H.es[weight] = w.tolist()
+    if weight is not None:
+        H.es[weight] = w.tolist()
     return H
 
 

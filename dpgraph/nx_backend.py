@@ -53,6 +53,8 @@ from __future__ import annotations
 
 import random
 
+from dpgraph.caller import DPGraphWarning
+
 __all__ = ["BackendInterface", "BackendGraph", "BackendDeclinedWarning", "one_exchange",
            "FUNCTIONS"]
 
@@ -204,7 +206,7 @@ def _asks_for_privacy(kwargs) -> bool:
     return kwargs.get("epsilon") is not None or kwargs.get("delta") is not None
 
 
-class BackendDeclinedWarning(UserWarning):
+class BackendDeclinedWarning(DPGraphWarning):
     """The dpgraph backend declined a call that asked for privacy, and why (NetworkX's own
     message, "not implemented by 'dpgraph' for the given arguments", does not say)."""
 

@@ -515,3 +515,13 @@ def test_multigraph_numeric_string_weights_merge_as_numbers():
     W = as_graph_data(M, duplicates="sum").weights.toarray()
     assert W[0, 1] == 2.0 and W[1, 2] == 0.75
     assert as_graph_data(M, duplicates="max").weights.toarray()[1, 2] == 0.5
+
+
+def test_igraph_from_networkx_keeps_the_networkx_labels():
+    """igraph's Graph.from_networkx keeps NetworkX's labels in the vertex attribute _nx_name,
+    not name: they are the labels, as a name attribute would be (results came back 0..n-1)."""
+    G = nx.Graph([("a", "b"), ("b", "c")])
+    g = ig.Graph.from_networkx(G)
+    assert "name" not in g.vs.attributes()
+    data = as_graph_data(g)
+    assert data.labels == ("a", "b", "c") and data.m == 2

@@ -9,6 +9,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dpgraph.caller import DPGraphWarning
 from dpgraph.graph import DuplicateEdgeWarning, GraphData, as_graph_data
 
 __all__ = ["DatasetEntry", "DatasetNotFoundError", "DatasetChecksumWarning", "REGISTRY",
@@ -19,7 +20,7 @@ class DatasetNotFoundError(FileNotFoundError):
     """A registered data set whose file is in none of the searched folders."""
 
 
-class DatasetChecksumWarning(UserWarning):
+class DatasetChecksumWarning(DPGraphWarning):
     """The file found for a data set differs from the registered copy (sha256)."""
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
+from dpgraph.caller import caller_stacklevel
 from dpgraph.graph import (DuplicateEdgeWarning, GraphData, GraphInputWarning, as_graph_data,
                            check_duplicates, duplicates_message, from_coo, from_matrix,
                            to_networkx)
@@ -258,7 +259,7 @@ def _merge_parallel_note(path, G, duplicates):
         raise GraphFormatError(path, None, None, "each edge once (or duplicates='max' or 'sum')",
                                problem=duplicates_message("the file", repeats, pairs, "error"))
     warnings.warn(duplicates_message(str(path), repeats, pairs, duplicates), DuplicateEdgeWarning,
-                  stacklevel=4)
+                  stacklevel=caller_stacklevel())
     return G
 
 
@@ -549,5 +550,5 @@ def write_nx_edgelist(data, f):
     isolated = int(np.count_nonzero(np.diff(data.weights.indptr) == 0))
     if isolated:
         warnings.warn(f"an edge list cannot store the {isolated} isolated node(s); they are not "
-                      f"written", GraphInputWarning, stacklevel=3)
+                      f"written", GraphInputWarning, stacklevel=caller_stacklevel())
     nx.write_edgelist(to_networkx(data), f, data=["weight"])

@@ -18,6 +18,7 @@ from array import array
 import numpy as np
 import scipy.sparse as sp
 
+from dpgraph.caller import caller_stacklevel
 from dpgraph.graph import GraphData, GraphInputWarning, from_coo, merge_arcs
 from dpgraph.io.base import (GraphFormatError, check_node_count, check_tokens, is_gzip, is_skippable,
                     load_table, open_binary, open_text, row_line, scan_lines, simple_delimiter,
@@ -440,7 +441,7 @@ def write_snap(data: GraphData, f) -> None:
     isolated = int(np.count_nonzero(np.diff(data.weights.indptr) == 0))
     if isolated:
         warnings.warn(f"a SNAP edge list cannot store the {isolated} isolated node(s); they are "
-                      f"not written", GraphInputWarning, stacklevel=3)
+                      f"not written", GraphInputWarning, stacklevel=caller_stacklevel())
     unlisted = f" ({isolated} isolated, not listed)" if isolated else ""
     f.write(f"# Undirected graph: {data.n} nodes{unlisted}, {data.m} edges (written by dpgraph)\n")
     declared = ids_comment(data.labels)
@@ -677,7 +678,7 @@ def write_csv(data: GraphData, f) -> None:
     isolated = int(np.count_nonzero(np.diff(data.weights.indptr) == 0))
     if isolated:
         warnings.warn(f"a CSV edge file cannot store the {isolated} isolated node(s); they are "
-                      f"not written", GraphInputWarning, stacklevel=3)
+                      f"not written", GraphInputWarning, stacklevel=caller_stacklevel())
     declared = ids_comment(data.labels)
     if declared:
         f.write(declared + "\n")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpgraph.caller import caller_stacklevel
 from dpgraph.engine import WeightOperator
 from dpgraph.graph import GraphData
 from dpgraph.memory import check_memory
@@ -22,7 +23,7 @@ from dpgraph.privacy import make_rng, reproducible_tag, spent_text
 from dpgraph.privacy.validation import check_integer, check_number
 from dpgraph.release.private_graph import PrivateGraph
 from dpgraph.synthetic import factor_sampler
-from dpgraph.synthetic.block_model import warn_if_sparse_sample
+from dpgraph.synthetic.block_model import SyntheticSampleWarning, warn_if_sparse_sample
 from dpgraph.synthetic.factor_sampler import SamplePlan, distinct_sorted, sample_task
 
 __all__ = ["FactorPrivateGraph", "LowRankOperator", "DENSE_EXPORT_MAX_N", "LOCAL_SEARCH_MAX_N",
@@ -63,15 +64,15 @@ REPEATS_WARN = 0.2
 
 
 def _warn_if_repeats_dropped(kept: int, drawn: int) -> None:
-    """A :class:`UserWarning` when the distinct pairs ``kept`` of ``drawn`` draws fall short
-    of the draws by more than ``REPEATS_WARN`` of them."""
+    """A :class:`SyntheticSampleWarning` when the distinct pairs ``kept`` of ``drawn`` draws
+    fall short of the draws by more than ``REPEATS_WARN`` of them."""
     if drawn > 0 and kept < (1.0 - REPEATS_WARN) * drawn:
         import warnings
 
         warnings.warn(f"the sample has {kept:,} edges of {drawn:,} drawn: "
                       f"{1 - kept / drawn:.0%} were repeated or self pairs, dropped from a simple "
                       f"graph (the released degrees are too concentrated for a graph this small "
-                      f"and dense)", UserWarning, stacklevel=3)
+                      f"and dense)", SyntheticSampleWarning, stacklevel=caller_stacklevel())
 
 
 class _FactorMatrix:
@@ -446,7 +447,7 @@ class FactorPrivateGraph(PrivateGraph):
         :meth:`PrivateGraph.sample`: ``None`` on a reproducible release draws from (and
         advances) its own seeded stream, shared with :meth:`sample_dask` and
         :meth:`write_sample`; on a secure release, fresh secure randomness. A
-        :class:`UserWarning` says when the
+        :class:`~dpgraph.SyntheticSampleWarning` says when the
         sample has fewer than ``n / 2`` edges (empty included), and when dropping repeated pairs
         left fewer than ``1 - REPEATS_WARN`` of the draws (small dense graphs: the complete
         graph on 30 nodes keeps about half).
@@ -478,7 +479,7 @@ class FactorPrivateGraph(PrivateGraph):
         key = distinct_sorted(np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64))
         del keys
         lo, hi = key // n, key % n
-        warn_if_sparse_sample(lo.size, n, stacklevel=2)
+        warn_if_sparse_sample(lo.size, n)
         _warn_if_repeats_dropped(lo.size, draws)
         A = sp.csr_array((np.ones(2 * lo.size), (np.concatenate([lo, hi]),
                                                  np.concatenate([hi, lo]))), shape=(n, n))

@@ -120,7 +120,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
         steps did not use on randomized response over the pair indicators, de-biased and
         truncated to rank ``r`` (docs/privacy.md 4.7; a weighted pair is rounded to a Bernoulli
         bit first, 4.12), or ``"none"``: keep
-        the uniformly random subspace of Alg. 5.8 (a :class:`UserWarning` says so).
+        the uniformly random subspace of Alg. 5.8 (a :class:`~dpgraph.PCAHaltedWarning` says so).
     max_projector_noise : float or None
         Take the halting branch before the projector step when the released gap and coherence
         bounds predict projector noise of spectral norm above this (default 0.5; the

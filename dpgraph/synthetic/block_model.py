@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from dpgraph.caller import DPGraphWarning, caller_stacklevel
 from dpgraph.privacy.budget import BLOCK_COUNT_SHARE, SPLIT_COUNT_SHARE, SYNTHETIC_SHARE
 from dpgraph.graph import GraphData
 from dpgraph.privacy import PrivacyLedger, laplace_mechanism, make_rng
@@ -39,7 +40,7 @@ __all__ = ["BlockModel", "check_blocks", "block_edge_counts", "degree_split", "c
            "split_block_scales", "released_degree_noise_sd", "release_split_block_model",
            "degree_combination",
            "release_edge_count", "combined_estimate", "laplace_sum_variance",
-           "warn_if_sparse_sample",
+           "warn_if_sparse_sample", "SyntheticSampleWarning",
            "match_edge_count", "degrees_summing_to", "SYNTHETIC_SHARE", "COUNT_SHARE",
            "SPLIT_COUNT_SHARE", "INSIDE_SHRINK"]
 
@@ -445,12 +446,19 @@ def combined_estimate(*estimates) -> tuple[float, float]:
     return float(w @ vals / w.sum()), float(1.0 / w.sum())
 
 
+class SyntheticSampleWarning(DPGraphWarning):
+    """A graph sampled from a private release is not the graph its released statistics
+    describe: too few edges for its nodes (the noise dominates the released count), or many
+    draws dropped as repeated or self pairs."""
+
+
 def warn_if_sparse_sample(edge_count: int, n: int, edge_total=None, *,
-                          stacklevel: int = 2) -> None:
-    """A :class:`UserWarning` when a sample of ``edge_count`` edges on ``n`` nodes would be
-    empty or have fewer than ``n / 2`` edges (the fewest with no isolated node, a public
+                          stacklevel: int | None = None) -> None:
+    """A :class:`SyntheticSampleWarning` when a sample of ``edge_count`` edges on ``n`` nodes
+    would be empty or have fewer than ``n / 2`` edges (the fewest with no isolated node, a public
     reference): it names the released count, and the noise's standard deviation when
-    ``edge_total = (estimate, variance)`` gives it. Reads released values only.
+    ``edge_total = (estimate, variance)`` gives it. Reads released values only. The warning
+    points at ``stacklevel``, by default the caller's line outside dpgraph.
 
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as caught:
@@ -469,7 +477,8 @@ def warn_if_sparse_sample(edge_count: int, n: int, edge_total=None, *,
                                                  f"{n - 2 * m} nodes are isolated")
     warnings.warn(f"the released edge count is {m} for {n} nodes, below n / 2 = {n / 2:g}: "
                   f"{what}{sd}; the noise may dominate the count at this epsilon (a larger "
-                  f"epsilon gives a truer count)", UserWarning, stacklevel=stacklevel)
+                  f"epsilon gives a truer count)", SyntheticSampleWarning,
+                  stacklevel=caller_stacklevel() if stacklevel is None else stacklevel)
 
 
 def match_edge_count(bm: BlockModel, target: float, *, rng=None) -> BlockModel:
