@@ -130,3 +130,29 @@ def test_copy_of_a_ledger_has_its_own_charges():
     b = copy.copy(a)
     b.charge("x", mechanism="laplace", epsilon=0.5, sensitivity=1.0, noise_scale=2.0)
     assert a.entries == () and len(b.entries) == 1
+
+
+@pytest.mark.parametrize("route", ["matrix-free", "pca"])
+def test_a_call_failing_after_its_draws_records_what_it_drew_not_its_internal_ledgers(
+        route, monkeypatch):
+    """A call that fails after the route's draws (here: the block-model export raises, as an
+    interrupt would) records in the running ledger the charges it drew, and never more than
+    its request: the matrix-free route's itemized composition and its trial ledger, and the PCA
+    route's re-charge of its sub-ledger, are not further spends (they had recorded 7.5 times
+    the request on the matrix-free route, and the PCA gap twice)."""
+    import networkx as nx
+
+    from dpgraph.release import privatize as module
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(module, "_release_block_model", interrupted)
+    total = dpgraph.PrivacyLedger(epsilon=4.0, delta=1e-5)
+    with pytest.raises(KeyboardInterrupt):
+        dpgraph.privatize(nx.karate_club_graph(), epsilon=1.0, delta=1e-6, weight=None,
+                          route=route, synthetic_share=0.2, ledger=total)
+    eps, dlt = total.spent
+    assert 0.5 < eps <= 1.0 + 1e-9 and dlt <= 1e-6 * (1 + 1e-9)
+    names = [e.name for e in total.entries]
+    assert len(names) == len(set(names))  # nothing recorded twice

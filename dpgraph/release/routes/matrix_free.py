@@ -53,6 +53,7 @@ from dpgraph.privacy import (PrivacyBudgetError, PrivacyLedger, approx_dp_to_zcd
                              make_rng, zcdp_to_approx_dp)
 from dpgraph.privacy.calibration import gdp_epsilon, gdp_mu
 from dpgraph.privacy.noise import discrete_gaussian_noise
+from dpgraph.privacy.ledger import uncounted
 from dpgraph.privacy.transcript import record
 from dpgraph.release.factor_graph import FactorPrivateGraph
 from dpgraph.release.routes import route_spec
@@ -397,10 +398,11 @@ def _check_itemization(epsilon: float, delta: float, budget: _Budget, discrete: 
         (f"power step {t + 1}", float(r)) for t, r in enumerate(budget.steps)] + [
         ("core", budget.core)]
     try:
-        for name, rho_i in parts:
-            if rho_i > 0:  # the draws charge these shares (the discrete ones at most these)
-                _charge(scratch, name, rho_i, budget, delta, 1.0,
-                        1.0 / math.sqrt(2.0 * rho_i), "", discrete)
+        with uncounted():  # a trial on a scratch ledger: nothing is drawn
+            for name, rho_i in parts:
+                if rho_i > 0:  # the draws charge these shares (the discrete ones at most these)
+                    _charge(scratch, name, rho_i, budget, delta, 1.0,
+                            1.0 / math.sqrt(2.0 * rho_i), "", discrete)
     except PrivacyBudgetError:
         raise ValueError(f"delta={delta!r} is too large for the matrix-free route (at its "
                          f"epsilon of {epsilon:.4g}): its releases' itemized accounting would "
@@ -435,16 +437,22 @@ class _Releases:
         self.composition = PrivacyLedger(epsilon=epsilon, delta=delta,
                                          accounting="zcdp" if self.discrete else "gdp")
 
+    def _itemize(self, name, rho_i, sens, sigma, note, discrete=False):
+        """One draw in :attr:`composition`, an itemized copy of the single charge on the
+        call's ledger (not a further spend: :func:`~dpgraph.privacy.ledger.uncounted`)."""
+        with uncounted():
+            _charge(self.composition, name, rho_i, self.budget, self.delta, sens, sigma, note,
+                    discrete)
+
     def gaussian(self, value, sens, rho_i, changed, name, note):
         """``value`` + Gaussian noise of zCDP / GDP share ``rho_i``; returns it and sigma."""
         if self.discrete:
             out, p = discrete_gaussian_noise(value, sensitivity=sens, rho=rho_i,
                                              changed=changed, ledger=self.ledger, rng=self.gen)
-            _charge(self.composition, name, p["rho"], self.budget, self.delta, sens,
-                    p["sigma"], note, True)
+            self._itemize(name, p["rho"], sens, p["sigma"], note, True)
             return out, p["sigma"]
         sigma = sens / math.sqrt(2.0 * rho_i)
-        _charge(self.composition, name, rho_i, self.budget, self.delta, sens, sigma, note)
+        self._itemize(name, rho_i, sens, sigma, note)
         noise = gaussian_noise(np.shape(value), sigma=sigma, ledger=self.ledger, rng=self.gen)
         return value + noise, sigma
 
@@ -460,8 +468,7 @@ class _Releases:
             C[iu] = v[:iu[0].size]
             return C + C.T + np.diag(math.sqrt(2.0) * v[iu[0].size:]), sigma_c
         sigma_c = s_core / math.sqrt(2.0 * self.budget.core)
-        _charge(self.composition, "core", self.budget.core, self.budget, self.delta, s_core,
-                sigma_c, note)
+        self._itemize("core", self.budget.core, s_core, sigma_c, note)
         G = gaussian_noise((k, k), sigma=sigma_c, ledger=self.ledger, rng=self.gen)
         G = np.triu(G, 1)
         G = G + G.T + np.diag(math.sqrt(2.0) * gaussian_noise(k, sigma=sigma_c, ledger=self.ledger,

@@ -32,15 +32,17 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import linalg as spla
 
+from dpgraph.caller import DPGraphWarning, caller_stacklevel
 from dpgraph.graph import GraphData
 from dpgraph.release.private_graph import PrivateGraph
 from dpgraph.privacy import PrivacyLedger, gaussian_mechanism, symmetric_gaussian_noise
+from dpgraph.privacy.ledger import uncounted
 from dpgraph.progress import Progress, report
 from dpgraph.release.routes.randomized_response import fallback_randomized_response
 
 __all__ = ["release", "estimated_memory", "regularizer", "normalized_adjacency",
            "tail_singular_value", "project", "release_low_rank", "DYKSTRA_MAX_N",
-           "BYTES_PER_PAIR"]
+           "BYTES_PER_PAIR", "PCAHaltedWarning"]
 
 # Above this many nodes the dense n x n projection is replaced by its first step (entrywise
 # clipping), unless projection="dykstra" is asked for; see PrivateGraph.diagnostics.
@@ -50,6 +52,12 @@ DYKSTRA_MAX_N = 5000
 # BENCHMARKS.md "Route memory"): privatize alone 22.0, privatize + max_cut 40.8 (the
 # projection's dense arrays, then the export and the engine's operator).
 BYTES_PER_PAIR = 48.0
+
+
+class PCAHaltedWarning(DPGraphWarning):
+    """The private PCA halted (a private spectral-gap or coherence test failed) and, with no
+    fallback, released a uniformly random subspace: results carry no information about the
+    graph (:attr:`PrivateGraph.halted`)."""
 
 
 def estimated_memory(n: int, m: int, rank: int) -> int:
@@ -171,10 +179,11 @@ def release_low_rank(M, rank: int, adjacency, *, epsilon: float, delta: float, c
         return basis, 0.5 * (C + C.T) + noise.to_dense(), "private PCA (Alg. 5.10)", sub
     if fallback is not None:
         used = [e for e in sub_ledger.entries if e.mechanism != "reserved"]
-        for e in used:
-            ledger.charge(e.name, mechanism=e.mechanism, epsilon=e.epsilon, delta=e.delta,
-                          sensitivity=e.sensitivity, sensitivity_norm=e.sensitivity_norm,
-                          noise_scale=e.noise_scale, note=e.note)
+        with uncounted():  # the sub-ledger's draws, recorded once already
+            for e in used:
+                ledger.charge(e.name, mechanism=e.mechanism, epsilon=e.epsilon, delta=e.delta,
+                              sensitivity=e.sensitivity, sensitivity_norm=e.sensitivity_norm,
+                              noise_scale=e.noise_scale, note=e.note)
         if sub_ledger.reproducible:
             ledger.mark_reproducible(warn=False)
         eps_left = eps_sub + eps_core - math.fsum(e.epsilon for e in used)
@@ -185,8 +194,8 @@ def release_low_rank(M, rank: int, adjacency, *, epsilon: float, delta: float, c
     warnings.warn("the private PCA halted (its spectral-gap or coherence test failed at this "
                   "budget) and released a uniformly random subspace; results carry no "
                   "information about the graph. Use fallback='randomized-response' on an "
-                  "unweighted graph, a larger epsilon, or a smaller rank.", UserWarning,
-                  stacklevel=3)
+                  "unweighted graph, a larger epsilon, or a smaller rank.", PCAHaltedWarning,
+                  stacklevel=caller_stacklevel())
     return basis, np.zeros((rank, rank)), "random subspace (PCA halted, no fallback)", sub
 
 
