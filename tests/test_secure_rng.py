@@ -133,3 +133,17 @@ def test_secure_block_noise_is_gaussian_symmetric_and_blockwise_independent():
         a = block_generator(cipher, 12345, (0, 1)).standard_normal(20000)
         b = block_generator(cipher, 12345, (1, 0)).standard_normal(20000)
         assert abs(np.corrcoef(a, b)[0, 1]) < 5 / math.sqrt(20000)
+
+
+def test_make_rng_takes_what_default_rng_takes_but_the_legacy_state():
+    """A NumPy bit generator is wrapped as numpy.random.default_rng does (and is reproducible,
+    so not private); a legacy RandomState is refused with what to pass instead; every message
+    names the accepted kinds, SeedSequence included."""
+    from dpgraph.privacy.rng import is_secure, make_rng
+
+    a, b = make_rng(np.random.PCG64(3)), np.random.default_rng(np.random.PCG64(3))
+    assert a.integers(10**9) == b.integers(10**9) and not is_secure(a)
+    with pytest.raises(TypeError, match=r"SeedSequence.*RandomState is not taken"):
+        make_rng(np.random.RandomState(0))
+    with pytest.raises(ValueError, match="SeedSequence"):
+        make_rng(-1)

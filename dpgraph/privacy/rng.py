@@ -34,6 +34,8 @@ import secrets
 import numpy as np
 from randomgen import AESCounter, ChaCha
 
+from dpgraph.caller import DPGraphWarning
+
 __all__ = [
     "REPRODUCIBLE_NOTICE",
     "ReproducibleNoiseWarning",
@@ -51,7 +53,7 @@ REPRODUCIBLE_NOTICE = "reproducible noise: not a private release"
 _ROUNDS = 20  # the standard ChaCha20; fewer rounds trade security margin for speed
 
 
-class ReproducibleNoiseWarning(UserWarning):
+class ReproducibleNoiseWarning(DPGraphWarning):
     """A release drew its noise from a seeded or caller-supplied generator: it is reproducible,
     so it is not private (anyone with the seed can remove the noise). For tests and benchmarks."""
 
@@ -102,7 +104,8 @@ def is_secure(gen) -> bool:
 
 def make_rng(rng=None) -> np.random.Generator:
     """Normalise ``rng``: None -> :func:`secure_rng`; int/SeedSequence -> a seeded PCG64 generator
-    (reproducible mode); a Generator -> itself.
+    (reproducible mode); a Generator -> itself; a NumPy bit generator (``np.random.PCG64(0)``)
+    -> a Generator on it, as :func:`numpy.random.default_rng` does.
 
     Examples
     --------
@@ -115,12 +118,17 @@ def make_rng(rng=None) -> np.random.Generator:
         return secure_rng()
     if isinstance(rng, np.random.Generator):
         return rng
+    if isinstance(rng, np.random.BitGenerator):
+        return np.random.Generator(rng)
     if isinstance(rng, (int, np.integer, np.random.SeedSequence)) and not isinstance(rng, bool):
         if not isinstance(rng, np.random.SeedSequence) and rng < 0:  # found by fuzzing
-            raise ValueError(f"rng must be None, a non-negative int seed or a "
-                             f"numpy.random.Generator, got {rng!r}")
+            raise ValueError(f"rng must be None, a non-negative int seed, a "
+                             f"numpy.random.SeedSequence or a numpy.random.Generator, got {rng!r}")
         return np.random.default_rng(rng)
-    raise TypeError(f"rng must be None, an int or a numpy.random.Generator, got {type(rng).__name__}")
+    hint = ("; the legacy RandomState is not taken: pass np.random.default_rng(seed) or the seed"
+            if isinstance(rng, np.random.RandomState) else "")
+    raise TypeError(f"rng must be None, a non-negative int seed, a numpy.random.SeedSequence or "
+                    f"a numpy.random.Generator, got {type(rng).__name__}{hint}")
 
 
 def block_key(gen: np.random.Generator) -> tuple[str | None, object]:
