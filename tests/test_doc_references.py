@@ -156,3 +156,110 @@ def test_privacy_table_of_contents_links_resolve():
     anchors = {_slug(h) for h in re.findall(r"^#{2,3} (.+)$", text, re.MULTILINE)}
     broken = [a for a in re.findall(r"\]\(#([^)]+)\)", text) if a not in anchors]
     assert not broken, f"table-of-contents links to no heading: {broken}"
+
+
+# ------------------------------------------------------------------ cited tests exist
+# The docs name the tests that check each bound: "`tests/test_x.py::test_name`", a bare
+# "`::test_name`" after a file reference in the same paragraph (the file is the last one named
+# before it), a glob ("`tests/test_x.py::test_zcdp_ledger_*`") and, in the prose, a backticked
+# "`test_name`". A renamed or moved test would leave the bound citing a check that does not run.
+TEST_CITING_DOCS = ["docs/privacy.md", "docs/audit.md", "README.md", "BENCHMARKS.md"]
+_TEST_NAME = r"[\w*]+(?:\[[^\]`]*\])?"
+TEST_FILE_REF = re.compile(r"tests/(?P<file>[\w/]+\.py)(?:::\s*(?P<name>" + _TEST_NAME + r"))?")
+BARE_TEST_REF = re.compile(r"(?<![\w/.])::\s*(?P<name>" + _TEST_NAME + r")")
+BACKTICKED_TEST = re.compile(r"`(?P<name>test_[\w*]+)(?:\[[^\]`]*\])?`")
+
+
+def _doc_paragraphs(text):
+    """(first line, paragraph, line_of) for the blank-line separated paragraphs of a Markdown
+    text. A backticked name broken after an underscore at a line end is joined again; line_of(pos)
+    maps a position of the joined paragraph to its line in the text."""
+    line = 1
+    for block in re.split(r"(\n[ \t]*\n)", text):
+        if block.strip() and not block.startswith("\n"):
+            pieces, kept, last = [], [], 0
+            for m in re.finditer(r"(?<=_)\n[ \t]*", block):
+                pieces.append(block[last:m.start()])
+                kept.extend(range(last, m.start()))
+                last = m.end()
+            pieces.append(block[last:])
+            kept.extend(range(last, len(block)))
+
+            def line_of(pos, first=line, block=block, kept=kept):
+                return first + block.count("\n", 0, kept[pos])
+            yield line, "".join(pieces), line_of
+        line += block.count("\n")
+
+
+_DEFS = {}
+
+
+def _defined_functions(path):
+    """Names of every function (module level, nested or a method) defined in a Python file."""
+    if path not in _DEFS:
+        import ast
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        _DEFS[path] = {node.name for node in ast.walk(tree)
+                       if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return _DEFS[path]
+
+
+def _matches(pattern, names):
+    import fnmatch
+    pattern = pattern.split("[", 1)[0]  # test_x[param] is test_x
+    return any(fnmatch.fnmatchcase(name, pattern) for name in names)
+
+
+def _cited_tests():
+    """(doc, line, file or None, name or None) for every test file / test name cited."""
+    out = []
+    for doc in TEST_CITING_DOCS:
+        for _, para, line_of in _doc_paragraphs((ROOT / doc).read_text(encoding="utf-8")):
+            refs = sorted([(m.start(), m, True) for m in TEST_FILE_REF.finditer(para)]
+                          + [(m.start(), m, False) for m in BARE_TEST_REF.finditer(para)],
+                          key=lambda r: r[0])
+            current = None
+            for pos, m, is_file in refs:
+                if is_file:
+                    current = m.group("file")
+                out.append((doc, line_of(pos), current, m.group("name")))
+    return out
+
+
+def test_the_scan_finds_cited_tests():
+    # Guards the patterns: privacy.md names dozens of tests, several through the bare form.
+    cited = _cited_tests()
+    named = [(f, n) for _, _, f, n in cited if n is not None]
+    assert len(named) > 50
+    assert ("test_certify.py", "test_upper_end_is_the_one_sided_quantile") in named
+    assert ("test_secure_rng.py", "test_known_seed_recovers_every_pair") in named
+    assert ("test_privacy_statistical.py", "test_zcdp_ledger_*") in named
+
+
+def test_every_cited_test_exists():
+    broken = []
+    for doc, line, file, name in _cited_tests():
+        where = f"{doc}:{line}: "
+        if file is None:
+            broken.append(where + f"::{name} follows no tests/<file>.py in its paragraph")
+            continue
+        path = ROOT / "tests" / file
+        if not path.is_file():
+            broken.append(where + f"tests/{file} does not exist")
+        elif name is not None and not _matches(name, _defined_functions(path)):
+            broken.append(where + f"tests/{file} defines no test {name}")
+    assert not broken, "cited tests that do not exist:\n" + "\n".join(broken)
+
+
+def test_every_backticked_test_name_is_defined_in_the_tests():
+    defined = set()
+    for path in (ROOT / "tests").glob("*.py"):
+        defined |= _defined_functions(path)
+    broken = []
+    for doc in TEST_CITING_DOCS:
+        for _, para, line_of in _doc_paragraphs((ROOT / doc).read_text(encoding="utf-8")):
+            for m in BACKTICKED_TEST.finditer(para):
+                if not _matches(m.group("name"), defined):
+                    broken.append(f"{doc}:{line_of(m.start())}: {m.group('name')}")
+    assert not broken, ("test names in the docs that no file of tests/ defines:\n"
+                        + "\n".join(broken))

@@ -120,9 +120,30 @@ def _onehot(T):
     return X
 
 
+def _k3_replace_one_maximum(sizes):
+    """The largest L2 change of the vector of all 3-way tables when one row is replaced: the
+    exact maximum over every pair of rows of the domain."""
+    rows = np.array(list(itertools.product(*[range(s) for s in sizes])))
+    tables = [_tables_of(rows[i:i + 1], sizes, 3) for i in range(len(rows))]
+    keys = list(tables[0])
+    V = np.array([np.concatenate([t[S].ravel() for S in keys]) for t in tables])
+    sq = (V ** 2).sum(axis=1)
+    return math.sqrt(max(float((sq[:, None] + sq[None, :] - 2 * V @ V.T).max()), 0.0))
+
+
+# all pairs of rows of these domains (with 1, 0, 3 and 4 single-valued attributes) in the k = 3
+# part of test_onehot_sensitivities_by_brute_force
+K3_SIZES = [[3, 4, 2, 5, 1], [2, 2, 2, 2], [1, 1, 1, 3, 3], [1, 1, 1, 2], [1, 1, 1, 1, 2, 2],
+            [2, 1, 3, 1, 1, 2], [1, 1, 1, 1, 3]]
+
+
 def test_onehot_sensitivities_by_brute_force():
     """Replace-one-row over all pairs of categorical rows: the moment matrix moves by at most
-    sqrt(2 d^2 - 2 c^2) in Frobenius norm, the 3-way tables by at most sqrt(2 C(d, 3))."""
+    sqrt(2 d^2 - 2 c^2) in Frobenius norm, the 3-way tables by at most
+    sqrt(2 (C(d, 3) - C(c, 3))). For k = 3 the code's constant must equal the exact maximum over
+    every pair of rows of each domain of K3_SIZES: a smaller constant is not private, a larger one
+    (sqrt(2 C(d, 3)), which ignores that c single-valued attributes put every row in the same
+    cell of their C(c, 3) tables) wastes accuracy."""
     d = len(SIZES)
     c = sum(1 for s in SIZES if s == 1)
     allrows = np.array(list(itertools.product(*[range(s) for s in SIZES])))
@@ -138,13 +159,23 @@ def test_onehot_sensitivities_by_brute_force():
             t2 = _tables_of(pick[j:j + 1], SIZES, 3)
             best3 = max(best3, math.sqrt(sum(((t1[S] - t2[S]) ** 2).sum() for S in t1)))
     assert best2 <= math.sqrt(2 * d * d - 2 * c * c) + 1e-12
-    assert best3 <= math.sqrt(2 * math.comb(d, 3)) + 1e-12
+    assert best3 <= math.sqrt(2 * (math.comb(d, 3) - math.comb(c, 3))) + 1e-12
     # attained by two rows differing in every attribute that has more than one value
     a = np.zeros((1, d), dtype=int)
     b = np.array([[1, 1, 1, 1, 0]])
     Xa, Xb = _onehot(a), _onehot(b)
     assert np.linalg.norm(np.outer(Xa, Xa) - np.outer(Xb, Xb)) == pytest.approx(
         math.sqrt(2 * d * d - 2 * c * c))
+    for sizes in K3_SIZES:
+        d, c = len(sizes), sum(1 for s in sizes if s == 1)
+        best = _k3_replace_one_maximum(sizes)
+        res = onehot_marginals(np.zeros((3, d), dtype=int), sizes, 3, epsilon=1.0, delta=1e-6,
+                               rng=0, max_iter=2)
+        assert best <= res.sensitivity + 1e-12, (sizes, best, res.sensitivity)
+        assert res.sensitivity == pytest.approx(best, abs=1e-9), (sizes, best, res.sensitivity)
+        assert best == pytest.approx(math.sqrt(2 * (math.comb(d, 3) - math.comb(c, 3))), abs=1e-9)
+        if c >= 3:  # sqrt(2 C(d, 3)) is strictly above the maximum here
+            assert math.sqrt(2 * math.comb(d, 3)) > best + 0.1
 
 
 def test_onehot_k2_data_in_set_and_projection_helps():

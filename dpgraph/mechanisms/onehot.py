@@ -12,10 +12,12 @@ ones per row (the t-sparse setting). Adjacency: replace one row (``m`` public).
   cap {every row of every block (a, b) sums to the matching diagonal entry of block (a, a);
   every diagonal block has trace m}``. Every data matrix lies in ``K2``.
 * ``k = 3`` -- the 3-way tables of all attribute triples get i.i.d. Gaussian noise with L2
-  sensitivity ``sqrt(2 C(d, 3))`` (replacing a row moves two cells, by one each, of each table)
-  and are projected onto the local polytope ``L3 = {each table >= 0 with total m} cap {tables
-  sharing an attribute pair have the same 2-way marginal on it}`` (our documented odd-k
-  relaxation for categorical data: a valid superset of the data-generated tables).
+  sensitivity ``sqrt(2 (C(d, 3) - C(c, 3)))`` (replacing a row moves two cells, by one each, of
+  each table, except the ``C(c, 3)`` tables of single-valued attribute triples, which every row
+  puts in the same cell) and are projected onto the local polytope ``L3 = {each table >= 0
+  with total m} cap {tables sharing an attribute pair have the same 2-way marginal on it}``
+  (our documented odd-k relaxation for categorical data: a valid superset of the
+  data-generated tables).
 
 Projection: Dykstra (``k = 2``; three sets) or Dykstra with closed-form affine steps
 (``k = 3``; affine steps need no increments).
@@ -411,7 +413,15 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
     # k == 3
     true = _tables_of(T, sizes, 3)
     keys = list(true)
-    sens = math.sqrt((1 if addrem else 2) * len(keys))
+    if addrem:
+        # one row added or removed: one cell of every table moves by one
+        sens = math.sqrt(len(keys))
+    else:
+        # replace one row: two cells of each table move by one each, except in the C(c, 3)
+        # tables of triples of single-valued attributes, where every row has the same cell;
+        # attained by two rows differing in every attribute with more than one value
+        c = sum(1 for s in sizes if s == 1)
+        sens = math.sqrt(2 * (len(keys) - math.comb(c, 3)))
     flat = np.concatenate([true[S].ravel() for S in keys])
     noisy, sigma = gaussian_mechanism(flat, sensitivity=sens, epsilon=epsilon, delta=delta,
                                       ledger=ledger, name=name, rng=rng,
