@@ -141,18 +141,26 @@ def _csp_neighbourhoods(rng):
         yield base, near
 
 
+def _worst_csp_change(monkeypatch, seed: int, released: int, sensitivity: int, norm):
+    """The largest change of one pre-noise release of max_2csp's local route (``released``:
+    0 the total weight, 2 the constraint degrees; their sensitivities at 1 and 3) over the
+    neighbourhoods of :func:`_csp_neighbourhoods`, and the sensitivities the code passed."""
+    rng = np.random.default_rng(seed)
+    worst, sens_used = 0.0, set()
+    for base, near in _csp_neighbourhoods(rng):
+        out = _csp_prenoise(monkeypatch, base)
+        sens_used.add(out[sensitivity])
+        for other in near:
+            changed = _csp_prenoise(monkeypatch, other)
+            sens_used.add(changed[sensitivity])
+            worst = max(worst, norm(changed[released], out[released]))
+    return worst, sens_used
+
+
 def test_max_2csp_total_weight_sensitivity_on_adjacent_instances(monkeypatch):
     """docs/privacy.md 6.5: one constraint of weight <= 1 moves the released total constraint
     weight by at most 1, exactly 1 for a constraint of weight 1."""
-    rng = np.random.default_rng(12)
-    worst, sens_used = 0.0, set()
-    for base, near in _csp_neighbourhoods(rng):
-        t0, s0, _, _ = _csp_prenoise(monkeypatch, base)
-        sens_used.add(s0)
-        for other in near:
-            t1, s1, _, _ = _csp_prenoise(monkeypatch, other)
-            sens_used.add(s1)
-            worst = max(worst, abs(t1 - t0))
+    worst, sens_used = _worst_csp_change(monkeypatch, 12, 0, 1, lambda a, b: abs(a - b))
     assert sens_used == {1.0}
     assert worst <= 1.0 + 1e-12
     assert worst == pytest.approx(1.0, abs=1e-9)
@@ -161,15 +169,8 @@ def test_max_2csp_total_weight_sensitivity_on_adjacent_instances(monkeypatch):
 def test_local_csp_constraint_degrees_l1_sensitivity_on_adjacent_instances(monkeypatch):
     """docs/privacy.md 14.6: one constraint of weight <= 1 moves the constraint degrees that fix
     the local route's order by at most 2 in L1 (its weight at each end), exactly 2 at weight 1."""
-    rng = np.random.default_rng(13)
-    worst, sens_used = 0.0, set()
-    for base, near in _csp_neighbourhoods(rng):
-        _, _, d0, s0 = _csp_prenoise(monkeypatch, base)
-        sens_used.add(s0)
-        for other in near:
-            _, _, d1, s1 = _csp_prenoise(monkeypatch, other)
-            sens_used.add(s1)
-            worst = max(worst, float(np.abs(d1 - d0).sum()))
+    worst, sens_used = _worst_csp_change(monkeypatch, 13, 2, 3,
+                                         lambda a, b: float(np.abs(a - b).sum()))
     assert sens_used == {2.0}
     assert worst <= 2.0 + 1e-12
     assert worst == pytest.approx(2.0, abs=1e-9)
