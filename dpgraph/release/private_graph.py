@@ -304,6 +304,25 @@ class PrivateGraph:
         return text + f" of requested {asked}" + (" [capped at n - 2]"
                                                    if self.rank == self.n - 2 else "")
 
+    def to_dict(self) -> dict:
+        """The release as plain, JSON-ready data (:func:`dpgraph.result.jsonable`): ``nodes``,
+        ``route``, ``rank``, the released ``edge_count``, ``halted``, ``private_release``,
+        ``ledger`` and ``diagnostics`` (the release's weights are not in it: export them with
+        :meth:`to_graph_data` or :meth:`sample`).
+
+        >>> import json, networkx as nx, dpgraph
+        >>> pg = dpgraph.privatize(nx.karate_club_graph(), epsilon=1.0, delta=1e-6, weight=None)
+        >>> doc = json.loads(json.dumps(pg.to_dict()))
+        >>> doc["nodes"], doc["private_release"], sorted(doc)[:3]
+        (34, True, ['diagnostics', 'edge_count', 'halted'])
+        """
+        from dpgraph.result import jsonable, privacy_fields
+
+        return jsonable({"nodes": self.n, "route": self.diagnostics.get("route"),
+                         "rank": self.rank, "edge_count": self.edge_count,
+                         "halted": self.halted, **privacy_fields(self.ledger),
+                         "diagnostics": self.diagnostics})
+
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(n={self.n}, route={self.diagnostics.get('route')!r}, "
                 f"{self.rank_text()}, {spent_text(self.ledger, self.diagnostics.get('unspent'))}, "
