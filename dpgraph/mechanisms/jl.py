@@ -226,6 +226,10 @@ def _jl_release(S, *, m, radius_sq, d, epsilon, delta, jl_dim, jl, noise, sensit
             float(np.linalg.norm(Pi))
         Lfac *= 1 + 1e-9  # ARPACK accuracy margin
     sens = math.sqrt(2) * radius_sq / m * Lfac
+    if not (math.isfinite(sens) and sens > 0):  # refused before any charge (docs 11.1)
+        raise ValueError(f"{name}: the sensitivity sqrt(2) radius^2 / m x ||Pi|| = {sens!r} "
+                         f"(radius^2 = {radius_sq!r}, m = {m}) is not a finite number > 0 in "
+                         f"floating point; rescale the rows and the radius (e.g. to radius 1)")
     if ledger is None:
         ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     if beta_used > 0:
@@ -267,6 +271,11 @@ def rows_in_ball(data, radius) -> tuple[np.ndarray, float]:
     r = float(radius)
     if not (math.isfinite(r) and r > 0):
         raise ValueError(f"radius must be a finite number > 0, got {radius!r}")
+    if not (math.isfinite(r * r) and r * r > 0):  # the sensitivity is sqrt(2) radius^2 / m ...
+        raise ValueError(f"radius={radius!r}: radius^2 = {r * r!r} is not a positive finite "
+                         f"double, so the release's sensitivity (proportional to radius^2) "
+                         f"cannot be computed; rescale the rows (e.g. by 1 / radius) and pass "
+                         f"radius=1")
     if np.linalg.norm(X, axis=1).max() > r * (1 + 1e-12):
         raise ValueError(f"every row must have norm <= radius={r:g}; clip rows first")
     return X, r

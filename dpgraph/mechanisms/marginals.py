@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dpgraph.privacy import PrivacyLedger
-from dpgraph.privacy.validation import check_delta, check_epsilon, check_integer, dense_array
+from dpgraph.privacy.validation import (check_delta, check_epsilon, check_integer, check_positive,
+                                        dense_array)
 from dpgraph.privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
 from dpgraph.mechanisms.projection import ProjectionResult, dykstra
 from dpgraph.mechanisms.convex import ConvexSet, finish_projection
@@ -323,6 +324,9 @@ def kway_marginals(data, k: int, *, epsilon: float, delta: float, sparsity: int 
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
+    # the projection's options, before the charge (docs/privacy.md 11.1): it runs after the draw
+    tol = check_positive(tol, name="tol")
+    max_iter = check_integer(max_iter, name="max_iter", low=1)
     X = check_binary_rows(data)
     m, n = X.shape
     k = check_integer(k, name="k (the marginals' order; n = number of features)", low=1, high=n)

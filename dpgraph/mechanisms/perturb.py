@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpgraph.privacy import PrivacyLedger
-from dpgraph.privacy.validation import (check_delta, check_epsilon, check_sensitivity,
-                                        dense_array)
+from dpgraph.privacy.validation import (check_delta, check_epsilon, check_integer,
+                                        check_positive, check_sensitivity, dense_array)
 from dpgraph.privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
 from dpgraph.mechanisms.projection import ProjectionResult, averaged_projections, dykstra
 from dpgraph.mechanisms.sets import ConvexSet, Intersection
@@ -57,10 +57,61 @@ def is_symmetric_matrix(X, tol: float = 0.0) -> bool:
 def _as_sets(convex_set):
     if isinstance(convex_set, ConvexSet):
         return [convex_set] if not isinstance(convex_set, Intersection) else list(convex_set.sets)
-    sets = list(convex_set)
+    try:
+        sets = list(convex_set)
+    except TypeError:
+        sets = None
     if not sets or not all(isinstance(s, ConvexSet) for s in sets):
-        raise TypeError("convex_set must be a ConvexSet or a list of ConvexSet objects")
+        raise TypeError(f"convex_set must be a ConvexSet or a non-empty list of ConvexSet "
+                        f"objects, got {type(convex_set).__name__}")
     return sets
+
+
+def _check_set_shapes(sets, shape: tuple) -> None:
+    """Refuse, before anything is charged (docs/privacy.md 11.1), a set that cannot hold a value
+    of ``shape`` where that is decided by the set's public parameters alone: a symmetric
+    (matrix) set needs a square matrix (a :class:`~dpgraph.mechanisms.sets.SpectralBall` its own
+    ``n x n``), a diagonal box a matrix, an affine subspace ``prod(shape)`` unknowns, a box's
+    array bounds a shape that broadcasts to ``shape``, a block simplex indices below
+    ``prod(shape)``."""
+    from dpgraph.mechanisms.sets import AffineSubspace, BlockSimplex, Box, DiagonalBox, SpectralBall
+
+    size = int(np.prod(shape, dtype=np.int64))
+    for s in sets:
+        if isinstance(s, Intersection):
+            _check_set_shapes(s.sets, shape)
+            continue
+        name = type(s).__name__
+        if s.symmetric and (len(shape) != 2 or shape[0] != shape[1]):
+            raise ValueError(f"convex_set: {name} holds square (symmetric) matrices; the value "
+                             f"has shape {shape}")
+        if isinstance(s, SpectralBall) and tuple(shape) != (s.n, s.n):
+            raise ValueError(f"convex_set: {name} holds {s.n} x {s.n} matrices; the value has "
+                             f"shape {shape}")
+        if isinstance(s, DiagonalBox) and len(shape) != 2:
+            raise ValueError(f"convex_set: {name} bounds a matrix's diagonal; the value has "
+                             f"shape {shape}")
+        if isinstance(s, AffineSubspace) and s.A.shape[1] != size:
+            raise ValueError(f"convex_set: {name} has {s.A.shape[1]} unknowns; the value has "
+                             f"{size} entries (shape {shape})")
+        if isinstance(s, BlockSimplex) and any(
+                g.size and (int(g.max()) >= size or int(g.min()) < -size) for g in s.groups):
+            raise ValueError(f"convex_set: {name} has an index group beyond the value's {size} "
+                             f"entries (shape {shape})")
+        if isinstance(s, Box):
+            for side in (s.lower, s.upper):
+                bound = np.asarray(side) if side is not None else None
+                if bound is not None and bound.ndim and \
+                        _broadcast_shape(bound.shape, shape) != tuple(shape):
+                    raise ValueError(f"convex_set: {name} has bounds of shape {bound.shape}, "
+                                     f"which do not broadcast to the value's shape {shape}")
+
+
+def _broadcast_shape(a: tuple, b: tuple):
+    try:
+        return tuple(np.broadcast_shapes(a, b))
+    except ValueError:
+        return None
 
 
 def perturb_and_project(value, convex_set, *, sensitivity: float, epsilon: float, delta: float,
@@ -135,6 +186,11 @@ def perturb_and_project(value, convex_set, *, sensitivity: float, epsilon: float
     X = dense_array(value, name="value")  # the release is dense: a sparse value is densified
     if not np.all(np.isfinite(X)):
         raise ValueError("value must be finite (no NaN or inf entries)")
+    # the projection's options and the sets' fit to the value's (public) shape, before the
+    # charge (docs/privacy.md 11.1): the projection runs only after the noise is drawn
+    tol = check_positive(tol, name="tol")
+    max_iter = check_integer(max_iter, name="max_iter", low=1)
+    _check_set_shapes(sets, X.shape)
     if ledger is None:
         ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     if not isinstance(symmetric, (bool, np.bool_)):

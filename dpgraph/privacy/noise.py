@@ -772,3 +772,83 @@ def discrete_gaussian_noise(value, *, sensitivity: float, rho: float, changed: i
     q = _grid_rounded(arr, p["grid"])
     z = sample_discrete_gaussian(p["t"], p["u"], arr.size, gen).reshape(arr.shape)
     return p["grid"] * (q + z).astype(np.float64), p
+
+
+def discrete_laplace_in_range(sensitivity: float, epsilon: float, changed: int = 1) -> bool:
+    """Whether :func:`discrete_laplace_parameters` accepts a Laplace release of L1
+    ``sensitivity`` at ``epsilon`` with ``changed`` coordinates that adjacent inputs may move,
+    i.e. whether :func:`laplace_mechanism` (``sampler="discrete"``), :func:`laplace_add` and
+    :class:`LaplaceDraws` can draw it. Public arithmetic only: nothing is charged or drawn, so
+    a caller can refuse a share too small for the sampler before it spends anything
+    (docs/privacy.md 11.1).
+
+    >>> discrete_laplace_in_range(1.0, 1.0), discrete_laplace_in_range(1.0, 1e-13)
+    (True, False)
+    """
+    try:
+        discrete_laplace_parameters(float(sensitivity), float(epsilon), changed)
+    except (ValueError, OverflowError, ZeroDivisionError):
+        return False
+    return True
+
+
+def discrete_laplace_min_epsilon(changed: int = 1) -> float:
+    """The smallest epsilon at which a discrete Laplace release of ``changed`` coordinates is in
+    the sampler's range (:func:`discrete_laplace_in_range`; the range does not depend on the
+    sensitivity: the grid scales with it). About ``5.6e-13 changed``. Public arithmetic only.
+
+    >>> e = discrete_laplace_min_epsilon(1)
+    >>> 1e-13 < e < 1e-12, discrete_laplace_in_range(1.0, e), discrete_laplace_in_range(1.0, e / 2)
+    (True, True, False)
+    """
+    k = max(int(changed), 1)
+    lo, hi = 0.0, 1.0
+    while not discrete_laplace_in_range(1.0, hi, k):  # pragma: no cover - k above ~1e12
+        lo, hi = hi, hi * 2.0
+    while discrete_laplace_in_range(1.0, hi / 2.0, k):
+        hi /= 2.0
+    lo = max(lo, hi / 2.0)
+    for _ in range(60):  # bisection: ``hi`` stays in range, ``lo`` out of it
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if discrete_laplace_in_range(1.0, mid, k):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def check_laplace_shares(epsilon: float, releases, *, caller: str, advice: str = "") -> None:
+    """Refuse, before anything is charged or drawn (docs/privacy.md 11.1), an ``epsilon`` at
+    which one of ``releases`` would fall outside the exact discrete Laplace sampler's range
+    (:func:`discrete_laplace_in_range`), where it would be refused only after the releases
+    before it were drawn. ``releases``: ``(what, share, changed)`` triples, each a discrete
+    Laplace release of ``changed`` coordinates at ``share * epsilon`` (shares <= 0 are
+    skipped). The ValueError names the first release out of range, its share, and the
+    smallest epsilon at which every listed release fits; ``advice`` is appended.
+
+    >>> check_laplace_shares(1.0, [("the count", 0.5, 1)], caller="f")
+    >>> try:
+    ...     check_laplace_shares(1e-12, [("the count", 0.5, 1)], caller="f")
+    ... except ValueError as e:
+    ...     print(str(e)[:59])
+    f: at epsilon=1e-12, the count would get 0.5 of it (5e-13),
+    """
+    releases = [(what, float(share), max(int(changed), 1)) for what, share, changed in releases
+                if share > 0]
+    bad = [(what, share, k) for what, share, k in releases
+           if not discrete_laplace_in_range(1.0, share * epsilon, k)]
+    if not bad:
+        return
+    need = max(discrete_laplace_min_epsilon(k) / share for _, share, k in releases)
+    need *= 1.0 + 1e-9  # float slack of share * epsilon
+    digits = 10.0 ** (math.floor(math.log10(need)) - 2)
+    need = math.ceil(need / digits) * digits  # rounded up to 3 significant digits
+    what, share, k = bad[0]
+    raise ValueError(f"{caller}: at epsilon={epsilon!r}, {what} would get {share:.3g} of it "
+                     f"({share * epsilon:.3g}), below the exact discrete Laplace sampler's range "
+                     f"for a release of {k:,} coordinate{'s' if k > 1 else ''} (at least "
+                     f"{discrete_laplace_min_epsilon(k):.3g}): a noise this large hides any "
+                     f"answer; use a larger epsilon: epsilon >= {need:.3g}{advice}. Refused "
+                     f"before anything was charged or drawn")

@@ -23,6 +23,7 @@ dense coherence-aware PCA, matrix-free); this module chooses among them:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +33,7 @@ from dpgraph.privacy import PrivacyLedger, make_rng
 from dpgraph.privacy.ledger import records_in_ledger
 from dpgraph.privacy.budget import (CORE_SHARE, DEGREE_SHARE, SCREEN_SHARE, SYNTHETIC_SHARE,
                                     TAIL_SHARE, release_split)
+from dpgraph.privacy.noise import check_laplace_shares, discrete_laplace_min_epsilon
 from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_number,
                                         check_share)
 from dpgraph.private_input import check_private_graph_input, input_graph
@@ -41,12 +43,12 @@ from dpgraph.release.routes import route_module, route_names, route_spec
 from dpgraph.release.screening import (choose_scale_route,
                                        default_synthetic_share, pure_route, refuse_if_too_large,
                                        release_edge_count, screen, screens, streamed_route)
-from dpgraph.synthetic.block_model import (combined_estimate, degrees_summing_to,
+from dpgraph.synthetic.block_model import (COUNT_SHARE, combined_estimate, degrees_summing_to,
                                            match_edge_count, release_block_model)
 from dpgraph.synthetic.communities import DEFAULT_BLOCKS
 
 __all__ = ["PrivateGraph", "privatize", "ReleaseOptions", "check_rank", "default_rank",
-           "DEFAULT_RANK"]
+           "DEFAULT_RANK", "refuse_before_drawing"]
 
 
 def default_rank(n: int) -> tuple[int, str | None]:
@@ -224,6 +226,9 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
     rank_given = rank
     rank, rank_note = default_rank(data.n) if rank is None else (check_rank(rank, data.n), None)
     synthetic_blocks = _checked_blocks(synthetic_blocks, data.n)
+    # every refusal that public values decide, before anything is charged or drawn (11.1)
+    refuse_before_drawing(route, data.n, epsilon, delta, options, synthetic_share=synthetic_share,
+                          synthetic_blocks=synthetic_blocks, screened=edge_count is None)
     if _check_only:  # a caller's precheck (dpgraph.max_cut): every refusal that needs no release
         if route != "auto":
             refuse_if_too_large(route, data.n, None, rank)
@@ -319,6 +324,63 @@ def _route_for_input(route: str, data, delta: float, synthetic_share):
     if isinstance(synthetic_share, str):  # "auto"
         synthetic_share = default_synthetic_share(route, data.n, SYNTHETIC_SHARE)
     return route, synthetic_share
+
+
+def refuse_before_drawing(route: str, n: int, epsilon: float, delta: float,
+                          options: "ReleaseOptions", *, synthetic_share: float | None = None,
+                          synthetic_blocks: int = DEFAULT_BLOCKS, screened: bool = True,
+                          caller: str = "privatize") -> None:
+    """The refusals of :func:`privatize`'s releases that public values decide (``route``,
+    ``n``, ``epsilon``, ``delta``, the shares and the options), made before anything is charged
+    or drawn (docs/privacy.md 11.1) instead of after the releases ahead of the one refused:
+
+    * a discrete Laplace release whose share of ``epsilon`` is below the exact sampler's range
+      (:func:`dpgraph.privacy.noise.check_laplace_shares`): the screening edge count
+      (``screened``: ``route="auto"`` with no ``edge_count`` given) and the synthetic block
+      model of ``synthetic_share`` (its up to ``2 synthetic_blocks`` blocks' pair counts and
+      its ``2 n`` inside / across degrees, :func:`release_block_model`);
+    * on the matrix-free route, a ``delta`` too large for the itemized accounting of its
+      releases at the route's ``epsilon`` (its ``_check_itemization``), with the route's
+      options (``matrix_free_options``).
+
+    ``epsilon`` is the call's (the route gets ``1 - synthetic_share`` of it).
+    :func:`dpgraph.max_cut` reaches it through ``privatize(..., _check_only=True)`` with the
+    epsilon its route's release gets."""
+    eps_route, eps_synthetic = release_split(1.0, synthetic_share)  # fractions of epsilon
+    route_epsilon = release_split(epsilon, synthetic_share)[0]
+    releases, model = [], []
+    if screened and screens(route, options.fallback):
+        releases.append(("the screening edge count (screen_share of the route's epsilon)",
+                         options.screen_share * eps_route, 1))
+    if eps_synthetic > 0:
+        k = min(2 * int(synthetic_blocks), int(n))  # the most blocks the partition can have
+        model = [(f"the synthetic block model's pair counts (synthetic_share x {COUNT_SHARE:g}, "
+                  f"up to {k} blocks)", COUNT_SHARE, k * (k + 1) // 2),
+                 (f"the synthetic block model's degrees (synthetic_share x {1 - COUNT_SHARE:g})",
+                  1.0 - COUNT_SHARE, 2 * int(n))]
+        releases += [(what, part * eps_synthetic, changed) for what, part, changed in model]
+    advice = ""
+    if model:  # the smallest synthetic_share that fits at this epsilon, where one does
+        share = max(discrete_laplace_min_epsilon(changed) / (part * epsilon)
+                    for _, part, changed in model) * (1 + 1e-9)
+        step = 10.0 ** (math.floor(math.log10(share)) - 2)  # rounded up to 3 digits
+        advice = (f", or synthetic_share >= {math.ceil(share / step) * step:.3g}"
+                  if share < 0.5 else "") + ", or synthetic_share=None (no block model)"
+    check_laplace_shares(epsilon, releases, caller=caller, advice=advice)
+    if route == "matrix-free" and delta > 0:
+        _precheck_matrix_free(n, route_epsilon, delta, options)
+
+
+def _precheck_matrix_free(n: int, epsilon: float, delta: float, options: "ReleaseOptions") -> None:
+    """The matrix-free route's own refusals before its first draw, without reading the graph
+    (:func:`dpgraph.release.routes.matrix_free.check_release_options`)."""
+    from dpgraph.release.routes.matrix_free import check_release_options
+
+    kw = options.for_route("matrix-free")
+    check_release_options(n, epsilon, delta, **{
+        key: kw.get(key) for key in ("noise", "steps", "kappa", "core_kappa", "degree_share",
+                                     "core_share", "final_steps", "final_weight", "average")
+        if key in kw})
 
 
 def _checked_blocks(synthetic_blocks, n: int) -> int:

@@ -60,7 +60,7 @@ from dpgraph.release.routes import route_spec
 from dpgraph.release.routes.pca import regularizer
 from dpgraph.progress import report
 
-__all__ = ["release", "release_matrix_free", "MATRIX_FREE_DEFAULT_RANK", "estimated_memory", "default_steps", "clip_levels",
+__all__ = ["release", "release_matrix_free", "check_release_options", "MATRIX_FREE_DEFAULT_RANK", "estimated_memory", "default_steps", "clip_levels",
            "step_sensitivity", "core_sensitivity", "MATRIX_FREE_DEFAULTS", "composition_rho"]
 
 #: Defaults of :func:`release_matrix_free` (measured on planted graphs, BENCHMARKS.md,
@@ -295,16 +295,12 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
     if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank < n - 1:
         raise ValueError(f"rank must be an integer with 1 <= rank < n - 1 = {n - 1}, got {rank!r}")
     rank = int(rank)
-    opts = _Options.checked(n, steps=steps, kappa=kappa, core_kappa=core_kappa,
-                            degree_share=degree_share, core_share=core_share,
-                            final_steps=final_steps, final_weight=final_weight, average=average)
+    opts, budget = check_release_options(
+        n, epsilon, delta, noise=noise, steps=steps, kappa=kappa, core_kappa=core_kappa,
+        degree_share=degree_share, core_share=core_share, final_steps=final_steps,
+        final_weight=final_weight, average=average)
     gen = make_rng(rng)
     log = _logger(progress)
-    if noise not in ("continuous", "discrete"):
-        raise ValueError(f"noise must be 'continuous' or 'discrete', got {noise!r}")
-    budget = _split_budget(epsilon, delta, opts.steps, opts.degree_share, opts.core_share,
-                           opts.final_steps, opts.final_weight, noise)
-    _check_itemization(epsilon, delta, budget, noise == "discrete")
     out = _Releases(ledger, epsilon, delta, budget, noise, gen)
     # 1. private degrees (sensitivity sqrt 2: docs 4.1, 5.1), public normalizer
     d_hat, sigma_d = out.gaussian(np.asarray(data.degrees, dtype=np.float64), math.sqrt(2.0),
@@ -383,6 +379,24 @@ def _logger(progress: bool):
         else:
             report(f"matrix-free: {msg}")
     return log
+
+
+def check_release_options(n: int, epsilon: float, delta: float, *, noise: str = "continuous",
+                          steps=None, kappa=None, core_kappa=None, degree_share=None,
+                          core_share=None, final_steps=None, final_weight=None, average=None):
+    """The route's refusals that public values decide, before its first draw: its options, the
+    noise, and a ``delta`` too large for the itemized accounting of its releases at
+    ``epsilon`` (:func:`_check_itemization`). Returns the checked options and the budget split.
+    :func:`dpgraph.privatize` calls it before anything is charged (docs/privacy.md 11.1)."""
+    opts = _Options.checked(n, steps=steps, kappa=kappa, core_kappa=core_kappa,
+                            degree_share=degree_share, core_share=core_share,
+                            final_steps=final_steps, final_weight=final_weight, average=average)
+    if noise not in ("continuous", "discrete"):
+        raise ValueError(f"noise must be 'continuous' or 'discrete', got {noise!r}")
+    budget = _split_budget(epsilon, delta, opts.steps, opts.degree_share, opts.core_share,
+                           opts.final_steps, opts.final_weight, noise)
+    _check_itemization(epsilon, delta, budget, noise == "discrete")
+    return opts, budget
 
 
 def _check_itemization(epsilon: float, delta: float, budget: _Budget, discrete: bool) -> None:
