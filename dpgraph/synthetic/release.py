@@ -23,7 +23,7 @@ from dpgraph.graph import GraphData, label_sequence
 from dpgraph.io.dask import is_dask_input
 from dpgraph.memory import available_memory, check_memory
 from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag
-from dpgraph.privacy.ledger import records_in_ledger
+from dpgraph.privacy.ledger import records_in_ledger, spent_text
 from dpgraph.privacy.validation import check_epsilon, check_flag, check_integer, check_share
 from dpgraph.private_input import check_private_graph_input, input_graph
 from dpgraph.progress import report
@@ -263,10 +263,28 @@ class SyntheticRelease:
                                      sides=self.sides)
         return GraphData(weights=weights, labels=g.labels)
 
+    def to_dict(self) -> dict:
+        """The release as plain, JSON-ready data (:func:`dpgraph.result.jsonable`): ``nodes``,
+        ``blocks``, the released ``edge_count``, ``private_release``, ``ledger`` and
+        ``diagnostics``, the fields of ``dpgraph synth --json`` that describe the release (a
+        sample is drawn by :meth:`sample`, not stored).
+
+        >>> import json, networkx as nx, dpgraph
+        >>> rel = dpgraph.release_synthetic(nx.karate_club_graph(), epsilon=1.0, weight=None)
+        >>> doc = json.loads(json.dumps(rel.to_dict()))
+        >>> doc["nodes"], doc["private_release"], doc["ledger"]["spent"]["epsilon"] <= 1.0
+        (34, True, True)
+        """
+        from dpgraph.result import jsonable, privacy_fields
+
+        return jsonable({"nodes": self.n, "blocks": int(self.block_model.block_counts.shape[0]),
+                         "edge_count": int(self.edge_count),
+                         "mechanism": self.diagnostics.get("mechanism"),
+                         **privacy_fields(self.ledger), "diagnostics": self.diagnostics})
+
     def __repr__(self) -> str:
-        eps, _ = self.ledger.spent
         return (f"SyntheticRelease(n={self.n}, blocks={self.block_model.block_counts.shape[0]}, "
-                f"edge_count={self.edge_count}, epsilon={eps:.4g}"
+                f"edge_count={self.edge_count}, {spent_text(self.ledger)}"
                 f"{reproducible_tag(self.ledger)})")
 
 
@@ -290,6 +308,59 @@ def _check_shares(community_share, init_share, count_share, bin_share,
                          f"share must be below 1 (the rest is the block model's), got "
                          f"{community_share!r} + {bin_share!r} + {edge_share:g} (the last: "
                          f"clustering_share and the edge count's share together)")
+
+
+def _check_sampler_range(epsilon: float, n: int, *, edge_share: float, community_share: float,
+                         bin_share: float, clustering_share: float, side_share: float,
+                         communities: str) -> None:
+    """Refuse, before the edge count is drawn (docs/privacy.md 11.1), an ``epsilon`` or a share
+    at which one of :func:`release_synthetic`'s discrete Laplace releases would fall outside the
+    exact sampler's range (:func:`dpgraph.privacy.noise.check_laplace_shares`), where it was
+    refused only after the releases ahead of it were drawn. Each release is checked at the
+    least epsilon and the most coordinates it can have at public ``n`` (whether it happens, and
+    its size, may depend on released values): the edge count; the block model's degrees (one
+    block: ``n`` coordinates; with communities ``2 n`` and more, at what the communities and
+    sides leave); the degree-class counts (up to ``MAX_DEGREE_BINS`` classes); the clustering
+    counts (2); the cut sides (their choice's ``SIDE_CHOICE_SHARE`` of ``side_share``). The
+    community passes are not checked here (their split depends on the released count)."""
+    import math
+
+    from dpgraph.privacy.noise import (check_laplace_shares, discrete_laplace_in_range,
+                                       discrete_laplace_min_epsilon)
+    from dpgraph.synthetic.degree_classes import MAX_DEGREE_BINS
+
+    n = int(n)
+    grouped = communities != "none"  # the model may have communities (and then sides)
+    one_block = 1.0 - edge_share - bin_share - clustering_share
+    bins = min(MAX_DEGREE_BINS, n)
+    # (what, share of epsilon, coordinates, the share parameter and its factor in the share)
+    releases = [
+        ("the edge count (its share at this n)", edge_share, 1, None),
+        ("the one-block model's degrees (what the other shares leave)", one_block, n, None),
+        ("the block model with communities (what the other shares leave)",
+         one_block - community_share if grouped else 0.0, 2 * n + 1, None),
+        (f"the degree-class counts (bin_share, up to {bins} classes)", bin_share,
+         bins * (bins + 1) // 2, ("bin_share", 1.0)),
+        ("the clustering counts (clustering_share)", clustering_share, 2,
+         ("clustering_share", 1.0)),
+        (f"the cut sides' choice (side_share x {SIDE_CHOICE_SHARE:g})",
+         SIDE_CHOICE_SHARE * side_share if grouped else 0.0, 1,
+         ("side_share", SIDE_CHOICE_SHARE))]
+    advice = ""
+    for what, share, changed, param in releases:  # the advice for the first one out of range
+        if share <= 0 or discrete_laplace_in_range(1.0, share * epsilon, changed):
+            continue
+        if what.startswith("the block model with communities"):
+            advice = ", or communities='none' (one block)"
+        elif param is not None:  # the smallest value of the parameter that fits at epsilon
+            name, factor = param
+            value = discrete_laplace_min_epsilon(changed) / (factor * epsilon) * (1 + 1e-9)
+            step = 10.0 ** (math.floor(math.log10(value)) - 2)
+            advice = (f", or {name} >= {math.ceil(value / step) * step:.3g}" if value < 0.5
+                      else "") + f", or {name}=0 (skipped)"
+        break
+    check_laplace_shares(epsilon, [r[:3] for r in releases], caller="release_synthetic",
+                         advice=advice)
 
 
 def _private_input(G, weight) -> GraphData:
@@ -587,6 +658,9 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         check_share("clustering_share", clustering_share)
     _check_shares(community_share, init_share, count_share, bin_share,
                   edge_share + clustering_share, side_share)
+    _check_sampler_range(epsilon, data.n, edge_share=edge_share, community_share=community_share,
+                         bin_share=bin_share, clustering_share=clustering_share,
+                         side_share=side_share, communities=communities)
     if isinstance(group_size, bool) or int(group_size) != group_size or group_size < 1:
         raise ValueError(f"group_size must be a positive integer, got {group_size!r}")
     init_labels = default_init_labels(epsilon) if init_labels is None else init_labels
