@@ -86,11 +86,14 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
         problem, G, epsilon=epsilon, delta=delta, rank=rank, kappa=kappa,
         estimate_share=estimate_share, select_share=select_share, candidates=candidates,
         solver_options=solver_options, privatize_options=privatize_options, weight=weight,
-        route=route, certify=certify)
+        route=route, certify=certify, estimate=estimate)
     sdp_value = None
     if certify:  # refusals, the solve and its verification: all before anything is spent
         check_certify(data)
-        sdp_value = input_sdp_bound(data, rng=gen)  # NOT private: released below only
+        # NOT private: released below only. The solve draws from its own stream, one draw of
+        # gen: how many draws it makes depends on the graph (a second solve where the first
+        # does not verify), and the noise drawn after it must not (docs/privacy.md 4.13)
+        sdp_value = input_sdp_bound(data, rng=make_rng(int(gen.integers(2**63))))
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     m_hat, m_upper = None, data.n * (data.n - 1) / 2.0
     auto = requested == "auto"
@@ -139,9 +142,15 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
 
 
 def _checked_call(problem, G, *, epsilon, delta, rank, kappa, estimate_share, select_share,
-                  candidates, solver_options, privatize_options, weight, route, certify=False):
-    """Every refusal that needs no release, before anything is spent; returns the input, the
-    privatize options, the requested route and the checked budget."""
+                  candidates, solver_options, privatize_options, weight, route, certify=False,
+                  estimate=True):
+    """Every refusal that needs no release, before anything is spent (docs/privacy.md 11.1):
+    among them a share of epsilon too small for the exact Laplace sampler
+    (:func:`_check_answer_shares`) and, through ``privatize(..., _check_only=True)`` at the
+    epsilon the route's release gets, the route's own (the matrix-free route's itemized
+    accounting at a large delta). Returns the input, the privatize options, the requested
+    route and the checked budget. ``estimate=False``: no estimate is released, so its share
+    is not checked."""
     if isinstance(G, PrivateGraph):
         raise TypeError("max_cut needs the graph itself (it releases a private estimate of the "
                         "returned partition's cut); to reuse a release, solve it with "
@@ -181,19 +190,55 @@ def _checked_call(problem, G, *, epsilon, delta, rank, kappa, estimate_share, se
     if rank is not None:  # refused before anything is spent, whichever route runs
         check_rank(rank, data.n)
     precheck_solver(problem, candidates, solver_options, n=data.n)
-    privatize(data, epsilon=epsilon, delta=delta, rank=rank, rng=None, _check_only=True,
+    eps_route = _check_answer_shares(epsilon, requested, opts, estimate_share=estimate_share,
+                                     select_share=select_share, certify=certify,
+                                     estimate=estimate,
+                                     caller="max_cut" if problem == "maxcut" else "max_bisection")
+    privatize(data, epsilon=eps_route, delta=delta, rank=rank, rng=None, _check_only=True,
               **{**opts, "route": "local" if requested == "auto" else requested})
     return data, opts, requested, epsilon, delta
+
+
+def _check_answer_shares(epsilon, requested, opts, *, estimate_share, select_share, certify,
+                         estimate=True, caller="max_cut") -> float:
+    """:func:`_checked_call`'s refusal of a share of epsilon too small for the exact discrete
+    Laplace sampler (:func:`dpgraph.privacy.noise.check_laplace_shares`), made before the
+    screening count is drawn: the screening count (``screen_share``, where the route is sized by
+    the edge count), the certificate (at most ``CERTIFY_SHARE``) and the estimate of the
+    returned partition's cut (at most ``estimate_share``). The latter two are capped further by
+    the released edge count on the routes sized by it; a share out of range at its cap is out of
+    range whatever was released. Returns the epsilon the route's release gets when those caps do
+    not bind (the most the answer's other releases can take: the epsilon at which the route's
+    own prechecks run)."""
+    from dpgraph.privacy.noise import check_laplace_shares
+
+    spec = None if requested == "auto" else route_spec(requested)
+    sized = spec is None or spec.sized_by_edge_count
+    screen_share = check_share("screen_share", opts.get("screen_share", SCREEN_SHARE)) \
+        if sized else 0.0
+    releases = [("the screening edge count (screen_share)", screen_share, 1),
+                ("the certified bound (certify=True)", CERTIFY_SHARE if certify else 0.0, 1),
+                ("the estimate of the partition's cut (estimate_share)",
+                 estimate_share if estimate else 0.0, 1)]
+    check_laplace_shares(epsilon, releases, caller=caller)
+    selects = spec is None or spec.selects
+    eps_route = left(epsilon, screen_share * epsilon, CERTIFY_SHARE * epsilon if certify else 0.0,
+                     select_share * epsilon if selects else 0.0,
+                     estimate_share * epsilon if estimate else 0.0)
+    return eps_route if eps_route > 0 else epsilon
 
 
 def _size_by_edge_count(data, requested, opts, epsilon, delta, ledger, gen):
     """The screening count (docs/privacy.md 4.9), released here so that it can also choose the
     route ("auto") and size the side releases. Returns ``m^``, the feasible range of a cut as
-    released (up to the 95% upper end of ``m^``, at most ``n (n - 1) / 2``) and the route."""
+    released (up to the one-sided 99.9% upper end of ``m^``, at most ``n (n - 1) / 2``) and the
+    route. ``P[Laplace(b) < -b ln 500] = 0.001``: the estimate's 95% interval, clamped to it,
+    misses a partition that cuts nearly every edge with probability at most 0.051 (a 97.5%
+    end had made it 0.074: docs/privacy.md 4.10)."""
     screen_share = check_share("screen_share", opts.pop("screen_share", SCREEN_SHARE))
     m_hat = release_edge_count(data, screen_share * epsilon, ledger, gen)
     m_upper = min(data.n * (data.n - 1) / 2.0,
-                  max(m_hat, 0.0) + np.log(20.0) / (screen_share * epsilon))
+                  max(m_hat, 0.0) + np.log(500.0) / (screen_share * epsilon))
     if requested == "auto":
         requested = answer_route(data.n, m_hat, epsilon, delta)
         opts["route"] = requested
