@@ -376,14 +376,29 @@ def from_matrix(matrix, labels: Sequence[Hashable] | None = None, *, symmetrize:
     """Build :class:`GraphData` from a square SciPy sparse or dense NumPy weight matrix.
 
     The matrix is read as a weighted adjacency matrix: entry ``(i, j)`` is the weight of edge
-    ``{i, j}``. A non-symmetric matrix is a directed graph and needs ``symmetrize``.
+    ``{i, j}``. A non-symmetric matrix is a directed graph and needs ``symmetrize``. ``labels``
+    (one per row, unique and hashable: a list is not a label, a tuple of numbers or strings is)
+    default to ``0 .. n-1``.
+
+    >>> from_matrix(np.ones((3, 3, 3)))
+    Traceback (most recent call last):
+    ...
+    ValueError: matrix must be a square 2-d matrix, got shape (3, 3, 3)
+    >>> from_matrix(np.ones((3, 3)) - np.eye(3), labels=[[1], [2], [3]])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: labels: node label [1] (list) is not hashable; a node label must be ...
     """
     if sp.issparse(matrix):
+        if matrix.ndim != 2:  # before SciPy's own words, "CSR arrays don't yet support 3D"
+            raise ValueError(f"{source} must be a square 2-d matrix, got shape {matrix.shape}")
         if np.iscomplexobj(matrix):
             raise TypeError(f"{source} is complex; edge weights must be real numbers")
         W = sp.csr_array(matrix, dtype=np.float64, copy=True)
     else:
         arr = np.asarray(matrix)
+        if arr.ndim != 2:
+            raise ValueError(f"{source} must be a square 2-d matrix, got shape {arr.shape}")
         if np.iscomplexobj(arr):
             raise TypeError(f"{source} is complex; edge weights must be real numbers")
         if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
@@ -395,6 +410,14 @@ def from_matrix(matrix, labels: Sequence[Hashable] | None = None, *, symmetrize:
             hint = ("; an array of edges (one (u, v[, w]) row per edge) goes through "
                     "dpgraph.graph.from_edges(array.tolist())")
         raise ValueError(f"{source} must be a square matrix, got shape {W.shape}{hint}")
+    if not (labels is None or isinstance(labels, range)):
+        for label in labels:  # set(labels) below would say only "unhashable type: 'list'"
+            try:
+                hash(label)
+            except TypeError:
+                raise TypeError(f"labels: node label {label!r} ({type(label).__name__}) is not "
+                                f"hashable; a node label must be hashable (a number, a string, "
+                                f"a tuple of them)") from None
     if labels is None:
         labels = range(W.shape[0])
     elif len(labels) != W.shape[0]:
@@ -605,19 +628,51 @@ def _weighted_edges(G, weight: str | None):
 def _check_networkx_weights(G, weight: str, source: str) -> None:
     """Refuse, naming the edge, a ``weight`` attribute that is not a real number (None, a
     list, a complex number, a string that does not spell one): NumPy would fail on ``"abc"``
-    without naming the edge. A numeric string (``networkx.read_pajek`` and GraphML files
-    without key types give ``"7"``) is read as its number, as NumPy reads it."""
+    without naming the edge.
+
+    Accepted, as the number they stand for: every :class:`numbers.Real` (``int``, ``float``,
+    ``fractions.Fraction``, NumPy's numbers; ``True`` / ``False`` are 1 / 0), NumPy's booleans
+    as Python's, :class:`decimal.Decimal` (not a :class:`numbers.Real`, but a real number:
+    read as ``float(w)``, as :class:`dpgraph.CSPInstance` reads it; a signalling NaN is
+    refused), and a numeric string (``networkx.read_pajek`` and GraphML files without key
+    types give ``"7"``) as the number it spells in a file, as NumPy reads it: decimal digits,
+    sign, point, exponent (``" 7 "``, ``"1e-3"``, ``"inf"``). Python's digit separator is
+    not part of a number in a file: ``"1_0"`` (which ``float`` would read as 10) is refused.
+    A non-finite weight passes here and is refused afterwards, as a float's is.
+
+    >>> import networkx as nx
+    >>> from decimal import Decimal
+    >>> G = nx.Graph()
+    >>> G.add_edge(0, 1, weight=Decimal("0.5")); G.add_edge(1, 2, weight=np.True_)
+    >>> _check_networkx_weights(G, "weight", "networkx.Graph")  # accepted
+    >>> G.add_edge(2, 3, weight="1_0")
+    >>> _check_networkx_weights(G, "weight", "networkx.Graph")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: networkx.Graph: edge (2, 3) has weight='1_0', which is not a real number (a ...
+    """
+    from decimal import Decimal
+
     for u, v, w in G.edges(data=weight, default=1.0):
+        why = ""
         if isinstance(w, str):
-            try:
-                float(w)
+            if "_" in w:
+                why = " (a numeric string may not hold '_', Python's digit separator)"
+            else:
+                try:
+                    float(w)
+                    continue
+                except ValueError:
+                    pass
+        elif isinstance(w, (numbers.Real, np.bool_)):
+            continue
+        elif isinstance(w, Decimal):
+            if not w.is_snan():  # float() refuses a signalling NaN
                 continue
-            except ValueError:
-                pass
-        if not isinstance(w, numbers.Real):
-            raise ValueError(f"{source}: edge ({u!r}, {v!r}) has {weight}={w!r}, which is not a "
-                             f"real number; fix it, or pass weight=None to read every edge as "
-                             f"weight 1")
+            why = " (a signalling NaN)"
+        raise ValueError(f"{source}: edge ({u!r}, {v!r}) has {weight}={w!r}, which is not a "
+                         f"real number{why}; fix it, or pass weight=None to read every edge as "
+                         f"weight 1")
 
 
 def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphData:

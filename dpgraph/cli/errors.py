@@ -29,7 +29,23 @@ _OPTION_SPELLINGS = [
     (r"\bPass weight=None\b", "Pass --unweighted"),
     (r"\bweight=None\b", "--unweighted"),
     (r"\b(route|rank|epsilon|delta|format|ids|duplicates)='([^'\s]+)'", r"--\1 \2"),
-    (r"\b(rank|epsilon|delta)=([0-9][\w.+-]*)", r"--\1 \2"),
+    # A number after epsilon= / delta= in a library message is the user's own value only where
+    # the message says so; elsewhere (a noise step's refusal, a ledger's) it is an internal
+    # share of it, which must not read as the flag the user passed (--epsilon 1e-12 gave
+    # "--epsilon 1e-13"). cli_message cannot see the command line, so only the messages known
+    # to carry the user's value become flags; the shares are named as shares.
+    (r"\bsensitivity=([^,\s]+), epsilon=([^,:\s]+), delta=([^:\s]+):",
+     r"sensitivity \1 at a share of epsilon of \2 and of delta of \3:"),
+    (r"\bsensitivity=([^,\s]+), epsilon=([^:\s]+):", r"sensitivity \1 at a share of epsilon "
+     r"of \2:"),
+    (r"\bsensitivity=(\S+) at epsilon=([^,\s]+), delta=(\S+)",
+     r"sensitivity \1 at a share of epsilon of \2 and of delta of \3"),
+    (r"\bneeds (epsilon|delta)=(\S+) but only\b", r"needs \1 \2 but only"),
+    # the sampler= hint is for Python callers of dpgraph.privacy; the command has no such option
+    (r"; a direct call of a dpgraph\.privacy mechanism may pass sampler='continuous'", ""),
+    (r"\bdelta=([0-9][\w.+-]*) is too large for the matrix-free route\b",
+     r"--delta \1 is too large for the matrix-free route"),  # privatize passes delta whole
+    (r"\bat most rank=", "at most --rank "),  # a value to pass, not an internal one
     (r"\bsynthetic_share\b", "--synthetic-share"),
     (r"\brelation_size\b", "--relation-size"),
     (r"\bpass format=", "pass --format"),

@@ -404,9 +404,18 @@ def write_graph(graph, path, format: str | None = None, *,
     Labels the format cannot give back are refused before the file is opened
     (:func:`check_labels_storable`); string labels that would read back as numbers
     (``'007'``) get a ``# ids: str`` comment line in SNAP and CSV files, which
-    :func:`read_graph` follows, so they read back as the same strings. The file is written
-    next to ``path`` and moved onto it
+    :func:`read_graph` follows, so they read back as the same strings. Labels of mixed types
+    (``[100, 101, "x"]``, ``[1, 2.5]``) get that line too: they read back as strings
+    (``'100'``, ``'101'``, ``'x'``), the integers' text included (:func:`read_graph` orders
+    the labels by sorted id). The file is written next to ``path`` and moved onto it
     when complete, so a failed write leaves an existing file as it was.
+
+    The edge-list formats (snap, csv, edgelist) list edges only: isolated nodes are left out (a
+    :class:`~dpgraph.graph.GraphInputWarning` counts them), and a graph without edges gives a
+    file with no edge line, which :func:`read_graph` refuses (it needs one edge line to tell
+    and read these formats); a :class:`~dpgraph.graph.GraphInputWarning` says so before
+    writing. GraphML, GML and Pajek list every node (``.graphml``, ``.gml``, ``.net``; gset,
+    mtx, metis and dimacs keep the node count, as vertices ``1..n``).
     """
     path = os.fspath(path)
     if format is None:
@@ -415,6 +424,17 @@ def write_graph(graph, path, format: str | None = None, *,
     _, writer, mode = _REGISTRY[format]
     data = as_graph_data(graph, weight=weight)
     check_labels_storable(data.labels, format)
+    if data.m == 0 and format in ("snap", "csv", "edgelist"):
+        import warnings
+
+        from dpgraph.caller import caller_stacklevel
+        from dpgraph.graph import GraphInputWarning
+
+        warnings.warn(f"{path}: the graph has no edges and a {format} file lists edges only: "
+                      f"the file will hold none of its {data.n:,} node(s), and read_graph "
+                      f"cannot read it back; write GraphML, GML or Pajek (.graphml, .gml, "
+                      f".net), which list every node", GraphInputWarning,
+                      stacklevel=caller_stacklevel())
     compress = path.lower().endswith(".gz")
     target = os.path.realpath(path)  # through a symbolic link, as open() writes
     if os.path.exists(target) and not os.access(target, os.W_OK):  # as open() would refuse
@@ -467,11 +487,16 @@ def check_labels_storable(labels, format: str) -> None:
     ``edgelist``) a label must be a non-empty token without whitespace that does not start
     with a comment character (in CSV: non-empty, without leading or trailing whitespace or a
     line break); in every labelled format two labels must not read back as the same text
-    (``1`` and ``"1"``; ``"01"`` and ``"1"`` in a NetworkX edge list, or in a SNAP or CSV file
-    that mixes string and integer labels: one of only string labels records ``# ids: str``
-    and reads them back as strings); Pajek cannot store an empty label or one with a tab, a
-    line break or a double quote. Formats without labels (gset, mtx, metis, dimacs) write
-    node indices and accept any labels.
+    (``1`` and ``"1"``; ``"01"`` and ``"1"`` in a NetworkX edge list; ``"01"`` and ``1`` in a
+    SNAP or CSV file, which writes labels that are not all integers with a ``# ids: str`` line
+    and reads them back as strings, the integer ``1`` as ``"1"``: an integer and a string label
+    that spell the same number are refused there, while a file of string labels only gives
+    them back exactly, ``"01"`` and ``"1"`` included); Pajek cannot store an empty label or one with a tab, a
+    line break or a double quote; GraphML (XML, also written for ``.xml``) cannot store a
+    character XML 1.0 does not allow (a control character other than tab, line feed and
+    carriage return, such as ``"\\x00"`` or ``"\\x1b"``; a lone surrogate; ``U+FFFE``,
+    ``U+FFFF``): the file would not parse. Formats without labels (gset, mtx, metis,
+    dimacs) write node indices and accept any labels.
 
     >>> check_labels_storable(["a", "b"], "snap")
     >>> check_labels_storable(range(10**12), "snap")  # a range: distinct integers, no loop
@@ -484,7 +509,13 @@ def check_labels_storable(labels, format: str) -> None:
     Traceback (most recent call last):
     ...
     ValueError: GraphML cannot store both node labels 1 and '1': they read back as the same text '1'; relabel first
+    >>> check_labels_storable(["a", "b\\x00"], "graphml")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: GraphML (XML) cannot store node label 'b\\x00': it holds the character ...
     """
+    import re
+
     format = _check_format(format)
     name = _TOKEN_LABELS.get(format) or _TEXT_LABELS.get(format)
     if name is None or isinstance(labels, range):
@@ -496,9 +527,18 @@ def check_labels_storable(labels, format: str) -> None:
     as_strings = format in ("snap", "csv") and all(isinstance(x, str) for x in labels)
     check = (_text.check_csv_label if format == "csv" else
              (lambda x: _text.check_label_token(x, name)))
+    # the characters XML 1.0 does not allow (networkx writes them as they are, or as character
+    # references that no parser reads back): the only XML format here is GraphML
+    xml_bad = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
     seen = {}
     for label in labels:
         s = check(label) if format in _TOKEN_LABELS else str(label)
+        if format == "graphml" and (bad := xml_bad.search(s)):
+            ch = bad.group()
+            raise ValueError(f"GraphML (XML) cannot store node label {label!r}: it holds the "
+                             f"character {ch!r} (U+{ord(ch):04X}), which XML 1.0 does not allow "
+                             f"(read_graph could not parse the file); relabel first, or write "
+                             f"GML or Pajek")
         if format == "pajek" and (not s or any(ch in s for ch in '\t\n\r"')):
             raise ValueError(f"Pajek cannot store node label {label!r} (empty, or containing a "
                              f"tab, a line break or a double quote); relabel first")

@@ -334,15 +334,40 @@ def declared_ids(lines) -> str | None:
 
 
 def ids_comment(labels) -> str | None:
-    """The ``# ids: str`` comment line :func:`write_snap` and :func:`write_csv` write when
-    every label is a string and some would read back as an integer (``'007'``), so that
-    :func:`read_snap` / :func:`read_csv` read them back as strings; None otherwise."""
+    """The ``# ids: str`` comment line :func:`write_snap` and :func:`write_csv` write when the
+    labels would not read back as themselves by the first-edge-line rule of ``ids="auto"``, so
+    that :func:`read_snap` / :func:`read_csv` read every id as a string; None otherwise.
+
+    That is when some label reads as an integer id (an integer, or a string such as ``'007'``)
+    and not every label is an integer: string labels ``'007'`` come back as ``'007'``, not 7,
+    and mixed labels ``[100, 101, "x"]`` (or ``[1, 2.5]``) as the strings ``'100'``,
+    ``'101'``, ``'x'``, where the rule would refuse the first id of the other kind; and when
+    an integer label does not fit 64 bits (read back as its digits, a string). Integer labels
+    (they read back as integers) and labels none of which reads as an integer (they read back
+    as strings) get no line.
+
+    >>> ids_comment([0, 1, 2]) is None, ids_comment(["a", "b"]) is None
+    (True, True)
+    >>> ids_comment(["007", "x"]).startswith("# ids: str")
+    True
+    >>> ids_comment([100, 101, "x"]).startswith("# ids: str")
+    True
+    """
     if isinstance(labels, range) or not labels:
         return None
-    if all(isinstance(x, str) for x in labels) and any(
-            _INTEGER_ID.fullmatch(x.strip()) for x in labels):
-        return ("# ids: str (node ids are names, digits included: read_graph reads them as "
-                "strings, as ids='str')")
+    every_int, int_like = True, False
+    for x in labels:
+        if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+            int_like = True
+            if not _INT64_MIN <= x <= _INT64_MAX:  # read back as a string, the others too
+                every_int = False
+        else:
+            every_int = False
+            if not int_like and _INTEGER_ID.fullmatch(str(x).strip()):
+                int_like = True
+        if int_like and not every_int:
+            return ("# ids: str (node ids are names, digits included: read_graph reads them as "
+                    "strings, as ids='str')")
     return None
 
 

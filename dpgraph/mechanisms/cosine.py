@@ -82,30 +82,47 @@ def replace_one_vector_sensitivity(n: int) -> float:
 
 def _gram_of_unit_rows(vectors) -> np.ndarray:
     """The (dense ``n x n``) Gram matrix of the rows of ``vectors`` scaled to unit norm; a
-    ``scipy.sparse`` ``vectors`` stays sparse (only ``G`` is dense)."""
+    ``scipy.sparse`` ``vectors`` stays sparse (only ``G`` is dense).
+
+    Each row is first divided by its largest ``|x|`` and then by its norm, so that the result
+    does not depend on the rows' scale: a row of entries ``1e200`` (whose norm overflows) or
+    ``1e-200`` (whose squares underflow to zero) gives the same unit row as one of ``1``.
+
+    >>> V = np.array([[1e200, 1e200], [1e-200, 0.0], [0.0, 1.0]])
+    >>> np.round(_gram_of_unit_rows(V), 4).tolist()
+    [[1.0, 0.7071, 0.7071], [0.7071, 1.0, 0.0], [0.7071, 0.0, 1.0]]
+    """
     if sp.issparse(vectors):
         V = sp.csr_matrix(vectors, dtype=np.float64)
-        if V.shape[0] < 1 or V.shape[1] < 1:
-            raise ValueError(f"vectors must be a 2-d array (n vectors as rows), got shape "
-                             f"{V.shape}")
-        if not np.all(np.isfinite(V.data)):
-            raise ValueError("vectors must be finite")
-        nrm = np.sqrt(np.asarray(V.multiply(V).sum(axis=1)).ravel())
+        shape = V.shape
     else:
         V = dense_array(vectors, name="vectors")
-        if V.ndim != 2 or V.shape[0] < 1:
+        shape = V.shape
+        if V.ndim != 2:
             raise ValueError(f"vectors must be a 2-d array (n vectors as rows), got shape "
-                             f"{V.shape}")
-        if not np.all(np.isfinite(V)):
-            raise ValueError("vectors must be finite")
-        nrm = np.linalg.norm(V, axis=1)
-    if np.any(nrm == 0):
-        raise ValueError("vectors: every row must be non-zero (cosine similarity is undefined "
-                         f"for the zero vector; rows {np.flatnonzero(nrm == 0)[:5].tolist()})")
+                             f"{shape}")
+    if shape[0] < 1:
+        raise ValueError(f"vectors must hold at least one vector (one row), got shape {shape}")
+    if not np.all(np.isfinite(V.data if sp.issparse(V) else V)):
+        raise ValueError("vectors must be finite")
+    # the largest |x| of each row (0 for a zero row, and for every row when there are no columns)
     if sp.issparse(V):
-        U = sp.diags(1.0 / nrm) @ V
+        top = (np.asarray(abs(V).max(axis=1).toarray()).ravel() if shape[1] > 0
+               else np.zeros(shape[0]))
+    else:
+        top = np.max(np.abs(V), axis=1) if shape[1] > 0 else np.zeros(shape[0])
+    zero = top == 0
+    if np.any(zero):
+        raise ValueError("vectors: every row must be non-zero (cosine similarity is undefined "
+                         f"for the zero vector; rows {np.flatnonzero(zero)[:5].tolist()})")
+    if sp.issparse(V):
+        S = V.copy()  # divided, not multiplied by 1 / top (which overflows for top < 1e-308)
+        S.data /= np.repeat(top, np.diff(S.indptr))  # entries in [-1, 1], one +-1 per row
+        nrm = np.sqrt(np.asarray(S.multiply(S).sum(axis=1)).ravel())  # in [1, sqrt(d)]
+        U = sp.diags(1.0 / nrm) @ S
         return np.asarray((U @ U.T).toarray())
-    U = V / nrm[:, None]
+    S = V / top[:, None]
+    U = S / np.linalg.norm(S, axis=1)[:, None]
     return U @ U.T
 
 

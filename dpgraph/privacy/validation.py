@@ -125,9 +125,16 @@ def check_number(value, *, name: str, low: float = -math.inf, high: float = math
         raise ValueError(f"{name} must be a number, got {value!r}") from None
     if (not math.isfinite(v) or v < low or v > high or (open_low and v == low)
             or (open_high and v == high)):
-        lo, hi = ("(" if open_low else "["), (")" if open_high else "]")
-        raise ValueError(f"{name} must be a finite number in {lo}{low:g}, {high:g}{hi}, "
-                         f"got {value!r}")
+        if math.isinf(low) and math.isinf(high):
+            where = ""
+        elif math.isinf(high):  # not "in [0, inf]": that would admit inf, which is refused
+            where = f" {'>' if open_low else '>='} {low:g}"
+        elif math.isinf(low):
+            where = f" {'<' if open_high else '<='} {high:g}"
+        else:
+            lo, hi = ("(" if open_low else "["), (")" if open_high else "]")
+            where = f" in {lo}{low:g}, {high:g}{hi}"
+        raise ValueError(f"{name} must be a finite number{where}, got {value!r}")
     return v
 
 

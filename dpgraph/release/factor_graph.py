@@ -241,8 +241,13 @@ class FactorPrivateGraph(PrivateGraph):
     ``core`` (``(r + 1) x (r + 1)``) give the private estimate ``M^ = basis core basis^T`` of
     ``D~^-1/2 A D~^-1/2``; the synthetic weights are ``W^ = D~^1/2 M^ D~^1/2`` (signed, low
     rank), served by :meth:`operator`. ``projected`` is None: nothing ``n x n`` is held.
-    :meth:`weights` (the dense export, clipped at 0) is refused above 5,000 nodes;
+    :meth:`weights` (the dense export, clipped to ``[0, 1]``) is refused above 5,000 nodes;
     :meth:`sample` draws an unweighted graph in ``O(m + n r)``.
+
+    The exports are post-processed into the range of the input: weights into ``[0, 1]`` (the
+    range :func:`dpgraph.privatize` accepts; an unclipped ``W^_ij`` of a small or dense graph
+    can be several times 1) and :attr:`edge_count` into ``[0, n (n - 1) / 2]``, as on the dense
+    routes. The solvers' objective (:meth:`operator`) stays the unclipped low-rank ``W^``.
     """
 
     def operator(self) -> LowRankOperator:
@@ -251,7 +256,8 @@ class FactorPrivateGraph(PrivateGraph):
         return LowRankOperator(U, self.core, self.labels)
 
     def weights(self) -> np.ndarray:
-        """Dense synthetic weights ``max(W^, 0)`` with a zero diagonal (up to 5,000 nodes)."""
+        """Dense synthetic weights ``min(max(W^, 0), 1)`` with a zero diagonal (up to 5,000
+        nodes): ``W^`` clipped to ``[0, 1]``, the range of an input weight (post-processing)."""
         if self.n > DENSE_EXPORT_MAX_N:
             raise ValueError(
                 f"the matrix-free release holds n x {self.basis.shape[1]} factors; a dense "
@@ -261,28 +267,42 @@ class FactorPrivateGraph(PrivateGraph):
         W = self.operator().to_dense()
         W += W.T  # (U K) U^T is symmetric up to rounding; the export must be exactly
         W *= 0.5
-        np.maximum(W, 0.0, out=W)
+        np.clip(W, 0.0, 1.0, out=W)
         return W
 
     @property
     def edge_count(self) -> float:
         """The released edge count: the block model's (when :func:`dpgraph.privatize` released
         one), else half the released degree total, ``max(sum d^, 0) / 2`` (what :meth:`sample`
-        aims at). ``O(n)`` at every size (post-processing of the release)."""
+        aims at), clipped to ``[0, n (n - 1) / 2]``: no simple graph on ``n`` nodes has more
+        edges, whatever the noise drew. ``O(n)`` at every size (post-processing of the release).
+
+        >>> import networkx as nx, warnings, dpgraph
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     pg = dpgraph.privatize(nx.complete_graph(3), epsilon=1.0, delta=1e-6, rng=0,
+        ...                            weight=None, route="matrix-free")
+        >>> 0.0 <= pg.edge_count <= 3.0
+        True
+        """
         if self.block_model is not None:
-            return float(self.block_model.edge_count)
-        return max(float(np.sum(self.degrees)), 0.0) / 2.0
+            count = float(self.block_model.edge_count)
+        else:
+            count = float(np.sum(self.degrees)) / 2.0
+        return min(max(count, 0.0), self.n * (self.n - 1) / 2.0)
 
     def to_graph_data(self, *, min_weight: float = 0.0, max_edges: int | None = None,
                       block_rows: int = 1024) -> GraphData:
-        """The synthetic weighted graph ``max(W^, 0)`` as :class:`GraphData`.
+        """The synthetic weighted graph ``min(max(W^, 0), 1)`` (``W^`` clipped to ``[0, 1]``,
+        the range of an input weight) as :class:`GraphData`.
 
         Up to 5,000 nodes: the dense export (:meth:`PrivateGraph.to_graph_data`). Above, the
         ``max_edges`` heaviest pairs of ``W^ = U K U^T`` (exactly ``max_edges`` of them: a tie at
         the threshold is broken arbitrarily), found ``block_rows`` rows at a time: ``O(n^2 r)`` time, ``O(block_rows n +
         max_edges)`` memory, no ``n x n`` array. ``max_edges`` is required there (a threshold
         alone could keep ``n^2`` pairs): ``max_edges=round(pg.edge_count)`` keeps the released
-        edge count's worth. Post-processing."""
+        edge count's worth; the pairs are ranked by the unclipped ``W^`` and their weights then
+        clipped at 1. Post-processing."""
         min_weight = check_number(min_weight, name="min_weight", low=0.0)
         if self.n <= DENSE_EXPORT_MAX_N:
             return super().to_graph_data(min_weight=min_weight, max_edges=max_edges)
@@ -325,6 +345,7 @@ class FactorPrivateGraph(PrivateGraph):
                 top = np.argpartition(vals, vals.size - k)[vals.size - k:]
                 keys, vals = keys[top], vals[top]
         keys, vals = _heaviest(keys, vals, k)
+        vals = np.minimum(vals, 1.0)  # an input weight lies in [0, 1]; so does the export's
         i, j = keys // n, keys % n
         W = sp.csr_array((np.concatenate([vals, vals]), (np.concatenate([i, j]),
                                                          np.concatenate([j, i]))), shape=(n, n))
