@@ -356,3 +356,22 @@ def test_cli_nodes_states_the_public_node_set(tmp_path, capsys):
     code, out, err = _run(capsys, "maxcut", path, "--nodes", "3", "--epsilon", "1",
                           "--delta", "1e-6")
     assert code == 2 and "1 node(s) with an edge are not in nodes, e.g. 3" in err
+
+
+def test_write_graph_names_the_attributes_it_does_not_write(tmp_path):
+    """write_graph writes labels and weights only: the node, edge and graph attributes of a
+    NetworkX or igraph graph are named in a warning instead of vanishing (karate's 'club' and
+    'name'); a graph without other attributes writes without one."""
+    import igraph as ig
+
+    with pytest.warns(GraphInputWarning, match=r"node attributes \['club'\] and graph "
+                                                r"attributes \['name'\] are not written"):
+        write_graph(nx.karate_club_graph(), tmp_path / "k.graphml")
+    g = ig.Graph.Famous("Zachary")
+    g.es["kind"] = ["x"] * g.ecount()
+    with pytest.warns(GraphInputWarning, match=r"edge attributes \['kind'\]"):
+        write_graph(g, tmp_path / "k.txt")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        write_graph(nx.path_graph(4), tmp_path / "p.txt")
+        write_graph(read_graph(tmp_path / "p.txt"), tmp_path / "q.txt")

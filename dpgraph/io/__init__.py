@@ -40,10 +40,11 @@ Pajek, NetworkX edge list); the 1-indexed formats write node index ``k`` as vert
 
 Example
 -------
->>> import os, tempfile, networkx as nx
+>>> import os, tempfile, networkx as nx, dpgraph
 >>> from dpgraph.io import read_graph, write_graph
 >>> path = os.path.join(tempfile.mkdtemp(), "karate.txt")
->>> write_graph(nx.karate_club_graph(), path, format="gset")
+>>> G = nx.karate_club_graph()
+>>> write_graph(dpgraph.as_graph_data(G), path, format="gset")  # labels and weights only
 >>> read_graph(path)
 GraphData(n=34, m=78, weights in [1, 7])
 """
@@ -416,6 +417,10 @@ def write_graph(graph, path, format: str | None = None, *,
     and read these formats); a :class:`~dpgraph.graph.GraphInputWarning` says so before
     writing. GraphML, GML and Pajek list every node (``.graphml``, ``.gml``, ``.net``; gset,
     mtx, metis and dimacs keep the node count, as vertices ``1..n``).
+
+    Only the labels and the weights are written: the other node, edge and graph attributes of
+    a NetworkX or igraph graph are not, and a :class:`~dpgraph.graph.GraphInputWarning` names
+    them (NetworkX's own writers keep them).
     """
     path = os.fspath(path)
     if format is None:
@@ -424,12 +429,18 @@ def write_graph(graph, path, format: str | None = None, *,
     _, writer, mode = _REGISTRY[format]
     data = as_graph_data(graph, weight=weight)
     check_labels_storable(data.labels, format)
+    import warnings
+
+    from dpgraph.caller import caller_stacklevel
+    from dpgraph.graph import GraphInputWarning
+
+    dropped = _attributes_not_written(graph, weight)
+    if dropped:
+        warnings.warn(f"{path}: write_graph writes the node labels and the edge weights only; "
+                      f"{dropped} are not written (networkx's own writers, e.g. "
+                      f"networkx.write_graphml, keep them)", GraphInputWarning,
+                      stacklevel=caller_stacklevel())
     if data.m == 0 and format in ("snap", "csv", "edgelist"):
-        import warnings
-
-        from dpgraph.caller import caller_stacklevel
-        from dpgraph.graph import GraphInputWarning
-
         warnings.warn(f"{path}: the graph has no edges and a {format} file lists edges only: "
                       f"the file will hold none of its {data.n:,} node(s), and read_graph "
                       f"cannot read it back; write GraphML, GML or Pajek (.graphml, .gml, "
@@ -459,6 +470,29 @@ def write_graph(graph, path, format: str | None = None, *,
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _attributes_not_written(graph, weight: str | None) -> str:
+    """The attributes of a NetworkX or igraph ``graph`` that :func:`write_graph` does not write
+    (every node, edge and graph attribute but the edge ``weight`` and the labels), as text for
+    its warning; ``""`` when there are none or ``graph`` is not a library graph. One pass over
+    the nodes and edges.
+
+    >>> import networkx as nx
+    >>> _attributes_not_written(nx.karate_club_graph(), "weight")
+    "node attributes ['club'] and graph attributes ['name']"
+    """
+    kinds = []
+    if hasattr(graph, "nodes") and hasattr(graph, "edges") and hasattr(graph, "graph"):
+        nodes = sorted({k for _, d in graph.nodes(data=True) for k in d}, key=str)
+        edges = sorted({k for *_, d in graph.edges(data=True) for k in d} - {weight}, key=str)
+        kinds = [("node", nodes), ("edge", edges), ("graph", sorted(graph.graph, key=str))]
+    elif hasattr(graph, "vs") and hasattr(graph, "es"):  # igraph
+        kinds = [("vertex", sorted(set(graph.vs.attributes()) - {"name", "_nx_name"})),
+                 ("edge", sorted(set(graph.es.attributes()) - {weight})),
+                 ("graph", sorted(graph.attributes()))]
+    parts = [f"{what} attributes {names}" for what, names in kinds if names]
+    return " and ".join(parts) if len(parts) < 3 else f"{parts[0]}, {parts[1]} and {parts[2]}"
 
 
 def _write_stream(writer, data, raw, mode: str, compress: bool, path: str) -> None:
