@@ -1,6 +1,7 @@
 """dpgraph.read_csp: Max-k-Cut of graph files, Max-2-SAT in CNF / WCNF, errors naming the line."""
 
 import itertools
+import json
 import os
 
 import networkx as nx
@@ -128,3 +129,32 @@ def test_a_csp_header_too_large_for_memory_is_refused_naming_the_file(tmp_path):
     p.write_text("p csp 4 9223372036854775807 1\nc 0 1 1.0 0,1\n")
     with pytest.raises(InsufficientMemoryError, match=r"huge\.csp: .*nothing was allocated"):
         dpgraph.read_csp(p)
+
+
+def test_wcnf_without_a_p_line_takes_the_public_variable_count(tmp_path, capsys):
+    """A 2022-format WCNF file names only the variables its clauses use: an added clause on a
+    new variable changed the instance's n (4 -> 7) and so the answer's length. variables= (the
+    command's --variables) states the public count; a clause beyond it, or a count that
+    disagrees with a 'p' line, is refused."""
+    from dpgraph.cli import app
+    from dpgraph.engine import read_csp
+
+    base = "1 1 2 0\n1 -2 3 0\n1 3 4 0\n1 -1 4 0\n"
+    a, b = tmp_path / "a.wcnf", tmp_path / "b.wcnf"
+    a.write_text(base)
+    b.write_text(base + "1 4 7 0\n")
+    assert (read_csp(a).n, read_csp(b).n) == (4, 7)  # read from the clauses
+    assert read_csp(a, variables=9).n == read_csp(b, variables=9).n == 9
+    with pytest.raises(ValueError, match="names variable 7, beyond variables=5"):
+        read_csp(b, variables=5)
+    c = tmp_path / "c.wcnf"
+    c.write_text("p wcnf 4 2 10\n1 1 2 0\n1 -1 3 0\n")
+    with pytest.raises(ValueError, match="declares 4"):
+        read_csp(c, variables=5)
+    with pytest.raises(ValueError, match="only used with format='cnf' or 'wcnf'"):
+        read_csp(tmp_path / "x.csp", format="csp", variables=3)
+    for path in (a, b):
+        code = app.main(["max2csp", str(path), "--epsilon", "1", "--delta", "0",
+                         "--variables", "9", "--quiet", "--json"])
+        out = capsys.readouterr().out
+        assert code == 0 and json.loads(out)["instance"]["variables"] == 9

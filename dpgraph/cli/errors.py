@@ -46,6 +46,7 @@ _OPTION_SPELLINGS = [
     (r"\bdelta=([0-9][\w.+-]*) is too large for the matrix-free route\b",
      r"--delta \1 is too large for the matrix-free route"),  # privatize passes delta whole
     (r"\bat most rank=", "at most --rank "),  # a value to pass, not an internal one
+    (r"\bvariables=([0-9]+)", r"--variables \1"),  # the user's own value (read_wcnf)
     (r"\bsynthetic_share\b", "--synthetic-share"),
     (r"\brelation_size\b", "--relation-size"),
     (r"\bpass format=", "pass --format"),

@@ -56,6 +56,11 @@ def add_max2csp_parser(subparsers):
                    help="number of parts for --format max-k-cut (e.g. 3)")
     p.add_argument("--graph-format", choices=formats(), default=None,
                    help="graph file format for --format max-k-cut (default: detected)")
+    p.add_argument("--variables", type=int, default=None, metavar="N",
+                   help="cnf / wcnf: the public number of variables. A 2022-format WCNF file "
+                        "(no 'p' line) does not state it, and its count is then read from "
+                        "the clauses (the largest variable named), which a clause on a new "
+                        "variable changes: pass it so that the answer's length is public")
     add_unweighted_argument(p)
     p.add_argument("--epsilon", type=float, required=True, help="privacy budget epsilon (> 0)")
     p.add_argument("--delta", type=float, required=True,
@@ -94,6 +99,9 @@ def _format_of(args) -> str:
 
 
 def _check_options(args, fmt: str) -> None:
+    if args.variables is not None and fmt not in ("cnf", "wcnf"):
+        raise ValueError(f"--variables applies to --format cnf and wcnf only, not {fmt} (a "
+                         f"csp file declares its variables; a graph's nodes are --nodes)")
     if fmt != "max-k-cut":
         if args.k is not None:
             raise ValueError(f"--k applies to --format max-k-cut only, not {fmt}")
@@ -135,7 +143,7 @@ def _read_instance(args):
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
         return inst, data.labels, fmt, args.k * (args.k - 1), where
-    inst = read_csp(path, format=fmt)
+    inst = read_csp(path, format=fmt, variables=args.variables)
     if fmt in ("cnf", "wcnf"):  # variable i of the instance is variable i + 1 of the file
         return inst, range(1, inst.n + 1), fmt, 3, path
     return inst, range(inst.n), fmt, None, path

@@ -149,8 +149,14 @@ def _clause_relation(lits, n_vars, where):
     return i, j, R
 
 
-def read_wcnf(path, *, format: str | None = None):
+def read_wcnf(path, *, format: str | None = None, variables: int | None = None):
     """Read a Max-2-SAT instance (CNF or WCNF, module docstring) as a 2-CSP with q = 2.
+
+    ``variables``: the public number of variables. A file with a ``p`` line declares it; a
+    2022-format WCNF file (no ``p`` line) does not, and without ``variables`` its count is
+    the largest variable its clauses name, which is private: a clause added on a new variable
+    changes it, and with it the length of every answer (docs/privacy.md 6). Given with a ``p``
+    line, it must agree with it.
 
     Raises ValueError naming the file and line for malformed content, clauses longer than 2,
     hard clauses, literals out of range and a clause count that disagrees with the header.
@@ -235,6 +241,15 @@ def read_wcnf(path, *, format: str | None = None):
     if header is None and new_style is None:
         raise ValueError(f"{path_s}: no 'p {format} ...' line and no clauses")
     n_vars = header[0] if header is not None else max_var
+    if variables is not None:
+        variables = _checked_variables(variables)
+        if header is not None and header[0] != variables:
+            raise ValueError(f"{path_s}: variables={variables} but its 'p' line declares "
+                             f"{header[0]}")
+        if max_var > variables:
+            raise ValueError(f"{path_s}: a clause names variable {max_var}, beyond "
+                             f"variables={variables} (the public number of variables)")
+        n_vars = variables
     if header is not None and header[1] != len(cons):
         raise ValueError(f"{path_s}: header says {header[1]} clauses, found {len(cons)}")
     out = [(*_clause_relation(lits, n_vars, f"{path_s}, line {ln}"), w) for ln, lits, w in cons]
@@ -262,8 +277,16 @@ def _decoded_lines(f, path):
                              f"{exc.start} of the line)") from None
 
 
+def _checked_variables(variables) -> int:
+    if isinstance(variables, bool) or not isinstance(variables, (int, np.integer)) \
+            or variables < 1:
+        raise ValueError(f"variables must be a positive integer (the public number of "
+                         f"variables), got {variables!r}")
+    return int(variables)
+
+
 def read_csp(path, format: str | None = None, *, k: int | None = None,
-             graph_format: str | None = None) -> CSPInstance:
+             graph_format: str | None = None, variables: int | None = None) -> CSPInstance:
     """Read a 2-CSP instance: dpgraph's text format, Max-k-Cut of a graph file, Max-2-SAT.
 
     Parameters
@@ -276,6 +299,9 @@ def read_csp(path, format: str | None = None, *, k: int | None = None,
         Number of parts for ``"max-k-cut"`` (e.g. ``read_csp("G3.txt", k=3)``).
     graph_format : str, optional
         Graph file format for ``"max-k-cut"`` (:func:`dpgraph.read_graph`; detected if omitted).
+    variables : int, optional
+        ``"cnf"`` / ``"wcnf"``: the public number of variables, for a 2022-format WCNF file
+        (no ``p`` line), whose count is otherwise read from its clauses (:func:`read_wcnf`).
 
     Raises ValueError naming the file and line on malformed input.
 
@@ -299,7 +325,10 @@ def read_csp(path, format: str | None = None, *, k: int | None = None,
     if k is not None:
         raise ValueError(f"k={k!r} is only used with format='max-k-cut'")
     if format in ("cnf", "wcnf"):
-        return read_wcnf(path, format=format)
+        return read_wcnf(path, format=format, variables=variables)
+    if variables is not None:
+        raise ValueError(f"variables={variables!r} is only used with format='cnf' or 'wcnf' "
+                         f"(a csp file declares n, a graph its nodes)")
     header = None
     cons, lines = [], []  # the constraints and their line numbers
     with open(path, "rb") as f:
