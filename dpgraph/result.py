@@ -37,6 +37,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 
@@ -75,6 +76,10 @@ def jsonable(value):
         return _NONFINITE.get(value, value)
     if value is None or isinstance(value, (bool, int, str)):
         return value
+    if callable(getattr(value, "to_dict", None)):  # a nested ledger
+        return jsonable(value.to_dict())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # e.g. PCA diagnostics
+        return jsonable({f.name: getattr(value, f.name) for f in dataclasses.fields(value)})
     return str(value)  # anything else (paths, enums): its text
 
 
