@@ -156,3 +156,27 @@ def test_a_call_failing_after_its_draws_records_what_it_drew_not_its_internal_le
     assert 0.5 < eps <= 1.0 + 1e-9 and dlt <= 1e-6 * (1 + 1e-9)
     names = [e.name for e in total.entries]
     assert len(names) == len(set(names))  # nothing recorded twice
+
+
+@pytest.mark.parametrize("route", ["randomized-response", "pca"])
+def test_a_failed_dense_max_2csp_records_its_group_privacy_charge_once(route, monkeypatch):
+    """max_2csp charges the label-extended graph's release once, as group privacy over s
+    pairs; the nested privatize's own per-pair charges are not a further spend. A call failing
+    after the release recorded both (2.154 against a request of 2), and so was booked at its
+    whole request; it records what it drew: the total weight and the group charge, 1.94."""
+    import networkx as nx
+
+    import dpgraph.solve.csp as csp
+    from dpgraph.engine.formats import max_k_cut_instance
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(csp, "_solve_label_objectives", interrupted)
+    inst = max_k_cut_instance(dpgraph.as_graph_data(nx.karate_club_graph(), weight=None), 3)
+    total = dpgraph.PrivacyLedger(epsilon=10.0, delta=1e-4)
+    with pytest.raises(KeyboardInterrupt):
+        dpgraph.max_2csp(inst, epsilon=2.0, delta=1e-6, route=route, ledger=total)
+    assert [e.name for e in total.entries] == [
+        "total constraint weight", "privatize the label-extended graph (group privacy over 9 pairs)"]
+    assert total.spent[0] == pytest.approx(2.0 * (1 - 0.02 - 0.01), rel=1e-9)

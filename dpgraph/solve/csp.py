@@ -33,7 +33,7 @@ from dpgraph.privacy import (PrivacyLedger, laplace_mechanism, make_rng, monoton
                       reproducible_tag, spent_text)
 from dpgraph.privacy.budget import (CSP_ESTIMATE_SHARE, CSP_SELECT_SHARE, CSP_TOTAL_SHARE,
                                     answer_side_budgets, left)
-from dpgraph.privacy.ledger import records_in_ledger
+from dpgraph.privacy.ledger import records_in_ledger, uncounted
 from dpgraph.privacy.validation import check_delta, check_epsilon, check_flag
 from dpgraph.solve.candidates import candidate_objectives, check_privatize_keys, clamped_interval
 from dpgraph.release.privatize import DEFAULT_RANK, PrivateGraph, privatize
@@ -591,8 +591,9 @@ def _release_label_graph(instance, s, rank, eps_p, delta, privatize_options, led
                        f"one constraint moves <= {s} pairs (docs/privacy.md 6.1-6.3)")
     # no block-model export by default (as max_cut): the whole eps_p goes to the route
     popts = {"synthetic_share": None, **(privatize_options or {})}
-    pg = privatize(from_matrix(L, labels, source="label-extended graph"), epsilon=eps_p / s,
-                   delta=dlt_0, rank=rank, rng=gen, **popts)
+    with uncounted():  # its draws are the group-privacy charge above, not a further spend
+        pg = privatize(from_matrix(L, labels, source="label-extended graph"),
+                       epsilon=eps_p / s, delta=dlt_0, rank=rank, rng=gen, **popts)
     return pg, dlt_0
 
 
