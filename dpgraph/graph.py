@@ -268,16 +268,19 @@ def _finalize(matrix, labels: Sequence[Hashable], *, source: str, summed: int = 
                      _summed=(int(summed), source) if summed else None)
 
 
-def public_nodes(nodes, *, name: str = "nodes") -> tuple | range:
+def public_nodes(nodes, *, name: str = "nodes", first: int = 0) -> tuple | range:
     """The public node set as :class:`GraphData` stores labels: an integer ``N`` is
-    ``range(N)`` (ids ``0..N-1``), any other iterable its labels in order (numpy scalars as
-    Python ones); repeated labels and None are refused."""
+    ``range(first, first + N)`` (ids ``0..N-1``; ``1..N`` for the 1-indexed file formats),
+    any other iterable its labels in order (numpy scalars as Python ones); repeated labels,
+    booleans (``True == 1`` would merge two nodes) and None are refused."""
+    if isinstance(nodes, np.ndarray) and nodes.ndim == 0:
+        nodes = nodes.item()
     if isinstance(nodes, (bool, np.bool_)):
         raise TypeError(f"{name} must be a node count or an iterable of node labels, got {nodes!r}")
     if isinstance(nodes, (int, np.integer)):
         if nodes < 1:
             raise ValueError(f"{name}={nodes!r}: a graph needs at least one node")
-        return range(int(nodes))
+        return range(int(first), int(first) + int(nodes))
     if isinstance(nodes, (str, bytes)):
         raise TypeError(f"{name} must be a node count or an iterable of node labels, got the "
                         f"string {nodes!r}")
@@ -292,6 +295,9 @@ def public_nodes(nodes, *, name: str = "nodes") -> tuple | range:
         if any(x is None for x in labels):
             raise ValueError(f"{name} holds None, which networkx and the graph file formats "
                              f"cannot hold as a node")
+        if any(isinstance(x, bool) for x in labels):
+            raise TypeError(f"{name} holds a boolean, which equals the node 0 or 1 as a label; "
+                            f"give node labels")
         if len(set(labels)) != len(labels):
             seen = set()
             twice = next(x for x in labels if x in seen or seen.add(x))
@@ -299,7 +305,7 @@ def public_nodes(nodes, *, name: str = "nodes") -> tuple | range:
     return labels
 
 
-def with_nodes(data: GraphData, nodes, *, source: str) -> GraphData:
+def with_nodes(data: GraphData, nodes, *, source: str, first: int = 0) -> GraphData:
     """``data`` on the public node set ``nodes`` (:func:`public_nodes`): its edges unchanged,
     the nodes it does not name added as isolated nodes, in the order of ``nodes``.
 
@@ -313,9 +319,9 @@ def with_nodes(data: GraphData, nodes, *, source: str) -> GraphData:
     >>> g.n, g.m, tuple(g.labels)
     (5, 2, (0, 1, 2, 3, 4))
     """
-    labels = public_nodes(nodes)
-    if same_labels(labels, data.labels):
-        return data
+    labels = public_nodes(nodes, first=first)
+    if isinstance(labels, range) and isinstance(data.labels, range) and labels == data.labels:
+        return data  # (tuples of equal labels may differ in type: 0.0 == 0, so they are mapped)
     where = {x: i for i, x in enumerate(labels)} if not isinstance(labels, range) else None
     position = np.empty(data.n, dtype=np.int64)
     missing = []

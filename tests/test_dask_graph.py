@@ -467,3 +467,13 @@ def test_public_node_set_keeps_nodes_without_edges(cluster_client):
         from_dask(dd.from_pandas(df, npartitions=2), nodes=6)
     with pytest.raises(ValueError, match="give nodes of the ids' type"):
         from_dask(dd.from_pandas(df, npartitions=2), nodes=[str(i) for i in range(10)])
+
+
+def test_public_node_set_of_mixed_or_huge_ids_is_refused_naming_it(cluster_client):
+    """Edge files hold ids of one type: a node set mixing integers and strings, or an integer
+    beyond 64 bits, is refused with what to give (a bare TypeError / OverflowError before)."""
+    df = pd.DataFrame({"u": [0, 1], "v": [1, 2]})
+    with pytest.raises(ValueError, match="nodes mixes int, str"):
+        from_dask(dd.from_pandas(df, npartitions=1), nodes=[0, 1, 2, "x"])
+    with pytest.raises(ValueError, match="beyond 64-bit"):
+        from_dask(dd.from_pandas(df, npartitions=1), nodes=[0, 1, 2, 2 ** 64])

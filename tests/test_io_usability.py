@@ -375,3 +375,22 @@ def test_write_graph_names_the_attributes_it_does_not_write(tmp_path):
         warnings.simplefilter("error")
         write_graph(nx.path_graph(4), tmp_path / "p.txt")
         write_graph(read_graph(tmp_path / "p.txt"), tmp_path / "q.txt")
+
+
+def test_public_node_set_on_one_indexed_formats_and_odd_labels(tmp_path):
+    """nodes=N is that format's first N ids: 1..N in the 1-indexed formats (a G-set file of 34
+    nodes was refused at nodes=34 and given a phantom node 0 at 35); booleans, which equal 0
+    and 1, are refused; labels given as floats replace equal integer labels; a 0-d array is a
+    count."""
+    from dpgraph.graph import from_edges, with_nodes
+
+    path = tmp_path / "g.txt"
+    path.write_text("3 2\n1 2 1\n2 3 1\n")
+    g = dpgraph.read_graph(path, format="gset", nodes=5)
+    assert g.labels == range(1, 6) and g.m == 2 and g.weights[0, 1] == 1.0
+    assert dpgraph.read_graph(path, format="gset", nodes=3).labels == range(1, 4)
+    base = from_edges([(0, 1), (1, 2)])
+    with pytest.raises(TypeError, match="boolean"):
+        with_nodes(base, [True, 0, 2], source="x")
+    assert with_nodes(base, [0.0, 1.0, 2.0], source="x").labels == (0.0, 1.0, 2.0)
+    assert with_nodes(base, np.array(4), source="x").labels == range(4)

@@ -45,10 +45,12 @@ def add_unweighted_argument(p):
                         "line and refuses a file that mixes integer and name ids; str reads "
                         "every id as a name; int requires integers")
     p.add_argument("--nodes", default=None, metavar="N|FILE",
-                   help="the public node set: N for the ids 0..N-1, or a file of node ids, one "
-                        "per line. Nodes without an edge are kept as isolated nodes. An edge "
-                        "list names only nodes with an edge, so without it a node whose only "
-                        "edge is removed vanishes from the output (docs/privacy.md 4)")
+                   help="the public node set: N for the ids 0..N-1 (1..N in the 1-indexed "
+                        "formats), or a file of node ids, one per line (on Dask edge files "
+                        "kept sorted, as the ids are). Nodes without an edge are kept as "
+                        "isolated nodes. An edge list names only nodes with an edge, so "
+                        "without it a node whose only edge is removed vanishes from the output "
+                        "(docs/privacy.md 4)")
     add_duplicates_argument(p)
 
 
@@ -163,7 +165,9 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
     data, where, fmt = _load(spec, format=format, symmetrize=symmetrize, ids=ids,
                              duplicates=duplicates, unweighted=unweighted, nodes=nodes)
     if nodes is not None and fmt != "dask":
-        data = with_nodes(data, nodes, source=where)
+        from dpgraph.io import first_node_id
+
+        data = with_nodes(data, nodes, source=where, first=first_node_id(fmt))
     if unweighted and fmt == "dask":  # the weight column was not read
         return data, f"{where}, every edge weight 1", fmt
     return (drop_weights(data), f"{where}, every edge weight 1", fmt) if unweighted else \

@@ -240,6 +240,16 @@ def _has_data(path) -> bool:
         return bool(f.read(4096).strip())
 
 
+#: formats whose vertices are numbered from 1 (vertex ``k + 1`` is node index ``k``)
+ONE_INDEXED = ("gset", "mtx", "metis", "dimacs")
+
+
+def first_node_id(fmt: str) -> int:
+    """The first node id of a file of format ``fmt``: 1 for :data:`ONE_INDEXED`, else 0 (so
+    that ``nodes=N`` means that format's ``N`` first ids)."""
+    return 1 if fmt in ONE_INDEXED else 0
+
+
 def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphData:
     """Read a graph file into :class:`~dpgraph.graph.GraphData`.
 
@@ -266,7 +276,8 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
         ``#``, or read a file with a header row as ``csv``.
     nodes : int or sequence of labels, optional
         The public node set (:func:`dpgraph.graph.with_nodes`): an integer ``N`` for the ids
-        ``0..N-1``, or the labels in the order the graph should keep. Nodes without an edge
+        ``0..N-1`` (``1..N`` in the 1-indexed formats gset, mtx, metis and dimacs), or the
+        labels in the order the graph should keep. Nodes without an edge
         become isolated nodes, and a node of the file that is not in ``nodes`` is refused.
         An edge list names only nodes that have an edge, so without it a node whose only
         edge is removed vanishes from the graph and from every answer on it, which tells the
@@ -306,7 +317,8 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
                 raise
             raise located from None
         data = unweighted(data) if drop_weights else data
-    return data if nodes is None else with_nodes(data, nodes, source=path)
+    return data if nodes is None else with_nodes(data, nodes, source=path,
+                                                 first=first_node_id(fmt))
 
 
 # where the text formats keep an edge's weight: its token (0-based) and the first body line

@@ -57,6 +57,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from dpgraph.caller import caller_stacklevel
 from dpgraph.graph import DuplicateEdgeWarning, GraphInputWarning
 from dpgraph.io.base import open_text
 
@@ -484,12 +485,12 @@ def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
                              f"directions); pass duplicates='max' or 'sum'")
         kept = "the largest weight kept" if duplicates == "max" else "the weights added"
         warnings.warn(f"{source}: {merged // 2} repeated node pair(s) merged under "
-                      f"duplicates={duplicates!r}, {kept}", DuplicateEdgeWarning, stacklevel=2)
+                      f"duplicates={duplicates!r}, {kept}", DuplicateEdgeWarning, stacklevel=caller_stacklevel())
     if loops:
-        warnings.warn(f"{source}: dropped {loops} self-loop(s)", GraphInputWarning, stacklevel=2)
+        warnings.warn(f"{source}: dropped {loops} self-loop(s)", GraphInputWarning, stacklevel=caller_stacklevel())
     if zeros:
         warnings.warn(f"{source}: removed {zeros // 2} edge(s) of weight 0", GraphInputWarning,
-                      stacklevel=2)
+                      stacklevel=caller_stacklevel())
     lo_w = min((float(s[3]) for s, _ in summaries), default=np.inf)
     hi_w = max((float(s[4]) for s, _ in summaries), default=-np.inf)
     graph = DaskGraph(tuple(built), _client_labels(labels), m=m, degrees=degrees,
@@ -533,7 +534,14 @@ def _public_labels(ids: np.ndarray, nodes, source: str) -> np.ndarray:
         labels = np.arange(given.start, given.stop, dtype=np.int64)
     else:
         values = list(given)
-        ints = all(isinstance(x, int) and not isinstance(x, bool) for x in values)
+        ints = all(isinstance(x, int) for x in values)
+        if ints and any(not -2 ** 63 <= x < 2 ** 63 for x in values):
+            raise ValueError(f"{source}: nodes holds an id beyond 64-bit integers, which edge "
+                             f"files cannot hold")
+        if not ints and not all(isinstance(x, str) for x in values):
+            kinds = sorted({type(x).__name__ for x in values})
+            raise ValueError(f"{source}: nodes mixes {', '.join(kinds)}; edge files hold ids "
+                             f"of one type (integers or strings): give nodes of that type")
         labels = np.sort(np.array(values, dtype=np.int64 if ints else object))
     same_kind = (ids.dtype.kind in "iu") == (labels.dtype.kind in "iu")
     missing = ids[~np.isin(ids, labels)] if same_kind else ids
