@@ -9,7 +9,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dpgraph.caller import DPGraphWarning
+from dpgraph.caller import DPGraphWarning, caller_stacklevel
 from dpgraph.graph import DuplicateEdgeWarning, GraphData, as_graph_data
 
 __all__ = ["DatasetEntry", "DatasetNotFoundError", "DatasetChecksumWarning", "REGISTRY",
@@ -289,7 +289,7 @@ def load(name: str, *, verify: bool = True) -> GraphData:
     if verify and not path.name.endswith(".gz") and _sha256(path) != entry.sha256:
         warnings.warn(f"{path}: sha256 differs from the registered copy of {name!r} "
                       f"({entry.sha256}); reading it anyway", DatasetChecksumWarning,
-                      stacklevel=2)
+                      stacklevel=caller_stacklevel())
     with warnings.catch_warnings():
         # the registered files' self-loops and edges listed in both directions are documented
         # in the entry; do not warn each load
@@ -298,7 +298,7 @@ def load(name: str, *, verify: bool = True) -> GraphData:
         data = read_graph(path, format=entry.format, **entry.read_options)
     if (data.n, data.m) != (entry.n, entry.m):
         warnings.warn(f"{path}: read n={data.n}, m={data.m} but the registry says n={entry.n}, "
-                      f"m={entry.m} for {name!r}", DatasetChecksumWarning, stacklevel=2)
+                      f"m={entry.m} for {name!r}", DatasetChecksumWarning, stacklevel=caller_stacklevel())
     return data
 
 

@@ -421,7 +421,7 @@ def _parse_pajek(path, weight):
                 warnings.warn(f"{path}: {len(new_vertices)} edge line(s) (first: line "
                               f"{new_vertices[0]}) name a vertex that is neither a *Vertices id "
                               f"nor a label; each such token became a new vertex, as "
-                              f"networkx.read_pajek does", GraphInputWarning, stacklevel=4)
+                              f"networkx.read_pajek does", GraphInputWarning, stacklevel=caller_stacklevel())
             break
         elif low.startswith("*matrix"):
             directed = True

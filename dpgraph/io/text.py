@@ -547,7 +547,7 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
         if wcol is None and len(columns) == 3:
             warnings.warn(f"{path}: column {columns[2]!r} is not read (the weight column is the "
                           f"one named 'weight'); pass weight={columns[2]!r} to read its values "
-                          f"as edge weights", GraphInputWarning, stacklevel=3)
+                          f"as edge weights", GraphInputWarning, stacklevel=caller_stacklevel())
     table = None
     if ids != "str" and len(comments) == hnum - 1:  # no blank line before the header row
         table = _csv_arrow(path, hnum, delimiter, len(columns), wcol)
@@ -559,7 +559,7 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
         if named:
             warnings.warn(f"{path}: the header row names columns {sorted(named)!r}, which are "
                           f"also node ids: if line {hnum} is an edge, not a header row, add a "
-                          f"header row above it", GraphInputWarning, stacklevel=3)
+                          f"header row above it", GraphInputWarning, stacklevel=caller_stacklevel())
     if not u.size:
         raise GraphFormatError(path, hnum, hline, "edge rows after the header row",
                                problem="the file has no edge rows")

@@ -234,7 +234,7 @@ class PrivateGraph:
             edges = min(max(float(bm.edge_count), 0.0), self.n * (self.n - 1) / 2.0)
             check_memory(synthetic_memory(self.n, edges),
                          what=f"a sample of ~{edges:,.0f} edges on {self.n:,} nodes")
-            warn_if_sparse_sample(bm.edge_count, self.n, bm.edge_total, stacklevel=3)
+            warn_if_sparse_sample(bm.edge_count, self.n, bm.edge_total)
             return sample_block_model(bm.blocks, bm.block_counts, bm.degrees, inside=bm.inside,
                                       rng=gen, labels=self.labels, restore=True)
         check_memory(DENSE_COPIES_BYTES * self.n * self.n,
@@ -245,7 +245,7 @@ class PrivateGraph:
         del W
         keep = gen.random(p.shape[0]) < p
         rows, cols = iu[keep], ju[keep]
-        warn_if_sparse_sample(rows.size, self.n, stacklevel=3)
+        warn_if_sparse_sample(rows.size, self.n)
         A = sp.coo_array((np.ones(rows.size), (rows, cols)), shape=(self.n, self.n))
         return from_matrix((A + A.T).tocsr(), self.labels, source="sampled synthetic graph")
 

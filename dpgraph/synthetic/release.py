@@ -242,7 +242,7 @@ class SyntheticRelease:
         False
         """
         bm = self.block_model
-        warn_if_sparse_sample(bm.edge_count, bm.n, bm.edge_total, stacklevel=3)
+        warn_if_sparse_sample(bm.edge_count, bm.n, bm.edge_total)
         k = bm.block_counts.shape[0]
         gen, self.sample_rng = sample_generator(
             rng, self.sample_rng, self.ledger.reproducible,
