@@ -175,8 +175,10 @@ def approx_dp_to_zcdp_rho(epsilon: float, delta: float, *, conversion: str = "ck
     if g(hi) <= 0:
         return hi
     rho = optimize.brentq(g, standard, hi, xtol=1e-15, rtol=1e-12)
-    while g(rho) > 0:
-        rho *= 1 - 1e-12
+    step = 1e-12  # down until feasible (a smaller rho is always safe), the step doubling: at
+    while g(rho) > 0:  # small epsilon a fixed 1e-12 step took minutes of evaluations of g
+        rho *= 1.0 - step
+        step = min(2.0 * step, 0.5)
     return float(np.float64(rho))
 
 
