@@ -250,3 +250,18 @@ def test_privatize_sample_warns_on_an_empty_or_sparse_release():
     pg.block_model = match_edge_count(pg.block_model, 9.0, rng=0)
     with pytest.warns(UserWarning, match="released edge count is 9 for 34 nodes.*isolated"):
         assert pg.sample(rng=0).m == 9
+
+
+def test_pca_route_exports_weights_of_at_most_one():
+    """The PCA route's projected weights reach above 1 (karate: 4.78), the most an input's
+    weight can be: every export caps them at 1, after choosing the heaviest pairs by the
+    released weights (post-processing); the solvers' objective is the released matrix."""
+    import networkx as nx
+
+    pg = dpgraph.privatize(nx.karate_club_graph(), epsilon=1.0, delta=1e-6, weight=None,
+                           route="pca", rng=0)
+    assert pg.weights().max() > 1.0
+    for data in (pg.to_graph_data(), pg.to_graph_data(max_edges=78)):
+        assert 0.0 < data.weights.data.min() and data.weights.data.max() <= 1.0
+    assert pg.to_graph_data(max_edges=78).m == 78
+    assert max(w for *_, w in pg.to_networkx().edges(data="weight")) <= 1.0

@@ -165,7 +165,10 @@ class PrivateGraph:
         and, with ``max_edges``, only the ``max_edges`` heaviest pairs (ties broken by index).
 
         ``max_edges=round(pg.edge_count)`` gives an export of about the released edge count
-        (``dpgraph synth --weighted`` does this by default)."""
+        (``dpgraph synth --weighted`` does this by default). The exported weights are capped at
+        1, the most an input's weight can be (post-processing; the PCA route's projected
+        weights reach above it), after the heaviest pairs are chosen by their released
+        weights."""
         min_weight = check_number(min_weight, name="min_weight", low=0.0)
         k = None if max_edges is None else check_integer(max_edges, name="max_edges")
         n = self.n
@@ -176,6 +179,7 @@ class PrivateGraph:
             W[W <= min_weight] = 0.0
         if k is not None:
             W = _keep_heaviest(W, k)
+        np.minimum(W, 1.0, out=W)
         pairs = int(np.count_nonzero(W)) // 2
         check_memory(CSR_BYTES_PER_PAIR * pairs,
                      what=f"a sparse export of {pairs:,} weighted pairs",
