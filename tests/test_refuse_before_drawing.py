@@ -177,3 +177,17 @@ def test_jl_radius_whose_square_is_not_a_double_refused_first(scale, radius):
     _refused(lambda led: dpgraph.jl_second_moment(np.eye(3) * scale, epsilon=1.0, delta=1e-6,
                                                   radius=radius, jl_dim=20, rng=0, ledger=led),
              ValueError, r"radius=.*: radius\^2 = (0.0|inf) is not a positive finite")
+
+
+@pytest.mark.parametrize("route", [None, "randomized-response"])
+def test_max_2csp_share_too_small_refused_first(route):
+    """max_2csp checks its Laplace shares against the sampler's range before anything is drawn,
+    as max_cut does (it failed with the raw sampler message, inside the call)."""
+    from dpgraph.engine import CSPInstance
+
+    inst = CSPInstance(5, 2, [(0, 1, {(0, 1), (1, 0)}, 1.0), (1, 2, {(0, 1), (1, 0)}, 1.0)])
+    running = dpgraph.PrivacyLedger(epsilon=1.0, delta=1e-5)
+    with pytest.raises(ValueError, match=r"max_2csp: at epsilon=1e-12, the total constraint "
+                                         r"weight .* use a larger epsilon"):
+        dpgraph.max_2csp(inst, epsilon=1e-12, delta=1e-6, route=route, ledger=running)
+    assert running.spent == (0.0, 0.0)

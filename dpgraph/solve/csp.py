@@ -511,6 +511,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     requested = {"rank": rank, "relation_size": relation_size}  # as the caller gave them
     s, rank = _checked_call(instance, relation_size, estimate_share, select_share, rank,
                             local=local)
+    _check_sampler_range(epsilon, estimate_share if estimate else 0.0, local=local)
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     if local:
@@ -567,6 +568,24 @@ def _checked_call(instance, relation_size, estimate_share, select_share, rank, *
     if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank < N - 1:
         raise ValueError(f"rank must be an integer in [1, n q - 2 = {N - 2}], got {rank!r}")
     return s, rank
+
+
+def _check_sampler_range(epsilon: float, estimate_share: float, *, local: bool) -> None:
+    """Refuse, before anything is drawn, an epsilon at which one of :func:`max_2csp`'s Laplace
+    releases falls below the exact sampler's range (as :func:`dpgraph.max_cut` does): the total
+    weight and the estimate (6.5; none without an estimate) and, on the local route, the
+    constraint degrees (14.6; at most 2 coordinates moved). The dense routes' release is
+    checked by :func:`dpgraph.privatize` itself before it draws."""
+    from dpgraph.privacy.noise import check_laplace_shares
+    from dpgraph.release.routes.local import DEGREE_SHARE
+
+    total = CSP_TOTAL_SHARE if estimate_share > 0 else 0.0
+    releases = [("the total constraint weight", total, 1),
+                ("the estimate of the assignment's value (estimate_share)", estimate_share, 1)]
+    if local:
+        rest = 1.0 - total - estimate_share
+        releases.append(("the local route's constraint degrees", DEGREE_SHARE * rest, 2))
+    check_laplace_shares(epsilon, releases, caller="max_2csp")
 
 
 def _block_mask(n: int, q: int) -> np.ndarray:
