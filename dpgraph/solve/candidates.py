@@ -86,7 +86,7 @@ def release_estimate(cut_of_x: float, *, epsilon: float, ledger, rng, upper: flo
                      level: float = 0.95) -> tuple[float, tuple[float, float]]:
     """The private estimate of a fixed partition's cut (Laplace, sensitivity 1; docs/privacy.md
     4.10) and a ``level`` confidence interval, both clamped to ``[0, upper]`` (post-processing;
-    ``upper``: the 95% upper end of the released edge count, at most ``n (n - 1) / 2``, and the
+    ``upper``: the 99.9% upper end of the released edge count, at most ``n (n - 1) / 2``, and the
     partition's :func:`partition_capacity`).
 
     ``P[|Laplace(b)| > t] = exp(-t / b)``, so ``t = b ln(1 / (1 - level))`` gives the interval

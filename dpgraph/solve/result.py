@@ -26,7 +26,7 @@ class PrivateCutResult(PrivateResult):
     estimated_value : float or None
         Private estimate of the cut of ``partition`` in the input graph: its true cut plus
         Laplace noise (sensitivity 1; docs/privacy.md 4.10), clamped to the feasible range
-        ``[0, released edge count]`` (its 95% upper end; post-processing). None with
+        ``[0, released edge count]`` (its one-sided 99.9% upper end; post-processing). None with
         ``estimate=False``.
     estimate_interval : tuple of float or None
         A ``estimate_level`` (95%) confidence interval for the true cut: the clamped estimate
