@@ -153,6 +153,10 @@ def test_wcnf_without_a_p_line_takes_the_public_variable_count(tmp_path, capsys)
         read_csp(c, variables=5)
     with pytest.raises(ValueError, match="only used with format='cnf' or 'wcnf'"):
         read_csp(tmp_path / "x.csp", format="csp", variables=3)
+    graph = tmp_path / "g.txt"
+    graph.write_text("0 1\n1 2\n")
+    with pytest.raises(ValueError, match=r"read_graph\(path, nodes=N\)"):  # not ignored
+        read_csp(graph, "max-k-cut", k=3, variables=5)
     for path in (a, b):
         code = app.main(["max2csp", str(path), "--epsilon", "1", "--delta", "0",
                          "--variables", "9", "--quiet", "--json"])

@@ -320,15 +320,16 @@ def read_csp(path, format: str | None = None, *, k: int | None = None,
                   else "max-k-cut" if k is not None else "csp")
     if format not in CSP_FORMATS:
         raise ValueError(f"format={format!r} is not one of {CSP_FORMATS}")
+    if variables is not None and format not in ("cnf", "wcnf"):
+        raise ValueError(f"variables={variables!r} is only used with format='cnf' or 'wcnf' (a "
+                         f"csp file declares n; a graph's nodes are stated by "
+                         f"max_k_cut_instance(read_graph(path, nodes=N), k))")
     if format == "max-k-cut":
         return read_max_k_cut(path, k, graph_format=graph_format)
     if k is not None:
         raise ValueError(f"k={k!r} is only used with format='max-k-cut'")
     if format in ("cnf", "wcnf"):
         return read_wcnf(path, format=format, variables=variables)
-    if variables is not None:
-        raise ValueError(f"variables={variables!r} is only used with format='cnf' or 'wcnf' "
-                         f"(a csp file declares n, a graph its nodes)")
     header = None
     cons, lines = [], []  # the constraints and their line numbers
     with open(path, "rb") as f:

@@ -449,11 +449,11 @@ def write_graph(graph, path, format: str | None = None, *,
     dropped = _attributes_not_written(graph, weight)
     if dropped:
         warnings.warn(f"{path}: write_graph writes the node labels and the edge weights only; "
-                      f"{dropped} are not written (networkx's own writers, e.g. "
-                      f"networkx.write_graphml, keep them)", GraphInputWarning,
+                      f"{dropped} are not written (the libraries' own writers, e.g. "
+                      f"networkx.write_graphml or igraph's Graph.write_graphml, keep them)", GraphInputWarning,
                       stacklevel=caller_stacklevel())
     if data.m == 0 and format in ("snap", "csv", "edgelist"):
-        warnings.warn(f"{path}: the graph has no edges and a {format} file lists edges only: "
+        warnings.warn(f"{path}: the graph has no edges and an edge-list file ({format}) lists edges only: "
                       f"the file will hold none of its {data.n:,} node(s), and read_graph "
                       f"cannot read it back; write GraphML, GML or Pajek (.graphml, .gml, "
                       f".net), which list every node", GraphInputWarning,

@@ -423,7 +423,7 @@ def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
     ``nodes`` is the public node set, as for :func:`dpgraph.io.read_graph`: an integer ``N``
     (ids ``0..N-1``) or the labels; nodes without an edge become isolated nodes and an id not
     in it is refused. Edge files name only nodes with an edge, so without it a node whose only
-    edge is removed vanishes from every answer (docs/privacy.md 9). The labels are kept sorted,
+    edge is removed vanishes from every answer (docs/privacy.md 4). The labels are kept sorted,
     as the ids are.
     """
     dask, dd = dask_modules()

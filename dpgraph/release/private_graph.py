@@ -310,8 +310,8 @@ class PrivateGraph:
 
     def to_dict(self) -> dict:
         """The release as plain, JSON-ready data (:func:`dpgraph.result.jsonable`): ``nodes``,
-        ``route``, ``rank``, the released ``edge_count``, ``halted``, ``private_release``,
-        ``ledger`` and ``diagnostics`` (the release's weights are not in it: export them with
+        ``route``, ``rank``, the released ``edge_count``, ``halted``, ``private_release`` (and,
+        for reproducible noise, ``warning``), ``ledger`` and ``diagnostics`` (the release's weights are not in it: export them with
         :meth:`to_graph_data` or :meth:`sample`).
 
         >>> import json, networkx as nx, dpgraph

@@ -235,10 +235,13 @@ def _size_by_edge_count(data, requested, opts, epsilon, delta, ledger, gen):
     route. ``P[Laplace(b) < -b ln 500] = 0.001``: the estimate's 95% interval, clamped to it,
     misses a partition that cuts nearly every edge with probability at most 0.051 (a 97.5%
     end had made it 0.074: docs/privacy.md 4.10)."""
+    from dpgraph.privacy.noise import discrete_laplace_parameters
+
     screen_share = check_share("screen_share", opts.pop("screen_share", SCREEN_SHARE))
     m_hat = release_edge_count(data, screen_share * epsilon, ledger, gen)
-    m_upper = min(data.n * (data.n - 1) / 2.0,
-                  max(m_hat, 0.0) + np.log(500.0) / (screen_share * epsilon))
+    # the exact sampler's tail scale (docs/privacy.md 13.1), for which the tail bound holds
+    tail = discrete_laplace_parameters(1.0, screen_share * epsilon, 1)["tail_scale"]
+    m_upper = min(data.n * (data.n - 1) / 2.0, max(m_hat, 0.0) + tail * np.log(500.0))
     if requested == "auto":
         requested = answer_route(data.n, m_hat, epsilon, delta)
         opts["route"] = requested

@@ -265,8 +265,8 @@ class SyntheticRelease:
 
     def to_dict(self) -> dict:
         """The release as plain, JSON-ready data (:func:`dpgraph.result.jsonable`): ``nodes``,
-        ``blocks``, the released ``edge_count``, ``private_release``, ``ledger`` and
-        ``diagnostics``, the fields of ``dpgraph synth --json`` that describe the release (a
+        ``blocks``, the released ``edge_count``, ``mechanism``, ``private_release`` (and, for
+        reproducible noise, ``warning``), ``ledger`` and ``diagnostics``, the fields of ``dpgraph synth --json`` that describe the release (a
         sample is drawn by :meth:`sample`, not stored).
 
         >>> import json, networkx as nx, dpgraph
