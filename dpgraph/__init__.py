@@ -31,7 +31,8 @@ from dpgraph.mechanisms import (dykstra, jl_second_moment, jl_two_way_marginals,
                          onehot_marginals, perturb_and_project, private_cosine_similarities,
                          private_second_moment)
 from dpgraph.nx_backend import BackendDeclinedWarning
-from dpgraph.privacy import PrivacyBudgetError, PrivacyLedger, ReproducibleNoiseWarning
+from dpgraph.privacy import (InvalidParameterError, PrivacyBudgetError, PrivacyLedger,
+                             ReproducibleNoiseWarning)
 from dpgraph.solve.cut import PrivateCutResult, max_bisection, max_cut
 from dpgraph.release.privatize import PrivateGraph, privatize
 from dpgraph.release.routes.pca import PCAHaltedWarning
@@ -60,6 +61,7 @@ __all__ = [
     "evaluate",
     "PrivacyLedger",
     "PrivacyBudgetError",
+    "InvalidParameterError",
     "privatize",
     "PrivateGraph",
     "release_synthetic",

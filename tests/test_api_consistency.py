@@ -141,3 +141,19 @@ def test_solve_max_2csp_accepts_an_integer_rank():
         warnings.simplefilter("ignore")
         res = dpgraph.solve_max_2csp(_instance(), rng=0, rank=np.int64(3))
     assert res.info["rank"] == 3 and res.value == 2.0
+
+
+@pytest.mark.parametrize("bad", [{"epsilon": "1"}, {"epsilon": -1.0}, {"rng": "0"}, {"rng": -3},
+                                 {"delta": None}])
+def test_a_bad_parameter_is_both_a_value_and_a_type_error(bad):
+    """Wrong-type arguments raised ValueError in some places and TypeError in others: the
+    shared checks raise dpgraph.InvalidParameterError, which is both (as scikit-learn's is), so
+    a caller's except clause catches it whichever it expects; nothing is spent."""
+    import networkx as nx
+
+    import dpgraph
+
+    kw = {"epsilon": 1.0, "delta": 1e-6, **bad}
+    for expected in (ValueError, TypeError, dpgraph.InvalidParameterError):
+        with pytest.raises(expected):
+            dpgraph.max_cut(nx.karate_club_graph(), weight=None, **kw)

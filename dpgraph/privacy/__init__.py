@@ -31,8 +31,10 @@ from dpgraph.privacy.noise import (
     flip_probability,
     symmetric_gaussian_noise,
 )
+from dpgraph.privacy.validation import InvalidParameterError
 
 __all__ = [
+    "InvalidParameterError",
     "PrivacyLedger",
     "LedgerEntry",
     "reproducible_tag",

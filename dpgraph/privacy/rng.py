@@ -35,6 +35,7 @@ import numpy as np
 from randomgen import AESCounter, ChaCha
 
 from dpgraph.caller import DPGraphWarning
+from dpgraph.privacy.validation import InvalidParameterError
 
 __all__ = [
     "REPRODUCIBLE_NOTICE",
@@ -122,12 +123,12 @@ def make_rng(rng=None) -> np.random.Generator:
         return np.random.Generator(rng)
     if isinstance(rng, (int, np.integer, np.random.SeedSequence)) and not isinstance(rng, bool):
         if not isinstance(rng, np.random.SeedSequence) and rng < 0:  # found by fuzzing
-            raise ValueError(f"rng must be None, a non-negative int seed, a "
+            raise InvalidParameterError(f"rng must be None, a non-negative int seed, a "
                              f"numpy.random.SeedSequence or a numpy.random.Generator, got {rng!r}")
         return np.random.default_rng(rng)
     hint = ("; the legacy RandomState is not taken: pass np.random.default_rng(seed) or the seed"
             if isinstance(rng, np.random.RandomState) else "")
-    raise TypeError(f"rng must be None, a non-negative int seed, a numpy.random.SeedSequence or "
+    raise InvalidParameterError(f"rng must be None, a non-negative int seed, a numpy.random.SeedSequence or "
                     f"a numpy.random.Generator, got {type(rng).__name__}{hint}")
 
 

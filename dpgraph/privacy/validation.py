@@ -6,6 +6,18 @@ import math
 
 import numpy as np
 
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter of the wrong type or out of its range, refused naming it.
+
+    It subclasses both ``ValueError`` and ``TypeError`` (as scikit-learn's
+    ``InvalidParameterError`` does), so ``except ValueError`` and ``except TypeError`` both
+    catch it, whichever a caller expects of ``epsilon="1"`` or ``rng="0"``.
+
+    >>> issubclass(InvalidParameterError, ValueError), issubclass(InvalidParameterError, TypeError)
+    (True, True)
+    """
+
+
 #: Largest epsilon accepted: ``epsilon^2 / 2`` (the zCDP rho of pure DP) stays far inside the
 #: floating-point range, so every accounting step on it is finite.
 MAX_EPSILON = 1e50
@@ -15,7 +27,7 @@ def _refuse_non_numeric(value, name: str) -> None:
     """Strings and booleans convert to floats (``float('1')``, ``float(True)``) but are not
     privacy parameters: a typo must not become a budget."""
     if isinstance(value, (str, bytes, bool, np.bool_)):
-        raise ValueError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
+        raise InvalidParameterError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
 
 
 def check_epsilon(epsilon, *, name: str = "epsilon", allow_zero: bool = False) -> float:
@@ -29,11 +41,11 @@ def check_epsilon(epsilon, *, name: str = "epsilon", allow_zero: bool = False) -
     try:
         eps = float(epsilon)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {epsilon!r}") from None
+        raise InvalidParameterError(f"{name} must be a number, got {epsilon!r}") from None
     if not math.isfinite(eps) or eps < 0 or (eps == 0 and not allow_zero):
-        raise ValueError(f"{name} must be a finite number > 0, got {epsilon!r}")
+        raise InvalidParameterError(f"{name} must be a finite number > 0, got {epsilon!r}")
     if eps > MAX_EPSILON:
-        raise ValueError(f"{name} must be at most {MAX_EPSILON:g} (the ledger's zCDP accounting "
+        raise InvalidParameterError(f"{name} must be at most {MAX_EPSILON:g} (the ledger's zCDP accounting "
                          f"squares it), got {epsilon!r}")
     return eps
 
@@ -45,10 +57,10 @@ def check_delta(delta, *, name: str = "delta", allow_zero: bool = True) -> float
     try:
         d = float(delta)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {delta!r}") from None
+        raise InvalidParameterError(f"{name} must be a number, got {delta!r}") from None
     if not (0.0 <= d < 1.0) or (d == 0 and not allow_zero):
         interval = "[0, 1)" if allow_zero else "(0, 1)"
-        raise ValueError(f"{name} must lie in {interval}, got {delta!r}")
+        raise InvalidParameterError(f"{name} must lie in {interval}, got {delta!r}")
     return d
 
 
@@ -63,9 +75,9 @@ def check_sensitivity(sensitivity, *, name: str = "sensitivity") -> float:
     try:
         s = float(sensitivity)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {sensitivity!r}") from None
+        raise InvalidParameterError(f"{name} must be a number, got {sensitivity!r}") from None
     if not math.isfinite(s) or s <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {sensitivity!r}")
+        raise InvalidParameterError(f"{name} must be a finite number > 0, got {sensitivity!r}")
     return s
 
 
@@ -99,17 +111,17 @@ def dense_array(value, *, name: str, dtype=np.float64) -> np.ndarray:
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError) as exc:  # e.g. a ragged nesting
-        raise ValueError(f"{name} must be a numeric array, got {type(value).__name__} "
+        raise InvalidParameterError(f"{name} must be a numeric array, got {type(value).__name__} "
                          f"({exc})") from None
     if arr.dtype.kind not in "biuf" and not (arr.dtype.kind == "O" and dtype is not None):
-        raise ValueError(f"{name} must be a numeric array, got dtype {arr.dtype} "
+        raise InvalidParameterError(f"{name} must be a numeric array, got dtype {arr.dtype} "
                          f"({type(value).__name__})")
     if dtype is None:
         return arr
     try:
         return arr.astype(dtype, copy=False)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a numeric array, got {type(value).__name__} with "
+        raise InvalidParameterError(f"{name} must be a numeric array, got {type(value).__name__} with "
                          f"entries that are not numbers") from None
 
 
@@ -118,11 +130,11 @@ def check_number(value, *, name: str, low: float = -math.inf, high: float = math
     """Return ``value`` as a finite float in the stated interval, or raise ValueError naming
     ``name`` (strings, containers and non-finite values included)."""
     if isinstance(value, (str, bytes, bool, np.bool_)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
+        raise InvalidParameterError(f"{name} must be a number, got {value!r}")
     try:
         v = float(value)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
+        raise InvalidParameterError(f"{name} must be a number, got {value!r}") from None
     if (not math.isfinite(v) or v < low or v > high or (open_low and v == low)
             or (open_high and v == high)):
         if math.isinf(low) and math.isinf(high):
@@ -134,7 +146,7 @@ def check_number(value, *, name: str, low: float = -math.inf, high: float = math
         else:
             lo, hi = ("(" if open_low else "["), (")" if open_high else "]")
             where = f" in {lo}{low:g}, {high:g}{hi}"
-        raise ValueError(f"{name} must be a finite number{where}, got {value!r}")
+        raise InvalidParameterError(f"{name} must be a finite number{where}, got {value!r}")
     return v
 
 
@@ -142,17 +154,17 @@ def check_integer(value, *, name: str, low: int | None = None, high: int | None 
     """Return ``value`` as an int (Python or numpy integer, or a float with an integral value)
     within ``[low, high]``, or raise ValueError naming ``name``."""
     if isinstance(value, bool) or isinstance(value, (str, bytes)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        raise InvalidParameterError(f"{name} must be an integer, got {value!r}")
     try:
         as_float = float(value)
         k = int(value)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be an integer, got {value!r}") from None
+        raise InvalidParameterError(f"{name} must be an integer, got {value!r}") from None
     if not math.isfinite(as_float) or k != as_float and not isinstance(value, int):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        raise InvalidParameterError(f"{name} must be an integer, got {value!r}")
     if (low is not None and k < low) or (high is not None and k > high):
         bounds = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise ValueError(f"{name} must be an integer {bounds}, got {value!r}")
+        raise InvalidParameterError(f"{name} must be an integer {bounds}, got {value!r}")
     return k
 
 
@@ -160,7 +172,7 @@ def check_choice(value, *, name: str, choices) -> str:
     """Return ``value`` if it is one of the strings ``choices``, else raise ValueError naming
     ``name`` and the choices (arrays and other unhashable values included)."""
     if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name}={value!r} is not one of {', '.join(map(repr, choices))}")
+        raise InvalidParameterError(f"{name}={value!r} is not one of {', '.join(map(repr, choices))}")
     return value
 
 
@@ -176,7 +188,7 @@ def check_flag(value, *, name: str, allow_none: bool = False) -> bool | None:
         return None
     if not isinstance(value, (bool, np.bool_)):
         allowed = "True, False or None" if allow_none else "True or False"
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+        raise InvalidParameterError(f"{name} must be {allowed}, got {value!r}")
     return bool(value)
 
 
