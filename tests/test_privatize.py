@@ -265,3 +265,16 @@ def test_pca_route_exports_weights_of_at_most_one():
         assert 0.0 < data.weights.data.min() and data.weights.data.max() <= 1.0
     assert pg.to_graph_data(max_edges=78).m == 78
     assert max(w for *_, w in pg.to_networkx().edges(data="weight")) <= 1.0
+
+
+def test_private_graph_exports_take_weight_like_graph_data():
+    """PrivateGraph.to_networkx / to_igraph take weight= as GraphData's do (they refused it):
+    the attribute's name, or None for none."""
+    import networkx as nx
+
+    pg = dpgraph.privatize(nx.karate_club_graph(), epsilon=1.0, delta=1e-6, weight=None,
+                           route="randomized-response", rng=0)
+    G = pg.to_networkx(max_edges=78, weight="w")
+    assert G.number_of_edges() == 78 and all("w" in d for *_, d in G.edges(data=True))
+    assert all(d == {} for *_, d in pg.to_networkx(max_edges=78, weight=None).edges(data=True))
+    assert "weight" not in pg.to_igraph(max_edges=78, weight=None).es.attributes()

@@ -191,17 +191,21 @@ class PrivateGraph:
         """Synthetic weights as a CSR array (row ``i`` is ``labels[i]``)."""
         return self.to_graph_data(min_weight=min_weight, max_edges=max_edges).weights
 
-    def to_networkx(self, *, min_weight: float = 0.0, max_edges: int | None = None):
-        """Synthetic weighted graph as ``networkx.Graph`` (edge attribute ``weight``)."""
+    def to_networkx(self, *, min_weight: float = 0.0, max_edges: int | None = None,
+                    weight: str | None = "weight"):
+        """Synthetic weighted graph as ``networkx.Graph``, the weights in the edge attribute
+        ``weight`` (None: no attribute), as :meth:`GraphData.to_networkx`."""
         data = self.to_graph_data(min_weight=min_weight, max_edges=max_edges)
         _check_library_graph("networkx", data, NX_BYTES)
-        return to_networkx(data)
+        return to_networkx(data, weight=weight)
 
-    def to_igraph(self, *, min_weight: float = 0.0, max_edges: int | None = None):
-        """Synthetic weighted graph as ``igraph.Graph`` (vertex ``name``, edge ``weight``)."""
+    def to_igraph(self, *, min_weight: float = 0.0, max_edges: int | None = None,
+                  weight: str | None = "weight"):
+        """Synthetic weighted graph as ``igraph.Graph`` (vertex ``name``; the weights in the
+        edge attribute ``weight``, none with None), as :meth:`GraphData.to_igraph`."""
         data = self.to_graph_data(min_weight=min_weight, max_edges=max_edges)
         _check_library_graph("igraph", data, IGRAPH_BYTES)
-        return to_igraph(data)
+        return to_igraph(data, weight=weight)
 
     def sample(self, rng=None) -> GraphData:
         """An unweighted simple graph (post-processing: no privacy cost).
