@@ -819,6 +819,20 @@ def discrete_laplace_min_epsilon(changed: int = 1) -> float:
     return hi
 
 
+def least_in_range(changed: int = 1, per: float = 1.0) -> float:
+    """The least ``x`` at which a discrete Laplace release of ``changed`` coordinates at
+    epsilon ``x * per`` is in the sampler's range (:func:`discrete_laplace_min_epsilon`),
+    rounded up to 3 significant digits for a message: with ``per`` a share, the least epsilon;
+    with ``per`` a share's factor times epsilon, the least share. Public arithmetic only.
+
+    >>> least_in_range(1, 0.5) >= 2 * discrete_laplace_min_epsilon(1)
+    True
+    """
+    need = discrete_laplace_min_epsilon(changed) / per * (1.0 + 1e-9)  # float slack
+    digits = 10.0 ** (math.floor(math.log10(need)) - 2)
+    return math.ceil(need / digits) * digits
+
+
 def check_laplace_shares(epsilon: float, releases, *, caller: str, advice: str = "") -> None:
     """Refuse, before anything is charged or drawn (docs/privacy.md 11.1), an ``epsilon`` at
     which one of ``releases`` would fall outside the exact discrete Laplace sampler's range
@@ -841,10 +855,7 @@ def check_laplace_shares(epsilon: float, releases, *, caller: str, advice: str =
            if not discrete_laplace_in_range(1.0, share * epsilon, k)]
     if not bad:
         return
-    need = max(discrete_laplace_min_epsilon(k) / share for _, share, k in releases)
-    need *= 1.0 + 1e-9  # float slack of share * epsilon
-    digits = 10.0 ** (math.floor(math.log10(need)) - 2)
-    need = math.ceil(need / digits) * digits  # rounded up to 3 significant digits
+    need = max(least_in_range(k, share) for _, share, k in releases)
     what, share, k = bad[0]
     raise ValueError(f"{caller}: at epsilon={epsilon!r}, {what} would get {share:.3g} of it "
                      f"({share * epsilon:.3g}), below the exact discrete Laplace sampler's range "

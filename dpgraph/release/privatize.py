@@ -23,7 +23,6 @@ dense coherence-aware PCA, matrix-free); this module chooses among them:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +32,7 @@ from dpgraph.privacy import PrivacyLedger, make_rng
 from dpgraph.privacy.ledger import records_in_ledger
 from dpgraph.privacy.budget import (CORE_SHARE, DEGREE_SHARE, SCREEN_SHARE, SYNTHETIC_SHARE,
                                     TAIL_SHARE, release_split)
-from dpgraph.privacy.noise import check_laplace_shares, discrete_laplace_min_epsilon
+from dpgraph.privacy.noise import check_laplace_shares, least_in_range
 from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_number,
                                         check_share)
 from dpgraph.private_input import check_private_graph_input, input_graph
@@ -361,11 +360,8 @@ def refuse_before_drawing(route: str, n: int, epsilon: float, delta: float,
         releases += [(what, part * eps_synthetic, changed) for what, part, changed in model]
     advice = ""
     if model:  # the smallest synthetic_share that fits at this epsilon, where one does
-        share = max(discrete_laplace_min_epsilon(changed) / (part * epsilon)
-                    for _, part, changed in model) * (1 + 1e-9)
-        step = 10.0 ** (math.floor(math.log10(share)) - 2)  # rounded up to 3 digits
-        advice = (f", or synthetic_share >= {math.ceil(share / step) * step:.3g}"
-                  if share < 0.5 else "") + ", or synthetic_share=None (no block model)"
+        share = max(least_in_range(changed, part * epsilon) for _, part, changed in model)
+        advice = (f", or synthetic_share >= {share:.3g}" if share < 0.5 else "") + ", or synthetic_share=None (no block model)"
     check_laplace_shares(epsilon, releases, caller=caller, advice=advice)
     if route == "matrix-free" and delta > 0:
         _precheck_matrix_free(n, route_epsilon, delta, options)

@@ -323,10 +323,8 @@ def _check_sampler_range(epsilon: float, n: int, *, edge_share: float, community
     sides leave); the degree-class counts (up to ``MAX_DEGREE_BINS`` classes); the clustering
     counts (2); the cut sides (their choice's ``SIDE_CHOICE_SHARE`` of ``side_share``). The
     community passes are not checked here (their split depends on the released count)."""
-    import math
-
     from dpgraph.privacy.noise import (check_laplace_shares, discrete_laplace_in_range,
-                                       discrete_laplace_min_epsilon)
+                                       least_in_range)
     from dpgraph.synthetic.degree_classes import MAX_DEGREE_BINS
 
     n = int(n)
@@ -354,9 +352,8 @@ def _check_sampler_range(epsilon: float, n: int, *, edge_share: float, community
             advice = ", or communities='none' (one block)"
         elif param is not None:  # the smallest value of the parameter that fits at epsilon
             name, factor = param
-            value = discrete_laplace_min_epsilon(changed) / (factor * epsilon) * (1 + 1e-9)
-            step = 10.0 ** (math.floor(math.log10(value)) - 2)
-            advice = (f", or {name} >= {math.ceil(value / step) * step:.3g}" if value < 0.5
+            value = least_in_range(changed, factor * epsilon)
+            advice = (f", or {name} >= {value:.3g}" if value < 0.5
                       else "") + f", or {name}=0 (skipped)"
         break
     check_laplace_shares(epsilon, [r[:3] for r in releases], caller="release_synthetic",
