@@ -37,6 +37,14 @@ class ConvexSet:
     def contains(self, X, tol: float = 1e-8) -> bool:
         return self.distance(X) <= tol
 
+    def check_shape(self, shape: tuple) -> None:
+        """Refuse, naming the set, a value of ``shape`` it cannot hold, where the set's public
+        parameters alone decide it (before anything is charged: docs/privacy.md 11.1). Here:
+        a symmetric (matrix) set needs a square matrix; subclasses add their own parameters."""
+        if self.symmetric and (len(shape) != 2 or shape[0] != shape[1]):
+            raise ValueError(f"convex_set: {type(self).__name__} holds square (symmetric) "
+                             f"matrices; the value has shape {shape}")
+
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={v!r}" for k, v in self._repr_fields().items())
         return f"{type(self).__name__}({fields})"

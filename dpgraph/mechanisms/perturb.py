@@ -67,53 +67,6 @@ def _as_sets(convex_set):
     return sets
 
 
-def _check_set_shapes(sets, shape: tuple) -> None:
-    """Refuse, before anything is charged (docs/privacy.md 11.1), a set that cannot hold a value
-    of ``shape`` where that is decided by the set's public parameters alone: a symmetric
-    (matrix) set needs a square matrix (a :class:`~dpgraph.mechanisms.sets.SpectralBall` its own
-    ``n x n``), a diagonal box a matrix, an affine subspace ``prod(shape)`` unknowns, a box's
-    array bounds a shape that broadcasts to ``shape``, a block simplex indices below
-    ``prod(shape)``."""
-    from dpgraph.mechanisms.sets import AffineSubspace, BlockSimplex, Box, DiagonalBox, SpectralBall
-
-    size = int(np.prod(shape, dtype=np.int64))
-    for s in sets:
-        if isinstance(s, Intersection):
-            _check_set_shapes(s.sets, shape)
-            continue
-        name = type(s).__name__
-        if s.symmetric and (len(shape) != 2 or shape[0] != shape[1]):
-            raise ValueError(f"convex_set: {name} holds square (symmetric) matrices; the value "
-                             f"has shape {shape}")
-        if isinstance(s, SpectralBall) and tuple(shape) != (s.n, s.n):
-            raise ValueError(f"convex_set: {name} holds {s.n} x {s.n} matrices; the value has "
-                             f"shape {shape}")
-        if isinstance(s, DiagonalBox) and len(shape) != 2:
-            raise ValueError(f"convex_set: {name} bounds a matrix's diagonal; the value has "
-                             f"shape {shape}")
-        if isinstance(s, AffineSubspace) and s.A.shape[1] != size:
-            raise ValueError(f"convex_set: {name} has {s.A.shape[1]} unknowns; the value has "
-                             f"{size} entries (shape {shape})")
-        if isinstance(s, BlockSimplex) and any(
-                g.size and (int(g.max()) >= size or int(g.min()) < -size) for g in s.groups):
-            raise ValueError(f"convex_set: {name} has an index group beyond the value's {size} "
-                             f"entries (shape {shape})")
-        if isinstance(s, Box):
-            for side in (s.lower, s.upper):
-                bound = np.asarray(side) if side is not None else None
-                if bound is not None and bound.ndim and \
-                        _broadcast_shape(bound.shape, shape) != tuple(shape):
-                    raise ValueError(f"convex_set: {name} has bounds of shape {bound.shape}, "
-                                     f"which do not broadcast to the value's shape {shape}")
-
-
-def _broadcast_shape(a: tuple, b: tuple):
-    try:
-        return tuple(np.broadcast_shapes(a, b))
-    except ValueError:
-        return None
-
-
 def perturb_and_project(value, convex_set, *, sensitivity: float, epsilon: float, delta: float,
                         ledger: PrivacyLedger | None = None, rng=None,
                         name: str = "perturb-and-project", symmetric: bool = False,
@@ -190,7 +143,8 @@ def perturb_and_project(value, convex_set, *, sensitivity: float, epsilon: float
     # charge (docs/privacy.md 11.1): the projection runs only after the noise is drawn
     tol = check_positive(tol, name="tol")
     max_iter = check_integer(max_iter, name="max_iter", low=1)
-    _check_set_shapes(sets, X.shape)
+    for s in sets:  # before anything is charged (docs/privacy.md 11.1)
+        s.check_shape(tuple(X.shape))
     if ledger is None:
         ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     if not isinstance(symmetric, (bool, np.bool_)):

@@ -144,6 +144,21 @@ class Box(ConvexSet):
     def __init__(self, lower=None, upper=None):
         self.lower, self.upper = _check_bounds(lower, upper, "Box")
 
+    def check_shape(self, shape: tuple) -> None:
+        super().check_shape(shape)
+        for side in (self.lower, self.upper):
+            bound = None if side is None else np.asarray(side)
+            if bound is None or not bound.ndim:
+                continue
+            try:
+                fits = tuple(np.broadcast_shapes(bound.shape, shape)) == tuple(shape)
+            except ValueError:
+                fits = False
+            if not fits:
+                raise ValueError(f"convex_set: {type(self).__name__} has bounds of shape "
+                                 f"{bound.shape}, which do not broadcast to the value's shape "
+                                 f"{shape}")
+
     def project(self, X, out=None):
         X = np.asarray(X, dtype=np.float64)
         if out is None:
@@ -285,8 +300,9 @@ class SpectralBall(ConvexSet):
     default above ``n = 600``) they are found with ARPACK (``scipy.sparse.linalg.eigsh``) on the
     operator ``v -> X v - U (s * (U^T v))``, asking for more pairs (with the pairs already found
     deflated) until the smallest one returned lies inside the radius; ``X - C`` is never formed
-    and no extra ``n x n`` array is used. If more than ``n/8`` pairs would be needed it falls back
-    to the dense eigendecomposition (two extra ``n x n`` arrays), which is then cheaper. ``method="eigh"`` does a full dense eigendecomposition (the reference).
+    and no extra ``n x n`` array is used. If more than ``n/16`` pairs would be needed it falls
+    back to the dense eigendecomposition (two extra ``n x n`` arrays), which is then cheaper,
+    where that fits in memory (:func:`~dpgraph.spectral.linalg.dense_is_cheaper`). ``method="eigh"`` does a full dense eigendecomposition (the reference).
 
     Parameters
     ----------
@@ -347,6 +363,12 @@ class SpectralBall(ConvexSet):
             mv = lambda V: S @ V - U @ (s[:, None] * (U.T @ V)) if V.ndim == 2 else \
                 S @ V - U @ (s * (U.T @ V))  # noqa: E731
         return spla.LinearOperator((self.n, self.n), matvec=mv, matmat=mv, dtype=np.float64)
+
+    def check_shape(self, shape: tuple) -> None:
+        super().check_shape(shape)
+        if tuple(shape) != (self.n, self.n):
+            raise ValueError(f"convex_set: {type(self).__name__} holds {self.n} x {self.n} "
+                             f"matrices; the value has shape {shape}")
 
     def outlying_eigenpairs(self, S: np.ndarray):
         """Eigenpairs ``(l, V)`` of ``S - C`` with ``|l| > radius`` (S symmetric)."""
@@ -444,6 +466,12 @@ class DiagonalBox(ConvexSet):
         self.lower = None if lo is None else (float(lo) if lo.ndim == 0 else lo)
         self.upper = None if hi is None else (float(hi) if hi.ndim == 0 else hi)
 
+    def check_shape(self, shape: tuple) -> None:
+        super().check_shape(shape)
+        if len(shape) != 2:
+            raise ValueError(f"convex_set: {type(self).__name__} bounds a matrix's diagonal; "
+                             f"the value has shape {shape}")
+
     def project(self, X, out=None):
         X = np.asarray(X, dtype=np.float64)
         R = X.copy() if out is None else finish_projection(X, out) if out is not X else out
@@ -499,6 +527,13 @@ class BlockSimplex(ConvexSet):
         if np.any(self.totals <= 0):
             raise ValueError("BlockSimplex: totals must be > 0")
 
+    def check_shape(self, shape: tuple) -> None:
+        super().check_shape(shape)
+        size = int(np.prod(shape, dtype=np.int64))
+        if any(g.size and (int(g.max()) >= size or int(g.min()) < -size) for g in self.groups):
+            raise ValueError(f"convex_set: {type(self).__name__} has an index group beyond the "
+                             f"value's {size} entries (shape {shape})")
+
     def project(self, X, out=None):
         X = np.asarray(X, dtype=np.float64)
         R = X.copy() if out is None else (out if out is X else finish_projection(X, out))
@@ -535,6 +570,13 @@ class AffineSubspace(ConvexSet):
         keep = w > w.max(initial=0) * 1e-12
         self._Vw = V[:, keep] / w[keep]
         self._V = V[:, keep]
+
+    def check_shape(self, shape: tuple) -> None:
+        super().check_shape(shape)
+        size = int(np.prod(shape, dtype=np.int64))
+        if self.A.shape[1] != size:
+            raise ValueError(f"convex_set: {type(self).__name__} has {self.A.shape[1]} unknowns; "
+                             f"the value has {size} entries (shape {shape})")
 
     def project(self, X, out=None):
         X = np.asarray(X, dtype=np.float64)
@@ -574,6 +616,10 @@ class Intersection(ConvexSet):
         self.symmetric = any(s.symmetric for s in self.sets)
         self.tol, self.max_iter = float(tol), int(max_iter)
         self.last_result = None
+
+    def check_shape(self, shape: tuple) -> None:
+        for s in self.sets:
+            s.check_shape(shape)
 
     def project(self, X, out=None):
         res = dykstra(X, self.sets, tol=self.tol, max_iter=self.max_iter,
