@@ -201,7 +201,7 @@ def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | N
         return read_edge_files(spec, nodes=nodes, **kw), spec, "dask"
     if os.path.exists(spec):
         return _read_file(spec, format=format, symmetrize=symmetrize, ids=ids,
-                          duplicates=duplicates)
+                          duplicates=duplicates, nodes=nodes)
     if duplicates is not None:
         raise ValueError(f"--duplicates applies to graph files; {spec!r} is no file (a data "
                          f"set name is read as registered)")
@@ -209,10 +209,15 @@ def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | N
 
 
 def _read_file(spec: str, *, format: str | None, symmetrize: str | None, ids: str | None,
-               duplicates: str | None = None):
-    from dpgraph.io import detect_format, read_graph
+               duplicates: str | None = None, nodes=None):
+    from dpgraph.io import NoEdgesError, detect_format, read_graph
 
-    fmt = format or detect_format(spec)
+    try:
+        fmt = format or detect_format(spec)
+    except NoEdgesError:
+        if nodes is None:
+            raise
+        fmt = "snap"  # no data line: an edge list that lists no edge (read_graph does the same)
     kw = {"symmetrize": symmetrize} if symmetrize else {}
     if duplicates is not None:
         kw["duplicates"] = duplicates
@@ -221,7 +226,7 @@ def _read_file(spec: str, *, format: str | None, symmetrize: str | None, ids: st
             raise ValueError(f"--ids applies to SNAP edge lists ('u v' lines) and CSV files; "
                              f"{spec} is read as {fmt}")
         kw["ids"] = ids
-    return read_graph(spec, format=fmt, **kw), spec, fmt
+    return read_graph(spec, format=fmt, nodes=nodes, **kw), spec, fmt
 
 
 def _load_dataset(spec: str):

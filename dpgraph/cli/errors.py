@@ -52,6 +52,7 @@ _OPTION_SPELLINGS = [
     (r"\bsynthetic_share\b", "--synthetic-share"),
     (r"\brelation_size\b", "--relation-size"),
     (r"\bpass format=", "pass --format"),
+    (r"\bnodes= (for|reads)\b", r"--nodes N \1"),  # an edge list without edges
     (r"\bformat= one of\b", "--format one of"),
     (r"\bleave privatize_options\['route'\] unset \(the local route\)",
      "leave --route at auto (the local route)"),

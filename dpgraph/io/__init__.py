@@ -60,14 +60,17 @@ import uuid
 import zlib
 from pathlib import Path
 
-from dpgraph.graph import GraphData, as_graph_data, unweighted, with_nodes
+import numpy as np
+
+from dpgraph.graph import GraphData, as_graph_data, public_nodes, unweighted, with_nodes
 from dpgraph.io import library as _lib
 from dpgraph.io import text as _text
-from dpgraph.io.base import GraphFormatError, nonfinite_weight_error, open_text, scan_lines
+from dpgraph.io.base import (GraphFormatError, NoEdgesError, nonfinite_weight_error, open_text,
+                             scan_lines)
 
 __all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "check_writable",
            "output_format",
-           "check_labels_storable", "GraphFormatError", "FORMATS"]
+           "check_labels_storable", "GraphFormatError", "NoEdgesError", "FORMATS"]
 
 # name -> (reader, writer, writer mode: "t" text stream or "b" binary stream)
 _REGISTRY = {
@@ -196,8 +199,9 @@ def _detect(path) -> str:
     found = _sniff(path)
     if found is None:
         if os.path.getsize(path) == 0 or not _has_data(path):
-            raise GraphFormatError(path, None, None, f"graph data (or pass format= one of {known})",
-                                   problem="the file is empty")
+            raise NoEdgesError(path, None, None, f"graph data (or pass format= one of {known}; "
+                               f"nodes= reads an edge list without edges)",
+                               problem="the file is empty (no data lines)")
         number, line, why = _unlike_an_edge_list(path)
         hint = ("; comma-separated lines with a header row are CSV: format='csv'"
                 if _first_data_line_has_comma(path) else "")
@@ -236,8 +240,12 @@ def _first_data_line_has_comma(path) -> bool:
 
 
 def _has_data(path) -> bool:
-    with open_text(path) as f:
-        return bool(f.read(4096).strip())
+    """Whether the file holds a line that is neither blank nor a ``#`` / ``%`` comment."""
+    for _, line in scan_lines(path):
+        s = line.strip()
+        if s and not s.startswith(("#", "%")):
+            return True
+    return False
 
 
 #: formats whose vertices are numbered from 1 (vertex ``k + 1`` is node index ``k``)
@@ -301,13 +309,22 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
     fmt = "graph" if format is None else _check_format(format)
     with _decoding_errors(path, lambda: fmt):
         if format is None:
-            fmt = detect_format(path)
+            try:
+                fmt = detect_format(path)
+            except NoEdgesError:
+                if nodes is None:
+                    raise
+                fmt = "snap"  # no data line: an edge list that lists no edge
         reader = _REGISTRY[fmt][0]
         drop_weights = "weight" in kw and kw["weight"] is None
         if drop_weights and "weight" not in inspect.signature(reader).parameters:
             kw.pop("weight")  # a format whose reader has no attribute to choose: read, then drop
         try:
             data = reader(path, **kw)
+        except NoEdgesError:
+            if nodes is None:
+                raise
+            return _without_edges(nodes, fmt)
         except GraphFormatError:
             raise
         except ValueError as exc:  # from_coo saw a non-finite weight: find its line
@@ -319,6 +336,14 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
         data = unweighted(data) if drop_weights else data
     return data if nodes is None else with_nodes(data, nodes, source=path,
                                                  first=first_node_id(fmt))
+
+
+def _without_edges(nodes, fmt: str) -> GraphData:
+    """The graph of an edge-list file that lists no edge: the public nodes, all isolated."""
+    import scipy.sparse as sp
+
+    labels = public_nodes(nodes, first=first_node_id(fmt))
+    return GraphData(sp.csr_array((len(labels), len(labels)), dtype=np.float64), labels)
 
 
 # where the text formats keep an edge's weight: its token (0-based) and the first body line
@@ -454,9 +479,10 @@ def write_graph(graph, path, format: str | None = None, *,
                       stacklevel=caller_stacklevel())
     if data.m == 0 and format in ("snap", "csv", "edgelist"):
         warnings.warn(f"{path}: the graph has no edges and an edge-list file ({format}) lists edges only: "
-                      f"the file will hold none of its {data.n:,} node(s), and read_graph "
-                      f"cannot read it back; write GraphML, GML or Pajek (.graphml, .gml, "
-                      f".net), which list every node", GraphInputWarning,
+                      f"the file will hold none of its {data.n:,} node(s): read it back with "
+                      f"read_graph(path, nodes={data.n}) (or --nodes {data.n}), which gives "
+                      f"nodes 0..{data.n - 1}, or write GraphML, GML or Pajek (.graphml, .gml, "
+                      f".net), which list every node and its label", GraphInputWarning,
                       stacklevel=caller_stacklevel())
     compress = path.lower().endswith(".gz")
     target = os.path.realpath(path)  # through a symbolic link, as open() writes

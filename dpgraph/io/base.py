@@ -74,6 +74,12 @@ class GraphFormatError(ValueError):
         return (type(self), (self.path, self.line, self.text, self.expected, self.problem))
 
 
+class NoEdgesError(GraphFormatError):
+    """An edge-list file (snap, csv, edgelist) with no edge line: it names no node, so it is a
+    graph only on a node set stated apart (``read_graph(path, nodes=N)`` reads it as ``N``
+    isolated nodes). A :class:`GraphFormatError` naming the file."""
+
+
 class HeaderTooLargeError(GraphFormatError, InsufficientMemoryError):
     """A header whose node (or edge) count cannot be held in the memory available: a
     :class:`GraphFormatError` (it names the file, the line and what would fit) and an

@@ -20,7 +20,7 @@ from dpgraph.caller import caller_stacklevel
 from dpgraph.graph import (DuplicateEdgeWarning, GraphData, GraphInputWarning, as_graph_data,
                            check_duplicates, duplicates_message, from_coo, from_matrix,
                            to_networkx)
-from dpgraph.io.base import (GraphFormatError, check_node_count, check_tokens, is_gzip, load_table,
+from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_node_count, check_tokens, is_gzip, load_table,
                              nonfinite_weight_error, open_binary, open_text, row_line,
                              scan_lines)
 from dpgraph.io.text import weight_column, write_columns
@@ -215,12 +215,13 @@ def _only_whitespace(path, chunk: int = 1 << 16) -> bool:
                 return False
 
 
-def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, **kw):
+def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, empty=GraphFormatError,
+             **kw):
     import networkx as nx
 
     check_duplicates(duplicates)
     if _only_whitespace(path):
-        raise GraphFormatError(path, None, None, expected, problem="the file is empty")
+        raise empty(path, None, None, expected, problem="the file is empty")
     try:
         with open_binary(path) as f:
             G = reader(f, **kw)
@@ -231,6 +232,8 @@ def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, **kw):
         # networkx's parsers raise StopIteration and UnboundLocalError besides NetworkXError,
         # ParseError, KeyError, TypeError and IndexError on malformed bytes.
         raise _wrap(path, exc, expected) from None
+    if G.number_of_nodes() == 0:  # comment lines only
+        raise empty(path, None, None, expected, problem="the file has no data lines")
     if G.is_multigraph():
         G = _merge_parallel_note(path, G, duplicates)
     try:
@@ -501,7 +504,8 @@ def read_nx_edgelist(path, *, symmetrize=None, duplicates="max", weight="weight"
         return nx.read_edgelist(f, nodetype=nodetype, data=data,
                                 create_using=nx.MultiDiGraph if symmetrize else nx.MultiGraph)
 
-    return _nx_read(path, reader, "edge lines 'u v' or 'u v {attributes}'",
+    return _nx_read(path, reader, "edge lines 'u v' or 'u v {attributes}' (or nodes= for a graph "
+                    "without edges)", empty=NoEdgesError,
                     symmetrize=symmetrize, duplicates=duplicates, weight=weight)
 
 

@@ -20,7 +20,7 @@ import scipy.sparse as sp
 
 from dpgraph.caller import caller_stacklevel
 from dpgraph.graph import GraphData, GraphInputWarning, from_coo, merge_arcs
-from dpgraph.io.base import (GraphFormatError, check_node_count, check_tokens, is_gzip, is_skippable,
+from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_node_count, check_tokens, is_gzip, is_skippable,
                     load_table, open_binary, open_text, row_line, scan_lines, simple_delimiter,
                     arrow_edge_options,
                     strip_comment)
@@ -68,8 +68,8 @@ def _count_check(path, header_number, header_line, announced, found, what):
                                f"{announced} {what} after the header", problem=problem)
 
 
-def _empty(path, expected):
-    return GraphFormatError(path, None, None, expected, problem="the file is empty (no data lines)")
+def _empty(path, expected, error=GraphFormatError):
+    return error(path, None, None, expected, problem="the file is empty (no data lines)")
 
 
 # ----------------------------------------------------------------------------- G-set / rudy
@@ -187,7 +187,8 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
     """
     first, comments_before = _peek(path, _SNAP_COMMENTS, 1)
     if not first:
-        raise _empty(path, "edge lines 'u v' or 'u v w'")
+        raise _empty(path, "edge lines 'u v' or 'u v w' (or nodes= for a graph without edges)",
+                     NoEdgesError)
     fnum, fline = first[0]
     tokens = strip_comment(fline, _SNAP_COMMENTS).split()
     ncols = len(tokens)
@@ -517,7 +518,7 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
         hnum, hline = number, line
         break
     if hnum is None:
-        raise _empty(path, _CSV_HEADER)
+        raise _empty(path, _CSV_HEADER + " (or nodes= for a graph without edges)", NoEdgesError)
     delimiter = "\t" if "\t" in hline and "," not in hline else ","
     try:
         columns = [c.strip() for c in next(csv.reader([hline], delimiter=delimiter))]
@@ -561,8 +562,9 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
                           f"also node ids: if line {hnum} is an edge, not a header row, add a "
                           f"header row above it", GraphInputWarning, stacklevel=caller_stacklevel())
     if not u.size:
-        raise GraphFormatError(path, hnum, hline, "edge rows after the header row",
-                               problem="the file has no edge rows")
+        raise NoEdgesError(path, hnum, hline,
+                           "edge rows after the header row (or nodes= for a graph without edges)",
+                           problem="the file has no edge rows")
     distinct, inverse = _relabel(np.concatenate([u, v]))
     return from_coo(inverse[: u.size], inverse[u.size:], w, distinct.tolist(),
                     duplicates=duplicates, directed=symmetrize is not None,
