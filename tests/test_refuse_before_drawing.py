@@ -75,6 +75,22 @@ def test_matrix_free_max_cut_still_runs_at_a_usual_delta():
     assert res.diagnostics["route"] == "matrix-free" and led.spent[0] > 0
 
 
+def test_privatize_auto_on_a_matrix_free_size_refused_before_the_screening_count():
+    """From MATRIX_FREE_MIN_N nodes route="auto" takes the matrix-free route whatever the
+    screening count says, so that route's delta check runs before the count is drawn (it was
+    drawn, 0.005 of epsilon, and then the call refused)."""
+    from dpgraph.release.screening import MATRIX_FREE_MIN_N
+
+    G = nx.path_graph(MATRIX_FREE_MIN_N)
+    _refused(lambda led: dpgraph.privatize(G, epsilon=1.0, delta=0.5, rng=0, ledger=led),
+             ValueError, "too large for the matrix-free route")
+    led = dpgraph.PrivacyLedger()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pg = dpgraph.privatize(G, epsilon=1.0, delta=1e-6, rng=0, ledger=led)
+    assert pg.diagnostics["route"] == "matrix-free" and led.spent[0] > 0
+
+
 # -- case 2: privatize's block-model share -------------------------------------------------------
 
 @pytest.mark.parametrize("route", ["auto", "pca", "matrix-free", "randomized-response"])

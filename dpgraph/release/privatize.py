@@ -39,7 +39,7 @@ from dpgraph.private_input import check_private_graph_input, input_graph
 from dpgraph.progress import report
 from dpgraph.release.private_graph import DEFAULT_RANK, PrivateGraph
 from dpgraph.release.routes import route_module, route_names, route_spec
-from dpgraph.release.screening import (choose_scale_route,
+from dpgraph.release.screening import (MATRIX_FREE_MIN_N, choose_scale_route,
                                        default_synthetic_share, pure_route, refuse_if_too_large,
                                        release_edge_count, screen, screens, streamed_route)
 from dpgraph.synthetic.block_model import (COUNT_SHARE, combined_estimate, degrees_summing_to,
@@ -363,8 +363,12 @@ def refuse_before_drawing(route: str, n: int, epsilon: float, delta: float,
         share = max(least_in_range(changed, part * epsilon) for _, part, changed in model)
         advice = (f", or synthetic_share >= {share:.3g}" if share < 0.5 else "") + ", or synthetic_share=None (no block model)"
     check_laplace_shares(epsilon, releases, caller=caller, advice=advice)
-    if route == "matrix-free" and delta > 0:
-        _precheck_matrix_free(n, route_epsilon, delta, options)
+    # "auto" takes the matrix-free route from MATRIX_FREE_MIN_N nodes whatever the screening
+    # releases (screening.choose_scale_route), at what the screening count leaves
+    automatic = route == "auto" and int(n) >= MATRIX_FREE_MIN_N
+    if (route == "matrix-free" or automatic) and delta > 0:
+        left = 1.0 - options.screen_share if screened and screens(route, options.fallback) else 1.0
+        _precheck_matrix_free(n, route_epsilon * left, delta, options)
 
 
 def _precheck_matrix_free(n: int, epsilon: float, delta: float, options: "ReleaseOptions") -> None:
