@@ -108,6 +108,42 @@ def test_stream_refuses_a_file_that_would_not_fit(tmp_path, monkeypatch):
     assert m > 100_000
 
 
+def _named_lines(path, m, *, csv=False, seed=0):
+    rng = np.random.default_rng(seed)
+    u, v = rng.integers(0, 5_000, m), rng.integers(0, 5_000, m)
+    sep = "," if csv else " "
+    with open(path, "w") as fh:
+        fh.write("source,target\n" if csv else "")
+        fh.write("".join(f"n{a}{sep}n{b}\n" for a, b in zip(u, v)))
+
+
+@pytest.mark.parametrize("name, kw", [("e.csv", {}), ("e.txt", {"ids": "str"}),
+                                      ("e.txt", {"symmetrize": "max"}), ("i.csv", {})])
+def test_whole_file_readers_refuse_a_file_that_would_not_fit(tmp_path, monkeypatch, name, kw):
+    """CSV and SNAP with string ids or arcs read the whole file into Python rows (about
+    300-390 B per line); they were not priced and ran past any limit. 50,000 lines need about
+    17 MB: refused under 4 MB, before the read, and read under 64 MB."""
+    path = tmp_path / name
+    if name == "i.csv":
+        _edge_file(path, 5_000, 50_000)
+        path.write_text("source,target\n" + path.read_text().replace("\t", ",").split("\n", 1)[1])
+    else:
+        _named_lines(path, 50_000, csv=name.endswith(".csv"))
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "4M")
+    tracemalloc.start()
+    try:
+        with pytest.raises(InsufficientMemoryError, match="edge lines fit") as info:
+            read_graph(path, **kw)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "DPGRAPH_MEMORY_LIMIT=4M" in str(info.value) and peak < 2**20
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "64M")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert read_graph(path, **kw).m > 40_000
+
+
 @_settings(60)
 @given(n=st.sampled_from([12, 13, 40]),   # 12: some vertex 13 is out of range
        edges=st.lists(st.tuples(st.integers(1, 13), st.integers(1, 13),
