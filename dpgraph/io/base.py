@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import io
 import math
+import os
 import warnings
 from collections.abc import Callable, Iterator
 
@@ -24,7 +25,9 @@ __all__ = ["GraphFormatError", "HeaderTooLargeError", "open_text", "open_binary"
            "scan_lines",
            "nonfinite_weight_error",
            "simple_delimiter", "arrow_edge_options",
-           "load_table", "check_node_count", "BYTES_PER_NODE", "BYTES_PER_EDGE", "AsciiStream"]
+           "load_table", "check_node_count", "BYTES_PER_NODE", "BYTES_PER_EDGE", "AsciiStream",
+           "predicted_lines", "check_whole_file_read", "WHOLE_FILE_BYTES_PER_LINE",
+           "DOCUMENT_BYTES_PER_BYTE"]
 
 # Bytes of memory a node costs once read: its label (a Python int in a tuple, ~36 B), its
 # CSR row pointer (8 B) and the per-node arrays built on the way (degrees, index maps);
@@ -85,6 +88,58 @@ class HeaderTooLargeError(GraphFormatError, InsufficientMemoryError):
     :class:`GraphFormatError` (it names the file, the line and what would fit) and an
     :class:`~dpgraph.memory.InsufficientMemoryError`, raised before anything of that size is
     allocated."""
+
+
+# Peak bytes per edge line of the whole-file line readers, measured with tracemalloc on
+# 200,000-line files (the parsed rows, a Python str per id where the ids are strings, their
+# arrays and from_coo's merge): CSV and SNAP with string ids or arcs 298-337 B for lines of
+# 11-13 bytes, 386 B for lines of 66 bytes (ids of 33 characters), priced as 340 B plus the
+# line's length; NetworkX's edge lists (a MultiGraph of dicts first) 1,406-1,445 B per line.
+WHOLE_FILE_BYTES_PER_LINE = {"rows": 340, "networkx": 1500}
+# Peak bytes per byte of a document that a library parses whole (measured with tracemalloc on
+# 50,000- and 100,000-edge files of integer and of 20-character string labels): GraphML
+# 20.1-26.5, GML 15.2-16.7, Pajek 10.6-12.2; rounded up.
+DOCUMENT_BYTES_PER_BYTE = {"graphml": 30, "gml": 20, "pajek": 15}
+
+
+def predicted_lines(path, skip: int = 0) -> tuple[int, float]:
+    """``(predicted lines, mean bytes per line)`` after the first ``skip`` lines of an
+    uncompressed file, from its size and its first 64 KiB (to price a read before it starts)."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as fh:
+        head = fh.read(1 << 16)
+    lines = head.split(b"\n")[skip:-1] or [head]
+    mean = max(sum(len(x) + 1 for x in lines) / len(lines), 4.0)
+    return int(size / mean) + 1, mean
+
+
+def check_whole_file_read(path, skip: int = 0, *, reader: str = "rows") -> None:
+    """Refuse, before it starts, a read that holds every line of ``path`` at once (CSV; SNAP
+    with string ids or arcs: ``reader="rows"``; NetworkX's edge lists: ``"networkx"``) when
+    its predicted lines would not fit in memory (:data:`WHOLE_FILE_BYTES_PER_LINE`). A gzip
+    file is not priced: its size does not tell its lines."""
+    from dpgraph.memory import check_memory
+
+    if is_gzip(path):
+        return
+    predicted, mean = predicted_lines(path, skip)
+    per_line = WHOLE_FILE_BYTES_PER_LINE[reader] + (mean if reader == "rows" else 0.0)
+    check_memory(int(per_line * predicted),
+                 what=f"reading {path} (about {predicted:,} edge lines predicted from its size)",
+                 fit=(lambda k: per_line * k, "About {:,} edge lines fit."))
+
+
+def check_document_read(path, kind: str) -> None:
+    """Refuse, before it starts, a parse of the whole document ``path`` (``kind``: a key of
+    :data:`DOCUMENT_BYTES_PER_BYTE`) that would not fit in memory. A gzip file is not priced."""
+    from dpgraph.memory import check_memory, format_bytes
+
+    if is_gzip(path):
+        return
+    size = os.path.getsize(path)
+    per_byte = DOCUMENT_BYTES_PER_BYTE[kind]
+    check_memory(per_byte * size, what=f"reading {path} ({format_bytes(size)} of {kind})",
+                 fit=(lambda b: per_byte * b, "Files of up to about {:,} bytes fit."))
 
 
 def _edge_bound(path) -> int | None:

@@ -20,7 +20,8 @@ from dpgraph.caller import caller_stacklevel
 from dpgraph.graph import (DuplicateEdgeWarning, GraphData, GraphInputWarning, as_graph_data,
                            check_duplicates, duplicates_message, from_coo, from_matrix,
                            to_networkx)
-from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_node_count, check_tokens, is_gzip, load_table,
+from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_document_read,
+                             check_node_count, check_whole_file_read, check_tokens, is_gzip, load_table,
                              nonfinite_weight_error, open_binary, open_text, row_line,
                              scan_lines)
 from dpgraph.io.text import weight_column, write_columns
@@ -215,13 +216,16 @@ def _only_whitespace(path, chunk: int = 1 << 16) -> bool:
                 return False
 
 
-def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, empty=GraphFormatError,
-             **kw):
-    import networkx as nx
-
+def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, price,
+             empty=GraphFormatError, **kw):
+    """``reader`` (a NetworkX parser of the whole file) on ``path``, after ``price(path)``
+    refused what would not fit in memory."""
     check_duplicates(duplicates)
     if _only_whitespace(path):
         raise empty(path, None, None, expected, problem="the file is empty")
+    price(path)
+    import networkx as nx
+
     try:
         with open_binary(path) as f:
             G = reader(f, **kw)
@@ -273,7 +277,8 @@ def read_graphml(path, *, symmetrize=None, duplicates="max", weight="weight") ->
     import networkx as nx
 
     return _nx_read(path, nx.read_graphml, "a GraphML document", symmetrize=symmetrize,
-                    duplicates=duplicates, weight=weight)
+                    duplicates=duplicates, weight=weight,
+                    price=lambda p: check_document_read(p, "graphml"))
 
 
 def read_gml(path, *, symmetrize=None, duplicates="max", weight="weight",
@@ -288,12 +293,14 @@ def read_gml(path, *, symmetrize=None, duplicates="max", weight="weight",
     expected = "a GML document ('graph [ node [...] edge [...] ]')"
     try:
         return _nx_read(path, nx.read_gml, expected, symmetrize=symmetrize,
-                        duplicates=duplicates, weight=weight, label=label)
+                        duplicates=duplicates, weight=weight, label=label,
+                        price=lambda p: check_document_read(p, "gml"))
     except GraphFormatError as exc:
         if "is duplicated" not in str(exc):
             raise
     return _nx_read(path, _parse_gml_as_multigraph, expected, symmetrize=symmetrize,
-                    duplicates=duplicates, weight=weight, label=label)
+                    duplicates=duplicates, weight=weight, label=label,
+                    price=lambda p: check_document_read(p, "gml"))
 
 
 def _parse_gml_as_multigraph(f, label):
@@ -454,6 +461,7 @@ def read_pajek(path, *, symmetrize=None, duplicates="max", weight="weight") -> G
     listed more than once is merged by ``duplicates`` (``"max"`` by default, ``"sum"``,
     ``"error"``), with a warning that counts the repeats."""
     check_duplicates(duplicates)
+    check_document_read(path, "pajek")
     labels, rows, cols, vals, where, directed = _parse_pajek(path, weight)
     vals = np.asarray(vals, dtype=np.float64)
     bad = ~np.isfinite(vals)
@@ -506,7 +514,8 @@ def read_nx_edgelist(path, *, symmetrize=None, duplicates="max", weight="weight"
 
     return _nx_read(path, reader, "edge lines 'u v' or 'u v {attributes}' (or nodes= for a graph "
                     "without edges)", empty=NoEdgesError,
-                    symmetrize=symmetrize, duplicates=duplicates, weight=weight)
+                    symmetrize=symmetrize, duplicates=duplicates, weight=weight,
+                    price=lambda p: check_whole_file_read(p, reader="networkx"))
 
 
 def _check_edgelist_lines(path, *, numeric: bool) -> None:

@@ -28,11 +28,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.graph import GraphData, canonical_graph, from_coo
-from dpgraph.io.base import arrow_edge_options, is_gzip, simple_delimiter
+from dpgraph.io.base import arrow_edge_options, is_gzip, predicted_lines, simple_delimiter
 from dpgraph.memory import check_memory
 
-__all__ = ["read_edge_stream", "check_whole_file_read", "PEAK_BYTES_PER_EDGE",
-           "WHOLE_FILE_BYTES_PER_LINE", "BLOCK_SIZE"]
+__all__ = ["read_edge_stream", "PEAK_BYTES_PER_EDGE", "BLOCK_SIZE"]
 
 # Peak bytes per edge line while a simple file is streamed into the CSR: unweighted with int32
 # ids, 8 (the blocks) then 16 (both index arrays) + 1 (placeholder) + 8 (CSR indices) + 1
@@ -43,12 +42,6 @@ PEAK_BYTES_PER_EDGE = {False: 40, True: 64}
 # and drops self-loops: its COO, the merge's sort keys and the symmetric CSR (measured 110-160 B
 # per line for the whole-file readers); rounded up.
 GENERAL_BYTES_PER_EDGE = 160
-# Peak bytes per edge line of the whole-file readers (CSV; SNAP with string ids or arcs): the
-# parsed rows (a Python str per id where the ids are strings), their arrays and from_coo's
-# merge. Measured with tracemalloc on 200,000-line files: 298-337 B for lines of 11-13 bytes
-# (integer or string ids), 386 B for lines of 66 bytes (ids of 33 characters); priced as this
-# plus the line's own length.
-WHOLE_FILE_BYTES_PER_LINE = 340
 # Bytes per node: its label (a Python int in a tuple), the position map and the CSR row pointer.
 NODE_BYTES = 64
 # Bytes of text pyarrow parses per block (measured: 4 MiB and 16 MiB blocks read a 10^7-line
@@ -60,31 +53,7 @@ _INT32 = np.iinfo(np.int32)
 def _predicted_lines(path, skip: int) -> int:
     """Edge lines the file holds, predicted from its size and the mean length of its first
     lines (to price the read before it starts)."""
-    return _line_prediction(path, skip)[0]
-
-
-def _line_prediction(path, skip: int) -> tuple[int, float]:
-    """``(predicted edge lines, mean bytes per line)`` of an uncompressed file, from its size
-    and its first 64 KiB."""
-    size = os.path.getsize(path)
-    with open(path, "rb") as fh:
-        head = fh.read(1 << 16)
-    lines = head.split(b"\n")[skip:-1] or [head]
-    mean = max(sum(len(x) + 1 for x in lines) / len(lines), 4.0)
-    return int(size / mean) + 1, mean
-
-
-def check_whole_file_read(path, skip: int = 0) -> None:
-    """Refuse, before it starts, a whole-file read (CSV; SNAP with string ids or arcs) whose
-    predicted edge lines would not fit in memory (:data:`WHOLE_FILE_BYTES_PER_LINE` plus the
-    line's own length each). A gzip file is not priced: its size does not tell its lines."""
-    if is_gzip(path):
-        return
-    predicted, mean = _line_prediction(path, skip)
-    per_line = WHOLE_FILE_BYTES_PER_LINE + mean
-    check_memory(int(per_line * predicted),
-                 what=f"reading {path} (about {predicted:,} edge lines predicted from its size)",
-                 fit=(lambda k: per_line * k, "About {:,} edge lines fit."))
+    return predicted_lines(path, skip)[0]
 
 
 def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str = "max",

@@ -20,7 +20,8 @@ import scipy.sparse as sp
 
 from dpgraph.caller import caller_stacklevel
 from dpgraph.graph import GraphData, GraphInputWarning, from_coo, merge_arcs
-from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_node_count, check_tokens, is_gzip, is_skippable,
+from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_node_count, check_tokens,
+                             check_whole_file_read, is_gzip, is_skippable,
                     load_table, open_binary, open_text, row_line, scan_lines, simple_delimiter,
                     arrow_edge_options,
                     strip_comment)
@@ -218,8 +219,6 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
                                 comments=_SNAP_COMMENTS)
         if data is not None:
             return data
-    from dpgraph.io.stream import check_whole_file_read
-
     check_whole_file_read(path, skip=fnum - 1)
     names = [("u", "i8"), ("v", "i8")] + ([("w", "f8")] if ncols == 3 else [])
     table = None if ids == "str" else _arrow_table(path, ncols, skip=fnum - 1, first=fline)
@@ -552,8 +551,6 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
             warnings.warn(f"{path}: column {columns[2]!r} is not read (the weight column is the "
                           f"one named 'weight'); pass weight={columns[2]!r} to read its values "
                           f"as edge weights", GraphInputWarning, stacklevel=caller_stacklevel())
-    from dpgraph.io.stream import check_whole_file_read
-
     check_whole_file_read(path, skip=hnum)
     table = None
     if ids != "str" and len(comments) == hnum - 1:  # no blank line before the header row
