@@ -548,6 +548,7 @@ def check_duplicates(duplicates) -> str:
 def duplicates_message(source: str, repeats: int, pairs: int, duplicates: str) -> str:
     """The one wording of a merge of repeated edges (the note of :class:`DuplicateEdgeWarning`),
     or of the refusal under ``duplicates="error"``: how many, and under which rule."""
+    repeats, pairs = f"{int(repeats):,}", f"{int(pairs):,}"  # as every count the command prints
     listed = f"{pairs} node pair(s) listed more than once, e.g. in both directions"
     if duplicates == "error":
         return (f"{source} lists {repeats} repeated edge(s) ({listed}); pass duplicates='max' "
