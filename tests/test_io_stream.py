@@ -111,6 +111,17 @@ def test_stream_refuses_a_file_that_would_not_fit(tmp_path, monkeypatch):
     assert m > 100_000
 
 
+def _gzipped(path):
+    import gzip
+    import shutil
+
+    target = path.with_name(path.name + ".gz")
+    with open(path, "rb") as src, gzip.open(target, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    path.unlink()
+    return target
+
+
 def _named_lines(path, m, *, csv=False, seed=0):
     rng = np.random.default_rng(seed)
     u, v = rng.integers(0, 5_000, m), rng.integers(0, 5_000, m)
@@ -121,17 +132,22 @@ def _named_lines(path, m, *, csv=False, seed=0):
 
 
 @pytest.mark.parametrize("name, kw", [("e.csv", {}), ("e.txt", {"ids": "str"}),
-                                      ("e.txt", {"symmetrize": "max"}), ("i.csv", {})])
+                                      ("e.txt", {"symmetrize": "max"}), ("i.csv", {}),
+                                      ("e.csv.gz", {}), ("i.txt.gz", {})])
 def test_whole_file_readers_refuse_a_file_that_would_not_fit(tmp_path, monkeypatch, name, kw):
     """CSV and SNAP with string ids or arcs read the whole file into Python rows (about
     300-390 B per line); they were not priced and ran past any limit. 50,000 lines need about
     17 MB: refused under 4 MB, before the read, and read under 64 MB."""
-    path = tmp_path / name
-    if name == "i.csv":
+    path = tmp_path / name.removesuffix(".gz")
+    if name.startswith("i.csv"):
         _edge_file(path, 5_000, 50_000)
         path.write_text("source,target\n" + path.read_text().replace("\t", ",").split("\n", 1)[1])
+    elif name.startswith("i.txt"):  # integer ids: gzip files skip the stream, read whole
+        _edge_file(path, 5_000, 50_000)
     else:
-        _named_lines(path, 50_000, csv=name.endswith(".csv"))
+        _named_lines(path, 50_000, csv=".csv" in name)
+    if name.endswith(".gz"):  # a few hundred KB that hold the 50,000 lines
+        path = _gzipped(path)
     monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "4M")
     tracemalloc.start()
     try:
@@ -147,7 +163,8 @@ def test_whole_file_readers_refuse_a_file_that_would_not_fit(tmp_path, monkeypat
         assert read_graph(path, **kw).m > 40_000
 
 
-@pytest.mark.parametrize("name", ["g.edgelist", "g.graphml", "g.gml", "g.net"])
+@pytest.mark.parametrize("name", ["g.edgelist", "g.graphml", "g.gml", "g.net", "g.graphml.gz",
+                                  "g.edgelist.gz"])
 def test_library_readers_refuse_a_file_that_would_not_fit(tmp_path, monkeypatch, name):
     """NetworkX's parsers (edge list, GraphML, GML) and the Pajek parser hold the whole file
     at 10-100 times its size; they were not priced. 20,000 edges: refused under 2 MB with
@@ -156,8 +173,10 @@ def test_library_readers_refuse_a_file_that_would_not_fit(tmp_path, monkeypatch,
 
     from dpgraph.io import write_graph
 
-    path = tmp_path / name
+    path = tmp_path / name.removesuffix(".gz")
     write_graph(nx.gnm_random_graph(2_000, 20_000, seed=1), path, weight=None)
+    if name.endswith(".gz"):
+        path = _gzipped(path)
     monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "2M")
     import networkx.readwrite  # noqa: F401  (its import is not the file's cost)
 

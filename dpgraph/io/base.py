@@ -102,9 +102,25 @@ WHOLE_FILE_BYTES_PER_LINE = {"rows": 340, "networkx": 1500}
 DOCUMENT_BYTES_PER_BYTE = {"graphml": 30, "gml": 20, "pajek": 15}
 
 
+def _gzip_profile(path) -> tuple[int, int]:
+    """``(decompressed bytes, newlines)`` of a gzip file, streamed 256 KiB at a time: its
+    compressed size says nothing of either (a few MB can hold gigabytes of lines)."""
+    size = lines = 0
+    with gzip.open(path, "rb") as f:
+        while chunk := f.read(1 << 18):
+            size += len(chunk)
+            lines += chunk.count(b"\n")
+    return size, lines
+
+
 def predicted_lines(path, skip: int = 0) -> tuple[int, float]:
-    """``(predicted lines, mean bytes per line)`` after the first ``skip`` lines of an
-    uncompressed file, from its size and its first 64 KiB (to price a read before it starts)."""
+    """``(predicted lines, mean bytes per line)`` after the first ``skip`` lines of a file
+    (to price a read before it starts): from its size and its first 64 KiB, or, for a gzip
+    file, counted in one streamed pass."""
+    if is_gzip(path):
+        size, newlines = _gzip_profile(path)
+        lines = max(newlines + 1 - int(skip), 1)
+        return lines, max(size / lines, 4.0)
     size = os.path.getsize(path)
     with open(path, "rb") as fh:
         head = fh.read(1 << 16)
@@ -116,27 +132,25 @@ def predicted_lines(path, skip: int = 0) -> tuple[int, float]:
 def check_whole_file_read(path, skip: int = 0, *, reader: str = "rows") -> None:
     """Refuse, before it starts, a read that holds every line of ``path`` at once (CSV; SNAP
     with string ids or arcs: ``reader="rows"``; NetworkX's edge lists: ``"networkx"``) when
-    its predicted lines would not fit in memory (:data:`WHOLE_FILE_BYTES_PER_LINE`). A gzip
-    file is not priced: its size does not tell its lines."""
+    its predicted lines would not fit in memory (:data:`WHOLE_FILE_BYTES_PER_LINE`; a gzip
+    file's lines are counted in a streamed pass first)."""
     from dpgraph.memory import check_memory
 
-    if is_gzip(path):
-        return
     predicted, mean = predicted_lines(path, skip)
     per_line = WHOLE_FILE_BYTES_PER_LINE[reader] + (mean if reader == "rows" else 0.0)
+    how = "counted" if is_gzip(path) else "predicted from its size"
     check_memory(int(per_line * predicted),
-                 what=f"reading {path} (about {predicted:,} edge lines predicted from its size)",
+                 what=f"reading {path} (about {predicted:,} edge lines, {how})",
                  fit=(lambda k: per_line * k, "About {:,} edge lines fit."))
 
 
 def check_document_read(path, kind: str) -> None:
     """Refuse, before it starts, a parse of the whole document ``path`` (``kind``: a key of
-    :data:`DOCUMENT_BYTES_PER_BYTE`) that would not fit in memory. A gzip file is not priced."""
+    :data:`DOCUMENT_BYTES_PER_BYTE`) that would not fit in memory (a gzip file by its
+    decompressed size, counted in a streamed pass)."""
     from dpgraph.memory import check_memory, format_bytes
 
-    if is_gzip(path):
-        return
-    size = os.path.getsize(path)
+    size = _gzip_profile(path)[0] if is_gzip(path) else os.path.getsize(path)
     per_byte = DOCUMENT_BYTES_PER_BYTE[kind]
     check_memory(per_byte * size, what=f"reading {path} ({format_bytes(size)} of {kind})",
                  fit=(lambda b: per_byte * b, "Files of up to about {:,} bytes fit."))
