@@ -138,7 +138,7 @@ def test_pajek_many_edge_lines_regression(tmp_path, monkeypatch):
     p.write_bytes(_PAJEK_SLOW_HEAD + b"e 1 2\n" * 200_000)
     from dpgraph.graph import DuplicateEdgeWarning, GraphInputWarning
 
-    with pytest.warns(DuplicateEdgeWarning, match="summed the weights of 199999 repeated"), \
+    with pytest.warns(DuplicateEdgeWarning, match="summed the weights of 199,999 repeated"), \
             pytest.warns(GraphInputWarning, match="neither a \\*Vertices id nor a label"):
         g = read_graph(p, duplicates="sum")
     assert g.labels == ("1", "2", "3", "4", "5", "6", "e") and g.m == 5
