@@ -100,6 +100,15 @@ class GraphData:
         kept as a ``range``: ``O(1)`` memory whatever ``n``. Compare label sequences by their
         items (``tuple(a) == tuple(b)``), not with ``==`` alone: ``range(3) == (0, 1, 2)`` is
         False.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> g = as_graph_data(nx.Graph([("a", "b"), ("b", "c")]), weight=None)
+    >>> g.n, g.m, tuple(g.labels)
+    (3, 2, ('a', 'b', 'c'))
+    >>> g.weights.toarray()[1].tolist()  # node "b": weight 1 to "a" and to "c"
+    [1.0, 0.0, 1.0]
     """
 
     weights: sp.csr_array

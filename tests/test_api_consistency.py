@@ -157,3 +157,21 @@ def test_a_bad_parameter_is_both_a_value_and_a_type_error(bad):
     for expected in (ValueError, TypeError, dpgraph.InvalidParameterError):
         with pytest.raises(expected):
             dpgraph.max_cut(nx.karate_club_graph(), weight=None, **kw)
+
+
+def test_every_public_function_and_class_has_a_runnable_example():
+    """A runnable example in every docstring of ``dpgraph.__all__`` (they run as doctests
+    under --doctest-modules), warnings and exceptions aside but for the budget's refusal."""
+    import inspect
+
+    missing = []
+    for name in dpgraph.__all__:
+        obj = getattr(dpgraph, name)
+        if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+            continue
+        if inspect.isclass(obj) and issubclass(obj, (Warning, Exception)) \
+                and obj is not dpgraph.PrivacyBudgetError:
+            continue
+        if ">>>" not in (inspect.getdoc(obj) or ""):
+            missing.append(name)
+    assert not missing, missing

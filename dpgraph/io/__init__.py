@@ -302,6 +302,17 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
         Malformed content, naming the file, the line, the text and what was expected.
     FileNotFoundError
         No such file.
+
+    Examples
+    --------
+    >>> import os, tempfile, networkx as nx
+    >>> path = os.path.join(tempfile.mkdtemp(), "karate.txt")
+    >>> write_graph(nx.Graph(nx.karate_club_graph().edges()), path, weight=None)
+    >>> g = read_graph(path)  # a SNAP edge list, told from its content
+    >>> g.n, g.m
+    (34, 78)
+    >>> read_graph(path, nodes=40).n  # the public node set: 6 more nodes, without edges
+    40
     """
     path = os.fspath(path)
     if not os.path.isfile(path):
@@ -458,6 +469,19 @@ def write_graph(graph, path, format: str | None = None, *,
     Only the labels and the weights are written: the other node, edge and graph attributes of
     a NetworkX or igraph graph are not, and a :class:`~dpgraph.graph.GraphInputWarning` names
     them (NetworkX's own writers keep them).
+
+    Examples
+    --------
+    >>> import os, tempfile, networkx as nx
+    >>> folder = tempfile.mkdtemp()
+    >>> G = nx.Graph([("alice", "bob", {"weight": 0.5}), ("bob", "carol", {"weight": 1.0})])
+    >>> write_graph(G, os.path.join(folder, "g.graphml"))
+    >>> g = read_graph(os.path.join(folder, "g.graphml"))
+    >>> tuple(g.labels), g.weights[g.index["alice"], g.index["bob"]]
+    (('alice', 'bob', 'carol'), np.float64(0.5))
+    >>> write_graph(G, os.path.join(folder, "g.txt.gz"))  # SNAP edge list, compressed
+    >>> read_graph(os.path.join(folder, "g.txt.gz")).m
+    2
     """
     path = os.fspath(path)
     if format is None:

@@ -58,7 +58,16 @@ _REL_TOL = 1e-9
 
 
 class PrivacyBudgetError(RuntimeError):
-    """Raised, before any noise is drawn, when a charge would exceed the ledger's budget."""
+    """Raised, before any noise is drawn, when a charge would exceed the ledger's budget.
+
+    >>> ledger = PrivacyLedger(epsilon=1.0)
+    >>> _ = ledger.charge("a count", mechanism="laplace", epsilon=0.8, sensitivity=1.0)
+    >>> try:
+    ...     ledger.charge("another count", mechanism="laplace", epsilon=0.5, sensitivity=1.0)
+    ... except PrivacyBudgetError:
+    ...     print("refused; spent", ledger.spent)
+    refused; spent (0.8, 0.0)
+    """
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,19 @@ class PrivateGraph:
         zero diagonal), the unbiased estimate of the adjacency matrix; ``p`` is
         ``diagnostics["flip_probability"]``. The solvers optimise objectives built from it
         (:meth:`objective`); the exports use its projection onto ``[0, 1]``.
+
+    Examples
+    --------
+    >>> import warnings, networkx as nx, dpgraph
+    >>> G = nx.Graph(nx.karate_club_graph().edges())
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # a seed: reproducible mode warns
+    ...     pg = dpgraph.privatize(G, epsilon=1.0, delta=1e-6, rng=0)
+    >>> pg.n, pg.ledger.spent[0] <= 1.0  # the node set is public
+    (34, True)
+    >>> S = pg.sample(rng=1)  # a synthetic graph: post-processing, no privacy cost
+    >>> S.n, S.m > 0
+    (34, True)
     """
 
     labels: tuple | range

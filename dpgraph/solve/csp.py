@@ -175,6 +175,18 @@ class PrivateCSPResult(PrivateResult):
         ``route``, ``objective``, ``candidates``, ...; ``requested_rank`` (and on the local
         route ``requested_relation_size``): the caller's values, None when not given (the repr
         says when the route did not use them).
+
+    Examples
+    --------
+    >>> from dpgraph.engine import CSPInstance
+    >>> differ = {(0, 1), (1, 0)}  # a "not equal" constraint on two values
+    >>> inst = CSPInstance(4, 2, [(0, 1, differ, 1.0), (1, 2, differ, 1.0), (2, 3, differ, 1.0)])
+    >>> res = max_2csp(inst, epsilon=1.0, delta=1e-6, rng=0)
+    >>> sorted(res.assignment), set(res.assignment.values()) <= {0, 1}
+    ([0, 1, 2, 3], True)
+    >>> lo, hi = res.estimate_interval
+    >>> bool(0.0 <= lo <= res.estimated_value <= hi)
+    True
     """
 
     assignment: dict

@@ -52,6 +52,11 @@ class EntryAdjacency:
       for a weighted graph, and for the normalized adjacency ``D~^-1/2 A D~^-1/2`` with a public
       ``D~`` (``w = 1/sqrt(d~_i d~_j) <= 1 / min_i d~_i``).
     * ``symmetric=False`` (rectangular ``M``): ``E = w e_i e_j^T`` with ``|w| <= max_abs``.
+
+    >>> adj = EntryAdjacency(1.0)  # one edge of weight at most 1 changes
+    >>> c = adjacency_constants(adj, symmetric=True)
+    >>> c.eta  # ||E|| <= max_abs: what private_subspace calibrates its noise to
+    1.0
     """
 
     max_abs: float

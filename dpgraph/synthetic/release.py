@@ -169,6 +169,12 @@ class SyntheticRelease:
     ``edge_count`` is the released edge count (every sample has exactly that many edges). On a
     weighted input it estimates the input's total edge weight, not its number of edges
     (:func:`release_synthetic`, "Weights").
+
+    >>> import networkx as nx
+    >>> rel = release_synthetic(nx.Graph(nx.karate_club_graph().edges()), epsilon=1.0)
+    >>> S = rel.sample()  # as often as wanted, at no further privacy cost
+    >>> S.n, S.m == rel.edge_count
+    (34, True)
     """
 
     block_model: BlockModel
