@@ -99,16 +99,24 @@ def test_stream_refuses_a_file_that_would_not_fit(tmp_path, monkeypatch):
     warm = tmp_path / "warm.txt"  # first-use imports and caches are not the file's cost
     warm.write_text("0 1\n")
     read_graph(warm)
-    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "2M")   # 200,000 lines need about 8 MB
+    # 200,000 lines need about 8 MB
+    _refused_under(monkeypatch, "2M", path, match="edge lines fit", peak=2 * 2**20)
+    assert m > 100_000
+
+
+def _refused_under(monkeypatch, limit: str, path, *, match: str, peak: int, **kw) -> None:
+    """``read_graph(path, **kw)`` under ``DPGRAPH_MEMORY_LIMIT=limit`` raises
+    InsufficientMemoryError matching ``match`` and naming the limit, having allocated less
+    than ``peak`` bytes (tracemalloc) on the way."""
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", limit)
     tracemalloc.start()
     try:
-        with pytest.raises(InsufficientMemoryError, match="edge lines fit") as info:
-            read_graph(path)
-        peak = tracemalloc.get_traced_memory()[1]
+        with pytest.raises(InsufficientMemoryError, match=match) as info:
+            read_graph(path, **kw)
+        used = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert "DPGRAPH_MEMORY_LIMIT=2M" in str(info.value) and peak < 2 * 2**20
-    assert m > 100_000
+    assert f"DPGRAPH_MEMORY_LIMIT={limit}" in str(info.value) and used < peak
 
 
 def _gzipped(path):
@@ -148,15 +156,7 @@ def test_whole_file_readers_refuse_a_file_that_would_not_fit(tmp_path, monkeypat
         _named_lines(path, 50_000, csv=".csv" in name)
     if name.endswith(".gz"):  # a few hundred KB that hold the 50,000 lines
         path = _gzipped(path)
-    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "4M")
-    tracemalloc.start()
-    try:
-        with pytest.raises(InsufficientMemoryError, match="edge lines fit") as info:
-            read_graph(path, **kw)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert "DPGRAPH_MEMORY_LIMIT=4M" in str(info.value) and peak < 2**20
+    _refused_under(monkeypatch, "4M", path, match="edge lines fit", peak=2**20, **kw)
     monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "64M")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -177,17 +177,9 @@ def test_library_readers_refuse_a_file_that_would_not_fit(tmp_path, monkeypatch,
     write_graph(nx.gnm_random_graph(2_000, 20_000, seed=1), path, weight=None)
     if name.endswith(".gz"):
         path = _gzipped(path)
-    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "2M")
     import networkx.readwrite  # noqa: F401  (its import is not the file's cost)
 
-    tracemalloc.start()
-    try:
-        with pytest.raises(InsufficientMemoryError, match="fit") as info:
-            read_graph(path)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert "DPGRAPH_MEMORY_LIMIT=2M" in str(info.value) and peak < 2**20
+    _refused_under(monkeypatch, "2M", path, match="fit", peak=2**20)
     monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "256M")
     assert read_graph(path).m == 20_000
 
