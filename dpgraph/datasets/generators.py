@@ -50,7 +50,15 @@ class PlantedInstance:
 
 
 def cut_weight(graph: GraphData, partition) -> float:
-    """Total weight of the edges whose endpoints lie in different blocks of ``partition``."""
+    """Total weight of the edges whose endpoints lie in different blocks of ``partition``.
+
+    Examples
+    --------
+    >>> from dpgraph.graph import as_graph_data
+    >>> g = as_graph_data([(0, 1, 2.0), (1, 2, 1.0), (2, 3, 0.5)])
+    >>> cut_weight(g, [0, 1, 1, 0]), cut_weight(g, [0, 0, 0, 0])  # edges 0-1 and 2-3 cross
+    (2.5, 0.0)
+    """
     x = np.asarray(partition)
     if x.shape != (graph.n,):
         raise ValueError(f"partition must have length n = {graph.n}, got shape {x.shape}")
@@ -227,7 +235,16 @@ def planted_bisection(n: int, mean_degree: float, *, ratio: float = 0.25,
                       rng=None) -> PlantedInstance:
     """Planted instance for Max-Bisection: :func:`planted_cut` with ``n`` even and two blocks of
     exactly ``n / 2`` nodes, so the planted partition is a bisection and ``planted_value`` is a
-    lower bound on the maximum bisection."""
+    lower bound on the maximum bisection.
+
+    Examples
+    --------
+    >>> inst = planted_bisection(200, 16.0, rng=0)
+    >>> inst.graph.n, np.bincount(inst.partition).tolist()  # two blocks of exactly n / 2
+    (200, [100, 100])
+    >>> inst.planted_value == cut_weight(inst.graph, inst.partition)
+    True
+    """
     _check_n(n)
     if n % 2:
         raise ValueError(f"n must be even for a bisection, got n={n}")

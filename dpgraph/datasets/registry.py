@@ -191,7 +191,18 @@ BUNDLED: dict = _bundled()
 
 def data_dirs() -> list[Path]:
     """Folders searched for registry files, in order: ``$DPGRAPH_DATA`` (if set), then the user
-    cache ``$XDG_CACHE_HOME/dpgraph`` (default ``~/.cache/dpgraph``)."""
+    cache ``$XDG_CACHE_HOME/dpgraph`` (default ``~/.cache/dpgraph``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> folder = tempfile.mkdtemp()
+    >>> with mock.patch.dict(os.environ, {"DPGRAPH_DATA": folder}):
+    ...     dirs = data_dirs()
+    >>> dirs[0] == Path(folder), dirs[-1].name  # $DPGRAPH_DATA first, then the user cache
+    (True, 'dpgraph')
+    """
     dirs = []
     env = os.environ.get("DPGRAPH_DATA")
     if env:
@@ -210,6 +221,21 @@ def find(name: str) -> Path:
     ------
     DatasetNotFoundError
         With a one-line message that says where to download the file and where to put it.
+
+    Examples
+    --------
+    >>> path = find("planted-cut-n200-d16")  # bundled with the package
+    >>> path.name, path.is_file()
+    ('planted-cut-n200-d16.txt', True)
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> empty = tempfile.mkdtemp()
+    >>> with mock.patch.dict(os.environ, {"DPGRAPH_DATA": empty, "XDG_CACHE_HOME": empty}):
+    ...     try:
+    ...         find("G3")  # a registry file in none of the data folders
+    ...     except DatasetNotFoundError as e:
+    ...         print(str(e)[:47])
+    data set 'G3' not found (looked for gset/G3.txt
     """
     if name in BUNDLED:  # a G-set file inside the package
         return _PACKAGE_DATA / BUNDLED[name]["file"]
@@ -276,6 +302,15 @@ def load(name: str, *, verify: bool = True) -> GraphData:
         The file is missing; the message says how to obtain it.
     KeyError
         Unknown name.
+
+    Examples
+    --------
+    >>> load("karate")  # a NetworkX built-in
+    GraphData(n=34, m=78, weights in [1, 1])
+    >>> g = load("planted-cut-n200-d16")  # a planted instance shipped with the package
+    >>> rec = BUNDLED["planted-cut-n200-d16"]
+    >>> g.n, (g.n, g.m) == (rec["n"], rec["m"])
+    (200, True)
     """
     from dpgraph.io import read_graph
 
@@ -329,7 +364,14 @@ def load_planted(name: str):
 
 def available() -> list[str]:
     """Names that :func:`load` can load now (built-ins, bundled instances, registry files found
-    on disk), sorted."""
+    on disk), sorted.
+
+    Examples
+    --------
+    >>> names = available()
+    >>> "karate" in names, set(BUILTIN) | set(BUNDLED) <= set(names), names == sorted(names)
+    (True, True, True)
+    """
     names = set(BUILTIN) | set(BUNDLED)
     for name in REGISTRY:
         try:

@@ -126,6 +126,14 @@ def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
     (GraphData, NetworkX, igraph, edge iterables) goes through :func:`dpgraph.graph.as_graph_data`.
     ``weight=None`` gives every edge weight 1 (NetworkX's convention; a matrix is then read as
     its nonzero pattern, sparse).
+
+    >>> import networkx as nx
+    >>> op = as_weight_operator(np.array([[0., 2, 0], [2, 0, 1], [0, 1, 0]]))
+    >>> op.n, op.is_dense, op.degrees.tolist(), op.total  # total: twice the edge weight
+    (3, True, [2.0, 3.0, 1.0], 6.0)
+    >>> op = as_weight_operator(nx.cycle_graph(5))  # a graph: sparse (CSR)
+    >>> op.is_dense, op.labels, op.total
+    (False, (0, 1, 2, 3, 4), 10.0)
     """
     if isinstance(G, np.matrix):  # np.matrix's products stay 2-d: the engine needs arrays
         G = np.asarray(G)

@@ -117,6 +117,11 @@ def sdp_rank(n: int) -> int:
 
     The cap keeps each ``W @ V`` cheap on large dense inputs; Max-Cut SDP optima on the G-set
     have rank well below 32, and the certified gap reports it whenever a rank was too small.
+
+    >>> sdp_rank(5), sdp_rank(34), sdp_rank(10**6)  # ceil(sqrt(2n)) + 1, capped at n and 32
+    (5, 10, 32)
+    >>> default_rank(34)  # the deprecated name
+    10
     """
     return int(max(2, min(n, math.ceil(math.sqrt(2 * n)) + 1, MAX_DEFAULT_RANK)))
 
@@ -211,6 +216,16 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
     rng : None, int or Generator
     time_limit : float, optional
         Seconds; the best iterate so far is returned when exceeded.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpgraph.engine import as_weight_operator
+    >>> sol = solve_lowrank_sdp(as_weight_operator(nx.cycle_graph(5)), rng=0)
+    >>> sol.V.shape, sol.converged, bool(np.allclose(np.linalg.norm(sol.V, axis=1), 1.0))
+    ((5, 5), True, True)
+    >>> round(sol.value, 4)  # the Max-Cut SDP value of C5, 5 (1 - cos(4 pi / 5)) / 2
+    4.5225
     """
     n = op.n
     gen = make_rng(rng)
@@ -402,6 +417,14 @@ def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, b
     (24 n^2 bytes); when that does not fit in the available memory (``DPGRAPH_MEMORY_LIMIT``),
     ``method="factor"`` raises :class:`~dpgraph.memory.InsufficientMemoryError` before
     allocating and ``"auto"`` falls back to Gershgorin's bound.
+
+    >>> import networkx as nx
+    >>> from dpgraph.engine import as_weight_operator
+    >>> op = as_weight_operator(nx.cycle_graph(5))
+    >>> sol = solve_lowrank_sdp(op, rng=0)
+    >>> ub, info = certify_upper_bound(op, sol.V)
+    >>> round(float(ub), 4), bool(4 <= sol.value <= ub <= 5), info["certificate"]  # C5 cut: 4
+    (4.5225, True, 'cholesky-verified')
     """
     if method not in ("auto", "factor", "lanczos"):
         raise ValueError(f"method={method!r} is not one of 'auto', 'factor', 'lanczos'")

@@ -438,6 +438,15 @@ def cvxpy_max_2csp_sdp(inst: CSPInstance, *, eps=1e-7, max_iters=100000, time_li
     relaxation of :mod:`dpgraph.engine.twocsp_sdp`). This full moment form has no strictly
     feasible point, and SCS is slow and inaccurate on it; the reference for that relaxation is
     :func:`dpgraph.engine.twocsp_sdp.cvxpy_label_sdp` (reduced coordinates, Slater holds).
+
+    >>> import networkx as nx
+    >>> from dpgraph.engine import max_k_cut_instance
+    >>> value, Y, _, status = cvxpy_max_2csp_sdp(max_k_cut_instance(nx.complete_graph(3), 3))
+    >>> status, Y.shape, round(value, 4)  # 1 + n q moments; a triangle 3-colours: all 3 met
+    ('optimal', (10, 10), 3.0)
+    >>> value, Y, _, _ = cvxpy_max_2csp_sdp(max_k_cut_instance(nx.cycle_graph(5), 2))
+    >>> round(value, 4)  # Max-Cut of C5 as a 2-CSP: the Max-Cut SDP value, above the cut of 4
+    4.5225
     """
     import cvxpy as cp
 

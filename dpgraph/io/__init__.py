@@ -180,6 +180,17 @@ def detect_format(path) -> str:
         Unknown extension, or content that matches no format; the message lists the formats.
     FileNotFoundError
         ``path`` does not exist.
+
+    Examples
+    --------
+    >>> import os, tempfile, networkx as nx
+    >>> path = os.path.join(tempfile.mkdtemp(), "cycle.txt")
+    >>> write_graph(nx.cycle_graph(4), path, format="gset")  # '.txt': the content tells
+    >>> detect_format(path)
+    'gset'
+    >>> write_graph(nx.cycle_graph(4), path)  # '.txt' is written as a SNAP edge list
+    >>> detect_format(path)
+    'snap'
     """
     path = os.fspath(path)
     if not os.path.isfile(path):
@@ -423,7 +434,21 @@ def check_writable(path, option: str | None = None) -> None:
     ``"--out"``, where given): a missing folder, a directory, a folder or file without write
     permission. The file is opened as a writer would open it (an existing one for appending,
     left as it was; a new one created and removed), which also catches what the permission
-    bits do not tell (a folder of ``/proc``, a read-only file as root)."""
+    bits do not tell (a folder of ``/proc``, a read-only file as root).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> check_writable(os.path.join(folder, "out.txt"))  # writable: no error, no file left
+    >>> os.listdir(folder)
+    []
+    >>> try:
+    ...     check_writable(folder, "--out")
+    ... except IsADirectoryError as e:
+    ...     print(str(e).split(": ", 1)[1])
+    it is a directory; name a file in it
+    """
     path = os.fspath(path)
     name = f"{option} {path!r}" if option else repr(path)
     folder = os.path.dirname(os.path.abspath(path))

@@ -57,7 +57,16 @@ def _log_delta(s: float, epsilon: float) -> float:
 
 
 def analytic_gaussian_delta(sigma: float, epsilon: float, sensitivity: float = 1.0) -> float:
-    """The exact delta of the Gaussian mechanism with this sigma at this epsilon (Balle-Wang Thm 8)."""
+    """The exact delta of the Gaussian mechanism with this sigma at this epsilon (Balle-Wang Thm 8).
+
+    Examples
+    --------
+    >>> sigma = analytic_gaussian_sigma(1.0, 1e-6)
+    >>> analytic_gaussian_delta(sigma, 1.0) <= 1e-6  # the calibrated sigma meets its delta
+    True
+    >>> analytic_gaussian_delta(2 * sigma, 1.0) < analytic_gaussian_delta(sigma, 1.0)
+    True
+    """
     epsilon = check_epsilon(epsilon)
     sensitivity = check_sensitivity(sensitivity)
     sigma = check_sensitivity(sigma, name="sigma")
@@ -108,7 +117,15 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1
 
 
 def classical_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
-    """``sqrt(2 ln(1.25/delta)) * sensitivity / epsilon`` (Dwork & Roth Thm A.1), epsilon <= 1 only."""
+    """``sqrt(2 ln(1.25/delta)) * sensitivity / epsilon`` (Dwork & Roth Thm A.1), epsilon <= 1 only.
+
+    Examples
+    --------
+    >>> round(classical_gaussian_sigma(1.0, 1e-6), 4)
+    5.2988
+    >>> classical_gaussian_sigma(1.0, 1e-6) > analytic_gaussian_sigma(1.0, 1e-6)  # looser
+    True
+    """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     sensitivity = check_sensitivity(sensitivity)
@@ -119,14 +136,28 @@ def classical_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 
 
 
 def gaussian_zcdp_rho(sigma: float, sensitivity: float = 1.0) -> float:
-    """rho of the Gaussian mechanism: ``sensitivity^2 / (2 sigma^2)`` (Bun-Steinke Prop. 1.6)."""
+    """rho of the Gaussian mechanism: ``sensitivity^2 / (2 sigma^2)`` (Bun-Steinke Prop. 1.6).
+
+    Examples
+    --------
+    >>> gaussian_zcdp_rho(2.0), gaussian_zcdp_rho(2.0, sensitivity=4.0)
+    (0.125, 2.0)
+    """
     sigma = check_sensitivity(sigma, name="sigma")
     sensitivity = check_sensitivity(sensitivity)
     return sensitivity**2 / (2 * sigma**2)
 
 
 def zcdp_sigma(rho: float, sensitivity: float = 1.0) -> float:
-    """sigma giving rho-zCDP for this L2 sensitivity: ``sensitivity / sqrt(2 rho)``."""
+    """sigma giving rho-zCDP for this L2 sensitivity: ``sensitivity / sqrt(2 rho)``.
+
+    Examples
+    --------
+    >>> zcdp_sigma(0.125)
+    2.0
+    >>> gaussian_zcdp_rho(zcdp_sigma(0.125))  # the inverse of gaussian_zcdp_rho
+    0.125
+    """
     rho = check_epsilon(rho, name="rho")
     sensitivity = check_sensitivity(sensitivity)
     return sensitivity / math.sqrt(2 * rho)
@@ -149,6 +180,13 @@ def zcdp_to_approx_dp(rho: float, delta: float, *, conversion: str = "cks") -> f
 
     ``conversion="standard"``: ``rho + 2 sqrt(rho ln(1/delta))`` (Bun-Steinke Prop. 1.3);
     ``"cks"`` (default): the tighter Canonne-Kamath-Steinke conversion (never looser).
+
+    Examples
+    --------
+    >>> round(zcdp_to_approx_dp(0.1, 1e-6, conversion="standard"), 6)
+    2.450788
+    >>> round(zcdp_to_approx_dp(0.1, 1e-6), 6)  # cks: a smaller epsilon for the same rho
+    2.141939
     """
     rho = check_epsilon(rho, name="rho")
     delta = check_delta(delta, allow_zero=False)
@@ -160,7 +198,16 @@ def zcdp_to_approx_dp(rho: float, delta: float, *, conversion: str = "cks") -> f
 
 
 def approx_dp_to_zcdp_rho(epsilon: float, delta: float, *, conversion: str = "cks") -> float:
-    """Largest rho whose zCDP guarantee implies (epsilon, delta)-DP under ``conversion``."""
+    """Largest rho whose zCDP guarantee implies (epsilon, delta)-DP under ``conversion``.
+
+    Examples
+    --------
+    >>> rho = approx_dp_to_zcdp_rho(1.0, 1e-6)
+    >>> round(rho, 6), zcdp_to_approx_dp(rho, 1e-6) <= 1.0  # converts back within epsilon
+    (0.024356, True)
+    >>> round(approx_dp_to_zcdp_rho(1.0, 1e-6, conversion="standard"), 6)
+    0.017469
+    """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     L = math.log(1 / delta)

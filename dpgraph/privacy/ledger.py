@@ -442,7 +442,17 @@ def spent_text(ledger: PrivacyLedger, why: str | None = None) -> str:
 
 def reproducible_tag(ledger: PrivacyLedger) -> str:
     """``", reproducible noise: not a private release"`` for a reproducible ledger, else ``""``
-    (appended to the repr of every result that holds a ledger)."""
+    (appended to the repr of every result that holds a ledger).
+
+    Examples
+    --------
+    >>> led = PrivacyLedger(epsilon=1.0)
+    >>> reproducible_tag(led)
+    ''
+    >>> led.mark_reproducible(warn=False)  # as a seeded draw (rng=0) marks it
+    >>> reproducible_tag(led)
+    ', reproducible noise: not a private release'
+    """
     return f", {REPRODUCIBLE_NOTICE}" if ledger.reproducible else ""
 
 

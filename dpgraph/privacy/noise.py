@@ -128,6 +128,19 @@ def gaussian_noise(shape, *, sigma: float, ledger: PrivacyLedger, rng=None) -> n
 
     Prefer :func:`gaussian_mechanism`; use this only inside a mechanism that called
     ``ledger.charge`` itself (e.g. composite mechanisms of :mod:`dpgraph.mechanisms`).
+
+    Examples
+    --------
+    >>> from dpgraph.privacy import PrivacyLedger
+    >>> led = PrivacyLedger(epsilon=1, delta=1e-6)
+    >>> sigma = analytic_gaussian_sigma(1.0, 1e-6)
+    >>> _ = led.charge("matrix", mechanism="gaussian", epsilon=1, delta=1e-6, sensitivity=1.0,
+    ...                sensitivity_norm="l2", noise_scale=sigma)  # the caller charges first
+    >>> z = gaussian_noise((2, 3), sigma=sigma, ledger=led, rng=0)
+    >>> z.shape, led.spent, led.reproducible  # the draw itself charges nothing more
+    ((2, 3), (1.0, 1e-06), True)
+    >>> round(float(gaussian_noise(100_000, sigma=2.0, ledger=led, rng=0).std()), 1)
+    2.0
     """
     if not isinstance(ledger, PrivacyLedger):
         raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
@@ -167,6 +180,15 @@ def ball_knorm_mechanism(value, *, sensitivity: float, epsilon: float, ledger: P
     of two shifts by at most ``sensitivity`` is at most ``epsilon`` (docs/privacy.md 1).
     ``value`` is one vector (an array of any shape is flattened into one). Returns
     ``(noisy_value, scale)`` with ``scale = sensitivity / epsilon``.
+
+    Examples
+    --------
+    >>> from dpgraph.privacy import PrivacyLedger
+    >>> led = PrivacyLedger(epsilon=1)
+    >>> noisy, scale = ball_knorm_mechanism(np.zeros(3), sensitivity=1.0, epsilon=0.5,
+    ...                                     ledger=led, name="v", rng=0)
+    >>> noisy.shape, scale, led.spent, led.entries[0].mechanism
+    ((3,), 2.0, (0.5, 0.0), 'knorm-l2-ball')
     """
     if not isinstance(ledger, PrivacyLedger):
         raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
@@ -192,6 +214,19 @@ def laplace_add(value, *, sensitivity: float, epsilon: float, changed: int,
     ``ledger.charge`` itself, e.g. the degree-ordered local route, whose per-batch releases read
     disjoint node pairs and are charged once by parallel composition (docs/privacy.md 14.2).
     ``changed``: at most how many coordinates of one call move between adjacent inputs.
+
+    Examples
+    --------
+    >>> from dpgraph.privacy import PrivacyLedger
+    >>> led = PrivacyLedger(epsilon=1)
+    >>> _ = led.charge("batches", mechanism="discrete laplace", epsilon=1, sensitivity=1.0,
+    ...                sensitivity_norm="l1")  # once, for every batch
+    >>> out = laplace_add(np.array([1.0, 2.0, 3.0]), sensitivity=1.0, epsilon=1, changed=1,
+    ...                   ledger=led, rng=0)
+    >>> out.shape, bool(np.all(out * 1024 == np.round(out * 1024)))  # on the grid of 1/1024
+    ((3,), True)
+    >>> led.spent  # laplace_add charges nothing itself
+    (1.0, 0.0)
     """
     if not isinstance(ledger, PrivacyLedger):
         raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
@@ -271,7 +306,19 @@ def gumbel_noise(shape, *, scale: float, ledger: PrivacyLedger, rng=None) -> np.
     recorded in ``ledger`` (``argmax(score + Gumbel(0, Delta / eps))`` picks each option with
     probability proportional to ``exp(eps score / Delta)``; see
     :func:`monotone_exponential_mechanism`). Used by the local route's per-variable choices,
-    charged once by parallel composition (docs/privacy.md 14.6)."""
+    charged once by parallel composition (docs/privacy.md 14.6).
+
+    Examples
+    --------
+    >>> from dpgraph.privacy import PrivacyLedger
+    >>> led = PrivacyLedger(epsilon=1)
+    >>> _ = led.charge("choice", mechanism="exponential (monotone)", epsilon=1)
+    >>> g = gumbel_noise(100_000, scale=2.0, ledger=led, rng=0)
+    >>> round(float(g.mean()) / (2.0 * np.euler_gamma), 2)  # mean: scale * Euler's gamma
+    1.0
+    >>> led.spent
+    (1.0, 0.0)
+    """
     if not isinstance(ledger, PrivacyLedger):
         raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
     scale = check_sensitivity(scale, name="scale")
@@ -299,7 +346,19 @@ def randomized_response(bits: np.ndarray, *, epsilon: float, ledger: PrivacyLedg
     """Flip each 0/1 entry independently with probability ``1 / (1 + e^epsilon)`` (pure epsilon-DP
     when adjacent inputs differ in one entry; Warner 1965, Dwork & Roth Sec. 3.2). At huge
     epsilon the probability underflows to 0 and the input bits are released unchanged
-    (:func:`flip_probability`)."""
+    (:func:`flip_probability`).
+
+    Examples
+    --------
+    >>> from dpgraph.privacy import PrivacyLedger
+    >>> led = PrivacyLedger(epsilon=2)
+    >>> out = randomized_response(np.ones(100_000, dtype=int), epsilon=math.log(3), ledger=led,
+    ...                           name="bits", rng=0)
+    >>> round(1 - float(out.mean()), 2), led.entries[0].noise_scale  # flips 1 / (1 + 3)
+    (0.25, 0.25)
+    >>> round(led.spent[0], 6), led.spent[1]  # pure epsilon-DP: epsilon = ln 3
+    (1.098612, 0.0)
+    """
     if not isinstance(ledger, PrivacyLedger):
         raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
     epsilon = check_epsilon(epsilon, name=f"{name}: epsilon")
@@ -426,6 +485,16 @@ def symmetric_gaussian_noise(n: int, *, sensitivity: float, epsilon: float, delt
     entries weighted by ``1/diagonal_scale``) between adjacent inputs; see
     :class:`SymmetricGaussianNoise`. Add the returned operator to the matrix (``.matmul``,
     ``.to_dense()``).
+
+    Examples
+    --------
+    >>> from dpgraph.privacy import PrivacyLedger
+    >>> led = PrivacyLedger(epsilon=1, delta=1e-6)
+    >>> N = symmetric_gaussian_noise(4, sensitivity=1.0, epsilon=1, delta=1e-6, ledger=led,
+    ...                              name="A", rng=0)
+    >>> D = N.to_dense()
+    >>> D.shape, bool(np.allclose(D, D.T)), round(N.sigma, 4), led.spent
+    ((4, 4), True, 4.2247, (1.0, 1e-06))
     """
     sigma = _charge_gaussian(ledger, name, sensitivity, epsilon, delta, note)
     return SymmetricGaussianNoise(n, sigma, rng=_draw_rng(rng, ledger), block_size=block_size,

@@ -99,7 +99,13 @@ def secure_rng() -> np.random.Generator:
 
 
 def is_secure(gen) -> bool:
-    """Whether ``gen`` is a generator made by :func:`secure_rng` (keyed from OS entropy)."""
+    """Whether ``gen`` is a generator made by :func:`secure_rng` (keyed from OS entropy).
+
+    Examples
+    --------
+    >>> is_secure(secure_rng()), is_secure(np.random.default_rng(0)), is_secure(None)
+    (True, False, False)
+    """
     return isinstance(gen, np.random.Generator) and isinstance(gen.bit_generator, _SECURE)
 
 

@@ -282,7 +282,16 @@ def split_block_scales(n: int, k: int, epsilon: float,
     :func:`release_split_block_model`: ``2 / epsilon`` (inside degrees),
     ``1 / (count_share epsilon)`` (inter-block counts), ``2 / ((1 - count_share) epsilon)``
     (across degrees); with them ``max over adjacent graphs of sum_k |Delta_k| / b_k = epsilon``
-    (docs/privacy.md 7.7)."""
+    (docs/privacy.md 7.7).
+
+    Examples
+    --------
+    >>> b = split_block_scales(3, 2, epsilon=1.0, count_share=0.5)
+    >>> b.tolist()  # 3 inside degrees, 1 inter-block count, 3 across degrees
+    [2.0, 2.0, 2.0, 2.0, 4.0, 4.0, 4.0]
+    >>> float(2 / b[0]), float(1 / b[3] + 2 / b[4])  # an edge inside, one across: epsilon
+    (1.0, 1.0)
+    """
     return np.concatenate([np.full(n, 2.0 / epsilon),
                            np.full(k * (k - 1) // 2, 1.0 / (count_share * epsilon)),
                            np.full(n, 2.0 / ((1.0 - count_share) * epsilon))])

@@ -546,7 +546,22 @@ def private_communities(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
     ``init_labels >= 2``: start instead from that many uniformly random labels (fresh
     randomness, independent of the graph: no privacy cost) and give the whole ``epsilon``
     to the ``rounds`` refinement rounds (docs/privacy.md 7.6, step 1'); ``init_share`` and
-    ``group_size`` are then unused."""
+    ``group_size`` are then unused.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpgraph.graph import as_graph_data
+    >>> data = as_graph_data(nx.Graph(nx.karate_club_graph().edges()))
+    >>> led = PrivacyLedger(epsilon=2, delta=0)
+    >>> z = private_communities(data, epsilon=2, ledger=led, rng=0, group_size=4)
+    >>> z.shape, [round(e.epsilon, 6) for e in led.entries]  # super-graph, then refinement
+    ((34,), [1.0, 1.0])
+    >>> led = PrivacyLedger(epsilon=2, delta=0)
+    >>> z = private_communities(data, epsilon=2, ledger=led, rng=0, init_labels=4)
+    >>> int(z.max()) < 4, led.spent  # a random start is free: all of epsilon refines
+    (True, (2.0, 0.0))
+    """
     if not 0 < init_share < 1:
         raise ValueError(f"init_share must lie strictly between 0 and 1, got {init_share!r}")
     if isinstance(init_labels, bool) or int(init_labels) != init_labels or init_labels < 0 \

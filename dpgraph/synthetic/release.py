@@ -144,7 +144,11 @@ def _check_refine_options(init_labels, rounds, batches) -> None:
 def default_init_labels(epsilon: float) -> int:
     """How :func:`release_synthetic` starts its communities (a public function of epsilon):
     ``RANDOM_INIT_LABELS`` random labels from ``epsilon >= RANDOM_INIT_FROM`` on, else
-    ``LOW_EPS_LABELS`` (0 would be the noisy super-graph, an option)."""
+    ``LOW_EPS_LABELS`` (0 would be the noisy super-graph, an option).
+
+    >>> default_init_labels(1.0), default_init_labels(RANDOM_INIT_FROM)
+    (6, 12)
+    """
     return RANDOM_INIT_LABELS if epsilon >= RANDOM_INIT_FROM else LOW_EPS_LABELS
 
 
@@ -152,7 +156,13 @@ def default_rounds(epsilon: float, init_labels: int | None = None) -> int:
     """Refinement rounds of :func:`release_synthetic` (a public function of epsilon):
     after a random start (``init_labels >= 2``, the default) ``RANDOM_INIT_ROUNDS`` from
     ``epsilon >= RANDOM_INIT_FROM`` on, else ``LOW_EPS_ROUNDS``; after the super-graph
-    (``init_labels=0``) 2 from epsilon 2 on, else 1."""
+    (``init_labels=0``) 2 from epsilon 2 on, else 1.
+
+    >>> default_rounds(1.0), default_rounds(RANDOM_INIT_FROM)  # after a random start
+    (2, 4)
+    >>> default_rounds(1.0, init_labels=0), default_rounds(2.0, init_labels=0)  # super-graph
+    (1, 2)
+    """
     if init_labels is None:
         init_labels = default_init_labels(epsilon)
     if init_labels:
