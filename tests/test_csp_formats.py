@@ -162,3 +162,40 @@ def test_wcnf_without_a_p_line_takes_the_public_variable_count(tmp_path, capsys)
                          "--variables", "9", "--quiet", "--json"])
         out = capsys.readouterr().out
         assert code == 0 and json.loads(out)["instance"]["variables"] == 9
+
+
+@pytest.mark.parametrize("fmt", ["wcnf", "cnf-2022", "csp"])
+def test_a_csp_file_too_large_for_memory_is_refused_before_it_is_parsed(tmp_path, monkeypatch,
+                                                                         fmt):
+    """The readers parsed every clause (about 1 KB each) and then priced the instance: a
+    200,000-clause WCNF file allocated 194 MB before a refusal that said nothing was
+    allocated. The file's constraint lines are now priced first, from its size."""
+    import tracemalloc
+
+    from dpgraph.memory import InsufficientMemoryError
+
+    rng = np.random.default_rng(0)
+    m, n = 20_000, 2_000
+    a = rng.integers(1, n + 1, m)
+    b = (a + rng.integers(0, n - 1, m)) % n + 1  # another variable than a
+    body = "".join(f"1 {x} -{y} 0\n" for x, y in zip(a, b))
+    p = tmp_path / ("g.csp" if fmt == "csp" else "g.wcnf")
+    if fmt == "wcnf":
+        p.write_text(f"p wcnf {n} {m} 100\n" + body)
+    elif fmt == "cnf-2022":
+        p.write_text(body)
+    else:
+        p.write_text(f"p csp {n} 2 {m}\n"
+                     + "".join(f"c {x - 1} {y - 1} 1.0 0,1 1,0\n" for x, y in zip(a, b)))
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "2M")
+    tracemalloc.start()
+    try:
+        with pytest.raises(InsufficientMemoryError, match=r"g\.(csp|wcnf): .*constraints fit"):
+            dpgraph.read_csp(p)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**20
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "512M")
+    kw = {"variables": n} if fmt == "cnf-2022" else {}
+    assert dpgraph.read_csp(p, **kw).n == n
