@@ -515,3 +515,24 @@ def test_pca_route_tail_level_sensitivity_is_the_entry_bound(monkeypatch):
         M = real_norm(sp.csr_array(B), d)
         worst = max(worst, abs(RP.tail_singular_value(M, 2, np.random.default_rng(0)) - tail))
     assert worst <= sens
+
+
+# ------------------------------------------- 2.2: the cosine release's two paths
+
+@pytest.mark.parametrize("delta_f", [1.0, 2.5])
+def test_cosine_practical_path_draws_the_exact_paths_noise(delta_f):
+    """docs/privacy.md 2.2 (Gram-Frobenius adjacency ``Delta``): the upper triangle of the Gram
+    matrix moves by ``Delta / sqrt 2`` in L2 when ``||dG||_F <= Delta`` (every off-diagonal
+    change appears twice), so both paths of ``private_cosine_similarities`` must draw the
+    off-diagonal noise of the Gaussian mechanism at that sensitivity: the same sigma, at least
+    the analytic Gaussian's for ``Delta / sqrt 2``. Guards the mutant that calibrates the
+    practical path to ``Delta / 2``, which only a utility comparison noticed."""
+    from dpgraph.mechanisms.cosine import private_cosine_similarities
+
+    V = np.random.default_rng(3).standard_normal((8, 4))
+    sig = {m: private_cosine_similarities(V, epsilon=1.0, delta=1e-6, sensitivity=delta_f,
+                                          method=m, rng=0).sigma
+           for m in ("exact", "practical")}
+    floor = CAL.analytic_gaussian_sigma(1.0, 1e-6, delta_f / math.sqrt(2.0))
+    assert sig["practical"] == pytest.approx(sig["exact"], rel=1e-12)
+    assert sig["practical"] >= floor * (1 - 1e-12)
