@@ -199,3 +199,34 @@ def test_a_csp_file_too_large_for_memory_is_refused_before_it_is_parsed(tmp_path
     monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "512M")
     kw = {"variables": n} if fmt == "cnf-2022" else {}
     assert dpgraph.read_csp(p, **kw).n == n
+
+
+@pytest.mark.parametrize("fmt", ["wcnf", "csp"])
+def test_a_csp_file_read_from_a_pipe_loses_nothing(tmp_path, fmt):
+    """Pricing a file ahead reads its first bytes and its size; on a pipe (/dev/stdin, a FIFO)
+    that look ahead consumed them, and a 2022-format WCNF file lost 4,789 of its 12,000
+    clauses without an error. A pipe is priced as the instance, after the parse."""
+    import threading
+
+    rng = np.random.default_rng(1)
+    m, n = 3_000, 500
+    a = rng.integers(1, n + 1, m)
+    b = (a + rng.integers(0, n - 1, m)) % n + 1
+    if fmt == "wcnf":
+        text = "c a comment\n" + "".join(f"1 {x} -{y} 0\n" for x, y in zip(a, b))
+    else:
+        text = f"p csp {n} 2 {m}\n" + "".join(f"c {x - 1} {y - 1} 1.0 0,1 1,0\n"
+                                               for x, y in zip(a, b))
+    fifo = tmp_path / f"pipe.{fmt}"
+    os.mkfifo(fifo)
+    kw = {"variables": n} if fmt == "wcnf" else {}
+    got = []
+
+    def read():  # a reader that opens the pipe twice blocks on the second open: a daemon
+        got.append(dpgraph.read_csp(str(fifo), format=fmt, **kw))
+    threads = [threading.Thread(target=lambda: fifo.write_text(text), daemon=True),
+               threading.Thread(target=read, daemon=True)]
+    for t in threads:
+        t.start()
+    threads[1].join(timeout=30)
+    assert got and got[0].m == m

@@ -14,6 +14,7 @@ import gzip
 import io
 import math
 import os
+import stat
 import warnings
 from collections.abc import Callable, Iterator
 
@@ -26,7 +27,8 @@ __all__ = ["GraphFormatError", "HeaderTooLargeError", "open_text", "open_binary"
            "nonfinite_weight_error",
            "simple_delimiter", "arrow_edge_options",
            "load_table", "check_node_count", "BYTES_PER_NODE", "BYTES_PER_EDGE", "AsciiStream",
-           "predicted_lines", "check_whole_file_read", "WHOLE_FILE_BYTES_PER_LINE",
+           "predicted_lines", "is_regular_file", "check_whole_file_read",
+           "WHOLE_FILE_BYTES_PER_LINE",
            "DOCUMENT_BYTES_PER_BYTE"]
 
 # Bytes of memory a node costs once read: its label (a Python int in a tuple, ~36 B), its
@@ -95,7 +97,12 @@ class HeaderTooLargeError(GraphFormatError, InsufficientMemoryError):
 # arrays and from_coo's merge): CSV and SNAP with string ids or arcs 298-337 B for lines of
 # 11-13 bytes, 386 B for lines of 66 bytes (ids of 33 characters), priced as 340 B plus the
 # line's length; NetworkX's edge lists (a MultiGraph of dicts first) 1,406-1,445 B per line.
-WHOLE_FILE_BYTES_PER_LINE = {"rows": 340, "networkx": 1500}
+# A NetworkX edge list of 9 attributes per edge peaked at 1,978 B per line: its lines' own
+# length counts four times there (the attribute dicts), once for the rows.
+# The header formats' whole-table reads (G-set's and DIMACS's NumPy table when the stream does
+# not take the file) cost BYTES_PER_EDGE per line, whatever their header announces.
+WHOLE_FILE_BYTES_PER_LINE = {"rows": 340, "networkx": 1500, "table": BYTES_PER_EDGE}
+PER_LINE_BYTE = {"rows": 1, "networkx": 4, "table": 0}
 # Peak bytes per byte of a document that a library parses whole (measured with tracemalloc on
 # 50,000- and 100,000-edge files of integer and of 20-character string labels): GraphML
 # 20.1-26.5, GML 15.2-16.7, Pajek 10.6-12.2; rounded up.
@@ -113,11 +120,21 @@ def _gzip_profile(path) -> tuple[int, int]:
     return size, lines
 
 
-def predicted_lines(path, skip: int = 0) -> tuple[int, float]:
-    """``(predicted lines, mean bytes per line)`` after the first ``skip`` lines of a file
-    (to price a read before it starts): from its size and its first 64 KiB, or, for a gzip
-    file, counted in one streamed pass."""
-    if is_gzip(path):
+def is_regular_file(path) -> bool:
+    """Whether ``path`` is a regular file, whose size can be read and whose bytes can be read
+    twice (not a pipe such as ``/dev/stdin``, where a look ahead would consume the data)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, TypeError, ValueError):
+        return False
+
+
+def predicted_lines(path, skip: int = 0, *, gzip_count: bool = True) -> tuple[int, float]:
+    """``(predicted lines, mean bytes per line)`` after the first ``skip`` lines of a regular
+    file (to price a read before it starts; :func:`is_regular_file` first): from its size and
+    its first 64 KiB, or, for a gzip file, counted in one streamed pass (``gzip_count=False``:
+    its raw size, for a reader that reads it raw)."""
+    if gzip_count and is_gzip(path):
         size, newlines = _gzip_profile(path)
         lines = max(newlines + 1 - int(skip), 1)
         return lines, max(size / lines, 4.0)
@@ -131,13 +148,16 @@ def predicted_lines(path, skip: int = 0) -> tuple[int, float]:
 
 def check_whole_file_read(path, skip: int = 0, *, reader: str = "rows") -> None:
     """Refuse, before it starts, a read that holds every line of ``path`` at once (CSV; SNAP
-    with string ids or arcs: ``reader="rows"``; NetworkX's edge lists: ``"networkx"``) when
+    with string ids or arcs: ``reader="rows"``; NetworkX's edge lists: ``"networkx"``; the
+    G-set and DIMACS tables: ``"table"``) when
     its predicted lines would not fit in memory (:data:`WHOLE_FILE_BYTES_PER_LINE`; a gzip
     file's lines are counted in a streamed pass first)."""
     from dpgraph.memory import check_memory
 
+    if not is_regular_file(path):  # a pipe: nothing to price ahead without consuming it
+        return
     predicted, mean = predicted_lines(path, skip)
-    per_line = WHOLE_FILE_BYTES_PER_LINE[reader] + (mean if reader == "rows" else 0.0)
+    per_line = WHOLE_FILE_BYTES_PER_LINE[reader] + PER_LINE_BYTE[reader] * mean
     how = "counted" if is_gzip(path) else "predicted from its size"
     check_memory(int(per_line * predicted),
                  what=f"reading {path} (about {predicted:,} edge lines, {how})",
@@ -150,6 +170,8 @@ def check_document_read(path, kind: str) -> None:
     decompressed size, counted in a streamed pass)."""
     from dpgraph.memory import check_memory, format_bytes
 
+    if not is_regular_file(path):
+        return
     size = _gzip_profile(path)[0] if is_gzip(path) else os.path.getsize(path)
     per_byte = DOCUMENT_BYTES_PER_BYTE[kind]
     check_memory(per_byte * size, what=f"reading {path} ({format_bytes(size)} of {kind})",
