@@ -554,6 +554,14 @@ def check_duplicates(duplicates) -> str:
     return duplicates
 
 
+def check_symmetrize(symmetrize):
+    """``symmetrize`` if it is None or a rule for arcs ("max", "sum" or "mean"), else a
+    ValueError naming the choices (for the readers that check it before reading)."""
+    if symmetrize is not None:
+        _check_choice("symmetrize", symmetrize, _SYMMETRIZE)
+    return symmetrize
+
+
 def duplicates_message(source: str, repeats: int, pairs: int, duplicates: str) -> str:
     """The one wording of a merge of repeated edges (the note of :class:`DuplicateEdgeWarning`),
     or of the refusal under ``duplicates="error"``: how many, and under which rule."""

@@ -357,13 +357,15 @@ def test_a_csv_header_without_rows_reads_on_its_nodes(tmp_path):
     assert read_graph(path, nodes=2).m == 0
 
 
-def test_a_one_indexed_empty_file_is_still_refused(tmp_path):
-    """gset, mtx, metis and dimacs state their node count in a header: an empty file of those
-    formats is malformed, not a graph without edges."""
-    path = tmp_path / "g.gset"
-    path.write_text("")
+@pytest.mark.parametrize("fmt", ["gset", "mtx", "metis", "dimacs", "graphml", "gml", "pajek"])
+def test_a_one_indexed_empty_file_is_still_refused(tmp_path, fmt):
+    """gset, mtx, metis and dimacs state their node count in a header, and GraphML, GML and
+    Pajek list their nodes: an empty file of those formats is malformed, not a graph without
+    edges."""
+    path = tmp_path / "g.txt"
+    path.write_text("# nothing\n")
     with pytest.raises(GraphFormatError) as info:
-        read_graph(path, nodes=3)
+        read_graph(path, nodes=3, format=fmt)
     assert not isinstance(info.value, NoEdgesError)
 
 
@@ -381,3 +383,28 @@ def test_a_graph_with_edges_gets_no_edgeless_warning(tmp_path):
         warnings.simplefilter("error", GraphInputWarning)
         write_graph(nx.path_graph(3), tmp_path / "g.txt", weight=None)
         write_graph(nx.path_graph(3), tmp_path / "g.csv", weight=None)
+
+
+@pytest.mark.parametrize("kw, exc", [({"duplicates": "bogus"}, ValueError),
+                                     ({"ids": "bogus"}, ValueError),
+                                     ({"symmetrize": "bogus"}, ValueError)])
+def test_an_empty_edge_list_is_refused_for_the_options_its_neighbour_is(tmp_path, kw, exc):
+    """A file without edges reads on nodes= without reaching its reader's own checks: the
+    options are checked first, so that the same call is refused whether or not the file
+    holds an edge (a refusal that depends on the edges tells two graphs apart)."""
+    empty, one = tmp_path / "e.txt", tmp_path / "o.txt"
+    empty.write_text("# no edges\n")
+    one.write_text("0 1\n")
+    for path in (empty, one):
+        with pytest.raises(exc):
+            read_graph(path, nodes=3, **kw)
+
+
+def test_an_empty_edge_list_that_declares_arcs_needs_symmetrize(tmp_path):
+    """'# Directed graph' is refused without symmetrize= whether or not an arc follows."""
+    for body in ("", "0\t1\n"):
+        path = tmp_path / f"d{len(body)}.txt"
+        path.write_text("# Directed graph: x\n" + body)
+        with pytest.raises(GraphFormatError, match="declares a directed graph"):
+            read_graph(path, nodes=3)
+        assert read_graph(path, nodes=3, symmetrize="max").n == 3

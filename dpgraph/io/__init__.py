@@ -329,6 +329,7 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no such graph file: {path}")
     fmt = "graph" if format is None else _check_format(format)
+    _check_reading_options(kw)
     with _decoding_errors(path, lambda: fmt):
         if format is None:
             try:
@@ -358,6 +359,19 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
         data = unweighted(data) if drop_weights else data
     return data if nodes is None else with_nodes(data, nodes, source=path,
                                                  first=first_node_id(fmt))
+
+
+def _check_reading_options(kw: dict) -> None:
+    """The options every reader shares, checked before the file is read: a bad value is
+    refused whatever the file holds (a file without edges included, which reads on ``nodes=``
+    without reaching the reader's own checks)."""
+    from dpgraph.graph import check_duplicates, check_symmetrize
+
+    if "duplicates" in kw:
+        check_duplicates(kw["duplicates"])
+    check_symmetrize(kw.get("symmetrize"))
+    if "ids" in kw and kw["ids"] not in ("auto", "int", "str"):
+        raise ValueError(f"ids={kw['ids']!r} is not 'auto', 'int' or 'str'")
 
 
 def _without_edges(nodes, fmt: str) -> GraphData:
@@ -502,8 +516,8 @@ def write_graph(graph, path, format: str | None = None, *,
     >>> G = nx.Graph([("alice", "bob", {"weight": 0.5}), ("bob", "carol", {"weight": 1.0})])
     >>> write_graph(G, os.path.join(folder, "g.graphml"))
     >>> g = read_graph(os.path.join(folder, "g.graphml"))
-    >>> tuple(g.labels), g.weights[g.index["alice"], g.index["bob"]]
-    (('alice', 'bob', 'carol'), np.float64(0.5))
+    >>> tuple(g.labels), float(g.weights[g.index["alice"], g.index["bob"]])
+    (('alice', 'bob', 'carol'), 0.5)
     >>> write_graph(G, os.path.join(folder, "g.txt.gz"))  # SNAP edge list, compressed
     >>> read_graph(os.path.join(folder, "g.txt.gz")).m
     2

@@ -110,6 +110,7 @@ def read_gset(path, *, duplicates: str = "max") -> GraphData:
                                 comments=_GSET_COMMENTS, nodes=n, lines=m)
         if data is not None:
             return data
+    check_whole_file_read(path, skip=hnum, reader="table")  # a header may understate its lines
     dtype = [("i", "i8"), ("j", "i8"), ("w", "f8")]
     try:
         table = load_table(path, skip=hnum, dtype=dtype, comments=_GSET_COMMENTS)
@@ -187,6 +188,11 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
     ``symmetrize`` also reads an undeclared file as arcs.
     """
     first, comments_before = _peek(path, _SNAP_COMMENTS, 1)
+    for number, line in comments_before:  # (all of them when the file lists no edge)
+        if _DIRECTED.search(line) and symmetrize is None:
+            raise GraphFormatError(
+                path, number, line, "symmetrize='max', 'sum' or 'mean' to read a directed graph "
+                "as undirected", problem="the file declares a directed graph")
     if not first:
         raise _empty(path, "edge lines 'u v' or 'u v w' (or nodes= for a graph without edges)",
                      NoEdgesError)
@@ -200,11 +206,6 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
                          "format='csv' (or the extension .csv)")
         raise GraphFormatError(path, fnum, fline, expected, problem=f"{ncols} field(s) on the line")
     directed = symmetrize is not None
-    for number, line in comments_before:
-        if _DIRECTED.search(line) and symmetrize is None:
-            raise GraphFormatError(
-                path, number, line, "symmetrize='max', 'sum' or 'mean' to read a directed graph "
-                "as undirected", problem="the file declares a directed graph")
     if ids not in ("auto", "int", "str"):
         raise ValueError(f"ids={ids!r} is not 'auto', 'int' or 'str'")
     if ids == "auto":  # the writer's '# ids: str' line (write_snap) says what the ids are
@@ -753,6 +754,7 @@ def read_dimacs(path, *, duplicates: str = "max") -> GraphData:
     if ncols not in (3, 4):
         raise GraphFormatError(path, first[1][0], first[1][1], _DIMACS_EDGE,
                                problem=f"{ncols} field(s) on the line")
+    check_whole_file_read(path, skip=pnum, reader="table")  # a header may understate its lines
     names = [("t", "U8"), ("u", "i8"), ("v", "i8")] + ([("w", "f8")] if ncols == 4 else [])
     try:
         table = load_table(path, skip=pnum, dtype=names, comments=_DIMACS_COMMENTS)
