@@ -61,12 +61,13 @@ class PrivateGraph:
     Examples
     --------
     >>> import networkx as nx, dpgraph
-    >>> pg = dpgraph.privatize(nx.florentine_families_graph(), epsilon=2.0, delta=1e-6)
+    >>> G = nx.Graph(nx.les_miserables_graph().edges())  # 77 nodes, 254 edges, unweighted
+    >>> pg = dpgraph.privatize(G, epsilon=2.0, delta=1e-6)
     >>> pg.n, pg.ledger.spent[0] <= 2.0  # the node set is public
-    (15, True)
+    (77, True)
     >>> S = pg.sample()  # a synthetic graph: post-processing, no privacy cost
     >>> S.n, tuple(S.labels) == tuple(pg.labels)
-    (15, True)
+    (77, True)
     """
 
     labels: tuple | range
