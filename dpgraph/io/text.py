@@ -21,7 +21,7 @@ import scipy.sparse as sp
 from dpgraph.caller import caller_stacklevel
 from dpgraph.graph import GraphData, GraphInputWarning, from_coo, merge_arcs
 from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_node_count, check_tokens,
-                             check_whole_file_read, is_gzip, is_skippable,
+                             check_tokens_fit, check_whole_file_read, is_gzip, is_skippable,
                     load_table, open_binary, open_text, row_line, scan_lines, simple_delimiter,
                     arrow_edge_options,
                     strip_comment)
@@ -833,6 +833,7 @@ def read_metis(path, *, symmetrize: str | None = None, duplicates: str = "max") 
             raise GraphFormatError(path, hnum, header, expected_h + " with n >= 1",
                                    problem="impossible header counts")
         check_node_count(path, hnum, header, n, expected_h, edges=2 * m)
+        check_tokens_fit(path, skip=hnum)  # a header may understate the neighbours listed
         skip = int(has_size) + (ncon if has_vw else 0)
         stride = 2 if has_ew else 1
         what = ("'[size] [weights] nbr w nbr w ...'" if has_ew else
