@@ -165,17 +165,18 @@ def check_whole_file_read(path, skip: int = 0, *, reader: str = "rows") -> None:
 
 
 #: Peak bytes per token of METIS's vertex lines (a neighbour, or its weight): the parse's
-#: arrays (32 B), then the symmetry check, the COO and the merge; measured with tracemalloc on a
-#: file of 10^6 neighbour tokens, 118 B (refused as asymmetric) to 239 B (symmetrized)
-TOKEN_BYTES = 240
+#: arrays (32 B), then the symmetry check, the COO and the merge. Measured with tracemalloc:
+#: ca-hepph's symmetric file 130 B (237,000 tokens); a file of 10^6 random neighbour tokens
+#: 118 B refused as asymmetric, 239 B read with symmetrize=
+TOKEN_BYTES = {False: 140, True: 240}
 
 
-def check_tokens_fit(path, skip: int = 0) -> None:
+def check_tokens_fit(path, skip: int = 0, *, arcs: bool = False) -> None:
     """Refuse, before it starts, a token-by-token parse (METIS's vertex lines, each token a
     neighbour or a weight kept in arrays of :data:`TOKEN_BYTES`) whose predicted tokens would
     not fit: the file's size over the mean bytes per token of its first 64 KiB after ``skip``
-    lines, whatever its header announces. Regular uncompressed files only (a gzip file's
-    header still prices it)."""
+    lines, whatever its header announces (``arcs``: read with ``symmetrize``, which costs
+    more). Regular uncompressed files only (a gzip file's header still prices it)."""
     from dpgraph.memory import check_memory
 
     if not is_regular_file(path) or is_gzip(path):
@@ -185,9 +186,10 @@ def check_tokens_fit(path, skip: int = 0) -> None:
     body = b"\n".join(head.split(b"\n")[skip:-1]) or head
     per_token = max(len(body) / max(len(body.split()), 1), 2.0)
     tokens = int(os.path.getsize(path) / per_token) + 1
-    check_memory(TOKEN_BYTES * tokens,
+    per = TOKEN_BYTES[bool(arcs)]
+    check_memory(per * tokens,
                  what=f"reading {path} (about {tokens:,} neighbour tokens predicted from its size)",
-                 fit=(lambda k: TOKEN_BYTES * k, "About {:,} tokens fit."))
+                 fit=(lambda k: per * k, "About {:,} tokens fit."))
 
 
 def check_document_read(path, kind: str) -> None:

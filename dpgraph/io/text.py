@@ -833,7 +833,8 @@ def read_metis(path, *, symmetrize: str | None = None, duplicates: str = "max") 
             raise GraphFormatError(path, hnum, header, expected_h + " with n >= 1",
                                    problem="impossible header counts")
         check_node_count(path, hnum, header, n, expected_h, edges=2 * m)
-        check_tokens_fit(path, skip=hnum)  # a header may understate the neighbours listed
+        # a header may understate the neighbours its lines list
+        check_tokens_fit(path, skip=hnum, arcs=symmetrize is not None)
         skip = int(has_size) + (ncon if has_vw else 0)
         stride = 2 if has_ew else 1
         what = ("'[size] [weights] nbr w nbr w ...'" if has_ew else
