@@ -48,7 +48,11 @@ def parse_bytes(text: str) -> int:
 
 
 def format_bytes(n: float) -> str:
-    """``format_bytes(3 * 2**30) == '3.0 GiB'``."""
+    """``format_bytes(3 * 2**30) == '3.0 GiB'``.
+
+    >>> format_bytes(3 * 2**30), format_bytes(1536), format_bytes(512)
+    ('3.0 GiB', '1.5 KiB', '512 B')
+    """
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if abs(n) < 1024 or unit == "TiB":
             return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
@@ -139,7 +143,12 @@ def memory_limit() -> tuple[int | None, str]:
 
 
 def available_memory() -> int | None:
-    """Bytes this process may still allocate (None if nothing can be read)."""
+    """Bytes this process may still allocate (None if nothing can be read).
+
+    >>> have = available_memory()  # differs between machines: a relation only
+    >>> have is None or have > 0
+    True
+    """
     return memory_limit()[0]
 
 

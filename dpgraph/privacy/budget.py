@@ -169,6 +169,11 @@ def answer_side_budgets(epsilon: float, select_share: float, estimate_share: flo
     size ``m_hat`` (edge count or constraint weight). Both releases need a fixed *absolute*
     epsilon for a given accuracy, so at large epsilon they take an ever smaller share and the
     rest goes to the release that limits the answer. A function of released values only.
+
+    >>> answer_side_budgets(1.0, 0.04, 0.01, m_hat=100.0)  # a small graph: the shares
+    (0.04, 0.01)
+    >>> answer_side_budgets(10.0, 0.04, 0.01, m_hat=1e5)  # a large one: 1000 / m, 200 / m
+    (0.01, 0.002)
     """
     eps_s, eps_e = select_share * epsilon, estimate_share * epsilon
     if m_hat is None:

@@ -40,12 +40,24 @@ EXPORT_BLOCK_COPIES = 5
 
 
 def sample_bytes(draws: float) -> int:
-    """Bytes :meth:`FactorPrivateGraph.sample` needs for ``draws`` endpoint-pair draws."""
+    """Bytes :meth:`FactorPrivateGraph.sample` needs for ``draws`` endpoint-pair draws.
+
+    >>> sample_bytes(1000) == 1000 * SAMPLE_BYTES_PER_DRAW, sample_bytes(-5)  # linear, >= 0
+    (True, 0)
+    """
     return int(SAMPLE_BYTES_PER_DRAW * max(float(draws), 0.0))
 
 
 def export_bytes(n: int, pairs: float, block_rows: int = 1024) -> int:
-    """Bytes of the factor form's weighted export of ``pairs`` pairs on ``n`` nodes."""
+    """Bytes of the factor form's weighted export of ``pairs`` pairs on ``n`` nodes.
+
+    >>> export_bytes(100, 0) == EXPORT_BLOCK_COPIES * 8 * 100 * 100  # 100 rows: one block
+    True
+    >>> export_bytes(10000, 1e6) - export_bytes(10000, 0) == 1e6 * EXPORT_BYTES_PER_PAIR
+    True
+    >>> export_bytes(10000, 0, block_rows=512) * 2 == export_bytes(10000, 0)  # half the rows
+    True
+    """
     return int(EXPORT_BLOCK_COPIES * 8 * min(block_rows, n) * n
                + EXPORT_BYTES_PER_PAIR * max(float(pairs), 0.0))
 

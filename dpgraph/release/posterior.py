@@ -39,7 +39,13 @@ _BLOCK = 1024  # rows per block: keeps temporaries at O(block * n), not O(n^2)
 
 
 def prior_rank(name) -> int | None:
-    """``k`` for an objective name ``"posterior-lowrank-<k>"`` with ``k >= 1``, else None."""
+    """``k`` for an objective name ``"posterior-lowrank-<k>"`` with ``k >= 1``, else None.
+
+    Examples
+    --------
+    >>> [prior_rank(f"posterior-lowrank-{k}") for k in ("3", "0", "x")], prior_rank("unbiased")
+    ([3, None, None], None)
+    """
     prefix = "posterior-lowrank-"
     if isinstance(name, str) and name.startswith(prefix) and name[len(prefix):].isdigit():
         k = int(name[len(prefix):])
@@ -48,7 +54,18 @@ def prior_rank(name) -> int | None:
 
 
 def low_rank_prior(unbiased: np.ndarray, k: int) -> Callable[[int, int], np.ndarray]:
-    """Prior rows ``[s, e)`` of the rank-``k`` truncation of the de-biased release."""
+    """Prior rows ``[s, e)`` of the rank-``k`` truncation of the de-biased release.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K3 = np.ones((3, 3)) - np.eye(3)  # eigenvalues 2, -1, -1; top vector ones / sqrt(3)
+    >>> low_rank_prior(K3, 1)(0, 2).round(3).tolist()  # 2 (1/3) in every entry
+    [[0.667, 0.667, 0.667], [0.667, 0.667, 0.667]]
+    >>> C4 = np.array([[0, 1, 0, 1], [1, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]], dtype=float)
+    >>> bool(np.allclose(low_rank_prior(C4, 2)(0, 4), C4))  # rank 2 (eigenvalues +-2): exact
+    True
+    """
     from dpgraph.spectral.linalg import top_eigenpairs
 
     V, lam = top_eigenpairs(unbiased, k)
@@ -57,7 +74,15 @@ def low_rank_prior(unbiased: np.ndarray, k: int) -> Callable[[int, int], np.ndar
 
 
 def degree_prior(unbiased: np.ndarray) -> Callable[[int, int], np.ndarray]:
-    """Prior rows ``[s, e)`` of the Chung-Lu matrix ``d d^T / sum(d)`` of the de-biased degrees."""
+    """Prior rows ``[s, e)`` of the Chung-Lu matrix ``d d^T / sum(d)`` of the de-biased degrees.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> U = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]], dtype=float)  # d = (1, 1, 0 -> 1)
+    >>> degree_prior(U)(0, 3).round(3).tolist()  # 1 * 1 / 3 everywhere
+    [[0.333, 0.333, 0.333], [0.333, 0.333, 0.333], [0.333, 0.333, 0.333]]
+    """
     d = np.maximum(unbiased.sum(axis=1), 1.0)
     total = float(d.sum())
     return lambda s, e: np.outer(d[s:e], d) / total

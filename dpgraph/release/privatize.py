@@ -69,7 +69,19 @@ def default_rank(n: int) -> tuple[int, str | None]:
 
 
 def check_rank(rank, n: int) -> int:
-    """``rank`` if ``1 <= rank < n - 1``, else a ValueError naming the bounds."""
+    """``rank`` if ``1 <= rank < n - 1``, else a ValueError naming the bounds.
+
+    >>> check_rank(8, 34), check_rank(np.int64(32), 34)
+    (8, 32)
+    >>> check_rank(33, 34)
+    Traceback (most recent call last):
+    ...
+    ValueError: rank must satisfy 1 <= rank < n - 1 = 33, got 33
+    >>> check_rank(2.0, 34)
+    Traceback (most recent call last):
+    ...
+    ValueError: rank must be a positive integer, got 2.0
+    """
     if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)):
         raise ValueError(f"rank must be a positive integer, got {rank!r}")
     if not 1 <= rank < n - 1:
@@ -344,7 +356,22 @@ def refuse_before_drawing(route: str, n: int, epsilon: float, delta: float,
 
     ``epsilon`` is the call's (the route gets ``1 - synthetic_share`` of it).
     :func:`dpgraph.max_cut` reaches it through ``privatize(..., _check_only=True)`` with the
-    epsilon its route's release gets."""
+    epsilon its route's release gets.
+
+    >>> import inspect
+    >>> kw = {k: p.default for k, p in inspect.signature(privatize).parameters.items()
+    ...       if k in ReleaseOptions.__dataclass_fields__}  # privatize's defaults
+    >>> opts = ReleaseOptions.checked(**kw)
+    >>> refuse_before_drawing("auto", 100, 1.0, 1e-6, opts)  # accepted
+    >>> refuse_before_drawing("auto", 100, 1e-12, 1e-6, opts)  # screening: 0.005 of it
+    Traceback (most recent call last):
+    ...
+    ValueError: privatize: at epsilon=1e-12, the screening edge count (...) would get 0.005 ...
+    >>> refuse_before_drawing("matrix-free", 100, 1.0, 0.5, opts)
+    Traceback (most recent call last):
+    ...
+    ValueError: delta=0.5 is too large for the matrix-free route (at its epsilon of 1): ...
+    """
     eps_route, eps_synthetic = release_split(1.0, synthetic_share)  # fractions of epsilon
     route_epsilon = release_split(epsilon, synthetic_share)[0]
     releases, model = [], []

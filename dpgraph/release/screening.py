@@ -39,7 +39,11 @@ SCREEN_MARGIN = 1.5
 def screens(route: str, fallback: str) -> bool:
     """Whether ``privatize`` screens: ``route="auto"`` with the randomized-response fallback
     (docs/privacy.md 4.9). A function of the caller's arguments only, never of the weights
-    (docs/privacy.md 4.12)."""
+    (docs/privacy.md 4.12).
+
+    >>> screens("auto", "randomized-response"), screens("pca", "randomized-response")
+    (True, False)
+    """
     return route == "auto" and fallback == "randomized-response"
 
 
@@ -51,6 +55,13 @@ def screen(m_hat: float, n: int, epsilon: float, delta: float,
     The test passes when ``g_hat - (2 w / eps_g) ln(1/(2 delta_g)) > w`` (docs/privacy.md 3.7),
     i.e. when ``g / w`` exceeds ``1 + 2 ln(1/(2 delta_g)) / eps_g`` (up to the Laplace draw).
     A function of released values only: no privacy cost.
+
+    >>> s = screen(88234, 4039, 1.0, 1e-6)  # mean degree 2 m / n = 43.7
+    >>> round(s["mean_degree"], 1), round(s["predicted_gap_ratio"], 2), s["predicted_pass"]
+    (43.7, 21.85, False)
+    >>> s4 = screen(4 * 88234, 4039, 4.0, 1e-6)  # denser, and a larger budget
+    >>> s4["required_gap_ratio"] < s["required_gap_ratio"], s4["predicted_pass"]
+    (True, True)
     """
     from dpgraph.spectral.pca import DEFAULT_SUBSPACE_SPLIT as split
 
@@ -70,7 +81,16 @@ def release_edge_count(data: GraphData, epsilon: float, ledger: PrivacyLedger, r
     """The screening release (docs/privacy.md 4.9): total edge weight + Laplace(1/epsilon).
 
     Laplace (pure DP): at a small share its scale is far below the Gaussian's, and the whole
-    delta stays for the route."""
+    delta stays for the route.
+
+    >>> import networkx as nx
+    >>> from dpgraph.private_input import input_graph
+    >>> G = nx.Graph(nx.karate_club_graph().edges())  # 78 edges
+    >>> led = PrivacyLedger(epsilon=1, delta=0)
+    >>> m_hat = release_edge_count(input_graph(G, weight=None), 0.1, led, rng=0)
+    >>> isinstance(m_hat, float), led.spent  # Laplace(10): epsilon 0.1, no delta
+    (True, (0.1, 0.0))
+    """
     m_hat, _ = laplace_mechanism(
         data.total_weight, sensitivity=1.0, epsilon=epsilon, ledger=ledger,
         name="screening: edge count", rng=rng,
@@ -84,6 +104,14 @@ def choose_scale_route(route: str, n: int, m_hat: float | None, rank: int) -> st
     ``route`` is what screening chose (``"pca"`` or ``"randomized-response"``); ``m_hat`` the
     released edge count (None when none was released). Depends on public ``n``, released values
     and the machine's available memory only (no privacy cost).
+
+    >>> import os
+    >>> from unittest import mock
+    >>> choose_scale_route("pca", 20000, 1e5, 2), choose_scale_route("pca", 100, 300, 2)
+    ('matrix-free', 'pca')
+    >>> with mock.patch.dict(os.environ, {"DPGRAPH_MEMORY_LIMIT": "1M"}):  # 5,000^2 doubles
+    ...     choose_scale_route("pca", 5000, 1e5, 2)
+    'matrix-free'
     """
     if n >= MATRIX_FREE_MIN_N:
         return "matrix-free"
@@ -102,7 +130,17 @@ def refuse_if_too_large(route: str, n: int, m: int | None, rank: int) -> None:
     The message names the limit and what would fit, in the parameters the route has: the other
     routes for a dense one; the largest rank that fits for a route whose memory grows with the
     rank (the matrix-free route); the largest node count at this edge count otherwise (the
-    local route has no rank, and its core is fixed)."""
+    local route has no rank, and its core is fixed).
+
+    >>> import os
+    >>> from unittest import mock
+    >>> refuse_if_too_large("pca", 100, 300, 2)  # fits
+    >>> with mock.patch.dict(os.environ, {"DPGRAPH_MEMORY_LIMIT": "1M"}):
+    ...     refuse_if_too_large("pca", 10000, 50000, 2)
+    Traceback (most recent call last):
+    ...
+    dpgraph.memory.InsufficientMemoryError: route='pca' on 10,000 nodes ... needs about 4.5 GiB ...
+    """
     estimate = route_module(route).estimated_memory
     edges = 0 if m is None else m
     need = estimate(n, edges, rank)
@@ -238,7 +276,15 @@ def randomized_response_share(n: int, m_hat: float, epsilon: float, delta: float
 def pure_route(route: str, n: int) -> str:
     """The route under ``delta = 0`` (pure epsilon-DP asked for, docs/privacy.md 14): "auto"
     takes the local route on large graphs and randomized response below; a route that is not
-    pure is refused."""
+    pure is refused.
+
+    >>> pure_route("auto", 100), pure_route("auto", 100000), pure_route("local", 100)
+    ('randomized-response', 'local', 'local')
+    >>> pure_route("pca", 100)
+    Traceback (most recent call last):
+    ...
+    ValueError: delta=0 asks for pure epsilon-DP, which route='pca' does not give; ...
+    """
     if route == "auto":
         return "local" if n >= MATRIX_FREE_MIN_N else "randomized-response"
     if not route_spec(route).pure:
@@ -250,7 +296,15 @@ def pure_route(route: str, n: int) -> str:
 
 def streamed_route(route: str) -> str:
     """The route for a Dask edge list (docs/privacy.md 9, 14): one that reads the edges by
-    passes; "auto" takes the matrix-free route."""
+    passes; "auto" takes the matrix-free route.
+
+    >>> streamed_route("auto"), streamed_route("local")
+    ('matrix-free', 'local')
+    >>> streamed_route("pca")
+    Traceback (most recent call last):
+    ...
+    ValueError: route='pca' needs the graph in memory; Dask edge lists take ...
+    """
     if route == "auto":
         return "matrix-free"
     if not route_spec(route).streams:
@@ -262,7 +316,13 @@ def streamed_route(route: str) -> str:
 def default_synthetic_share(route: str, n: int, share: float) -> float | None:
     """``synthetic_share="auto"``: ``share`` of epsilon for the block model (docs/privacy.md 7),
     or None where the release samples itself (the matrix-free factor form, docs 5.5: also the
-    route "auto" takes from ``MATRIX_FREE_MIN_N`` nodes on)."""
+    route "auto" takes from ``MATRIX_FREE_MIN_N`` nodes on).
+
+    >>> default_synthetic_share("auto", 100, 0.3), default_synthetic_share("auto", 100000, 0.3)
+    (0.3, None)
+    >>> default_synthetic_share("pca", 100, 0.3), default_synthetic_share("matrix-free", 100, 0.3)
+    (0.3, None)
+    """
     if route == "auto":
         return None if n >= MATRIX_FREE_MIN_N else share
     return None if route_spec(route).own_sampler else share

@@ -91,6 +91,14 @@ def release_estimate(cut_of_x: float, *, epsilon: float, ledger, rng, upper: flo
 
     ``P[|Laplace(b)| > t] = exp(-t / b)``, so ``t = b ln(1 / (1 - level))`` gives the interval
     (:func:`clamped_interval`).
+
+    >>> from dpgraph.privacy import PrivacyLedger
+    >>> led = PrivacyLedger(epsilon=1, delta=0)
+    >>> value, (lo, hi) = release_estimate(50.0, epsilon=1.0, ledger=led, rng=0, upper=78.0)
+    >>> float(round((hi - lo) / 2 / np.log(20), 2)), bool(lo <= value <= hi)  # t = b ln 20
+    (1.0, True)
+    >>> round(led.spent[0], 6)  # one Laplace release at epsilon 1
+    1.0
     """
     noisy, b = laplace_mechanism(
         float(cut_of_x), sensitivity=1.0, epsilon=epsilon, ledger=ledger,
@@ -134,7 +142,19 @@ def clamped_interval(noisy: float, t: float, upper: float) -> tuple[float, tuple
 
 
 def unspent_note(ledger, pure: bool) -> dict:
-    """``{"unspent": why}`` when the call spent less than it was given (for the repr)."""
+    """``{"unspent": why}`` when the call spent less than it was given (for the repr).
+
+    >>> from dpgraph.privacy import PrivacyLedger
+    >>> note = unspent_note(PrivacyLedger(epsilon=1, delta=1e-6), pure=True)["unspent"]
+    >>> for why in note.split("; "):  # doctest: +ELLIPSIS
+    ...     print(why)
+    epsilon 1 reserved for a private choice among candidate partitions was not needed (...)
+    pure epsilon-DP route: delta is not spent
+    >>> led = PrivacyLedger(epsilon=1, delta=0)
+    >>> _ = release_estimate(5.0, epsilon=1.0, ledger=led, rng=0, upper=10.0)  # all spent
+    >>> unspent_note(led, pure=True)
+    {}
+    """
     why = []
     eps_left = ledger.epsilon - ledger.spent[0]
     if eps_left > 1e-9 * ledger.epsilon:
@@ -147,7 +167,14 @@ def unspent_note(ledger, pure: bool) -> dict:
 
 def true_cuts(data):
     """Cuts of fixed +-1 partitions (columns) in the input: NOT private; every use is an input
-    to a mechanism (docs/privacy.md 4.10, 4.11)."""
+    to a mechanism (docs/privacy.md 4.10, 4.11).
+
+    >>> import networkx as nx
+    >>> cuts_of = true_cuts(nx.path_graph(4))  # edges 0-1, 1-2, 2-3; rows: nodes
+    >>> cuts_of(np.array([[1, 1], [1, -1], [-1, 1], [-1, -1]], dtype=float)).tolist()
+    [1.0, 3.0]
+
+    """
     from dpgraph.engine import as_weight_operator
     from dpgraph.engine.rounding import cut_values
 
@@ -158,7 +185,12 @@ def true_cuts(data):
 
 
 def partition_of(labels, x) -> tuple[tuple, dict]:
-    """The two sides (label sets) and the label -> 0/1 assignment of a +-1 vector ``x``."""
+    """The two sides (label sets) and the label -> 0/1 assignment of a +-1 vector ``x``.
+
+    >>> (S, T), assignment = partition_of(["a", "b", "c"], [1, -1, 1])
+    >>> sorted(S), sorted(T), assignment
+    (['a', 'c'], ['b'], {'a': 1, 'b': 0, 'c': 1})
+    """
     assignment = {lab: int(xi > 0) for lab, xi in zip(labels, x)}
     partition = ({lab for lab, xi in zip(labels, x) if xi > 0},
                  {lab for lab, xi in zip(labels, x) if xi <= 0})
@@ -171,7 +203,18 @@ KNOWN_OBJECTIVES = ("synthetic", "low-rank", "unbiased", "posterior-degree")
 def precheck_solver(problem: str, candidates, solver_options, n: int | None = None) -> None:
     """Refuse, before any release, engine options the solver does not take, options that would
     not fit in memory on ``n`` nodes, and objective names no route offers (which ones a release
-    offers depends on its route: checked again after)."""
+    offers depends on its route: checked again after).
+
+    >>> precheck_solver("maxcut", ["unbiased", "synthetic"], {"rank": 4}, n=100)  # accepted
+    >>> precheck_solver("maxbisection", "auto", {"colour": 1})
+    Traceback (most recent call last):
+    ...
+    TypeError: solver_options ['colour'] are not options of dpgraph.solve_max_bisection (...)
+    >>> precheck_solver("maxcut", "best", None)
+    Traceback (most recent call last):
+    ...
+    ValueError: candidates='best': objectives are 'auto' or among (...) and 'posterior-lowrank-<k>'
+    """
     from dpgraph.engine import solve_max_bisection, solve_max_cut
     from dpgraph.engine.maxcut import check_solver_memory
 
@@ -185,7 +228,20 @@ def precheck_solver(problem: str, candidates, solver_options, n: int | None = No
 def check_solver_options(solver, solver_options, *, fixed=(), name: str | None = None) -> None:
     """Refuse ``solver_options`` keys that ``solver`` (public ``name``, default
     ``dpgraph.<its name>``) does not take, or that the caller sets itself (``fixed``), before
-    any release."""
+    any release.
+
+    >>> def solver(G, rank=2, tol=1e-6):
+    ...     pass
+    >>> check_solver_options(solver, {"rank": 4}, fixed=("G",))  # accepted
+    >>> check_solver_options(solver, {"G": None}, fixed=("G",))
+    Traceback (most recent call last):
+    ...
+    TypeError: solver_options ['G'] are not options of dpgraph.solver (it takes rank, tol)
+    >>> check_solver_options(solver, [("rank", 4)])
+    Traceback (most recent call last):
+    ...
+    TypeError: solver_options must be a dict, got list
+    """
     import inspect
 
     if solver_options is not None and not isinstance(solver_options, dict):
@@ -200,7 +256,19 @@ def check_solver_options(solver, solver_options, *, fixed=(), name: str | None =
 
 def check_candidate_names(candidates, extra: tuple = ()) -> None:
     """Refuse, before any release, ``candidates`` that name no objective a route offers
-    (``KNOWN_OBJECTIVES``, ``posterior-lowrank-<k>`` and the caller's ``extra`` names)."""
+    (``KNOWN_OBJECTIVES``, ``posterior-lowrank-<k>`` and the caller's ``extra`` names).
+
+    >>> check_candidate_names(["unbiased", "posterior-lowrank-3"])  # accepted
+    >>> check_candidate_names("spectral", extra=("spectral",))  # accepted: the caller's name
+    >>> check_candidate_names("spectral")
+    Traceback (most recent call last):
+    ...
+    ValueError: candidates='spectral': objectives are 'auto' or among ...
+    >>> check_candidate_names(5)
+    Traceback (most recent call last):
+    ...
+    TypeError: candidates must be 'auto', an objective name or a sequence of names, got 5
+    """
     if isinstance(candidates, str) and candidates == "auto":
         return
     try:
@@ -217,7 +285,15 @@ def check_candidate_names(candidates, extra: tuple = ()) -> None:
 
 def candidate_pool(results) -> tuple[np.ndarray, list]:
     """Distinct rounded partitions (up to the global sign flip) of all solves, and the index of
-    the solve each came from (its first occurrence)."""
+    the solve each came from (its first occurrence).
+
+    >>> from types import SimpleNamespace
+    >>> solves = [SimpleNamespace(x=[1, -1, 1], info={}), SimpleNamespace(x=[-1, 1, -1], info={}),
+    ...           SimpleNamespace(x=[1, 1, -1], info={})]  # the second flips the first
+    >>> pool, owner = candidate_pool(solves)
+    >>> pool.T.tolist(), owner
+    ([[1, -1, 1], [1, 1, -1]], [0, 2])
+    """
     seen, cols, owner = set(), [], []
     for k, r in enumerate(results):
         R = r.info.get("rounded", np.asarray(r.x, dtype=np.int8)[:, None])
@@ -234,7 +310,20 @@ def candidate_pool(results) -> tuple[np.ndarray, list]:
 def choose_candidate(cuts_of, pool: np.ndarray, *, epsilon: float, ledger, rng, note: str) -> int:
     """The index of the column of ``pool`` (fixed +-1 partitions) chosen by the monotone
     exponential mechanism on their cuts in the input (``cuts_of``: :func:`true_cuts`):
-    monotone with sensitivity 1 under edge adjacency (docs/privacy.md 4.11)."""
+    monotone with sensitivity 1 under edge adjacency (docs/privacy.md 4.11).
+
+    >>> import networkx as nx
+    >>> from dpgraph.privacy import PrivacyLedger
+    >>> G = nx.complete_bipartite_graph(10, 10)  # the sides 0-9 / 10-19 cut all 100 edges
+    >>> best = np.repeat([1, -1], 10)
+    >>> pool = np.stack([np.ones(20), best, np.tile([1, -1], 10)], axis=1)  # cuts 0, 100, 50
+    >>> led = PrivacyLedger(epsilon=1, delta=0)
+    >>> choose_candidate(true_cuts(G), pool, epsilon=1.0, ledger=led, rng=0, note="example")
+    1
+    >>> round(led.spent[0], 6)
+    1.0
+    """
+
     return monotone_exponential_mechanism(
         cuts_of(pool.astype(np.float64)), sensitivity=1.0, epsilon=epsilon, ledger=ledger,
         name="choice among candidate partitions", rng=rng, note=note)

@@ -78,7 +78,12 @@ class CertificateError(RuntimeError):
 
 class VerifiedBound(NamedTuple):
     """``value = f(G)`` in ``[SDP(G), SDP(G) + tau]`` (verified; NOT private) and ``tau``, a
-    function of public ``n``."""
+    function of public ``n``.
+
+    >>> bound = VerifiedBound(value=4.5, tau=0.5)  # K4: SDP = 4, f = L + tau
+    >>> bound.value - bound.tau
+    4.0
+    """
 
     value: float
     tau: float
@@ -114,7 +119,16 @@ def check_certify(data) -> None:
     """Refuse ``certify=True`` before anything is spent, from public facts only: the input's
     kind (edges on Dask are not held in memory), ``n`` (at least 2), and the verification's
     memory and predicted time at ``n`` (:func:`certificate_bytes`, :func:`certificate_seconds`).
-    Nothing here reads an edge: the refusal is the same for every graph on the same nodes."""
+    Nothing here reads an edge: the refusal is the same for every graph on the same nodes.
+
+    >>> import networkx as nx
+    >>> from dpgraph.private_input import input_graph
+    >>> check_certify(input_graph(nx.cycle_graph(5), weight=None))  # accepted
+    >>> check_certify(input_graph(nx.empty_graph(1), weight=None))
+    Traceback (most recent call last):
+    ...
+    ValueError: certify=True needs at least 2 nodes, got 1
+    """
     from dpgraph.io.dask import is_dask_input
 
     if is_dask_input(data):
@@ -272,6 +286,15 @@ def input_sdp_bound(data, *, rng=None, tau: float | None = None) -> VerifiedBoun
     raises :class:`CertificateError` if none does (before anything is spent). Returns the value
     only: how the proof went (method, attempts, rank) depends on the input and goes to the
     progress lines on stderr, never into a result (docs/privacy.md 11).
+
+    The 5-cycle's relaxation is ``5 (1 + cos(pi / 5)) / 2`` (an odd cycle's, by hand):
+
+    >>> import networkx as nx
+    >>> from dpgraph.private_input import input_graph
+    >>> bound = input_sdp_bound(input_graph(nx.cycle_graph(5), weight=None), rng=0)
+    >>> sdp = 5 * (1 + np.cos(np.pi / 5)) / 2
+    >>> bound.tau, bool(round(bound.value, 6) == round(sdp + bound.tau, 6))  # L(G) = SDP(G)
+    (0.5, True)
     """
     from dpgraph.engine import as_weight_operator
 
@@ -310,7 +333,18 @@ def release_certificate(bound: VerifiedBound, *, epsilon: float, m_hat: float | 
     and ``eps_c = certify_budget(epsilon, m_hat)``, and its one-sided ``level`` upper end
     ``noisy + b ln(1 / (2 (1 - level)))``, clamped to ``[0, floor(n / 2) ceil(n / 2)]`` (no cut
     of ``n`` nodes with weights in ``[0, 1]`` exceeds that; post-processing): the upper bound
-    on the maximum cut (docs/privacy.md 4.13)."""
+    on the maximum cut (docs/privacy.md 4.13).
+
+    >>> from dpgraph.privacy import PrivacyLedger
+    >>> led = PrivacyLedger(epsilon=1, delta=0)
+    >>> rel = release_certificate(VerifiedBound(64.0, 0.5), epsilon=1.0, m_hat=78.0, ledger=led,
+    ...                           rng=0, n=34)
+    >>> rel["epsilon"], round(rel["scale"], 1), round(led.spent[0], 6)  # b = (1 + tau) / 0.1
+    (0.1, 15.0, 0.1)
+    >>> up = rel["noisy_bound"] + rel["scale"] * np.log(10)  # one-sided 95%: b ln(1 / 0.1)
+    >>> bool(np.isclose(rel["certified_upper_bound"], min(max(up, 0.0), 17 * 17)))
+    True
+    """
     eps_c = certify_budget(epsilon, m_hat)
     value, tau = float(bound.value), float(bound.tau)
     noisy, b = laplace_mechanism(
@@ -330,7 +364,15 @@ def attach_certificate(res, released: dict | None):
     """Set ``res.certified_upper_bound`` and ``res.certified_ratio`` (post-processing):
     ``ratio = min(1, lo / certified_upper_bound)`` with ``lo`` the lower end of the estimate's
     95% interval (0 when the bound is 0; None without an estimate). ``released=None`` (no
-    ``certify``): ``res`` as it is."""
+    ``certify``): ``res`` as it is.
+
+    >>> from types import SimpleNamespace
+    >>> released = {"certified_upper_bound": 80.0, "level": 0.95, "noisy_bound": 75.0,
+    ...             "scale": 1.0, "epsilon": 0.1, "tau": 0.5}
+    >>> res = attach_certificate(SimpleNamespace(estimate_interval=(60.0, 70.0)), released)
+    >>> res.certified_ratio, res.certificate["ratio_level"]  # 60 / 80; 1 - 0.05 - 0.025
+    (0.75, 0.925)
+    """
     if released is None:
         return res
     ub = released["certified_upper_bound"]

@@ -64,7 +64,19 @@ def group_privacy_delta(epsilon: float, delta: float, s: int) -> float:
 def rounded_label_graph(instance, rng) -> sp.csr_array:
     """``L``: the label-extended adjacency clipped to [0, 1], each pair kept with probability
     equal to its weight (upper triangle drawn, mirrored). 0/1 symmetric, zero diagonal blocks.
-    Deterministic for unit weights on distinct label pairs (docs/privacy.md 6.2)."""
+    Deterministic for unit weights on distinct label pairs (docs/privacy.md 6.2).
+
+    >>> from dpgraph.engine import CSPInstance
+    >>> differ = {(0, 1), (1, 0)}  # "not equal" on two values
+    >>> inst = CSPInstance(3, 2, [(0, 1, differ, 1.0), (1, 2, differ, 1.0)])
+    >>> L = rounded_label_graph(inst, rng=0)
+    >>> (L != inst.label_adjacency()).nnz, L.nnz  # unit weights: exact, 2 x 2 pairs mirrored
+    (0, 8)
+    >>> half = CSPInstance(3, 2, [(0, 1, differ, 1.0), (1, 2, differ, 0.5)])
+    >>> L = rounded_label_graph(half, rng=0).toarray()
+    >>> set(L.ravel().tolist()) <= {0.0, 1.0}, bool((L == L.T).all()), float(L[0, 3] + L[1, 2])
+    (True, True, 2.0)
+    """
     A = sp.triu(instance.label_adjacency(), k=1).tocoo()
     p = np.minimum(A.data, 1.0)
     keep = p >= 1.0

@@ -51,6 +51,21 @@ def solve_local(problem: str, data, *, ledger, rng, m_hat: float, m_upper: float
     randomized-response route's candidates of an ``"auto"`` answer, charged to ``ledger``
     already: docs/privacy.md 14.10, 14.11), pooled with the route's candidates (balanced for
     Max-Bisection).
+
+    >>> import networkx as nx
+    >>> from dpgraph.private_input import input_graph
+    >>> from dpgraph.privacy import PrivacyLedger
+    >>> G = nx.Graph(nx.karate_club_graph().edges())
+    >>> led = PrivacyLedger(epsilon=2.0, delta=0)
+    >>> res = solve_local("maxbisection", input_graph(G, weight=None), ledger=led, rng=0,
+    ...                   m_hat=78.0, m_upper=561.0, select_share=0.04, estimate_share=0.01,
+    ...                   estimate=True)
+    >>> [len(side) for side in res.partition], res.diagnostics["route"]
+    ([17, 17], 'local')
+    >>> res.diagnostics["candidate_partitions"], round(led.spent[0], 6), led.spent[1]
+    (1, 1.92, 0.0)
+
+    One candidate: the choice's ``0.04 * 2`` is not spent, and delta is not spent (pure).
     """
     epsilon = ledger.epsilon
     eps_left = left(epsilon, ledger.spent[0])

@@ -77,6 +77,12 @@ class RouteSpec:
     sized_by_edge_count : bool
         Whether a private answer releases the edge count before it (to size its releases and
         the estimate's range).
+
+    Examples
+    --------
+    >>> local = route_spec("local")
+    >>> local.pure, local.dense, local.answers, local.streams, local.sized_by_edge_count
+    (True, False, 'sides', True, True)
     """
 
     name: str
@@ -116,7 +122,20 @@ _ADDED: set = set()
 def register_route(spec: RouteSpec) -> None:
     """Add a route defined outside this package (``spec.module``: its module's full name).
     ``ROUTES`` and ``DENSE_ROUTES`` are tuples made at import, so they list the built-in routes
-    only; :func:`route_names` lists every route."""
+    only; :func:`route_names` lists every route.
+
+    >>> spec = RouteSpec("demo", "dpgraph.release.routes.local", pure=True, dense=False)
+    >>> register_route(spec)
+    >>> route_names()[-1], route_spec("demo").pure, "demo" in ROUTES
+    ('demo', True, False)
+    >>> register_route(spec)
+    Traceback (most recent call last):
+    ...
+    ValueError: route 'demo' exists already
+    >>> unregister_route("demo")
+    >>> "demo" in route_names()
+    False
+    """
     if spec.name in _BY_NAME or spec.name == "auto":
         raise ValueError(f"route {spec.name!r} exists already")
     _BY_NAME[spec.name] = spec
@@ -124,7 +143,17 @@ def register_route(spec: RouteSpec) -> None:
 
 
 def unregister_route(name: str) -> None:
-    """Remove a route added by :func:`register_route` (the built-in ones stay)."""
+    """Remove a route added by :func:`register_route` (the built-in ones stay).
+
+    >>> register_route(RouteSpec("demo", "dpgraph.release.routes.local", pure=True, dense=False))
+    >>> unregister_route("demo")
+    >>> route_names() == ROUTES  # the built-in routes only, as before
+    True
+    >>> unregister_route("pca")
+    Traceback (most recent call last):
+    ...
+    ValueError: route 'pca' is built in
+    """
     if name in ROUTES:
         raise ValueError(f"route {name!r} is built in")
     _BY_NAME.pop(name, None)
@@ -132,19 +161,37 @@ def unregister_route(name: str) -> None:
 
 
 def route_names() -> tuple:
-    """Every route's name, the registered ones after the built-in ones."""
+    """Every route's name, the registered ones after the built-in ones.
+
+    >>> route_names()
+    ('local', 'randomized-response', 'pca', 'matrix-free')
+    """
     return tuple(_BY_NAME)
 
 
 def route_spec(name: str) -> RouteSpec:
-    """The declared capabilities of route ``name``."""
+    """The declared capabilities of route ``name``.
+
+    >>> spec = route_spec("randomized-response")
+    >>> spec.pure, spec.dense, spec.options
+    (True, True, ('rr_postprocess',))
+    >>> route_spec("auto")
+    Traceback (most recent call last):
+    ...
+    ValueError: route='auto' is not one of 'local', 'randomized-response', 'pca', 'matrix-free'
+    """
     if name not in _BY_NAME:
         raise ValueError(f"route={name!r} is not one of {', '.join(map(repr, _BY_NAME))}")
     return _BY_NAME[name]
 
 
 def route_module(name: str):
-    """The module implementing route ``name`` (see the module docstring)."""
+    """The module implementing route ``name`` (see the module docstring).
+
+    >>> mod = route_module("local")
+    >>> mod.__name__, callable(mod.release), mod.estimated_memory(1000, 5000, 2) > 0
+    ('dpgraph.release.routes.local', True, True)
+    """
     spec = route_spec(name)
     full = spec.module if name in _ADDED else f"{__name__}.{spec.module}"
     try:

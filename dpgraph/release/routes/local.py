@@ -128,7 +128,12 @@ _CORE_SOLVER = {"tol": 1e-3, "rank": 16, "certificate": False}
 
 @dataclass(frozen=True)
 class LocalPlan:
-    """The public choices of the route: core size, refinement share, batches."""
+    """The public choices of the route: core size, refinement share, batches.
+
+    >>> p = LocalPlan()  # the default: no core, no refinement, the released-degree order
+    >>> p.core, p.refine_share, p.first_batch == FIRST_BATCH, p.sweep_weights
+    (0, 0.0, True, (1.0,))
+    """
 
     core: int = 0
     refine_share: float = 0.0
@@ -208,7 +213,13 @@ def sweep_budgets(eps_2: float, sweep_weights) -> list[float]:
 def batch_bounds(start: int, n: int, first: int = FIRST_BATCH,
                  growth: float = BATCH_GROWTH) -> list[tuple[int, int]]:
     """:func:`dpgraph.privacy.batches.batch_bounds` with the local route's defaults
-    (``FIRST_BATCH``, ``BATCH_GROWTH``)."""
+    (``FIRST_BATCH``, ``BATCH_GROWTH``).
+
+    >>> batch_bounds(4, 8)  # small n: one node per batch from position 4 (a core of 4)
+    [(4, 5), (5, 6), (6, 7), (7, 8)]
+    >>> batch_bounds(0, 10, first=3, growth=0.5)
+    [(0, 3), (3, 6), (6, 9), (9, 10)]
+    """
     return _batch_bounds(start, n, first, growth)
 
 
@@ -218,7 +229,13 @@ def estimated_memory(n: int, m: int, rank: int) -> int:
     length-n vectors and the answer built on them (``max_cut``'s assignment and partition, the
     command's output lists), measured at 238 bytes per node for ``max_cut`` (tracemalloc, n =
     10^6) and 329 for the whole ``dpgraph maxcut -o`` run above the interpreter, reading included
-    (n = 3 * 10^6). ``rank`` is not used: the route has none."""
+    (n = 3 * 10^6). ``rank`` is not used: the route has none.
+
+    >>> estimated_memory(1000, 5000, 2) == estimated_memory(1000, 5000, 8)  # no rank
+    True
+    >>> estimated_memory(10**6, 10**7, 2) < 10**6 * 1000  # O(m + n): under 1 KB a node here
+    True
+    """
     k = min(LARGE_CORE_NODES, int(n))
     return int(48.0 * k * k + 320.0 * n + 24.0 * max(int(m), 0) / 10)
 
@@ -241,6 +258,15 @@ class LocalRelease:
         ``|released field|`` of each node's last decision (``inf`` for core nodes): how firmly
         the release put it on its side; post-processing uses it to balance sides.
     plan : LocalPlan
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpgraph.private_input import input_graph
+    >>> data = input_graph(nx.Graph(nx.karate_club_graph().edges()), weight=None)
+    >>> rel = release_local_sides(data, epsilon=2.0, ledger=PrivacyLedger(epsilon=2), rng=0)
+    >>> rel.candidates.shape, sorted(np.unique(rel.candidates).tolist()), rel.order.size
+    ((34, 1), [-1.0, 1.0], 34)
     """
 
     order: np.ndarray
@@ -258,7 +284,13 @@ def release_order(degrees, *, epsilon: float, ledger: PrivacyLedger, rng,
     """Step 1: the weighted ``degrees`` released (Laplace, L1 sensitivity 2: one pair's weight
     moves two degrees by at most 1 each; docs/privacy.md 14.1) and the order by released
     degree; with ``spread > 0``, by ``log(1 + max(d^, 0)) + spread * Gumbel`` (post-processing:
-    the Gumbel draws read nothing of the input)."""
+    the Gumbel draws read nothing of the input).
+
+    >>> led = PrivacyLedger(epsilon=100, delta=0)
+    >>> dhat, order = release_order([1.0, 5.0, 3.0], epsilon=100.0, ledger=led, rng=0)
+    >>> order.tolist(), led.spent  # by released degree, largest first (Laplace(2 / 100))
+    ([1, 2, 0], (100.0, 0.0))
+    """
     deg = np.asarray(degrees, dtype=np.float64).ravel()
     dhat, _ = laplace_mechanism(
         deg, sensitivity=2.0, epsilon=epsilon, ledger=ledger, name="local route: degrees",
@@ -297,7 +329,19 @@ def forward_pass(weights, order, x, fields, bounds, *, epsilon, ledger, rng) -> 
     released fields ``fields[v] = sum_u w_uv x_u + Laplace(1 / epsilon)`` of its nodes (``x_u = 0``
     for nodes not yet decided) and their sides ``x[v] = -sign(fields[v])``
     (:func:`dpgraph.privacy.batches.forward_sides`). The caller has charged ``epsilon`` once
-    (docs/privacy.md 14.2)."""
+    (docs/privacy.md 14.2).
+
+    On a path at a large epsilon each node takes the side opposite its decided neighbour:
+
+    >>> import networkx as nx
+    >>> W = sp.csr_array(nx.to_numpy_array(nx.path_graph(4)))
+    >>> x, fields = np.zeros(4), np.full(4, np.nan)
+    >>> led = PrivacyLedger(epsilon=1000, delta=0)
+    >>> forward_pass(W, np.arange(4), x, fields, batch_bounds(0, 4), epsilon=1000.0, ledger=led,
+    ...              rng=np.random.default_rng(0))
+    >>> (x[:-1] * x[1:]).tolist(), led.spent  # every edge cut; charged by the caller
+    ([-1.0, -1.0, -1.0], (0.0, 0.0))
+    """
     forward_sides(lambda rows, sides: _rows_product(weights, rows, sides), order, x, bounds,
                   lambda field, a, b: laplace_add(field, sensitivity=1.0, epsilon=epsilon,
                                                   changed=1, ledger=ledger, rng=rng),
@@ -316,7 +360,17 @@ def backward_pass(weights, order, x, earlier, bounds, *, epsilon, ledger, rng,
     by its earlier endpoint; nodes outside ``bounds`` (the core) keep their sides and read
     nothing. The caller charges ``epsilon`` once. Returns the new sides and
     ``|earlier + k b|``, the confidence of each decision (``inf`` for the core);
-    ``released`` (length n), when given, receives the released ``b``."""
+    ``released`` (length n), when given, receives the released ``b``.
+
+    >>> import networkx as nx
+    >>> W = sp.csr_array(nx.to_numpy_array(nx.path_graph(4)))
+    >>> x = np.array([1.0, 1.0, -1.0, -1.0])  # cuts 1 of the 3 edges; no earlier fields
+    >>> gen = np.random.default_rng(0)
+    >>> y, conf = backward_pass(W, np.arange(4), x, np.zeros(4), batch_bounds(0, 4),
+    ...                         epsilon=1000.0, ledger=PrivacyLedger(), rng=gen)
+    >>> (y[:-1] * y[1:]).tolist()  # each node opposite its later neighbour: all 3 cut
+    [-1.0, -1.0, -1.0]
+    """
     y = np.zeros_like(x)
     conf = np.full(x.shape[0], np.inf)
     noise_var = laplace_add_variance(1.0, epsilon)
@@ -359,6 +413,14 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
     """Steps 1-4 of the module docstring with ``epsilon`` in all (pure DP; docs/privacy.md 14).
 
     ``plan=None``: :func:`plan_local` from the released degrees (``m^ = sum(d^) / 2``).
+
+    >>> import networkx as nx
+    >>> from dpgraph.private_input import input_graph
+    >>> data = input_graph(nx.Graph(nx.karate_club_graph().edges()), weight=None)
+    >>> led = PrivacyLedger(epsilon=2, delta=0)
+    >>> rel = release_local_sides(data, epsilon=2.0, ledger=led, rng=0)
+    >>> type(rel).__name__, rel.candidates.shape, rel.plan.core, led.spent  # pure DP
+    ('LocalRelease', (34, 1), 0, (2.0, 0.0))
     """
     weights = data.weights
     n = data.n
@@ -436,7 +498,15 @@ def label_scores(label_adjacency, rows: np.ndarray, z: np.ndarray, q: int) -> np
     """``scores[i, a]``: the weight of the constraints of variable ``rows[i]`` to the decided
     variables (one-hot ``z`` of their labels, length ``n q``) that label ``a`` satisfies. One
     constraint of weight ``w <= 1`` adds ``w [(a, x_u) in R]`` to one variable's row: monotone,
-    sensitivity 1 (docs/privacy.md 14.6)."""
+    sensitivity 1 (docs/privacy.md 14.6).
+
+    >>> from dpgraph.engine import CSPInstance
+    >>> differ = {(0, 1), (1, 0)}  # constraints x0 != x1 and x1 != x2, q = 2
+    >>> L = CSPInstance(3, 2, [(0, 1, differ, 1.0), (1, 2, differ, 1.0)]).label_adjacency()
+    >>> z = np.zeros(6); z[0 * 2 + 1] = 1  # variable 0 decided, with label 1
+    >>> label_scores(L, np.array([1, 2]), z, 2).tolist()  # x1 = 0 satisfies; x2 sees nothing
+    [[1.0, 0.0], [0.0, 0.0]]
+    """
     idx = (np.asarray(rows)[:, None] * q + np.arange(q)[None, :]).ravel()
     return (label_adjacency[idx] @ z).reshape(len(rows), q)
 
@@ -455,6 +525,15 @@ def release_local_labels(label_adjacency, constraint_degrees: np.ndarray, q: int
     ``score(v, a) + Gumbel(1 / eps_m)``, with ``score(v, a)`` the weight of its constraints to
     variables decided before its batch that ``a`` satisfies: the exponential mechanism on
     monotone scores of sensitivity 1, each constraint read once. Returns ``(labels, order)``.
+
+    >>> from dpgraph.engine import CSPInstance
+    >>> differ = {(0, 1), (1, 0)}
+    >>> L = CSPInstance(3, 2, [(0, 1, differ, 1.0), (1, 2, differ, 1.0)]).label_adjacency()
+    >>> led = PrivacyLedger(epsilon=100, delta=0)
+    >>> labels, order = release_local_labels(L, np.array([1.0, 2.0, 1.0]), 2, epsilon=100.0,
+    ...                                      ledger=led, rng=np.random.default_rng(0))
+    >>> bool(labels[0] != labels[1] != labels[2]), int(order[0]), led.spent  # both satisfied
+    (True, 1, (100.0, 0.0))
     """
     n = int(constraint_degrees.shape[0])
     eps_d = degree_share * epsilon
@@ -508,6 +587,13 @@ class LocalPrivateGraph(PrivateGraph):
     ``sides`` (+-1 per node, the refined candidate) are a private two-way partition built for
     the cut; :meth:`sample` draws from the block model that :func:`dpgraph.privatize` releases
     on these sides (``synthetic_share``), so the synthetic graph keeps the cut structure.
+
+    >>> import networkx as nx
+    >>> from dpgraph.private_input import input_graph
+    >>> data = input_graph(nx.Graph(nx.karate_club_graph().edges()), weight=None)
+    >>> pg = release(data, epsilon=2.0, delta=1e-6, rank=None, ledger=PrivacyLedger(), rng=0)
+    >>> type(pg).__name__, pg.objective_names(), bool((pg.objective() == pg.sides).all())
+    ('LocalPrivateGraph', ('sides',), True)
     """
 
     sides: np.ndarray | None = None
@@ -568,7 +654,16 @@ def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger:
             rng, screening=None, plan: LocalPlan | None = None) -> LocalPrivateGraph:
     """:func:`dpgraph.privatize`'s entry to the route: :func:`release_local_sides` with the
     whole ``epsilon`` (``delta`` is not spent), as a :class:`LocalPrivateGraph` whose ``sides``
-    are the last candidate (the refined sides when the plan has a sweep)."""
+    are the last candidate (the refined sides when the plan has a sweep).
+
+    >>> import networkx as nx
+    >>> from dpgraph.private_input import input_graph
+    >>> data = input_graph(nx.Graph(nx.karate_club_graph().edges()), weight=None)
+    >>> led = PrivacyLedger(epsilon=2, delta=1e-6)
+    >>> pg = release(data, epsilon=2.0, delta=1e-6, rank=None, ledger=led, rng=0)
+    >>> pg.sides.shape, bool((pg.sides == pg.local.candidates[:, -1]).all()), led.spent
+    ((34,), True, (2.0, 0.0))
+    """
     rel = release_local_sides(data, epsilon=epsilon, ledger=ledger, rng=rng, plan=plan)
     diagnostics = {**rel.diagnostics, "screening": screening, "rank": rank,
                    "pca_halted": False,

@@ -83,12 +83,24 @@ MATRIX_FREE_DEFAULT_RANK = route_spec("matrix-free").default_rank  # declared wi
 def default_steps(n: int) -> int:
     """Number of power steps: ``max(8, ceil(1.25 ln n))`` (13 at n = 20,000, 15 at 100,000,
     18 at 10^6). A random start overlaps the signal by about ``1/sqrt(n)``, so the number of
-    steps needed to reach it grows like ``log n`` (BENCHMARKS.md, "Million-node graphs")."""
+    steps needed to reach it grows like ``log n`` (BENCHMARKS.md, "Million-node graphs").
+
+    Examples
+    --------
+    >>> default_steps(100), default_steps(20000), default_steps(10**6)  # the floor, then log n
+    (8, 13, 18)
+    """
     return max(8, math.ceil(1.25 * math.log(max(int(n), 2))))
 
 
 def clip_levels(d_tilde: np.ndarray, rank: int, kappa: float) -> np.ndarray:
-    """Row clipping levels ``l_i = kappa sqrt(rank d~_i / S)``, ``S = sum d~`` (docs 5.2)."""
+    """Row clipping levels ``l_i = kappa sqrt(rank d~_i / S)``, ``S = sum d~`` (docs 5.2).
+
+    Examples
+    --------
+    >>> clip_levels([1.0, 1.0, 2.0], 1, 2.0).round(6).tolist()  # 2 sqrt(1/4), 2 sqrt(2/4)
+    [1.0, 1.0, 1.414214]
+    """
     d_tilde = np.asarray(d_tilde, dtype=np.float64)
     return kappa * np.sqrt(rank * d_tilde / float(d_tilde.sum()))
 
@@ -114,7 +126,13 @@ def step_sensitivity(d_tilde: np.ndarray, rank: int, kappa: float) -> float:
 def core_sensitivity(d_tilde: np.ndarray, rank: int, core_kappa: float) -> float:
     """L2 sensitivity of the upper triangle of ``Q^T M Q`` (diagonal weighted by
     ``1/sqrt 2``) for ``Q = [u0, rows clipped at core_kappa]``: ``sqrt 2 (1 + core_kappa^2 rank)
-    / S`` (docs 5.3)."""
+    / S`` (docs 5.3).
+
+    Examples
+    --------
+    >>> round(core_sensitivity([1.0, 1.0, 2.0], 2, 1.0), 6)  # sqrt(2) (1 + 2) / 4
+    1.06066
+    """
     S = float(np.sum(d_tilde))
     return math.sqrt(2.0) * (1.0 + core_kappa ** 2 * rank) / S
 
@@ -387,7 +405,20 @@ def check_release_options(n: int, epsilon: float, delta: float, *, noise: str = 
     """The route's refusals that public values decide, before its first draw: its options, the
     noise, and a ``delta`` too large for the itemized accounting of its releases at
     ``epsilon`` (:func:`_check_itemization`). Returns the checked options and the budget split.
-    :func:`dpgraph.privatize` calls it before anything is charged (docs/privacy.md 11.1)."""
+    :func:`dpgraph.privatize` calls it before anything is charged (docs/privacy.md 11.1).
+
+    Examples
+    --------
+    >>> opts, budget = check_release_options(100, 1.0, 1e-6)
+    >>> opts.steps == default_steps(100), len(budget.steps)
+    (True, 8)
+    >>> bool(np.isclose(budget.degrees + budget.steps.sum() + budget.core, budget.rho))
+    True
+    >>> check_release_options(100, 1.0, 1e-6, noise="gaussian")
+    Traceback (most recent call last):
+    ...
+    ValueError: noise must be 'continuous' or 'discrete', got 'gaussian'
+    """
     opts = _Options.checked(n, steps=steps, kappa=kappa, core_kappa=core_kappa,
                             degree_share=degree_share, core_share=core_share,
                             final_steps=final_steps, final_weight=final_weight, average=average)
@@ -534,7 +565,18 @@ def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger:
             rng=None, screening=None, **options) -> FactorPrivateGraph:
     """The route interface of :mod:`dpgraph.release.routes`: :func:`release_matrix_free` (``options`` are
     its keyword arguments); ``screening`` (a released edge count's prediction, if any) is
-    recorded in the diagnostics."""
+    recorded in the diagnostics.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpgraph.private_input import input_graph
+    >>> data = input_graph(nx.Graph(nx.karate_club_graph().edges()), weight=None)
+    >>> led = PrivacyLedger(epsilon=2, delta=1e-6)
+    >>> pg = release(data, epsilon=2.0, delta=1e-6, rank=2, ledger=led, rng=0)
+    >>> type(pg).__name__, pg.n, pg.diagnostics["route"], led.spent  # all of the budget
+    ('FactorPrivateGraph', 34, 'matrix-free', (2.0, 1e-06))
+    """
     pg = release_matrix_free(data, epsilon=epsilon, delta=delta, rank=rank, ledger=ledger,
                              rng=rng, **options)
     pg.diagnostics["screening"] = screening

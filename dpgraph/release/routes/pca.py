@@ -57,18 +57,36 @@ BYTES_PER_PAIR = 48.0
 class PCAHaltedWarning(DPGraphWarning):
     """The private PCA halted (a private spectral-gap or coherence test failed) and, with no
     fallback, released a uniformly random subspace: results carry no information about the
-    graph (:attr:`PrivateGraph.halted`)."""
+    graph (:attr:`PrivateGraph.halted`).
+
+    >>> issubclass(PCAHaltedWarning, UserWarning)  # shown once per call site by default
+    True
+    """
 
 
 def estimated_memory(n: int, m: int, rank: int) -> int:
-    """Peak bytes of this route plus the dense solve downstream (``BYTES_PER_PAIR * n^2``)."""
+    """Peak bytes of this route plus the dense solve downstream (``BYTES_PER_PAIR * n^2``).
+
+    >>> estimated_memory(1000, 5000, 8) == 48 * 1000 ** 2, estimated_memory(100, 0, 2)
+    (True, 480000)
+    """
     return int(BYTES_PER_PAIR * float(n) ** 2)
 
 
 def regularizer(d_hat: np.ndarray, regularization) -> float:
     """``tau`` of the normalizer ``d~ = max(d^, 0) + tau``: the mean of ``max(d^, 0)`` floored
     at 1 (``"mean"``, Qin & Rohe's regularization), or a given number > 0. Shared by the
-    matrix-free route."""
+    matrix-free route.
+
+    >>> round(regularizer(np.array([4.0, 6.0, -1.0]), "mean"), 4)  # (4 + 6 + 0) / 3
+    3.3333
+    >>> regularizer(np.array([-2.0, 0.5, 1.0]), "mean"), regularizer(np.ones(3), 2.5)  # floor 1
+    (1.0, 2.5)
+    >>> regularizer(np.ones(3), 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: regularization must be 'mean' or a number > 0, got 0
+    """
     if isinstance(regularization, str) and regularization == "mean":
         return max(float(np.mean(np.maximum(d_hat, 0.0))), 1.0)
     tau = float(regularization)
@@ -78,13 +96,25 @@ def regularizer(d_hat: np.ndarray, regularization) -> float:
 
 
 def normalized_adjacency(weights, d_tilde: np.ndarray) -> sp.csr_array:
-    """``D~^-1/2 W D~^-1/2`` for a public normalizer ``d~ > 0`` (sparse in, sparse out)."""
+    """``D~^-1/2 W D~^-1/2`` for a public normalizer ``d~ > 0`` (sparse in, sparse out).
+
+    >>> import networkx as nx
+    >>> W = sp.csr_array(nx.to_numpy_array(nx.path_graph(3)))  # edges 0-1, 1-2
+    >>> normalized_adjacency(W, np.array([1.0, 4.0, 1.0])).toarray().tolist()  # 1 / sqrt(1 * 4)
+    [[0.0, 0.5, 0.0], [0.5, 0.0, 0.5], [0.0, 0.5, 0.0]]
+    """
     inv_sqrt = 1.0 / np.sqrt(np.asarray(d_tilde, dtype=np.float64))
     return sp.csr_array(sp.diags_array(inv_sqrt) @ sp.csr_array(weights) @ sp.diags_array(inv_sqrt))
 
 
 def tail_singular_value(M: sp.csr_array, rank: int, rng: np.random.Generator) -> float:
-    """sigma_{rank+1}(M) for symmetric M: the (rank+1)-th largest |eigenvalue| (non-private)."""
+    """sigma_{rank+1}(M) for symmetric M: the (rank+1)-th largest |eigenvalue| (non-private).
+
+    >>> import networkx as nx
+    >>> K4 = sp.csr_array(nx.to_numpy_array(nx.complete_graph(4)))  # eigenvalues 3, -1, -1, -1
+    >>> round(tail_singular_value(K4, 1, np.random.default_rng(0)), 6)
+    1.0
+    """
     n = M.shape[0]
     k = rank + 1
     if n <= 400:
@@ -103,6 +133,14 @@ def project(basis: np.ndarray, core: np.ndarray, radius: float, method: str) -> 
     matrix is the exact projection onto the intersection (the projection onto the larger set
     {X >= 0} already lies in it). Otherwise Dykstra's algorithm (accelerated dual form, two
     sets) gives the projection; ``method="clip"`` stops after the first step.
+
+    >>> A, info = project(np.full((4, 1), 0.5), np.array([[3.0]]), 1.0, "auto")
+    >>> A.tolist()[0], info["method"], info["exact_projection"]  # non-negative already
+    ([0.75, 0.75, 0.75, 0.75], 'clip', True)
+    >>> basis = np.array([[1.0], [-1.0]]) / np.sqrt(2)  # A' = [[1, -1], [-1, 1]]
+    >>> A, info = project(basis, np.array([[2.0]]), 0.1, "clip")
+    >>> A.round(6).tolist(), round(info["clip_spectral_change"], 6), info["exact_projection"]
+    ([[1.0, 0.0], [0.0, 1.0]], 1.0, False)
     """
     core = 0.5 * (core + core.T)
     lam, Q = np.linalg.eigh(core)
@@ -156,6 +194,23 @@ def release_low_rank(M, rank: int, adjacency, *, epsilon: float, delta: float, c
     ``ledger`` itself) gets the budget the halted steps and the core did not use (4.7);
     with no fallback, the random subspace of Alg. 5.8 is kept and a warning says so.
     Returns ``(basis, core, mechanism description, subspace result)``.
+
+    On the karate club (a small sparse graph) the gap test halts at this budget; the fallback
+    (here a stand-in returning its budget as the core) gets all that the PCA did not spend:
+
+    >>> import networkx as nx
+    >>> from dpgraph.private_input import input_graph
+    >>> from dpgraph.spectral import EntryAdjacency
+    >>> data = input_graph(nx.Graph(nx.karate_club_graph().edges()), weight=None)
+    >>> d = np.asarray(data.degrees, dtype=float) + 4.0
+    >>> M = normalized_adjacency(data.weights, d)
+    >>> adj = EntryAdjacency(max_abs=1 / d.min(), symmetric=True)  # w = 1 / min d~
+    >>> led = PrivacyLedger(epsilon=1, delta=1e-6)
+    >>> basis, core, how, sub = release_low_rank(
+    ...     M, 2, adj, epsilon=1.0, delta=1e-6, core_share=0.2, ledger=led, rng=0,
+    ...     fallback=lambda eps_left, dlt_left: (np.eye(34)[:, :2], np.diag([eps_left, 0.0])))
+    >>> how, float(round(led.spent[0] + core[0, 0], 6))
+    ('fallback (PCA halted at the gap test)', 1.0)
     """
     from dpgraph.spectral import private_subspace
     from dpgraph.spectral.bounds import projected_core_sensitivity
@@ -205,7 +260,19 @@ def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger:
             max_projector_noise: float | None = 0.5, pca_options: dict | None = None) -> PrivateGraph:
     """Steps 1-5 of the module docstring with the budget ``(epsilon, delta)``; returns the release.
 
-    Parameters are those of :func:`dpgraph.privatize` (validated there)."""
+    Parameters are those of :func:`dpgraph.privatize` (validated there).
+
+    >>> import networkx as nx
+    >>> from dpgraph.private_input import input_graph
+    >>> data = input_graph(nx.Graph(nx.karate_club_graph().edges()), weight=None)
+    >>> led = PrivacyLedger(epsilon=2, delta=1e-6)
+    >>> pg = release(data, epsilon=2.0, delta=1e-6, rank=2, ledger=led, rng=0,
+    ...              degree_share=0.1, tail_share=0.05, core_share=0.2)
+    >>> pg.diagnostics["route"], pg.diagnostics["low_rank_mechanism"]  # too sparse: halted
+    ('pca', 'randomized response (PCA halted at the gap test)')
+    >>> round(led.spent[0], 6), led.spent[1] <= 1e-6
+    (2.0, True)
+    """
     from dpgraph.spectral import EntryAdjacency
 
     gen, labels = rng, data.labels

@@ -31,7 +31,11 @@ BYTES_PER_PAIR = 56.0
 
 
 def estimated_memory(n: int, m: int, rank: int) -> int:
-    """Peak bytes of this route plus the dense solves downstream (``BYTES_PER_PAIR * n^2``)."""
+    """Peak bytes of this route plus the dense solves downstream (``BYTES_PER_PAIR * n^2``).
+
+    >>> estimated_memory(1000, 0, 2), estimated_memory(2000, 0, 2) // estimated_memory(1000, 0, 2)
+    (56000000, 4)
+    """
     return int(BYTES_PER_PAIR * float(n) ** 2)
 
 
@@ -58,7 +62,22 @@ def bernoulli_round(w: np.ndarray, rng) -> np.ndarray:
 def randomized_response_matrix(weights, *, epsilon: float, ledger: PrivacyLedger, rng, name: str,
                                 note: str) -> tuple[np.ndarray, float]:
     """Randomized response on every pair's Bernoulli-rounded weight (pure epsilon-DP,
-    docs/privacy.md 4.5, 4.12), returned de-biased: ``(A_RR - p) / (1 - 2p)`` (dense, symmetric, zero diagonal), and ``p``."""
+    docs/privacy.md 4.5, 4.12), returned de-biased: ``(A_RR - p) / (1 - 2p)`` (dense,
+    symmetric, zero diagonal), and ``p``.
+
+    >>> import networkx as nx
+    >>> from dpgraph.private_input import input_graph
+    >>> G = nx.Graph(nx.karate_club_graph().edges())
+    >>> led = PrivacyLedger(epsilon=2, delta=0)
+    >>> W, p = randomized_response_matrix(input_graph(G, weight=None).weights, epsilon=2.0,
+    ...                                   ledger=led, rng=0, name="rr", note="example")
+    >>> round(p, 4), round(1 / (1 + math.e ** 2), 4), led.spent  # p = 1 / (1 + e^eps)
+    (0.1192, 0.1192, (2.0, 0.0))
+    >>> bool((W == W.T).all() and not W.diagonal().any()), sorted(set(W.round(3).ravel().tolist()))
+    (True, [-0.157, 0.0, 1.157])
+
+    The two values are ``-p / (1 - 2p)`` and ``(1 - p) / (1 - 2p)``: each bit de-biased.
+    """
     n = weights.shape[0]
     iu, ju = np.triu_indices(n, 1)
     bits = bernoulli_round(weights.toarray()[iu, ju], rng)
@@ -80,6 +99,15 @@ def fallback_randomized_response(weights, d_tilde: np.ndarray, rank: int, *, eps
     first costs a lot of utility: BENCHMARKS.md), then expressed in the normalized frame of the
     PCA route as an orthonormal basis and core: ``D~^-1/2 V diag(lam) V^T D~^-1/2 = B C B^T``.
     Pure epsilon-DP (docs/privacy.md 4.5, 4.7, 4.12). Dense O(n^2) memory.
+
+    >>> import networkx as nx
+    >>> from dpgraph.private_input import input_graph
+    >>> G = nx.Graph(nx.karate_club_graph().edges())
+    >>> led = PrivacyLedger(epsilon=2, delta=1e-6)
+    >>> B, C = fallback_randomized_response(input_graph(G, weight=None).weights, np.full(34, 4.0),
+    ...                                     2, epsilon=2.0, ledger=led, rng=0)
+    >>> B.shape, bool(np.allclose(B.T @ B, np.eye(2))), bool(np.allclose(C, C.T)), led.spent
+    ((34, 2), True, True, (2.0, 0.0))
     """
     W, _ = randomized_response_matrix(weights, epsilon=epsilon, ledger=ledger, rng=rng,
                                        name="fallback: randomized response",
@@ -96,7 +124,17 @@ def release(data: GraphData, *, epsilon: float, delta: float, rank: int, ledger:
     kept de-biased. The export (``post``): posterior means under an empirical-Bayes prior, or
     the projection onto ``[0, 1]`` (perturb-and-project onto the box that contains every
     adjacency matrix) with or without a rank-r truncation first. All of it after the draw is
-    post-processing. ``delta`` is not spent (pure DP)."""
+    post-processing. ``delta`` is not spent (pure DP).
+
+    >>> import networkx as nx
+    >>> from dpgraph.private_input import input_graph
+    >>> G = nx.Graph(nx.karate_club_graph().edges())
+    >>> led = PrivacyLedger(epsilon=2, delta=1e-6)
+    >>> pg = release(input_graph(G, weight=None), epsilon=2.0, delta=1e-6, rank=2, ledger=led,
+    ...              rng=0)
+    >>> pg.n, pg.diagnostics["route"], led.spent  # pure: delta unspent
+    (34, 'randomized-response', (2.0, 0.0))
+    """
     post, gen = rr_postprocess, rng
     n, labels = data.n, data.labels
     report(f"randomized response on {n * (n - 1) // 2:,} node pairs (dense, {n:,} x {n:,})")
