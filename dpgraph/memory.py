@@ -28,7 +28,17 @@ __all__ = ["InsufficientMemoryError", "available_memory", "memory_limit", "check
 
 
 class InsufficientMemoryError(MemoryError):
-    """Raised before a large allocation that would not fit in the available memory."""
+    """Raised before a large allocation that would not fit in the available memory.
+
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"DPGRAPH_MEMORY_LIMIT": "1K"}):
+    ...     try:
+    ...         check_memory(10**6, what="a step")
+    ...     except InsufficientMemoryError as exc:  # a MemoryError: nothing was allocated
+    ...         print(isinstance(exc, MemoryError), "nothing was allocated" in str(exc))
+    True True
+    """
 
 
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}

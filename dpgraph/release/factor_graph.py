@@ -260,6 +260,15 @@ class FactorPrivateGraph(PrivateGraph):
     range :func:`dpgraph.privatize` accepts; an unclipped ``W^_ij`` of a small or dense graph
     can be several times 1) and :attr:`edge_count` into ``[0, n (n - 1) / 2]``, as on the dense
     routes. The solvers' objective (:meth:`operator`) stays the unclipped low-rank ``W^``.
+
+    >>> import networkx as nx, dpgraph
+    >>> G = nx.Graph(nx.karate_club_graph().edges())
+    >>> pg = dpgraph.privatize(G, epsilon=2.0, delta=1e-6, route="matrix-free", rng=0)
+    >>> type(pg).__name__, pg.basis.shape[0], pg.projected is None  # factors, nothing n x n
+    ('FactorPrivateGraph', 34, True)
+    >>> W = pg.weights()  # the dense export of a small graph, clipped to [0, 1]
+    >>> bool(W.min() >= 0 and W.max() <= 1), 0 <= pg.edge_count <= 34 * 33 / 2
+    (True, True)
     """
 
     def operator(self) -> LowRankOperator:

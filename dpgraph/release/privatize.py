@@ -264,7 +264,20 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
 @dataclass(frozen=True)
 class ReleaseOptions:
     """The checked route keywords of :func:`privatize`; each route takes the ones its
-    :class:`~dpgraph.release.routes.RouteSpec` names (:meth:`for_route`)."""
+    :class:`~dpgraph.release.routes.RouteSpec` names (:meth:`for_route`).
+
+    >>> kw = dict(degree_share=0.05, tail_share=0.05, core_share=0.1, screen_share=0.005,
+    ...           fallback="randomized-response", projection="auto", regularization="mean",
+    ...           max_projector_noise=None, rr_postprocess="posterior-degree",
+    ...           pca_options=None, matrix_free_options=None)
+    >>> sorted(ReleaseOptions.checked(**kw).for_route("pca"))[:3]
+    ['core_share', 'degree_share', 'fallback']
+    >>> try:
+    ...     ReleaseOptions.checked(**{**kw, "degree_share": 0.6, "tail_share": 0.5})
+    ... except ValueError as exc:
+    ...     print(exc)
+    degree_share + tail_share must be < 1 (the rest goes to the private PCA)
+    """
 
     degree_share: float
     tail_share: float

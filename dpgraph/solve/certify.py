@@ -73,7 +73,15 @@ _SPARSE_MAX_N, _SPARSE_MAX_DEG = 4000, 16
 
 class CertificateError(RuntimeError):
     """The relaxation of the input could not be verified to within ``certify_gap(n)`` (raised
-    before anything is spent)."""
+    before anything is spent).
+
+    >>> import networkx as nx
+    >>> try:  # no tolerance can verify a gap of 0: the proof needs room above the SDP value
+    ...     input_sdp_bound(nx.cycle_graph(5), rng=0, tau=0.0)
+    ... except CertificateError as exc:
+    ...     print(str(exc)[:44])
+    certify=True: the relaxation of the input co
+    """
 
 
 class VerifiedBound(NamedTuple):
