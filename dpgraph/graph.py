@@ -375,7 +375,7 @@ def _symmetrize(W: sp.csr_array, how: str | None, *, source: str) -> sp.csr_arra
             f"{source} is directed (its weight matrix is not symmetric); pass "
             f"symmetrize='max', 'sum' or 'mean' to say how to make it undirected"
         )
-    _check_choice("symmetrize", how, _SYMMETRIZE)
+    check_symmetrize(how)
     if how == "max":
         return W.maximum(W.T).tocsr()
     if how == "sum":
@@ -733,7 +733,7 @@ def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphDat
         if symmetrize is None:
             raise ValueError(f"{source} is directed; pass symmetrize='max', 'sum' or 'mean' "
                              f"to say how to make it undirected")
-        _check_choice("symmetrize", symmetrize, _SYMMETRIZE)
+        check_symmetrize(symmetrize)
         A = _symmetrize(A, symmetrize, source=source)
     zero_edges = 0 if weight is None else sum(1 for *_, w in _weighted_edges(G, weight) if w == 0)
     if zero_edges:
@@ -818,7 +818,7 @@ def as_graph_data(G, *, weight: str | None = "weight", symmetrize: str | None = 
     >>> as_graph_data(nx.karate_club_graph(), weight=None)  # its 'weight' attribute ignored
     GraphData(n=34, m=78, weights in [1, 1])
     """
-    _check_choice("symmetrize", symmetrize, _SYMMETRIZE)
+    check_symmetrize(symmetrize)
     _check_choice("duplicates", duplicates, _DUPLICATES)
     if weight is not None and not isinstance(weight, str):
         raise TypeError(f"weight must be an edge attribute name (str) or None, got {weight!r}")

@@ -210,14 +210,9 @@ def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | N
 
 def _read_file(spec: str, *, format: str | None, symmetrize: str | None, ids: str | None,
                duplicates: str | None = None, nodes=None):
-    from dpgraph.io import NoEdgesError, detect_format, read_graph
+    from dpgraph.io import detect_format, read_graph
 
-    try:
-        fmt = format or detect_format(spec)
-    except NoEdgesError:
-        if nodes is None:
-            raise
-        fmt = "snap"  # no data line: an edge list that lists no edge (read_graph does the same)
+    fmt = format or detect_format(spec, nodes=nodes)
     kw = {"symmetrize": symmetrize} if symmetrize else {}
     if duplicates is not None:
         kw["duplicates"] = duplicates

@@ -65,8 +65,8 @@ import numpy as np
 from dpgraph.graph import GraphData, as_graph_data, public_nodes, unweighted, with_nodes
 from dpgraph.io import library as _lib
 from dpgraph.io import text as _text
-from dpgraph.io.base import (GraphFormatError, NoEdgesError, nonfinite_weight_error, open_text,
-                             scan_lines)
+from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_ids, nonfinite_weight_error,
+                             open_text, scan_lines)
 
 __all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "check_writable",
            "output_format",
@@ -164,9 +164,11 @@ def _sniff(path) -> str | None:
     return None
 
 
-def detect_format(path) -> str:
+def detect_format(path, *, nodes=None) -> str:
     """Return the format name of ``path`` from its extension and, where that is ambiguous
-    (``.txt``, ``.dat``, ``.edges``, none), from its first lines.
+    (``.txt``, ``.dat``, ``.edges``, none), from its first lines. ``nodes`` (the public node
+    set, :func:`read_graph`): given, a file without data lines is an edge list that lists no
+    edge (``"snap"``); otherwise it raises :class:`NoEdgesError`.
 
     Content rules: ``%%MatrixMarket`` -> mtx; ``<?xml``/``<graphml`` -> graphml; ``graph [`` ->
     gml; ``*Vertices`` -> pajek; a ``p edge`` line -> dimacs; a third field starting with ``{``
@@ -196,7 +198,12 @@ def detect_format(path) -> str:
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no such graph file: {path}")
     with _decoding_errors(path, lambda: "a graph file"):
-        return _detect(path)
+        try:
+            return _detect(path)
+        except NoEdgesError:
+            if nodes is None:
+                raise
+            return "snap"
 
 
 def _detect(path) -> str:
@@ -332,12 +339,7 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
     _check_reading_options(kw)
     with _decoding_errors(path, lambda: fmt):
         if format is None:
-            try:
-                fmt = detect_format(path)
-            except NoEdgesError:
-                if nodes is None:
-                    raise
-                fmt = "snap"  # no data line: an edge list that lists no edge
+            fmt = detect_format(path, nodes=nodes)
         reader = _REGISTRY[fmt][0]
         drop_weights = "weight" in kw and kw["weight"] is None
         if drop_weights and "weight" not in inspect.signature(reader).parameters:
@@ -370,8 +372,8 @@ def _check_reading_options(kw: dict) -> None:
     if "duplicates" in kw:
         check_duplicates(kw["duplicates"])
     check_symmetrize(kw.get("symmetrize"))
-    if "ids" in kw and kw["ids"] not in ("auto", "int", "str"):
-        raise ValueError(f"ids={kw['ids']!r} is not 'auto', 'int' or 'str'")
+    if "ids" in kw:
+        check_ids(kw["ids"])
 
 
 def _without_edges(nodes, fmt: str) -> GraphData:

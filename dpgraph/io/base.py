@@ -28,6 +28,7 @@ __all__ = ["GraphFormatError", "HeaderTooLargeError", "open_text", "open_binary"
            "simple_delimiter", "arrow_edge_options",
            "load_table", "check_node_count", "BYTES_PER_NODE", "BYTES_PER_EDGE", "AsciiStream",
            "predicted_lines", "is_regular_file", "check_whole_file_read", "check_tokens_fit",
+           "check_document_read", "check_ids", "NoEdgesError",
            "WHOLE_FILE_BYTES_PER_LINE",
            "DOCUMENT_BYTES_PER_BYTE"]
 
@@ -109,6 +110,22 @@ PER_LINE_BYTE = {"rows": 1, "networkx": 4, "table": 0}
 DOCUMENT_BYTES_PER_BYTE = {"graphml": 30, "gml": 20, "pajek": 15}
 
 
+def check_ids(ids) -> str:
+    """``ids`` if it is a rule for the node ids of SNAP and CSV files ("auto", "int" or
+    "str"), else a ValueError."""
+    if ids not in ("auto", "int", "str"):
+        raise ValueError(f"ids={ids!r} is not 'auto', 'int' or 'str'")
+    return ids
+
+
+def _head_lines(path, skip: int) -> list[bytes]:
+    """The complete lines of the first 64 KiB of an uncompressed file after its first
+    ``skip`` lines (the whole head when no line ends in it)."""
+    with open(path, "rb") as fh:
+        head = fh.read(1 << 16)
+    return head.split(b"\n")[skip:-1] or [head]
+
+
 def _gzip_profile(path) -> tuple[int, int]:
     """``(decompressed bytes, newlines)`` of a gzip file, streamed 256 KiB at a time: its
     compressed size says nothing of either (a few MB can hold gigabytes of lines)."""
@@ -138,12 +155,9 @@ def predicted_lines(path, skip: int = 0, *, gzip_count: bool = True) -> tuple[in
         size, newlines = _gzip_profile(path)
         lines = max(newlines + 1 - int(skip), 1)
         return lines, max(size / lines, 4.0)
-    size = os.path.getsize(path)
-    with open(path, "rb") as fh:
-        head = fh.read(1 << 16)
-    lines = head.split(b"\n")[skip:-1] or [head]
+    lines = _head_lines(path, skip)
     mean = max(sum(len(x) + 1 for x in lines) / len(lines), 4.0)
-    return int(size / mean) + 1, mean
+    return int(os.path.getsize(path) / mean) + 1, mean
 
 
 def check_whole_file_read(path, skip: int = 0, *, reader: str = "rows") -> None:
@@ -181,9 +195,7 @@ def check_tokens_fit(path, skip: int = 0, *, arcs: bool = False) -> None:
 
     if not is_regular_file(path) or is_gzip(path):
         return
-    with open(path, "rb") as fh:
-        head = fh.read(1 << 16)
-    body = b"\n".join(head.split(b"\n")[skip:-1]) or head
+    body = b"\n".join(_head_lines(path, skip))
     per_token = max(len(body) / max(len(body.split()), 1), 2.0)
     tokens = int(os.path.getsize(path) / per_token) + 1
     per = TOKEN_BYTES[bool(arcs)]

@@ -22,8 +22,6 @@ it with the same result, the same warnings and the same error messages as before
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -48,12 +46,6 @@ NODE_BYTES = 64
 # file equally fast, as fast as pyarrow's whole-file reader).
 BLOCK_SIZE = 1 << 24
 _INT32 = np.iinfo(np.int32)
-
-
-def _predicted_lines(path, skip: int) -> int:
-    """Edge lines the file holds, predicted from its size and the mean length of its first
-    lines (to price the read before it starts)."""
-    return predicted_lines(path, skip)[0]
 
 
 def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str = "max",
@@ -81,7 +73,7 @@ def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str
         return None
     weighted = ncols == 3
     per_edge = PEAK_BYTES_PER_EDGE[weighted]
-    predicted = _predicted_lines(path, skip)
+    predicted = predicted_lines(path, skip)[0]
     check_memory(per_edge * predicted,
                  what=f"reading {path} (about {predicted:,} edge lines predicted from its size)",
                  fit=(lambda k: per_edge * k, "About {:,} edge lines fit."))

@@ -21,7 +21,8 @@ import scipy.sparse as sp
 from dpgraph.caller import caller_stacklevel
 from dpgraph.graph import GraphData, GraphInputWarning, from_coo, merge_arcs
 from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_node_count, check_tokens,
-                             check_tokens_fit, check_whole_file_read, is_gzip, is_skippable,
+                             check_ids, check_tokens_fit, check_whole_file_read, is_gzip,
+                             is_skippable,
                     load_table, open_binary, open_text, row_line, scan_lines, simple_delimiter,
                     arrow_edge_options,
                     strip_comment)
@@ -206,8 +207,7 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
                          "format='csv' (or the extension .csv)")
         raise GraphFormatError(path, fnum, fline, expected, problem=f"{ncols} field(s) on the line")
     directed = symmetrize is not None
-    if ids not in ("auto", "int", "str"):
-        raise ValueError(f"ids={ids!r} is not 'auto', 'int' or 'str'")
+    check_ids(ids)
     if ids == "auto":  # the writer's '# ids: str' line (write_snap) says what the ids are
         ids = declared_ids(line for _, line in comments_before) or "auto"
     header = looks_like_header(tokens)
@@ -509,8 +509,7 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
     from dpgraph.graph import check_duplicates
 
     check_duplicates(duplicates)
-    if ids not in ("auto", "int", "str"):
-        raise ValueError(f"ids={ids!r} is not 'auto', 'int' or 'str'")
+    check_ids(ids)
     comments, hnum, hline = [], None, None
     for number, line in scan_lines(path):
         if not line.strip():
