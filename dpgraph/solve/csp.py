@@ -193,7 +193,7 @@ class PrivateCSPResult(PrivateResult):
     >>> from dpgraph.engine import CSPInstance
     >>> differ = {(0, 1), (1, 0)}  # a "not equal" constraint on two values
     >>> inst = CSPInstance(4, 2, [(0, 1, differ, 1.0), (1, 2, differ, 1.0), (2, 3, differ, 1.0)])
-    >>> res = max_2csp(inst, epsilon=1.0, delta=1e-6, rng=0)
+    >>> res = max_2csp(inst, epsilon=1.0, delta=1e-6)
     >>> sorted(res.assignment), set(res.assignment.values()) <= {0, 1}
     ([0, 1, 2, 3], True)
     >>> lo, hi = res.estimate_interval
