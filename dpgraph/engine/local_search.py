@@ -32,7 +32,11 @@ The search is post-processing of whatever weights it is given; it has no privacy
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
+import sys
+import threading
 import time
 from dataclasses import dataclass
 
@@ -45,27 +49,89 @@ from dpgraph.engine.rounding import cut_values, rebalance
 __all__ = ["TabuResult", "tabu_search", "anneal", "improve_cut", "prepare", "PreparedOperator",
            "numba_available", "jit"]
 
-try:  # a dependency on CPython; where it is missing a pure-NumPy loop makes the same moves
-    if os.environ.get("DPGRAPH_NO_NUMBA"):
-        raise ImportError("disabled by DPGRAPH_NO_NUMBA")
-    import numba as _numba
-except ImportError:  # pragma: no cover - exercised by the fallback tests via backend="numpy"
-    _numba = None
-
 _RANDOM_POOL = 1 << 16   # pre-drawn uniforms / tenures, cycled (shared by all back ends)
 _NEG = -np.inf
+
+# numba (a dependency on CPython) is imported on the first kernel call, not with dpgraph: it
+# costs about 50 MB of memory and 0.3 s of import time, which a call that runs no kernel
+# (reading a graph, most of a synthetic release, the command's --help) need not pay.
+# None: not tried yet; False: missing or disabled (a pure-NumPy loop makes the same moves).
+_numba = None
+_NUMBA_LOCK = threading.RLock()
+_KERNELS: list = []
+
+
+def _numba_module():
+    """The numba module, imported on first use, or None where it is missing (PyPy, a platform
+    with no numba wheel) or disabled by ``DPGRAPH_NO_NUMBA``."""
+    global _numba
+    if _numba is None:
+        with _NUMBA_LOCK:
+            if _numba is None:
+                try:
+                    if os.environ.get("DPGRAPH_NO_NUMBA"):
+                        raise ImportError("disabled by DPGRAPH_NO_NUMBA")
+                    import numba
+                    _numba = numba
+                except ImportError:
+                    _numba = False
+    return _numba or None
 
 
 def numba_available() -> bool:
     """Whether the numba kernels are used (numba is installed with dpgraph on CPython; False
-    on an interpreter without it, or with ``DPGRAPH_NO_NUMBA`` set)."""
-    return _numba is not None
+    on an interpreter without it, or with ``DPGRAPH_NO_NUMBA`` set). The first call imports
+    numba."""
+    return _numba_module() is not None
+
+
+class _Kernel:
+    """A kernel of :func:`jit`: ``py_func`` compiled by numba on the first call of any
+    kernel (:func:`_compile_kernels`), or run as Python where numba cannot be imported."""
+
+    def __init__(self, f):
+        functools.update_wrapper(self, f)
+        self.py_func = f
+        self._run = None
+
+    def __call__(self, *args):
+        run = self._run
+        if run is None:
+            _compile_kernels()
+            run = self._run
+        return run(*args)
+
+
+def _compile_kernels() -> None:
+    """Give every kernel of :func:`jit` its callable at once: numba's dispatcher (``njit``,
+    cached on disk, releasing the GIL), also bound to the kernel's name in its module, so that
+    a kernel calling another one finds a dispatcher when numba types it (each compiles on its
+    first call); the Python function where numba cannot be imported."""
+    numba = _numba_module()
+    with _NUMBA_LOCK:
+        for kernel in _KERNELS:
+            if kernel._run is not None:
+                continue
+            f = kernel.py_func
+            run = numba.njit(cache=True, nogil=True)(f) if numba is not None else f
+            module = sys.modules.get(f.__module__)
+            if numba is not None and module is not None \
+                    and module.__dict__.get(f.__name__) is kernel:
+                module.__dict__[f.__name__] = run
+            kernel._run = run
 
 
 def jit(f):
-    """``f`` compiled by numba (``njit``, cached, releasing the GIL) when numba is available,
-    else ``f`` itself: the kernels are written so that both run the same moves."""
-    return _numba.njit(cache=True, nogil=True)(f) if _numba is not None else f
+    """``f`` compiled by numba (``njit``, cached, releasing the GIL) where numba is installed,
+    else ``f`` itself: the kernels are written so that both run the same moves. numba is
+    imported and the kernels compiled (or loaded from numba's cache) on the first call of
+    one of them; without numba installed (or with ``DPGRAPH_NO_NUMBA`` set) ``f`` is returned
+    as it is."""
+    if os.environ.get("DPGRAPH_NO_NUMBA") or importlib.util.find_spec("numba") is None:
+        return f
+    kernel = _Kernel(f)
+    _KERNELS.append(kernel)
+    return kernel
 
 
 # --------------------------------------------------------------------------------------------
@@ -451,14 +517,14 @@ def _offdiag_csr(W) -> sp.csr_array:
 def _pick_backend(op, backend: str):
     W = getattr(op, "W", None)
     if backend == "auto":
-        if _numba is None or W is None:
+        if W is None or not numba_available():
             return "numpy"
         if isinstance(W, np.ndarray):
             return "numba-dense"
         return "numba-csr" if sp.issparse(W) else "numpy"
     if backend not in ("numpy", "numba-csr", "numba-dense"):
         raise ValueError(f"backend must be 'auto', 'numpy', 'numba-csr' or 'numba-dense', got {backend!r}")
-    if backend != "numpy" and _numba is None:
+    if backend != "numpy" and not numba_available():
         raise ValueError(f"backend={backend!r} needs numba (pip install numba), which is not installed")
     if backend == "numba-dense" and not isinstance(W, np.ndarray):
         raise ValueError("backend='numba-dense' needs a dense weight operator")

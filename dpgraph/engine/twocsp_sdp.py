@@ -817,7 +817,7 @@ def _tabu_label_kernel(indptr, indices, data, n, q, x, s, tabu_until, tenures, i
 
 # compiled by numba where it is installed (a dependency on CPython, as in
 # :mod:`dpgraph.engine.local_search`); the NumPy loop runs without it
-_tabu_label_jit = jit(_tabu_label_kernel) if numba_available() else None
+_tabu_label_jit = jit(_tabu_label_kernel)
 
 
 def _perturbed_restart(A, x, best_x, z, s, tabu_until, gen, perturb, it, tenure) -> float:
@@ -882,7 +882,7 @@ def label_tabu_search(A, x: np.ndarray, q: int, *, moves: int = 100000, time_lim
     tabu_until = np.zeros(n, dtype=np.int64)
     thr = 1e-9 * max(1.0, float(np.abs(data).max()) if data.size else 1.0)
     t0 = time.perf_counter()
-    if _tabu_label_jit is not None and backend != "numpy":
+    if backend != "numpy" and numba_available():
         it = last = 0
         tenures = gen.integers(t_lo, t_hi + 1, 1 << 16).astype(np.int64)
         sf = s.reshape(-1)
