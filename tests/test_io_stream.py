@@ -17,6 +17,15 @@ IDS = st.one_of(st.integers(0, 30), st.integers(-5, 5), st.integers(2**31 - 3, 2
                 st.integers(10**12, 10**12 + 50), st.sampled_from([0, 7, 10**9, 2**40]))
 
 
+@pytest.fixture(autouse=True)
+def _arrow_for_every_size(monkeypatch):
+    """These tests read small files through the pyarrow stream, which the readers keep for
+    files of ARROW_MIN_BYTES and more (tests/test_light_imports.py)."""
+    import dpgraph.io.base
+
+    monkeypatch.setattr(dpgraph.io.base, "ARROW_MIN_BYTES", 0)
+
+
 def _read(path, monkeypatch, streamed, fmt="snap", **kw):
     """``(GraphData or the error text, warning texts)`` with or without the stream."""
     with monkeypatch.context() as mp:

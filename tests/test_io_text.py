@@ -263,6 +263,9 @@ def test_pyarrow_path_reads_what_the_numpy_path_reads(tmp_path, monkeypatch, tex
     from dpgraph.io import text as _text
 
     pytest.importorskip("pyarrow")
+    import dpgraph.io.base
+
+    monkeypatch.setattr(dpgraph.io.base, "ARROW_MIN_BYTES", 0)  # pyarrow on every size
     path = tmp_path / "e.txt"
     path.write_bytes(text.encode())
     # the streamed reader (tests/test_io_stream.py) is set aside: this compares the two

@@ -24,7 +24,7 @@ from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_node_count, c
                              check_ids, check_tokens_fit, check_whole_file_read, is_gzip,
                              is_skippable,
                     load_table, open_binary, open_text, row_line, scan_lines, simple_delimiter,
-                    arrow_edge_options,
+                    arrow_edge_options, prefer_arrow,
                     strip_comment)
 
 
@@ -104,7 +104,7 @@ def read_gset(path, *, duplicates: str = "max") -> GraphData:
                                problem="impossible header counts")
     check_node_count(path, hnum, hline, n, expected_header, edges=m)
     body, _ = _peek(path, _GSET_COMMENTS, 2)
-    if len(body) == 2:  # large simple files: streamed into the CSR
+    if len(body) == 2 and prefer_arrow(path):  # large simple files: streamed into the CSR
         from dpgraph.io.stream import read_edge_stream
 
         data = read_edge_stream(path, 3, skip=hnum, first=body[1][1], duplicates=duplicates,
@@ -213,7 +213,7 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
     header = looks_like_header(tokens)
     if header and (ids == "int" or (ncols == 3 and not _is_number(tokens[2]))):
         raise header_row_error(path, fnum, fline)
-    if ids != "str" and not directed:  # large simple files: streamed into the CSR
+    if ids != "str" and not directed and prefer_arrow(path):  # large simple files: streamed
         from dpgraph.io.stream import read_edge_stream
 
         data = read_edge_stream(path, ncols, skip=fnum - 1, first=fline, duplicates=duplicates,
@@ -222,7 +222,8 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
             return data
     check_whole_file_read(path, skip=fnum - 1)
     names = [("u", "i8"), ("v", "i8")] + ([("w", "f8")] if ncols == 3 else [])
-    table = None if ids == "str" else _arrow_table(path, ncols, skip=fnum - 1, first=fline)
+    table = None if ids == "str" or not prefer_arrow(path) else \
+        _arrow_table(path, ncols, skip=fnum - 1, first=fline)
     try:
         if ids == "str":
             raise ValueError("string ids asked for")
@@ -554,7 +555,8 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
     check_whole_file_read(path, skip=hnum)
     table = None
     if ids != "str" and len(comments) == hnum - 1:  # no blank line before the header row
-        table = _csv_arrow(path, hnum, delimiter, len(columns), wcol)
+        table = _csv_arrow(path, hnum, delimiter, len(columns), wcol) if prefer_arrow(path) \
+            else None
     if table is None:
         table = _csv_rows(path, hnum, hline, delimiter, columns, wcol, ids)
     u, v, w = table
