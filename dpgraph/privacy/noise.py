@@ -730,6 +730,44 @@ def _grid_rounded(arr: np.ndarray, g: float) -> np.ndarray:
     return np.clip(q, -float(GRID_LIMIT), float(GRID_LIMIT)).astype(_I64)
 
 
+def _zcdp_rho(epsilon: float, delta: float) -> float:
+    """``approx_dp_to_zcdp_rho(epsilon, delta)`` (the CKS conversion, docs/privacy.md 13.2);
+    where its root-finding fails in floating point (an epsilon far below the discrete Gaussian's
+    range at a tiny delta: 1e-13 at delta 1e-20 raised SciPy's "f(a) and f(b) must have
+    different signs"), the standard conversion ``rho = (sqrt(epsilon + L) - sqrt(L))^2``,
+    ``L = ln(1 / delta)``, computed without cancellation and shrunk by ``1e-9``: every
+    ``rho``-zCDP mechanism is ``(rho + 2 sqrt(rho L), delta)``-DP (Bun-Steinke Prop. 1.3), and
+    that is ``epsilon`` at the exact root, so the shrunk value is a valid, smaller ``rho``."""
+    from dpgraph.privacy.calibration import approx_dp_to_zcdp_rho
+
+    try:
+        return approx_dp_to_zcdp_rho(epsilon, delta)
+    except (ValueError, ArithmeticError):
+        eps, L = float(epsilon), math.log(1.0 / float(delta))
+        if not (math.isfinite(eps) and eps > 0 and math.isfinite(L) and L > 0):
+            raise
+        return (eps / (math.sqrt(eps + L) + math.sqrt(L))) ** 2 * (1.0 - 1e-9)
+
+
+def _discrete_gaussian_fit(sensitivity: float, rho: float, k: int):
+    """``(grid, sigma in steps, D_Z)`` of :func:`discrete_gaussian_parameters` at ``rho`` for
+    ``k`` changed coordinates, or None outside the sampler's range."""
+    g = sensitivity / (GRID_STEPS * math.sqrt(k))
+    sigma, d_z = math.inf, math.inf
+    with np.errstate(all="ignore"):
+        for _ in range(3):
+            if not (math.isfinite(g) and g > 0 and rho > 0):
+                break
+            d_z = (sensitivity / g) * (1 + 1e-12) + math.sqrt(k)
+            sigma = d_z / math.sqrt(2.0 * rho)
+            if sigma <= _MAX_SIGMA_STEPS:
+                break
+            g *= sigma / _MAX_SIGMA_STEPS
+    if not (math.isfinite(g) and g > 0 and 0 < sigma <= 2 * _MAX_SIGMA_STEPS):
+        return None
+    return g, sigma, d_z
+
+
 def discrete_gaussian_parameters(sensitivity: float, epsilon: float, delta: float,
                                  changed: int, *, rho: float | None = None) -> dict:
     """Grid and variance of the discrete Gaussian mechanism (docs/privacy.md 13.2).
@@ -741,32 +779,148 @@ def discrete_gaussian_parameters(sensitivity: float, epsilon: float, delta: floa
     ``N_Z(0, sigma^2)`` per coordinate is ``D_Z^2 / (2 sigma^2)``-zCDP (CKS Thm 14), so sigma^2
     ``>= D_Z^2 / (2 rho)`` with ``rho = approx_dp_to_zcdp_rho(epsilon, delta)`` gives
     (epsilon, delta)-DP; sigma^2 is rounded up to ``t u`` with ``t = floor(sigma) + 1``.
-    ``rho`` given: calibrate to that zCDP parameter instead (``epsilon``, ``delta`` unused)."""
-    from dpgraph.privacy.calibration import approx_dp_to_zcdp_rho
+    ``rho`` given: calibrate to that zCDP parameter instead (``epsilon``, ``delta`` unused).
 
+    Outside the sampler's range (:func:`discrete_gaussian_in_range`) a ValueError names the
+    parameter and the least value that works (:func:`discrete_gaussian_min_epsilon`,
+    :func:`discrete_gaussian_min_rho`).
+
+    >>> discrete_gaussian_parameters(1.0, 1.0, 1e-6, 1)["t"]
+    4645
+    >>> discrete_gaussian_parameters(1.0, 1e-7, 1e-20, 2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: sensitivity=1.0, epsilon=1e-07, delta=1e-20: outside the discrete Gaussian's range for 2 changed coordinates: ... epsilon >= 6.35e-06 at this delta ...
+    """
     k = max(int(changed), 1)
-    rho = approx_dp_to_zcdp_rho(epsilon, delta) if rho is None else float(rho)
-    g = sensitivity / (GRID_STEPS * math.sqrt(k))
-    sigma = math.inf
-    with np.errstate(all="ignore"):
-        for _ in range(3):
-            if not (math.isfinite(g) and g > 0 and rho > 0):
-                break
-            d_z = (sensitivity / g) * (1 + 1e-12) + math.sqrt(k)
-            sigma = d_z / math.sqrt(2.0 * rho)
-            if sigma <= _MAX_SIGMA_STEPS:
-                break
-            g *= sigma / _MAX_SIGMA_STEPS
-    if not (math.isfinite(g) and g > 0 and 0 < sigma <= 2 * _MAX_SIGMA_STEPS):
-        raise ValueError(f"sensitivity={sensitivity!r}, epsilon={epsilon!r}, delta={delta!r}: "
-                         f"outside the discrete Gaussian's range (grid step {g!r}): a noise this "
-                         f"large hides any answer; use a larger epsilon or delta (at this step "
-                         f"of the computation they are shares of the ones you passed; a direct "
-                         f"call of a dpgraph.privacy mechanism may pass sampler='continuous')")
+    given_rho = rho is not None
+    rho = _zcdp_rho(epsilon, delta) if rho is None else float(rho)
+    fit = _discrete_gaussian_fit(sensitivity, rho, k)
+    if fit is None:
+        coords = f"{k:,} changed coordinate{'s' if k > 1 else ''}"
+        if given_rho:
+            what, need = (f"sensitivity={sensitivity!r}, rho={rho!r}",
+                          f"use a larger rho: rho >= {_round_up(discrete_gaussian_min_rho(k))}")
+        else:
+            what = f"sensitivity={sensitivity!r}, epsilon={epsilon!r}, delta={delta!r}"
+            need = (f"use a larger epsilon: epsilon >= "
+                    f"{_round_up(discrete_gaussian_min_epsilon(delta, k))} at this delta")
+        raise ValueError(f"{what}: outside the discrete Gaussian's range for {coords}: a noise "
+                         f"this large hides any answer; {need} (at this step of the computation "
+                         f"they are shares of the ones you passed; a direct call of a "
+                         f"dpgraph.privacy mechanism may pass sampler='continuous')")
+    g, sigma, d_z = fit
     t = math.floor(sigma) + 1
     u = math.ceil(sigma * sigma / t)
     return {"grid": g, "t": t, "u": u, "sensitivity_steps": d_z,
             "rho": d_z * d_z / (2.0 * t * u), "sigma": g * math.sqrt(t * u)}
+
+
+def _round_up(x: float) -> str:
+    """``x`` rounded up to 3 significant digits, for a message (a value that works)."""
+    digits = 10.0 ** (math.floor(math.log10(x)) - 2)
+    return f"{math.ceil(x * (1.0 + 1e-9) / digits) * digits:.3g}"
+
+
+def discrete_gaussian_in_range(sensitivity: float, epsilon: float, delta: float,
+                               changed: int = 1, *, rho: float | None = None) -> bool:
+    """Whether :func:`discrete_gaussian_parameters` accepts a Gaussian release of L2
+    ``sensitivity`` at ``(epsilon, delta)`` (or at zCDP ``rho``) with ``changed`` coordinates
+    that adjacent inputs may move, i.e. whether :func:`gaussian_mechanism`
+    (``sampler="discrete"``) and :func:`discrete_gaussian_noise` can draw it. Public arithmetic
+    only: nothing is charged or drawn (docs/privacy.md 11.1). The range does not depend on the
+    sensitivity (the grid scales with it).
+
+    >>> discrete_gaussian_in_range(1.0, 1.0, 1e-6), discrete_gaussian_in_range(1.0, 1e-7, 1e-20)
+    (True, False)
+    """
+    try:
+        r = _zcdp_rho(float(epsilon), float(delta)) if rho is None else float(rho)
+        return _discrete_gaussian_fit(float(sensitivity), r, max(int(changed), 1)) is not None
+    except (ValueError, OverflowError, ZeroDivisionError):
+        return False
+
+
+def _least(ok, hi: float = 1.0) -> float:
+    """The least positive ``x`` (to about 1e-12 relative) with ``ok(x)``, for ``ok`` monotone."""
+    while not ok(hi):
+        hi *= 2.0
+        if hi > 1e300:  # nothing in range (a delta of 0, say): no value works
+            return math.inf
+    while ok(hi / 2.0) and hi > 1e-300:
+        hi /= 2.0
+    lo = hi / 2.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
+
+
+def discrete_gaussian_min_rho(changed: int = 1) -> float:
+    """The least zCDP ``rho`` at which a discrete Gaussian release of ``changed`` coordinates is
+    in the sampler's range (:func:`discrete_gaussian_in_range`): about
+    ``changed / (2 (2^21 - ...)^2)``. Public arithmetic only.
+
+    >>> r = discrete_gaussian_min_rho(1)
+    >>> discrete_gaussian_in_range(1.0, 1, 0.5, rho=r), discrete_gaussian_in_range(1.0, 1, 0.5, rho=r / 2)
+    (True, False)
+    """
+    k = max(int(changed), 1)
+    return _least(lambda r: _discrete_gaussian_fit(1.0, r, k) is not None)
+
+
+def discrete_gaussian_min_epsilon(delta: float, changed: int = 1) -> float:
+    """The least epsilon at which a discrete Gaussian release of ``changed`` coordinates at
+    ``delta`` is in the sampler's range (:func:`discrete_gaussian_in_range`; the range does
+    not depend on the sensitivity). Public arithmetic only.
+
+    >>> e = discrete_gaussian_min_epsilon(1e-20, 2)
+    >>> 1e-6 < e < 1e-5, discrete_gaussian_in_range(1.0, e, 1e-20, 2)
+    (True, True)
+    >>> discrete_gaussian_in_range(1.0, e * (1 - 1e-6), 1e-20, 2)
+    False
+    """
+    k = max(int(changed), 1)
+    return _least(lambda e: discrete_gaussian_in_range(1.0, e, delta, k))
+
+
+def check_gaussian_shares(epsilon: float, delta: float, releases, *, caller: str,
+                          advice: str = "") -> None:
+    """Refuse, before anything is charged or drawn (docs/privacy.md 11.1), an
+    ``(epsilon, delta)`` at which one of ``releases`` would fall outside the exact discrete
+    Gaussian sampler's range (:func:`discrete_gaussian_in_range`), where it would be refused only
+    after the releases before it were drawn: the discrete Gaussian counterpart of
+    :func:`check_laplace_shares`. ``releases``: ``(what, share, changed)`` triples, each a
+    discrete Gaussian release of ``changed`` coordinates at ``(share * epsilon, share *
+    delta)`` (shares <= 0 are skipped). The ValueError names the first release out of range,
+    its share, and the least epsilon (at this delta) at which every listed release fits;
+    ``advice`` is appended.
+
+    >>> check_gaussian_shares(1.0, 1e-6, [("the degrees", 0.05, 2)], caller="f")
+    >>> try:
+    ...     check_gaussian_shares(1e-6, 1e-6, [("the degrees", 0.05, 2)], caller="f")
+    ... except ValueError as e:
+    ...     print(str(e)[:68])
+    f: at epsilon=1e-06, delta=1e-06, the degrees would get 0.05 of them
+    """
+    releases = [(what, float(share), max(int(changed), 1)) for what, share, changed in releases
+                if share > 0]
+    bad = [(what, share, k) for what, share, k in releases
+           if not discrete_gaussian_in_range(1.0, share * epsilon, share * delta, k)]
+    if not bad:
+        return
+    need = max(discrete_gaussian_min_epsilon(share * delta, k) / share
+               for _, share, k in releases)
+    what, share, k = bad[0]
+    raise ValueError(f"{caller}: at epsilon={epsilon!r}, delta={delta!r}, {what} would get "
+                     f"{share:.3g} of them ({share * epsilon:.3g}, {share * delta:.3g}), below "
+                     f"the exact discrete Gaussian sampler's range for a release of {k:,} "
+                     f"coordinate{'s' if k > 1 else ''} (at least epsilon "
+                     f"{discrete_gaussian_min_epsilon(share * delta, k):.3g} at that delta): a "
+                     f"noise this large hides any answer; use a larger epsilon: epsilon >= "
+                     f"{_round_up(need)}{advice}. Refused before anything was charged or drawn")
 
 
 def discrete_laplace_parameters(sensitivity: float, epsilon: float, changed: int) -> dict:

@@ -32,7 +32,7 @@ from dpgraph.privacy import PrivacyLedger, make_rng
 from dpgraph.privacy.ledger import records_in_ledger
 from dpgraph.privacy.budget import (CORE_SHARE, DEGREE_SHARE, SCREEN_SHARE, SYNTHETIC_SHARE,
                                     TAIL_SHARE, release_split)
-from dpgraph.privacy.noise import check_laplace_shares, least_in_range
+from dpgraph.privacy.noise import check_gaussian_shares, check_laplace_shares, least_in_range
 from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_number,
                                         check_share)
 from dpgraph.private_input import check_private_graph_input, input_graph
@@ -403,6 +403,11 @@ def refuse_before_drawing(route: str, n: int, epsilon: float, delta: float,
         share = max(least_in_range(changed, part * epsilon) for _, part, changed in model)
         advice = (f", or synthetic_share >= {share:.3g}" if share < 0.5 else "") + ", or synthetic_share=None (no block model)"
     check_laplace_shares(epsilon, releases, caller=caller, advice=advice)
+    if route == "pca" and delta > 0:  # its discrete Gaussian releases (docs/privacy.md 13.2)
+        check_gaussian_shares(route_epsilon, delta, [
+            ("the PCA route's degrees (degree_share)", options.degree_share, 2),
+            ("the PCA route's tail singular value (tail_share)", options.tail_share, 1)],
+            caller=caller, advice=", or a larger degree_share / tail_share")
     # "auto" takes the matrix-free route from MATRIX_FREE_MIN_N nodes whatever the screening
     # releases (screening.choose_scale_route), at what the screening count leaves
     automatic = route == "auto" and int(n) >= MATRIX_FREE_MIN_N

@@ -41,7 +41,7 @@ from dpgraph.synthetic.block_model import block_edge_counts, check_blocks
 __all__ = ["partition_from_release", "cut_side_from_release", "synthetic_partition",
            "node_block_counts", "refine_partition", "supergraph_communities",
            "private_communities", "DEFAULT_BLOCKS", "INIT_SHARE", "GROUP_SIZE", "MAX_GROUPS",
-           "REFINE_BATCHES", "PASS_GROWTH", "label_passes", "kmeans"]
+           "REFINE_BATCHES", "PASS_GROWTH", "label_passes", "kmeans", "supergraph_size"]
 
 # communities of privatize's spectral partition (each then split in two by the cut side)
 DEFAULT_BLOCKS = 8
@@ -497,6 +497,16 @@ def _louvain_on_weights(g: int, W: np.ndarray, seed: int, resolution: float = 1.
         ig.set_random_number_generator(random)
 
 
+def supergraph_size(n: int, group_size: int = GROUP_SIZE) -> int:
+    """Super-nodes of :func:`supergraph_communities` (a public function of ``n``):
+    ``min(max(n // group_size, 1), MAX_GROUPS)``.
+
+    >>> supergraph_size(34, 4), supergraph_size(10**6)
+    (8, 2000)
+    """
+    return min(max(int(n) // int(group_size), 1), MAX_GROUPS)
+
+
 def supergraph_communities(data: GraphData, *, epsilon: float, ledger: PrivacyLedger, rng=None,
                            group_size: int = GROUP_SIZE) -> np.ndarray:
     """Communities from a noisy super-graph (PrivGraph's initialization; pure DP).
@@ -519,7 +529,7 @@ def supergraph_communities(data: GraphData, *, epsilon: float, ledger: PrivacyLe
     """
     gen = make_rng(rng)
     n = data.n
-    g = min(max(n // int(group_size), 1), MAX_GROUPS)
+    g = supergraph_size(n, group_size)
     groups = gen.permutation(n) % g
     iu = np.triu_indices(g)
     counts, _ = laplace_mechanism(

@@ -34,7 +34,8 @@ from dpgraph.synthetic.block_model import (SPLIT_COUNT_SHARE, BlockModel, combin
                                            match_edge_count, release_edge_count,
                                            release_split_block_model, warn_if_sparse_sample)
 from dpgraph.synthetic.communities import (GROUP_SIZE, INIT_SHARE, REFINE_BATCHES,
-                                           label_passes, private_communities)
+                                           label_passes, private_communities,
+                                           supergraph_size)
 from dpgraph.synthetic.closure import MAX_COUNT_WORK, close_triangles
 from dpgraph.synthetic.clustering import (affinity_density, clustering_informative,
                                           projection_cap, release_transitivity)
@@ -328,17 +329,22 @@ def _check_shares(community_share, init_share, count_share, bin_share,
 
 def _check_sampler_range(epsilon: float, n: int, *, edge_share: float, community_share: float,
                          bin_share: float, clustering_share: float, side_share: float,
-                         communities: str) -> None:
+                         communities: str, community_method: str = "passes",
+                         refine: dict | None = None) -> None:
     """Refuse, before the edge count is drawn (docs/privacy.md 11.1), an ``epsilon`` or a share
     at which one of :func:`release_synthetic`'s discrete Laplace releases would fall outside the
     exact sampler's range (:func:`dpgraph.privacy.noise.check_laplace_shares`), where it was
     refused only after the releases ahead of it were drawn. Each release is checked at the
     least epsilon and the most coordinates it can have at public ``n`` (whether it happens, and
-    its size, may depend on released values): the edge count; the block model's degrees (one
-    block: ``n`` coordinates; with communities ``2 n`` and more, at what the communities and
-    sides leave); the degree-class counts (up to ``MAX_DEGREE_BINS`` classes); the clustering
-    counts (2); the cut sides (their choice's ``SIDE_CHOICE_SHARE`` of ``side_share``). The
-    community passes are not checked here (their split depends on the released count)."""
+    its size, may depend on released values): the edge count; the community step
+    (:func:`_community_releases`: its epsilon is a public share, only whether it runs and its
+    label count depend on the released count); the block model's degrees (one block: ``n``
+    coordinates; with ``k`` communities ``2 n + k (k - 1) / 2``, ``k`` at most the step's label
+    bound, at what the communities and sides leave); the degree-class counts (up to
+    ``MAX_DEGREE_BINS`` classes); the clustering counts (2); the cut sides (their choice's
+    ``SIDE_CHOICE_SHARE`` of ``side_share``). ``refine``: the resolved options of
+    ``community_method="refine"`` (``init_share``, ``rounds``, ``group_size``, ``init_labels``,
+    ``batches``)."""
     from dpgraph.privacy.noise import (check_laplace_shares, discrete_laplace_in_range,
                                        least_in_range)
     from dpgraph.synthetic.degree_classes import MAX_DEGREE_BINS
@@ -347,12 +353,17 @@ def _check_sampler_range(epsilon: float, n: int, *, edge_share: float, community
     grouped = communities != "none"  # the model may have communities (and then sides)
     one_block = 1.0 - edge_share - bin_share - clustering_share
     bins = min(MAX_DEGREE_BINS, n)
+    community, k_max = _community_releases(n, community_share - side_share, community_method,
+                                           refine or {})
     # (what, share of epsilon, coordinates, the share parameter and its factor in the share)
-    releases = [
-        ("the edge count (its share at this n)", edge_share, 1, None),
+    releases = [("the edge count (its share at this n)", edge_share, 1, None)]
+    releases += [(what, share if grouped else 0.0, changed, "communities")
+                 for what, share, changed in community]
+    releases += [
         ("the one-block model's degrees (what the other shares leave)", one_block, n, None),
-        ("the block model with communities (what the other shares leave)",
-         one_block - community_share if grouped else 0.0, 2 * n + 1, None),
+        (f"the block model with communities (what the other shares leave, up to {k_max} "
+         f"communities)", one_block - community_share if grouped else 0.0,
+         2 * n + k_max * (k_max - 1) // 2, "communities"),
         (f"the degree-class counts (bin_share, up to {bins} classes)", bin_share,
          bins * (bins + 1) // 2, ("bin_share", 1.0)),
         ("the clustering counts (clustering_share)", clustering_share, 2,
@@ -364,7 +375,7 @@ def _check_sampler_range(epsilon: float, n: int, *, edge_share: float, community
     for what, share, changed, param in releases:  # the advice for the first one out of range
         if share <= 0 or discrete_laplace_in_range(1.0, share * epsilon, changed):
             continue
-        if what.startswith("the block model with communities"):
+        if param == "communities":
             advice = ", or communities='none' (one block)"
         elif param is not None:  # the smallest value of the parameter that fits at epsilon
             name, factor = param
@@ -374,6 +385,36 @@ def _check_sampler_range(epsilon: float, n: int, *, edge_share: float, community
         break
     check_laplace_shares(epsilon, [r[:3] for r in releases], caller="release_synthetic",
                          advice=advice)
+
+
+def _community_releases(n: int, share: float, method: str, refine: dict):
+    """The discrete Laplace releases of step 1 (:func:`_release_communities`) at public ``n``,
+    for :func:`_check_sampler_range`: ``(what, share of epsilon, coordinates)`` triples, with
+    ``share`` the communities' (``community_share - side_share``), and the most communities
+    step 1 can return. The label passes: two passes at ``share / 2``, one coordinate each
+    (:func:`~dpgraph.synthetic.communities.label_passes`), at most ``PASS_MAX_LABELS`` labels.
+    The refinement (:func:`~dpgraph.synthetic.communities.private_communities`): the
+    super-graph's ``g (g + 1) / 2`` counts at ``init_share * share`` (``init_labels=0``), then
+    each of ``rounds`` rounds at what is left over ``rounds``: 2 coordinates (sequential
+    batches) or all ``n k`` (``batches=1``), ``k`` at most the starting labels (``g`` after the
+    super-graph)."""
+    if method != "refine":
+        return ([("the label passes (each pass: (community_share - side_share) / 2)",
+                  share / 2.0, 1)], min(PASS_MAX_LABELS, n))
+    rounds, init = int(refine.get("rounds", 1)), int(refine.get("init_labels", 0))
+    batches = min(int(refine.get("batches", REFINE_BATCHES)), n)
+    out = []
+    if init:
+        k, left_share = min(init, n), share
+    else:
+        g = supergraph_size(n, refine.get("group_size", GROUP_SIZE))
+        init_share = float(refine.get("init_share", INIT_SHARE))
+        out.append(("the super-graph's counts (init_share of the communities' share)",
+                    init_share * share, g * (g + 1) // 2))
+        k, left_share = min(g, n), (1.0 - init_share) * share
+    out.append((f"each of the {rounds:,} refinement rounds (communities' share / rounds)",
+                left_share / rounds, 2 if batches > 1 else n * k))
+    return out, k
 
 
 def _private_input(G, weight) -> GraphData:
@@ -671,15 +712,19 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
         check_share("clustering_share", clustering_share)
     _check_shares(community_share, init_share, count_share, bin_share,
                   edge_share + clustering_share, side_share)
-    _check_sampler_range(epsilon, data.n, edge_share=edge_share, community_share=community_share,
-                         bin_share=bin_share, clustering_share=clustering_share,
-                         side_share=side_share, communities=communities)
     if isinstance(group_size, bool) or int(group_size) != group_size or group_size < 1:
         raise ValueError(f"group_size must be a positive integer, got {group_size!r}")
     init_labels = default_init_labels(epsilon) if init_labels is None else init_labels
     _check_refine_options(init_labels, rounds, batches)  # before the edge count is drawn
     degree_prior = check_flag(degree_prior, name="degree_prior", allow_none=True)
     rounds = default_rounds(epsilon, init_labels) if rounds is None else int(rounds)
+    # every release's share against the sampler's range, the community step's included
+    _check_sampler_range(epsilon, data.n, edge_share=edge_share, community_share=community_share,
+                         bin_share=bin_share, clustering_share=clustering_share,
+                         side_share=side_share, communities=communities,
+                         community_method=community_method,
+                         refine=dict(init_share=init_share, rounds=rounds, group_size=group_size,
+                                     init_labels=init_labels, batches=batches))
     # refuse before spending what the public n alone cannot hold (docs/privacy.md 11.1) ...
     check_memory(synthetic_memory(data.n, 0), what=f"release_synthetic on {data.n:,} nodes",
                  fit=_synthetic_fit(data.n, 0))

@@ -52,7 +52,8 @@ from dpgraph.graph import GraphData
 from dpgraph.privacy import (PrivacyBudgetError, PrivacyLedger, approx_dp_to_zcdp_rho, gaussian_noise,
                              make_rng, zcdp_to_approx_dp)
 from dpgraph.privacy.calibration import gdp_epsilon, gdp_mu
-from dpgraph.privacy.noise import discrete_gaussian_noise
+from dpgraph.privacy.noise import (discrete_gaussian_in_range, discrete_gaussian_min_rho,
+                                   discrete_gaussian_noise)
 from dpgraph.privacy.ledger import uncounted
 from dpgraph.privacy.transcript import record
 from dpgraph.release.factor_graph import FactorPrivateGraph
@@ -317,6 +318,8 @@ def release_matrix_free(data: GraphData, *, epsilon: float, delta: float, rank: 
         n, epsilon, delta, noise=noise, steps=steps, kappa=kappa, core_kappa=core_kappa,
         degree_share=degree_share, core_share=core_share, final_steps=final_steps,
         final_weight=final_weight, average=average)
+    if noise == "discrete":  # before the route's one charge (docs/privacy.md 11.1, 13.2)
+        check_discrete_range(budget, rank)
     gen = make_rng(rng)
     log = _logger(progress)
     out = _Releases(ledger, epsilon, delta, budget, noise, gen)
@@ -428,6 +431,27 @@ def check_release_options(n: int, epsilon: float, delta: float, *, noise: str = 
                            opts.final_steps, opts.final_weight, noise)
     _check_itemization(epsilon, delta, budget, noise == "discrete")
     return opts, budget
+
+
+def check_discrete_range(budget: "_Budget", rank: int) -> None:
+    """Refuse, before the route's charge, ``noise="discrete"`` shares of rho outside the exact
+    discrete Gaussian sampler's range (:func:`~dpgraph.privacy.noise.discrete_gaussian_in_range`):
+    the degrees (2 changed coordinates), each power step (``2 rank``) and the core
+    (``(rank + 1)(rank + 2) / 2``); it was refused at the draw, after the whole route was
+    charged (and the releases before it drawn). Public arithmetic only."""
+    k = int(rank) + 1
+    parts = [("the degrees", budget.degrees, 2)] + [
+        (f"power step {t + 1}", float(r), 2 * int(rank)) for t, r in enumerate(budget.steps)] + [
+        ("the core", budget.core, k * (k + 1) // 2)]
+    for what, rho_i, changed in parts:
+        if rho_i > 0 and not discrete_gaussian_in_range(1.0, 1.0, 0.5, changed, rho=rho_i):
+            need = discrete_gaussian_min_rho(changed)
+            raise ValueError(f"the matrix-free route's {what} would get rho={rho_i:.3g} of its "
+                             f"zCDP budget, below the exact discrete Gaussian sampler's range "
+                             f"for {changed:,} changed coordinates (rho >= {need:.3g}): a noise "
+                             f"this large hides any answer; use a larger epsilon or delta, or "
+                             f"matrix_free_options={{'noise': 'continuous'}}. Refused before "
+                             f"anything was charged or drawn")
 
 
 def _check_itemization(epsilon: float, delta: float, budget: _Budget, discrete: bool) -> None:
