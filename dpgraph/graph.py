@@ -54,6 +54,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.caller import DPGraphWarning
+from dpgraph.privacy.validation import InvalidParameterError
 
 __all__ = [
     "GraphData",
@@ -408,16 +409,18 @@ def from_matrix(matrix, labels: Sequence[Hashable] | None = None, *, symmetrize:
         if matrix.ndim != 2:  # before SciPy's own words, "CSR arrays don't yet support 3D"
             raise ValueError(f"{source} must be a square 2-d matrix, got shape {matrix.shape}")
         if np.iscomplexobj(matrix):
-            raise TypeError(f"{source} is complex; edge weights must be real numbers")
+            raise InvalidParameterError(f"{source} is complex; edge weights must be real "
+                                        f"numbers")
         W = sp.csr_array(matrix, dtype=np.float64, copy=True)
     else:
         arr = np.asarray(matrix)
         if arr.ndim != 2:
             raise ValueError(f"{source} must be a square 2-d matrix, got shape {arr.shape}")
         if np.iscomplexobj(arr):
-            raise TypeError(f"{source} is complex; edge weights must be real numbers")
+            raise InvalidParameterError(f"{source} is complex; edge weights must be real "
+                                        f"numbers")
         if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-            raise TypeError(f"{source} must be numeric, got dtype {arr.dtype}")
+            raise InvalidParameterError(f"{source} must be numeric, got dtype {arr.dtype}")
         W = sp.csr_array(arr.astype(np.float64))
     if W.ndim != 2 or W.shape[0] != W.shape[1]:
         hint = ""
@@ -480,9 +483,13 @@ def from_edges(edges: Iterable, nodes: Iterable[Hashable] | None = None, *,
         elif len(edge) == 3:
             u, v, w = edge
             try:
+                if isinstance(w, (complex, np.complexfloating)):  # float() drops the imaginary
+                    raise TypeError                                # part of NumPy's: refused
                 w = float(w)
             except (TypeError, ValueError):
-                raise ValueError(f"{source}: edge #{k} {edge!r} has a non-numeric weight") from None
+                raise InvalidParameterError(f"{source}: edge #{k} {edge!r} has a non-numeric "
+                                            f"weight {w!r} (edge weights are real numbers)"
+                                            ) from None
         else:
             raise ValueError(f"{source}: edge #{k} {edge!r} is not a (u, v) or (u, v, w) tuple")
         if isinstance(u, np.generic):
@@ -651,8 +658,9 @@ def _weighted_edges(G, weight: str | None):
 
 def _check_networkx_weights(G, weight: str, source: str) -> None:
     """Refuse, naming the edge, a ``weight`` attribute that is not a real number (None, a
-    list, a complex number, a string that does not spell one): NumPy would fail on ``"abc"``
-    without naming the edge.
+    list, a complex number, a string that does not spell one), with an
+    :class:`~dpgraph.InvalidParameterError` (a ValueError and a TypeError): NumPy would fail
+    on ``"abc"`` without naming the edge (:func:`_check_weight_values`).
 
     Accepted, as the number they stand for: every :class:`numbers.Real` (``int``, ``float``,
     ``fractions.Fraction``, NumPy's numbers; ``True`` / ``False`` are 1 / 0), NumPy's booleans
@@ -673,11 +681,21 @@ def _check_networkx_weights(G, weight: str, source: str) -> None:
     >>> _check_networkx_weights(G, "weight", "networkx.Graph")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: networkx.Graph: edge (2, 3) has weight='1_0', which is not a real number (a ...
+    dpgraph.privacy.validation.InvalidParameterError: networkx.Graph: edge (2, 3) has weight='1_0', which is not a real number (a ...
     """
+    _check_weight_values(G.edges(data=weight, default=1.0), weight, source)
+
+
+def _check_weight_values(edges, weight: str, source: str, *, none_is_one: bool = False) -> None:
+    """The rule of :func:`_check_networkx_weights` on ``(u, v, w)`` triples (labels and the
+    ``weight`` attribute's value), refused with an :class:`~dpgraph.InvalidParameterError`
+    naming the edge and the attribute. ``none_is_one``: None is a missing value, weight 1
+    (igraph's edges added without the attribute)."""
     from decimal import Decimal
 
-    for u, v, w in G.edges(data=weight, default=1.0):
+    for u, v, w in edges:
+        if w is None and none_is_one:
+            continue
         why = ""
         if isinstance(w, str):
             if "_" in w:
@@ -694,9 +712,9 @@ def _check_networkx_weights(G, weight: str, source: str) -> None:
             if not w.is_snan():  # float() refuses a signalling NaN
                 continue
             why = " (a signalling NaN)"
-        raise ValueError(f"{source}: edge ({u!r}, {v!r}) has {weight}={w!r}, which is not a "
-                         f"real number{why}; fix it, or pass weight=None to read every edge as "
-                         f"weight 1")
+        raise InvalidParameterError(f"{source}: edge ({u!r}, {v!r}) has {weight}={w!r}, which "
+                                    f"is not a real number{why}; fix it, or pass weight=None "
+                                    f"to read every edge as weight 1")
 
 
 def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphData:
@@ -758,8 +776,12 @@ def _from_igraph(G, *, weight: str | None, symmetrize, duplicates) -> GraphData:
         raise ValueError(f"{source} is directed; pass symmetrize='max', 'sum' or 'mean' "
                          f"to say how to make it undirected")
     if weight is not None and weight in G.es.attributes():
-        # an edge added without the attribute has None: missing means 1, as for NetworkX
-        vals = np.asarray([1.0 if x is None else x for x in G.es[weight]], dtype=np.float64)
+        # an edge added without the attribute has None: missing means 1, as for NetworkX;
+        # anything else but a real number is refused naming the edge, as for NetworkX
+        raw = G.es[weight]
+        _check_weight_values(((labels[a], labels[b], x) for (a, b), x in zip(edges.tolist(), raw)),
+                             weight, source, none_is_one=True)
+        vals = np.asarray([1.0 if x is None else float(x) for x in raw], dtype=np.float64)
     else:
         vals = np.ones(len(edges))
     zero = int(np.count_nonzero(vals == 0))

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -599,20 +599,26 @@ _DOC_PARAMS = """
 """
 
 
-def solve_max_cut(G, *, labels=None, rank=None, tol=1e-6, max_iter=5000, rng=None, n_hyperplanes=128,
-                  seeds=4, samples=4, local_search=True, ls_starts=8, time_limit=None,
-                  progress=False, certificate="auto", warm_start=None, weight="weight",
-                  tabu_moves=None, anneal_sweeps="auto") -> CutResult:
+def solve_max_cut(G, *, labels: Sequence[Hashable] | None = None, rank: int | None = None,
+                  tol: float = 1e-6, max_iter: int = 5000, rng=None, n_hyperplanes: int = 128,
+                  seeds: int = 4, samples: int = 4, local_search: bool = True, ls_starts: int = 8,
+                  time_limit: float | None = None, progress: bool = False,
+                  certificate: str | bool = "auto", warm_start: np.ndarray | None = None,
+                  weight: str | None = "weight", tabu_moves: int | None = None,
+                  anneal_sweeps: str | int | None = "auto") -> CutResult:
     return _solve_cut(G, balanced=False, tabu_moves=tabu_moves, labels=labels, rank=rank, tol=tol, max_iter=max_iter, rng=rng,
                       n_hyperplanes=n_hyperplanes, seeds=seeds, samples=samples, local_search=local_search,
                       ls_starts=ls_starts, time_limit=time_limit, progress=progress, certificate=certificate,
                       warm_start=warm_start, weight=weight, anneal_sweeps=anneal_sweeps)
 
 
-def solve_max_bisection(G, *, labels=None, rank=None, tol=1e-6, max_iter=10000, rng=None,
-                        n_hyperplanes=128, seeds=4, samples=4, local_search=True, ls_starts=8,
-                        time_limit=None, progress=False, certificate="auto", warm_start=None,
-                        weight="weight", tabu_moves=None) -> CutResult:
+def solve_max_bisection(G, *, labels: Sequence[Hashable] | None = None, rank: int | None = None,
+                        tol: float = 1e-6, max_iter: int = 10000, rng=None,
+                        n_hyperplanes: int = 128, seeds: int = 4, samples: int = 4,
+                        local_search: bool = True, ls_starts: int = 8,
+                        time_limit: float | None = None, progress: bool = False,
+                        certificate: str | bool = "auto", warm_start: np.ndarray | None = None,
+                        weight: str | None = "weight", tabu_moves: int | None = None) -> CutResult:
     return _solve_cut(G, balanced=True, tabu_moves=tabu_moves, labels=labels, rank=rank, tol=tol, max_iter=max_iter, rng=rng,
                       n_hyperplanes=n_hyperplanes, seeds=seeds, samples=samples, local_search=local_search,
                       ls_starts=ls_starts, time_limit=time_limit, progress=progress, certificate=certificate,

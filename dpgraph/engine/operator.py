@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.graph import GraphData, label_sequence, as_graph_data
+from dpgraph.privacy.validation import InvalidParameterError
 
 __all__ = ["WeightOperator", "as_weight_operator"]
 
@@ -138,7 +139,8 @@ def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
     if isinstance(G, np.matrix):  # np.matrix's products stay 2-d: the engine needs arrays
         G = np.asarray(G)
     if (isinstance(G, np.ndarray) or sp.issparse(G)) and np.iscomplexobj(G):
-        raise TypeError("weight matrix is complex; edge weights must be real numbers")
+        raise InvalidParameterError("weight matrix is complex; edge weights must be real "
+                                    "numbers")
     if weight is None and (isinstance(G, np.ndarray) or sp.issparse(G)):
         G, labels = as_graph_data(G, labels=labels, weight=None), None
     if isinstance(G, np.ndarray):
@@ -147,7 +149,7 @@ def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
         if G.shape[0] == 0:
             raise ValueError("weight matrix has no nodes: need at least one node")
         if not np.issubdtype(G.dtype, np.number) and G.dtype != bool:
-            raise TypeError(f"weight matrix must be numeric, got dtype {G.dtype}")
+            raise InvalidParameterError(f"weight matrix must be numeric, got dtype {G.dtype}")
         W = G if G.dtype == np.float64 else G.astype(np.float64)
         if check:
             _check_dense(W, name="weight matrix")

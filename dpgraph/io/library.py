@@ -298,9 +298,10 @@ def read_gml(path, *, symmetrize=None, duplicates="max", weight="weight",
     except GraphFormatError as exc:
         if "is duplicated" not in str(exc):
             raise
+    # the first attempt priced the document (check_document_read, a streamed pass over a gzip
+    # file) and parsed it; the retry parses the same bytes: it is not priced again
     return _nx_read(path, _parse_gml_as_multigraph, expected, symmetrize=symmetrize,
-                    duplicates=duplicates, weight=weight, label=label,
-                    price=lambda p: check_document_read(p, "gml"))
+                    duplicates=duplicates, weight=weight, label=label, price=lambda p: None)
 
 
 def _parse_gml_as_multigraph(f, label):
