@@ -12,7 +12,7 @@ import warnings
 
 import dpgraph
 from dpgraph.cli import commands
-from dpgraph.cli.common import dask_session
+from dpgraph.cli.common import check_graph_input, dask_session
 from dpgraph.cli.errors import error_line, expected_errors, show_warning
 
 __all__ = ["main", "build_parser"]
@@ -59,6 +59,7 @@ def _run(argv) -> int:
             precheck = commands.PRECHECKS.get(args.command)
             if precheck is not None:  # refusals before a Dask cluster is started
                 precheck(args)
+            check_graph_input(args)  # a folder or glob given by mistake: before any Dask
             with dask_session(args):
                 status = int(args.handler(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit

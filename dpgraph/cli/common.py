@@ -15,10 +15,11 @@ import sys
 from dpgraph.io import check_writable
 from dpgraph.release.routes import ROUTES
 
-__all__ = ["formats", "add_quiet_argument", "add_unweighted_argument", "add_json_argument",
+__all__ = ["formats", "add_quiet_argument", "add_reading_arguments", "add_json_argument",
            "add_duplicates_argument",
-           "add_graph_argument", "add_privacy_arguments", "is_edge_files", "load_input",
-           "load_graph", "dask_session", "check_out_folder", "print_reproducible",
+           "add_graph_argument", "add_privacy_arguments", "is_edge_files", "check_graph_path",
+           "check_graph_input",
+           "load_input", "load_graph", "dask_session", "check_out_folder", "print_reproducible",
            "print_release_notes", "print_ledger", "seed_argument"]
 
 
@@ -36,10 +37,32 @@ def add_quiet_argument(p):
                    help="no progress lines or warnings on standard error (errors still print)")
 
 
-def add_unweighted_argument(p):
-    p.add_argument("--unweighted", action="store_true",
-                   help="treat every edge as weight 1 (NetworkX's weight=None); the private "
-                        "commands need weights in [0, 1]")
+#: ``--symmetrize`` choices: how a directed file's two arcs of a pair make one edge
+SYMMETRIZE = ("max", "sum", "mean")
+
+
+def add_reading_arguments(p):
+    """The options of reading a graph (:func:`dpgraph.io.read_graph`'s keyword arguments, in
+    the command's spelling): ``--unweighted`` or ``--weight COLUMN`` (exclusive),
+    ``--symmetrize``, ``--ids``, ``--nodes`` and ``--duplicates``. Public choices about the
+    input: none of them costs privacy budget."""
+    weights = p.add_mutually_exclusive_group()
+    weights.add_argument("--unweighted", action="store_true",
+                         help="treat every edge as weight 1 (NetworkX's weight=None); the "
+                              "private commands need weights in [0, 1]")
+    weights.add_argument("--weight", default=None, metavar="COLUMN",
+                         help="the weights' column of a CSV file or of Dask edge files, or the "
+                              "edge attribute of a GraphML, GML, Pajek or NetworkX edge list "
+                              "file (default: the one named 'weight'; none: every weight 1). "
+                              "Not with --unweighted; the other formats keep their weights in "
+                              "a fixed place and refuse it")
+    p.add_argument("--symmetrize", choices=SYMMETRIZE, default=None,
+                   help="how to read a directed file (SNAP '# Directed graph', GraphML or GML "
+                        "directed, Pajek *Arcs, a non-symmetric Matrix Market or METIS "
+                        "adjacency; with it a SNAP or CSV file is read as arcs) as undirected: "
+                        "the weight of u-v is the max, sum or mean of the arcs u->v and v->u "
+                        "(a missing arc counts 0). A public choice about reading, no privacy "
+                        "cost")
     p.add_argument("--ids", choices=("auto", "int", "str"), default=None,
                    help="node ids of a 'u v' edge list: auto (default) follows the first edge "
                         "line and refuses a file that mixes integer and name ids; str reads "
@@ -98,7 +121,7 @@ def add_graph_argument(p, what: str | None = None):
                    help="a graph file (any format read_graph knows) or a data set name")
     p.add_argument("--format", choices=formats(), default=None,
                    help="file format (default: detected)")
-    add_unweighted_argument(p)
+    add_reading_arguments(p)
     add_quiet_argument(p)
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask scheduler to use for edge files given as a glob, folder or "
@@ -143,9 +166,127 @@ def is_edge_files(spec) -> bool:
             or spec.lower().endswith((".parquet", ".pq")))
 
 
+#: the extensions :func:`dpgraph.io.dask.read_edge_files` reads: all of one kind (``.gz`` aside)
+_PARQUET = (".parquet", ".pq")
+_EDGE_CSV = (".csv", ".tsv", ".txt")
+_EDGE_FILES = ("Dask edge files: a folder, glob or path of Parquet files (.parquet, .pq) or "
+               "of CSV files with a header row (.csv, .tsv, .txt), all of one kind")
+
+
+def _edge_file_list(spec: str) -> list:
+    """The files :func:`dpgraph.io.dask.read_edge_files` reads for ``spec``: a folder's files
+    but its markers (``_*``, ``.*``: Spark's ``_SUCCESS``, dask's ``_metadata``, checksums),
+    or the files a glob or path matches."""
+    import glob
+
+    folder = os.path.isdir(spec)
+    files = sorted(glob.glob(os.path.join(spec, "*")) if folder else glob.glob(spec))
+    return [f for f in files if os.path.isfile(f)
+            and not (folder and os.path.basename(f)[:1] in "_.")]
+
+
+def _extension(path: str) -> str:
+    low = path.lower()
+    return os.path.splitext(low[:-3] if low.endswith(".gz") else low)[1]
+
+
+def check_graph_path(spec, *, weight: str | None = None) -> None:
+    """Refuse, in one line, a graph path of the Dask edge files' form (a folder, a glob, a
+    ``.parquet`` path: :func:`is_edge_files`) that names no edge files the Dask reader reads:
+    a glob that matches nothing, a folder without files, files of other extensions (a folder
+    of graph files, ``'*.cnf'``), or a ``--weight`` column the files lack. Checked by listing
+    the files, before Dask is imported or a cluster started (seconds, and port warnings)."""
+    spec = str(spec)
+    if not is_edge_files(spec):
+        return
+    folder = os.path.isdir(spec)
+    what = ("the folder" if folder else "the glob" if any(c in spec for c in "*?[")
+            else "the path")
+    files = _edge_file_list(spec)
+    if not files:
+        found = ("holds no files" if folder else "matches no file" if what == "the glob"
+                 else "does not exist")
+        raise FileNotFoundError(f"{what} {spec!r} {found}: expected a graph file, or "
+                                f"{_EDGE_FILES}")
+    exts = sorted({_extension(f) for f in files})
+    if set(exts) <= set(_PARQUET) or set(exts) <= set(_EDGE_CSV):
+        if weight is not None:
+            _check_weight_column(spec, files[0], weight, tabs=exts == [".tsv"])
+        return
+    shown = ", ".join(e or "(none)" for e in exts[:8]) + (", ..." if len(exts) > 8 else "")
+    hint = ""
+    if any(e not in _PARQUET + _EDGE_CSV for e in exts):
+        hint = (f"; to read the graph file, give its path ({files[0]})" if len(files) == 1
+                else "; to read one graph file, give its path")
+    raise ValueError(f"{what} {spec!r} {'holds' if folder else 'matches'} {len(files):,} "
+                     f"file(s) of extension(s) {shown}: expected a graph file, or "
+                     f"{_EDGE_FILES}{hint}")
+
+
+def _check_weight_column(spec: str, first: str, weight: str, *, tabs: bool = False) -> None:
+    """``--weight COLUMN`` on Dask edge files: the reader reads no weights (every weight 1)
+    when the column is missing, which suits its default name, not one the user gave."""
+    if _extension(first) in _PARQUET:
+        import pyarrow.parquet as pq
+
+        columns = list(pq.read_schema(first).names)
+    else:
+        from dpgraph.io.base import open_text
+
+        with open_text(first) as fh:
+            columns = fh.readline().rstrip("\r\n").split("\t" if tabs else ",")  # the reader's
+    if weight not in columns:
+        raise ValueError(f"--weight {weight}: {os.path.basename(first)} of {spec!r} has no "
+                         f"column {weight!r}; its columns are {columns}")
+
+
+def _check_edge_file_options(spec: str, *, format, ids, symmetrize) -> None:
+    """Refuse the options of graph files on Dask edge files (they were ignored without a
+    word)."""
+    given = [opt for opt, value in (("--format", format), ("--ids", ids),
+                                    ("--symmetrize", symmetrize)) if value is not None]
+    if given:
+        verb = "applies" if len(given) == 1 else "apply"
+        raise ValueError(f"{', '.join(given)} {verb} to graph files; Dask edge files "
+                         f"{spec!r} are read by their u, v (and weight) columns")
+
+
+def check_graph_input(args) -> None:
+    """What the command line checks of the graph argument before anything heavy (Dask
+    imported, a local cluster started, the file read): the path's form
+    (:func:`check_graph_path`) and, for Dask edge files, the options that apply to graph files
+    only."""
+    spec = getattr(args, "graph", None)
+    if spec is None:
+        return
+    check_graph_path(spec, weight=getattr(args, "weight", None))
+    if is_edge_files(spec):
+        _check_edge_file_options(spec, format=getattr(args, "format", None),
+                                 ids=getattr(args, "ids", None),
+                                 symmetrize=getattr(args, "symmetrize", None))
+
+
+def _reader_takes(fmt: str, option: str) -> bool:
+    """Whether the reader of format ``fmt`` takes the keyword ``option`` (``symmetrize``,
+    ``weight``): read from its signature, so the command's refusal follows the readers."""
+    import inspect
+
+    from dpgraph import io
+
+    try:
+        reader = io._REGISTRY[fmt][0]
+    except (AttributeError, KeyError, IndexError, TypeError):  # pragma: no cover
+        return True  # unknown: let read_graph decide
+    return option in inspect.signature(reader).parameters
+
+
+def _formats_taking(option: str) -> str:
+    return ", ".join(f for f in formats() if _reader_takes(f, option))
+
+
 def load_input(spec: str, *, format: str | None = None, symmetrize: str | None = None,
                unweighted: bool = False, ids: str | None = None, duplicates: str | None = None,
-               nodes=None):
+               nodes=None, weight: str | None = None):
     """Return ``(GraphData, description, format)`` for a file path or a data set name.
 
     A path that exists is read with :func:`dpgraph.io.read_graph`; Dask edge files
@@ -153,7 +294,10 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
     :class:`~dpgraph.io.dask.DaskGraph`, format ``"dask"``); otherwise ``spec`` is looked
     up in :mod:`dpgraph.datasets` (registry, built-ins, bundled instances). Shared by every
     subcommand that takes a graph. ``unweighted=True`` (``--unweighted``) gives every edge
-    weight 1, as NetworkX's ``weight=None`` does. ``ids`` (``--ids``) is the node-id rule of
+    weight 1, as NetworkX's ``weight=None`` does; ``weight`` (``--weight COLUMN``, not with
+    it) names the weights' column or edge attribute where the format has one (csv, the
+    NetworkX formats, Dask edge files). ``symmetrize`` (``--symmetrize``) reads a directed file
+    as undirected. ``ids`` (``--ids``) is the node-id rule of
     SNAP edge lists (:func:`dpgraph.io.read_graph`: ``"auto"``, ``"int"`` or ``"str"``).
     ``duplicates`` (``--duplicates``) merges a pair listed more than once in a file (``"max"``,
     the default, ``"sum"`` or ``"error"``); data sets are read as registered. ``nodes``
@@ -162,8 +306,11 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
     """
     from dpgraph.graph import unweighted as drop_weights, with_nodes
 
+    if unweighted and weight is not None:  # argparse keeps them apart on the command line
+        raise ValueError("--weight and --unweighted exclude each other")
     data, where, fmt = _load(spec, format=format, symmetrize=symmetrize, ids=ids,
-                             duplicates=duplicates, unweighted=unweighted, nodes=nodes)
+                             duplicates=duplicates, unweighted=unweighted, nodes=nodes,
+                             weight=weight)
     if nodes is not None and fmt != "dask":
         from dpgraph.io import first_node_id
 
@@ -175,45 +322,60 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
 
 
 def load_graph(args):
-    """:func:`load_input` with the command's reading options (``--format``, ``--symmetrize``
-    where the command has it, ``--unweighted``, ``--ids``, ``--duplicates``)."""
+    """:func:`load_input` with the command's reading options (``--format``, ``--symmetrize``,
+    ``--unweighted`` or ``--weight``, ``--ids``, ``--duplicates``, ``--nodes``)."""
     return load_input(args.graph, format=args.format,
                       symmetrize=getattr(args, "symmetrize", None),
                       unweighted=args.unweighted, ids=args.ids,
                       duplicates=getattr(args, "duplicates", None),
-                      nodes=read_node_set(getattr(args, "nodes", None), args.ids))
+                      nodes=read_node_set(getattr(args, "nodes", None), args.ids),
+                      weight=getattr(args, "weight", None))
 
 
 def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | None = None,
-          duplicates: str | None = None, unweighted: bool = False, nodes=None):
+          duplicates: str | None = None, unweighted: bool = False, nodes=None,
+          weight: str | None = None):
     if is_edge_files(spec):
         from dpgraph.io.dask import read_edge_files
 
-        given = [opt for opt, value in (("--format", format), ("--ids", ids),
-                                        ("--symmetrize", symmetrize)) if value is not None]
-        if given:  # they were ignored without a word
-            verb = "applies" if len(given) == 1 else "apply"
-            raise ValueError(f"{', '.join(given)} {verb} to graph files; Dask edge files "
-                             f"{spec!r} are read by their u, v (and weight) columns")
+        # (the command line checked both before Dask: check_graph_input)
+        check_graph_path(spec, weight=weight)
+        _check_edge_file_options(spec, format=format, ids=ids, symmetrize=symmetrize)
         kw = {"duplicates": duplicates} if duplicates else {}
         if unweighted:  # NetworkX's weight=None: no weight column read
             kw["weight"] = None
+        elif weight is not None:
+            kw["weight"] = weight
         return read_edge_files(spec, nodes=nodes, **kw), spec, "dask"
     if os.path.exists(spec):
         return _read_file(spec, format=format, symmetrize=symmetrize, ids=ids,
-                          duplicates=duplicates, nodes=nodes)
-    if duplicates is not None:
-        raise ValueError(f"--duplicates applies to graph files; {spec!r} is no file (a data "
-                         f"set name is read as registered)")
+                          duplicates=duplicates, nodes=nodes, weight=weight)
+    given = [opt for opt, value in (("--duplicates", duplicates), ("--symmetrize", symmetrize),
+                                    ("--weight", weight)) if value is not None]
+    if given and spec in _dataset_names():  # (a name that is neither: _load_dataset says so)
+        verb = "applies" if len(given) == 1 else "apply"
+        raise ValueError(f"{', '.join(given)} {verb} to graph files; {spec!r} is no file (a "
+                         f"data set name is read as registered)")
     return _load_dataset(spec)
 
 
 def _read_file(spec: str, *, format: str | None, symmetrize: str | None, ids: str | None,
-               duplicates: str | None = None, nodes=None):
+               duplicates: str | None = None, nodes=None, weight: str | None = None):
     from dpgraph.io import detect_format, read_graph
 
     fmt = format or detect_format(spec, nodes=nodes)
-    kw = {"symmetrize": symmetrize} if symmetrize else {}
+    kw = {}
+    for option, value, where in (
+            ("symmetrize", symmetrize, "its graph is undirected"),
+            ("weight", weight, "its weights have a fixed place (use --unweighted to read "
+                               "every edge as weight 1)")):
+        if value is None:
+            continue
+        if not _reader_takes(fmt, option):
+            raise ValueError(f"--{option} applies to {_formats_taking(option)} files"
+                             + (" and Dask edge files" if option == "weight" else "")
+                             + f"; {spec} is read as {fmt}: {where}")
+        kw[option] = value
     if duplicates is not None:
         kw["duplicates"] = duplicates
     if ids is not None:
@@ -224,10 +386,16 @@ def _read_file(spec: str, *, format: str | None, symmetrize: str | None, ids: st
     return read_graph(spec, format=fmt, nodes=nodes, **kw), spec, fmt
 
 
+def _dataset_names() -> set:
+    from dpgraph import datasets
+
+    return set(datasets.REGISTRY) | set(datasets.BUILTIN) | set(datasets.BUNDLED)
+
+
 def _load_dataset(spec: str):
     from dpgraph import datasets
 
-    known = set(datasets.REGISTRY) | set(datasets.BUILTIN) | set(datasets.BUNDLED)
+    known = _dataset_names()
     if spec not in known:
         raise FileNotFoundError(f"{spec!r} is neither a file nor a data set name; data sets: "
                                 f"{', '.join(sorted(known))}")

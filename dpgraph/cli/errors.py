@@ -24,11 +24,41 @@ def expected_errors() -> tuple:
             MemoryError)
 
 
-# Python spellings in library messages -> the command's options (see cli_message)
+def _flag_values(match) -> str:
+    """``symmetrize='max', 'sum' or 'mean'`` -> ``--symmetrize max|sum|mean``: a reading
+    option and the values it takes, as the command line writes them."""
+    return f"--{match.group(1)} " + "|".join(re.findall(r"'([^'\s]+)'", match.group(2)))
+
+
+# the reading options that the command has as flags of the same name (read_graph's keywords)
+_READING = r"(symmetrize|duplicates|ids)"
+
+# Python spellings in library messages -> the command's options (see cli_message). The one
+# place where they are translated: error_line (errors) and show_warning (warnings) pass every
+# message through cli_message, and so do the notes of info.
 _OPTION_SPELLINGS = [
     (r"\bPass weight=None\b", "Pass --unweighted"),
     (r"\bweight=None\b", "--unweighted"),
-    (r"\b(route|rank|epsilon|delta|format|ids|duplicates)='([^'\s]+)'", r"--\1 \2"),
+    # a Python call shown next to the flag (private_input's advice): the flag is enough here
+    (r" \(dpgraph\.as_graph_data\(G, duplicates='max'\) in place of G; --duplicates max for "
+     r"a file\)", ""),
+    (r"\(duplicates='sum': as_graph_data's default for graph objects and edge lists; "
+     r"read_graph's default, 'max', keeps the largest\)", "(--duplicates sum; the default, "
+     "max, keeps the largest)"),
+    # a value list: symmetrize='max', 'sum' or 'mean' -> --symmetrize max|sum|mean
+    (r"\b" + _READING + r"=('[^'\s]+'(?:, '[^'\s]+')*,? or '[^'\s]+')", _flag_values),
+    # weight='count' is the column to pass only after "pass" ("has weight='x'" is a value)
+    (r"\bpass weight=(?:'([^']*)'|\"([^\"]*)\")",
+     lambda m: f"pass --weight {m.group(1) if m.group(1) is not None else m.group(2)}"),
+    # the option named bare: "(weight=)", "read the file with ids= to match them"
+    (r"\b(symmetrize|duplicates|ids|weight)=(?=[\s),;:]|$)", r"--\1"),
+    # the public node set, named as the argument (with_nodes, from_dask; "are not in nodes"
+    # reads as plain words and is left as it is)
+    (r"\bgive nodes\b", "give --nodes"),
+    (r"(^|[(:;,] )nodes (holds|is the public node set|is empty|lists)\b", r"\1--nodes \2"),
+    (r"(^|[(:;,] )nodes=([0-9]+):", r"\1--nodes \2:"),
+    (r"\b(route|rank|epsilon|delta|format|ids|duplicates|symmetrize)='([^'\s]+)'",
+     r"--\1 \2"),
     # A number after epsilon= / delta= in a library message is the user's own value only where
     # the message says so; elsewhere (a noise step's refusal, a ledger's) it is an internal
     # share of it, which must not read as the flag the user passed (--epsilon 1e-12 gave

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from dpgraph.cli.common import (add_json_argument, add_quiet_argument, add_unweighted_argument,
+from dpgraph.cli.common import (add_json_argument, add_quiet_argument, add_reading_arguments,
                                 formats, load_graph)
 from dpgraph.cli.errors import cli_message
 from dpgraph.cli.output import dumps, info_document
@@ -29,9 +29,7 @@ def add_info_parser(subparsers):
                         "(e.g. karate, G3, facebook)")
     p.add_argument("--format", choices=formats(), default=None,
                    help="file format (default: detected from the extension and content)")
-    p.add_argument("--symmetrize", choices=["max", "sum", "mean"], default=None,
-                   help="how to read a directed file as undirected")
-    add_unweighted_argument(p)
+    add_reading_arguments(p)
     add_quiet_argument(p)
     add_json_argument(p, "the summary")
     return p

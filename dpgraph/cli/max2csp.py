@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from dpgraph.cli.common import (add_json_argument, add_quiet_argument, add_unweighted_argument,
+from dpgraph.cli.common import (add_json_argument, add_quiet_argument, add_reading_arguments,
                                 check_out_folder, formats, print_ledger, print_reproducible,
                                 seed_argument)
 from dpgraph.cli.errors import show_notes
@@ -61,7 +61,7 @@ def add_max2csp_parser(subparsers):
                         "(no 'p' line) does not state it, and its count is then read from "
                         "the clauses (the largest variable named), which a clause on a new "
                         "variable changes: pass it so that the answer's length is public")
-    add_unweighted_argument(p)
+    add_reading_arguments(p)  # for --format max-k-cut: the graph's reading options
     p.add_argument("--epsilon", type=float, required=True, help="privacy budget epsilon (> 0)")
     p.add_argument("--delta", type=float, required=True,
                    help="privacy budget delta, in [0, 1); the default local route is pure "
@@ -105,10 +105,12 @@ def _check_options(args, fmt: str) -> None:
     if fmt != "max-k-cut":
         if args.k is not None:
             raise ValueError(f"--k applies to --format max-k-cut only, not {fmt}")
-        if (args.graph_format is not None or args.unweighted or args.ids is not None
+        if (args.graph_format is not None or args.unweighted or args.weight is not None
+                or args.symmetrize is not None or args.ids is not None
                 or args.duplicates is not None or args.nodes is not None):
-            raise ValueError(f"--graph-format, --unweighted, --ids, --nodes and --duplicates "
-                             f"apply to --format max-k-cut only, not {fmt}")
+            raise ValueError(f"--graph-format, --unweighted, --weight, --symmetrize, --ids, "
+                             f"--nodes and --duplicates apply to --format max-k-cut only, not "
+                             f"{fmt}")
     elif args.k is None:
         raise ValueError("--format max-k-cut needs --k (the number of parts, e.g. --k 3)")
 
@@ -137,7 +139,8 @@ def _read_instance(args):
     if fmt == "max-k-cut":
         data, where, _ = load_input(path, format=args.graph_format, unweighted=args.unweighted,
                                     ids=args.ids, duplicates=args.duplicates,
-                                    nodes=read_node_set(args.nodes, args.ids))
+                                    nodes=read_node_set(args.nodes, args.ids),
+                                    symmetrize=args.symmetrize, weight=args.weight)
         try:
             inst = max_k_cut_instance(data, args.k)
         except ValueError as exc:

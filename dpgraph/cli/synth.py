@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from types import SimpleNamespace
 
-from dpgraph.cli.common import (add_graph_argument, add_privacy_arguments, formats,
-                                is_edge_files, load_graph, print_ledger, print_release_notes,
+from dpgraph.cli.common import (add_graph_argument, add_privacy_arguments, check_graph_input,
+                                formats, is_edge_files, load_graph, print_ledger, print_release_notes,
                                 print_reproducible)
 from dpgraph.cli.errors import show_notes
 from dpgraph.cli.output import dumps, synth_document
@@ -105,6 +105,7 @@ def precheck_synth(args) -> None:
     The command line runs it before opening the Dask session."""
     from dpgraph.io import check_output_path
 
+    check_graph_input(args)  # a folder or glob given by mistake: said first, not the options
     if is_edge_files(args.graph):
         if args.output_format is not None:
             raise ValueError("--output-format does not apply to Dask edge files: -o is then a "
