@@ -65,8 +65,8 @@ import numpy as np
 from dpgraph.graph import GraphData, as_graph_data, public_nodes, unweighted, with_nodes
 from dpgraph.io import library as _lib
 from dpgraph.io import text as _text
-from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_ids, nonfinite_weight_error,
-                             open_text, scan_lines)
+from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_ids, check_node_set,
+                             nonfinite_weight_error, open_text, scan_lines)
 
 __all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "check_writable",
            "output_format",
@@ -308,7 +308,10 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
         An edge list names only nodes that have an edge, so without it a node whose only
         edge is removed vanishes from the graph and from every answer on it, which tells the
         two graphs apart: edge-level privacy protects graphs on one public node set
-        (docs/privacy.md 4). Default: the nodes the file names.
+        (docs/privacy.md 4). Default: the nodes the file names. Its size is priced before
+        the file is read (:func:`~dpgraph.io.base.check_node_set`): a node set that would not
+        fit in memory raises :class:`~dpgraph.memory.InsufficientMemoryError` naming
+        ``nodes=`` and how many nodes fit.
 
     Returns
     -------
@@ -337,6 +340,7 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
         raise FileNotFoundError(f"no such graph file: {path}")
     fmt = "graph" if format is None else _check_format(format)
     _check_reading_options(kw)
+    check_node_set(nodes, path)  # before the file is read: nodes=N is refused at once
     with _decoding_errors(path, lambda: fmt):
         if format is None:
             fmt = detect_format(path, nodes=nodes)
@@ -359,8 +363,10 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
                 raise
             raise located from None
         data = unweighted(data) if drop_weights else data
-    return data if nodes is None else with_nodes(data, nodes, source=path,
-                                                 first=first_node_id(fmt))
+    if nodes is None:
+        return data
+    check_node_set(nodes, path, entries=data.weights.nnz)  # with_nodes copies the CSR
+    return with_nodes(data, nodes, source=path, first=first_node_id(fmt))
 
 
 def _check_reading_options(kw: dict) -> None:

@@ -29,7 +29,9 @@ __all__ = ["GraphFormatError", "HeaderTooLargeError", "open_text", "open_binary"
            "load_table", "check_node_count", "BYTES_PER_NODE", "BYTES_PER_EDGE", "AsciiStream",
            "predicted_lines", "is_regular_file", "ARROW_MIN_BYTES", "prefer_arrow",
            "check_whole_file_read", "check_tokens_fit",
-           "check_document_read", "check_ids", "NoEdgesError",
+           "check_document_read", "check_ids", "NoEdgesError", "check_node_set",
+           "NODE_SET_BYTES", "NODE_SET_BYTES_PER_ENTRY", "check_node_file",
+           "NODE_FILE_BYTES_PER_LINE",
            "WHOLE_FILE_BYTES_PER_LINE",
            "DOCUMENT_BYTES_PER_BYTE"]
 
@@ -109,6 +111,109 @@ PER_LINE_BYTE = {"rows": 1, "networkx": 4, "table": 0}
 # 50,000- and 100,000-edge files of integer and of 20-character string labels): GraphML
 # 20.1-26.5, GML 15.2-16.7, Pajek 10.6-12.2; rounded up.
 DOCUMENT_BYTES_PER_BYTE = {"graphml": 30, "gml": 20, "pajek": 15}
+
+
+# Bytes per node of a public node set ``nodes=`` (read_graph, read_edge_files), measured with
+# tracemalloc: an integer N (or a range) reads as ids 0..N-1 at 8 B per node (the CSR row
+# pointer of the N rows; 4 B for a file without edges), 24 B once the degrees are computed,
+# which every use of the graph does: priced 32 B. A sequence of labels costs its tuple, the
+# label -> position map and a duplicate check: 75-111 B per label for a list of ints or
+# strings, 122-143 B for a NumPy array (a Python object made per label), at 10^5 and 10^6
+# labels: priced 160 B (the caller's own sequence is not counted).
+NODE_SET_BYTES = {"count": 32, "labels": 160}
+# Bytes per stored entry (2 per edge) of the graph read, when nodes= rebuilds its CSR on the
+# node set (its COO and the new CSR): measured 40-43 B on facebook (176,468 entries).
+NODE_SET_BYTES_PER_ENTRY = 48
+
+
+def _node_set_size(nodes) -> tuple[int, str] | None:
+    """``(count, kind)`` of a public node set (a key of :data:`NODE_SET_BYTES`), or None when
+    its size cannot be told without consuming it (an iterator) or it is not a node set at all
+    (:func:`dpgraph.graph.public_nodes` refuses those with its own message)."""
+    if isinstance(nodes, np.ndarray) and nodes.ndim == 0:
+        nodes = nodes.item()
+    if isinstance(nodes, (bool, np.bool_, str, bytes)):
+        return None
+    if isinstance(nodes, (int, np.integer)):
+        return int(nodes), "count"
+    if isinstance(nodes, range):  # len() of a range past 2**63 overflows
+        span = (nodes.stop - nodes.start) // nodes.step
+        rest = (nodes.stop - nodes.start) % nodes.step
+        return max(span + (1 if rest else 0), 0), "count"
+    try:
+        return len(nodes), "labels"
+    except TypeError:
+        return None
+
+
+def check_node_set(nodes, source, *, entries: int = 0) -> None:
+    """Refuse, before anything of its size is allocated, a public node set ``nodes`` (the
+    ``nodes=`` of :func:`dpgraph.io.read_graph`: a count ``N`` or a sequence of labels) whose
+    nodes would not fit in memory: :data:`NODE_SET_BYTES` per node, plus
+    :data:`NODE_SET_BYTES_PER_ENTRY` per stored entry of the graph already read from
+    ``source`` (``entries``, which the node set's CSR copies). Raises
+    :class:`~dpgraph.memory.InsufficientMemoryError` naming ``nodes=`` and how many nodes
+    fit; an iterator without a length is not priced.
+
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"DPGRAPH_MEMORY_LIMIT": "1G"}):
+    ...     check_node_set(10**6, "g.txt")  # 32 MB: fits
+    ...     try:
+    ...         check_node_set(3 * 10**9, "g.txt")
+    ...     except InsufficientMemoryError as exc:
+    ...         print(exc)
+    g.txt: nodes=3000000000 (a public node set of 3,000,000,000 nodes) needs about 89.4 GiB but only 1.0 GiB is allowed by DPGRAPH_MEMORY_LIMIT=1G (nothing was allocated). At most 33,554,432 nodes fit in nodes=.
+    """
+    from dpgraph.memory import check_memory
+
+    size = _node_set_size(nodes)
+    if size is None or size[0] < 1:
+        return
+    count, kind = size
+    per = NODE_SET_BYTES[kind]
+    rest = NODE_SET_BYTES_PER_ENTRY * max(int(entries), 0)
+    what = (f"{source}: nodes={count} (a public node set of {count:,} nodes)" if kind == "count"
+            else f"{source}: nodes= (a public node set of {count:,} node labels)")
+    check_memory(per * count + rest, what=what,
+                 fit=(lambda k: per * k + rest, "At most {:,} nodes fit in nodes=."))
+
+
+# Peak bytes per line of a node file (``--nodes FILE``: one id a line) read into a list of ids
+# (dpgraph.cli.common.read_node_set; measured with tracemalloc on 10^6 lines: 100 B for integer
+# ids, 79 B for 14-byte names, of which 36-70 B are kept as the list).
+NODE_FILE_BYTES_PER_LINE = 100
+
+
+def check_node_file(path, option: str = "--nodes") -> None:
+    """Refuse, before it is read, a file of node ids (one a line, given as ``option``) whose
+    ids would not fit in memory: :data:`NODE_FILE_BYTES_PER_LINE` plus the line's length to
+    read each, and :data:`NODE_SET_BYTES` ``["labels"]`` for the node set made of them
+    (:func:`check_node_set`), for the lines predicted from the file's size. A pipe is not
+    priced (it cannot be read twice).
+
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> path = os.path.join(tempfile.mkdtemp(), "nodes.txt")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("".join(f"{i}\\n" for i in range(100_000)))
+    >>> check_node_file(path)  # about 26 MB: fits
+    >>> with mock.patch.dict(os.environ, {"DPGRAPH_MEMORY_LIMIT": "1M"}):
+    ...     try:
+    ...         check_node_file(path)
+    ...     except InsufficientMemoryError as exc:
+    ...         print(str(exc).startswith(f"--nodes {path} (about "), "node ids fit" in str(exc))
+    True True
+    """
+    from dpgraph.memory import check_memory
+
+    if not is_regular_file(path):
+        return
+    lines, mean = predicted_lines(path, gzip_count=False)
+    per = NODE_FILE_BYTES_PER_LINE + mean + NODE_SET_BYTES["labels"]
+    check_memory(int(per * lines),
+                 what=f"{option} {path} (about {lines:,} node ids, predicted from its size)",
+                 fit=(lambda k: per * k, "About {:,} node ids fit."))
 
 
 def check_ids(ids) -> str:

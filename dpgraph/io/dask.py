@@ -430,6 +430,10 @@ def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
 
     if duplicates not in _DUPLICATES:
         raise ValueError(f"duplicates={duplicates!r} is not one of {_DUPLICATES}")
+    if nodes is not None:  # priced before any pass: a node set that cannot fit is refused
+        from dpgraph.io.base import check_node_set
+
+        check_node_set(nodes, source)
     weight = _check_columns(ddf, u, v, weight, source)
     parts = ddf.to_delayed()
     scan = [dask.delayed(_partition_scan, pure=True)(p, u, v, weight) for p in parts]

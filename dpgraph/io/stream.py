@@ -50,7 +50,7 @@ _INT32 = np.iinfo(np.int32)
 
 def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str = "max",
                      comments=("#", "%"), nodes: int | None = None,
-                     lines: int | None = None) -> GraphData | None:
+                     lines: int | None = None, stats: dict | None = None) -> GraphData | None:
     """The SNAP edge list ``path`` (``ncols`` 2 or 3 fields, edge lines after its first
     ``skip`` lines) as :class:`~dpgraph.graph.GraphData`, labels the sorted distinct ids, or
     ``None`` when the file is not one the stream handles (the caller's general path then reads
@@ -60,6 +60,7 @@ def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str
     ``nodes`` (a G-set body): the ids are vertex numbers ``1..nodes`` and the labels
     ``range(1, nodes + 1)``; ``lines``: the edge-line count the header announces. A file that
     breaks either returns ``None``, so that the caller's path names the line at fault.
+    ``stats``, a dict, receives ``"lines"``: the number of edge lines read.
     """
     if ncols not in (2, 3) or is_gzip(path):
         return None
@@ -110,6 +111,8 @@ def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str
         return None
     if m == 0 or (lines is not None and m != lines):
         return None
+    if stats is not None:
+        stats["lines"] = m
     if nodes is not None:
         if lo < 1 or hi > nodes:
             return None

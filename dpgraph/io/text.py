@@ -9,6 +9,7 @@ into compact ``array`` buffers.
 
 from __future__ import annotations
 
+import bisect
 import csv
 import math
 import re
@@ -216,9 +217,11 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
     if ids != "str" and not directed and prefer_arrow(path):  # large simple files: streamed
         from dpgraph.io.stream import read_edge_stream
 
+        stats = {}
         data = read_edge_stream(path, ncols, skip=fnum - 1, first=fline, duplicates=duplicates,
-                                comments=_SNAP_COMMENTS)
+                                comments=_SNAP_COMMENTS, stats=stats)
         if data is not None:
+            _warn_if_counts_header(path, fnum, fline, tokens, data, stats.get("lines"))
             return data
     check_whole_file_read(path, skip=fnum - 1)
     names = [("u", "i8"), ("v", "i8")] + ([("w", "f8")] if ncols == 3 else [])
@@ -240,9 +243,58 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
     w = table["w"] if ncols == 3 else np.ones(u.size)
     ids, inverse = _relabel(np.concatenate([u, v]))
     labels = ids.tolist()
-    return from_coo(inverse[: u.size], inverse[u.size:], np.asarray(w, dtype=np.float64), labels,
-                     duplicates=duplicates, directed=directed, symmetrize=symmetrize,
-                     source=str(path))
+    data = from_coo(inverse[: u.size], inverse[u.size:], np.asarray(w, dtype=np.float64), labels,
+                    duplicates=duplicates, directed=directed, symmetrize=symmetrize,
+                    source=str(path))
+    _warn_if_counts_header(path, fnum, fline, tokens, data, int(u.size))
+    return data
+
+
+def _sorted_position(labels, key) -> int | None:
+    """The position of ``key`` among sorted ``labels`` (a range or a sorted sequence), or
+    None; O(log n), no pass over the labels."""
+    if isinstance(labels, range):
+        return labels.index(key) if isinstance(key, int) and key in labels else None
+    k = bisect.bisect_left(labels, key)
+    return k if k < len(labels) and labels[k] == key else None
+
+
+def _warn_if_counts_header(path, number, line, tokens, data: GraphData, lines) -> None:
+    """Warn (a :class:`GraphInputWarning`, not a refusal: the line may be an edge) when the
+    first edge line ``tokens`` of a SNAP edge list looks like a header of counts ``n m``
+    (``1005 24929``): two different positive integer ids that occur on no other line (each is
+    the other's only neighbour in ``data``), the first at least the number of the other
+    lines' distinct ids, the second within 5% of the number of the other lines (``lines - 1``;
+    ``lines`` the edge lines read, None when unknown) or of their distinct pairs. O(log n):
+    the two ids are found in the sorted labels, their neighbours in the CSR."""
+    if len(tokens) != 2 or not all(_INTEGER_ID.fullmatch(t) for t in tokens) or not data.n:
+        return
+    a, b = int(tokens[0]), int(tokens[1])
+    if a == b or a < 1 or b < 1:
+        return
+    labels = data.labels
+    as_text = isinstance(labels[0], str)  # ids='str': the tokens as they are
+    pa = _sorted_position(labels, tokens[0] if as_text else a)
+    pb = _sorted_position(labels, tokens[1] if as_text else b)
+    if pa is None or pb is None:
+        return
+    indptr, indices = data.weights.indptr, data.weights.indices
+    for p, q in ((pa, pb), (pb, pa)):  # only each other as neighbours: on no other line
+        if indptr[p + 1] - indptr[p] != 1 or indices[indptr[p]] != q:
+            return
+    other_nodes, other_pairs = data.n - 2, data.m - 1
+    counts = [c for c in (other_pairs, None if lines is None else lines - 1) if c and c > 0]
+    if a < other_nodes or not any(abs(b - c) <= 0.05 * c for c in counts):
+        return
+    follow = f"{lines - 1:,} edge lines" if lines is not None else f"{other_pairs:,} edges"
+    warnings.warn(
+        f"{path}, line {number}: the first line {line.strip()!r} is read as an edge between "
+        f"nodes {tokens[0]} and {tokens[1]}, which occur on no other line, but it looks like a "
+        f"header of counts 'n m' ({other_nodes:,} nodes and {follow} follow): if it is a "
+        f"header, comment it out with '#' (as read, it adds nodes {tokens[0]} and {tokens[1]} "
+        f"and an edge between them to the graph); if it is an edge, nothing is wrong (list it "
+        f"after another edge line to silence this warning)",
+        GraphInputWarning, stacklevel=caller_stacklevel())
 
 
 def _arrow_table(path, ncols: int, *, skip: int, first: str) -> dict | None:
@@ -451,7 +503,8 @@ def check_label_token(label, fmt: str) -> str:
     s = str(label)
     if not s or any(ch.isspace() for ch in s) or s.startswith(("#", "%")):
         raise ValueError(f"{fmt} cannot store node label {label!r} (empty, containing "
-                         f"whitespace or starting with a comment character); relabel first")
+                         f"whitespace or starting with a comment character); write a GraphML "
+                         f"file (.graphml), which keeps such labels, or relabel first")
     return s
 
 
@@ -506,6 +559,13 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
     ordered by sorted id; ``symmetrize`` reads each row as an arc and ``duplicates`` merges a
     pair listed more than once, as in every format. Malformed rows raise
     :class:`GraphFormatError` naming the file and the line.
+
+    The first row is always the header row (a first row of numbers is refused: add a header
+    row). A file of name ids whose first row's endpoint column names are not usual column
+    names (:data:`HEADER_NAMES`, such as ``source,target``, ``from,to`` or ``u,v``; any case)
+    gets a :class:`GraphInputWarning` naming the line: a file without a header row
+    (``alice,bob`` first) loses its first edge that way; a real header row is silenced by
+    naming the endpoint columns ``source,target``.
     """
     from dpgraph.graph import check_duplicates
 
@@ -560,20 +620,46 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
     if table is None:
         table = _csv_rows(path, hnum, hline, delimiter, columns, wcol, ids)
     u, v, w = table
-    if u.size and u.dtype == object:
+    # names in the first row that are not usual column names: the row may be an edge of a file
+    # without a header row, which CSV's convention reads as the column names (its edge lost).
+    # A first row above integer ids is column names (ids='auto' reads no file that mixes
+    # integer and name ids), so only files of name ids are told.
+    unknown = [c for c in columns[:2] if c.lower() not in HEADER_NAMES]
+    if not u.size:
+        hint = (f"; line {hnum} was read as the header row (its names {unknown} are not "
+                f"usual column names): if it is an edge, add a header row such as "
+                f"'source,target' above it" if unknown else "")
+        raise NoEdgesError(path, hnum, hline,
+                           "edge rows after the header row (or nodes= for a graph without edges)"
+                           + hint, problem="the file has no edge rows")
+    if u.dtype == object:
         named = {columns[0], columns[1]} & (set(u.tolist()) | set(v.tolist()))
-        if named:
+        if unknown:  # (above integer ids, the first row cannot be an edge: see above)
+            warnings.warn(_unknown_header_message(path, hnum, hline, unknown, named),
+                          GraphInputWarning, stacklevel=caller_stacklevel())
+        elif named:
             warnings.warn(f"{path}: the header row names columns {sorted(named)!r}, which are "
                           f"also node ids: if line {hnum} is an edge, not a header row, add a "
                           f"header row above it", GraphInputWarning, stacklevel=caller_stacklevel())
-    if not u.size:
-        raise NoEdgesError(path, hnum, hline,
-                           "edge rows after the header row (or nodes= for a graph without edges)",
-                           problem="the file has no edge rows")
     distinct, inverse = _relabel(np.concatenate([u, v]))
     return from_coo(inverse[: u.size], inverse[u.size:], w, distinct.tolist(),
                     duplicates=duplicates, directed=symmetrize is not None,
                     symmetrize=symmetrize, source=str(path))
+
+
+def _unknown_header_message(path, hnum: int, hline: str, unknown: list, named: set) -> str:
+    """:func:`read_csv`'s warning for a first row whose endpoint column names are not usual
+    column names (:data:`HEADER_NAMES`): it was read as the header row, as CSV's first row is,
+    and is not an edge of the graph; if it was meant as one, it is lost."""
+    also = (f" ({', '.join(map(repr, sorted(named)))} "
+            f"{'is also a node id' if len(named) == 1 else 'are also node ids'} below)"
+            if named else "")
+    return (f"{path}, line {hnum}: the first row {hline.strip()!r} is read as the header row "
+            f"(the column names, as a CSV file's first row is), not as an edge, and its "
+            f"endpoint column names {unknown}{also} are not usual column names: if line {hnum} "
+            f"is an edge, add a header row such as 'source,target' above it, or the edge and "
+            f"its nodes are not in the graph; if it names the columns, nothing is lost (name "
+            f"the endpoint columns e.g. 'source,target' to silence this warning)")
 
 
 def _csv_arrow(path, hnum: int, delimiter: str, ncols: int, wcol):
@@ -695,7 +781,8 @@ def check_csv_label(label) -> str:
     s = str(label)
     if not s or s != s.strip() or "\n" in s or "\r" in s:
         raise ValueError(f"a CSV file cannot store node label {label!r} (empty, with leading or "
-                         f"trailing whitespace, or a line break); relabel first")
+                         f"trailing whitespace, or a line break); write a GraphML file "
+                         f"(.graphml), which keeps such labels, or relabel first")
     return s
 
 
