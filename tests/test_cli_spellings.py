@@ -324,3 +324,23 @@ def test_edge_files_the_dask_reader_reads_pass_the_check(tmp_path):
     with pytest.raises(ValueError, match="no column 'x'"):
         check_graph_path(folder, weight="x")
     check_graph_path(tmp_path / "a.csv")  # one graph file: not edge files, nothing to check
+
+
+def test_nodes_on_a_data_set_name_is_priced_in_the_commands_spelling(capsys):
+    """--nodes N on a data set name went through an unpriced node-set copy (22 GiB asked for
+    3 * 10^9 nodes); it is refused before anything is allocated, naming --nodes."""
+    code, out, err = _run(capsys, "info", "karate", "--nodes", "3000000000")
+    assert code == 2
+    line = _error(err)
+    assert "--nodes 3000000000 (a public node set of 3,000,000,000 nodes)" in line
+    assert "nodes=" not in line and "nothing was allocated" in line
+
+
+def test_a_nodes_file_is_priced_before_it_is_read(capsys, tmp_path, monkeypatch):
+    path = tmp_path / "nodes.txt"
+    path.write_text("".join(f"{i}\n" for i in range(20_000)))
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "1M")
+    code, out, err = _run(capsys, "info", "karate", "--nodes", str(path))
+    assert code == 2
+    line = _error(err)
+    assert f"--nodes {path} (about " in line and "node ids fit" in line

@@ -87,6 +87,9 @@ def read_node_set(spec: str | None, ids: str | None = None):
         return int(spec)
     if not os.path.isfile(spec):
         raise FileNotFoundError(f"--nodes {spec}: neither a node count nor a file of node ids")
+    from dpgraph.io.base import check_node_file
+
+    check_node_file(spec)  # priced before its ids are read
     with open(spec, encoding="utf-8") as f:
         tokens = [line.strip() for line in f]
     tokens = [t for t in tokens if t and not t.startswith("#")]
@@ -313,7 +316,10 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
                              weight=weight)
     if nodes is not None and fmt != "dask":
         from dpgraph.io import first_node_id
+        from dpgraph.io.base import check_node_set
 
+        # a file's node set was priced by read_graph; a data set's is priced here
+        check_node_set(nodes, where, entries=data.weights.nnz)
         data = with_nodes(data, nodes, source=where, first=first_node_id(fmt))
     if unweighted and fmt == "dask":  # the weight column was not read
         return data, f"{where}, every edge weight 1", fmt

@@ -57,6 +57,11 @@ _OPTION_SPELLINGS = [
     (r"\bgive nodes\b", "give --nodes"),
     (r"(^|[(:;,] )nodes (holds|is the public node set|is empty|lists)\b", r"\1--nodes \2"),
     (r"(^|[(:;,] )nodes=([0-9]+):", r"\1--nodes \2:"),
+    # the node set's memory refusal (dpgraph.io.base.check_node_set): "nodes=N (a public
+    # node set ...", "nodes= (a public node set of k node labels)", "fit in nodes=."
+    (r"(^|[\s(:;,])nodes=([0-9]+) \(", r"\1--nodes \2 ("),
+    (r"(^|[\s(:;,])nodes= \(", r"\1--nodes ("),
+    (r"\bfit in nodes=\.", "fit in --nodes."),
     (r"\b(route|rank|epsilon|delta|format|ids|duplicates|symmetrize)='([^'\s]+)'",
      r"--\1 \2"),
     # A number after epsilon= / delta= in a library message is the user's own value only where
