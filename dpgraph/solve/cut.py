@@ -66,6 +66,13 @@ SOLVER_MAX_RANK = 16
 # 0.975 / 0.974 of the reference against 0.972 / 0.974 / 0.970 (benchmarks/NOTES.md, "The
 # randomized-response pool's solves").
 POOL_TABU_WORK = 4.0e6
+# SDP iterations of each candidate solve in an "auto" answer's pool. The Max-Bisection SDP on
+# the dense released objectives ran 541-811 iterations to the pool's tolerance where Max-Cut's
+# needs 83-131 (polblogs, n = 1,222, eps 4): 10.2 CPU s a call. At 200 the pooled bisections'
+# cuts stay within 0.15% (three seeds of polblogs, email-Eu-core, G3, planted-1000-20 and
+# planted-2000-25 at eps 4; the same at eps 2, where no pool is solved) and the call takes 4.6
+# CPU s on polblogs, 2.3 on email-Eu-core (benchmarks/NOTES.md, "The pool's SDP iterations").
+POOL_SDP_ITERATIONS = 200
 
 
 #: Epsilon of an answer's private choice and of its estimate (kept here for callers of the
@@ -261,7 +268,8 @@ def _route_pool(route, problem, data, epsilon, delta, rank, opts, solver_options
     # ``gen``: Max-Cut and Max-Bisection then leave ``gen`` in the same state, so with the same
     # rng the local route's release is the same for both (docs/privacy.md 14.5)
     solve_rng = make_rng(int(gen.integers(2**63)))
-    options = {"tabu_moves": pool_tabu_moves(data.n), **(solver_options or {})}
+    options = {"tabu_moves": pool_tabu_moves(data.n), "max_iter": POOL_SDP_ITERATIONS,
+               **(solver_options or {})}
     results, _, _ = _solve_candidates(problem, pg, names, options, solve_rng)
     return candidate_pool(results)[0].astype(np.float64)
 
