@@ -344,3 +344,17 @@ def test_a_nodes_file_is_priced_before_it_is_read(capsys, tmp_path, monkeypatch)
     assert code == 2
     line = _error(err)
     assert f"--nodes {path} (about " in line and "node ids fit" in line
+
+
+def test_a_graph_file_read_as_csp_points_to_k(capsys, tmp_path):
+    """max2csp on a CSV graph without --k read it as the csp format and said only "lines start
+    with 'p' or 'c'"; it now says how to solve Max-k-Cut on it."""
+    path = tmp_path / "people.csv"
+    path.write_text("source,target,weight\na,b,1\nb,c,0.5\n")
+    code, out, err = _run(capsys, "max2csp", path, *PRIVATE)
+    assert code == 2
+    line = _error(err)
+    assert "lines start with 'p' or 'c'" in line and "reads as a csv graph file" in line
+    assert "--k K" in line
+    code, out, err = _run(capsys, "max2csp", path, "--k", "2", *PRIVATE)
+    assert code == 0, err

@@ -146,10 +146,33 @@ def _read_instance(args):
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
         return inst, data.labels, fmt, args.k * (args.k - 1), where
-    inst = read_csp(path, format=fmt, variables=args.variables)
+    try:
+        inst = read_csp(path, format=fmt, variables=args.variables)
+    except ValueError as exc:  # a graph file read as csp: say how to read it as one
+        graph = args.format is None and fmt == "csp" and _graph_format_of(path)
+        if not graph:
+            raise
+        raise ValueError(f"{exc}; {path} reads as a {graph} graph file: give --k K (e.g. "
+                         f"--k 3) to solve Max-k-Cut on it, or write the instance in the csp "
+                         f"format (docs/cli.md)") from None
     if fmt in ("cnf", "wcnf"):  # variable i of the instance is variable i + 1 of the file
         return inst, range(1, inst.n + 1), fmt, 3, path
     return inst, range(inst.n), fmt, None, path
+
+
+def _graph_format_of(path: str) -> str | None:
+    """The graph format ``read_graph`` detects for ``path`` by its extension, or None."""
+    from dpgraph.io import detect_format
+
+    low = path.lower()
+    low = low[:-3] if low.endswith(".gz") else low
+    if not low.endswith((".csv", ".tsv", ".graphml", ".gml", ".net", ".mtx", ".edgelist",
+                         ".edges", ".metis", ".graph")):
+        return None
+    try:
+        return detect_format(path)
+    except (ValueError, OSError):
+        return None
 
 
 def _is_dataset(name: str) -> bool:
