@@ -80,16 +80,21 @@ def test_small_files_read_without_pyarrow_and_alike_with_it(tmp_path, arrow_min)
     assert {k: [v[0], [tuple(e) for e in v[1]]] for k, v in got.items()} == expected
 
 
-def test_prefer_arrow_by_size(tmp_path):
+def test_prefer_arrow_by_size(tmp_path, monkeypatch):
+    """Small files skip pyarrow while it is not loaded; once it is (a warm process), every
+    file takes its faster path."""
     from dpgraph.io.base import ARROW_MIN_BYTES, prefer_arrow
 
     small, big = tmp_path / "a.txt", tmp_path / "b.txt"
     small.write_text("1 2\n")
     with open(big, "wb") as fh:
         fh.truncate(ARROW_MIN_BYTES)
+    monkeypatch.delitem(sys.modules, "pyarrow", raising=False)
     assert not prefer_arrow(small)
     assert prefer_arrow(big)
     assert prefer_arrow(tmp_path / "missing.txt")  # not a regular file: the readers decide
+    monkeypatch.setitem(sys.modules, "pyarrow", object())
+    assert prefer_arrow(small)
 
 
 @pytest.mark.skipif(bool(os.environ.get("DPGRAPH_NO_NUMBA")), reason="numba disabled")
