@@ -279,7 +279,7 @@ def _load_builtin(name: str) -> GraphData:
 
     if name == "karate":
         G = nx.karate_club_graph()
-        return as_graph_data(G, weight="__unweighted__")  # missing attribute -> weight 1
+        return as_graph_data(G, weight=None)  # every edge weight 1 (its weights are counts)
     if name == "les-miserables":
         return as_graph_data(nx.les_miserables_graph())
     return as_graph_data(nx.florentine_families_graph())
