@@ -13,6 +13,29 @@ def data_dir() -> Path:
     return Path(root)
 
 
+@pytest.fixture
+def spend_spy(monkeypatch):
+    """Counts every ledger charge and every generator handed out for a noise draw: a call that
+    refuses before anything is spent (docs/privacy.md 11.1) leaves both at 0."""
+    from dpgraph.privacy import ledger as ledger_mod
+    from dpgraph.privacy import noise as noise_mod
+
+    calls = {"charge": 0, "draw": 0}
+    charge, draw_rng = ledger_mod.PrivacyLedger.charge, noise_mod._draw_rng
+
+    def spy_charge(self, *a, **k):
+        calls["charge"] += 1
+        return charge(self, *a, **k)
+
+    def spy_draw(*a, **k):
+        calls["draw"] += 1
+        return draw_rng(*a, **k)
+
+    monkeypatch.setattr(ledger_mod.PrivacyLedger, "charge", spy_charge)
+    monkeypatch.setattr(noise_mod, "_draw_rng", spy_draw)
+    return calls
+
+
 # the fuzzing helpers (tests/fuzz_inputs.py, tests/fuzz_api.py) are imported by module name
 import sys  # noqa: E402
 

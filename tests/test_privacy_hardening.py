@@ -78,26 +78,6 @@ def test_cli_json_carries_no_timing(command, tmp_path, capsys):
 # --------------------------------------------------------------------------------------------
 # A call refuses before its first charge and draw, or returns its result (docs/privacy.md 11).
 
-@pytest.fixture
-def spend_spy(monkeypatch):
-    """Counts every ledger charge and every generator handed out for a noise draw."""
-    from dpgraph.privacy import ledger as ledger_mod
-    from dpgraph.privacy import noise as noise_mod
-
-    calls = {"charge": 0, "draw": 0}
-    charge, draw_rng = ledger_mod.PrivacyLedger.charge, noise_mod._draw_rng
-
-    def spy_charge(self, *a, **k):
-        calls["charge"] += 1
-        return charge(self, *a, **k)
-
-    def spy_draw(*a, **k):
-        calls["draw"] += 1
-        return draw_rng(*a, **k)
-
-    monkeypatch.setattr(ledger_mod.PrivacyLedger, "charge", spy_charge)
-    monkeypatch.setattr(noise_mod, "_draw_rng", spy_draw)
-    return calls
 
 
 def test_spend_spy_sees_a_release(spend_spy):

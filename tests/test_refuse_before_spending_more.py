@@ -25,26 +25,6 @@ from dpgraph.privacy.ledger import PrivacyLedger
 KARATE = nx.karate_club_graph()
 
 
-@pytest.fixture
-def spend_spy(monkeypatch):
-    """Counts every ledger charge and every generator handed out for a noise draw (as
-    tests/test_privacy_hardening.py's)."""
-    from dpgraph.privacy import ledger as ledger_mod
-
-    calls = {"charge": 0, "draw": 0}
-    charge, draw_rng = ledger_mod.PrivacyLedger.charge, noise._draw_rng
-
-    def spy_charge(self, *a, **k):
-        calls["charge"] += 1
-        return charge(self, *a, **k)
-
-    def spy_draw(*a, **k):
-        calls["draw"] += 1
-        return draw_rng(*a, **k)
-
-    monkeypatch.setattr(ledger_mod.PrivacyLedger, "charge", spy_charge)
-    monkeypatch.setattr(noise, "_draw_rng", spy_draw)
-    return calls
 
 
 def _suggested_epsilon(message: str) -> float:
