@@ -735,8 +735,14 @@ def _lanczos_estimate(mv, n: int, gen, steps: int = 40, deadline: float | None =
     return float(w_[-1]), float(abs(beta[k - 1] * S[-1, -1]))
 
 
+#: Order up to which :func:`top_ritz_pair` factors an explicit matrix densely where ARPACK
+#: fails (an n x n float array: 32 MB at 2,000)
+DENSE_RITZ_MAX_N = 2000
+
+
 def top_ritz_pair(A, gen, *, n: int | None = None, shift: float | None = None, tol: float = 1e-9,
-                  maxiter: int = 300, strict: bool = False) -> tuple[float, float]:
+                  maxiter: int = 300, strict: bool = False,
+                  dense: bool = False) -> tuple[float, float]:
     """Top Ritz value ``theta`` of a symmetric operator and the residual norm ``||A u - theta u||``
     of its unit Ritz vector ``u``: ``theta + residual`` bounds ``lambda_max(A)`` up to the
     Ritz-pair error, the guess the Max-Cut and Max-2-CSP certificates start from.
@@ -750,8 +756,9 @@ def top_ritz_pair(A, gen, *, n: int | None = None, shift: float | None = None, t
     around 0, and the shift makes ARPACK's relative tolerance an absolute one ``~ tol * shift``
     instead of one on a tiny eigenvalue, which would make Lanczos resolve the cluster at great
     cost. The residual is added to the bound anyway. Without convergence a partial Ritz pair is
-    used; with none, ``tol`` is relaxed 1000-fold once, then the start vector is used
-    (``strict=True``: ``ArpackNoConvergence`` is raised instead).
+    used; with none, ``tol`` is relaxed 1000-fold once, then an explicit matrix of order at most
+    ``DENSE_RITZ_MAX_N`` is factored densely (``dense=True`` forces that at any order), and
+    otherwise the start vector is used (``strict=True``: ARPACK's error is raised instead).
     """
     if callable(A):
         mv, matrix = A, None
@@ -759,7 +766,7 @@ def top_ritz_pair(A, gen, *, n: int | None = None, shift: float | None = None, t
         matrix = A
         mv = lambda x: matrix @ x  # noqa: E731
         n = matrix.shape[0]
-    if n <= 300:
+    if n <= 300 or dense:
         if matrix is not None:
             w, U = np.linalg.eigh(matrix.toarray() if hasattr(matrix, "toarray") else np.asarray(matrix))
             u = U[:, -1]
@@ -790,6 +797,17 @@ def top_ritz_pair(A, gen, *, n: int | None = None, shift: float | None = None, t
                 if len(exc.eigenvalues):
                     w, U = exc.eigenvalues, exc.eigenvectors
                     break
+            except spla.ArpackError:
+                # ARPACK error -9, "starting vector is zero": where the shift dwarfs the
+                # spectrum, A + shift I acts as a multiple of I to working precision and the
+                # first Lanczos residual vanishes (a 401-order label-CSP dual matrix with shift
+                # 1e5). Retrying will not help; the fallbacks below do.
+                if strict:
+                    raise
+                break
+        if U is None and matrix is not None and n <= DENSE_RITZ_MAX_N:  # LAPACK instead
+            return top_ritz_pair(matrix.toarray() if hasattr(matrix, "toarray")
+                                 else np.asarray(matrix), gen, n=n, dense=True)
         if U is None:  # no Ritz pair at all: the Rayleigh quotient of v0 with its (large) residual
             U = v0[:, None]
         u = U[:, -1] / np.linalg.norm(U[:, -1])
