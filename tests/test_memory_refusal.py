@@ -376,3 +376,27 @@ def test_an_unpriced_memory_error_is_one_command_line():
     assert "\n" not in line
     refusal = InsufficientMemoryError("x needs about 3 GiB")  # a priced refusal is as it was
     assert error_line(refusal) == "dpgraph: error: x needs about 3 GiB"
+
+
+def test_the_engine_prices_its_default_options(monkeypatch):
+    """solve_max_cut with its defaults was never priced: a 30,000-node graph ran to a 57 MiB
+    peak under DPGRAPH_MEMORY_LIMIT=1M. The defaults are checked too, before the solve."""
+    import tracemalloc
+
+    import networkx as nx
+
+    import dpgraph
+    from dpgraph.graph import as_graph_data
+    from dpgraph.memory import InsufficientMemoryError
+
+    G = as_graph_data(nx.gnm_random_graph(30_000, 60_000, seed=0))
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "1M")
+    tracemalloc.start()
+    try:
+        with pytest.raises(InsufficientMemoryError, match="the Max-Cut engine on 30,000 nodes "
+                                                          "with the default rank"):
+            dpgraph.solve_max_cut(G, rng=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 2**20
