@@ -36,6 +36,17 @@ def spend_spy(monkeypatch):
     return calls
 
 
+
+@pytest.fixture(scope="session", autouse=True)
+def _numba_imported():
+    """numba is imported on the first kernel call, not with dpgraph
+    (tests/test_light_imports.py checks that in fresh processes); importing it here keeps its
+    tens of MB of Python objects out of the tests that measure a call with tracemalloc."""
+    from dpgraph.engine.local_search import numba_available
+
+    numba_available()
+
+
 # the fuzzing helpers (tests/fuzz_inputs.py, tests/fuzz_api.py) are imported by module name
 import sys  # noqa: E402
 
