@@ -726,10 +726,6 @@ def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphDat
         raise ValueError(f"{source} has no nodes: dpgraph needs a graph with at least one node")
     if weight is not None:
         _check_networkx_weights(G, weight, source)
-        if weight != "weight" and G.number_of_edges() \
-                and not any(weight in d for *_, d in G.edges(data=True)):
-            attributes = sorted({str(k) for *_, d in G.edges(data=True) for k in d})
-            _warn_missing_weight(source, weight, attributes)
     if G.is_multigraph():
         if duplicates == "error":
             raise ValueError(f"{source} is a multigraph; pass duplicates='sum' or 'max'")
@@ -766,15 +762,6 @@ def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphDat
     return _finalize(A, labels, source=source, summed=summed)
 
 
-def _warn_missing_weight(source: str, weight: str, attributes) -> None:
-    """A weight attribute named by the caller (not the default ``"weight"``) that no edge
-    has: every edge reads as weight 1, as in NetworkX, but a misspelt name would go unseen."""
-    have = f"the edges' attributes: {attributes}" if attributes else "the edges have none"
-    _warn(f"{source}: no edge has the attribute {weight!r} named for the weights, so every edge "
-          f"is read as weight 1 ({have}); name one of those, or ask for no weights "
-          f"(weight=None) to say so")
-
-
 def _from_igraph(G, *, weight: str | None, symmetrize, duplicates) -> GraphData:
     n = G.vcount()
     source = "igraph.Graph"
@@ -788,9 +775,6 @@ def _from_igraph(G, *, weight: str | None, symmetrize, duplicates) -> GraphData:
     if G.is_directed() and symmetrize is None:
         raise ValueError(f"{source} is directed; pass symmetrize='max', 'sum' or 'mean' "
                          f"to say how to make it undirected")
-    if weight is not None and weight != "weight" and G.ecount() \
-            and weight not in G.es.attributes():
-        _warn_missing_weight(source, weight, sorted(G.es.attributes()))
     if weight is not None and weight in G.es.attributes():
         # an edge added without the attribute has None: missing means 1, as for NetworkX;
         # anything else but a real number is refused naming the edge, as for NetworkX

@@ -144,29 +144,3 @@ def test_read_gml_still_refuses_what_does_not_fit(tmp_path, monkeypatch):
     monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "100")
     with pytest.raises(InsufficientMemoryError, match="of gml"):
         read_graph(path, "gml")
-
-
-def test_a_weight_attribute_no_edge_has_warns_naming_the_attributes():
-    """weight='wieght' (a typo) read every edge as weight 1 without a word; NetworkX does the
-    same, so the graph is still read, with a warning naming the edges' attributes. The default
-    name, 'weight', stays silent on an unweighted graph."""
-    import warnings as _w
-
-    import igraph as ig
-    import networkx as nx
-
-    from dpgraph.graph import GraphInputWarning, as_graph_data
-
-    G = nx.Graph()
-    G.add_edge("a", "b", w=2.0)
-    G.add_edge("b", "c", w=1.0)
-    H = ig.Graph([(0, 1), (1, 2)])
-    H.es["w"] = [2.0, 1.0]
-    for graph in (G, H):
-        with pytest.warns(GraphInputWarning, match=r"no edge has the attribute 'wieght'.*\['w'\]"):
-            data = as_graph_data(graph, weight="wieght")
-        assert data.total_weight == 2  # every edge weight 1
-        with _w.catch_warnings():
-            _w.simplefilter("error")
-            assert as_graph_data(graph, weight="w").total_weight == 3
-            as_graph_data(graph)  # the default name: silent
