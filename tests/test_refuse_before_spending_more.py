@@ -158,18 +158,36 @@ def test_check_gaussian_shares_names_the_share_and_an_epsilon_that_works(spend_s
 
 
 def test_privatize_pca_tiny_tail_share_is_a_range_refusal_not_a_crash():
-    """The public call that reaches the discrete Gaussian's range after other draws: the PCA
-    route's tail singular value (a scalar: discrete) at ``tail_share`` of (epsilon, delta). It
-    failed in the zCDP conversion ("f(a) and f(b) must have different signs"); it is now the
-    range refusal naming epsilon. (privatize does not yet check these shares up front: that
-    precheck belongs in dpgraph/release/privatize.py's refuse_before_drawing.)"""
+    """The PCA route's tail singular value (a scalar: discrete) at ``tail_share`` of (epsilon,
+    delta) failed in the zCDP conversion ("f(a) and f(b) must have different signs") after the
+    degrees and the gap test were drawn; it is a range refusal before anything is drawn, naming
+    the caller's epsilon that works."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with pytest.raises(ValueError, match=r"discrete Gaussian('s| sampler's) range for (1 "
-                                             r"changed coordinate|a release of 1 coordinate)"
-                                             r".*epsilon >= "):
+        with pytest.raises(ValueError, match=r"tail singular value \(tail_share\).*discrete "
+                                             r"Gaussian sampler's range.*epsilon >= "):
             dpgraph.privatize(KARATE, epsilon=1.0, delta=1e-6, route="pca", tail_share=1e-13,
                               weight=None, rng=0, synthetic_share=None)
+
+
+@pytest.mark.parametrize("route, extra", [("pca", {}), ("auto", {"fallback": "none"})])
+def test_privatize_pca_range_advice_is_in_the_callers_epsilon(route, extra):
+    """The advice was in the route's share of epsilon: privatize(epsilon=1e-4, delta=1e-12,
+    route='pca') advised 8.81e-05, which was refused again. The epsilon it names now works, and
+    route='auto' without screening (which takes the PCA route on small graphs) is checked too:
+    it charged the degrees and the gap test before the refusal."""
+    import re
+
+    kw = dict(delta=1e-12, route=route, weight=None, rng=0, **extra)
+    ledger = dpgraph.PrivacyLedger()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="epsilon >= ") as err:
+            dpgraph.privatize(KARATE, epsilon=1e-4, ledger=ledger, **kw)
+        assert ledger.spent == (0, 0)
+        need = float(re.search(r"epsilon >= ([0-9.e+-]+)", str(err.value)).group(1))
+        pg = dpgraph.privatize(KARATE, epsilon=need, **kw)
+    assert 0 < pg.ledger.spent[0] <= need * (1 + 1e-9)  # it runs (auto may leave some unspent)
 
 
 # -- the discrete Gaussian releases of privatize's pca and matrix-free routes
@@ -220,3 +238,12 @@ def test_discrete_gaussian_range_checks_pass_ordinary_calls(route, epsilon):
         pg = dpgraph.privatize(KARATE, epsilon=epsilon, delta=1e-6, route=route, weight=None,
                                rng=0, synthetic_share=None, **opts)
     assert pg.ledger.spent[0] == pytest.approx(epsilon)
+
+
+def test_max_cut_matrix_free_discrete_range_refused_before_the_screening_count():
+    """max_cut's own precheck of the matrix-free route left out its discrete noise's range:
+    the screening count was charged, then the route refused."""
+    _refused_with_ledger(lambda led: dpgraph.max_cut(
+        KARATE, epsilon=1e-5, delta=1e-10, route="matrix-free", weight=None, rng=0, ledger=led,
+        privatize_options={"matrix_free_options": {"noise": "discrete"}}),
+        r"matrix-free route's .* discrete Gaussian sampler's range.*Refused before")

@@ -32,7 +32,7 @@ from dpgraph.privacy import PrivacyLedger, make_rng
 from dpgraph.privacy.ledger import records_in_ledger
 from dpgraph.privacy.budget import (CORE_SHARE, DEGREE_SHARE, SCREEN_SHARE, SYNTHETIC_SHARE,
                                     TAIL_SHARE, release_split)
-from dpgraph.privacy.noise import check_gaussian_shares, check_laplace_shares, least_in_range
+from dpgraph.privacy.noise import check_laplace_shares, least_in_range
 from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_number,
                                         check_share)
 from dpgraph.private_input import check_private_graph_input, input_graph
@@ -239,7 +239,8 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
     synthetic_blocks = _checked_blocks(synthetic_blocks, data.n)
     # every refusal that public values decide, before anything is charged or drawn (11.1)
     refuse_before_drawing(route, data.n, epsilon, delta, options, synthetic_share=synthetic_share,
-                          synthetic_blocks=synthetic_blocks, screened=edge_count is None)
+                          synthetic_blocks=synthetic_blocks, screened=edge_count is None,
+                          rank=rank)
     if _check_only:  # a caller's precheck (dpgraph.max_cut): every refusal that needs no release
         if route != "auto":
             refuse_if_too_large(route, data.n, None, rank)
@@ -353,7 +354,7 @@ def _route_for_input(route: str, data, delta: float, synthetic_share):
 def refuse_before_drawing(route: str, n: int, epsilon: float, delta: float,
                           options: "ReleaseOptions", *, synthetic_share: float | None = None,
                           synthetic_blocks: int = DEFAULT_BLOCKS, screened: bool = True,
-                          caller: str = "privatize") -> None:
+                          caller: str = "privatize", rank: int | None = None) -> None:
     """The refusals of :func:`privatize`'s releases that public values decide (``route``,
     ``n``, ``epsilon``, ``delta``, the shares and the options), made before anything is charged
     or drawn (docs/privacy.md 11.1) instead of after the releases ahead of the one refused:
@@ -403,26 +404,54 @@ def refuse_before_drawing(route: str, n: int, epsilon: float, delta: float,
         share = max(least_in_range(changed, part * epsilon) for _, part, changed in model)
         advice = (f", or synthetic_share >= {share:.3g}" if share < 0.5 else "") + ", or synthetic_share=None (no block model)"
     check_laplace_shares(epsilon, releases, caller=caller, advice=advice)
-    if route == "pca" and delta > 0:  # its discrete Gaussian releases (docs/privacy.md 13.2)
-        check_gaussian_shares(route_epsilon, delta, [
-            ("the PCA route's degrees (degree_share)", options.degree_share, 2),
-            ("the PCA route's tail singular value (tail_share)", options.tail_share, 1)],
-            caller=caller, advice=", or a larger degree_share / tail_share")
-    # "auto" takes the matrix-free route from MATRIX_FREE_MIN_N nodes whatever the screening
-    # releases (screening.choose_scale_route), at what the screening count leaves
+    left = 1.0 - options.screen_share if screened and screens(route, options.fallback) else 1.0
+    # "auto" without screening takes the PCA route below MATRIX_FREE_MIN_N nodes (with it, only
+    # where the screening count predicts a passing gap test, never at an epsilon this check
+    # refuses), and from there the matrix-free route whatever the screening releases
+    # (screening.choose_scale_route), at what the screening count leaves
     automatic = route == "auto" and int(n) >= MATRIX_FREE_MIN_N
+    unscreened_pca = route == "auto" and not automatic and not screens(route, options.fallback)
+    if (route == "pca" or unscreened_pca) and delta > 0:
+        _precheck_pca_range(epsilon, delta, eps_route * left, options, caller)
     if (route == "matrix-free" or automatic) and delta > 0:
-        left = 1.0 - options.screen_share if screened and screens(route, options.fallback) else 1.0
-        _precheck_matrix_free(n, route_epsilon * left, delta, options)
+        _precheck_matrix_free(n, route_epsilon * left, delta, options, rank=rank)
 
 
-def _precheck_matrix_free(n: int, epsilon: float, delta: float, options: "ReleaseOptions") -> None:
+def _precheck_pca_range(epsilon: float, delta: float, fraction: float, options, caller: str):
+    """The PCA route's discrete Gaussian releases (docs/privacy.md 13.2) against the sampler's
+    range, before anything is drawn: the degrees (``degree_share`` of the route's epsilon and
+    of delta, 2 changed coordinates) and the tail singular value (``tail_share``, 1), where the
+    route gets ``fraction`` of the caller's ``epsilon``; the refusal names the caller's epsilon
+    that works."""
+    from dpgraph.privacy.noise import (_round_up, discrete_gaussian_in_range,
+                                       discrete_gaussian_min_epsilon)
+
+    releases = [("the PCA route's degrees (degree_share)", options.degree_share, 2),
+                ("the PCA route's tail singular value (tail_share)", options.tail_share, 1)]
+    bad = [(what, share, k) for what, share, k in releases
+           if not discrete_gaussian_in_range(1.0, share * fraction * epsilon, share * delta, k)]
+    if not bad:
+        return
+    need = max(discrete_gaussian_min_epsilon(share * delta, k) / (share * fraction)
+               for _, share, k in releases)
+    what, share, k = bad[0]
+    raise ValueError(f"{caller}: at epsilon={epsilon!r}, delta={delta!r}, {what} would be drawn "
+                     f"at epsilon {share * fraction * epsilon:.3g}, delta {share * delta:.3g}, "
+                     f"below the exact discrete Gaussian sampler's range: a noise this large "
+                     f"hides any answer; use a larger epsilon: epsilon >= {_round_up(need)}, or "
+                     f"a larger degree_share / tail_share. Refused before anything was charged "
+                     f"or drawn")
+
+
+def _precheck_matrix_free(n: int, epsilon: float, delta: float, options: "ReleaseOptions", *,
+                         rank: int | None = None) -> None:
     """The matrix-free route's own refusals before its first draw, without reading the graph
-    (:func:`dpgraph.release.routes.matrix_free.check_release_options`)."""
+    (:func:`dpgraph.release.routes.matrix_free.check_release_options`; with ``rank``, its
+    discrete noise's range too)."""
     from dpgraph.release.routes.matrix_free import check_release_options
 
     kw = options.for_route("matrix-free")
-    check_release_options(n, epsilon, delta, **{
+    check_release_options(n, epsilon, delta, rank=rank, **{
         key: kw.get(key) for key in ("noise", "steps", "kappa", "core_kappa", "degree_share",
                                      "core_share", "final_steps", "final_weight", "average")
         if key in kw})

@@ -404,10 +404,13 @@ def _logger(progress: bool):
 
 def check_release_options(n: int, epsilon: float, delta: float, *, noise: str = "continuous",
                           steps=None, kappa=None, core_kappa=None, degree_share=None,
-                          core_share=None, final_steps=None, final_weight=None, average=None):
+                          core_share=None, final_steps=None, final_weight=None, average=None,
+                          rank: int | None = None):
     """The route's refusals that public values decide, before its first draw: its options, the
-    noise, and a ``delta`` too large for the itemized accounting of its releases at
-    ``epsilon`` (:func:`_check_itemization`). Returns the checked options and the budget split.
+    noise, a ``delta`` too large for the itemized accounting of its releases at ``epsilon``
+    (:func:`_check_itemization`) and, with ``rank`` given, discrete noise outside the
+    sampler's range (:func:`check_discrete_range`). Returns the checked options and the budget
+    split.
     :func:`dpgraph.privatize` calls it before anything is charged (docs/privacy.md 11.1).
 
     Examples
@@ -430,6 +433,8 @@ def check_release_options(n: int, epsilon: float, delta: float, *, noise: str = 
     budget = _split_budget(epsilon, delta, opts.steps, opts.degree_share, opts.core_share,
                            opts.final_steps, opts.final_weight, noise)
     _check_itemization(epsilon, delta, budget, noise == "discrete")
+    if noise == "discrete" and rank is not None:
+        check_discrete_range(budget, rank)
     return opts, budget
 
 
