@@ -336,3 +336,23 @@ def _shared():
 def test_the_shared_data_sets_are_silent(path):
     _, said = _read(path)  # (self-loop notes aside)
     assert not [text for text in said if "header" in text]
+
+
+@pytest.mark.parametrize("text", [
+    "protein1,protein2,combined_score\n9606.ENSP01,9606.ENSP02,900\n9606.ENSP02,9606.ENSP03,500\n",
+    "user,friend\nu17,u42\nu42,u99\n",
+])
+def test_column_names_shaped_unlike_the_ids_stay_silent(tmp_path, text):
+    """STRING's own header (protein1,protein2 above 9606.ENSP... ids) warned as a possible lost
+    edge; a first row is told only where its names are shaped like the ids below it (or are
+    ids below it)."""
+    import warnings as _w
+
+    from dpgraph.io import read_graph
+
+    path = tmp_path / "g.csv"
+    path.write_text(text)
+    with _w.catch_warnings():
+        _w.simplefilter("error")
+        g = read_graph(path, **({"weight": "combined_score"} if "combined" in text else {}))
+    assert g.n == 3

@@ -634,7 +634,11 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
                            + hint, problem="the file has no edge rows")
     if u.dtype == object:
         named = {columns[0], columns[1]} & (set(u.tolist()) | set(v.tolist()))
-        if unknown:  # (above integer ids, the first row cannot be an edge: see above)
+        # (above integer ids, the first row cannot be an edge: see above) a first row of
+        # names shaped like the ids below it (alice,bob above carol,dave) may be a lost edge;
+        # column names shaped otherwise (protein1,protein2 above 9606.ENSP00000000233) are not
+        if unknown and (named or all(_token_shape(c) == _token_shape(x)
+                                     for c, x in zip(columns[:2], (u[0], v[0])))):
             warnings.warn(_unknown_header_message(path, hnum, hline, unknown, named),
                           GraphInputWarning, stacklevel=caller_stacklevel())
         elif named:
@@ -645,6 +649,13 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
     return from_coo(inverse[: u.size], inverse[u.size:], w, distinct.tolist(),
                     duplicates=duplicates, directed=symmetrize is not None,
                     symmetrize=symmetrize, source=str(path))
+
+
+def _token_shape(token) -> str:
+    """A token's shape: each run of letters ``a``, of digits ``0``, other characters kept
+    (``alice`` and ``bob``: ``a``; ``protein1``: ``a0``; ``9606.ENSP0001``: ``0.a0``)."""
+    s = re.sub(r"[^\W\d_]+", "a", str(token).strip())
+    return re.sub(r"\d+", "0", s)
 
 
 def _unknown_header_message(path, hnum: int, hline: str, unknown: list, named: set) -> str:
