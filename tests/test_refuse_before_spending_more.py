@@ -247,3 +247,12 @@ def test_max_cut_matrix_free_discrete_range_refused_before_the_screening_count()
         KARATE, epsilon=1e-5, delta=1e-10, route="matrix-free", weight=None, rng=0, ledger=led,
         privatize_options={"matrix_free_options": {"noise": "discrete"}}),
         r"matrix-free route's .* discrete Gaussian sampler's range.*Refused before")
+
+
+def test_discrete_gaussian_parameters_refuse_a_bad_epsilon():
+    """The range fallback caught check_epsilon's refusal too: epsilon=True calibrated noise."""
+    from dpgraph.privacy.validation import InvalidParameterError
+
+    for bad in (True, "1", float("nan")):
+        with pytest.raises(InvalidParameterError):
+            noise.discrete_gaussian_parameters(1.0, bad, 1e-6, 1)

@@ -109,15 +109,16 @@ def _compile_kernels() -> None:
     first call); the Python function where numba cannot be imported."""
     numba = _numba_module()
     with _NUMBA_LOCK:
-        for kernel in _KERNELS:
-            if kernel._run is not None:
-                continue
-            f = kernel.py_func
-            run = numba.njit(cache=True, nogil=True)(f) if numba is not None else f
+        pending = [k for k in _KERNELS if k._run is None]
+        runs = [numba.njit(cache=True, nogil=True)(k.py_func) if numba is not None
+                else k.py_func for k in pending]
+        for kernel, run in zip(pending, runs):  # every name first: a thread calling a kernel
+            f = kernel.py_func                  # as soon as it is set finds its callees bound
             module = sys.modules.get(f.__module__)
             if numba is not None and module is not None \
                     and module.__dict__.get(f.__name__) is kernel:
                 module.__dict__[f.__name__] = run
+        for kernel, run in zip(pending, runs):
             kernel._run = run
 
 

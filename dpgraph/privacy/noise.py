@@ -739,7 +739,10 @@ def _zcdp_rho(epsilon: float, delta: float) -> float:
     ``rho``-zCDP mechanism is ``(rho + 2 sqrt(rho L), delta)``-DP (Bun-Steinke Prop. 1.3), and
     that is ``epsilon`` at the exact root, so the shrunk value is a valid, smaller ``rho``."""
     from dpgraph.privacy.calibration import approx_dp_to_zcdp_rho
+    from dpgraph.privacy.validation import check_delta, check_epsilon
 
+    check_epsilon(epsilon)  # a bad value is refused, not caught by the fallback below
+    check_delta(delta)
     try:
         return approx_dp_to_zcdp_rho(epsilon, delta)
     except (ValueError, ArithmeticError):
