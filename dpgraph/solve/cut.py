@@ -69,7 +69,7 @@ POOL_TABU_WORK = 4.0e6
 # SDP iterations of each candidate solve in an "auto" answer's pool. The Max-Bisection SDP on
 # the dense released objectives ran 541-811 iterations to the pool's tolerance where Max-Cut's
 # needs 83-131 (polblogs, n = 1,222, eps 4): 10.2 CPU s a call. At 200 the pooled bisections'
-# cuts stay within 0.15% (three seeds of polblogs, email-Eu-core, G3, planted-1000-20 and
+# cuts stay within 0.16% (three seeds of polblogs, email-Eu-core, G3, planted-1000-20 and
 # planted-2000-25 at eps 4; the same at eps 2, where no pool is solved) and the call takes 4.6
 # CPU s on polblogs, 2.3 on email-Eu-core (benchmarks/NOTES.md, "The pool's SDP iterations").
 POOL_SDP_ITERATIONS = 200
