@@ -36,6 +36,7 @@ from dpgraph.privacy.rng import block_generator, block_key, is_secure, make_rng
 
 __all__ = [
     "make_rng",
+    "round_up_3g",
     "laplace_add_variance",
     "gaussian_mechanism",
     "gaussian_noise",
@@ -803,11 +804,11 @@ def discrete_gaussian_parameters(sensitivity: float, epsilon: float, delta: floa
         coords = f"{k:,} changed coordinate{'s' if k > 1 else ''}"
         if given_rho:
             what, need = (f"sensitivity={sensitivity!r}, rho={rho!r}",
-                          f"use a larger rho: rho >= {_round_up(discrete_gaussian_min_rho(k))}")
+                          f"use a larger rho: rho >= {round_up_3g(discrete_gaussian_min_rho(k))}")
         else:
             what = f"sensitivity={sensitivity!r}, epsilon={epsilon!r}, delta={delta!r}"
             need = (f"use a larger epsilon: epsilon >= "
-                    f"{_round_up(discrete_gaussian_min_epsilon(delta, k))} at this delta")
+                    f"{round_up_3g(discrete_gaussian_min_epsilon(delta, k))} at this delta")
         raise ValueError(f"{what}: outside the discrete Gaussian's range for {coords}: a noise "
                          f"this large hides any answer; {need} (at this step of the computation "
                          f"they are shares of the ones you passed; a direct call of a "
@@ -819,8 +820,13 @@ def discrete_gaussian_parameters(sensitivity: float, epsilon: float, delta: floa
             "rho": d_z * d_z / (2.0 * t * u), "sigma": g * math.sqrt(t * u)}
 
 
-def _round_up(x: float) -> str:
-    """``x`` rounded up to 3 significant digits, for a message (a value that works)."""
+def round_up_3g(x: float) -> str:
+    """``x`` rounded up to 3 significant digits, for a message's advice (a value that works,
+    where rounding to nearest could name one just short of it).
+
+    >>> round_up_3g(8.8101e-05), round_up_3g(0.123456)
+    ('8.82e-05', '0.124')
+    """
     digits = 10.0 ** (math.floor(math.log10(x)) - 2)
     return f"{math.ceil(x * (1.0 + 1e-9) / digits) * digits:.3g}"
 
@@ -923,7 +929,7 @@ def check_gaussian_shares(epsilon: float, delta: float, releases, *, caller: str
                      f"coordinate{'s' if k > 1 else ''} (at least epsilon "
                      f"{discrete_gaussian_min_epsilon(share * delta, k):.3g} at that delta): a "
                      f"noise this large hides any answer; use a larger epsilon: epsilon >= "
-                     f"{_round_up(need)}{advice}. Refused before anything was charged or drawn")
+                     f"{round_up_3g(need)}{advice}. Refused before anything was charged or drawn")
 
 
 def discrete_laplace_parameters(sensitivity: float, epsilon: float, changed: int) -> dict:

@@ -423,8 +423,8 @@ def _precheck_pca_range(epsilon: float, delta: float, fraction: float, options, 
     of delta, 2 changed coordinates) and the tail singular value (``tail_share``, 1), where the
     route gets ``fraction`` of the caller's ``epsilon``; the refusal names the caller's epsilon
     that works."""
-    from dpgraph.privacy.noise import (_round_up, discrete_gaussian_in_range,
-                                       discrete_gaussian_min_epsilon)
+    from dpgraph.privacy.noise import (discrete_gaussian_in_range,
+                                       discrete_gaussian_min_epsilon, round_up_3g)
 
     releases = [("the PCA route's degrees (degree_share)", options.degree_share, 2),
                 ("the PCA route's tail singular value (tail_share)", options.tail_share, 1)]
@@ -438,7 +438,7 @@ def _precheck_pca_range(epsilon: float, delta: float, fraction: float, options, 
     raise ValueError(f"{caller}: at epsilon={epsilon!r}, delta={delta!r}, {what} would be drawn "
                      f"at epsilon {share * fraction * epsilon:.3g}, delta {share * delta:.3g}, "
                      f"below the exact discrete Gaussian sampler's range: a noise this large "
-                     f"hides any answer; use a larger epsilon: epsilon >= {_round_up(need)}, or "
+                     f"hides any answer; use a larger epsilon: epsilon >= {round_up_3g(need)}, or "
                      f"a larger degree_share / tail_share. Refused before anything was charged "
                      f"or drawn")
 
