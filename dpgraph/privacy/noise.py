@@ -896,16 +896,18 @@ def discrete_gaussian_min_epsilon(delta: float, changed: int = 1) -> float:
 
 
 def check_gaussian_shares(epsilon: float, delta: float, releases, *, caller: str,
-                          advice: str = "") -> None:
+                          advice: str = "", epsilon_fraction: float = 1.0) -> None:
     """Refuse, before anything is charged or drawn (docs/privacy.md 11.1), an
     ``(epsilon, delta)`` at which one of ``releases`` would fall outside the exact discrete
     Gaussian sampler's range (:func:`discrete_gaussian_in_range`), where it would be refused only
     after the releases before it were drawn: the discrete Gaussian counterpart of
     :func:`check_laplace_shares`. ``releases``: ``(what, share, changed)`` triples, each a
     discrete Gaussian release of ``changed`` coordinates at ``(share * epsilon, share *
-    delta)`` (shares <= 0 are skipped). The ValueError names the first release out of range,
-    its share, and the least epsilon (at this delta) at which every listed release fits;
-    ``advice`` is appended.
+    delta)`` (shares <= 0 are skipped), or at ``share * epsilon_fraction * epsilon`` where the
+    releases get only that fraction of the caller's epsilon (and all of its delta: the PCA
+    route after the synthetic share and the screening count). The ValueError names the first
+    release out of range, its share, and the least epsilon of the caller's (at this delta) at
+    which every listed release fits; ``advice`` is appended.
 
     >>> check_gaussian_shares(1.0, 1e-6, [("the degrees", 0.05, 2)], caller="f")
     >>> try:
@@ -916,15 +918,17 @@ def check_gaussian_shares(epsilon: float, delta: float, releases, *, caller: str
     """
     releases = [(what, float(share), max(int(changed), 1)) for what, share, changed in releases
                 if share > 0]
+    f = float(epsilon_fraction)
     bad = [(what, share, k) for what, share, k in releases
-           if not discrete_gaussian_in_range(1.0, share * epsilon, share * delta, k)]
+           if not discrete_gaussian_in_range(1.0, share * f * epsilon, share * delta, k)]
     if not bad:
         return
-    need = max(discrete_gaussian_min_epsilon(share * delta, k) / share
+    need = max(discrete_gaussian_min_epsilon(share * delta, k) / (share * f)
                for _, share, k in releases)
     what, share, k = bad[0]
+    of = "of them" if f == 1.0 else f"of delta and of the {f:.3g} of epsilon they get"
     raise ValueError(f"{caller}: at epsilon={epsilon!r}, delta={delta!r}, {what} would get "
-                     f"{share:.3g} of them ({share * epsilon:.3g}, {share * delta:.3g}), below "
+                     f"{share:.3g} {of} ({share * f * epsilon:.3g}, {share * delta:.3g}), below "
                      f"the exact discrete Gaussian sampler's range for a release of {k:,} "
                      f"coordinate{'s' if k > 1 else ''} (at least epsilon "
                      f"{discrete_gaussian_min_epsilon(share * delta, k):.3g} at that delta): a "

@@ -32,7 +32,7 @@ from dpgraph.privacy import PrivacyLedger, make_rng
 from dpgraph.privacy.ledger import records_in_ledger
 from dpgraph.privacy.budget import (CORE_SHARE, DEGREE_SHARE, SCREEN_SHARE, SYNTHETIC_SHARE,
                                     TAIL_SHARE, release_split)
-from dpgraph.privacy.noise import check_laplace_shares, least_in_range
+from dpgraph.privacy.noise import check_gaussian_shares, check_laplace_shares, least_in_range
 from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_number,
                                         check_share)
 from dpgraph.private_input import check_private_graph_input, input_graph
@@ -422,25 +422,12 @@ def _precheck_pca_range(epsilon: float, delta: float, fraction: float, options, 
     range, before anything is drawn: the degrees (``degree_share`` of the route's epsilon and
     of delta, 2 changed coordinates) and the tail singular value (``tail_share``, 1), where the
     route gets ``fraction`` of the caller's ``epsilon``; the refusal names the caller's epsilon
-    that works."""
-    from dpgraph.privacy.noise import (discrete_gaussian_in_range,
-                                       discrete_gaussian_min_epsilon, round_up_3g)
-
-    releases = [("the PCA route's degrees (degree_share)", options.degree_share, 2),
-                ("the PCA route's tail singular value (tail_share)", options.tail_share, 1)]
-    bad = [(what, share, k) for what, share, k in releases
-           if not discrete_gaussian_in_range(1.0, share * fraction * epsilon, share * delta, k)]
-    if not bad:
-        return
-    need = max(discrete_gaussian_min_epsilon(share * delta, k) / (share * fraction)
-               for _, share, k in releases)
-    what, share, k = bad[0]
-    raise ValueError(f"{caller}: at epsilon={epsilon!r}, delta={delta!r}, {what} would be drawn "
-                     f"at epsilon {share * fraction * epsilon:.3g}, delta {share * delta:.3g}, "
-                     f"below the exact discrete Gaussian sampler's range: a noise this large "
-                     f"hides any answer; use a larger epsilon: epsilon >= {round_up_3g(need)}, or "
-                     f"a larger degree_share / tail_share. Refused before anything was charged "
-                     f"or drawn")
+    that works (:func:`~dpgraph.privacy.noise.check_gaussian_shares`)."""
+    check_gaussian_shares(epsilon, delta, [
+        ("the PCA route's degrees (degree_share)", options.degree_share, 2),
+        ("the PCA route's tail singular value (tail_share)", options.tail_share, 1)],
+        caller=caller, epsilon_fraction=fraction,
+        advice=", or a larger degree_share / tail_share")
 
 
 def _precheck_matrix_free(n: int, epsilon: float, delta: float, options: "ReleaseOptions", *,
