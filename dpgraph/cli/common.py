@@ -14,6 +14,8 @@ import sys
 
 from dpgraph.io import check_writable
 from dpgraph.release.routes import ROUTES
+from dpgraph.io.dask import (CSV_EXTENSIONS, PARQUET_EXTENSIONS, edge_file_extension,
+                             edge_file_list)
 
 __all__ = ["formats", "add_quiet_argument", "add_reading_arguments", "add_json_argument",
            "add_duplicates_argument",
@@ -166,31 +168,12 @@ def is_edge_files(spec) -> bool:
     file (read by :func:`dpgraph.io.dask.read_edge_files` on a Dask cluster)."""
     spec = str(spec)
     return (any(c in spec for c in "*?[") or os.path.isdir(spec)
-            or spec.lower().endswith((".parquet", ".pq")))
+            or spec.lower().endswith(PARQUET_EXTENSIONS))
 
 
 #: the extensions :func:`dpgraph.io.dask.read_edge_files` reads: all of one kind (``.gz`` aside)
-_PARQUET = (".parquet", ".pq")
-_EDGE_CSV = (".csv", ".tsv", ".txt")
 _EDGE_FILES = ("Dask edge files: a folder, glob or path of Parquet files (.parquet, .pq) or "
                "of CSV files with a header row (.csv, .tsv, .txt), all of one kind")
-
-
-def _edge_file_list(spec: str) -> list:
-    """The files :func:`dpgraph.io.dask.read_edge_files` reads for ``spec``: a folder's files
-    but its markers (``_*``, ``.*``: Spark's ``_SUCCESS``, dask's ``_metadata``, checksums),
-    or the files a glob or path matches."""
-    import glob
-
-    folder = os.path.isdir(spec)
-    files = sorted(glob.glob(os.path.join(spec, "*")) if folder else glob.glob(spec))
-    return [f for f in files if os.path.isfile(f)
-            and not (folder and os.path.basename(f)[:1] in "_.")]
-
-
-def _extension(path: str) -> str:
-    low = path.lower()
-    return os.path.splitext(low[:-3] if low.endswith(".gz") else low)[1]
 
 
 def check_graph_path(spec, *, weight: str | None = None) -> None:
@@ -205,20 +188,20 @@ def check_graph_path(spec, *, weight: str | None = None) -> None:
     folder = os.path.isdir(spec)
     what = ("the folder" if folder else "the glob" if any(c in spec for c in "*?[")
             else "the path")
-    files = _edge_file_list(spec)
+    files = edge_file_list(spec)
     if not files:
         found = ("holds no files" if folder else "matches no file" if what == "the glob"
                  else "does not exist")
         raise FileNotFoundError(f"{what} {spec!r} {found}: expected a graph file, or "
                                 f"{_EDGE_FILES}")
-    exts = sorted({_extension(f) for f in files})
-    if set(exts) <= set(_PARQUET) or set(exts) <= set(_EDGE_CSV):
+    exts = sorted({edge_file_extension(f) for f in files})
+    if set(exts) <= set(PARQUET_EXTENSIONS) or set(exts) <= set(CSV_EXTENSIONS):
         if weight is not None:
             _check_weight_column(spec, files[0], weight, tabs=exts == [".tsv"])
         return
     shown = ", ".join(e or "(none)" for e in exts[:8]) + (", ..." if len(exts) > 8 else "")
     hint = ""
-    if any(e not in _PARQUET + _EDGE_CSV for e in exts):
+    if any(e not in PARQUET_EXTENSIONS + CSV_EXTENSIONS for e in exts):
         hint = (f"; to read the graph file, give its path ({files[0]})" if len(files) == 1
                 else "; to read one graph file, give its path")
     raise ValueError(f"{what} {spec!r} {'holds' if folder else 'matches'} {len(files):,} "
@@ -229,7 +212,7 @@ def check_graph_path(spec, *, weight: str | None = None) -> None:
 def _check_weight_column(spec: str, first: str, weight: str, *, tabs: bool = False) -> None:
     """``--weight COLUMN`` on Dask edge files: the reader reads no weights (every weight 1)
     when the column is missing, which suits its default name, not one the user gave."""
-    if _extension(first) in _PARQUET:
+    if edge_file_extension(first) in PARQUET_EXTENSIONS:
         import pyarrow.parquet as pq
 
         columns = list(pq.read_schema(first).names)

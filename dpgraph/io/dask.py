@@ -62,7 +62,37 @@ from dpgraph.graph import DuplicateEdgeWarning, GraphInputWarning
 from dpgraph.io.base import open_text
 
 __all__ = ["DaskGraph", "DaskAdjacency", "from_dask", "read_edge_files", "is_dask_input",
-           "dask_modules", "share_with_workers"]
+           "dask_modules", "share_with_workers", "edge_file_list", "edge_file_extension",
+           "PARQUET_EXTENSIONS", "CSV_EXTENSIONS"]
+
+#: the extensions of the edge files read_edge_files reads (a ``.gz`` suffix is looked through)
+PARQUET_EXTENSIONS = (".parquet", ".pq")
+CSV_EXTENSIONS = (".csv", ".tsv", ".txt")
+
+
+def edge_file_list(spec) -> list:
+    """The files :func:`read_edge_files` reads for ``spec`` (no Dask needed): a folder's files
+    but its markers and metadata (``_*``, ``.*``: Spark's ``_SUCCESS``, dask's ``_metadata``,
+    ``.crc`` checksums), or the files a glob or path matches; sorted.
+
+    >>> edge_file_list("/no/such/folder/*.parquet")
+    []
+    """
+    spec = os.fspath(spec)
+    folder = os.path.isdir(spec)
+    files = sorted(glob.glob(os.path.join(spec, "*")) if folder else glob.glob(spec))
+    return [f for f in files if os.path.isfile(f)
+            and not (folder and os.path.basename(f)[:1] in "_.")]
+
+
+def edge_file_extension(path) -> str:
+    """``path``'s extension, lower case, through a ``.gz`` suffix.
+
+    >>> edge_file_extension("part-0.CSV.gz"), edge_file_extension("e.parquet")
+    ('.csv', '.parquet')
+    """
+    low = os.fspath(path).lower()
+    return os.path.splitext(low[:-3] if low.endswith(".gz") else low)[1]
 
 _DUPLICATES = ("max", "sum", "error")
 
@@ -100,23 +130,19 @@ def read_edge_files(path, *, u: str = "u", v: str = "v", weight: str | None = "w
     """
     _, dd = dask_modules()
     spec = os.fspath(path)
-    files = sorted(glob.glob(os.path.join(spec, "*")) if os.path.isdir(spec) else glob.glob(spec))
-    # in a folder, files named _* or .* are markers and metadata (Spark's _SUCCESS, dask's
-    # _metadata, .crc checksums), not edges
-    files = [f for f in files if os.path.isfile(f)
-             and not (os.path.isdir(spec) and os.path.basename(f)[:1] in "_.")]
+    files = edge_file_list(spec)
     if not files:
         raise FileNotFoundError(f"no edge files match {spec!r}")
-    exts = {os.path.splitext(f[:-3] if f.endswith(".gz") else f)[1].lower() for f in files}
+    exts = {edge_file_extension(f) for f in files}
     sep = None  # Parquet: columns from the metadata
-    if exts <= {".parquet", ".pq"}:
+    if exts <= set(PARQUET_EXTENSIONS):
         with warnings.catch_warnings():
             # dask's Parquet reader builds its meta frame with pandas' deprecated inplace=True
             # (a Pandas4Warning under pandas >= 3.1): dask's to change, nothing for the caller
             warnings.filterwarnings("ignore", message=r"The inplace keyword in DataFrame\.",
                                     module=r"dask\.")
             ddf = dd.read_parquet(files)
-    elif exts <= {".csv", ".tsv", ".txt"}:
+    elif exts <= set(CSV_EXTENSIONS):
         sep = "\t" if exts == {".tsv"} else ","
         try:
             ddf = dd.read_csv(files, sep=sep, blocksize="64MB",
