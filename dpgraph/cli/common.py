@@ -254,16 +254,12 @@ def check_graph_input(args) -> None:
 
 def _reader_takes(fmt: str, option: str) -> bool:
     """Whether the reader of format ``fmt`` takes the keyword ``option`` (``symmetrize``,
-    ``weight``): read from its signature, so the command's refusal follows the readers."""
-    import inspect
+    ``weight``; :func:`dpgraph.io.reader_options`), so the command's refusal follows the
+    readers; an unknown format is left to read_graph."""
+    from dpgraph.io import reader_options
 
-    from dpgraph import io
-
-    try:
-        reader = io._REGISTRY[fmt][0]
-    except (AttributeError, KeyError, IndexError, TypeError):  # pragma: no cover
-        return True  # unknown: let read_graph decide
-    return option in inspect.signature(reader).parameters
+    options = reader_options(fmt)
+    return not options or option in options
 
 
 def _formats_taking(option: str) -> str:

@@ -69,6 +69,7 @@ from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_ids, check_no
                              nonfinite_weight_error, open_text, scan_lines)
 
 __all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "check_writable",
+           "reader_options",
            "output_format",
            "check_labels_storable", "GraphFormatError", "NoEdgesError", "FORMATS"]
 
@@ -274,6 +275,21 @@ def first_node_id(fmt: str) -> int:
     """The first node id of a file of format ``fmt``: 1 for :data:`ONE_INDEXED`, else 0 (so
     that ``nodes=N`` means that format's ``N`` first ids)."""
     return 1 if fmt in ONE_INDEXED else 0
+
+
+def reader_options(fmt: str) -> frozenset:
+    """The keyword options the reader of format ``fmt`` takes (``symmetrize``, ``weight``,
+    ``ids``, ...), read from its signature; empty for an unknown format.
+
+    >>> "symmetrize" in reader_options("snap"), "weight" in reader_options("snap")
+    (True, False)
+    """
+    import inspect
+
+    entry = _REGISTRY.get(fmt)
+    if not entry:
+        return frozenset()
+    return frozenset(inspect.signature(entry[0]).parameters) - {"path"}
 
 
 def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphData:
