@@ -740,6 +740,19 @@ def _lanczos_estimate(mv, n: int, gen, steps: int = 40, deadline: float | None =
 DENSE_RITZ_MAX_N = 2000
 
 
+def _dense_ritz_fits(n: int) -> bool:
+    """Whether the dense fallback of :func:`top_ritz_pair` fits in memory: the n x n copy, its
+    eigenvectors and LAPACK's workspace (three n x n float64 arrays). Where it does not, the
+    start vector's Rayleigh quotient stands in (post-processing: no refusal this late)."""
+    from dpgraph.memory import InsufficientMemoryError
+
+    try:
+        check_memory(3 * 8 * n * n, what=f"a dense Ritz pair at n = {n:,}")
+    except InsufficientMemoryError:
+        return False
+    return True
+
+
 def top_ritz_pair(A, gen, *, n: int | None = None, shift: float | None = None, tol: float = 1e-9,
                   maxiter: int = 300, strict: bool = False,
                   dense: bool = False) -> tuple[float, float]:
@@ -805,7 +818,8 @@ def top_ritz_pair(A, gen, *, n: int | None = None, shift: float | None = None, t
                 if strict:
                     raise
                 break
-        if U is None and matrix is not None and n <= DENSE_RITZ_MAX_N:  # LAPACK instead
+        if U is None and matrix is not None and n <= DENSE_RITZ_MAX_N \
+                and _dense_ritz_fits(n):  # LAPACK instead
             return top_ritz_pair(matrix.toarray() if hasattr(matrix, "toarray")
                                  else np.asarray(matrix), gen, n=n, dense=True)
         if U is None:  # no Ritz pair at all: the Rayleigh quotient of v0 with its (large) residual
