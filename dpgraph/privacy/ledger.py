@@ -27,7 +27,10 @@ other pure epsilon-DP charge (randomized response, the exponential and K-norm me
 binary randomized response at that epsilon, which dominates every pure epsilon-DP mechanism
 (Kairouz, Oh & Viswanath 2015); a composition the caller describes itself (the matrix-free
 route) passes its own event. Charges that are only an ``(epsilon, delta)`` statement (a halting
-step's failure probability, a reserved share, group privacy) carry none.
+step's failure probability, a reserved share, group privacy) carry none. A charge records its
+event as an :class:`EventSpec` and builds it on first use: importing ``dp_accounting`` costs
+about 0.5 s and 28 MB (it loads ``scipy.signal`` and ``scipy.stats``), which a release that
+never asks for the accountant does not pay.
 :meth:`PrivacyLedger.accountant_spent` recomputes the total with ``dp_accounting``'s
 privacy-loss-distribution accountant; tests check it never exceeds :attr:`PrivacyLedger.spent`
 and that each charge's own epsilon is the accountant's (docs/privacy.md 12).
@@ -44,12 +47,13 @@ import threading
 import warnings
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
+from typing import NamedTuple
 
 from dpgraph.caller import caller_stacklevel
 from dpgraph.privacy.validation import check_delta, check_epsilon, check_number
 from dpgraph.privacy.rng import REPRODUCIBLE_NOTICE, ReproducibleNoiseWarning
 
-__all__ = ["PrivacyBudgetError", "LedgerEntry", "PrivacyLedger", "reproducible_tag",
+__all__ = ["PrivacyBudgetError", "LedgerEntry", "PrivacyLedger", "EventSpec", "reproducible_tag",
            "spent_text", "records_in_ledger"]
 
 # Relative slack when comparing spent and total budget, so that splitting a budget into
@@ -70,6 +74,29 @@ class PrivacyBudgetError(RuntimeError):
     """
 
 
+class EventSpec(NamedTuple):
+    """A ``dp_accounting`` event, named by its class and keyword arguments and built on first
+    use (:meth:`build`), so that recording a charge does not import ``dp_accounting``.
+
+    >>> spec = EventSpec("GaussianDpEvent", (("noise_multiplier", 2.0),))
+    >>> spec.param("noise_multiplier"), spec.build()
+    (2.0, GaussianDpEvent(noise_multiplier=2.0))
+    """
+
+    kind: str
+    params: tuple = ()
+
+    def param(self, name: str):
+        """The keyword argument ``name`` (None if absent)."""
+        return dict(self.params).get(name)
+
+    def build(self):
+        """The ``dp_accounting`` event itself."""
+        import dp_accounting
+
+        return getattr(dp_accounting, self.kind)(**dict(self.params))
+
+
 @dataclass(frozen=True)
 class LedgerEntry:
     """One privacy charge.
@@ -88,17 +115,29 @@ class LedgerEntry:
     noise_scale: float | None = None
     note: str = ""
     rho: float | None = None  # zCDP parameter of this charge, when it has one
-    #: the ``dp_accounting`` event of this charge (module docstring), or None for a charge that
-    #: is only an (epsilon, delta) statement
-    dp_event: object | None = field(default=None, compare=False, repr=False)
+    #: this charge's ``dp_accounting`` event (module docstring) as an :class:`EventSpec` or the
+    #: event itself, or None for a charge that is only an (epsilon, delta) statement
+    event: object | None = field(default=None, compare=False, repr=False)
+
+    @functools.cached_property
+    def dp_event(self):
+        """The ``dp_accounting`` event of this charge (built from :attr:`event`), or None."""
+        return self.event.build() if isinstance(self.event, EventSpec) else self.event
+
+    @property
+    def event_kind(self) -> str:
+        """The class name of :attr:`dp_event` ("" for none), without building it."""
+        ev = self.event
+        return "" if ev is None else ev.kind if isinstance(ev, EventSpec) else type(ev).__name__
 
     @property
     def gdp_mu(self) -> float | None:
         """``mu`` of a Gaussian charge (``sensitivity / sigma``), else None."""
-        ev = self.dp_event
-        if ev is not None and type(ev).__name__ == "GaussianDpEvent":
-            return math.inf if ev.noise_multiplier == 0 else 1.0 / ev.noise_multiplier
-        return None
+        if self.event_kind != "GaussianDpEvent":
+            return None
+        ev = self.event
+        nm = ev.param("noise_multiplier") if isinstance(ev, EventSpec) else ev.noise_multiplier
+        return math.inf if nm == 0 else 1.0 / nm
 
 
 # Renyi orders for zCDP events: a fine grid (the conversion minimises over them)
@@ -111,16 +150,17 @@ _PURE = ("randomized-response", "exponential (monotone)", "knorm-l2-ball", "disc
 
 
 def dp_event_for(mechanism: str, epsilon: float, delta: float, sensitivity, noise_scale):
-    """The ``dp_accounting`` event of a charge (module docstring), or None."""
-    import dp_accounting as dpa
-
+    """The ``dp_accounting`` event of a charge (module docstring) as an :class:`EventSpec`, or
+    None."""
     if mechanism in ("gaussian", "laplace") and sensitivity and noise_scale is not None:
         ratio = float(noise_scale) / float(sensitivity)
-        return dpa.GaussianDpEvent(ratio) if mechanism == "gaussian" else dpa.LaplaceDpEvent(ratio)
+        kind = "GaussianDpEvent" if mechanism == "gaussian" else "LaplaceDpEvent"
+        return EventSpec(kind, (("noise_multiplier", ratio),))
     if mechanism in _PURE and delta == 0.0 and epsilon > 0:
         # binary randomized response at epsilon: keep the true answer w.p. e^eps / (1 + e^eps)
-        return dpa.RandomizedResponseDpEvent(noise_parameter=2.0 / (1.0 + math.exp(min(epsilon, 700.0))),
-                                             num_buckets=2)
+        return EventSpec("RandomizedResponseDpEvent",
+                         (("noise_parameter", 2.0 / (1.0 + math.exp(min(epsilon, 700.0)))),
+                          ("num_buckets", 2)))
     return None
 
 
@@ -290,8 +330,8 @@ class PrivacyLedger:
 
         Call this *before* drawing the noise it pays for. ``rho``: the charge's zCDP parameter,
         if it has one (used by ``accounting="zcdp"``; recorded either way). ``dp_event``: the
-        charge's ``dp_accounting`` event, when the caller composes several mechanisms itself
-        (otherwise derived from ``mechanism``: :func:`dp_event_for`).
+        charge's ``dp_accounting`` event (or its :class:`EventSpec`), when the caller composes
+        several mechanisms itself (otherwise derived from ``mechanism``: :func:`dp_event_for`).
         """
         epsilon = check_epsilon(epsilon, name=f"{name}: epsilon", allow_zero=True)
         delta = check_delta(delta, name=f"{name}: delta")
@@ -303,7 +343,7 @@ class PrivacyLedger:
                             sensitivity=None if sensitivity is None else float(sensitivity),
                             sensitivity_norm=sensitivity_norm,
                             noise_scale=None if noise_scale is None else float(noise_scale),
-                            note=note, rho=rho, dp_event=dp_event)
+                            note=note, rho=rho, event=dp_event)
         with self._lock:
             self._check_entries([entry])
             self._entries.append(entry)
@@ -338,7 +378,7 @@ class PrivacyLedger:
         rel = dpa.NeighboringRelation
         groups = {"shift": [], "rr": [], "zcdp": [], "none": []}
         for e in self._entries:
-            kind = type(e.dp_event).__name__ if e.dp_event is not None else ""
+            kind = e.event_kind
             groups["shift" if kind in ("GaussianDpEvent", "LaplaceDpEvent", "ComposedDpEvent")
                    else "rr" if kind == "RandomizedResponseDpEvent"
                    else "zcdp" if kind == "ZCDpEvent" else "none"].append(e)
@@ -367,7 +407,7 @@ class PrivacyLedger:
         eps, dlt = self.spent
         entries = []
         for e in self._entries:
-            d = {k: v for k, v in asdict(e).items() if k != "dp_event"}
+            d = {k: v for k, v in asdict(e).items() if k != "event"}
             d["dp_event"] = None if e.dp_event is None else repr(e.dp_event)
             entries.append(d)
         return {"budget": {"epsilon": self.epsilon, "delta": self.delta},

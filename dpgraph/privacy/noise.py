@@ -30,7 +30,7 @@ import numpy as np
 
 from dpgraph.privacy.validation import check_delta, check_epsilon, check_sensitivity
 from dpgraph.privacy.calibration import analytic_gaussian_sigma
-from dpgraph.privacy.ledger import PrivacyLedger
+from dpgraph.privacy.ledger import EventSpec, PrivacyLedger
 from dpgraph.privacy.transcript import record
 from dpgraph.privacy.rng import block_generator, block_key, is_secure, make_rng
 
@@ -973,8 +973,6 @@ def discrete_laplace_parameters(sensitivity: float, epsilon: float, changed: int
 
 def _discrete_gaussian_mechanism(value, sensitivity, epsilon, delta, ledger, name, rng, note,
                                  changed):
-    import dp_accounting
-
     if not isinstance(ledger, PrivacyLedger):
         raise TypeError("ledger must be a dpgraph.privacy.PrivacyLedger (every draw is recorded)")
     epsilon = check_epsilon(epsilon, name=f"{name}: epsilon")
@@ -985,7 +983,7 @@ def _discrete_gaussian_mechanism(value, sensitivity, epsilon, delta, ledger, nam
                                      arr.size if changed is None else changed)
     ledger.charge(name, mechanism="discrete gaussian", epsilon=epsilon, delta=delta,
                   sensitivity=sensitivity, sensitivity_norm="l2", noise_scale=p["sigma"],
-                  note=note, rho=p["rho"], dp_event=dp_accounting.ZCDpEvent(p["rho"]))
+                  note=note, rho=p["rho"], dp_event=EventSpec("ZCDpEvent", (("rho", p["rho"]),)))
     gen = _draw_rng(rng, ledger)
     q = _grid_rounded(arr, p["grid"])
     z = sample_discrete_gaussian(p["t"], p["u"], arr.size, gen).reshape(arr.shape)

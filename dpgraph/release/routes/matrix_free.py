@@ -54,7 +54,7 @@ from dpgraph.privacy import (PrivacyBudgetError, PrivacyLedger, approx_dp_to_zcd
 from dpgraph.privacy.calibration import gdp_epsilon, gdp_mu
 from dpgraph.privacy.noise import (discrete_gaussian_in_range, discrete_gaussian_min_rho,
                                    discrete_gaussian_noise)
-from dpgraph.privacy.ledger import uncounted
+from dpgraph.privacy.ledger import EventSpec, uncounted
 from dpgraph.privacy.transcript import record
 from dpgraph.release.factor_graph import FactorPrivateGraph
 from dpgraph.release.routes import route_spec
@@ -206,12 +206,10 @@ def _charge(ledger: PrivacyLedger, name: str, rho_i: float, budget: _Budget, del
     (a true statement of the step; the ledger composes the ``mu_i``)."""
     dlt = delta * rho_i / budget.rho
     if discrete:
-        import dp_accounting
-
         ledger.charge(name, mechanism="discrete gaussian", epsilon=zcdp_to_approx_dp(
                           rho_i, min(dlt, 0.5)), delta=dlt, sensitivity=sensitivity,
                       sensitivity_norm="l2", noise_scale=sigma, note=note, rho=rho_i,
-                      dp_event=dp_accounting.ZCDpEvent(rho_i))
+                      dp_event=EventSpec("ZCDpEvent", (("rho", rho_i),)))
         return
     eps = gdp_epsilon(math.sqrt(2.0 * rho_i), min(dlt, 0.5))
     ledger.charge(name, mechanism="gaussian", epsilon=eps, delta=dlt,
@@ -490,22 +488,20 @@ class _Releases:
     draw itemized in :attr:`composition`."""
 
     def __init__(self, ledger, epsilon, delta, budget, noise, gen):
-        import dp_accounting
-
         self.ledger, self.delta, self.budget, self.gen = ledger, delta, budget, gen
         self.discrete = noise == "discrete"
         what = (f"degrees + {len(budget.steps)} noisy power steps + core")
         if self.discrete:
             ledger.charge("matrix-free route (zCDP composition, discrete Gaussians)",
                           mechanism="discrete gaussian (zCDP composition)", epsilon=epsilon,
-                          delta=delta, rho=budget.rho, dp_event=dp_accounting.ZCDpEvent(budget.rho),
+                          delta=delta, rho=budget.rho, dp_event=EventSpec("ZCDpEvent", (("rho", budget.rho),)),
                           note=f"{what}, rho = {budget.rho:.4g}-zCDP (docs/privacy.md 13.3); "
                                f"itemized in diagnostics['composition_ledger']")
         else:
             mu = math.sqrt(2.0 * budget.rho)
             ledger.charge("matrix-free route (Gaussian-DP composition)",
                           mechanism="gaussian (GDP composition)", epsilon=epsilon, delta=delta,
-                          rho=budget.rho, dp_event=dp_accounting.GaussianDpEvent(1.0 / mu),
+                          rho=budget.rho, dp_event=EventSpec("GaussianDpEvent", (("noise_multiplier", 1.0 / mu),)),
                           note=f"{what}, mu = {mu:.4g}-GDP (docs/privacy.md 5.4); itemized in "
                                f"diagnostics['composition_ledger']")
         self.composition = PrivacyLedger(epsilon=epsilon, delta=delta,
