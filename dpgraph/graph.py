@@ -9,9 +9,12 @@ a graph with many nodes does not hold one Python int per node.
 Input policy (documented here once; every adapter follows it, and nothing is dropped silently):
 
 * **Directed graphs** (``networkx.DiGraph``, directed ``igraph.Graph``, non-symmetric matrices)
-  are refused unless ``symmetrize=`` says how to make them undirected:
-  ``"max"`` (``W = max(A, A^T)``: an arc in either direction is an edge), ``"sum"``
-  (``W = A + A^T``) or ``"mean"`` (``W = (A + A^T) / 2``).
+  are refused unless ``symmetrize=`` says how to make them undirected: the weight of
+  ``u-v`` is the ``"max"``, ``"sum"`` or ``"mean"`` of the arcs ``u->v`` and ``v->u`` that
+  are present (an arc in either direction is an edge). An arc given in one direction only
+  keeps its weight under every rule (as igraph's ``combine_edges``), so an undirected edge
+  list read as arcs keeps its weights; arcs both ways give ``max(a, b)``, ``a + b`` or
+  ``(a + b) / 2``.
 * **Multigraphs** and repeated pairs in edge iterables: the weights of parallel edges are
   summed (``duplicates="sum"``, the default here, with a warning for edge iterables), or merged
   by their maximum (``duplicates="max"``: the right choice for edge lists that list both
@@ -377,11 +380,15 @@ def _symmetrize(W: sp.csr_array, how: str | None, *, source: str) -> sp.csr_arra
             f"symmetrize='max', 'sum' or 'mean' to say how to make it undirected"
         )
     check_symmetrize(how)
-    if how == "max":
-        return W.maximum(W.T).tocsr()
+    # the rule combines the arcs that are present: an arc given in one direction only keeps
+    # its weight under every rule (a missing arc is no arc of weight 0)
+    total = sp.csr_array(W + W.T)
     if how == "sum":
-        return (W + W.T).tocsr()
-    return ((W + W.T) * 0.5).tocsr()
+        return total
+    present = sp.csr_array(W != 0)
+    both = sp.csr_array(present.multiply(present.T))  # pairs with an arc each way
+    combined = W.maximum(W.T) if how == "max" else total * 0.5
+    return sp.csr_array(total + (combined - total).multiply(both))
 
 
 # ----------------------------------------------------------------------------- constructors
@@ -815,7 +822,9 @@ def as_graph_data(G, *, weight: str | None = "weight", symmetrize: str | None = 
         ignores edge data and gives every edge weight 1, as in NetworkX (``weight=None``); for
         :class:`GraphData`, matrices and ``(u, v, w)`` tuples it sets every edge's weight to 1.
     symmetrize : {None, "max", "sum", "mean"}
-        How to make a directed input undirected; ``None`` refuses directed input.
+        How to make a directed input undirected: the max, sum or mean of the arcs ``u->v``
+        and ``v->u`` present (an arc given once keeps its weight); ``None`` refuses directed
+        input.
     duplicates : {"sum", "max", "error"}
         How parallel edges (multigraphs, repeated pairs in edge iterables) combine.
     labels : sequence, optional

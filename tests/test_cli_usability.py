@@ -140,6 +140,22 @@ def test_edge_list_with_a_stray_token_is_refused_and_ids_str_reads_it(tmp_path):
     assert code == 0 and "nodes:       5" in out, err
 
 
+def test_ids_with_a_data_set_name_is_refused_not_ignored(tmp_path, capsys):
+    """`dpgraph maxcut karate --ids str` ran with --ids ignored: a data set is read as
+    registered, so --ids is refused as --duplicates is, except as a --nodes file's id rule."""
+    from dpgraph.cli.app import main
+
+    for argv in (["maxcut", "karate", "--epsilon", "1", "--delta", "0", "-q"],
+                 ["info", "karate", "-q"], ["info", "karate", "--nodes", "34", "-q"]):
+        assert main([*argv, "--ids", "str"]) == 2
+        err = capsys.readouterr().err
+        assert "--ids applies to graph files" in err and "'karate'" in err
+    nodes = tmp_path / "nodes.txt"
+    nodes.write_text("\n".join(map(str, range(34))) + "\n")
+    assert main(["info", "karate", "--nodes", str(nodes), "--ids", "int", "-q"]) == 0
+    assert "nodes:       34" in capsys.readouterr().out
+
+
 def test_info_accepts_quiet():
     code, out, err = dpgraph_cmd("info", "florentine", "-q")
     assert code == 0, err

@@ -63,8 +63,8 @@ def add_reading_arguments(p):
                         "directed, Pajek *Arcs, a non-symmetric Matrix Market or METIS "
                         "adjacency; with it a SNAP or CSV file is read as arcs) as undirected: "
                         "the weight of u-v is the max, sum or mean of the arcs u->v and v->u "
-                        "(a missing arc counts 0). A public choice about reading, no privacy "
-                        "cost")
+                        "that are present (an arc given once keeps its weight). A public "
+                        "choice about reading, no privacy cost")
     p.add_argument("--ids", choices=("auto", "int", "str"), default=None,
                    help="node ids of a 'u v' edge list: auto (default) follows the first edge "
                         "line and refuses a file that mixes integer and name ids; str reads "
@@ -280,9 +280,11 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
     it) names the weights' column or edge attribute where the format has one (csv, the
     NetworkX formats, Dask edge files). ``symmetrize`` (``--symmetrize``) reads a directed file
     as undirected. ``ids`` (``--ids``) is the node-id rule of
-    SNAP edge lists (:func:`dpgraph.io.read_graph`: ``"auto"``, ``"int"`` or ``"str"``).
-    ``duplicates`` (``--duplicates``) merges a pair listed more than once in a file (``"max"``,
-    the default, ``"sum"`` or ``"error"``); data sets are read as registered. ``nodes``
+    SNAP edge lists and CSV files (:func:`dpgraph.io.read_graph`: ``"auto"``, ``"int"`` or
+    ``"str"``). ``duplicates`` (``--duplicates``) merges a pair listed more than once in a file
+    (``"max"``, the default, ``"sum"`` or ``"error"``); data sets are read as registered, and
+    these options, ``ids`` included (unless ``nodes`` came from a file, whose ids it read),
+    are refused with a data set name. ``nodes``
     (``--nodes``, :func:`read_node_set`) is the public node set
     (:func:`dpgraph.graph.with_nodes`).
     """
@@ -335,8 +337,11 @@ def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | N
     if os.path.exists(spec):
         return _read_file(spec, format=format, symmetrize=symmetrize, ids=ids,
                           duplicates=duplicates, nodes=nodes, weight=weight)
+    # --ids is also the id rule of a --nodes file (read_node_set): kept where one was read
+    node_file = isinstance(nodes, (list, tuple))
     given = [opt for opt, value in (("--duplicates", duplicates), ("--symmetrize", symmetrize),
-                                    ("--weight", weight)) if value is not None]
+                                    ("--weight", weight), ("--ids", None if node_file else ids))
+             if value is not None]
     if given and spec in _dataset_names():  # (a name that is neither: _load_dataset says so)
         verb = "applies" if len(given) == 1 else "apply"
         raise ValueError(f"{', '.join(given)} {verb} to graph files; {spec!r} is no file (a "
