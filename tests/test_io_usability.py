@@ -104,6 +104,32 @@ def test_zero_padded_string_ids_survive_a_round_trip(tmp_path, name):
     assert read_graph(path, ids="int").labels == (7, 10, 42, 100)
 
 
+@pytest.mark.parametrize("name", ["x.csv", "x.csv.gz"])
+def test_csv_of_string_ids_reads_in_pandas(tmp_path, name):
+    """The '# ids: str' line above the header row became pandas' header row (the real one a
+    row of data); the ids are quoted instead, the header row first, and still read back as
+    the same strings."""
+    pd = pytest.importorskip("pandas")
+    G = _padded()
+    nx.set_edge_attributes(G, 0.5, "weight")
+    path = tmp_path / name
+    write_graph(G, path)
+    frame = pd.read_csv(path)
+    assert list(frame.columns) == ["u", "v", "weight"] and len(frame) == 4
+    assert frame["weight"].tolist() == [0.5] * 4
+    assert read_graph(path).labels == ("007", "010", "042", "100")
+    write_graph(nx.Graph([(100, "x"), (101, "x")]), path)
+    assert list(pd.read_csv(path).columns) == ["u", "v"]
+    assert read_graph(path).labels == ("100", "101", "x")
+
+
+def test_csv_written_with_an_ids_line_still_reads_string_ids(tmp_path):
+    path = _write(tmp_path, "old.csv", "# ids: str (node ids are names, digits included)\n"
+                                       "u,v\n007,010\n010,042\n")
+    assert read_graph(path).labels == ("007", "010", "042")
+    assert read_graph(path, ids="int").labels == (7, 10, 42)
+
+
 def test_ids_line_only_where_labels_need_it(tmp_path):
     write_graph(nx.path_graph(3), tmp_path / "ints.txt")
     write_graph(nx.Graph([("a", "b")]), tmp_path / "names.txt")

@@ -309,10 +309,12 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
         ``weight=None`` reads every edge as weight 1, as NetworkX does), ``label`` (gml),
         ``nodetype`` (edgelist), and ``ids`` (snap and csv): what the node ids are.
         ``ids="auto"`` (the default) follows the file: its ``# ids: str`` comment line if it
-        has one (:func:`write_graph` writes it for string labels that look like numbers, such
-        as ``'007'``), else its first edge line (integer ids there make every id a Python
-        int, and a name later is refused with its line; names there make every id a string,
-        and an integer later is refused); ``ids="str"`` reads every id as a string (``'007'``
+        has one (:func:`write_graph` writes it in SNAP files for string labels that look like
+        numbers, such as ``'007'``; in CSV files it quotes those ids, ``"007"``, and a first
+        id in double quotes makes every id a name), else its first edge line (integer ids
+        there make every id a Python int, and a name later is refused with its line; names
+        there make every id a string, and an integer later is refused); ``ids="str"`` reads
+        every id as a string (``'007'``
         stays ``'007'``); ``ids="int"`` requires integers. A first line that looks like a
         header row (``source target``) is refused, not read as an edge: comment it out with
         ``#``, or read a file with a header row as ``csv``.
@@ -515,9 +517,10 @@ def write_graph(graph, path, format: str | None = None, *,
     names the edge attribute of NetworkX / igraph input (``None``: every edge weight 1).
     Labels the format cannot give back are refused before the file is opened
     (:func:`check_labels_storable`); string labels that would read back as numbers
-    (``'007'``) get a ``# ids: str`` comment line in SNAP and CSV files, which
+    (``'007'``) get a ``# ids: str`` comment line in SNAP files and double quotes in CSV files
+    (``"007"``; the header row stays the first line, which ``pandas.read_csv`` reads), which
     :func:`read_graph` follows, so they read back as the same strings. Labels of mixed types
-    (``[100, 101, "x"]``, ``[1, 2.5]``) get that line too: they read back as strings
+    (``[100, 101, "x"]``, ``[1, 2.5]``) are written so too: they read back as strings
     (``'100'``, ``'101'``, ``'x'``), the integers' text included (:func:`read_graph` orders
     the labels by sorted id). The file is written next to ``path`` and moved onto it
     when complete, so a failed write leaves an existing file as it was.
@@ -648,7 +651,7 @@ def check_labels_storable(labels, format: str) -> None:
     line break); in every labelled format two labels must not read back as the same text
     (``1`` and ``"1"``; ``"01"`` and ``"1"`` in a NetworkX edge list; ``"01"`` and ``1`` in a
     SNAP or CSV file, which writes labels that are not all integers with a ``# ids: str`` line
-    and reads them back as strings, the integer ``1`` as ``"1"``: an integer and a string label
+    or quoted and reads them back as strings, the integer ``1`` as ``"1"``: an integer and a string label
     that spell the same number are refused there, while a file of string labels only gives
     them back exactly, ``"01"`` and ``"1"`` included); Pajek cannot store an empty label or one with a tab, a
     line break or a double quote; GraphML (XML, also written for ``.xml``) cannot store a
@@ -681,8 +684,8 @@ def check_labels_storable(labels, format: str) -> None:
         # distinct integers are distinct tokens in every format: nothing to check (a check
         # of each label took 70 of 119 s of a 5-million-node synth)
         return
-    # string labels only: a SNAP or CSV file records '# ids: str' and reads them back as they
-    # are, '01' and '1' included (write_snap, write_csv)
+    # string labels only: a SNAP file records '# ids: str', a CSV file quotes them, and both
+    # read them back as they are, '01' and '1' included (write_snap, write_csv)
     as_strings = format in ("snap", "csv") and all(isinstance(x, str) for x in labels)
     check = (_text.check_csv_label if format == "csv" else
              (lambda x: _text.check_label_token(x, name)))

@@ -391,9 +391,10 @@ def declared_ids(lines) -> str | None:
 
 
 def ids_comment(labels) -> str | None:
-    """The ``# ids: str`` comment line :func:`write_snap` and :func:`write_csv` write when the
-    labels would not read back as themselves by the first-edge-line rule of ``ids="auto"``, so
-    that :func:`read_snap` / :func:`read_csv` read every id as a string; None otherwise.
+    """The ``# ids: str`` comment line :func:`write_snap` writes when the labels would not read
+    back as themselves by the first-edge-line rule of ``ids="auto"``, so that :func:`read_snap`
+    reads every id as a string; None otherwise (:func:`write_csv` quotes the ids where this
+    gives a line).
 
     That is when some label reads as an integer id (an integer, or a string such as ``'007'``)
     and not every label is an integer: string labels ``'007'`` come back as ``'007'``, not 7,
@@ -553,9 +554,12 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
     such column; other columns are ignored (a third column that is not named ``weight`` is
     announced by a :class:`GraphInputWarning`, as it may hold weights). The separator is a
     comma, or a tab when the header row has tabs and no comma; fields may be quoted. Lines
-    starting with ``#`` before the header row are comments (a ``# ids: str`` line, written by
-    :func:`write_csv`, sets ``ids``). Node ids follow ``ids`` as in :func:`read_snap`
-    (``"auto"``: the first edge row decides integers or names; ``"int"``; ``"str"``), labels
+    starting with ``#`` before the header row are comments (a ``# ids: str`` line, which
+    earlier versions of :func:`write_csv` wrote, sets ``ids``). Node ids follow ``ids`` as in
+    :func:`read_snap` (``"auto"``: the first edge row decides integers or names, and a first
+    id in double quotes, ``"007"``, makes every id a name, as :func:`write_csv`, R's
+    ``write.csv`` and Python's ``csv.QUOTE_NONNUMERIC`` quote strings; ``"int"``;
+    ``"str"``), labels
     ordered by sorted id; ``symmetrize`` reads each row as an arc and ``duplicates`` merges a
     pair listed more than once, as in every format. Malformed rows raise
     :class:`GraphFormatError` naming the file and the line.
@@ -596,7 +600,8 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
         raise GraphFormatError(path, hnum, hline, _CSV_HEADER + "; add a header row",
                                problem="the first row holds numbers, not column names")
     if ids == "auto":
-        ids = declared_ids(line for _, line in comments) or "auto"
+        ids = (declared_ids(line for _, line in comments)
+               or ("str" if _first_id_quoted(path, hnum) else "auto"))
     wcol = None
     if weight is not None:
         for k in range(2, len(columns)):
@@ -649,6 +654,16 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
     return from_coo(inverse[: u.size], inverse[u.size:], w, distinct.tolist(),
                     duplicates=duplicates, directed=symmetrize is not None,
                     symmetrize=symmetrize, source=str(path))
+
+
+def _first_id_quoted(path, hnum: int) -> bool:
+    """Whether the first edge row after the header row (line ``hnum``) writes its first id in
+    double quotes (``"007",...``): a quoted id is a name (:func:`write_csv`)."""
+    with open_text(path) as f:
+        for number, line in enumerate(f, 1):
+            if number > hnum and line.strip():
+                return line.lstrip().startswith('"')
+    return False
 
 
 def _token_shape(token) -> str:
@@ -801,20 +816,21 @@ def write_csv(data: GraphData, f) -> None:
     """Write a CSV edge file: a header row ``u,v`` (``u,v,weight`` when some weight is not 1,
     the columns :func:`dpgraph.io.dask.read_edge_files` reads too), then one row per edge,
     labels as ids (quoted where they hold a comma or a quote). Isolated nodes cannot appear:
-    a :class:`GraphInputWarning` counts them. String labels that would read back as integers
-    get a ``# ids: str`` line first, which :func:`read_csv` follows."""
+    a :class:`GraphInputWarning` counts them. Where labels would not read back as themselves
+    (:func:`ids_comment`: ``'007'``, mixed ``[100, "x"]``) every id is written in double
+    quotes (``"007","010"``), which :func:`read_csv` reads as names, and the header row stays
+    the first line, so that ``pandas.read_csv(path)`` reads the file too."""
     names = np.asarray([check_csv_label(x) for x in data.labels], dtype=object)
     i, j, w = data.edges()
     isolated = int(np.count_nonzero(np.diff(data.weights.indptr) == 0))
     if isolated:
         warnings.warn(f"a CSV edge file cannot store the {isolated} isolated node(s); they are "
                       f"not written", GraphInputWarning, stacklevel=caller_stacklevel())
-    declared = ids_comment(data.labels)
-    if declared:
-        f.write(declared + "\n")
-    out = csv.writer(f, lineterminator="\n")
     weighted = not data.is_unweighted
-    out.writerow(["u", "v", "weight"] if weighted else ["u", "v"])
+    csv.writer(f, lineterminator="\n").writerow(["u", "v", "weight"] if weighted else ["u", "v"])
+    # quoted ids are names (read_csv); the weights (Python numbers) stay unquoted
+    quoting = csv.QUOTE_NONNUMERIC if ids_comment(data.labels) else csv.QUOTE_MINIMAL
+    out = csv.writer(f, lineterminator="\n", quoting=quoting)
     cols = [names[i].tolist(), names[j].tolist()] + ([weight_column(w)] if weighted else [])
     chunk = 1 << 16
     for start in range(0, len(cols[0]), chunk):
