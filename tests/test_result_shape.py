@@ -46,6 +46,17 @@ def test_private_csp_result_shares_the_shape():
 # "of requested": a rank the route does not release, a delta a pure-DP route leaves unspent.
 
 
+def test_private_cut_repr_lists_side_sizes_by_assignment_as_the_command_line():
+    """The repr listed len(partition[0]) first, the side of assignment 1, while `dpgraph
+    maxcut` prints the sizes of sides 0 / 1."""
+    from dpgraph.cli.output import side_sizes
+
+    res = dpgraph.max_cut(_karate(), epsilon=1.0, delta=1e-6, weight=None, rng=0)
+    n0, n1 = side_sizes(res)
+    assert n0 != n1 and n1 == len(res.partition[0])
+    assert f"sides=({n0}, {n1})" in repr(res)
+
+
 def test_private_graph_repr_says_the_requested_rank_and_delta():
     pg = dpgraph.privatize(_karate(), epsilon=1.0, delta=1e-6, rank=4, weight=None, rng=0)
     assert pg.diagnostics["route"] == "randomized-response" and pg.rank is None

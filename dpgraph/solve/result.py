@@ -20,7 +20,8 @@ class PrivateCutResult(PrivateResult):
     partition : tuple of two sets
         The two sides, in the caller's node labels: ``partition[0]`` holds the labels with
         assignment 1, ``partition[1]`` those with assignment 0 (as :func:`dpgraph.solve_max_cut`:
-        ``x = +1``, then ``x = -1``). The command line numbers sides by the assignment.
+        ``x = +1``, then ``x = -1``). The command line numbers sides by the assignment, and so
+        does the repr: ``sides=(n0, n1)`` are the numbers of labels with assignment 0 and 1.
     assignment : dict
         label -> 0/1.
     estimated_value : float or None
@@ -112,7 +113,8 @@ class PrivateCutResult(PrivateResult):
     def __repr__(self) -> str:
         eps, dlt = self.ledger.spent
         req_eps, req_dlt = self.ledger.epsilon, self.ledger.delta
-        parts = [f"sides=({len(self.partition[0])}, {len(self.partition[1])})",
+        # by assignment (0, then 1), as the command line's sizes: partition lists side 1 first
+        parts = [f"sides=({len(self.partition[1])}, {len(self.partition[0])})",
                  f"route={self.diagnostics.get('route')!r}"]
         if self.estimated_value is not None:
             lo, hi = self.estimate_interval
