@@ -25,8 +25,23 @@ def _triangles(A):
     return sum(nx.triangles(nx.from_scipy_sparse_array(A)).values()) // 3
 
 
+@pytest.fixture(params=["rounds", "rounds, sorted edge set", "kernel"])
+def swap_path(request, monkeypatch):
+    """Each way :func:`closure_swaps` rewires: NumPy rounds with the edge set as a bitmap or as
+    sorted keys, and numba's one-move kernel (taken above ``BATCH_MAX_N`` nodes)."""
+    import dpgraph.synthetic.closure as closure
+
+    if request.param == "rounds, sorted edge set":
+        monkeypatch.setattr(closure, "DENSE_EDGE_SET_BYTES", 0)
+    if request.param == "kernel":
+        if not closure.numba_available():
+            pytest.skip("numba is not installed")
+        monkeypatch.setattr(closure, "BATCH_MAX_N", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_closure_swaps_keep_degrees_and_block_pairs_and_count_their_triangles(seed):
+def test_closure_swaps_keep_degrees_and_block_pairs_and_count_their_triangles(seed, swap_path):
     rng = np.random.default_rng(seed)
     k = 3
     blocks = rng.integers(k, size=90)
@@ -48,7 +63,7 @@ def test_closure_swaps_keep_degrees_and_block_pairs_and_count_their_triangles(se
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_closure_swaps_keep_the_edges_across_the_sides(seed):
+def test_closure_swaps_keep_the_edges_across_the_sides(seed, swap_path):
     """With released sides, every swap also keeps the count of edges across them (a sample
     that leans across the sides keeps its lean), while pairs of (block, side) classes may
     trade edges: more triangles than the swaps within (block, side) classes can make."""
@@ -77,7 +92,7 @@ def test_closure_swaps_keep_the_edges_across_the_sides(seed):
     assert info["gained"] > strict["gained"]
 
 
-def test_closure_swaps_stop_at_the_gain_asked_for():
+def test_closure_swaps_stop_at_the_gain_asked_for(swap_path):
     A = nx.to_scipy_sparse_array(nx.random_regular_graph(6, 200, seed=3), format="csr")
     B, info = closure_swaps(A, np.zeros(200, dtype=int), 25, attempts=10**6, rng=0)
     # each kept swap adds at least one triangle and at most a few
@@ -168,9 +183,9 @@ def test_release_samples_keep_the_side_lean_and_the_block_pairs_through_the_swap
 
 
 def test_python_swaps_in_threads_match_serial_and_keep_the_callers_generator():
-    """Without numba (DPGRAPH_NO_NUMBA=1: every kernel runs as Python on NumPy's global
-    generator) threads take turns, so seeded swaps in threads match the serial ones (they drew
-    from each other's seeded stream), and the caller's global state is put back."""
+    """Without numba (DPGRAPH_NO_NUMBA=1) the swaps run in NumPy rounds on a generator of their
+    own: seeded swaps in threads match the serial ones, and NumPy's global generator is left
+    as the caller had it."""
     import os
     import subprocess
     import sys

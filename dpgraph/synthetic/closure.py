@@ -20,16 +20,14 @@ sample, the released classes and sides and ``tau~`` only: no privacy cost.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.engine.local_search import jit, numba_available
 from dpgraph.synthetic.clustering import bounded_projection, counted_nodes, projection_counts
 
-__all__ = ["close_triangles", "closure_swaps", "CLOSURE_STAGES", "CLOSURE_ATTEMPTS",
-           "MAX_CLOSURE_ATTEMPTS"]
+__all__ = ["close_triangles", "closure_swaps", "batch_closure_swaps", "CLOSURE_STAGES",
+           "CLOSURE_ATTEMPTS", "MAX_CLOSURE_ATTEMPTS", "BATCH_MAX_N"]
 
 # rounds of (measure the projection, swap towards it): the projection's share of the
 # sample's triangles moves as triangles are added, so the target is re-read
@@ -42,10 +40,19 @@ CLOSURE_STAGES = 3
 # samples close more of the graph's triangles (benchmarks/NOTES.md)
 CLOSURE_ATTEMPTS = 30
 MAX_CLOSURE_ATTEMPTS = 5_000_000
-# without numba the kernel runs as Python (about 10^5 attempts a second): fewer attempts
-PYTHON_ATTEMPTS = 200_000
-#: held while the kernel runs as Python on NumPy's global generator (no numba)
-_GLOBAL_RNG_LOCK = threading.Lock()
+# graphs of at most this many nodes are rewired in NumPy rounds (batch_closure_swaps), so
+# that a sample of a small graph does not load numba (about 110 MB of memory, the most of a
+# small graph's release and sample); above it numba's one-move-at-a-time kernel is faster
+BATCH_MAX_N = 4096
+# each round of batch_closure_swaps draws nnz / BATCH_SHARE attempts, within BATCH_ATTEMPTS,
+# and makes at most NODE_MOVES moves at one node; the common-neighbour scans go in chunks of
+# SCAN_CHUNK entries: a round's memory is bounded whatever the degrees
+BATCH_SHARE = 16
+BATCH_ATTEMPTS = (1024, 8192)
+NODE_MOVES = 64
+SCAN_CHUNK = 1 << 20
+# the edge set as a bitmap of n^2 bytes up to this size (16 MiB: n = 4096), else sorted keys
+DENSE_EDGE_SET_BYTES = 1 << 24
 # the sample's triangles are counted at a random subset of the nodes when the whole would
 # cost more than this many wedge checks (sum of deg^2 over the subset; the product it
 # forms holds up to that many entries, 12 bytes each)
@@ -174,6 +181,10 @@ def closure_swaps(weights, classes, gain_needed: float, *, attempts: int, rng=No
     edge count between every two ``classes`` are those of ``weights``; with ``sides`` (+-1
     per node) the count of edges across the sides is too.
 
+    Graphs of at most ``BATCH_MAX_N`` nodes, and every graph where numba is not installed,
+    are rewired in rounds of moves drawn at once (:func:`batch_closure_swaps`); larger ones
+    one move at a time by a numba kernel. ``gained`` is exact either way.
+
     A 6-cycle in one class has no triangle; one swap (wedge 0 - 1 - 2, edges 0 - 5 and 2 - 3
     out, 0 - 2 and 5 - 3 in) makes two, 0 - 1 - 2 and 3 - 4 - 5, and keeps every degree:
 
@@ -188,33 +199,245 @@ def closure_swaps(weights, classes, gain_needed: float, *, attempts: int, rng=No
         M = M.copy()
         M.sum_duplicates()
     n = M.shape[0]
+    if n <= BATCH_MAX_N or not numba_available():
+        return batch_closure_swaps(M, classes, gain_needed, attempts=attempts, rng=rng,
+                                   sides=sides)
     indptr = M.indptr.astype(np.int64)
     indices = M.indices.astype(np.int64)
     deg = np.diff(indptr).astype(float)
     cum = np.cumsum(deg * (deg - 1.0) / 2.0)
     info = {"gained": 0, "made": 0, "tried": 0}
-    if n == 0 or cum[-1] <= 0 or gain_needed <= 0 or attempts <= 0:
+    if cum[-1] <= 0 or gain_needed <= 0 or attempts <= 0:
         return M, info
     seed = int(np.random.default_rng(rng).integers(2**31 - 1))
     b = np.asarray(classes, dtype=np.int64)
     s = np.zeros(n, dtype=np.int64) if sides is None else (np.asarray(sides) > 0).astype(np.int64)
-    if numba_available():
-        gained, made, tried = _swap_kernel(indptr, indices, b, s, cum, float(gain_needed),
-                                           int(attempts), seed)
-    else:  # the kernel as Python seeds NumPy's global generator: the caller's state is put
-        # back, and one thread at a time (threads sampling at once drew from each other's
-        # seeded stream: a seeded sample differed from the same sample drawn alone)
-        with _GLOBAL_RNG_LOCK:
-            state = np.random.get_state()
-            try:
-                gained, made, tried = _swap_kernel(indptr, indices, b, s, cum,
-                                                   float(gain_needed),
-                                                   min(int(attempts), PYTHON_ATTEMPTS), seed)
-            finally:
-                np.random.set_state(state)
+    gained, made, tried = _swap_kernel(indptr, indices, b, s, cum, float(gain_needed),
+                                       int(attempts), seed)
     out = sp.csr_array((np.ones(indices.size), indices, indptr), shape=(n, n))
     out.sort_indices()
     return out, {"gained": int(gained), "made": int(made), "tried": int(tried)}
+
+
+class _EdgeSet:
+    """The ordered pairs ``x * n + y`` of a graph's edges (both directions): a bitmap of
+    ``n^2`` bytes up to ``DENSE_EDGE_SET_BYTES``, else a sorted array."""
+
+    def __init__(self, keys, n: int):
+        self.dense = n * n <= DENSE_EDGE_SET_BYTES
+        if self.dense:
+            self.bits = np.zeros(n * n, dtype=bool)
+            self.bits[keys] = True
+        else:
+            self.keys = np.sort(keys)
+
+    def has(self, q):
+        if self.dense:
+            return self.bits[q]
+        return _in_sorted(self.keys, q)
+
+    def replace(self, gone, new):
+        """Remove the pairs ``gone`` (present) and add ``new`` (absent)."""
+        if self.dense:
+            self.bits[gone] = False
+            self.bits[new] = True
+        else:
+            kept = self.keys[~_in_sorted(np.sort(gone), self.keys)]
+            new = np.sort(new)
+            self.keys = np.insert(kept, np.searchsorted(kept, new), new)
+
+
+def _in_sorted(keys, q):
+    """Whether each entry of ``q`` is in the sorted array ``keys``."""
+    if keys.size == 0:
+        return np.zeros(np.shape(q), dtype=bool)
+    pos = np.minimum(np.searchsorted(keys, q), keys.size - 1)
+    return keys[pos] == q
+
+
+def _common_counts(indptr, col, edges: _EdgeSet, n: int, x, y):
+    """``|N(x) & N(y)|`` for each pair, scanning the shorter row of ``col`` (rows may be in
+    any order within them), about ``SCAN_CHUNK`` entries at a time."""
+    dx = indptr[x + 1] - indptr[x]
+    dy = indptr[y + 1] - indptr[y]
+    flip = dy < dx
+    s, t, ds = np.where(flip, y, x), np.where(flip, x, y), np.minimum(dx, dy)
+    out = np.zeros(x.size, dtype=np.int64)
+    ends = np.cumsum(ds)
+    lo = 0
+    while lo < x.size:
+        hi = max(int(np.searchsorted(ends, (ends[lo] - ds[lo]) + SCAN_CHUNK, side="right")),
+                 lo + 1)
+        d = ds[lo:hi]
+        total = int(d.sum())
+        if total:
+            pair = np.repeat(np.arange(lo, hi), d)
+            start = np.repeat(indptr[s[lo:hi]] - (np.cumsum(d) - d), d)
+            z = col[start + np.arange(total)]
+            out[lo:hi] = np.bincount(pair[edges.has(t[pair] * n + z)] - lo, minlength=hi - lo)
+        lo = hi
+    return out
+
+
+def _pairs_at_shared_nodes(i, j):
+    """For undirected edges ``(i, j)``: the other ends ``(y, z)`` of every two edges that
+    share a node (an edge pair meeting at ``x`` gives ``(y, z)``, the wedge's open side)."""
+    x = np.concatenate([i, j])
+    y = np.concatenate([j, i])
+    order = np.argsort(x, kind="stable")
+    x, y = x[order], y[order]
+    start = np.flatnonzero(np.r_[True, x[1:] != x[:-1]])
+    size = np.diff(np.r_[start, x.size])
+    rank = np.arange(x.size) - np.repeat(start, size)  # place within its node's group
+    later = np.repeat(size, size) - rank - 1            # partners after it in the group
+    first = np.repeat(np.arange(x.size), later)
+    offset = np.arange(first.size) - np.repeat(np.cumsum(later) - later, later)
+    return y[first], y[first + 1 + offset]
+
+
+def _triangles_through(indptr, col, edges: _EdgeSet, n: int, i, j) -> int:
+    """Triangles of the graph with at least one of the (distinct, present) edges ``(i, j)``:
+    ``sum_e c(e) - Q + T`` (a triangle with ``k`` of them is counted ``k`` times by the common
+    neighbour counts ``c``, ``C(k, 2)`` times by ``Q``, the pairs of them meeting at a node
+    whose open side is an edge, and ``T`` counts those with all three)."""
+    total = int(_common_counts(indptr, col, edges, n, i, j).sum())
+    y, z = _pairs_at_shared_nodes(i, j)
+    closed = edges.has(y * n + z)
+    mine = np.sort(np.concatenate([i * n + j, j * n + i]))
+    inside = closed & _in_sorted(mine, y * n + z)
+    return total - int(closed.sum()) + int(inside.sum()) // 3
+
+
+def batch_closure_swaps(weights, classes, gain_needed: float, *, attempts: int, rng=None,
+                        sides=None):
+    """:func:`closure_swaps` in rounds of moves drawn at once (NumPy; no numba). Each round
+    draws ``nnz / BATCH_SHARE`` attempts (within ``BATCH_ATTEMPTS``) as the sequential kernel does (wedge
+    centres with probability ``C(deg, 2)``, the two ends, then ``a`` and ``b`` uniformly
+    among the ends' neighbours in the right class), checks them on the graph as the round
+    found it, and makes those whose triangle gain, counted on that graph, is positive, in
+    draw order until the gain asked for is reached; a move whose edges another move of the
+    round removes or adds is left out. Moves sharing a node are made together, so the
+    round's gain is counted again exactly on the rewired graph (:func:`_triangles_through`).
+    Every degree, every class-pair count and the count across ``sides`` stay, move by move.
+    The swaps keep every row's count of neighbours in each class, so the rows are held
+    grouped by class once and each move rewrites four entries in place.
+
+    >>> import networkx as nx
+    >>> A = nx.to_scipy_sparse_array(nx.cycle_graph(6))
+    >>> B, info = batch_closure_swaps(A, np.zeros(6, dtype=int), 1, attempts=1000, rng=0)
+    >>> info["gained"], np.diff(B.indptr).tolist()
+    (2, [2, 2, 2, 2, 2, 2])
+    """
+    M = sp.csr_array(weights)
+    if not M.has_canonical_format:
+        M = M.copy()
+        M.sum_duplicates()
+    n = M.shape[0]
+    gen = np.random.default_rng(rng)
+    indptr = M.indptr.astype(np.int64)
+    deg = np.diff(indptr)
+    cum = np.cumsum(deg * (deg - 1) / 2.0)
+    info = {"gained": 0, "made": 0, "tried": 0}
+    if n == 0 or cum[-1] <= 0 or gain_needed <= 0 or attempts <= 0:
+        return M, info
+    cls = np.unique(np.asarray(classes), return_inverse=True)[1].astype(np.int64).ravel()
+    k = int(cls.max()) + 1
+    side = (np.zeros(n, dtype=np.int64) if sides is None
+            else (np.asarray(sides) > 0).astype(np.int64))
+    rows = np.repeat(np.arange(n, dtype=np.int64), deg)
+    indices = M.indices.astype(np.int64)
+    # rows grouped by class: a (row, class) key's entries are contiguous, and stay so
+    group = rows * k + cls[indices]
+    order = np.argsort(group, kind="stable")
+    group, col = group[order], indices[order]
+    # rev[p]: the position of the reverse of entry p
+    fwd = rows * n + col
+    by_key = np.argsort(fwd)
+    rev = by_key[np.searchsorted(fwd[by_key], col * n + rows)]
+    edges = _EdgeSet(fwd, n)
+    del fwd, by_key, order, indices
+    batch = int(np.clip(int(M.nnz) // BATCH_SHARE, *BATCH_ATTEMPTS))
+    gained = made = tried = 0
+    while tried < attempts and gained < gain_needed:
+        size = min(batch, int(attempts) - tried)
+        tried += size
+        v = np.searchsorted(cum, gen.random(size) * cum[-1], side="right")
+        v = v[(v < n)]
+        v = v[deg[v] >= 2]
+        dv = deg[v]
+        i = (gen.random(v.size) * dv).astype(np.int64)
+        j = (gen.random(v.size) * (dv - 1)).astype(np.int64)
+        j += j >= i
+        u, w = col[indptr[v] + i], col[indptr[v] + j]
+        keep = ~edges.has(u * n + w)
+        v, u, w = v[keep], u[keep], w[keep]
+        pua = _pick_in_class(group, gen, u * k + cls[w])
+        pwb = _pick_in_class(group, gen, w * k + cls[u])
+        keep = (pua >= 0) & (pwb >= 0)
+        v, u, w, pua, pwb = v[keep], u[keep], w[keep], pua[keep], pwb[keep]
+        a, b = col[pua], col[pwb]
+        keep = (a != v) & (b != v) & (a != b)
+        keep &= ~edges.has(a * n + b)
+        keep &= ((side[u] != side[w]).astype(np.int64) + (side[a] != side[b])
+                 == (side[u] != side[a]).astype(np.int64) + (side[w] != side[b]))
+        u, w, a, b, pua, pwb = (x[keep] for x in (u, w, a, b, pua, pwb))
+        if u.size == 0:
+            continue
+        lost_ua = _common_counts(indptr, col, edges, n, u, a)
+        lost_wb = _common_counts(indptr, col, edges, n, w, b)
+        # the sequential kernel's count: out u-a, out w-b, in u-w, in a-b (module docstring)
+        gain = (_common_counts(indptr, col, edges, n, u, w)
+                + _common_counts(indptr, col, edges, n, a, b)
+                - lost_ua - lost_wb
+                - edges.has(a * n + w) - edges.has(b * n + u)
+                - edges.has(u * n + b) - edges.has(w * n + a))
+        keep = gain > 0
+        if not keep.any():
+            continue
+        keep[keep] = _own_edges(n, *(x[keep] for x in (u, w, a, b)))
+        u, w, a, b, pua, pwb, gain = (x[keep] for x in (u, w, a, b, pua, pwb, gain))
+        stop = int(np.searchsorted(np.cumsum(gain), gain_needed - gained)) + 1
+        u, w, a, b, pua, pwb = (x[:stop] for x in (u, w, a, b, pua, pwb))
+        before = _triangles_through(indptr, col, edges, n, np.r_[u, w], np.r_[a, b])
+        pau, pbw = rev[pua], rev[pwb]
+        col[pua], col[pwb], col[pau], col[pbw] = w, u, b, a
+        rev[pua], rev[pwb], rev[pau], rev[pbw] = pwb, pua, pbw, pau
+        edges.replace(np.concatenate([u * n + a, a * n + u, w * n + b, b * n + w]),
+                      np.concatenate([u * n + w, w * n + u, a * n + b, b * n + a]))
+        gained += _triangles_through(indptr, col, edges, n, np.r_[u, a], np.r_[w, b]) - before
+        made += u.size
+    out = sp.csr_array((np.ones(col.size), col, indptr), shape=(n, n))
+    out.sort_indices()
+    return out, {"gained": int(gained), "made": int(made), "tried": int(tried)}
+
+
+def _pick_in_class(group, gen, keys):
+    """For each ``row * k + class`` key, the position of a uniformly chosen entry of that row
+    in that class (``group`` sorted), or -1 where there is none."""
+    lo = np.searchsorted(group, keys, side="left")
+    count = np.searchsorted(group, keys, side="right") - lo
+    pick = lo + (gen.random(keys.size) * count).astype(np.int64)
+    return np.where(count > 0, pick, -1)
+
+
+def _own_edges(n: int, u, w, a, b):
+    """Which moves (out ``u-a``, ``w-b``; in ``u-w``, ``a-b``) touch no edge that an earlier
+    move of the list also removes or adds, and no node that ``NODE_MOVES`` earlier ones
+    touch (the four nodes of a move are distinct)."""
+    lo, hi = np.minimum, np.maximum
+    pairs = np.concatenate([lo(u, a) * n + hi(u, a), lo(w, b) * n + hi(w, b),
+                            lo(u, w) * n + hi(u, w), lo(a, b) * n + hi(a, b)])
+    move = np.tile(np.arange(u.size), 4)
+    inverse = np.unique(pairs, return_inverse=True)[1].ravel()
+    first = np.full(inverse.max() + 1, u.size, dtype=np.int64)
+    np.minimum.at(first, inverse, move)
+    own = (first[inverse] == move).reshape(4, -1).all(axis=0)
+    nodes = np.concatenate([u, w, a, b])
+    order = np.lexsort((move, nodes))
+    start = np.flatnonzero(np.r_[True, nodes[order][1:] != nodes[order][:-1]])
+    rank = np.empty(nodes.size, dtype=np.int64)
+    rank[order] = np.arange(nodes.size) - np.repeat(start, np.diff(np.r_[start, nodes.size]))
+    return own & (rank < NODE_MOVES).reshape(4, -1).all(axis=0)
 
 
 def _transitivity(M, gen) -> float:
