@@ -137,3 +137,19 @@ def test_charges_build_their_accounting_events_on_first_use():
     assert out["before"] is False and out["after"] is True
     assert out["kinds"] and set(out["kinds"]) <= {"LaplaceDpEvent", "RandomizedResponseDpEvent"}
     assert 0 < out["eps"] <= out["spent"] * (1 + 1e-3)  # up to the PLD discretization
+
+
+def test_a_small_graphs_sample_is_rewired_without_numba():
+    """Up to ``BATCH_MAX_N`` nodes the samples' closure swaps run in NumPy rounds: a release
+    and a rewired sample of a 720-node graph load neither numba nor ``dp_accounting``."""
+    code = ("import sys, json, networkx as nx, dpgraph\n"
+            "G = nx.relaxed_caveman_graph(60, 12, 0.35, seed=2)\n"
+            "G.remove_edges_from(list(nx.selfloop_edges(G)))\n"
+            "rel = dpgraph.release_synthetic(G, epsilon=4.0)\n"
+            "S = rel.sample()\n"
+            "print(json.dumps({'closure': rel.closure is not None, 'm': S.m,\n"
+            "                  'loaded': [m for m in ('numba', 'llvmlite', 'dp_accounting')\n"
+            "                             if m in sys.modules]}))")
+    out = _fresh(code)
+    assert out["closure"] and out["m"] > 0
+    assert out["loaded"] == []

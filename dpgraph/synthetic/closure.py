@@ -322,11 +322,14 @@ def batch_closure_swaps(weights, classes, gain_needed: float, *, attempts: int, 
     The swaps keep every row's count of neighbours in each class, so the rows are held
     grouped by class once and each move rewrites four entries in place.
 
+    The gain it reports is the change in the graph's triangle count:
+
     >>> import networkx as nx
-    >>> A = nx.to_scipy_sparse_array(nx.cycle_graph(6))
-    >>> B, info = batch_closure_swaps(A, np.zeros(6, dtype=int), 1, attempts=1000, rng=0)
-    >>> info["gained"], np.diff(B.indptr).tolist()
-    (2, [2, 2, 2, 2, 2, 2])
+    >>> A = nx.to_scipy_sparse_array(nx.gnm_random_graph(200, 1200, seed=1), format="csr")
+    >>> B, info = batch_closure_swaps(A, np.zeros(200, dtype=int), 300, attempts=50_000, rng=0)
+    >>> triangles = lambda M: round((M @ M @ M).diagonal().sum()) // 6
+    >>> triangles(B) - triangles(A) == info["gained"] >= 300, (B != B.T).nnz
+    (True, 0)
     """
     M = sp.csr_array(weights)
     if not M.has_canonical_format:
