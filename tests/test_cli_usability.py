@@ -141,8 +141,9 @@ def test_edge_list_with_a_stray_token_is_refused_and_ids_str_reads_it(tmp_path):
 
 
 def test_ids_with_a_data_set_name_is_refused_not_ignored(tmp_path, capsys):
-    """`dpgraph maxcut karate --ids str` ran with --ids ignored: a data set is read as
-    registered, so --ids is refused as --duplicates is, except as a --nodes file's id rule."""
+    """`dpgraph maxcut karate --ids str` ran with --ids ignored (and --format): a data set is
+    read as registered, so both are refused as --duplicates is, except --ids as a --nodes
+    file's id rule."""
     from dpgraph.cli.app import main
 
     for argv in (["maxcut", "karate", "--epsilon", "1", "--delta", "0", "-q"],
@@ -150,6 +151,9 @@ def test_ids_with_a_data_set_name_is_refused_not_ignored(tmp_path, capsys):
         assert main([*argv, "--ids", "str"]) == 2
         err = capsys.readouterr().err
         assert "--ids applies to graph files" in err and "'karate'" in err
+    assert main(["maxcut", "karate", "--epsilon", "1", "--delta", "0", "-q", "--format",
+                 "csv"]) == 2
+    assert "--format applies to graph files" in capsys.readouterr().err
     nodes = tmp_path / "nodes.txt"
     nodes.write_text("\n".join(map(str, range(34))) + "\n")
     assert main(["info", "karate", "--nodes", str(nodes), "--ids", "int", "-q"]) == 0

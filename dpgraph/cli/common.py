@@ -283,8 +283,8 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
     SNAP edge lists and CSV files (:func:`dpgraph.io.read_graph`: ``"auto"``, ``"int"`` or
     ``"str"``). ``duplicates`` (``--duplicates``) merges a pair listed more than once in a file
     (``"max"``, the default, ``"sum"`` or ``"error"``); data sets are read as registered, and
-    these options, ``ids`` included (unless ``nodes`` came from a file, whose ids it read),
-    are refused with a data set name. ``nodes``
+    these options, ``format`` and ``ids`` included (unless ``nodes`` came from a file, whose
+    ids it read), are refused with a data set name. ``nodes``
     (``--nodes``, :func:`read_node_set`) is the public node set
     (:func:`dpgraph.graph.with_nodes`).
     """
@@ -339,8 +339,9 @@ def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | N
                           duplicates=duplicates, nodes=nodes, weight=weight)
     # --ids is also the id rule of a --nodes file (read_node_set): kept where one was read
     node_file = isinstance(nodes, (list, tuple))
-    given = [opt for opt, value in (("--duplicates", duplicates), ("--symmetrize", symmetrize),
-                                    ("--weight", weight), ("--ids", None if node_file else ids))
+    given = [opt for opt, value in (("--format", format), ("--duplicates", duplicates),
+                                    ("--symmetrize", symmetrize), ("--weight", weight),
+                                    ("--ids", None if node_file else ids))
              if value is not None]
     if given and spec in _dataset_names():  # (a name that is neither: _load_dataset says so)
         verb = "applies" if len(given) == 1 else "apply"
