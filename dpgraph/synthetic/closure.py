@@ -311,16 +311,17 @@ def _triangles_through(indptr, col, edges: _EdgeSet, n: int, i, j) -> int:
 def batch_closure_swaps(weights, classes, gain_needed: float, *, attempts: int, rng=None,
                         sides=None):
     """:func:`closure_swaps` in rounds of moves drawn at once (NumPy; no numba). Each round
-    draws ``nnz / BATCH_SHARE`` attempts (within ``BATCH_ATTEMPTS``) as the sequential kernel does (wedge
-    centres with probability ``C(deg, 2)``, the two ends, then ``a`` and ``b`` uniformly
-    among the ends' neighbours in the right class), checks them on the graph as the round
-    found it, and makes those whose triangle gain, counted on that graph, is positive, in
-    draw order until the gain asked for is reached; a move whose edges another move of the
-    round removes or adds is left out. Moves sharing a node are made together, so the
-    round's gain is counted again exactly on the rewired graph (:func:`_triangles_through`).
-    Every degree, every class-pair count and the count across ``sides`` stay, move by move.
-    The swaps keep every row's count of neighbours in each class, so the rows are held
-    grouped by class once and each move rewrites four entries in place.
+    draws ``nnz / BATCH_SHARE`` attempts (within ``BATCH_ATTEMPTS``) as the sequential kernel
+    does (wedge centres with probability ``C(deg, 2)``, the two ends, then ``a`` and ``b``
+    uniformly among the ends' neighbours in the right class), checks them on the graph as the
+    round found it, and makes those whose triangle gain, counted on that graph, is positive,
+    in draw order until the gain asked for is reached; a move with an edge that an earlier
+    move of the round removes or adds, or with a node in ``NODE_MOVES`` earlier moves, is left
+    out. Moves sharing a node are made together, so the round's gain is counted again exactly
+    on the rewired graph (:func:`_triangles_through`). Every degree, every class-pair count
+    and the count across ``sides`` stay, move by move. The swaps keep every row's count of
+    neighbours in each class, so the rows are held grouped by class once and each move
+    rewrites four entries in place.
 
     The gain it reports is the change in the graph's triangle count:
 
