@@ -369,7 +369,15 @@ def with_nodes(data: GraphData, nodes, *, source: str, first: int = 0) -> GraphD
     return GraphData(weights=W, labels=labels, _checked=True, _summed=data._summed)
 
 
-def _symmetrize(W: sp.csr_array, how: str | None, *, source: str) -> sp.csr_array:
+def _symmetrize(W: sp.csr_array, how: str | None, *, source: str,
+                arcs: bool = False) -> sp.csr_array:
+    """``W`` made undirected by ``how`` (:func:`_combine_arcs`). ``arcs``: every entry is an
+    arc (a directed graph, an edge list read as arcs), so ``how`` combines them even where
+    each arc has its reverse; otherwise a symmetric ``W`` is an undirected graph, kept as it
+    is."""
+    if arcs and how is not None:
+        check_symmetrize(how)
+        return sp.csr_array(W + W.T) if how == "sum" else _combine_arcs(W, how)
     asym = W - W.T
     asym.eliminate_zeros()
     if asym.nnz == 0:
@@ -401,7 +409,7 @@ def _combine_arcs(W: sp.csr_array, how: str) -> sp.csr_array:
     del order, C
     start = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
     if how == "max":
-        v = np.maximum.reduceat(w, start)
+        v = np.maximum.reduceat(w, start).astype(np.float64)
     else:
         v = np.add.reduceat(w, start) / np.diff(np.r_[start, key.size])
     key = key[start]
@@ -558,7 +566,7 @@ def from_coo(rows, cols, vals, labels, *, duplicates="sum", directed=False, symm
         M = _merge(A, duplicates, source=source, warn=warn_duplicates, pair_key=(rows, cols))
         summed = A.nnz - M.nnz if duplicates == "sum" else 0
         W = _drop_zero_pairs(M, source=source)
-        W = _symmetrize(W, symmetrize, source=source)
+        W = _symmetrize(W, symmetrize, source=source, arcs=True)
         return _finalize(W, labels, source=source, summed=summed)
     lo = np.minimum(rows, cols)
     hi = np.maximum(rows, cols)
@@ -779,7 +787,7 @@ def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphDat
             raise ValueError(f"{source} is directed; pass symmetrize='max', 'sum' or 'mean' "
                              f"to say how to make it undirected")
         check_symmetrize(symmetrize)
-        A = _symmetrize(A, symmetrize, source=source)
+        A = _symmetrize(A, symmetrize, source=source, arcs=True)
     zero_edges = 0 if weight is None else sum(1 for *_, w in _weighted_edges(G, weight) if w == 0)
     if zero_edges:
         _warn(f"{source}: removed {zero_edges} edge(s) of weight 0")

@@ -10,8 +10,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpgraph.graph import (GraphData, GraphInputWarning, as_graph_data, from_edges, from_matrix,
-                           require_nonnegative, to_igraph, to_networkx, to_scipy)
+from dpgraph.graph import (GraphData, GraphInputWarning, as_graph_data, from_coo, from_edges,
+                           from_matrix, require_nonnegative, to_igraph, to_networkx, to_scipy)
 
 # ----------------------------------------------------------------------------- strategies
 
@@ -165,6 +165,21 @@ def test_symmetrize_keeps_the_weight_of_an_arc_given_once(tmp_path, how):
     csv = tmp_path / "g.csv"
     csv.write_text("u,v,weight\n" + "".join(f"{u},{v},{w}\n" for u, v, w in edges))
     assert _edge_dict(read_graph(csv, symmetrize=how)) == want
+
+
+def test_symmetrize_combines_reciprocated_arcs_even_when_every_arc_has_its_reverse():
+    """A directed graph whose every arc had its reverse came back unchanged, so 'sum' gave
+    u-v the weight of one arc, and dropping an unrelated arc doubled it. Integer weights
+    with a loop under 'max' raised a casting error."""
+    both = nx.DiGraph([(0, 1), (1, 0), (1, 2), (2, 1)])
+    assert _edge_dict(as_graph_data(both, symmetrize="sum")) == {  # arcs of weight 1
+        frozenset((0, 1)): 2.0, frozenset((1, 2)): 2.0}
+    assert _edge_dict(as_graph_data(both, symmetrize="mean")) == {
+        frozenset((0, 1)): 1.0, frozenset((1, 2)): 1.0}
+    with pytest.warns(GraphInputWarning, match="self-loop"):
+        data = from_coo(np.array([0, 0, 1]), np.array([0, 1, 2]), np.array([2, 1, 3]),
+                        [0, 1, 2], directed=True, symmetrize="max")
+    assert _edge_dict(data) == {frozenset((0, 1)): 1.0, frozenset((1, 2)): 3.0}
 
 
 def test_directed_refused_everywhere():
