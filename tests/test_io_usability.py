@@ -123,6 +123,21 @@ def test_csv_of_string_ids_reads_in_pandas(tmp_path, name):
     assert read_graph(path).labels == ("100", "101", "x")
 
 
+def test_csv_quoted_by_pandas_keeps_its_integer_ids(tmp_path):
+    """pandas' QUOTE_ALL quotes the header row and every field: its integer ids are still
+    integers (only a quoted first id under an unquoted header row, as write_csv writes
+    names, makes every id a name)."""
+    import csv as csv_module
+
+    pd = pytest.importorskip("pandas")
+    path = tmp_path / "all.csv"
+    pd.DataFrame({"source": [1, 2, 10], "target": [2, 10, 3]}).to_csv(
+        path, index=False, quoting=csv_module.QUOTE_ALL)
+    assert read_graph(path).labels == (1, 2, 3, 10)
+    names = _write(tmp_path, "names.csv", 'u,v\n"1",2\n3,4\n')
+    assert read_graph(names).labels == ("1", "2", "3", "4")
+
+
 def test_csv_written_with_an_ids_line_still_reads_string_ids(tmp_path):
     path = _write(tmp_path, "old.csv", "# ids: str (node ids are names, digits included)\n"
                                        "u,v\n007,010\n010,042\n")

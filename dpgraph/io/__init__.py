@@ -311,7 +311,8 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
         ``ids="auto"`` (the default) follows the file: its ``# ids: str`` comment line if it
         has one (:func:`write_graph` writes it in SNAP files for string labels that look like
         numbers, such as ``'007'``; in CSV files it quotes those ids, ``"007"``, and a first
-        id in double quotes makes every id a name), else its first edge line (integer ids
+        id in double quotes under an unquoted header row makes every id a name), else its
+        first edge line (integer ids
         there make every id a Python int, and a name later is refused with its line; names
         there make every id a string, and an integer later is refused); ``ids="str"`` reads
         every id as a string (``'007'``

@@ -557,9 +557,9 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
     starting with ``#`` before the header row are comments (a ``# ids: str`` line, which
     earlier versions of :func:`write_csv` wrote, sets ``ids``). Node ids follow ``ids`` as in
     :func:`read_snap` (``"auto"``: the first edge row decides integers or names, and a first
-    id in double quotes, ``"007"``, makes every id a name, as :func:`write_csv`, R's
-    ``write.csv`` and Python's ``csv.QUOTE_NONNUMERIC`` quote strings; ``"int"``;
-    ``"str"``), labels
+    id in double quotes under an unquoted header row, ``"007"``, makes every id a name, as
+    :func:`write_csv` writes them; a quoted header row, as pandas' ``QUOTE_ALL`` writes it,
+    leaves the ids to the first edge row; ``"int"``; ``"str"``), labels
     ordered by sorted id; ``symmetrize`` reads each row as an arc and ``duplicates`` merges a
     pair listed more than once, as in every format. Malformed rows raise
     :class:`GraphFormatError` naming the file and the line.
@@ -657,10 +657,14 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
 
 
 def _first_id_quoted(path, hnum: int) -> bool:
-    """Whether the first edge row after the header row (line ``hnum``) writes its first id in
-    double quotes (``"007",...``): a quoted id is a name (:func:`write_csv`)."""
+    """Whether the first edge row after an unquoted header row (line ``hnum``) writes its
+    first id in double quotes (``u,v`` then ``"007",...``, as :func:`write_csv` writes names
+    that look like integers): its ids are names. A quoted header row (``"u","v"``: pandas'
+    ``QUOTE_ALL`` and ``QUOTE_NONNUMERIC`` quote it, and every string) says nothing of them."""
     with open_text(path) as f:
         for number, line in enumerate(f, 1):
+            if number == hnum and line.lstrip().startswith('"'):
+                return False
             if number > hnum and line.strip():
                 return line.lstrip().startswith('"')
     return False
