@@ -154,6 +154,11 @@ def test_ids_with_a_data_set_name_is_refused_not_ignored(tmp_path, capsys):
     assert main(["maxcut", "karate", "--epsilon", "1", "--delta", "0", "-q", "--format",
                  "csv"]) == 2
     assert "--format applies to graph files" in capsys.readouterr().err
+    # max2csp calls the graph's format --graph-format (its --format is the instance's)
+    assert main(["max2csp", "karate", "--k", "3", "--format", "max-k-cut", "--graph-format",
+                 "snap", "--epsilon", "1", "--delta", "0", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "--graph-format applies to graph files" in err and "--format applies" not in err
     nodes = tmp_path / "nodes.txt"
     nodes.write_text("\n".join(map(str, range(34))) + "\n")
     assert main(["info", "karate", "--nodes", str(nodes), "--ids", "int", "-q"]) == 0

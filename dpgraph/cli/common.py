@@ -268,7 +268,7 @@ def _formats_taking(option: str) -> str:
 
 def load_input(spec: str, *, format: str | None = None, symmetrize: str | None = None,
                unweighted: bool = False, ids: str | None = None, duplicates: str | None = None,
-               nodes=None, weight: str | None = None):
+               nodes=None, weight: str | None = None, format_option: str = "--format"):
     """Return ``(GraphData, description, format)`` for a file path or a data set name.
 
     A path that exists is read with :func:`dpgraph.io.read_graph`; Dask edge files
@@ -286,7 +286,8 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
     these options, ``format`` and ``ids`` included (unless ``nodes`` came from a file, whose
     ids it read), are refused with a data set name. ``nodes``
     (``--nodes``, :func:`read_node_set`) is the public node set
-    (:func:`dpgraph.graph.with_nodes`).
+    (:func:`dpgraph.graph.with_nodes`). ``format_option`` is the name the command gives
+    ``format`` in its messages (``--graph-format`` for ``max2csp``).
     """
     from dpgraph.graph import unweighted as drop_weights, with_nodes
 
@@ -294,7 +295,7 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
         raise ValueError("--weight and --unweighted exclude each other")
     data, where, fmt = _load(spec, format=format, symmetrize=symmetrize, ids=ids,
                              duplicates=duplicates, unweighted=unweighted, nodes=nodes,
-                             weight=weight)
+                             weight=weight, format_option=format_option)
     if nodes is not None and fmt != "dask":
         from dpgraph.io import first_node_id
         from dpgraph.io.base import check_node_set
@@ -321,7 +322,7 @@ def load_graph(args):
 
 def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | None = None,
           duplicates: str | None = None, unweighted: bool = False, nodes=None,
-          weight: str | None = None):
+          weight: str | None = None, format_option: str = "--format"):
     if is_edge_files(spec):
         from dpgraph.io.dask import read_edge_files
 
@@ -339,7 +340,7 @@ def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | N
                           duplicates=duplicates, nodes=nodes, weight=weight)
     # --ids is also the id rule of a --nodes file (read_node_set): kept where one was read
     node_file = isinstance(nodes, (list, tuple))
-    given = [opt for opt, value in (("--format", format), ("--duplicates", duplicates),
+    given = [opt for opt, value in ((format_option, format), ("--duplicates", duplicates),
                                     ("--symmetrize", symmetrize), ("--weight", weight),
                                     ("--ids", None if node_file else ids))
              if value is not None]

@@ -140,7 +140,8 @@ def _read_instance(args):
         data, where, _ = load_input(path, format=args.graph_format, unweighted=args.unweighted,
                                     ids=args.ids, duplicates=args.duplicates,
                                     nodes=read_node_set(args.nodes, args.ids),
-                                    symmetrize=args.symmetrize, weight=args.weight)
+                                    symmetrize=args.symmetrize, weight=args.weight,
+                                    format_option="--graph-format")
         try:
             inst = max_k_cut_instance(data, args.k)
         except ValueError as exc:
