@@ -171,3 +171,19 @@ def test_ledger_rho_covers_every_charge_or_says_none():
     assert led.to_dict()["spent"]["rho"] == pytest.approx(0.225)
     led.charge("approximate", mechanism="other", epsilon=0.1, delta=1e-7)
     assert led.rho is None
+
+
+def test_ledger_entries_take_dp_event_and_build_a_spec_on_first_read():
+    """A charge holds an EventSpec until its event is read (no dp_accounting import before);
+    ``LedgerEntry(..., dp_event=...)`` and ``dataclasses.replace`` take the field as before."""
+    import dataclasses
+
+    from dpgraph.privacy.ledger import EventSpec, LedgerEntry
+
+    spec = EventSpec("GaussianDpEvent", (("noise_multiplier", 2.0),))
+    e = LedgerEntry(name="x", mechanism="gaussian", epsilon=1.0, delta=1e-6, dp_event=spec)
+    assert e.event is spec and e.event_kind == "GaussianDpEvent" and e.gdp_mu == 0.5
+    assert type(e.dp_event).__name__ == "GaussianDpEvent" and e.dp_event.noise_multiplier == 2.0
+    assert e.event is e.dp_event  # built once
+    assert dataclasses.replace(e, dp_event=None).dp_event is None
+    assert LedgerEntry(name="y", mechanism="reserved", epsilon=0.0, delta=0.0).dp_event is None

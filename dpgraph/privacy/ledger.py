@@ -97,6 +97,26 @@ class EventSpec(NamedTuple):
         return getattr(dp_accounting, self.kind)(**dict(self.params))
 
 
+class _LazyEvent:
+    """The field :attr:`LedgerEntry.dp_event`: it holds the event or its :class:`EventSpec`,
+    as given, and reads as the event, built on the first read (a data descriptor, so that
+    ``LedgerEntry(..., dp_event=...)`` and :func:`dataclasses.replace` take it as a field)."""
+
+    def __set_name__(self, owner, name):
+        self.slot = "_" + name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:  # the class's default: no event
+            return self
+        value = obj.__dict__.get(self.slot)
+        if isinstance(value, EventSpec):
+            value = obj.__dict__[self.slot] = value.build()
+        return value
+
+    def __set__(self, obj, value):
+        obj.__dict__[self.slot] = None if value is self else value
+
+
 @dataclass(frozen=True)
 class LedgerEntry:
     """One privacy charge.
@@ -115,14 +135,15 @@ class LedgerEntry:
     noise_scale: float | None = None
     note: str = ""
     rho: float | None = None  # zCDP parameter of this charge, when it has one
-    #: this charge's ``dp_accounting`` event (module docstring) as an :class:`EventSpec` or the
-    #: event itself, or None for a charge that is only an (epsilon, delta) statement
-    event: object | None = field(default=None, compare=False, repr=False)
+    #: the ``dp_accounting`` event of this charge (module docstring), built on first read from
+    #: the :class:`EventSpec` it was given, or None for a charge that is only an
+    #: (epsilon, delta) statement
+    dp_event: object | None = field(default=_LazyEvent(), compare=False, repr=False)
 
-    @functools.cached_property
-    def dp_event(self):
-        """The ``dp_accounting`` event of this charge (built from :attr:`event`), or None."""
-        return self.event.build() if isinstance(self.event, EventSpec) else self.event
+    @property
+    def event(self):
+        """:attr:`dp_event` as it is held: an :class:`EventSpec` not read yet, or the event."""
+        return self.__dict__.get("_dp_event")
 
     @property
     def event_kind(self) -> str:
@@ -343,7 +364,7 @@ class PrivacyLedger:
                             sensitivity=None if sensitivity is None else float(sensitivity),
                             sensitivity_norm=sensitivity_norm,
                             noise_scale=None if noise_scale is None else float(noise_scale),
-                            note=note, rho=rho, event=dp_event)
+                            note=note, rho=rho, dp_event=dp_event)
         with self._lock:
             self._check_entries([entry])
             self._entries.append(entry)
@@ -407,7 +428,7 @@ class PrivacyLedger:
         eps, dlt = self.spent
         entries = []
         for e in self._entries:
-            d = {k: v for k, v in asdict(e).items() if k != "event"}
+            d = {k: v for k, v in asdict(e).items() if k != "dp_event"}
             d["dp_event"] = None if e.dp_event is None else repr(e.dp_event)
             entries.append(d)
         return {"budget": {"epsilon": self.epsilon, "delta": self.delta},
