@@ -180,7 +180,7 @@ def test_ledger_entries_take_dp_event_and_build_a_spec_on_first_read():
 
     from dpgraph.privacy.ledger import EventSpec, LedgerEntry
 
-    spec = EventSpec("GaussianDpEvent", (("noise_multiplier", 2.0),))
+    spec = EventSpec.of("GaussianDpEvent", noise_multiplier=2.0)
     e = LedgerEntry(name="x", mechanism="gaussian", epsilon=1.0, delta=1e-6, dp_event=spec)
     assert e.event is spec and e.event_kind == "GaussianDpEvent" and e.gdp_mu == 0.5
     assert type(e.dp_event).__name__ == "GaussianDpEvent" and e.dp_event.noise_multiplier == 2.0

@@ -78,13 +78,18 @@ class EventSpec(NamedTuple):
     """A ``dp_accounting`` event, named by its class and keyword arguments and built on first
     use (:meth:`build`), so that recording a charge does not import ``dp_accounting``.
 
-    >>> spec = EventSpec("GaussianDpEvent", (("noise_multiplier", 2.0),))
+    >>> spec = EventSpec.of("GaussianDpEvent", noise_multiplier=2.0)
     >>> spec.param("noise_multiplier"), spec.build()
     (2.0, GaussianDpEvent(noise_multiplier=2.0))
     """
 
     kind: str
     params: tuple = ()
+
+    @classmethod
+    def of(cls, kind: str, **params) -> "EventSpec":
+        """The event ``dp_accounting.<kind>(**params)``, not built yet."""
+        return cls(kind, tuple(params.items()))
 
     def param(self, name: str):
         """The keyword argument ``name`` (None if absent)."""
@@ -176,12 +181,11 @@ def dp_event_for(mechanism: str, epsilon: float, delta: float, sensitivity, nois
     if mechanism in ("gaussian", "laplace") and sensitivity and noise_scale is not None:
         ratio = float(noise_scale) / float(sensitivity)
         kind = "GaussianDpEvent" if mechanism == "gaussian" else "LaplaceDpEvent"
-        return EventSpec(kind, (("noise_multiplier", ratio),))
+        return EventSpec.of(kind, noise_multiplier=ratio)
     if mechanism in _PURE and delta == 0.0 and epsilon > 0:
         # binary randomized response at epsilon: keep the true answer w.p. e^eps / (1 + e^eps)
-        return EventSpec("RandomizedResponseDpEvent",
-                         (("noise_parameter", 2.0 / (1.0 + math.exp(min(epsilon, 700.0)))),
-                          ("num_buckets", 2)))
+        return EventSpec.of("RandomizedResponseDpEvent", num_buckets=2,
+                            noise_parameter=2.0 / (1.0 + math.exp(min(epsilon, 700.0))))
     return None
 
 

@@ -983,7 +983,7 @@ def _discrete_gaussian_mechanism(value, sensitivity, epsilon, delta, ledger, nam
                                      arr.size if changed is None else changed)
     ledger.charge(name, mechanism="discrete gaussian", epsilon=epsilon, delta=delta,
                   sensitivity=sensitivity, sensitivity_norm="l2", noise_scale=p["sigma"],
-                  note=note, rho=p["rho"], dp_event=EventSpec("ZCDpEvent", (("rho", p["rho"]),)))
+                  note=note, rho=p["rho"], dp_event=EventSpec.of("ZCDpEvent", rho=p["rho"]))
     gen = _draw_rng(rng, ledger)
     q = _grid_rounded(arr, p["grid"])
     z = sample_discrete_gaussian(p["t"], p["u"], arr.size, gen).reshape(arr.shape)

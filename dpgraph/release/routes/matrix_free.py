@@ -209,7 +209,7 @@ def _charge(ledger: PrivacyLedger, name: str, rho_i: float, budget: _Budget, del
         ledger.charge(name, mechanism="discrete gaussian", epsilon=zcdp_to_approx_dp(
                           rho_i, min(dlt, 0.5)), delta=dlt, sensitivity=sensitivity,
                       sensitivity_norm="l2", noise_scale=sigma, note=note, rho=rho_i,
-                      dp_event=EventSpec("ZCDpEvent", (("rho", rho_i),)))
+                      dp_event=EventSpec.of("ZCDpEvent", rho=rho_i))
         return
     eps = gdp_epsilon(math.sqrt(2.0 * rho_i), min(dlt, 0.5))
     ledger.charge(name, mechanism="gaussian", epsilon=eps, delta=dlt,
@@ -494,14 +494,16 @@ class _Releases:
         if self.discrete:
             ledger.charge("matrix-free route (zCDP composition, discrete Gaussians)",
                           mechanism="discrete gaussian (zCDP composition)", epsilon=epsilon,
-                          delta=delta, rho=budget.rho, dp_event=EventSpec("ZCDpEvent", (("rho", budget.rho),)),
+                          delta=delta, rho=budget.rho,
+                          dp_event=EventSpec.of("ZCDpEvent", rho=budget.rho),
                           note=f"{what}, rho = {budget.rho:.4g}-zCDP (docs/privacy.md 13.3); "
                                f"itemized in diagnostics['composition_ledger']")
         else:
             mu = math.sqrt(2.0 * budget.rho)
             ledger.charge("matrix-free route (Gaussian-DP composition)",
                           mechanism="gaussian (GDP composition)", epsilon=epsilon, delta=delta,
-                          rho=budget.rho, dp_event=EventSpec("GaussianDpEvent", (("noise_multiplier", 1.0 / mu),)),
+                          rho=budget.rho,
+                          dp_event=EventSpec.of("GaussianDpEvent", noise_multiplier=1.0 / mu),
                           note=f"{what}, mu = {mu:.4g}-GDP (docs/privacy.md 5.4); itemized in "
                                f"diagnostics['composition_ledger']")
         self.composition = PrivacyLedger(epsilon=epsilon, delta=delta,
