@@ -375,23 +375,19 @@ def _symmetrize(W: sp.csr_array, how: str | None, *, source: str,
     arc (a directed graph, an edge list read as arcs), so ``how`` combines them even where
     each arc has its reverse; otherwise a symmetric ``W`` is an undirected graph, kept as it
     is."""
-    if arcs and how is not None:
-        check_symmetrize(how)
-        return sp.csr_array(W + W.T) if how == "sum" else _combine_arcs(W, how)
-    asym = W - W.T
-    asym.eliminate_zeros()
-    if asym.nnz == 0:
-        return W
-    if how is None:
-        raise ValueError(
-            f"{source} is directed (its weight matrix is not symmetric); pass "
-            f"symmetrize='max', 'sum' or 'mean' to say how to make it undirected"
-        )
-    del asym
+    if not (arcs and how is not None):
+        asym = W - W.T
+        asym.eliminate_zeros()
+        if asym.nnz == 0:
+            return W
+        if how is None:
+            raise ValueError(
+                f"{source} is directed (its weight matrix is not symmetric); pass "
+                f"symmetrize='max', 'sum' or 'mean' to say how to make it undirected"
+            )
+        del asym
     check_symmetrize(how)
-    if how == "sum":
-        return sp.csr_array(W + W.T)
-    return _combine_arcs(W, how)
+    return sp.csr_array(W + W.T) if how == "sum" else _combine_arcs(W, how)
 
 
 def _combine_arcs(W: sp.csr_array, how: str) -> sp.csr_array:
