@@ -283,17 +283,24 @@ def _common_counts(indptr, col, edges: _EdgeSet, n: int, x, y):
     return out
 
 
+def _runs(sorted_keys):
+    """For a sorted array: each entry's run length and its place within its run of equal
+    keys."""
+    start = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    length = np.diff(np.r_[start, sorted_keys.size])
+    return (np.repeat(length, length),
+            np.arange(sorted_keys.size) - np.repeat(start, length))
+
+
 def _pairs_at_shared_nodes(i, j):
     """For undirected edges ``(i, j)``: the other ends ``(y, z)`` of every two edges that
     share a node (an edge pair meeting at ``x`` gives ``(y, z)``, the wedge's open side)."""
     x = np.concatenate([i, j])
     y = np.concatenate([j, i])
     order = np.argsort(x, kind="stable")
-    x, y = x[order], y[order]
-    start = np.flatnonzero(np.r_[True, x[1:] != x[:-1]])
-    size = np.diff(np.r_[start, x.size])
-    rank = np.arange(x.size) - np.repeat(start, size)  # place within its node's group
-    later = np.repeat(size, size) - rank - 1            # partners after it in the group
+    y = y[order]
+    size, rank = _runs(x[order])  # each edge end's group at its node, and its place there
+    later = size - rank - 1       # partners after it in the group
     first = np.repeat(np.arange(x.size), later)
     offset = np.arange(first.size) - np.repeat(np.cumsum(later) - later, later)
     return y[first], y[first + 1 + offset]
@@ -370,7 +377,7 @@ def batch_closure_swaps(weights, classes, gain_needed: float, *, attempts: int, 
         size = min(batch, int(attempts) - tried)
         tried += size
         v = np.searchsorted(cum, gen.random(size) * cum[-1], side="right")
-        v = v[(v < n)]
+        v = v[v < n]
         v = v[deg[v] >= 2]
         dv = deg[v]
         i = (gen.random(v.size) * dv).astype(np.int64)
@@ -442,9 +449,8 @@ def _own_edges(n: int, u, w, a, b):
     own = (first[inverse] == move).reshape(4, -1).all(axis=0)
     nodes = np.concatenate([u, w, a, b])
     order = np.lexsort((move, nodes))
-    start = np.flatnonzero(np.r_[True, nodes[order][1:] != nodes[order][:-1]])
     rank = np.empty(nodes.size, dtype=np.int64)
-    rank[order] = np.arange(nodes.size) - np.repeat(start, np.diff(np.r_[start, nodes.size]))
+    rank[order] = _runs(nodes[order])[1]  # earlier moves at the same node
     return own & (rank < NODE_MOVES).reshape(4, -1).all(axis=0)
 
 
