@@ -41,6 +41,7 @@ FULL = {
     "synthetic_refinement": dict(runs=20_000),
     "synthetic_sequential_refinement": dict(runs=20_000),
     "synthetic_degree_classes": dict(runs=20_000),
+    "synthetic_edge_count": dict(runs=20_000),
     "synthetic_clustering": dict(runs=20_000),
 }
 

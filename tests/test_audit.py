@@ -128,6 +128,7 @@ FAST = {
     "synthetic_side_pass": (dict(runs=3_000), 0.7),
     "synthetic_cut_lead": (dict(runs=4_000), 0.75),
     "synthetic_degree_classes": (dict(runs=3_000), 0.7),
+    "synthetic_edge_count": (dict(runs=3_000), 0.7),
     "synthetic_clustering": (dict(runs=3_000), 0.7),
     "local_route": (dict(runs=4_000), 0.6),
     "local_route_backward": (dict(runs=3_000), 0.7),
@@ -280,8 +281,8 @@ def test_fast_audit_pca_route():
                                   "edge_count", "cosine", "marginals", "synthetic_refinement",
                                   "synthetic_sequential_refinement", "synthetic_label_passes",
                                   "synthetic_side_pass", "synthetic_cut_lead",
-                                  "synthetic_degree_classes", "synthetic_clustering",
-                                  "local_route", "local_route_backward"])
+                                  "synthetic_degree_classes", "synthetic_edge_count",
+                                  "synthetic_clustering", "local_route", "local_route_backward"])
 def test_full_tight_audit_reaches_80_percent(name):
     res = getattr(catalog, name)()
     assert 0.8 <= res.fraction <= 1.0, res

@@ -31,7 +31,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.caller import DPGraphWarning, caller_stacklevel
-from dpgraph.privacy.budget import BLOCK_COUNT_SHARE, SPLIT_COUNT_SHARE, SYNTHETIC_SHARE
+from dpgraph.privacy.budget import (BLOCK_COUNT_SHARE, SPLIT_COUNT_SHARE, SYNTHETIC_SHARE,
+                                    edge_count_top_up)
 from dpgraph.graph import GraphData
 from dpgraph.privacy import PrivacyLedger, laplace_mechanism, make_rng
 
@@ -39,7 +40,7 @@ __all__ = ["BlockModel", "check_blocks", "block_edge_counts", "degree_split", "c
            "release_block_model", "consistent_block_model", "split_block_statistics",
            "split_block_scales", "released_degree_noise_sd", "release_split_block_model",
            "degree_combination",
-           "release_edge_count", "combined_estimate", "laplace_sum_variance",
+           "release_edge_count", "release_edge_total", "combined_estimate", "laplace_sum_variance",
            "warn_if_sparse_sample", "SyntheticSampleWarning",
            "match_edge_count", "degrees_summing_to", "SYNTHETIC_SHARE", "COUNT_SHARE",
            "SPLIT_COUNT_SHARE", "INSIDE_SHRINK"]
@@ -406,7 +407,7 @@ def degree_combination(released, variance, estimate, estimate_variance) -> np.nd
 
 
 def release_edge_count(data: GraphData, *, epsilon: float, ledger: PrivacyLedger,
-                       rng=None) -> float:
+                       rng=None, name: str = "synthetic: total edge weight") -> float:
     """The total edge weight ``sum_{u < v} A_uv`` plus Laplace noise of scale ``1 / epsilon``
     (pure ``epsilon``-DP: one pair changes it by ``|t| <= 1``, docs/privacy.md 7.10).
 
@@ -422,9 +423,39 @@ def release_edge_count(data: GraphData, *, epsilon: float, ledger: PrivacyLedger
     """
     total = float(sp.csr_array(data.weights).sum()) / 2.0
     m_hat, _ = laplace_mechanism(total, sensitivity=1.0, epsilon=epsilon, ledger=ledger,
-                                 name="synthetic: total edge weight", rng=make_rng(rng),
+                                 name=name, rng=make_rng(rng),
                                  note="one pair changes the total by <= 1 (docs/privacy.md 7.10)")
     return m_hat
+
+
+def release_edge_total(data: GraphData, *, epsilon: float, share: float, room: float,
+                       ledger: PrivacyLedger, rng=None) -> tuple[tuple[float, float], float]:
+    """Steps 0 and 0b of :func:`dpgraph.release_synthetic` (docs/privacy.md 7.10): the total edge
+    weight released at ``share * epsilon`` (:func:`release_edge_count`) and, where
+    :func:`~dpgraph.privacy.budget.edge_count_top_up` asks for it from that released value, a
+    second independent release at ``u * epsilon``; returns their inverse-variance combination
+    ``(estimate, variance)`` (:func:`combined_estimate`) and ``u`` (0 without a second release).
+    Pure ``(share + u) epsilon``-DP (adaptive composition); ``room``: the block model's share
+    without the second release, of which it takes at most a quarter.
+
+    >>> import networkx as nx
+    >>> from dpgraph.graph import as_graph_data
+    >>> led = PrivacyLedger(epsilon=10, delta=0)
+    >>> G = nx.gnm_random_graph(200, 1000, seed=1)
+    >>> (m, var), u = release_edge_total(as_graph_data(G, weight=None), epsilon=10, share=0.02,
+    ...                                  room=0.15, ledger=led, rng=0)
+    >>> 0.01 <= u <= 0.0375, abs(m - 1000) < 30, round(led.spent[0], 6) == round(10 * (0.02 + u), 6)
+    (True, True, True)
+    """
+    gen = make_rng(rng)
+    first = release_edge_count(data, epsilon=share * epsilon, ledger=ledger, rng=gen)
+    count = (first, laplace_sum_variance(1, 1.0 / (share * epsilon)))
+    top_up = edge_count_top_up(first, epsilon, share, room=room)
+    if top_up > 0:
+        second = release_edge_count(data, epsilon=top_up * epsilon, ledger=ledger, rng=gen,
+                                    name="synthetic: total edge weight (second count)")
+        count = combined_estimate(count, (second, laplace_sum_variance(1, 1.0 / (top_up * epsilon))))
+    return count, top_up
 
 
 def laplace_sum_variance(count: int, scale: float) -> float:

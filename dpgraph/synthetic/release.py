@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dpgraph.privacy.budget import (CLUSTERING_SHARE, COMMUNITY_SHARE, DEGREE_BIN_SHARE,
-                                    EDGE_COUNT_SHARE, SIDE_SHARE,
+                                    EDGE_COUNT_SHARE, EDGE_COUNT_TOP_UP_MAX, SIDE_SHARE,
                                     edge_count_share, left)
 from dpgraph.graph import GraphData, label_sequence
 from dpgraph.io.dask import is_dask_input
@@ -30,8 +30,8 @@ from dpgraph.progress import report
 from dpgraph.synthetic.block_model import (SPLIT_COUNT_SHARE, BlockModel, combined_estimate,
                                            released_degree_noise_sd,
                                            split_block_scales,
-                                           degrees_summing_to, laplace_sum_variance,
-                                           match_edge_count, release_edge_count,
+                                           degrees_summing_to, match_edge_count,
+                                           release_edge_total,
                                            release_split_block_model, warn_if_sparse_sample)
 from dpgraph.synthetic.communities import (GROUP_SIZE, INIT_SHARE, REFINE_BATCHES,
                                            label_passes, private_communities,
@@ -327,6 +327,12 @@ def _check_shares(community_share, init_share, count_share, bin_share,
                          f"clustering_share and the edge count's share together)")
 
 
+def _model_share(community_share: float, bin_share: float, edge_share: float) -> float:
+    """What the plan leaves the block model with communities, as a share of epsilon
+    (``edge_share``: the edge count's and the clustering's together)."""
+    return 1.0 - community_share - bin_share - edge_share
+
+
 def _check_sampler_range(epsilon: float, n: int, *, edge_share: float, community_share: float,
                          bin_share: float, clustering_share: float, side_share: float,
                          communities: str, community_method: str = "passes",
@@ -336,7 +342,9 @@ def _check_sampler_range(epsilon: float, n: int, *, edge_share: float, community
     exact sampler's range (:func:`dpgraph.privacy.noise.check_laplace_shares`), where it was
     refused only after the releases ahead of it were drawn. Each release is checked at the
     least epsilon and the most coordinates it can have at public ``n`` (whether it happens, and
-    its size, may depend on released values): the edge count; the community step
+    its size, may depend on released values): the edge count, and its second release (at least
+    half the first's share; it leaves the block model three quarters of its share or more); the
+    community step
     (:func:`_community_releases`: its epsilon is a public share, only whether it runs and its
     label count depend on the released count); the block model's degrees (one block: ``n``
     coordinates; with ``k`` communities ``2 n + k (k - 1) / 2``, ``k`` at most the step's label
@@ -351,12 +359,17 @@ def _check_sampler_range(epsilon: float, n: int, *, edge_share: float, community
 
     n = int(n)
     grouped = communities != "none"  # the model may have communities (and then sides)
-    one_block = 1.0 - edge_share - bin_share - clustering_share
+    # the edge count's second release (7.10) takes at most a quarter of the model's share
+    top_up = min(EDGE_COUNT_TOP_UP_MAX,
+                 _model_share(community_share, bin_share, edge_share + clustering_share) / 4.0)
+    one_block = 1.0 - edge_share - bin_share - clustering_share - top_up
     bins = min(MAX_DEGREE_BINS, n)
     community, k_max = _community_releases(n, community_share - side_share, community_method,
                                            refine or {})
     # (what, share of epsilon, coordinates, the share parameter and its factor in the share)
-    releases = [("the edge count (its share at this n)", edge_share, 1, None)]
+    releases = [("the edge count (its share at this n)", edge_share, 1, None),
+                ("the edge count's second release (at least half that share)", edge_share / 2,
+                 1, None)]
     releases += [(what, share if grouped else 0.0, changed, "communities")
                  for what, share, changed in community]
     releases += [
@@ -520,8 +533,11 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
 
     0. ``edge_count_share(n) * epsilon`` (``5 / n`` between 0.02, from 250 nodes on, and
        0.15; :func:`~dpgraph.privacy.budget.edge_count_share`): the total edge weight
-       (:func:`~dpgraph.synthetic.block_model.release_edge_count`). With ``communities="auto"``
-       it decides step 1: where :func:`community_signal` (an average node's edges into one
+       (:func:`~dpgraph.synthetic.block_model.release_edge_total`), and a second count where
+       the first one's noise is large beside its value (up to
+       :data:`~dpgraph.privacy.budget.EDGE_COUNT_TOP_UP_MAX` more, from the block model's
+       share: :func:`~dpgraph.privacy.budget.edge_count_top_up`; graphs of about 16,000 edges
+       at epsilon 0.5), the two combined. With ``communities="auto"`` it decides step 1: where :func:`community_signal` (an average node's edges into one
        starting label over the Laplace scale of a refinement count) is below
        ``COMMUNITY_MIN_SIGNAL``, the refinement cannot leave its random start, so every node
        stays in one block and step 2 gets the community budget too (a function of the released
@@ -730,7 +746,11 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                  fit=_synthetic_fit(data.n, 0))
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=0.0)  # the draws mark it if seeded
-    m_hat = release_edge_count(data, epsilon=edge_share * epsilon, ledger=ledger, rng=gen)
+    # steps 0 and 0b: a second count where the first is noisy beside what it released (7.10)
+    count, top_up = release_edge_total(
+        data, epsilon=epsilon, share=edge_share, ledger=ledger, rng=gen,
+        room=_model_share(community_share, bin_share, edge_share + clustering_share))
+    m_hat = count[0]
     # ... and, before the communities and the model allocate, what the released count adds
     # (edges on Dask stay on the workers: the client holds the node arrays)
     # (no sample holds more than n (n - 1) / 2 edges, whatever the noise drew: 10 nodes at a
@@ -739,7 +759,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     check_memory(synthetic_memory(data.n, edges),
                  what=f"release_synthetic on {data.n:,} nodes and ~{edges:,.0f} released edges",
                  fit=_synthetic_fit(data.n, edges))
-    diag = {"released_edge_weight": round(m_hat, 2), "edge_count_share": round(edge_share, 4),
+    diag = {"released_edge_weight": round(m_hat, 2),
+            "edge_count_share": round(edge_share + top_up, 4),
             "community_method": community_method, "community_share": community_share,
             "mechanism": "release_synthetic (block model)"}
     blocks, pass_degrees = _release_communities(
@@ -789,8 +810,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                                                     count_share=count_share, ledger=ledger,
                                                     rng=gen)
         diag.update(info)
-    bm = _match_released_edge_count(
-        bm, (m_hat, laplace_sum_variance(1, 1.0 / (edge_share * epsilon))), rng=gen)
+    bm = _match_released_edge_count(bm, count, rng=gen)
     diag["edge_count_estimate"] = round(bm.edge_total[0], 2)
     bm.affinity = affinity
     sides, accept = _release_sides(data, bm, epsilon=eps_sides, ledger=ledger, rng=gen,

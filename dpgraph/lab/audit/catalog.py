@@ -14,8 +14,8 @@ Tight events (the audit can reach the claim; ``docs/audit.md``): :func:`randomiz
 :func:`rr_route` (``"released"``), :func:`cosine`, :func:`marginals`, and the synthetic
 release's Laplace releases (:func:`synthetic_block_model`, :func:`synthetic_refinement`,
 :func:`synthetic_label_passes`, :func:`synthetic_side_pass`, :func:`synthetic_cut_lead`,
-:func:`synthetic_degree_classes`) and the local route's decisions (:func:`local_route`,
-:func:`local_route_backward`). The others audit
+:func:`synthetic_degree_classes`, :func:`synthetic_edge_count`) and the local route's
+decisions (:func:`local_route`, :func:`local_route_backward`). The others audit
 post-processed or composed releases and report how far they got.
 """
 
@@ -39,14 +39,15 @@ __all__ = ["randomized_response", "laplace", "gaussian", "exponential", "edge_co
            "rr_route", "pca_route", "matrix_free", "max_cut", "cosine", "marginals", "jl",
            "synthetic_block_model", "synthetic_refinement", "synthetic_sequential_refinement",
            "synthetic_label_passes", "synthetic_side_pass", "synthetic_cut_lead",
-           "synthetic_degree_classes", "synthetic_clustering", "local_route",
+           "synthetic_degree_classes", "synthetic_edge_count", "synthetic_clustering",
+           "local_route",
            "local_route_backward", "weighted_pair", "TIGHT"]
 
 #: Audits whose event is tight for the mechanism: their bound must reach a stated fraction.
 TIGHT = ("randomized_response", "laplace", "gaussian", "exponential", "edge_count",
          "rr_route", "cosine", "marginals", "synthetic_block_model", "synthetic_refinement",
          "synthetic_sequential_refinement", "synthetic_label_passes", "synthetic_side_pass",
-         "synthetic_cut_lead", "synthetic_degree_classes",
+         "synthetic_cut_lead", "synthetic_degree_classes", "synthetic_edge_count",
          "synthetic_clustering",
          "local_route", "local_route_backward")
 
@@ -846,6 +847,34 @@ def synthetic_degree_classes(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
                        mechanism_name="release_degree_mixing (synthetic degree classes)",
                        pair_name="path 0-2-1 vs + edge {0, 1}, classes [0, 1, 0, 1]",
                        event_name="class-pair (0, 1) count at or above 2")
+
+
+def synthetic_edge_count(*, epsilon: float = 30.0, runs: int = 20_000, rng=0,
+                         confidence: float = 0.95) -> AuditResult:
+    """:func:`dpgraph.synthetic.block_model.release_edge_total` (7.10: the edge count at ``0.02
+    epsilon``, then a second count at the share ``u`` that the first one's value chooses) on a
+    300-node cycle vs + the chord ``{0, 150}``, at an ``epsilon`` (30) where the second count
+    is drawn (``u`` about 0.024, the room 1: its cap 0.04). Both counts are observed; the event
+    "both at or above 301" has ``P1 / P0 = e^{(0.02 + u) epsilon}``. The claim is the charge at
+    a first count 10 below the graph's, the largest ``u`` but with probability ``e^-6 / 2``."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.privacy.budget import edge_count_top_up
+    from dpgraph.synthetic.block_model import release_edge_total
+
+    n, share = 300, 0.02
+    G0, G1 = _graph_pair([(i, (i + 1) % n) for i in range(n)], (0, n // 2), n)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+    claimed = epsilon * (share + edge_count_top_up(n - 10, epsilon, share, room=1.0))
+
+    def mech(data, gen):
+        return np.concatenate(_observe_laplace(lambda: release_edge_total(
+            data, epsilon=epsilon, share=share, room=1.0, ledger=_ledger(epsilon), rng=gen)))
+
+    return audit_event(mech, pair, lambda noisy: bool(noisy.size == 2 and np.all(noisy >= n + 1)),
+                       epsilon=claimed, runs=runs, confidence=confidence, rng=rng,
+                       mechanism_name="release_edge_total (synthetic edge count, two counts)",
+                       pair_name=f"{n}-cycle vs + chord {{0, {n // 2}}}",
+                       event_name=f"both released counts at or above {n + 1}")
 
 
 def synthetic_clustering(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
