@@ -10,7 +10,9 @@ conversion (one counting pass and a sort of each row, no sort of the whole edge 
 the CSR with int32 indices (n and 2m below 2^31). An unweighted file carries a one-byte
 placeholder per entry until the CSR is built; its float64 weights (all 1) are made last. So
 the text table, a COO and the CSR are never held at once: about 34 bytes per edge at the peak
-(unweighted, int32 ids), 24 bytes per edge once read (:data:`PEAK_BYTES_PER_EDGE`).
+(unweighted, int32 ids), 24 bytes per edge once read (:data:`PEAK_BYTES_PER_EDGE`), beside
+pyarrow's own pool of blocks read ahead (:func:`arrow_reader_bytes`: about 1.25 bytes per byte
+of text).
 
 The stream handles the simple files, which are the large ones: every line ``u v`` or ``u v w``
 with one separator, integer ids, no self-loop, no pair listed twice, finite non-zero weights.
@@ -22,6 +24,8 @@ it with the same result, the same warnings and the same error messages as before
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -29,13 +33,20 @@ from dpgraph.graph import GraphData, canonical_graph, from_coo
 from dpgraph.io.base import arrow_edge_options, is_gzip, predicted_lines, simple_delimiter
 from dpgraph.memory import check_memory
 
-__all__ = ["read_edge_stream", "PEAK_BYTES_PER_EDGE", "BLOCK_SIZE"]
+__all__ = ["read_edge_stream", "PEAK_BYTES_PER_EDGE", "BLOCK_SIZE", "arrow_reader_bytes"]
 
 # Peak bytes per edge line while a simple file is streamed into the CSR: unweighted with int32
 # ids, 8 (the blocks) then 16 (both index arrays) + 1 (placeholder) + 8 (CSR indices) + 1
 # (CSR placeholder) = 34; weighted, 16 + 16 (weights twice) + 8 + 16 = 56. Rounded up; the
 # node arrays are priced apart (NODE_BYTES).
 PEAK_BYTES_PER_EDGE = {False: 40, True: 64}
+# pyarrow's reader holds the blocks it reads ahead in its own memory pool, priced apart
+# (arrow_reader_bytes): its peak was 17 / 43 / 182 / 238 MB on files of 1 / 11 / 131 / 169 MB
+# (10^5 to 10^7 lines). With it, a process that had read a small file once grew by 89 MB
+# reading 10^6 lines (priced 90 MB), by 558 and 833 MB reading 10^7 lines unweighted and
+# weighted (priced 639 and 915 MB, with NODE_BYTES per node)
+ARROW_POOL_PER_BYTE = 1.25
+ARROW_POOL_BYTES = 32 << 20
 # Bytes per edge line of the general path (dpgraph.graph.from_coo), which merges repeated pairs
 # and drops self-loops: its COO, the merge's sort keys and the symmetric CSR (measured 110-160 B
 # per line for the whole-file readers); rounded up.
@@ -46,6 +57,18 @@ NODE_BYTES = 64
 # file equally fast, as fast as pyarrow's whole-file reader).
 BLOCK_SIZE = 1 << 24
 _INT32 = np.iinfo(np.int32)
+
+
+def arrow_reader_bytes(file_bytes: int) -> int:
+    """Peak bytes of pyarrow's streaming reader on a file of ``file_bytes``: the blocks it
+    reads ahead, ``ARROW_POOL_PER_BYTE`` per byte of text, and its pool's first chunks, up to
+    ``ARROW_POOL_BYTES`` (16 per byte on small files).
+
+    >>> arrow_reader_bytes(0), arrow_reader_bytes(1 << 20) >> 20, arrow_reader_bytes(131 << 20) >> 20
+    (0, 17, 195)
+    """
+    size = max(int(file_bytes), 0)
+    return int(ARROW_POOL_PER_BYTE * size) + min(ARROW_POOL_BYTES, 16 * size)
 
 
 def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str = "max",
@@ -75,9 +98,10 @@ def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str
     weighted = ncols == 3
     per_edge = PEAK_BYTES_PER_EDGE[weighted]
     predicted = predicted_lines(path, skip)[0]
-    check_memory(per_edge * predicted,
+    pool = arrow_reader_bytes(os.path.getsize(path))
+    check_memory(pool + per_edge * predicted,
                  what=f"reading {path} (about {predicted:,} edge lines predicted from its size)",
-                 fit=(lambda k: per_edge * k, "About {:,} edge lines fit."))
+                 fit=(lambda k: pool + per_edge * k, "About {:,} edge lines fit."))
     try:
         reader = pcsv.open_csv(path, *arrow_edge_options(delimiter, ncols, skip=skip,
                                                            block_size=BLOCK_SIZE))
