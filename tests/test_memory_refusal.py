@@ -95,6 +95,8 @@ def test_header_refusal_names_what_fits(tmp_path, limited):
     fits = largest_fitting(lambda k: 128 * k + 180, limited)
     assert f"at most {fits:,} nodes" in str(info.value)
     assert isinstance(info.value, GraphFormatError) and info.value.line == 1
+    # the header is well formed: the message does not ask for another one
+    assert "expected" not in str(info.value) and info.value.expected is None
     # the largest count it names is read (the edge count 1 matches the file)
     path.write_text(f"{fits} 1\n1 2 1\n")
     assert read_graph(path).n == fits

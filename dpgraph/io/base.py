@@ -58,8 +58,9 @@ class GraphFormatError(ValueError):
         e.g. a file that is empty or a format library that does not report lines).
     text : str or None
         The offending text (the line, or the token within it).
-    expected : str
-        What the reader expected there.
+    expected : str or None
+        What the reader expected there (None where the text is well formed but cannot be
+        read, as a header announcing more than memory holds).
     problem : str or None
         A short description of what is wrong, when it adds to ``expected``.
     """
@@ -77,7 +78,8 @@ class GraphFormatError(ValueError):
         if text is not None:
             shown = text if len(text) <= 80 else text[:77] + "..."
             parts.append(f"found {shown!r}")
-        parts.append(f"expected {expected}")
+        if expected is not None:  # None where the text is well formed (a header too large)
+            parts.append(f"expected {expected}")
         super().__init__(": ".join(parts))
 
     def __reduce__(self):  # keep the attributes through pickling (multiprocessing, pytest-xdist)
@@ -356,7 +358,7 @@ def _edge_bound(path) -> int | None:
         return None
 
 
-def check_node_count(path, line, text, n: int, expected: str, *, edges: int | None = None) -> int:
+def check_node_count(path, line, text, n: int, *, edges: int | None = None) -> int:
     """Refuse a declared node count ``n`` (and edge count ``edges``, where the header has one)
     that cannot be held in memory, before anything of that size is allocated: a header such as
     ``99999999999 5`` raises :class:`HeaderTooLargeError`, it does not exhaust memory.
@@ -379,7 +381,7 @@ def check_node_count(path, line, text, n: int, expected: str, *, edges: int | No
         hint = (f"; a header of at most {fits:,} nodes{edge_part} can be read" if fits >= 1
                 else "; not even its edge lines fit")
         raise HeaderTooLargeError(
-            path, line, text, expected,
+            path, line, text, None,
             problem=f"the node count {n}{edge_part} would need about "
                     f"{format_bytes(min(need, 10**300))}, more than the {format_bytes(have)} "
                     f"{where} (nothing was allocated){hint}")

@@ -140,7 +140,7 @@ def read_mtx(path, *, symmetrize: str | None = None, duplicates: str = "max") ->
         raise
     except Exception as exc:  # noqa: BLE001 -- see _nx_read: a third-party parser
         raise _wrap(path, exc, _MTX) from None
-    check_node_count(path, 1, first.rstrip("\r\n"), max(int(rows), int(cols)), _MTX,
+    check_node_count(path, 1, first.rstrip("\r\n"), max(int(rows), int(cols)),
                      edges=int(entries) if layout == "coordinate" else None)
     if layout == "coordinate":
         if int(rows) != int(cols):

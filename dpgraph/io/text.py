@@ -103,7 +103,7 @@ def read_gset(path, *, duplicates: str = "max") -> GraphData:
     if n < 1 or (m is not None and m < 0):
         raise GraphFormatError(path, hnum, hline, expected_header + " with n >= 1",
                                problem="impossible header counts")
-    check_node_count(path, hnum, hline, n, expected_header, edges=m)
+    check_node_count(path, hnum, hline, n, edges=m)
     body, _ = _peek(path, _GSET_COMMENTS, 2)
     if len(body) == 2 and prefer_arrow(path):  # large simple files: streamed into the CSR
         from dpgraph.io.stream import read_edge_stream
@@ -868,7 +868,7 @@ def read_dimacs(path, *, duplicates: str = "max") -> GraphData:
     if n < 1 or m < 0:
         raise GraphFormatError(path, pnum, pline, expected_p + " with n >= 1, m >= 0",
                                problem="impossible header counts")
-    check_node_count(path, pnum, pline, n, expected_p, edges=m)
+    check_node_count(path, pnum, pline, n, edges=m)
     ncols = len(first[1][1].split()) if len(first) > 1 else 3
     if ncols not in (3, 4):
         raise GraphFormatError(path, first[1][0], first[1][1], _DIMACS_EDGE,
@@ -951,7 +951,7 @@ def read_metis(path, *, symmetrize: str | None = None, duplicates: str = "max") 
         if n < 1 or m < 0 or ncon < 1:
             raise GraphFormatError(path, hnum, header, expected_h + " with n >= 1",
                                    problem="impossible header counts")
-        check_node_count(path, hnum, header, n, expected_h, edges=2 * m)
+        check_node_count(path, hnum, header, n, edges=2 * m)
         # a header may understate the neighbours its lines list
         check_tokens_fit(path, skip=hnum, arcs=symmetrize is not None)
         skip = int(has_size) + (ncon if has_vw else 0)
