@@ -577,3 +577,24 @@ def test_local_release_edge_count_is_never_negative():
               for s in range(20)]
     assert min(pg.edge_count for pg in counts) >= 0.0
     assert min(float(pg.local.edge_count) for pg in counts) < 0.0  # the case is reached
+
+
+def test_local_route_prices_a_core_only_where_the_plan_has_one(monkeypatch):
+    """The route's public entries have no core, so its memory estimate charges none; an
+    explicit LocalPlan(core=k) is priced (48 bytes per core pair) before anything is spent."""
+    import networkx as nx
+
+    from dpgraph.memory import InsufficientMemoryError
+    from dpgraph.private_input import input_graph
+    from dpgraph.privacy import PrivacyLedger
+    from dpgraph.release.routes.local import LocalPlan, estimated_memory, release_local_sides
+
+    assert estimated_memory(5000, 0, 2) == 320 * 5000  # 192 MB of a core were charged
+    data = input_graph(nx.gnm_random_graph(3000, 6000, seed=0), weight=None)
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "100M")
+    led = PrivacyLedger(epsilon=1, delta=0)
+    with pytest.raises(InsufficientMemoryError, match="core of 3,000 nodes.*at most 1,4"):
+        release_local_sides(data, epsilon=1.0, ledger=led, rng=0, plan=LocalPlan(core=3000))
+    assert led.spent == (0.0, 0.0)
+    rel = release_local_sides(data, epsilon=1.0, ledger=led, rng=0)  # no core: it fits
+    assert rel.candidates.shape[0] == 3000

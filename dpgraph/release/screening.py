@@ -130,7 +130,7 @@ def refuse_if_too_large(route: str, n: int, m: int | None, rank: int) -> None:
     The message names the limit and what would fit, in the parameters the route has: the other
     routes for a dense one; the largest rank that fits for a route whose memory grows with the
     rank (the matrix-free route); the largest node count at this edge count otherwise (the
-    local route has no rank, and its core is fixed).
+    local route has no rank, and no core).
 
     >>> import os
     >>> from unittest import mock

@@ -118,7 +118,6 @@ REFINE_RAMP, REFINE_NODES = (100.0, 150.0), (2e4, 2e5)
 REFINE_SHARE_MAX, BACKWARD_TO_REFINE = 0.4, 0.2
 SWEEP_WEIGHTS = (1.0, 1.0, 1.0, 1.0, 1.0, 5.0)
 REFINE_SHARE = LOCAL_REFINE_SHARE
-CORE_NODES, LARGE_CORE_NODES = 1000, 2000
 # On Dask every batch is a pass over the edges: the first batch is DASK_FIRST_BATCH of the nodes
 # and batches grow by DASK_BATCH_GROWTH of the position (about 32 batches whatever n).
 DASK_FIRST_BATCH, DASK_BATCH_GROWTH = 0.001, 0.25
@@ -223,9 +222,11 @@ def batch_bounds(start: int, n: int, first: int = FIRST_BATCH,
     return _batch_bounds(start, n, first, growth)
 
 
-def estimated_memory(n: int, m: int, rank: int) -> int:
-    """Peak bytes of the route from public sizes: the core's dense release and solve
-    (about 48 bytes per core pair), one batch of rows, and 320 bytes per node: the route's
+def estimated_memory(n: int, m: int, rank: int, core: int = 0) -> int:
+    """Peak bytes of the route from public sizes: a core's dense release and solve (about 48
+    bytes per core pair; ``core`` nodes: only an explicit :class:`LocalPlan` has one, and
+    :func:`release_local_sides` prices it before solving it), one batch of rows, and 320
+    bytes per node: the route's
     length-n vectors and the answer built on them (``max_cut``'s assignment and partition, the
     command's output lists), measured at 238 bytes per node for ``max_cut`` (tracemalloc, n =
     10^6) and 329 for the whole ``dpgraph maxcut -o`` run above the interpreter, reading included
@@ -235,8 +236,10 @@ def estimated_memory(n: int, m: int, rank: int) -> int:
     True
     >>> estimated_memory(10**6, 10**7, 2) < 10**6 * 1000  # O(m + n): under 1 KB a node here
     True
+    >>> estimated_memory(5000, 0, 2, core=1000) - estimated_memory(5000, 0, 2)
+    48000000
     """
-    k = min(LARGE_CORE_NODES, int(n))
+    k = min(max(int(core), 0), int(n))
     return int(48.0 * k * k + 320.0 * n + 24.0 * max(int(m), 0) / 10)
 
 
@@ -424,6 +427,14 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
     """
     weights = data.weights
     n = data.n
+    if plan is not None and plan.core > 0:  # an explicit core: priced before anything is spent
+        from dpgraph.memory import check_memory
+
+        k = min(int(plan.core), n)
+        check_memory(estimated_memory(k, 0, 0, core=k),
+                     what=f"the local route's core of {k:,} nodes (a dense release of its pairs)",
+                     fit=(lambda c: estimated_memory(c, 0, 0, core=c),
+                          "LocalPlan(core=...) of at most {:,} nodes fits."))
     rng = make_rng(rng)
     eps_d = degree_share * epsilon
     eps_m = epsilon - eps_d
