@@ -48,6 +48,7 @@ True
 from __future__ import annotations
 
 import numbers
+import os
 import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -518,9 +519,12 @@ def from_edges(edges: Iterable, nodes: Iterable[Hashable] | None = None, *,
                     raise TypeError                                # part of NumPy's: refused
                 w = float(w)
             except (TypeError, ValueError):
+                hint = ("; an attribute dict, as networkx's G.edges(data=True) gives: pass "
+                        "networkx.Graph(edges), or (u, v, d['weight']) tuples"
+                        if isinstance(w, Mapping) else "")
                 raise InvalidParameterError(f"{source}: edge #{k} {edge!r} has a non-numeric "
                                             f"weight {w!r} (edge weights are real numbers)"
-                                            ) from None
+                                            f"{hint}") from None
         else:
             raise ValueError(f"{source}: edge #{k} {edge!r} is not a (u, v) or (u, v, w) tuple")
         if isinstance(u, np.generic):
@@ -967,8 +971,12 @@ def _as_graph_data(G, *, weight, symmetrize, duplicates, labels) -> GraphData:
                         "networkx.from_pandas_edgelist(df, 'u', 'v', edge_attr='weight')")
     if sp.issparse(G) or isinstance(G, np.ndarray):
         return from_matrix(G, labels, symmetrize=symmetrize)
-    if isinstance(G, (str, bytes)):
-        raise TypeError("as_graph_data got a string; to read a file use dpgraph.read_graph(path)")
+    if isinstance(G, (str, bytes, os.PathLike)):
+        what = "a path" if isinstance(G, os.PathLike) else "a string"
+        shown = repr(G) if len(repr(G)) <= 80 else repr(G)[:76] + "..."
+        raise TypeError(f"as_graph_data got {what} ({shown}); to read a file use "
+                        f"dpgraph.read_graph(path), for a named data set "
+                        f"dpgraph.datasets.load(name)")
     if isinstance(G, Mapping):
         raise TypeError("as_graph_data got a dict: iterating it gives its keys, not edges; for a "
                         "dict of dicts or of lists pass networkx.Graph(d), for edges a list of "
@@ -983,6 +991,11 @@ def _as_graph_data(G, *, weight, symmetrize, duplicates, labels) -> GraphData:
     hint = (f" ({type(G).__name__} holds one: pass its .graph)"
             if isinstance(held, GraphData) or _library_of(held) in ("networkx", "igraph")
             else "")
+    if not hint and callable(getattr(G, "sample", None)):  # SyntheticRelease, PrivateGraph
+        hint = (f" (a {type(G).__name__} is a private release, not a graph: pass a graph "
+                f"drawn from it, .sample()"
+                + (", or its weighted graph, .to_graph_data()"
+                   if callable(getattr(G, "to_graph_data", None)) else "") + ")")
     raise TypeError(
         f"cannot make a graph from {type(G).__name__}; pass a networkx or igraph graph, a SciPy "
         f"sparse or NumPy matrix, or an iterable of (u, v[, w]) tuples{hint}"

@@ -12,7 +12,7 @@ import warnings
 
 import dpgraph
 from dpgraph.cli import commands
-from dpgraph.cli.common import check_graph_input, dask_session
+from dpgraph.cli.common import check_budget_arguments, check_graph_input, dask_session
 from dpgraph.cli.errors import error_line, expected_errors, show_warning
 
 __all__ = ["main", "build_parser"]
@@ -56,6 +56,7 @@ def _run(argv) -> int:
         with reporting(enabled=not quiet), warnings.catch_warnings():
             warnings.simplefilter("default")
             warnings.showwarning = show_warning(quiet)
+            check_budget_arguments(args)  # a bad --epsilon or --delta: before any reading
             precheck = commands.PRECHECKS.get(args.command)
             if precheck is not None:  # refusals before a Dask cluster is started
                 precheck(args)

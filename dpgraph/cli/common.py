@@ -22,7 +22,7 @@ __all__ = ["formats", "add_quiet_argument", "add_reading_arguments", "add_json_a
            "add_graph_argument", "add_privacy_arguments", "is_edge_files", "check_graph_path",
            "check_graph_input",
            "load_input", "load_graph", "dask_session", "check_out_folder", "print_reproducible",
-           "print_release_notes", "print_ledger", "seed_argument"]
+           "print_release_notes", "print_ledger", "seed_argument", "check_budget_arguments"]
 
 
 # ----------------------------------------------------------------------------- arguments
@@ -441,6 +441,25 @@ def seed_argument(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
     return value
+
+
+def check_budget_arguments(args) -> None:
+    """Refuse a ``--epsilon`` or ``--delta`` that no release takes (epsilon not a finite
+    number > 0, delta outside [0, 1)) as the command starts, before a graph file is read
+    (which takes minutes on a large one); the release checks them again.
+
+    >>> import argparse
+    >>> check_budget_arguments(argparse.Namespace(epsilon=0.0, delta=None))
+    Traceback (most recent call last):
+    ...
+    dpgraph.privacy.validation.InvalidParameterError: --epsilon must be a finite number > 0, got 0.0
+    """
+    from dpgraph.privacy.validation import check_delta, check_epsilon
+
+    if getattr(args, "epsilon", None) is not None:
+        check_epsilon(args.epsilon, name="--epsilon")
+    if getattr(args, "epsilon", None) is not None and getattr(args, "delta", None) is not None:
+        check_delta(args.delta, name="--delta")
 
 
 # ----------------------------------------------------------------------------- output

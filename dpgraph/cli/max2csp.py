@@ -162,14 +162,11 @@ def _read_instance(args):
 
 
 def _graph_format_of(path: str) -> str | None:
-    """The graph format ``read_graph`` detects for ``path`` by its extension, or None."""
+    """The graph format ``read_graph`` detects for ``path`` (by its extension, or by its
+    content for ``.txt``, ``.dat`` and no extension: a SNAP or G-set edge list), or None; a
+    csp file matches no graph format."""
     from dpgraph.io import detect_format
 
-    low = path.lower()
-    low = low[:-3] if low.endswith(".gz") else low
-    if not low.endswith((".csv", ".tsv", ".graphml", ".gml", ".net", ".mtx", ".edgelist",
-                         ".edges", ".metis", ".graph")):
-        return None
     try:
         return detect_format(path)
     except (ValueError, OSError):

@@ -44,9 +44,11 @@ class PlantedInstance:
     params: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        p = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        # n is the graph's, shown first: the generator's n is not repeated
+        p = "".join(f", {k}={v!r}" for k, v in self.params.items()
+                    if not (k == "n" and v == self.graph.n))
         return (f"PlantedInstance(n={self.graph.n}, m={self.graph.m}, "
-                f"planted_value={self.planted_value!r}, {p})")
+                f"planted_value={self.planted_value!r}{p})")
 
 
 def cut_weight(graph: GraphData, partition) -> float:

@@ -599,8 +599,16 @@ def _local_search(inst: CSPInstance, A: sp.csr_array, x: np.ndarray, max_moves=N
 class CSPResult(EngineResult):
     """Result of :func:`solve_max_2csp` (fields as in :class:`dpgraph.engine.CutResult`).
 
-    ``assignment`` maps variable -> value in ``range(q)``; ``x`` is the same as an int array;
-    ``Y`` is the moment matrix of the relaxation.
+    ``assignment`` maps variable -> value in ``range(q)``, keyed by the variables' names
+    (:attr:`CSPInstance.variables`: a graph's node labels for Max-k-Cut, as in
+    :func:`dpgraph.max_2csp`); ``x`` is the same as an int array in variable order; ``Y`` is
+    the moment matrix of the relaxation.
+
+    >>> import networkx as nx
+    >>> from dpgraph.engine import max_k_cut_instance
+    >>> inst = max_k_cut_instance(nx.Graph([("a", "b"), ("b", "c"), ("c", "a")]), 3)
+    >>> sorted(solve_max_2csp(inst, rng=0).assignment)
+    ['a', 'b', 'c']
     """
 
     assignment: dict
@@ -733,7 +741,7 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
     info["seeds"] = S
     denom = max(abs(ub), 1e-300)
     gap = 0.0 if ub == value == 0 else (ub - value) / denom
-    return CSPResult(assignment={i: int(a) for i, a in enumerate(x0)}, x=x0, value=value,
+    return CSPResult(assignment=dict(zip(inst.variables, map(int, x0))), x=x0, value=value,
                      sdp_value=float(sdp_val), upper_bound=float(ub), gap=float(gap), rounding=rounding,
                      timings=timings, info=info, Y=Y)
 
@@ -760,7 +768,7 @@ def _solve_lowrank(inst: CSPInstance, gen, *, seeds, samples, local_search, time
         k = sol.V.shape[2]
         Vf = np.vstack([np.eye(1, k), sol.V.reshape(-1, k)])
         Y = Vf @ Vf.T
-    return CSPResult(assignment={i: int(a) for i, a in enumerate(x)}, x=x, value=value,
+    return CSPResult(assignment=dict(zip(inst.variables, map(int, x))), x=x, value=value,
                      sdp_value=out["sdp_value"], upper_bound=ub, gap=float(gap),
                      rounding="vector/correlation" + ("+local search" if local_search else ""),
                      timings=out["timings"], info=info, Y=Y)

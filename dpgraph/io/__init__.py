@@ -342,6 +342,8 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
         Malformed content, naming the file, the line, the text and what was expected.
     FileNotFoundError
         No such file.
+    IsADirectoryError
+        ``path`` is a folder.
 
     Examples
     --------
@@ -355,6 +357,9 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
     40
     """
     path = os.fspath(path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path} is a folder, not a graph file: read_graph reads one "
+                                f"file (a folder of edge files: dpgraph.io.dask.read_edge_files)")
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no such graph file: {path}")
     fmt = "graph" if format is None else _check_format(format)
@@ -463,6 +468,8 @@ def check_output_path(path, format: str | None = None) -> str:
     'graphml'
     """
     path = os.fspath(path)
+    if os.path.isdir(path):  # a folder: said as such, not as a folder name without extension
+        check_writable(path)
     if format is None:
         format = output_format(path)
     format = _check_format(format)
@@ -526,6 +533,9 @@ def write_graph(graph, path, format: str | None = None, *,
     the labels by sorted id). The file is written next to ``path`` and moved onto it
     when complete, so a failed write leaves an existing file as it was.
 
+    Labels other than the integers ``0..n-1`` or ``1..n`` written to a format without labels
+    (gset, mtx, metis, dimacs) get a :class:`~dpgraph.graph.GraphInputWarning`: they are lost.
+
     The edge-list formats (snap, csv, edgelist) list edges only: isolated nodes are left out (a
     :class:`~dpgraph.graph.GraphInputWarning` counts them), and a graph without edges gives a
     file with no edge line, which :func:`read_graph` refuses (it needs one edge line to tell
@@ -568,6 +578,11 @@ def write_graph(graph, path, format: str | None = None, *,
                       f"{dropped} are not written (the libraries' own writers, e.g. "
                       f"networkx.write_graphml or igraph's Graph.write_graphml, keep them)", GraphInputWarning,
                       stacklevel=caller_stacklevel())
+    if format in ("gset", "mtx", "metis", "dimacs") and not _numbered(data.labels):
+        warnings.warn(f"{path}: a {format} file stores no node labels: node k is written as "
+                      f"vertex k + 1 and reads back so ({data.labels[0]!r} as 1); write SNAP, "
+                      f"CSV, GraphML, GML or Pajek (.txt, .csv, .graphml, .gml, .net) to keep "
+                      f"the labels", GraphInputWarning, stacklevel=caller_stacklevel())
     if data.m == 0 and format in ("snap", "csv", "edgelist"):
         warnings.warn(f"{path}: the graph has no edges and an edge-list file ({format}) lists edges only: "
                       f"the file will hold none of its {data.n:,} node(s): read it back with "
@@ -599,6 +614,20 @@ def write_graph(graph, path, format: str | None = None, *,
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _numbered(labels) -> bool:
+    """Whether ``labels`` are the integers ``0..n-1`` or ``1..n`` in order: the numbering a
+    format without labels keeps (node ``k`` written as vertex ``k + 1``).
+
+    >>> _numbered(range(5)), _numbered([1, 2, 3]), _numbered(["a", "b"]), _numbered([0, 2])
+    (True, True, False, False)
+    """
+    if isinstance(labels, range):
+        return labels.step == 1 and labels.start in (0, 1)
+    start = labels[0] if len(labels) else 0
+    return (type(start) is int and start in (0, 1)
+            and all(type(x) is int and x == start + k for k, x in enumerate(labels)))
 
 
 def _attributes_not_written(graph, weight: str | None) -> str:

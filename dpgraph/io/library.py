@@ -565,4 +565,6 @@ def write_nx_edgelist(data, f):
     if isolated:
         warnings.warn(f"an edge list cannot store the {isolated} isolated node(s); they are not "
                       f"written", GraphInputWarning, stacklevel=caller_stacklevel())
-    nx.write_edgelist(to_networkx(data), f, data=["weight"])
+    # 'u v {'weight': w}', the lines networkx.read_edgelist reads with its defaults (as the
+    # format's name promises; 'u v w' lines need its data= argument)
+    nx.write_edgelist(to_networkx(data), f, data=True)
