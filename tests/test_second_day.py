@@ -128,3 +128,20 @@ def test_writing_named_nodes_to_a_format_without_labels_warns(tmp_path):
         warnings.simplefilter("error")
         dpgraph.write_graph(nx.path_graph(3), tmp_path / "p.gset")
         dpgraph.write_graph(dpgraph.read_graph(tmp_path / "p.gset"), tmp_path / "q.gset")
+
+
+def test_a_data_set_name_in_the_wrong_case_is_suggested():
+    """``dpgraph.datasets.load("Karate")`` listed every known name without saying which one
+    was meant (the names are case-sensitive)."""
+    with pytest.raises(KeyError, match=r"did you mean 'karate'\?"):
+        dpgraph.datasets.load("Karate")
+    with pytest.raises(KeyError, match=r"did you mean 'email-Enron'\?"):
+        dpgraph.datasets.load("email-enron")
+    with pytest.raises(KeyError) as info:
+        dpgraph.datasets.load("no-such-thing")
+    assert "did you mean" not in str(info.value)
+
+
+def test_the_command_suggests_a_data_set_name_in_the_wrong_case(capsys):
+    assert main(["maxcut", "Karate", *PRIVATE]) == 2
+    assert "did you mean 'karate'?" in _error(capsys.readouterr().err)

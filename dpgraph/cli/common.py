@@ -386,11 +386,13 @@ def _dataset_names() -> set:
 
 def _load_dataset(spec: str):
     from dpgraph import datasets
+    from dpgraph.datasets.registry import close_match
 
     known = _dataset_names()
     if spec not in known:
-        raise FileNotFoundError(f"{spec!r} is neither a file nor a data set name; data sets: "
-                                f"{', '.join(sorted(known))}")
+        names = sorted(known)
+        raise FileNotFoundError(f"{spec!r} is neither a file nor a data set name"
+                                f"{close_match(spec, names)}; data sets: {', '.join(names)}")
     if spec in datasets.REGISTRY:
         entry = datasets.REGISTRY[spec]
         return datasets.load(spec), f"{spec} ({datasets.find(spec)})", entry.format

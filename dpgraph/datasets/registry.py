@@ -13,7 +13,8 @@ from dpgraph.caller import DPGraphWarning, caller_stacklevel
 from dpgraph.graph import DuplicateEdgeWarning, GraphData, as_graph_data
 
 __all__ = ["DatasetEntry", "DatasetNotFoundError", "DatasetChecksumWarning", "REGISTRY",
-           "BUILTIN", "BUNDLED", "load", "load_planted", "available", "find", "data_dirs"]
+           "BUILTIN", "BUNDLED", "load", "load_planted", "available", "find", "data_dirs",
+           "close_match"]
 
 
 class DatasetNotFoundError(FileNotFoundError):
@@ -261,9 +262,25 @@ def _entry(name: str) -> DatasetEntry:
         raise KeyError(f"data set {name!r} is a NetworkX built-in, with no file to find; "
                        f"dpgraph.datasets.load({name!r}) gives the graph")
     if name not in REGISTRY:
-        known = ", ".join(sorted(set(REGISTRY) | set(BUILTIN) | set(BUNDLED)))
-        raise KeyError(f"unknown data set {name!r}; known: {known}")
+        names = sorted(set(REGISTRY) | set(BUILTIN) | set(BUNDLED))
+        raise KeyError(f"unknown data set {name!r}{close_match(name, names)}; known: "
+                       f"{', '.join(names)}")
     return REGISTRY[name]
+
+
+def close_match(name, names) -> str:
+    """``" (did you mean 'x'?)"`` for the known name closest to ``name`` (case ignored first:
+    the names are case-sensitive), or ``""``.
+
+    >>> close_match("Karate", ["G3", "karate"]), close_match("xyz", ["G3", "karate"])
+    (" (did you mean 'karate'?)", '')
+    """
+    import difflib
+
+    text = str(name)
+    same = [k for k in names if k.lower() == text.lower()]
+    close = same or difflib.get_close_matches(text, names, n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _sha256(path: Path) -> str:
