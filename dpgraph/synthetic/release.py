@@ -537,7 +537,8 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
        the first one's noise is large beside its value (up to
        :data:`~dpgraph.privacy.budget.EDGE_COUNT_TOP_UP_MAX` more, from the block model's
        share: :func:`~dpgraph.privacy.budget.edge_count_top_up`; graphs of about 16,000 edges
-       at epsilon 0.5), the two combined. With ``communities="auto"`` it decides step 1: where :func:`community_signal` (an average node's edges into one
+       at epsilon 0.5), the two combined. With ``communities="auto"`` it decides step 1:
+       where :func:`community_signal` (an average node's edges into one
        starting label over the Laplace scale of a refinement count) is below
        ``COMMUNITY_MIN_SIGNAL``, the refinement cannot leave its random start, so every node
        stays in one block and step 2 gets the community budget too (a function of the released
