@@ -76,6 +76,7 @@ __all__ = [
     "to_scipy",
     "require_nonnegative",
     "unweighted",
+    "check_matrix_memory",
 ]
 
 _SYMMETRIZE = ("max", "sum", "mean")
@@ -419,6 +420,53 @@ def _combine_arcs(W: sp.csr_array, how: str) -> sp.csr_array:
 # ----------------------------------------------------------------------------- constructors
 
 
+# Bytes a matrix's conversion holds at once, measured as traced peaks (tracemalloc):
+# from_matrix on a SciPy matrix (its float64 CSR copy, W - W.T for the symmetry check, the
+# canonical CSR) 24 B per node and 64 B per stored entry (24.0 MB at n = 10^6 with 2 entries,
+# 130.4 MB at n = 10^5 with 2.0 * 10^6 entries; 240 MB for 10^7 isolated nodes); a GraphData
+# built by hand, 16 and 48 B to check its canonical form, 32 and 80 B when it is not canonical
+# and is copied and converted (32.0 MB, 163.2 MB); the engine's as_weight_operator, 40 and 64 B
+# (40.0 MB, 130.4 MB); a dense array, 8 B per pair (its float64 copy) and 40 B per nonzero
+# (8.0 B per pair with no edge, 48.0 B with every pair an edge, at n = 1,000 and 2,000).
+MATRIX_BYTES_PER_NODE, MATRIX_BYTES_PER_ENTRY = 24, 64
+DENSE_BYTES_PER_PAIR, DENSE_BYTES_PER_NONZERO = 8, 40
+
+
+def check_matrix_memory(n: int, entries: int, *, source: str = "matrix",
+                        per_node: int = MATRIX_BYTES_PER_NODE,
+                        per_entry: int = MATRIX_BYTES_PER_ENTRY, per_pair: int = 0) -> None:
+    """Refuse, before converting it, an ``n x n`` matrix with ``entries`` stored (or nonzero)
+    entries whose conversion would not fit in the available memory
+    (:class:`~dpgraph.memory.InsufficientMemoryError`, one line naming what fits): a SciPy
+    matrix of 10^7 isolated nodes is 40 MB to pass in and 240 MB to convert.
+
+    >>> check_matrix_memory(1000, 5000)  # fits: returns None
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"DPGRAPH_MEMORY_LIMIT": "100M"}):
+    ...     check_matrix_memory(10**7, 2)
+    Traceback (most recent call last):
+    ...
+    dpgraph.memory.InsufficientMemoryError: a 10,000,000 x 10,000,000 matrix with 2 stored entries needs about 228.9 MiB ... At most 4,369,061 nodes fit.
+    """
+    from dpgraph.memory import available_memory, check_memory
+
+    n, entries = int(n), int(entries)
+
+    def nodes_cost(k):
+        return per_node * k + per_pair * k * k
+
+    need = nodes_cost(n) + per_entry * entries
+    have = available_memory()
+    if entries and have is not None and nodes_cost(n) <= have:
+        fit = (lambda e: nodes_cost(n) + per_entry * e,
+               "At most about {:,} stored entries fit with these nodes.")
+    else:
+        fit = (lambda k: nodes_cost(k) + per_entry * entries, "At most {:,} nodes fit.")
+    check_memory(need, what=f"a {n:,} x {n:,} {source} with {entries:,} stored entries",
+                 fit=fit)
+
+
 def from_matrix(matrix, labels: Sequence[Hashable] | None = None, *, symmetrize: str | None = None,
                 source: str = "matrix") -> GraphData:
     """Build :class:`GraphData` from a square SciPy sparse or dense NumPy weight matrix.
@@ -443,6 +491,8 @@ def from_matrix(matrix, labels: Sequence[Hashable] | None = None, *, symmetrize:
         if np.iscomplexobj(matrix):
             raise InvalidParameterError(f"{source} is complex; edge weights must be real "
                                         f"numbers")
+        if matrix.ndim == 2:
+            check_matrix_memory(matrix.shape[0], matrix.nnz, source=source)
         W = sp.csr_array(matrix, dtype=np.float64, copy=True)
     else:
         arr = np.asarray(matrix)
@@ -453,6 +503,10 @@ def from_matrix(matrix, labels: Sequence[Hashable] | None = None, *, symmetrize:
                                         f"numbers")
         if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
             raise InvalidParameterError(f"{source} must be numeric, got dtype {arr.dtype}")
+        if arr.shape[0] == arr.shape[1]:
+            check_matrix_memory(arr.shape[0], np.count_nonzero(arr), source=source,
+                                per_node=0, per_entry=DENSE_BYTES_PER_NONZERO,
+                                per_pair=DENSE_BYTES_PER_PAIR)
         W = sp.csr_array(arr.astype(np.float64))
     if W.ndim != 2 or W.shape[0] != W.shape[1]:
         hint = ""
@@ -939,6 +993,11 @@ def _checked_graph_data(G: GraphData, symmetrize) -> GraphData:
     will read (the caller's matrix is left as it was). Checked once per object."""
     if G._checked:
         return G
+    W = G.weights
+    if sp.issparse(W) and W.ndim == 2:  # the check's W - W.T, and the copy where it fails
+        cheap = W.format == "csr" and W.dtype == np.float64 and W.has_canonical_format
+        check_matrix_memory(W.shape[0], W.nnz, source="GraphData weight matrix",
+                            per_node=16 if cheap else 32, per_entry=48 if cheap else 80)
     if _is_canonical(G.weights):
         object.__setattr__(G, "_checked", True)
         return G

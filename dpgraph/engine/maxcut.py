@@ -50,7 +50,7 @@ import numpy as np
 from dpgraph.result import EngineResult
 from dpgraph.privacy.noise import make_rng
 from dpgraph.privacy.validation import check_positive
-from dpgraph.engine.operator import WeightOperator, as_weight_operator
+from dpgraph.engine.operator import WeightOperator, as_weight_operator, input_node_count
 from dpgraph.engine.local_search import anneal, improve_cut, prepare, tabu_search
 from dpgraph.engine.rounding import (correlation_round, cut_values, flip_local_search, hyperplane_round,
                        rebalance, swap_local_search)
@@ -308,13 +308,24 @@ def check_engine_memory(n: int, *, rank: int | None = None, samples: int = 4,
                         anneal_sweeps=0) -> None:
     """Refuse, before any array of the solve is allocated, engine options on ``n`` nodes that
     would not fit (``rank=10**6`` asked for 6 GiB on G3's 800 nodes)."""
-    from dpgraph.memory import check_memory
+    from dpgraph.memory import available_memory, check_memory
 
-    check_memory(engine_bytes(n, rank=rank, samples=samples, anneal_sweeps=anneal_sweeps),
+    def cost(r, k=n):
+        return engine_bytes(k, rank=r, samples=samples, anneal_sweeps=anneal_sweeps)
+
+    # what fits: a lower rank where rank 1 fits at these options, else fewer nodes at them
+    have = available_memory()
+    if have is not None and cost(1) <= have:
+        fit = (lambda r: cost(max(r, 1)), "At most rank={} fits with these samples and "
+                                          "anneal_sweeps.")
+    else:
+        fit = (lambda k: cost(rank, k), "At most {:,} nodes fit with these options.")
+    check_memory(cost(rank),
                  what=(f"the Max-Cut engine on {n:,} nodes with "
                        f"{'the default rank' if rank is None else f'rank={rank}'}, "
                        f"samples={samples}, anneal_sweeps={anneal_sweeps!r}"),
-                 alternative="Lower rank (the default is at most 32), samples or anneal_sweeps.")
+                 alternative="Lower rank (the default is at most 32), samples or anneal_sweeps.",
+                 fit=fit)
 
 
 def check_solver_memory(n: int, options: dict) -> None:
@@ -338,6 +349,10 @@ def _solve_cut(G, *, balanced, labels, rng, progress, warm_start, weight, **opti
     timings = {}
     gen = make_rng(rng)
     t = time.perf_counter()
+    n_input = input_node_count(G)
+    if n_input is not None:  # before the input's conversion (its n-sized vectors) too
+        check_engine_memory(n_input, rank=opts.rank, samples=opts.samples,
+                            anneal_sweeps=opts.anneal_sweeps)
     op = G if isinstance(G, WeightOperator) else as_weight_operator(G, labels=labels, weight=weight)
     timings["input"] = time.perf_counter() - t
     # the defaults too (rank <= 32 and 4 samples are bounded per node, not in all: at n =

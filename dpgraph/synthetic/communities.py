@@ -41,7 +41,8 @@ from dpgraph.synthetic.block_model import block_edge_counts, check_blocks
 __all__ = ["partition_from_release", "cut_side_from_release", "synthetic_partition",
            "node_block_counts", "refine_partition", "supergraph_communities",
            "private_communities", "DEFAULT_BLOCKS", "INIT_SHARE", "GROUP_SIZE", "MAX_GROUPS",
-           "REFINE_BATCHES", "PASS_GROWTH", "label_passes", "kmeans", "supergraph_size"]
+           "REFINE_BATCHES", "PASS_GROWTH", "label_passes", "kmeans", "supergraph_size",
+           "check_community_memory"]
 
 # communities of privatize's spectral partition (each then split in two by the cut side)
 DEFAULT_BLOCKS = 8
@@ -59,6 +60,12 @@ MAX_GROUPS = 2000
 # graph's Louvain partition on chameleon at epsilon 1); 64 batches reach 0.12, as many as one
 # node per batch (0.12), at O(m + n k + 64 k) per round
 REFINE_BATCHES = 64
+# Bytes the refinement holds per (node of a batch, label) cell: the counts, their discrete
+# Laplace noise and the gains (traced peaks of refine_partition at n = 20,000: 130 B per cell
+# with one batch and 200 labels, 146-157 B with 8 or 64 batches and 200 or 2,000 labels); and
+# the noisy super-graph per super-node pair (its dense g x g counts, Louvain's igraph copy:
+# traced 73 B, resident 89-108 B at g = 1,000 and 2,000). Rounded up.
+REFINE_BYTES_PER_CELL, SUPERGRAPH_BYTES_PER_PAIR = 160, 112
 # label_passes: batches of this share of the position (after the first batch, one node per
 # label), as the local route's forward pass
 PASS_GROWTH = 0.01
@@ -201,6 +208,48 @@ def _top_positive(W: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return lam[order], vec[:, order]
 
 
+def _check_refine_memory(n: int, k: int, batches: int) -> None:
+    rows = -(-int(n) // max(min(int(batches), int(n)), 1))  # the largest batch
+    check_memory(REFINE_BYTES_PER_CELL * rows * int(k),
+                 what=f"the community refinement of {int(n):,} nodes with {int(k):,} labels "
+                      f"({rows:,} nodes per batch)",
+                 fit=(lambda x: REFINE_BYTES_PER_CELL * rows * x,
+                      "At most {:,} labels fit (init_labels), or more batches."))
+
+
+def _check_supergraph_memory(n: int, group_size: int) -> None:
+    g = supergraph_size(n, group_size)
+    check_memory(SUPERGRAPH_BYTES_PER_PAIR * g * g,
+                 what=f"the noisy super-graph of {g:,} super-nodes (group_size={group_size})",
+                 fit=(lambda x: SUPERGRAPH_BYTES_PER_PAIR * x * x,
+                      "At most {:,} super-nodes fit: a larger group_size (n // group_size "
+                      "super-nodes), or init_labels >= 2."))
+
+
+def check_community_memory(n: int, *, init_labels: int = 0, group_size: int = GROUP_SIZE,
+                           batches: int = REFINE_BATCHES) -> None:
+    """Refuse, before anything is spent, :func:`private_communities`' options whose arrays would
+    not fit (:class:`~dpgraph.memory.InsufficientMemoryError`): the super-graph's ``g x g``
+    counts (``init_labels=0``) and the refinement's batch of node-to-label counts, ``n /
+    batches`` rows of ``k`` labels (``k = init_labels``, or ``g`` after the super-graph).
+    Public sizes only. ``init_labels=10**7`` asked 23 GiB of a 20,000-node graph.
+
+    >>> check_community_memory(10**6)  # the defaults: fits
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"DPGRAPH_MEMORY_LIMIT": "200M"}):
+    ...     check_community_memory(20000, init_labels=10**7)
+    Traceback (most recent call last):
+    ...
+    dpgraph.memory.InsufficientMemoryError: the community refinement of 20,000 nodes with 10,000,000 labels ... At most 4,187 labels fit (init_labels), or more batches.
+    """
+    if init_labels:
+        _check_refine_memory(n, init_labels, batches)
+    else:
+        _check_supergraph_memory(n, group_size)
+        _check_refine_memory(n, supergraph_size(n, group_size), batches)
+
+
 def refine_partition(data: GraphData, blocks, *, epsilon: float, ledger: PrivacyLedger,
                      rng=None, rounds: int = 2, batches: int = 1) -> np.ndarray:
     """Private local moves (Louvain's modularity gain) from ``blocks``: ``rounds`` rounds, each
@@ -240,6 +289,7 @@ def refine_partition(data: GraphData, blocks, *, epsilon: float, ledger: Privacy
         raise ValueError(f"rounds must be >= 1, got {rounds}")
     if isinstance(batches, bool) or int(batches) != batches or batches < 1:
         raise ValueError(f"batches must be a positive integer, got {batches!r}")
+    _check_refine_memory(data.n, k, 1 if int(batches) <= 1 else batches)  # before a charge
     gen = make_rng(rng)
     A = sp.csr_array(data.weights)
     del data
@@ -527,6 +577,7 @@ def supergraph_communities(data: GraphData, *, epsilon: float, ledger: PrivacyLe
     >>> z.shape, round(led.spent[0], 6)
     ((34,), 1.0)
     """
+    _check_supergraph_memory(data.n, group_size)  # before the charge
     gen = make_rng(rng)
     n = data.n
     g = supergraph_size(n, group_size)
@@ -581,6 +632,9 @@ def private_communities(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
             or init_labels == 1:
         raise ValueError(f"init_labels must be 0 (super-graph) or an integer >= 2, "
                          f"got {init_labels!r}")
+    # both steps priced before the first charge (the refinement after the super-graph too)
+    check_community_memory(data.n, init_labels=int(init_labels), group_size=group_size,
+                           batches=batches)
     gen = make_rng(rng)
     if init_labels:
         z = gen.integers(int(init_labels), size=data.n)  # data-independent start
