@@ -34,7 +34,8 @@ from dpgraph.synthetic.block_model import (SPLIT_COUNT_SHARE, BlockModel, combin
                                            release_edge_total,
                                            release_split_block_model, warn_if_sparse_sample)
 from dpgraph.synthetic.communities import (GROUP_SIZE, INIT_SHARE, REFINE_BATCHES,
-                                           label_passes, private_communities,
+                                           check_community_memory, label_passes,
+                                           private_communities,
                                            supergraph_size)
 from dpgraph.synthetic.closure import MAX_COUNT_WORK, close_triangles
 from dpgraph.synthetic.clustering import (affinity_density, clustering_informative,
@@ -745,6 +746,9 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     # refuse before spending what the public n alone cannot hold (docs/privacy.md 11.1) ...
     check_memory(synthetic_memory(data.n, 0), what=f"release_synthetic on {data.n:,} nodes",
                  fit=_synthetic_fit(data.n, 0))
+    if community_method == "refine" and communities != "none":  # its options' arrays too
+        check_community_memory(data.n, init_labels=init_labels, group_size=group_size,
+                               batches=batches)
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=0.0)  # the draws mark it if seeded
     # steps 0 and 0b: a second count where the first is noisy beside what it released (7.10)
