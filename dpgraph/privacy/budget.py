@@ -32,6 +32,7 @@ __all__ = [
     "certify_gap",
     "LOCAL_DEGREE_SHARE", "LOCAL_REFINE_SHARE", "left", "release_split", "answer_side_budgets",
     "edge_count_share", "EDGE_COUNT_TARGET_SD", "EDGE_COUNT_TOP_UP_MAX", "edge_count_top_up",
+    "edge_count_top_up_cap",
 ]
 
 # -- dpgraph.privatize: fractions of its (epsilon, delta) -------------------------------------
@@ -187,7 +188,17 @@ def edge_count_top_up(m_hat: float, epsilon: float, share: float, room: float = 
     if need <= share:
         return 0.0
     top = max(math.sqrt(need ** 2 - share ** 2), share / 2.0)
-    return top if top <= min(EDGE_COUNT_TOP_UP_MAX, room / 4.0) else 0.0
+    return top if top <= edge_count_top_up_cap(room) else 0.0
+
+
+def edge_count_top_up_cap(room: float = 1.0) -> float:
+    """The most :func:`edge_count_top_up` gives the second count: ``EDGE_COUNT_TOP_UP_MAX``,
+    and no more than a quarter of ``room`` (the block model's share without it).
+
+    >>> edge_count_top_up_cap(), edge_count_top_up_cap(0.1)
+    (0.04, 0.025)
+    """
+    return min(EDGE_COUNT_TOP_UP_MAX, room / 4.0)
 
 
 def release_split(epsilon: float, synthetic_share: float | None) -> tuple[float, float]:

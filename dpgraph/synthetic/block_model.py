@@ -421,7 +421,18 @@ def release_edge_count(data: GraphData, *, epsilon: float, ledger: PrivacyLedger
     >>> abs(m - 78) < 20, round(led.spent[0], 6)
     (True, 1.0)
     """
-    total = float(sp.csr_array(data.weights).sum()) / 2.0
+    return _release_total(_edge_total(data), epsilon=epsilon, ledger=ledger, rng=rng, name=name)
+
+
+def _edge_total(data: GraphData) -> float:
+    """The total edge weight ``sum_{u < v} A_uv`` (NOT private: released only by
+    :func:`_release_total`)."""
+    return float(sp.csr_array(data.weights).sum()) / 2.0
+
+
+def _release_total(total: float, *, epsilon: float, ledger: PrivacyLedger, rng,
+                   name: str) -> float:
+    """``total`` plus Laplace noise of scale ``1 / epsilon`` (sensitivity 1, 7.10)."""
     m_hat, _ = laplace_mechanism(total, sensitivity=1.0, epsilon=epsilon, ledger=ledger,
                                  name=name, rng=make_rng(rng),
                                  note="one pair changes the total by <= 1 (docs/privacy.md 7.10)")
@@ -448,12 +459,14 @@ def release_edge_total(data: GraphData, *, epsilon: float, share: float, room: f
     (True, True, True)
     """
     gen = make_rng(rng)
-    first = release_edge_count(data, epsilon=share * epsilon, ledger=ledger, rng=gen)
+    total = _edge_total(data)  # one pass over the edges for both counts
+    first = _release_total(total, epsilon=share * epsilon, ledger=ledger, rng=gen,
+                           name="synthetic: total edge weight")
     count = (first, laplace_sum_variance(1, 1.0 / (share * epsilon)))
     top_up = edge_count_top_up(first, epsilon, share, room=room)
     if top_up > 0:
-        second = release_edge_count(data, epsilon=top_up * epsilon, ledger=ledger, rng=gen,
-                                    name="synthetic: total edge weight (second count)")
+        second = _release_total(total, epsilon=top_up * epsilon, ledger=ledger, rng=gen,
+                                name="synthetic: total edge weight (second count)")
         count = combined_estimate(count, (second, laplace_sum_variance(1, 1.0 / (top_up * epsilon))))
     return count, top_up
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dpgraph.privacy.budget import (CLUSTERING_SHARE, COMMUNITY_SHARE, DEGREE_BIN_SHARE,
-                                    EDGE_COUNT_SHARE, EDGE_COUNT_TOP_UP_MAX, SIDE_SHARE,
-                                    edge_count_share, left)
+                                    EDGE_COUNT_SHARE, SIDE_SHARE, edge_count_share,
+                                    edge_count_top_up_cap, left)
 from dpgraph.graph import GraphData, label_sequence
 from dpgraph.io.dask import is_dask_input
 from dpgraph.memory import available_memory, check_memory
@@ -361,8 +361,8 @@ def _check_sampler_range(epsilon: float, n: int, *, edge_share: float, community
     n = int(n)
     grouped = communities != "none"  # the model may have communities (and then sides)
     # the edge count's second release (7.10) takes at most a quarter of the model's share
-    top_up = min(EDGE_COUNT_TOP_UP_MAX,
-                 _model_share(community_share, bin_share, edge_share + clustering_share) / 4.0)
+    top_up = edge_count_top_up_cap(
+        _model_share(community_share, bin_share, edge_share + clustering_share))
     one_block = 1.0 - edge_share - bin_share - clustering_share - top_up
     bins = min(MAX_DEGREE_BINS, n)
     community, k_max = _community_releases(n, community_share - side_share, community_method,
