@@ -86,7 +86,8 @@ def _check_plot(args) -> None:
     after minutes of runs)."""
     if args.plot is None:
         return
-    check_out_folder(args.plot, option="--plot")
+    check_out_folder(args.plot, option="--plot",
+                     inputs=(args.graph, getattr(args, "nodes", None)))
     try:
         import matplotlib  # noqa: F401
     except ImportError:

@@ -21,7 +21,9 @@ __all__ = ["formats", "add_quiet_argument", "add_reading_arguments", "add_json_a
            "add_duplicates_argument",
            "add_graph_argument", "add_privacy_arguments", "is_edge_files", "check_graph_path",
            "check_graph_input",
-           "load_input", "load_graph", "dask_session", "check_out_folder", "print_reproducible",
+           "load_input", "load_graph", "dask_session", "check_out_folder", "check_not_input",
+           "check_tab_labels",
+           "print_reproducible",
            "print_release_notes", "print_ledger", "seed_argument", "check_budget_arguments"]
 
 
@@ -427,11 +429,56 @@ def dask_session(args):
             yield client
 
 
-def check_out_folder(out: str | None, option: str = "--out") -> None:
+def check_tab_labels(labels, out: str | None, what: str = "node label",
+                     option: str = "--out") -> None:
+    """Refuse, before any budget is spent (the labels are public), a ``label<TAB>value`` file
+    of ``labels`` where one holds a tab or a line break: its line would not read back as one
+    label and one value. ``--json`` keeps every label.
+
+    >>> check_tab_labels(["a b", "c"], "part.tsv")
+    >>> check_tab_labels(["a", "b\\tc"], "part.tsv")
+    Traceback (most recent call last):
+    ...
+    ValueError: --out 'part.tsv': node label 'b\\tc' holds a tab or a line break, which a 'label<TAB>value' line cannot hold; relabel, or leave out --out and use --json (its labels are exact)
+    """
+    if not out or labels is None or isinstance(labels, range):
+        return
+    for label in labels:
+        if isinstance(label, str) and ("\t" in label or "\n" in label or "\r" in label):
+            raise ValueError(f"{option} {out!r}: {what} {label!r} holds a tab or a line break, "
+                             f"which a 'label<TAB>value' line cannot hold; relabel, or leave "
+                             f"out {option} and use --json (its labels are exact)")
+
+
+def check_out_folder(out: str | None, option: str = "--out", inputs=()) -> None:
     """Refuse an output file (given by ``option``) that cannot be written (a missing folder, a
-    directory, no permission: :func:`dpgraph.io.check_writable`), before any budget is spent."""
+    directory, no permission: :func:`dpgraph.io.check_writable`) or that is one of the
+    command's input files (:func:`check_not_input`), before any budget is spent."""
     if out:
+        check_not_input(out, inputs, option)
         check_writable(out, option)
+
+
+def check_not_input(out: str | None, inputs, option: str = "--out") -> None:
+    """Refuse an output path that names one of the command's input files (the graph, the
+    ``--nodes`` file), however it is spelled: writing it would overwrite the input.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "g.txt")
+    >>> _ = open(path, "w").write("0 1\\n")
+    >>> check_not_input(path + ".out", [path])
+    >>> check_not_input(os.path.join(os.path.dirname(path), ".", "g.txt"), [path], "-o")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: -o '...g.txt' is the input file '...g.txt': writing it would overwrite the input; name another file
+    """
+    if not out or not os.path.isfile(out):
+        return
+    for path in inputs:
+        if path and os.path.isfile(path) and os.path.samefile(out, path):
+            raise ValueError(f"{option} {out!r} is the input file {path!r}: writing it would "
+                             f"overwrite the input; name another file")
 
 
 def seed_argument(text: str) -> int:

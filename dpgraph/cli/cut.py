@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 from dpgraph.cli.common import (add_graph_argument, add_privacy_arguments, check_out_folder,
-                                load_graph, print_ledger, print_release_notes,
+                                check_tab_labels, load_graph, print_ledger, print_release_notes,
                                 print_reproducible)
 from dpgraph.cli.output import cut_document, dumps, side_sizes
 from dpgraph.progress import report
@@ -99,8 +99,9 @@ def _write_partition(res, path: str) -> None:
 def _run_cut(args, problem: str) -> int:
     from dpgraph.solve.cut import max_bisection, max_cut
 
-    check_out_folder(args.out)
+    check_out_folder(args.out, inputs=(args.graph, getattr(args, "nodes", None)))
     data, where, fmt = load_graph(args)
+    check_tab_labels(getattr(data, "labels", None), args.out)  # before any budget is spent
     report(f"read {where}: {data.n} nodes; privatizing and solving ({problem})")
     fn = max_cut if problem == "maxcut" else max_bisection
     t0 = time.perf_counter()

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 
 from dpgraph.cli.common import (add_json_argument, add_quiet_argument, add_reading_arguments,
-                                check_out_folder, formats, print_ledger, print_reproducible,
-                                seed_argument)
+                                check_out_folder, check_tab_labels, formats, print_ledger,
+                                print_reproducible, seed_argument)
 from dpgraph.cli.errors import show_notes
 from dpgraph.cli.output import csp_document, dumps
 from dpgraph.cli.text import interval, number
@@ -195,8 +195,9 @@ def unused_options(args, route: str) -> list:
 def cmd_max2csp(args) -> int:
     from dpgraph.solve.csp import max_2csp
 
-    check_out_folder(args.out)
+    check_out_folder(args.out, inputs=(args.instance, getattr(args, "nodes", None)))
     inst, names, fmt, default_size, source = _read_instance(args)
+    check_tab_labels(names, args.out, what="variable")  # public names: before any budget
     report(f"read {source} ({fmt}): {inst.n:,} variables over {inst.q} values; "
            f"privatizing and solving")
     size = args.relation_size if args.relation_size is not None else default_size

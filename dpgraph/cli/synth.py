@@ -13,8 +13,8 @@ import os
 from types import SimpleNamespace
 
 from dpgraph.cli.common import (add_graph_argument, add_privacy_arguments, check_graph_input,
-                                formats, is_edge_files, load_graph, print_ledger, print_release_notes,
-                                print_reproducible)
+                                check_not_input, formats, is_edge_files, load_graph, print_ledger,
+                                print_release_notes, print_reproducible)
 from dpgraph.cli.errors import show_notes
 from dpgraph.cli.output import dumps, synth_document
 from dpgraph.cli.text import number
@@ -112,6 +112,7 @@ def precheck_synth(args) -> None:
                              "folder of Parquet files")
         check_dask_synth(args)
     else:
+        check_not_input(args.out, (args.graph, getattr(args, "nodes", None)), "-o")
         try:
             check_output_path(args.out, format=args.output_format)
         except ValueError as exc:
