@@ -534,6 +534,24 @@ def from_matrix(matrix, labels: Sequence[Hashable] | None = None, *, symmetrize:
     return _finalize(W, labels, source=source)
 
 
+def _not_an_edge(source: str, k: int, edge) -> str:
+    """The refusal of item ``k`` of an edge iterable that is not a ``(u, v[, w])`` tuple, with a
+    hint for the usual mistakes: text lines (``"1 2"``, which unpacks into characters), a list
+    of nodes, and rows of an adjacency matrix."""
+    shown = repr(edge) if len(repr(edge)) <= 60 else repr(edge)[:56] + "..."
+    text = f"{source}: edge #{k} {shown} is not a (u, v) or (u, v, w) tuple"
+    if isinstance(edge, (str, bytes)):
+        return (f"{text}: it is text (a string would be read character by character); for "
+                f"lines 'u v' pass [line.split() for line in lines], for a file "
+                f"dpgraph.read_graph(path)")
+    if not hasattr(edge, "__len__"):
+        return f"{text} (an iterable of nodes is not a graph: pass its edges)"
+    if len(edge) > 3 and isinstance(edge, (list, np.ndarray)):
+        return (f"{text} (a list of rows is not read as an adjacency matrix: pass "
+                f"numpy.asarray(rows) for one)")
+    return text
+
+
 def from_edges(edges: Iterable, nodes: Iterable[Hashable] | None = None, *,
                duplicates: str = "sum", directed: bool = False, symmetrize: str | None = None,
                source: str = "edge list") -> GraphData:
@@ -563,6 +581,8 @@ def from_edges(edges: Iterable, nodes: Iterable[Hashable] | None = None, *,
     cols: list[int] = []
     vals: list[float] = []
     for k, edge in enumerate(edges):
+        if isinstance(edge, (str, bytes)) or not hasattr(edge, "__len__"):
+            raise ValueError(_not_an_edge(source, k, edge))
         if len(edge) == 2:
             u, v = edge
             w = 1.0
@@ -580,7 +600,7 @@ def from_edges(edges: Iterable, nodes: Iterable[Hashable] | None = None, *,
                                             f"weight {w!r} (edge weights are real numbers)"
                                             f"{hint}") from None
         else:
-            raise ValueError(f"{source}: edge #{k} {edge!r} is not a (u, v) or (u, v, w) tuple")
+            raise ValueError(_not_an_edge(source, k, edge))
         if isinstance(u, np.generic):
             u = u.item()
         if isinstance(v, np.generic):

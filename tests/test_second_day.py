@@ -1,6 +1,7 @@
 """A newcomer's second day: the ordinary next steps after the README's first command (graphs
 from other libraries, files, the command line, result objects), each a defect found and fixed."""
 
+import json
 import pathlib
 import warnings
 
@@ -145,3 +146,96 @@ def test_a_data_set_name_in_the_wrong_case_is_suggested():
 def test_the_command_suggests_a_data_set_name_in_the_wrong_case(capsys):
     assert main(["maxcut", "Karate", *PRIVATE]) == 2
     assert "did you mean 'karate'?" in _error(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("command", [["maxcut"], ["bisection"], ["max2csp", "--k", "3"]])
+def test_a_label_with_a_tab_is_refused_for_the_out_file_before_any_budget(tmp_path, capsys,
+                                                                          command):
+    """``dpgraph maxcut g.graphml -o part.tsv`` on a GraphML node id holding a tab wrote the
+    line ``c<TAB>d<TAB>1``, which reads back as neither one label nor one side; the labels are
+    public, so the command now refuses before the release and points to --json."""
+    G = nx.Graph([("a b", "c\td"), ("c\td", "e"), ("e", "a b"), ("e", "f")])
+    path = tmp_path / "odd.graphml"
+    nx.write_graphml(G, path)
+    out = tmp_path / "part.tsv"
+    assert main([*command, str(path), *PRIVATE, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    line = _error(err)
+    assert "'c\\td' holds a tab or a line break" in line and "--json" in line
+    assert "privatizing" not in err and not out.exists()
+    # a label with a space is an ordinary label<TAB>side line
+    nx.write_graphml(nx.relabel_nodes(G, {"c\td": "c d"}), path)
+    assert main([*command, str(path), *PRIVATE, "-o", str(out)]) == 0
+    assert sorted(line.rsplit("\t", 1)[0] for line in out.read_text().splitlines()) == [
+        "a b", "c d", "e", "f"]
+
+
+def test_a_gml_file_written_by_igraph_reads_by_its_names(tmp_path, capsys):
+    """A GML file written by igraph (nodes with ``id`` and ``name``, no ``label``) was refused
+    by read_graph and by every command ("node #0 has no 'label' attribute"), and the command
+    line has no option to read it otherwise; it now reads by the names (by the ids where the
+    nodes have none), with a warning that says so."""
+    ig = pytest.importorskip("igraph")
+    g = ig.Graph([(0, 1), (1, 2), (2, 0), (2, 3)])
+    g.write_gml(str(tmp_path / "ids.gml"))
+    g.vs["name"] = ["a", "b", "c", "d"]
+    g.write_gml(str(tmp_path / "named.gml"))
+    with pytest.warns(dpgraph.GraphInputWarning, match="labelled by their 'name' attribute"):
+        named = dpgraph.read_graph(tmp_path / "named.gml")
+    assert tuple(named.labels) == ("a", "b", "c", "d") and named.m == 4
+    with pytest.warns(dpgraph.GraphInputWarning, match="labelled by their 'id'"):
+        assert tuple(dpgraph.read_graph(tmp_path / "ids.gml").labels) == (0, 1, 2, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a label= given: read as asked, no note
+        assert tuple(dpgraph.read_graph(tmp_path / "named.gml", label="id").labels) == (
+            0, 1, 2, 3)
+    assert main(["maxcut", str(tmp_path / "named.gml"), *PRIVATE, "--json"]) == 0
+    assert sorted(json.loads(capsys.readouterr().out)["partition"]["nodes"]) == [
+        "a", "b", "c", "d"]
+    # some nodes labelled, some not: still refused, naming the node
+    part = tmp_path / "part.gml"
+    part.write_text('graph [ node [ id 1 label "a" ] node [ id 2 ] edge [ source 1 target 2 ] ]')
+    with pytest.raises(dpgraph.io.GraphFormatError, match="node #1 has no 'label' attribute"):
+        dpgraph.read_graph(part)
+
+
+@pytest.mark.parametrize("edges, hint", [
+    (["1 2", "2 3"], r"it is text.*line\.split\(\)"),
+    ([0, 1, 2], "an iterable of nodes is not a graph"),
+    ([[0, 1, 0, 0], [1, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0]], r"numpy\.asarray\(rows\)"),
+])
+def test_edge_iterables_that_are_not_edges_say_what_they_are(edges, hint):
+    """``max_cut(["1 2", "2 3"], ...)`` (lines of an edge-list file) unpacked each string into
+    characters: a graph with the node ' ' and edges of weight 2 and 3, without a word; a list
+    of nodes raised "object of type 'int' has no len()"; rows of an adjacency matrix said only
+    "not a (u, v) or (u, v, w) tuple"."""
+    with pytest.raises(ValueError, match=r"edge #0 .* is not a \(u, v\) or \(u, v, w\) tuple"
+                                         r".*" + hint):
+        dpgraph.as_graph_data(edges)
+    with pytest.raises(ValueError, match=hint):
+        dpgraph.max_cut(edges, epsilon=1.0, delta=0.0, rng=0)
+    assert dpgraph.as_graph_data([line.split() for line in ["1 2", "2 3"]]).labels == (
+        "1", "2", "3")
+
+
+@pytest.mark.parametrize("argv", [
+    ["synth", "{g}", "--epsilon", "1", "--seed", "1", "-q", "-o", "{same}"],
+    ["maxcut", "{g}", *PRIVATE, "-o", "{same}"],
+    ["bisection", "{g}", *PRIVATE, "--out", "{same}"],
+    ["max2csp", "{g}", "--k", "3", *PRIVATE, "-o", "{same}"],
+    ["maxcut", "{g}", *PRIVATE, "--nodes", "{nodes}", "-o", "{nodes}"],
+])
+def test_an_output_file_that_is_the_input_is_refused(tmp_path, capsys, monkeypatch, argv):
+    """``dpgraph synth edges.txt -o ./edges.txt`` (or ``maxcut ... --out edges.txt``) replaced
+    the input graph by the sample (the partition) without a word; an output path that names
+    an input file, however spelled, is now refused before anything is read or spent."""
+    monkeypatch.chdir(tmp_path)
+    text = "a b\nb c\nc a\nc d\n"
+    (tmp_path / "g.txt").write_text(text)
+    (tmp_path / "nodes.txt").write_text("a\nb\nc\nd\n")
+    argv = [a.format(g="g.txt", same="./g.txt", nodes="nodes.txt") for a in argv]
+    assert main(argv) == 2
+    line = _error(capsys.readouterr().err)
+    assert "is the input file" in line and "would overwrite the input" in line
+    assert (tmp_path / "g.txt").read_text() == text
+    assert (tmp_path / "nodes.txt").read_text() == "a\nb\nc\nd\n"

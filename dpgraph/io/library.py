@@ -287,7 +287,10 @@ def read_gml(path, *, symmetrize=None, duplicates="max", weight="weight",
     A repeated edge is merged by ``duplicates`` (``"max"`` by default, ``"sum"``, ``"error"``),
     with a warning that counts the repeats, whether or not the file declares ``multigraph 1``
     (NetworkX's parser refuses a repeated edge without it: the file is then parsed as a
-    multigraph)."""
+    multigraph). With the default ``label="label"``, a file whose nodes have no ``label``
+    attribute at all (as igraph writes GML: ``id`` and ``name``) is read by their ``name``
+    attribute where every node has a distinct one (as igraph reads it), else by their ``id``,
+    with a :class:`~dpgraph.graph.GraphInputWarning` saying which."""
     import networkx as nx
 
     expected = "a GML document ('graph [ node [...] edge [...] ]')"
@@ -296,12 +299,41 @@ def read_gml(path, *, symmetrize=None, duplicates="max", weight="weight",
                         duplicates=duplicates, weight=weight, label=label,
                         price=lambda p: check_document_read(p, "gml"))
     except GraphFormatError as exc:
+        if label == "label" and "has no 'label' attribute" in str(exc):
+            # parsed again (not priced again) by ids, then named by 'name' where it can be
+            return _nx_read(path, lambda f, label: _parse_gml_without_labels(f, path), expected,
+                            symmetrize=symmetrize, duplicates=duplicates, weight=weight,
+                            label=None, price=lambda p: None)
         if "is duplicated" not in str(exc):
             raise
     # the first attempt priced the document (check_document_read, a streamed pass over a gzip
     # file) and parsed it; the retry parses the same bytes: it is not priced again
     return _nx_read(path, _parse_gml_as_multigraph, expected, symmetrize=symmetrize,
                     duplicates=duplicates, weight=weight, label=label, price=lambda p: None)
+
+
+def _parse_gml_without_labels(f, path):
+    """A GML file none of whose nodes has a ``label`` attribute: parsed by the nodes' ``id``
+    (as a multigraph, so that repeated edges are counted, not refused), then relabelled by
+    their ``name`` attribute where every node has a distinct string one (igraph's GML); a
+    :class:`GraphInputWarning` says which attribute gave the labels. A file where some nodes
+    have a ``label`` keeps NetworkX's refusal of the others."""
+    import networkx as nx
+
+    G = _parse_gml_as_multigraph(f, None)
+    missing = [k for k, (_, d) in enumerate(G.nodes(data=True)) if "label" not in d]
+    if len(missing) < G.number_of_nodes():
+        raise nx.NetworkXError(f"node #{missing[0]} has no 'label' attribute")
+    names = [d.get("name") for _, d in G.nodes(data=True)]
+    if all(isinstance(x, str) for x in names) and len(set(names)) == len(names):
+        G = nx.relabel_nodes(G, dict(zip(G.nodes, names)), copy=True)
+        used = "their 'name' attribute (as igraph writes and reads GML)"
+    else:
+        used = "their 'id'"
+    warnings.warn(f"{path}: the GML nodes have no 'label' attribute; labelled by {used} "
+                  f"(read_graph's label= names another attribute)", GraphInputWarning,
+                  stacklevel=caller_stacklevel())
+    return G
 
 
 def _parse_gml_as_multigraph(f, label):
