@@ -70,6 +70,7 @@ __all__ = [
     "canonical_graph",
     "label_sequence",
     "same_labels",
+    "in_label_order",
     "from_matrix",
     "to_networkx",
     "to_igraph",
@@ -218,6 +219,49 @@ def canonical_graph(weights: sp.csr_array, labels) -> GraphData:
     (symmetric float CSR, sorted, no duplicate, zero, non-finite or diagonal entry), so that
     :func:`as_graph_data` does not check it again (an O(nnz) pass and a transposed copy)."""
     return GraphData(weights=weights, labels=label_sequence(labels), _checked=True)
+
+
+def _label_order(labels) -> list | None:
+    """The positions of ``labels`` in sorted order, None where they already are. Labels that do
+    not compare with each other (``1`` and ``"a"``) sort by their type's name, then ``repr``."""
+    if isinstance(labels, range):
+        return None if labels.step > 0 else list(range(len(labels)))[::-1]
+    try:
+        if all(a <= b for a, b in zip(labels, labels[1:])):
+            return None
+        return sorted(range(len(labels)), key=labels.__getitem__)
+    except TypeError:
+        key = [(type(x).__qualname__, repr(x)) for x in labels]
+        return sorted(range(len(labels)), key=key.__getitem__)
+
+
+def in_label_order(data: GraphData) -> GraphData:
+    """``data`` with its nodes in the sorted order of their labels: a function of the node set
+    alone; ``data`` itself where they are in it already.
+
+    Every private entry point reads its input in this order (docs/privacy.md 4.14). The order a
+    graph object lists its nodes in can depend on its edges -- ``networkx.Graph(edge_list)`` and
+    ``networkx.read_edgelist`` list them by first appearance, so removing one edge can move a
+    node -- and a release that kept it would show it (the order of a returned assignment) and
+    break ties by it. Labels that do not compare with each other (``1`` and ``"a"``) sort by
+    their type's name, then ``repr``.
+
+    >>> import networkx as nx
+    >>> G = nx.Graph([(2, 0), (0, 1)])  # nodes listed by first appearance: 2, 0, 1
+    >>> data = in_label_order(as_graph_data(G))
+    >>> data.labels, data.weights.toarray().tolist()
+    ((0, 1, 2), [[0.0, 1.0, 1.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
+    >>> in_label_order(data) is data
+    True
+    """
+    order = _label_order(data.labels)
+    if order is None:
+        return data
+    idx = np.asarray(order, dtype=np.int64)
+    W = sp.csr_array(data.weights[idx][:, idx])
+    W.sort_indices()
+    return GraphData(weights=W, labels=tuple(data.labels[i] for i in order),
+                     _summed=data._summed, _checked=True)
 
 
 def summed_parallel_edges(data) -> tuple | None:

@@ -10,22 +10,25 @@ private release (:func:`dpgraph.privatize`, :func:`dpgraph.release_synthetic`,
 
 from __future__ import annotations
 
-from dpgraph.graph import GraphData, as_graph_data, summed_parallel_edges
+from dpgraph.graph import GraphData, as_graph_data, in_label_order, summed_parallel_edges
 from dpgraph.io.dask import is_dask_input
 
 __all__ = ["input_graph", "check_private_graph_input"]
 
 
 def input_graph(G, *, weight: str | None = "weight"):
-    """The pipeline's view of ``G``: a :class:`~dpgraph.graph.GraphData`, or a
-    :class:`~dpgraph.io.dask.DaskGraph` for a Dask DataFrame of edges (columns ``u``, ``v``,
-    ``weight`` named by ``weight=``; ``weight=None``: no weight column is read)."""
+    """The pipeline's view of ``G``: a :class:`~dpgraph.graph.GraphData` with its nodes in the
+    sorted order of their labels (:func:`~dpgraph.graph.in_label_order`: an order that a graph
+    object takes from its edges would otherwise show in the release; docs/privacy.md 4.14), or
+    a :class:`~dpgraph.io.dask.DaskGraph` for a Dask DataFrame of edges (columns ``u``, ``v``,
+    ``weight`` named by ``weight=``; ``weight=None``: no weight column is read; its node ids
+    are sorted already)."""
     if is_dask_input(G):
         from dpgraph.io.dask import DaskGraph, from_dask
 
         return G if isinstance(G, DaskGraph) else from_dask(G, weight=weight)
     try:
-        return as_graph_data(G, weight=weight)
+        return in_label_order(as_graph_data(G, weight=weight))
     except ValueError as exc:  # the private functions take no symmetrize=: say where it goes
         text = str(exc)
         if " is directed" not in text or "pass symmetrize=" not in text:

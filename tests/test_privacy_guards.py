@@ -536,3 +536,42 @@ def test_cosine_practical_path_draws_the_exact_paths_noise(delta_f):
     floor = CAL.analytic_gaussian_sigma(1.0, 1e-6, delta_f / math.sqrt(2.0))
     assert sig["practical"] == pytest.approx(sig["exact"], rel=1e-12)
     assert sig["practical"] >= floor * (1 - 1e-12)
+
+
+def test_node_order_is_a_function_of_the_node_set():
+    """docs/privacy.md 4.14: a graph built from its edge list lists its nodes by first
+    appearance, so removing one edge moves a node; every private entry point reads the nodes in
+    their sorted label order instead, so the released order is the same on adjacent graphs, and
+    the same graph listed in another order gives the same answer for the same seed."""
+    import networkx as nx
+
+    import dpgraph
+    from dpgraph.engine import max_k_cut_instance
+
+    E = list(nx.karate_club_graph().edges())
+    G, H = nx.Graph(E), nx.Graph([e for e in E if e != (0, 1)])  # adjacent, same node set
+    assert list(G.nodes) != list(H.nodes)  # first appearance: node 1 moved
+    key = list(range(34))
+
+    def released_orders(graph):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cut = dpgraph.max_cut(graph, epsilon=1.0, delta=1e-6, rng=0)
+            bis = dpgraph.max_bisection(graph, epsilon=1.0, delta=1e-6, rng=0)
+            csp = dpgraph.max_2csp(max_k_cut_instance(graph, 3, weight=None), epsilon=1.0,
+                                   delta=1e-6, rng=0)
+            pg = dpgraph.privatize(graph, epsilon=1.0, delta=1e-6, rng=0, weight=None)
+            rel = dpgraph.release_synthetic(graph, epsilon=1.0, rng=0, weight=None)
+        return (list(cut.assignment), list(cut.private_graph.labels), list(bis.assignment),
+                list(csp.assignment), list(pg.labels), list(pg.sample(rng=1).labels),
+                list(rel.sample(rng=1).labels)), cut.assignment
+
+    orders_g, answer_g = released_orders(G)
+    orders_h, _ = released_orders(H)
+    assert all(order == key for order in orders_g + orders_h)
+    # the same graph, its nodes listed in another order: the same answer for the same seed
+    reordered = nx.Graph()
+    reordered.add_nodes_from(reversed(list(G.nodes)))
+    reordered.add_edges_from(reversed(E))
+    _, answer_r = released_orders(reordered)
+    assert answer_r == answer_g

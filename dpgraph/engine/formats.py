@@ -40,7 +40,7 @@ import re
 import numpy as np
 
 from dpgraph.engine.twocsp import CSPInstance, instance_bytes, label_graph_bytes
-from dpgraph.graph import as_graph_data
+from dpgraph.graph import as_graph_data, in_label_order
 from dpgraph.io import read_graph
 from dpgraph.memory import InsufficientMemoryError, check_memory
 
@@ -71,7 +71,8 @@ def max_k_cut_instance(G, k: int, *, weight: str = "weight"):
     Returns
     -------
     CSPInstance
-        Variable i is node ``labels[i]`` of the graph (``as_graph_data(G).labels``), its name
+        Variable i is the graph's node of the ``i``-th label in sorted order
+        (:func:`dpgraph.graph.in_label_order`), its name
         (:attr:`CSPInstance.names`): :func:`dpgraph.max_2csp` keys the assignment by the labels.
 
     Examples
@@ -83,7 +84,9 @@ def max_k_cut_instance(G, k: int, *, weight: str = "weight"):
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
         raise ValueError(f"k must be an integer >= 2, got {k!r}")
-    data = as_graph_data(G, weight=weight)
+    # the nodes in sorted label order, a function of the node set alone: an order the graph
+    # object took from its edges would show in a private answer's assignment (privacy.md 4.14)
+    data = in_label_order(as_graph_data(G, weight=weight))
     W = data.weights.tocoo()
     keep = W.row < W.col
     r, c, w = W.row[keep], W.col[keep], W.data[keep]
