@@ -575,3 +575,24 @@ def test_node_order_is_a_function_of_the_node_set():
     reordered.add_edges_from(reversed(E))
     _, answer_r = released_orders(reordered)
     assert answer_r == answer_g
+
+
+def test_bernoulli_rounding_moves_the_callers_generator_the_same_whatever_the_weights():
+    """docs/privacy.md 4.12: the number of fractional weights is private, so the rounding draws
+    from a child stream and the caller's generator (whose next draws are the flips and the
+    solves after them) moves by the same amount on adjacent graphs."""
+    from dpgraph.engine import CSPInstance
+    from dpgraph.release.routes.randomized_response import bernoulli_round
+    from dpgraph.solve.csp import rounded_label_graph
+
+    def next_draw(round_with, weights):
+        gen = np.random.default_rng(7)
+        round_with(weights, gen)
+        return float(gen.random())
+
+    ones, halves = np.ones(50), np.r_[np.ones(25), np.full(25, 0.5)]
+    assert next_draw(bernoulli_round, ones) == next_draw(bernoulli_round, halves)
+    differ = {(0, 1), (1, 0)}
+    inst = lambda w: CSPInstance(3, 2, [(0, 1, differ, 1.0), (1, 2, differ, w)])
+    assert next_draw(lambda i, g: rounded_label_graph(i, g), inst(1.0)) == \
+        next_draw(lambda i, g: rounded_label_graph(i, g), inst(0.5))

@@ -47,6 +47,7 @@ __all__ = [
     "make_rng",
     "block_key",
     "block_generator",
+    "child_rng",
 ]
 
 REPRODUCIBLE_NOTICE = "reproducible noise: not a private release"
@@ -168,3 +169,18 @@ def block_generator(cipher: str | None, key, index: tuple[int, int]) -> np.rando
     if cipher == "chacha":
         return np.random.Generator(ChaCha(key=key, counter=counter, rounds=_ROUNDS))
     return np.random.default_rng(np.random.SeedSequence(list(key) + [bi, bj]))
+
+
+def child_rng(gen: np.random.Generator) -> np.random.Generator:
+    """A generator for a step whose number of draws depends on the input (the Bernoulli rounding
+    of fractional weights draws one number per such weight): keyed by a fixed number of draws
+    of ``gen`` (:func:`block_key`), so that what ``gen`` draws after it does not depend on how
+    many numbers the step drew (docs/privacy.md 4.12); a cipher keystream where ``gen`` is
+    secure, a seeded PCG64 where it is not.
+
+    >>> g, h = np.random.default_rng(0), np.random.default_rng(0)
+    >>> _ = child_rng(g).random(5); _ = child_rng(h).random(500)
+    >>> float(g.random()) == float(h.random())  # the parent's stream moved by the same amount
+    True
+    """
+    return block_generator(*block_key(gen), (0, 0))

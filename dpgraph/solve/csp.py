@@ -34,6 +34,7 @@ from dpgraph.privacy import (PrivacyLedger, laplace_mechanism, make_rng, monoton
 from dpgraph.privacy.budget import (CSP_ESTIMATE_SHARE, CSP_SELECT_SHARE, CSP_TOTAL_SHARE,
                                     answer_side_budgets, left)
 from dpgraph.privacy.ledger import records_in_ledger, uncounted
+from dpgraph.privacy.rng import child_rng
 from dpgraph.privacy.validation import check_delta, check_epsilon, check_flag
 from dpgraph.solve.candidates import candidate_objectives, check_privatize_keys, clamped_interval
 from dpgraph.release.privatize import DEFAULT_RANK, PrivateGraph, privatize
@@ -81,8 +82,9 @@ def rounded_label_graph(instance, rng) -> sp.csr_array:
     p = np.minimum(A.data, 1.0)
     keep = p >= 1.0
     frac = ~keep
+    child = child_rng(make_rng(rng))  # rng moves by the same amount whatever the weights (4.12)
     if frac.any():
-        keep[frac] = make_rng(rng).random(int(frac.sum())) < p[frac]
+        keep[frac] = child.random(int(frac.sum())) < p[frac]
     r, c = A.row[keep], A.col[keep]
     N = instance.n * instance.q
     U = sp.coo_array((np.ones(r.size), (r, c)), shape=(N, N))

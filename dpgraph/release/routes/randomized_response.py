@@ -17,6 +17,7 @@ import numpy as np
 from dpgraph.graph import GraphData
 from dpgraph.release.private_graph import PrivateGraph
 from dpgraph.privacy import PrivacyLedger, flip_probability, make_rng, randomized_response
+from dpgraph.privacy.rng import child_rng
 from dpgraph.progress import report
 from dpgraph.spectral.linalg import top_eigenpairs
 
@@ -41,7 +42,9 @@ def estimated_memory(n: int, m: int, rank: int) -> int:
 
 def bernoulli_round(w: np.ndarray, rng) -> np.ndarray:
     """0/1 bits with ``P[bit = 1] = w`` for weights ``w`` in ``[0, 1]`` (fresh randomness for
-    the entries strictly between 0 and 1; 0 and 1 stay as they are).
+    the entries strictly between 0 and 1, from :func:`~dpgraph.privacy.rng.child_rng` of
+    ``rng``: ``rng`` itself moves by the same amount whatever the weights; 0 and 1 stay as
+    they are).
 
     Randomized response on the rounded bit is epsilon-DP under the weighted adjacency (one
     pair's weight moves by at most 1): the output's probability ``w (1 - p) + (1 - w) p`` is
@@ -54,8 +57,11 @@ def bernoulli_round(w: np.ndarray, rng) -> np.ndarray:
     w = np.asarray(w, dtype=np.float64)
     bits = (w >= 1.0).astype(np.int8)
     frac = (w > 0.0) & (w < 1.0)
+    # the number of fractional weights is private: they draw from a child stream keyed by a
+    # fixed number of draws of rng, so the noise rng draws next does not move with it (4.12)
+    child = child_rng(make_rng(rng))
     if frac.any():
-        bits[frac] = make_rng(rng).random(int(frac.sum())) < w[frac]
+        bits[frac] = child.random(int(frac.sum())) < w[frac]
     return bits
 
 
