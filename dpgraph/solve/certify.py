@@ -8,9 +8,8 @@ upper bound on ``G``'s maximum cut (hence on its maximum bisection), built from 
    certificate's memory and predicted time), then a Burer-Monteiro solve of ``SDP(G)`` and a
    *verified* proof that ``lambda_max(Diag(g - E) - W) <= mu`` for its iterate, with a
    diagonal ``E >= 0`` and ``n mu + sum(E) <= 4 tau`` (``tau = certify_gap(n)``: 0.5, or
-   ``n / 8000`` above 4,000 nodes) (a Cholesky factorization that raises single diagonal
-   entries where a pivot fails, or a sparse LDL^T factorization, with Rump's rounding
-   margin). That proof puts
+   ``n / 8000`` above 4,000 nodes) (a dense Cholesky factorization that raises single
+   diagonal entries where a pivot fails, with Rump's rounding margin). That proof puts
    ``f(G) = L(G) + tau`` (``L``: the iterate's primal value, a feasible point's) in
    ``[SDP(G), SDP(G) + tau]``; the solve is refined until it holds (:func:`input_sdp_bound`);
 2. ``f(G) + Laplace((1 + tau) / eps_c)``: one pair's weight moves ``SDP`` by at most 1, so ``f``
@@ -32,12 +31,10 @@ import time
 import numpy as np
 import scipy.linalg as sla
 from scipy.linalg import lapack
-import scipy.sparse as sp
 
 from typing import NamedTuple
 
-from dpgraph.engine.sdp import (CHOLESKY_FLOPS, rump_margin, sdp_rank, solve_lowrank_sdp,
-                                sparse_ldl_positive)
+from dpgraph.engine.sdp import CHOLESKY_FLOPS, rump_margin, sdp_rank, solve_lowrank_sdp
 from dpgraph.memory import check_memory
 from dpgraph.privacy import laplace_mechanism, make_rng
 from dpgraph.privacy.budget import certify_budget, certify_gap
@@ -64,11 +61,10 @@ CERTIFY_MAX_SECONDS = 600.0
 CERTIFY_TOLERANCES = (1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12)
 #: the attempt (0-based) from which each attempt doubles the factor's rank
 CERTIFY_DOUBLE_FROM = 2
-#: sparse LDL^T instead of a dense Cholesky on 501 to 4,000 nodes of mean degree at most 16
-#: (as the engine's certificate; both are rigorous, the choice only sets the cost). Not above:
-#: the fill of a sparse factorization depends on the graph and could pass the dense
-#: factorization's memory, which the public refusal (check_certify) budgets
-_SPARSE_MAX_N, _SPARSE_MAX_DEG = 4000, 16
+# The proof is a dense floating-point Cholesky on every input, never SuperLU's sparse LDL^T
+# (the engine's certificate on 501 to 4,000 sparse nodes): Rump's theorem is proved for
+# Cholesky, and the privacy of the released bound rests on the proof (docs/privacy.md 4.13).
+# It cost 0.2-0.3 CPU s more on G35 and G48 (2,000 and 3,000 nodes).
 
 
 class CertificateError(RuntimeError):
@@ -160,18 +156,12 @@ def check_certify(data) -> None:
                          f"{largest:,} nodes fit. Call without certify. Nothing was spent.")
 
 
-def _sparse_enough(op) -> bool:
-    n = op.n
-    return not op.is_dense and 500 < n <= _SPARSE_MAX_N and op.nnz <= _SPARSE_MAX_DEG * n
-
-
 def _verify(op, V: np.ndarray, tau: float) -> tuple[bool, float, dict]:
     """Whether ``lambda_max(Diag(g - E) - W) <= mu`` is proved for ``g_v = (W V)_v . v_v`` and
     a diagonal ``E >= 0`` with ``n mu + sum(E) <= 4 tau``, hence ``SDP <= L + tau`` (weak
-    duality with ``y = d - g + E``; docs/privacy.md 4.13). Dense inputs: ``mu = 4 tau (1 -
-    BUMP_SHARE) / n`` and ``E`` found by the factorization itself, at most ``4 tau
-    BUMP_SHARE`` in all (:func:`_bumped_cholesky`); sparse inputs (:func:`_sparse_enough`):
-    ``mu = 4 tau / n``, ``E = 0``. Returns ``(verified, L, info)`` with ``L = (sum d - sum g)
+    duality with ``y = d - g + E``; docs/privacy.md 4.13): ``mu = 4 tau (1 - BUMP_SHARE) /
+    n`` and ``E`` found by the factorization itself, at most ``4 tau BUMP_SHARE`` in all
+    (:func:`_bumped_cholesky`). Returns ``(verified, L, info)`` with ``L = (sum d - sum g)
     / 4``, the primal value of ``V V^T`` (unit rows: feasible)."""
     n = op.n
     nrm = np.sqrt(np.einsum("ij,ij->i", V, V))
@@ -179,8 +169,7 @@ def _verify(op, V: np.ndarray, tau: float) -> tuple[bool, float, dict]:
     V = V / nrm[:, None]
     g = np.einsum("ij,ij->i", op.matmul(V), V)
     L = 0.25 * (float(op.degrees.sum()) - float(g.sum()))
-    share = 0.0 if _sparse_enough(op) else BUMP_SHARE
-    ok, info = _prove(op, g, 4.0 * tau * (1.0 - share) / n, 4.0 * tau * share)
+    ok, info = _prove(op, g, 4.0 * tau * (1.0 - BUMP_SHARE) / n, 4.0 * tau * BUMP_SHARE)
     return ok, L, info
 
 
@@ -252,10 +241,9 @@ def _bumped_cholesky(A: np.ndarray, budget: float) -> np.ndarray | None:
 
 
 def _prove(op, g: np.ndarray, mu: float, budget: float = 0.0) -> tuple[bool, dict]:
-    """Whether the floating factorization of ``(mu - c) I - Diag(g) + W + Diag(E)`` succeeds
-    for some ``E >= 0`` summing to at most ``budget`` (dense: :func:`_bumped_cholesky`;
-    sparse: ``E = 0``), ``c`` Rump's margin for its trace: then ``lambda_max(Diag(g - E) - W)
-    <= mu``."""
+    """Whether the floating Cholesky of ``(mu - c) I - Diag(g) + W + Diag(E)`` succeeds for
+    some ``E >= 0`` summing to at most ``budget`` (:func:`_bumped_cholesky`), ``c`` Rump's
+    margin for its trace: then ``lambda_max(Diag(g - E) - W) <= mu``."""
     n = op.n
     # Rump: if the floating Cholesky of A - cI succeeds, A is positive definite; here
     # A = mu I - M + Diag(E), tr A <= |n mu - sum g| + budget (W's diagonal is ignored)
@@ -265,13 +253,6 @@ def _prove(op, g: np.ndarray, mu: float, budget: float = 0.0) -> tuple[bool, dic
         return False, {**info, "method": "none (iterate not finite)"}
     if c >= mu:
         return False, {**info, "method": "none (margin above the target)"}
-    if _sparse_enough(op):
-        Wc = sp.csc_matrix(op.W)
-        if op.has_diag:
-            Wc = Wc - sp.diags_array(op.diag, format="csc")
-        A = (Wc + sp.diags_array(mu - c - g, format="csc")).tocsc()
-        ok, _ = sparse_ldl_positive(A)
-        return bool(ok), {**info, "method": "ldl-verified"}
     A = op.to_dense()                      # W (zero diagonal); A = (mu - c) I - Diag(g) + W
     A[np.diag_indices(n)] += mu - c - g
     E = _bumped_cholesky(A, budget)
