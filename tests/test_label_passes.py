@@ -12,6 +12,7 @@ import dpgraph
 from dpgraph.graph import as_graph_data
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.batches import batch_bounds
+from dpgraph.privacy.noise import laplace_add_scale
 from dpgraph.privacy.budget import COMMUNITY_SHARE, SIDE_SHARE
 from dpgraph.privacy.transcript import transcript
 from dpgraph.synthetic.communities import PASS_GROWTH, _rows_block_counts, label_passes
@@ -98,7 +99,9 @@ def test_label_passes_charge_and_recover_planted_blocks():
         z = label_passes(data, epsilon=20, ledger=led, rng=s, labels=6)
         assert led.spent[0] == pytest.approx(20.0)
         assert [e.epsilon for e in led.entries] == pytest.approx([10.0, 10.0])
-        assert all(e.noise_scale == pytest.approx(0.1) and e.sensitivity == 1.0
+        # the discrete sampler's scale, 1/eps plus its rounding slack (privacy.md 13.1)
+        assert all(e.noise_scale == pytest.approx(laplace_add_scale(1.0, 10.0)) == pytest.approx(
+            0.1, rel=2e-3) and e.sensitivity == 1.0
                    for e in led.entries)
         assert z.shape == (400,) and z.min() == 0 and z.max() < 6
         nmis.append(ig.compare_communities(truth, z.tolist(), method="nmi"))

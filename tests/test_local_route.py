@@ -10,6 +10,7 @@ import pytest
 import dpgraph
 from dpgraph.graph import as_graph_data
 from dpgraph.privacy import PrivacyLedger
+from dpgraph.privacy.noise import laplace_add_scale
 from dpgraph.release.routes import route_spec
 from dpgraph.release.routes.local import (LocalPlan, backward_pass, balance_sides, batch_bounds,
                                           forward_pass, plan_local, release_local_sides,
@@ -364,9 +365,10 @@ def test_sweep_ledger_entry_matches_its_draws(monkeypatch, weights):
         assert len(used) == 1, used  # every batch's draw uses the same parameters
         (sens, eps, changed), = used
         assert sens == want == entry.sensitivity and changed == want
-        assert entry.noise_scale == pytest.approx(sens / eps)
+        # the scale the draws use: D / eps plus the discrete sampler's slack (privacy.md 13.1)
+        assert entry.noise_scale == pytest.approx(laplace_add_scale(sens, eps, changed))
+        assert entry.noise_scale == pytest.approx(sens / eps, rel=2e-3)
         assert entry.epsilon == pytest.approx(eps)
-        assert entry.sensitivity / entry.noise_scale == pytest.approx(entry.epsilon)  # eps = D/b
 
 
 def test_auto_pools_the_matrix_free_candidates_on_large_dense_graphs(monkeypatch):

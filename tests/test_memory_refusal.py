@@ -464,3 +464,27 @@ def test_factor_form_abs_total_in_row_blocks():
         tracemalloc.stop()
     assert got == pytest.approx(expected, rel=1e-12)
     assert peak < 2 * 8 * 256 * n + 2**20  # a block and its absolute value
+
+
+def test_release_synthetic_prices_its_label_passes_before_the_edge_count(monkeypatch):
+    """The label passes hold 8 n (2 k + 7) bytes for k labels, k chosen from the released edge
+    count: priced at the most labels (PASS_MAX_LABELS) before the count is drawn, so a call
+    whose passes could not fit is refused with nothing spent (docs/privacy.md 11.1)."""
+    import scipy.sparse as sp
+
+    from dpgraph.graph import GraphData
+    from dpgraph.synthetic import release_synthetic
+    from dpgraph.synthetic.communities import label_pass_memory
+    from dpgraph.synthetic.release import PASS_MAX_LABELS, synthetic_memory
+
+    n = 10**6
+    assert synthetic_memory(n, 0) < 4e8 < label_pass_memory(n, PASS_MAX_LABELS)
+    W = sp.csr_array((np.ones(2), (np.array([0, 1]), np.array([1, 0]))), shape=(n, n))
+    g = GraphData(weights=W, labels=range(n))
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "400M")
+    spent = []
+    monkeypatch.setattr("dpgraph.synthetic.release.release_edge_total",
+                        lambda *a, **k: spent.append(1))
+    with pytest.raises(InsufficientMemoryError, match="label passes"):
+        release_synthetic(g, epsilon=1.0, rng=0, communities="private")
+    assert not spent

@@ -38,6 +38,7 @@ __all__ = [
     "make_rng",
     "round_up_3g",
     "laplace_add_variance",
+    "laplace_add_scale",
     "gaussian_mechanism",
     "gaussian_noise",
     "ball_knorm_mechanism",
@@ -238,6 +239,19 @@ def laplace_add(value, *, sensitivity: float, epsilon: float, changed: int,
     noisy = p["grid"] * (_grid_rounded(arr, p["grid"]) + z.reshape(arr.shape)).astype(np.float64)
     record("laplace", noisy)
     return noisy
+
+
+def laplace_add_scale(sensitivity: float, epsilon: float, changed: int = 1) -> float:
+    """The scale of :func:`laplace_add`'s noise, as :func:`laplace_mechanism` records it in the
+    ledger: the discrete Laplace's ``g t / s`` (docs/privacy.md 13.1), slightly above
+    ``sensitivity / epsilon``. For a charge made by hand before a pass of ``laplace_add`` draws.
+
+    >>> round(laplace_add_scale(1.0, 1.0), 4)  # 1 + 1/1024: the sampler's rounding slack
+    1.001
+    """
+    p = discrete_laplace_parameters(check_sensitivity(sensitivity), check_epsilon(epsilon),
+                                    changed)
+    return float(p["scale"])
 
 
 def laplace_add_variance(sensitivity: float, epsilon: float, changed: int = 1) -> float:

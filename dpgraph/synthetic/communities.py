@@ -32,7 +32,7 @@ from dpgraph.memory import check_memory
 from dpgraph.privacy import (LaplaceDraws, PrivacyLedger, laplace_add, laplace_mechanism,
                              make_rng)
 from dpgraph.privacy.batches import batch_bounds, window_share
-from dpgraph.privacy.noise import laplace_add_variance
+from dpgraph.privacy.noise import laplace_add_scale, laplace_add_variance
 from dpgraph.progress import progress, report
 from dpgraph.privacy.transcript import record
 from dpgraph.spectral.linalg import arpack_start
@@ -41,7 +41,8 @@ from dpgraph.synthetic.block_model import block_edge_counts, check_blocks
 __all__ = ["partition_from_release", "cut_side_from_release", "synthetic_partition",
            "node_block_counts", "refine_partition", "supergraph_communities",
            "private_communities", "DEFAULT_BLOCKS", "INIT_SHARE", "GROUP_SIZE", "MAX_GROUPS",
-           "REFINE_BATCHES", "PASS_GROWTH", "label_passes", "kmeans", "supergraph_size",
+           "REFINE_BATCHES", "PASS_GROWTH", "label_passes", "label_pass_memory", "kmeans",
+           "supergraph_size",
            "check_community_memory"]
 
 # communities of privatize's spectral partition (each then split in two by the cut side)
@@ -390,6 +391,17 @@ def _label_shares(spread, forward, back, a, b, end, noise_var) -> tuple[float, f
     return (1.0, 1.0) if k_f == 0.0 and k_b == 0.0 else (k_f, k_b)
 
 
+def label_pass_memory(n: int, labels: int) -> int:
+    """Bytes :func:`label_passes` holds for ``n`` nodes and ``labels`` labels (public sizes): the
+    counts and one pass's noise drawn ahead (``n x labels`` each), scale factors, draw counts,
+    the order, two label vectors and the backward pass's two spreads by position.
+
+    >>> label_pass_memory(10**6, 24) // 10**6  # MB
+    440
+    """
+    return 8 * int(n) * (2 * int(labels) + 7)
+
+
 def label_passes(data: GraphData, *, epsilon: float, ledger: PrivacyLedger, rng=None,
                  labels: int = 6, growth: float = PASS_GROWTH, degrees: bool = False):
     """Private communities from two read-once label passes (pure ``epsilon``-DP;
@@ -442,10 +454,8 @@ def label_passes(data: GraphData, *, epsilon: float, ledger: PrivacyLedger, rng=
         raise ValueError(f"labels must be an integer >= 2, got {labels!r}")
     k = int(labels)
     n = data.n
-    # counts and one pass's noise drawn ahead (n x k each), scale factors, draw counts, order,
-    # two label vectors and the backward pass's two spreads by position (_label_shares)
-    check_memory(8 * n * (2 * k + 7), what=f"label_passes on {n:,} nodes with {k} labels",
-                 fit=(lambda kk: 8 * n * (2 * kk + 7), "At most {:,} labels fit."))
+    check_memory(label_pass_memory(n, k), what=f"label_passes on {n:,} nodes with {k} labels",
+                 fit=(lambda kk: label_pass_memory(n, kk), "At most {:,} labels fit."))
     gen = make_rng(rng)
     A = sp.csr_array(data.weights)
     del data
@@ -458,7 +468,7 @@ def label_passes(data: GraphData, *, epsilon: float, ledger: PrivacyLedger, rng=
     for name in ("forward", "backward"):
         ledger.charge(f"synthetic: label pass ({name})", mechanism="discrete laplace",
                       epsilon=eps_p, sensitivity=1.0, sensitivity_norm="l1",
-                      noise_scale=1.0 / eps_p,
+                      noise_scale=laplace_add_scale(1.0, eps_p),
                       note="adaptive, disjoint reads: each pair read once in this pass, by "
                            + ("its later" if name == "forward" else "its earlier")
                            + " endpoint; inside-batch pairs never (docs/privacy.md 7.14)")
@@ -502,7 +512,7 @@ def _sequential_rounds(A: sp.csr_array, b: np.ndarray, k: int, *, epsilon: float
         ledger.charge(f"synthetic: node-to-block counts (round {t + 1}/{rounds}, "
                       f"{batches} sequential batches)", mechanism="discrete laplace",
                       epsilon=eps_t, sensitivity=2.0, sensitivity_norm="l1",
-                      noise_scale=2.0 / eps_t,
+                      noise_scale=laplace_add_scale(2.0, eps_t, 2),
                       note="adaptive: each batch's rows read against the partition the earlier "
                            "batches left; one edge enters two released rows per round, by at "
                            "most 1 each (docs/privacy.md 7.4)")

@@ -34,7 +34,7 @@ from dpgraph.synthetic.block_model import (SPLIT_COUNT_SHARE, BlockModel, combin
                                            release_edge_total,
                                            release_split_block_model, warn_if_sparse_sample)
 from dpgraph.synthetic.communities import (GROUP_SIZE, INIT_SHARE, REFINE_BATCHES,
-                                           check_community_memory, label_passes,
+                                           check_community_memory, label_pass_memory, label_passes,
                                            private_communities,
                                            supergraph_size)
 from dpgraph.synthetic.closure import MAX_COUNT_WORK, close_triangles
@@ -749,6 +749,12 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
     if community_method == "refine" and communities != "none":  # its options' arrays too
         check_community_memory(data.n, init_labels=init_labels, group_size=group_size,
                                batches=batches)
+    elif communities != "none":  # the label passes at the most labels the released count can ask
+        check_memory(label_pass_memory(data.n, PASS_MAX_LABELS),
+                     what=f"release_synthetic's label passes on {data.n:,} nodes "
+                          f"(up to {PASS_MAX_LABELS} labels)",
+                     fit=(lambda k: label_pass_memory(k, PASS_MAX_LABELS),
+                          "At most {:,} nodes fit."))
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=0.0)  # the draws mark it if seeded
     # steps 0 and 0b: a second count where the first is noisy beside what it released (7.10)

@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from dpgraph.graph import GraphData
 from dpgraph.privacy import LaplaceDraws, PrivacyLedger, laplace_mechanism, make_rng
 from dpgraph.privacy.batches import batch_bounds, forward_sides
+from dpgraph.privacy.noise import laplace_add_scale
 from dpgraph.progress import report
 
 __all__ = ["side_pass", "split_prior", "model_cut_share", "best_block_split", "release_cut_lead",
@@ -123,7 +124,7 @@ def side_pass(data: GraphData, released_degrees, *, epsilon: float, ledger: Priv
     order = np.lexsort((gen.random(n), -d))  # largest first, ties in a random order
     ledger.charge("synthetic: cut sides (forward pass)", mechanism="discrete laplace",
                   epsilon=epsilon, sensitivity=1.0, sensitivity_norm="l1",
-                  noise_scale=1.0 / epsilon,
+                  noise_scale=laplace_add_scale(1.0, epsilon),
                   note="adaptive, disjoint reads in released-degree order: each pair read once, "
                        "by its later endpoint's field; inside-batch pairs never "
                        "(docs/privacy.md 7.15)")

@@ -56,7 +56,7 @@ from dpgraph.graph import GraphData
 from dpgraph.release.private_graph import PrivateGraph
 from dpgraph.privacy import (PrivacyLedger, gumbel_noise, laplace_add, laplace_mechanism,
                              make_rng)
-from dpgraph.privacy.noise import laplace_add_variance
+from dpgraph.privacy.noise import laplace_add_scale, laplace_add_variance
 from dpgraph.progress import report
 from dpgraph.release.routes.randomized_response import randomized_response_matrix
 
@@ -465,7 +465,7 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
     # core, here otherwise; docs/privacy.md 14.2).
     ledger.charge("local route: forward pass", mechanism="discrete laplace",
                   epsilon=0.0 if k else eps_1, sensitivity=1.0, sensitivity_norm="l1",
-                  noise_scale=1 / eps_1,
+                  noise_scale=laplace_add_scale(1.0, eps_1),
                   note=(f"parallel composition with the core's randomized response: the two "
                         f"read disjoint pairs, so its eps {eps_1:.4g} is charged once, on the "
                         f"core's line; " if k else "") +
@@ -478,7 +478,7 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
         report("local route: backward pass")
         ledger.charge("local route: backward pass", mechanism="discrete laplace",
                       epsilon=eps_b, sensitivity=1.0, sensitivity_norm="l1",
-                      noise_scale=1 / eps_b,
+                      noise_scale=laplace_add_scale(1.0, eps_b),
                       note="adaptive, disjoint reads in reverse order: each non-core pair read "
                            "once, by its earlier endpoint's field (docs/privacy.md 14.9)")
         x, confidence = backward_pass(weights, order, x, np.nan_to_num(fields), bounds,
@@ -491,7 +491,7 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
             name = "local route: refinement sweep" + (f" {k}/{count}" if count > 1 else "")
             report(name)
             ledger.charge(name, mechanism="discrete laplace", epsilon=eps_k,
-                          sensitivity=2.0, sensitivity_norm="l1", noise_scale=2 / eps_k,
+                          sensitivity=2.0, sensitivity_norm="l1", noise_scale=laplace_add_scale(2.0, eps_k, 2),
                           note="adaptive; each pair read by both endpoints' fields, L1 "
                                "sensitivity 2 (docs/privacy.md 14.3)")
             _refine_sweep(weights, order, x, confidence, all_bounds, epsilon=eps_k,
