@@ -71,6 +71,7 @@ __all__ = [
     "label_sequence",
     "same_labels",
     "in_label_order",
+    "without_symmetrize",
     "from_matrix",
     "to_networkx",
     "to_igraph",
@@ -262,6 +263,25 @@ def in_label_order(data: GraphData) -> GraphData:
     W.sort_indices()
     return GraphData(weights=W, labels=tuple(data.labels[i] for i in order),
                      _summed=data._summed, _checked=True)
+
+
+def without_symmetrize(exc: ValueError) -> ValueError:
+    """For a function that takes no ``symmetrize=`` (the private functions, the engine's
+    solvers): :func:`as_graph_data`'s refusal of a directed graph reworded to say where
+    ``symmetrize`` goes; any other error unchanged.
+
+    >>> err = ValueError("g is directed; pass symmetrize='max', 'sum' or 'mean' to say how")
+    >>> str(without_symmetrize(err)).split(" (")[0]
+    "g is directed; make it undirected first, e.g. dpgraph.as_graph_data(G, symmetrize='max')"
+    """
+    text = str(exc)
+    if " is directed" not in text or "pass symmetrize=" not in text:
+        return exc
+    source = text.split(" is directed", 1)[0]
+    why = " (its weight matrix is not symmetric)" if "not symmetric" in text else ""
+    return ValueError(f"{source} is directed{why}; make it undirected first, e.g. "
+                      f"dpgraph.as_graph_data(G, symmetrize='max') ('sum' and 'mean' too), "
+                      f"and pass that")
 
 
 def summed_parallel_edges(data) -> tuple | None:

@@ -10,7 +10,8 @@ private release (:func:`dpgraph.privatize`, :func:`dpgraph.release_synthetic`,
 
 from __future__ import annotations
 
-from dpgraph.graph import GraphData, as_graph_data, in_label_order, summed_parallel_edges
+from dpgraph.graph import (GraphData, as_graph_data, in_label_order, summed_parallel_edges,
+                           without_symmetrize)
 from dpgraph.io.dask import is_dask_input
 
 __all__ = ["input_graph", "check_private_graph_input"]
@@ -30,14 +31,10 @@ def input_graph(G, *, weight: str | None = "weight"):
     try:
         return in_label_order(as_graph_data(G, weight=weight))
     except ValueError as exc:  # the private functions take no symmetrize=: say where it goes
-        text = str(exc)
-        if " is directed" not in text or "pass symmetrize=" not in text:
+        reworded = without_symmetrize(exc)
+        if reworded is exc:
             raise
-        source = text.split(" is directed", 1)[0]
-        why = " (its weight matrix is not symmetric)" if "not symmetric" in text else ""
-        raise ValueError(f"{source} is directed{why}; make it undirected first, e.g. "
-                         f"dpgraph.as_graph_data(G, symmetrize='max') ('sum' and 'mean' too), "
-                         f"and pass that") from None
+        raise reworded from None
 
 
 def check_private_graph_input(data: GraphData, *, what: str = "the private pipeline") -> None:

@@ -239,3 +239,14 @@ def test_an_output_file_that_is_the_input_is_refused(tmp_path, capsys, monkeypat
     assert "is the input file" in line and "would overwrite the input" in line
     assert (tmp_path / "g.txt").read_text() == text
     assert (tmp_path / "nodes.txt").read_text() == "a\nb\nc\nd\n"
+
+
+def test_the_engine_points_a_directed_graph_to_as_graph_data():
+    """``solve_max_cut(nx.DiGraph(...))`` said "pass symmetrize=...", which the solver does not
+    take; it now says to make the graph undirected with ``as_graph_data`` first."""
+    D = nx.DiGraph([(0, 1), (1, 2), (2, 0)])
+    with pytest.raises(ValueError, match=r"make it undirected first, e\.g\. "
+                                         r"dpgraph\.as_graph_data\(G, symmetrize='max'\)"):
+        dpgraph.solve_max_cut(D)
+    und = dpgraph.as_graph_data(D, symmetrize="max")
+    assert dpgraph.solve_max_cut(und, rng=0).value == 2.0
