@@ -250,3 +250,35 @@ def test_the_engine_points_a_directed_graph_to_as_graph_data():
         dpgraph.solve_max_cut(D)
     und = dpgraph.as_graph_data(D, symmetrize="max")
     assert dpgraph.solve_max_cut(und, rng=0).value == 2.0
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["maxcut", "{g}", "--epsilon", "1", "--delta", "1e-6", "--route", "pca", "--rank", "0"],
+     "--rank"),
+    (["synth", "{g}", "--epsilon", "1", "--delta", "1e-6", "--mechanism", "privatize",
+      "--synthetic-share", "2", "-o", "{out}"], "--synthetic-share"),
+])
+def test_option_ranges_are_refused_before_the_graph_is_read(tmp_path, capsys, argv, option):
+    """``--rank 0`` and ``--synthetic-share 2`` were refused only after the whole graph was
+    read, and ``--rank`` without its dashes; a path that does not exist shows the refusal
+    comes first."""
+    argv = [a.format(g=str(tmp_path / "missing.txt"), out=str(tmp_path / "s.txt"))
+            for a in argv]
+    assert main(argv) == 2
+    line = _error(capsys.readouterr().err)
+    assert option in line and "missing.txt" not in line
+
+
+def test_a_rank_above_the_node_count_is_named_as_the_option(capsys):
+    assert main(["maxcut", "karate", "--epsilon", "1", "--delta", "1e-6", "--seed", "1", "-q",
+                 "--route", "pca", "--rank", "40"]) == 2
+    assert "--rank must satisfy 1 <= rank < n - 1 = 33" in _error(capsys.readouterr().err)
+
+
+def test_a_pure_budget_on_an_approximate_route_names_the_delta_option(capsys):
+    """The refusal of ``--delta 0`` with ``--route pca`` spoke of ``delta=0`` and ``delta > 0``,
+    the Python argument, on the command line."""
+    assert main(["maxcut", "karate", "--epsilon", "1", "--delta", "0", "--route", "pca",
+                 "-q"]) == 2
+    line = _error(capsys.readouterr().err)
+    assert line.startswith("dpgraph: error: --delta 0 asks for pure") and "pass --delta > 0" in line

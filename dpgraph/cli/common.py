@@ -494,8 +494,9 @@ def seed_argument(text: str) -> int:
 
 def check_budget_arguments(args) -> None:
     """Refuse a ``--epsilon`` or ``--delta`` that no release takes (epsilon not a finite
-    number > 0, delta outside [0, 1)) as the command starts, before a graph file is read
-    (which takes minutes on a large one); the release checks them again.
+    number > 0, delta outside [0, 1)), a ``--rank`` below 1 and a ``--synthetic-share``
+    outside (0, 1) as the command starts, before a graph file is read (which takes minutes on
+    a large one); the release checks them again.
 
     >>> import argparse
     >>> check_budget_arguments(argparse.Namespace(epsilon=0.0, delta=None))
@@ -503,12 +504,18 @@ def check_budget_arguments(args) -> None:
     ...
     dpgraph.privacy.validation.InvalidParameterError: --epsilon must be a finite number > 0, got 0.0
     """
-    from dpgraph.privacy.validation import check_delta, check_epsilon
+    from dpgraph.privacy.validation import check_delta, check_epsilon, check_share
 
     if getattr(args, "epsilon", None) is not None:
         check_epsilon(args.epsilon, name="--epsilon")
     if getattr(args, "epsilon", None) is not None and getattr(args, "delta", None) is not None:
         check_delta(args.delta, name="--delta")
+    # the options whose range needs no graph: refused before the file is read too
+    if getattr(args, "rank", None) is not None and args.rank < 1:
+        raise ValueError(f"--rank must be an integer >= 1 (and below the node count less 1), "
+                         f"got {args.rank}")
+    if getattr(args, "synthetic_share", None) is not None:
+        check_share("--synthetic-share", args.synthetic_share)
 
 
 # ----------------------------------------------------------------------------- output

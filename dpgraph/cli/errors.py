@@ -86,6 +86,8 @@ _OPTION_SPELLINGS = [
     (r", or synthetic_share=None \(no block model\)", ""),
     (r"\bsynthetic_share\b", "--synthetic-share"),
     (r"\brelation_size\b", "--relation-size"),
+    (r"^delta=0 asks for pure\b", "--delta 0 asks for pure"),  # the caller's own value
+    (r"\bor pass delta > 0\b", "or pass --delta > 0"),
     (r"\bpass format=", "pass --format"),
     (r"\bnodes= (for|reads)\b", r"--nodes N \1"),  # an edge list without edges
     (r"\bformat= one of\b", "--format one of"),
@@ -94,7 +96,7 @@ _OPTION_SPELLINGS = [
     (r"\bwith certify=True\b", "with --certify"),
     (r"\bcertify=True\b", "--certify"),
     (r"\b[Cc]all without certify\b", "Run without --certify"),
-    (r"(^|: )(k|rank) must be\b", r"\1--\2 must be"),
+    (r"(^|: )(k|rank) must (be|satisfy)\b", r"\1--\2 must \3"),
     (r"sample_dask\(\) or write_sample\(\) draw the same graph as Dask tasks",
      "With Dask edge files as input (a folder or glob of Parquet files) synth draws the same "
      "graph as Dask tasks"),
