@@ -488,3 +488,21 @@ def test_release_synthetic_prices_its_label_passes_before_the_edge_count(monkeyp
     with pytest.raises(InsufficientMemoryError, match="label passes"):
         release_synthetic(g, epsilon=1.0, rng=0, communities="private")
     assert not spent
+
+
+def test_sorting_the_nodes_is_priced_before_it_copies(monkeypatch):
+    """A private input whose labels are not in sorted order is copied in that order
+    (docs/privacy.md 4.14): the copy is priced first, and refused with nothing allocated."""
+    import scipy.sparse as sp
+
+    from dpgraph.graph import GraphData, in_label_order
+
+    n = 100_000
+    W = sp.csr_array((np.ones(2), (np.array([0, 1]), np.array([1, 0]))), shape=(n, n))
+    g = GraphData(weights=W, labels=tuple(range(n - 1, -1, -1)))
+    assert in_label_order(g).labels[:3] == (0, 1, 2)
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "4M")
+    with pytest.raises(InsufficientMemoryError, match="sorted label order"):
+        in_label_order(g)
+    sorted_g = GraphData(weights=W, labels=range(n))
+    assert in_label_order(sorted_g) is sorted_g  # already in order: no copy, nothing priced
