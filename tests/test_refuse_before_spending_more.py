@@ -256,3 +256,22 @@ def test_discrete_gaussian_parameters_refuse_a_bad_epsilon():
     for bad in (True, "1", float("nan")):
         with pytest.raises(InvalidParameterError):
             noise.discrete_gaussian_parameters(1.0, bad, 1e-6, 1)
+
+
+@pytest.mark.parametrize("options", [{"bogus": 1}, {"split": "x"}, {"symmetrize": "yes"},
+                                     {"which": "top"}, "split"])
+def test_pca_options_are_refused_before_the_degrees(options):
+    """``pca_options`` went straight into ``private_subspace``, which refused a bad key or
+    value only after the PCA route had charged and drawn the degrees (a running ledger kept
+    eps 0.035 spent); they are checked with the other options, before anything is drawn."""
+    import networkx as nx
+
+    import dpgraph
+    from dpgraph.privacy import PrivacyLedger
+
+    led = PrivacyLedger(epsilon=2.0, delta=1e-5)
+    G = nx.Graph(nx.karate_club_graph().edges())
+    with pytest.raises((ValueError, TypeError), match="pca_options"):
+        dpgraph.privatize(G, epsilon=1.0, delta=1e-6, route="pca", pca_options=options,
+                          ledger=led)
+    assert led.spent == (0.0, 0.0) and not led.entries

@@ -308,6 +308,7 @@ class ReleaseOptions:
         elif reg != "mean":
             raise ValueError(f"regularization must be 'mean' or a number > 0, got {reg!r}")
         _check_rr_postprocess(kw["rr_postprocess"])
+        _check_pca_options(kw["pca_options"])
         return cls(**kw)
 
     def for_route(self, route: str) -> dict:
@@ -317,6 +318,45 @@ class ReleaseOptions:
         if spec.expand:
             out.update(getattr(self, spec.expand) or {})
         return out
+
+
+#: the keywords of :func:`dpgraph.spectral.private_subspace` that ``pca_options`` may set (the
+#: route sets the rest: the matrix, rank, budget, adjacency, ledger and generator)
+_PCA_OPTION_KEYS = ("split", "which", "symmetrize", "eig_options")
+
+
+def _check_pca_options(options) -> None:
+    """Refuse, before the degrees are released, ``pca_options`` that
+    :func:`dpgraph.spectral.private_subspace` would refuse only after the degrees were spent
+    (docs/privacy.md 11.1): a key it does not take from here, a ``split`` that is not a
+    :class:`~dpgraph.spectral.BudgetSplit` without a core step, ``which`` or ``symmetrize`` of
+    the wrong kind."""
+    from dpgraph.spectral.pca import BudgetSplit
+
+    if options is None:
+        return
+    if not isinstance(options, dict):
+        raise TypeError(f"pca_options must be a dict of private_subspace keywords, got "
+                        f"{type(options).__name__}")
+    unknown = sorted(set(options) - set(_PCA_OPTION_KEYS), key=str)
+    if unknown:
+        raise ValueError(f"pca_options: unknown key(s) {unknown}; the keys it takes are "
+                         f"{list(_PCA_OPTION_KEYS)} (max_projector_noise is privatize's own "
+                         f"argument)")
+    split = options.get("split")
+    if split is not None and (not isinstance(split, BudgetSplit)
+                              or split.epsilon[3] != 0 or split.delta[3] != 0):
+        raise ValueError("pca_options['split'] must be a dpgraph.spectral.BudgetSplit whose "
+                         "core fractions are 0 (private_subspace has no core step)")
+    if "which" in options:
+        check_choice(options["which"], name="pca_options['which']",
+                     choices=("magnitude", "largest", "smallest"))
+    if "symmetrize" in options and not isinstance(options["symmetrize"], (bool, np.bool_)):
+        raise TypeError(f"pca_options['symmetrize'] must be True or False, got "
+                        f"{options['symmetrize']!r}")
+    eig = options.get("eig_options")
+    if eig is not None and not isinstance(eig, dict):
+        raise TypeError(f"pca_options['eig_options'] must be a dict, got {type(eig).__name__}")
 
 
 def _check_rr_postprocess(value) -> None:
