@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import numbers
 import os
+from decimal import Decimal
 import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -71,6 +72,7 @@ __all__ = [
     "label_sequence",
     "same_labels",
     "in_label_order",
+    "label_key",
     "without_symmetrize",
     "from_matrix",
     "to_networkx",
@@ -222,18 +224,48 @@ def canonical_graph(weights: sp.csr_array, labels) -> GraphData:
     return GraphData(weights=weights, labels=label_sequence(labels), _checked=True)
 
 
+def label_key(x) -> tuple:
+    """A sort key under which any labels are totally ordered, a function of the label's value
+    alone (never of the order it came in): real numbers by value (NaN after them), strings and
+    bytes by value, tuples and frozensets element by element (a frozenset's elements sorted
+    first), anything else by its type's name and ``repr``. Python's own ``<`` is not enough:
+    frozensets (the nodes of ``networkx.quotient_graph``) and NaN are only partially ordered,
+    so sorting them keeps part of the order they came in.
+
+    >>> sorted([frozenset({2}), frozenset({1, 2}), frozenset({1})], key=label_key)
+    [frozenset({1}), frozenset({1, 2}), frozenset({2})]
+    >>> sorted([float("nan"), "a", 2, 1.5, (1, "b")], key=label_key)
+    [1.5, 2, nan, 'a', (1, 'b')]
+    """
+    if isinstance(x, (bool, numbers.Real, np.bool_)):
+        v = float(x) if not isinstance(x, numbers.Integral) else int(x)
+        return (0, 1, 0) if v != v else (0, 0, v)
+    if isinstance(x, Decimal):
+        return (0, 1, 0) if x.is_nan() else (0, 0, x)
+    if isinstance(x, str):
+        return (1, x)
+    if isinstance(x, bytes):
+        return (2, x)
+    if isinstance(x, tuple):
+        return (3, tuple(label_key(e) for e in x))
+    if isinstance(x, frozenset):
+        return (4, tuple(sorted(label_key(e) for e in x)))
+    return (5, type(x).__module__ + "." + type(x).__qualname__, repr(x))
+
+
 def _label_order(labels) -> list | None:
-    """The positions of ``labels`` in sorted order, None where they already are. Labels that do
-    not compare with each other (``1`` and ``"a"``) sort by their type's name, then ``repr``."""
+    """The positions of ``labels`` in :func:`label_key` order, None where they are in it."""
     if isinstance(labels, range):
         return None if labels.step > 0 else list(range(len(labels)))[::-1]
-    try:
-        if all(a <= b for a, b in zip(labels, labels[1:])):
+    first = type(labels[0]) if len(labels) else int
+    if first in (int, str) and all(type(x) is first for x in labels):  # the usual labels
+        if all(a < b for a, b in zip(labels, labels[1:])):
             return None
         return sorted(range(len(labels)), key=labels.__getitem__)
-    except TypeError:
-        key = [(type(x).__qualname__, repr(x)) for x in labels]
-        return sorted(range(len(labels)), key=key.__getitem__)
+    key = [label_key(x) for x in labels]
+    if all(a < b for a, b in zip(key, key[1:])):
+        return None
+    return sorted(range(len(labels)), key=key.__getitem__)
 
 
 def in_label_order(data: GraphData) -> GraphData:
@@ -244,8 +276,7 @@ def in_label_order(data: GraphData) -> GraphData:
     graph object lists its nodes in can depend on its edges -- ``networkx.Graph(edge_list)`` and
     ``networkx.read_edgelist`` list them by first appearance, so removing one edge can move a
     node -- and a release that kept it would show it (the order of a returned assignment) and
-    break ties by it. Labels that do not compare with each other (``1`` and ``"a"``) sort by
-    their type's name, then ``repr``.
+    break ties by it. Labels of any kind sort by :func:`label_key`, a total order.
 
     >>> import networkx as nx
     >>> G = nx.Graph([(2, 0), (0, 1)])  # nodes listed by first appearance: 2, 0, 1

@@ -596,3 +596,26 @@ def test_bernoulli_rounding_moves_the_callers_generator_the_same_whatever_the_we
     inst = lambda w: CSPInstance(3, 2, [(0, 1, differ, 1.0), (1, 2, differ, w)])
     assert next_draw(lambda i, g: rounded_label_graph(i, g), inst(1.0)) == \
         next_draw(lambda i, g: rounded_label_graph(i, g), inst(0.5))
+
+
+@pytest.mark.parametrize("relabel", [frozenset, float])
+def test_partially_ordered_labels_get_the_same_order_on_adjacent_graphs(relabel):
+    """docs/privacy.md 4.14 with labels Python orders only partly: frozensets (the nodes of
+    ``networkx.quotient_graph``) and a NaN among floats kept part of their first-appearance
+    order under ``sorted``; ``label_key`` orders any labels totally."""
+    import networkx as nx
+
+    import dpgraph
+
+    nan = float("nan")  # one object, so that the graph has one NaN node
+    label = (lambda v: frozenset({v})) if relabel is frozenset else \
+        (lambda v: nan if v == 5 else float(v))
+    E = [(label(u), label(v)) for u, v in nx.karate_club_graph().edges()]
+    G, H = nx.Graph(E), nx.Graph(E[1:])  # E[0] is {0, 1}: node 1 moves in H's node list
+    orders = []
+    for graph in (G, H):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = dpgraph.max_cut(graph, epsilon=1.0, delta=1e-6, rng=0, weight=None)
+        orders.append([repr(k) for k in res.assignment])
+    assert orders[0] == orders[1]
