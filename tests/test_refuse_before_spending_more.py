@@ -275,3 +275,27 @@ def test_pca_options_are_refused_before_the_degrees(options):
         dpgraph.privatize(G, epsilon=1.0, delta=1e-6, route="pca", pca_options=options,
                           ledger=led)
     assert led.spent == (0.0, 0.0) and not led.entries
+
+
+@pytest.mark.parametrize("call", [
+    lambda G, led: __import__("dpgraph").max_cut(
+        G, epsilon=1.0, delta=1e-6, route="pca", candidates="unbiased", ledger=led),
+    lambda G, led: __import__("dpgraph").max_cut(
+        G, epsilon=1.0, delta=1e-6, route="matrix-free", candidates="posterior-degree",
+        ledger=led),
+    lambda G, led: __import__("dpgraph").max_2csp(
+        __import__("dpgraph").engine.max_k_cut_instance(G, 3), epsilon=8.0, delta=1e-4,
+        privatize_options={"route": "pca"}, candidates="posterior-block", ledger=led),
+])
+def test_objectives_an_explicit_route_never_offers_are_refused_before_spending(call):
+    """An objective that the requested route's release never offers (the PCA and matrix-free
+    routes offer 'synthetic' only) was refused after the release had spent the budget; the
+    route's declared objectives (RouteSpec.objectives) refuse it first."""
+    import networkx as nx
+
+    from dpgraph.privacy import PrivacyLedger
+
+    led = PrivacyLedger(epsilon=50.0, delta=1e-3)
+    with pytest.raises(ValueError, match="refused before anything is spent"):
+        call(nx.Graph(nx.karate_club_graph().edges()), led)
+    assert led.spent == (0.0, 0.0) and not led.entries

@@ -15,6 +15,7 @@ from dpgraph.io.dask import is_dask_input
 from dpgraph.privacy import laplace_mechanism, monotone_exponential_mechanism
 from dpgraph.release.posterior import prior_rank
 from dpgraph.release.private_graph import PrivateGraph
+from dpgraph.release.routes import route_spec
 
 __all__ = ["ONE_OBJECTIVE_ABOVE_N", "KNOWN_OBJECTIVES", "candidate_objectives", "precheck_solver",
            "candidate_pool", "choose_candidate", "release_estimate", "clamped_interval",
@@ -200,10 +201,12 @@ def partition_of(labels, x) -> tuple[tuple, dict]:
 KNOWN_OBJECTIVES = ("synthetic", "low-rank", "unbiased", "posterior-degree")
 
 
-def precheck_solver(problem: str, candidates, solver_options, n: int | None = None) -> None:
+def precheck_solver(problem: str, candidates, solver_options, n: int | None = None,
+                    route: str = "auto") -> None:
     """Refuse, before any release, engine options the solver does not take, options that would
-    not fit in memory on ``n`` nodes, and objective names no route offers (which ones a release
-    offers depends on its route: checked again after).
+    not fit in memory on ``n`` nodes, objective names no route offers, and names an explicit
+    ``route`` never offers (its :attr:`RouteSpec.objectives`; where a release's objectives
+    depend on the release they are checked again after it).
 
     >>> precheck_solver("maxcut", ["unbiased", "synthetic"], {"rank": 4}, n=100)  # accepted
     >>> precheck_solver("maxbisection", "auto", {"colour": 1})
@@ -223,6 +226,12 @@ def precheck_solver(problem: str, candidates, solver_options, n: int | None = No
     if n is not None and set(solver_options or {}) & {"rank", "samples", "anneal_sweeps"}:
         check_solver_memory(n, solver_options)  # the options that grow the engine's arrays
     check_candidate_names(candidates)
+    offered = None if route == "auto" else route_spec(route).objectives
+    if offered is not None and candidates != "auto":
+        names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
+        if any(c not in offered for c in names):
+            raise ValueError(f"candidates={candidates!r}: the {route} route's release offers "
+                             f"{offered}; refused before anything is spent")
 
 
 def check_solver_options(solver, solver_options, *, fixed=(), name: str | None = None) -> None:

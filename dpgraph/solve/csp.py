@@ -445,6 +445,12 @@ def _precheck_dense_options(route: str, candidates, solver_options, privatize_op
     check_solver_options(solve_label_csp, solver_options, fixed=("A", "n", "q", "rng"),
                          name="dpgraph.engine.solve_label_csp")
     check_candidate_names(candidates, extra=(BLOCK_OBJECTIVE,))
+    offered = route_spec(route).objectives  # where the route's offer is known before release
+    if offered is not None and candidates != "auto":
+        names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
+        if any(c not in offered for c in names):
+            raise ValueError(f"candidates={candidates!r}: the {route} route's release offers "
+                             f"{offered}; refused before anything is spent")
     if pair_delta <= 0 and not route_spec(route).pure:
         raise ValueError(f"epsilon is so large that group privacy leaves each label pair a "
                          f"delta that rounds to 0, which route={route!r} cannot use; use "

@@ -196,7 +196,7 @@ def _checked_call(problem, G, *, epsilon, delta, rank, kappa, estimate_share, se
     check_private_graph_input(data)
     if rank is not None:  # refused before anything is spent, whichever route runs
         check_rank(rank, data.n)
-    precheck_solver(problem, candidates, solver_options, n=data.n)
+    precheck_solver(problem, candidates, solver_options, n=data.n, route=requested)
     eps_route = _check_answer_shares(epsilon, requested, opts, estimate_share=estimate_share,
                                      select_share=select_share, certify=certify,
                                      estimate=estimate,

@@ -77,6 +77,10 @@ class RouteSpec:
     sized_by_edge_count : bool
         Whether a private answer releases the edge count before it (to size its releases and
         the estimate's range).
+    objectives : tuple of str or None
+        The objectives (:meth:`PrivateGraph.objective_names`) its release offers where they do
+        not depend on the release, so that an answer can refuse others before spending
+        anything; None where they do (randomized response's depend on ``n`` and the rank).
 
     Examples
     --------
@@ -97,6 +101,7 @@ class RouteSpec:
     default_rank: int | None = None
     selects: bool = True
     sized_by_edge_count: bool = False
+    objectives: tuple | None = None
 
 
 _PCA_OPTIONS = ("degree_share", "tail_share", "core_share", "regularization", "projection",
@@ -106,10 +111,12 @@ _SPECS = (
               sized_by_edge_count=True),
     RouteSpec("randomized-response", "randomized_response", pure=True, dense=True,
               options=("rr_postprocess",)),
-    RouteSpec("pca", "pca", pure=False, dense=True, options=_PCA_OPTIONS, selects=False),
+    RouteSpec("pca", "pca", pure=False, dense=True, options=_PCA_OPTIONS, selects=False,
+              objectives=("synthetic",)),
     RouteSpec("matrix-free", "matrix_free", pure=False, dense=False,
               options=("regularization",), expand="matrix_free_options", streams=True,
-              own_sampler=True, default_rank=2, sized_by_edge_count=True),
+              own_sampler=True, default_rank=2, sized_by_edge_count=True,
+              objectives=("synthetic",)),
 )
 _BY_NAME = {s.name: s for s in _SPECS}
 ROUTES = tuple(_BY_NAME)
