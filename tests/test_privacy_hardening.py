@@ -64,9 +64,13 @@ def test_max_cut_and_max_2csp_diagnostics_carry_no_timing():
     assert _time_keys(res.diagnostics) == [] and _time_keys(res.private_graph.diagnostics) == []
     res = dpgraph.max_2csp(inst, epsilon=4.0, delta=1e-6, rng=0)  # the local route
     assert res.private_graph is None and _time_keys(res.diagnostics) == []
+    rel = dpgraph.release_synthetic(G, epsilon=2.0, rng=0)
+    assert rel.diagnostics and _time_keys(rel.diagnostics) == []
+    assert _time_keys(rel.to_dict()) == []
 
 
-@pytest.mark.parametrize("command", [["maxcut"], ["bisection"], ["synth", "-o", "{tmp}/s.edgelist"]])
+@pytest.mark.parametrize("command", [["maxcut"], ["bisection"], ["synth", "-o", "{tmp}/s.edgelist"],
+                                     ["max2csp", "--k", "3"]])
 def test_cli_json_carries_no_timing(command, tmp_path, capsys):
     args = [a.replace("{tmp}", str(tmp_path)) for a in command]
     assert main([args[0], "karate", "--epsilon", "2", "--delta", "1e-6", "--seed", "0",

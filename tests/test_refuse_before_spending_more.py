@@ -288,9 +288,10 @@ def test_pca_options_are_refused_before_the_degrees(options):
         privatize_options={"route": "pca"}, candidates="posterior-block", ledger=led),
 ])
 def test_objectives_an_explicit_route_never_offers_are_refused_before_spending(call):
-    """An objective that the requested route's release never offers (the PCA and matrix-free
-    routes offer 'synthetic' only) was refused after the release had spent the budget; the
-    route's declared objectives (RouteSpec.objectives) refuse it first."""
+    """An objective that the requested route's release never offers (the PCA route offers
+    'synthetic' only, the matrix-free route 'low-rank') was refused after the release had
+    spent the budget; the route's declared objectives (RouteSpec.objectives) refuse it
+    first."""
     import networkx as nx
 
     from dpgraph.privacy import PrivacyLedger
@@ -298,4 +299,21 @@ def test_objectives_an_explicit_route_never_offers_are_refused_before_spending(c
     led = PrivacyLedger(epsilon=50.0, delta=1e-3)
     with pytest.raises(ValueError, match="refused before anything is spent"):
         call(nx.Graph(nx.karate_club_graph().edges()), led)
+    assert led.spent == (0.0, 0.0) and not led.entries
+
+
+def test_max_2csp_dense_refusals_of_privatize_come_before_the_total_weight():
+    """max_2csp's PCA branch at a tiny epsilon: privatize refused the label graph's release (a
+    share below the discrete samplers' range) after the total constraint weight had been
+    drawn; the same refusal now runs on a placeholder of the public size first."""
+    import dpgraph
+    from dpgraph.engine import CSPInstance
+    from dpgraph.privacy import PrivacyLedger
+
+    differ = {(a, b) for a in range(3) for b in range(3) if a != b}
+    inst = CSPInstance(6, 3, [(i, (i + 1) % 6, differ, 1.0) for i in range(6)])
+    led = PrivacyLedger(epsilon=1.0, delta=1e-5)
+    with pytest.raises(ValueError, match="below the exact discrete"):
+        dpgraph.max_2csp(inst, epsilon=3e-4, delta=1e-6, route="pca", relation_size=9,
+                         ledger=led)
     assert led.spent == (0.0, 0.0) and not led.entries

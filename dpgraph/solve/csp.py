@@ -561,6 +561,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     eps_p = left(epsilon, eps_total, eps_select, eps_estimate)
     _precheck_dense_options(route, candidates, solver_options, privatize_options,
                             group_privacy_delta(eps_p, delta, s))
+    _precheck_label_release(instance.n * instance.q, s, rank, eps_p, delta, privatize_options)
     total, upper = _release_total_weight(instance, epsilon=eps_total, ledger=ledger, rng=gen)
     pg, dlt_0 = _release_label_graph(instance, s, rank, eps_p, delta, privatize_options,
                                      ledger, gen)
@@ -625,6 +626,20 @@ def _block_mask(n: int, q: int) -> np.ndarray:
     variable to itself)."""
     block = np.arange(n * q) // q
     return block[:, None] == block[None, :]
+
+
+def _precheck_label_release(N: int, s: int, rank: int, eps_p: float, delta: float,
+                            privatize_options) -> None:
+    """Every refusal :func:`dpgraph.privatize` makes from public sizes and budgets (a share
+    below the exact samplers' range, a route that does not fit), made on an ``N``-node
+    placeholder before the total weight is drawn (docs/privacy.md 11.1): it reads no
+    constraint."""
+    from dpgraph.graph import GraphData
+
+    popts = {"synthetic_share": None, **(privatize_options or {})}
+    placeholder = GraphData(weights=sp.csr_array((N, N)), labels=range(N))
+    privatize(placeholder, epsilon=eps_p / s, delta=group_privacy_delta(eps_p, delta, s),
+              rank=rank, rng=None, _check_only=True, **popts)
 
 
 def _release_label_graph(instance, s, rank, eps_p, delta, privatize_options, ledger, gen):

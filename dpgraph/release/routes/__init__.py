@@ -116,7 +116,7 @@ _SPECS = (
     RouteSpec("matrix-free", "matrix_free", pure=False, dense=False,
               options=("regularization",), expand="matrix_free_options", streams=True,
               own_sampler=True, default_rank=2, sized_by_edge_count=True,
-              objectives=("synthetic",)),
+              objectives=("low-rank",)),
 )
 _BY_NAME = {s.name: s for s in _SPECS}
 ROUTES = tuple(_BY_NAME)
