@@ -20,7 +20,7 @@ from dpgraph.release.routes import route_spec
 __all__ = ["ONE_OBJECTIVE_ABOVE_N", "KNOWN_OBJECTIVES", "candidate_objectives", "precheck_solver",
            "candidate_pool", "choose_candidate", "release_estimate", "clamped_interval",
            "true_cuts", "partition_of", "unspent_note", "partition_capacity",
-           "check_solver_options", "check_candidate_names"]
+           "check_solver_options", "check_candidate_names", "check_route_objectives"]
 
 # Above this many nodes "auto" solves one objective (the de-biased release) instead of four and
 # chooses among its roundings only: one solve of a dense n = 10,000 instance takes about a
@@ -226,12 +226,28 @@ def precheck_solver(problem: str, candidates, solver_options, n: int | None = No
     if n is not None and set(solver_options or {}) & {"rank", "samples", "anneal_sweeps"}:
         check_solver_memory(n, solver_options)  # the options that grow the engine's arrays
     check_candidate_names(candidates)
+    check_route_objectives(route, candidates)
+
+
+def check_route_objectives(route: str, candidates) -> None:
+    """Refuse, before any release, objective names that an explicit ``route``'s release never
+    offers (:attr:`~dpgraph.release.routes.RouteSpec.objectives`, where the route declares
+    them; ``"auto"`` and the routes whose offer depends on the release pass).
+
+    >>> check_route_objectives("pca", "synthetic"), check_route_objectives("auto", "unbiased")
+    (None, None)
+    >>> check_route_objectives("pca", ["unbiased"])
+    Traceback (most recent call last):
+    ...
+    ValueError: candidates=['unbiased']: the pca route's release offers ('synthetic',); refused before anything is spent
+    """
     offered = None if route == "auto" else route_spec(route).objectives
-    if offered is not None and candidates != "auto":
-        names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
-        if any(c not in offered for c in names):
-            raise ValueError(f"candidates={candidates!r}: the {route} route's release offers "
-                             f"{offered}; refused before anything is spent")
+    if offered is None or candidates == "auto":
+        return
+    names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
+    if any(c not in offered for c in names):
+        raise ValueError(f"candidates={candidates!r}: the {route} route's release offers "
+                         f"{offered}; refused before anything is spent")
 
 
 def check_solver_options(solver, solver_options, *, fixed=(), name: str | None = None) -> None:

@@ -440,17 +440,13 @@ def _precheck_dense_options(route: str, candidates, solver_options, privatize_op
     to 0 on a route that needs one (``privatize_options``' keys: :func:`~dpgraph.solve.candidates.check_privatize_keys`,
     on every route)."""
     from dpgraph.engine.twocsp_sdp import solve_label_csp
-    from dpgraph.solve.candidates import check_candidate_names, check_solver_options
+    from dpgraph.solve.candidates import (check_candidate_names, check_route_objectives,
+                                          check_solver_options)
 
     check_solver_options(solve_label_csp, solver_options, fixed=("A", "n", "q", "rng"),
                          name="dpgraph.engine.solve_label_csp")
     check_candidate_names(candidates, extra=(BLOCK_OBJECTIVE,))
-    offered = route_spec(route).objectives  # where the route's offer is known before release
-    if offered is not None and candidates != "auto":
-        names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
-        if any(c not in offered for c in names):
-            raise ValueError(f"candidates={candidates!r}: the {route} route's release offers "
-                             f"{offered}; refused before anything is spent")
+    check_route_objectives(route, candidates)
     if pair_delta <= 0 and not route_spec(route).pure:
         raise ValueError(f"epsilon is so large that group privacy leaves each label pair a "
                          f"delta that rounds to 0, which route={route!r} cannot use; use "
