@@ -141,7 +141,7 @@ def test_label_graph_memory_refusal_comes_before_any_charge_and_names_no_size(mo
     monkeypatch.setattr(PrivacyLedger, "charge",
                         lambda self, name, **kw: charged.append(name) or real(self, name, **kw))
     options = None if route is None else {"route": route}
-    with pytest.raises(InsufficientMemoryError, match="nothing was spent") as info:
+    with pytest.raises(InsufficientMemoryError, match="nothing was allocated or spent") as info:
         dpgraph.max_2csp(inst, epsilon=2.0, delta=1e-6, rank=2, privatize_options=options)
     assert charged == []
     assert str(9 * (K + 1)) not in str(info.value) and "1,809" not in str(info.value)

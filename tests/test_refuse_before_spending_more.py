@@ -317,3 +317,28 @@ def test_max_2csp_dense_refusals_of_privatize_come_before_the_total_weight():
         dpgraph.max_2csp(inst, epsilon=3e-4, delta=1e-6, route="pca", relation_size=9,
                          ledger=led)
     assert led.spent == (0.0, 0.0) and not led.entries
+
+
+def test_max_2csp_memory_refusals_name_no_private_size(monkeypatch):
+    """The label-extended graph's size follows the private constraints: where memory runs out
+    between the public check and the build, the build's refusal named the number of allowed
+    label pairs (after the total weight had been spent, on the local branch). It now names no
+    size, and the local branch builds the graph before its first release."""
+    import dpgraph
+    from dpgraph.engine import CSPInstance
+    from dpgraph.memory import InsufficientMemoryError
+    from dpgraph.privacy import PrivacyLedger
+    from dpgraph.solve import csp
+
+    differ = {(a, b) for a in range(3) for b in range(3) if a != b}
+    inst = CSPInstance(40, 3, [(i, (i + 1) % 40, differ, 1.0) for i in range(40)])
+    for check in ("_check_local_memory", "_check_label_graph_fits"):  # memory shrank after
+        monkeypatch.setattr(csp, check, lambda instance: None)
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "1K")
+    led = PrivacyLedger(epsilon=2.0, delta=0.0)
+    with pytest.raises(InsufficientMemoryError) as info:
+        dpgraph.max_2csp(inst, epsilon=1.0, delta=0.0, ledger=led)
+    text = str(info.value)
+    assert "allowed label pairs" not in text and f"{inst.label_pairs:,}" not in text
+    assert "none is printed" in text and "KiB" not in text.split(" in the ")[0]
+    assert led.spent == (0.0, 0.0)

@@ -55,7 +55,7 @@ from dpgraph.engine.sdp import rump_margin
 from dpgraph.engine.twocsp_sdp import solve_label_csp
 
 __all__ = ["CSPInstance", "CSPResult", "solve_max_2csp", "instance_bytes", "label_graph_bytes",
-           "csp_moment_constraints", "cvxpy_max_2csp_sdp"]
+           "check_label_graph_memory", "csp_moment_constraints", "cvxpy_max_2csp_sdp"]
 
 
 # Bytes a constraint costs per cell of its q x q relation: the relation matrix (built, then
@@ -71,6 +71,39 @@ def instance_bytes(m: int, q: int) -> int:
     """Bytes :class:`CSPInstance` holds (and builds on the way) for ``m`` constraints over an
     alphabet of ``q`` values (each constraint stores a dense ``q x q`` relation)."""
     return int(m) * int(q) * int(q) * BYTES_PER_RELATION_CELL
+
+
+def check_label_graph_memory(n: int, q: int, pairs: int, *, name_size: bool = True) -> None:
+    """Refuse a label-extended graph of ``n`` variables, ``q`` values and ``pairs`` allowed label
+    pairs that would not fit (:func:`label_graph_bytes`), before it is allocated.
+    ``name_size=False`` (the private answers, where ``pairs`` follows the private constraints):
+    the refusal names neither ``pairs`` nor the bytes it asks, which would tell two neighbouring
+    instances either side of the limit apart by the number (docs/privacy.md 11.1).
+
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"DPGRAPH_MEMORY_LIMIT": "1K"}):
+    ...     try:
+    ...         check_label_graph_memory(40, 3, 240, name_size=False)
+    ...     except MemoryError as exc:
+    ...         print(str(exc)[:90])
+    the label-extended graph of 40 variables x 3 values (one node per variable and value, an e
+    """
+    from dpgraph.memory import InsufficientMemoryError, format_bytes, memory_limit
+
+    need = label_graph_bytes(n, q, pairs)
+    if name_size:
+        check_memory(need, what=f"the label-extended graph of {n:,} variables x {q:,} values "
+                                f"({pairs:,} allowed label pairs)")
+        return
+    have, where = memory_limit()
+    if have is not None and need > have:
+        raise InsufficientMemoryError(
+            f"the label-extended graph of {n:,} variables x {q:,} values (one node per "
+            f"variable and value, an edge per allowed label pair of each constraint) does not "
+            f"fit in the {format_bytes(have)} {where}; nothing was allocated or spent. Its "
+            f"size follows the constraints, which are private, so none is printed: fewer "
+            f"constraints, smaller relations, or a machine with more memory would fit.")
 
 
 def label_graph_bytes(n: int, q: int, pairs: int) -> int:
@@ -301,15 +334,14 @@ class CSPInstance:
         them)."""
         return int(np.count_nonzero(self._arrays[2]))
 
-    def label_adjacency(self) -> sp.csr_array:
+    def label_adjacency(self, *, name_size: bool = True) -> sp.csr_array:
         """Symmetric ``nq x nq`` sparse adjacency of the label-extended graph (refused before
-        allocating when it would not fit: :func:`label_graph_bytes`)."""
+        allocating when it would not fit: :func:`label_graph_bytes`). ``name_size=False``: the
+        refusal does not print the number of allowed label pairs (the private answers, for which
+        it is a function of the private constraints: docs/privacy.md 11.1)."""
         I, J, R, Wt = self._arrays
         q = self.q
-        pairs = self.label_pairs
-        check_memory(label_graph_bytes(self.n, q, pairs),
-                     what=f"the label-extended graph of {self.n:,} variables x {q:,} values "
-                          f"({pairs:,} allowed label pairs)")
+        check_label_graph_memory(self.n, q, self.label_pairs, name_size=name_size)
         c, a, b = np.nonzero(R)
         rows = I[c] * q + a
         cols = J[c] * q + b

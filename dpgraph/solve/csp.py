@@ -78,7 +78,7 @@ def rounded_label_graph(instance, rng) -> sp.csr_array:
     >>> set(L.ravel().tolist()) <= {0.0, 1.0}, bool((L == L.T).all()), float(L[0, 3] + L[1, 2])
     (True, True, 2.0)
     """
-    A = sp.triu(instance.label_adjacency(), k=1).tocoo()
+    A = sp.triu(instance.label_adjacency(name_size=False), k=1).tocoo()
     p = np.minimum(A.data, 1.0)
     keep = p >= 1.0
     frac = ~keep
@@ -281,19 +281,9 @@ def _check_label_graph_fits(instance) -> None:
     size (two neighbouring instances either side of the limit would be told apart by the
     number). Memory is outside the model (docs/privacy.md 11.1), as the instance itself, which
     the caller already holds, is."""
-    from dpgraph.engine.twocsp import label_graph_bytes
-    from dpgraph.memory import InsufficientMemoryError, format_bytes, memory_limit
+    from dpgraph.engine.twocsp import check_label_graph_memory
 
-    have, where = memory_limit()
-    if have is None:
-        return
-    if label_graph_bytes(instance.n, instance.q, instance.label_pairs) > have:
-        raise InsufficientMemoryError(
-            f"the label-extended graph of {instance.n:,} variables x {instance.q:,} values "
-            f"(one node per variable and value, an edge per allowed label pair of each "
-            f"constraint) does not fit in the {format_bytes(have)} {where}; nothing was spent. "
-            f"Its size follows the constraints, which are private, so none is printed: fewer "
-            f"constraints, smaller relations, or a machine with more memory would fit.")
+    check_label_graph_memory(instance.n, instance.q, instance.label_pairs, name_size=False)
 
 
 def _release_total_weight(instance, *, epsilon: float, ledger: PrivacyLedger, rng
@@ -359,8 +349,9 @@ def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: flo
     epsilon = ledger.epsilon
     eps_total, eps_estimate = ((CSP_TOTAL_SHARE * epsilon, estimate_share * epsilon)
                                if estimate else (0.0, 0.0))
+    # built before the first release, so that a memory refusal never follows a charge (11.1)
+    A_true = instance.label_adjacency(name_size=False)  # NOT private: read through releases only
     total, upper = _release_total_weight(instance, epsilon=eps_total, ledger=ledger, rng=rng)
-    A_true = instance.label_adjacency()  # NOT private: read only through the releases below
     x, order = release_local_labels(A_true, instance.variable_weights(), instance.q,
                                     epsilon=left(epsilon, eps_total, eps_estimate),
                                     ledger=ledger, rng=rng)
@@ -699,7 +690,7 @@ def _choose_and_estimate(instance, pool, names, eps_select, eps_estimate, upper,
     from dpgraph.engine.twocsp_sdp import label_values
 
     q = instance.q
-    A_true = instance.label_adjacency()  # NOT private: read only through the releases below
+    A_true = instance.label_adjacency(name_size=False)  # NOT private: read through releases only
     chosen = 0
     if pool.shape[0] > 1:
         # fixed candidates; one constraint (w <= 1) moves every value by 0 or w, in one direction
