@@ -279,3 +279,21 @@ def test_onehot_offdiagonal_sensitivity_by_brute_force():
     a, b = _onehot(np.zeros((1, d), dtype=int)), _onehot(np.array([[1, 1, 1, 1, 0]]))
     assert np.linalg.norm(off(np.outer(a, a) - np.outer(b, b))) == pytest.approx(bound)
     assert np.linalg.norm(off(np.outer(a, a))) == pytest.approx(math.sqrt(2 * math.comb(d, 2)))
+
+
+def test_onehot_add_remove_releases_the_empty_table():
+    """Under add/remove the row count is private: the empty table and a one-row table are
+    neighbours, so both must release (the empty one was refused: told apart with certainty)."""
+    import warnings
+
+    for k in (2, 3):
+        outs = []
+        for table in (np.zeros((0, 3), dtype=int), np.array([[0, 1, 2]])):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = onehot_marginals(table, [2, 2, 3], k, epsilon=1.0, delta=1e-6, rng=0,
+                                       adjacency="add-remove")
+            outs.append(sorted(res.tables))
+        assert outs[0] == outs[1]
+    with pytest.raises(ValueError, match="non-empty"):  # m public: nothing to release
+        onehot_marginals(np.zeros((0, 3), dtype=int), [2, 2, 3], 2, epsilon=1.0, delta=1e-6)

@@ -44,11 +44,13 @@ from dpgraph.mechanisms.sets import Box, PSDCone, project_simplex
 __all__ = ["OneHotMarginalsResult", "onehot_marginals", "SymmetricAffine", "check_categorical"]
 
 
-def check_categorical(table, sizes):
+def check_categorical(table, sizes, *, allow_empty: bool = False):
     """``(table, sizes)`` as an int64 ``m x d`` array of category codes and a list of ``d``
     integer domain sizes >= 1, with every code of column ``a`` in ``[0, sizes[a])``; anything
     else (non-integer sizes or codes, strings, a shape mismatch) raises a ValueError. A
-    ``scipy.sparse`` table is densified."""
+    ``scipy.sparse`` table is densified. ``allow_empty``: a table of no rows (``m = 0``) is
+    accepted, where ``m`` is private (add/remove adjacency: refusing it would tell the empty
+    table from one row with certainty)."""
     if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__iter__"):
         raise ValueError(f"sizes must be a list of integer domain sizes (one per attribute), "
                          f"got {sizes!r}")
@@ -60,7 +62,9 @@ def check_categorical(table, sizes):
     if T.dtype.kind not in "biuf":
         raise ValueError(f"table must hold integer category codes (0 .. sizes[a] - 1 in column "
                          f"a), got dtype {T.dtype}; encode the categories as integers first")
-    if T.ndim != 2 or T.shape[0] < 1:
+    if T.ndim == 1 and T.size == 0 and allow_empty:  # np.asarray([]): no rows of len(sizes)
+        T = T.reshape(0, len(sizes))
+    if T.ndim != 2 or (T.shape[0] < 1 and not allow_empty):
         raise ValueError(f"table must be a non-empty 2-d array (rows x attributes), got shape "
                          f"{T.shape}")
     if T.shape[1] != len(sizes):
@@ -71,7 +75,7 @@ def check_categorical(table, sizes):
                          f"{tuple(int(i) for i in bad)} is {T[tuple(bad)].item()!r}")
     T = T.astype(np.int64)
     for a, s in enumerate(sizes):
-        if T[:, a].min() < 0 or T[:, a].max() >= s:
+        if T.shape[0] and (T[:, a].min() < 0 or T[:, a].max() >= s):
             raise ValueError(f"column {a}: codes must lie in [0, {s - 1}]")
     return T, sizes
 
@@ -330,7 +334,8 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    T, sizes = check_categorical(table, sizes)
+    # under add/remove the row count is private, so an empty table is an input like another
+    T, sizes = check_categorical(table, sizes, allow_empty=adjacency == "add-remove")
     m, d = T.shape
     if k not in (2, 3):
         raise ValueError(f"onehot_marginals supports k = 2 or 3, got {k!r}")
