@@ -129,6 +129,30 @@ def test_jl_two_way_marginals():
     assert np.abs(res.estimate - X.T @ X / m).max() < 0.02
 
 
+def test_jl_two_way_marginals_sensitivity_is_the_exact_tensor_bound():
+    """0/1 rows with at most t ones: the release's sensitivity is Delta_2(t, n) ||Pi|| / m
+    (docs/privacy.md 2.5), attained by the all-ones row against the zero row at t = n, and
+    below the sqrt(2) t of rows of norm sqrt t; every adjacent pair of rows stays within it."""
+    import itertools
+
+    from dpgraph.mechanisms import tensor_sensitivity
+    from dpgraph.mechanisms.jl import _jl_matrix
+    from dpgraph.privacy import make_rng
+
+    m, n = 40, 4
+    X = (np.random.default_rng(3).random((m, n)) < 0.5).astype(float)
+    res = jl_two_way_marginals(X, epsilon=1.0, jl_dim=8, jl="rademacher", noise="knorm",
+                               sensitivity_bound="operator", rng=5)
+    Pi = _jl_matrix("rademacher", 8, n * (n + 1) // 2, make_rng(5))  # the same draw
+    L = np.linalg.norm(Pi, 2)
+    assert res.sensitivity == pytest.approx(tensor_sensitivity(2, n) * L / m, rel=1e-6)
+    assert res.sensitivity < np.sqrt(2) * n * L / m
+    rows = [np.array(r, float) for r in itertools.product([0, 1], repeat=n)]
+    worst = max(np.linalg.norm(Pi @ svec(np.outer(x, x) - np.outer(y, y))) / m
+                for x in rows for y in rows)
+    assert worst <= res.sensitivity * (1 + 1e-12)
+
+
 @pytest.mark.parametrize("kw", [dict(jl="rademacher", sensitivity_bound="gordon"),
                                 dict(delta=0.0, noise="gaussian"),
                                 dict(delta=0.0, noise="knorm", sensitivity_bound="gordon"),

@@ -48,7 +48,7 @@ from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_integer,
                                         check_number, check_positive, dense_array)
 from dpgraph.privacy.noise import ball_knorm_mechanism, gaussian_mechanism, make_rng
-from dpgraph.mechanisms.marginals import check_binary_rows
+from dpgraph.mechanisms.marginals import check_binary_rows, tensor_sensitivity
 from dpgraph.mechanisms.sets import PSDTraceBall
 
 __all__ = ["JLResult", "jl_second_moment", "jl_two_way_marginals", "svec", "smat",
@@ -178,7 +178,9 @@ def _jl_matrix(jl, jl_dim, D, gen):
 
 
 def _jl_release(S, *, m, radius_sq, d, epsilon, delta, jl_dim, jl, noise, sensitivity_bound,
-                beta, lift, ledger, rng, max_iter, tol, name):
+                beta, lift, ledger, rng, max_iter, tol, name, frobenius: float | None = None):
+    # frobenius: sup ||x x^T - y y^T||_F over two rows of the domain (None: sqrt 2 r^2, any
+    # rows of norm <= r); the release's sensitivity is it / m times ||Pi|| on rank-2 matrices
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=True)
     if ledger is not None and not isinstance(ledger, PrivacyLedger):  # before any charge
@@ -225,7 +227,8 @@ def _jl_release(S, *, m, radius_sq, d, epsilon, delta, jl_dim, jl, noise, sensit
                                random_state=0)[0]) if min(Pi.shape) > 1 else \
             float(np.linalg.norm(Pi))
         Lfac *= 1 + 1e-9  # ARPACK accuracy margin
-    sens = math.sqrt(2) * radius_sq / m * Lfac
+    frob = math.sqrt(2) * radius_sq if frobenius is None else float(frobenius)
+    sens = frob / m * Lfac
     if not (math.isfinite(sens) and sens > 0):  # refused before any charge (docs 11.1)
         raise ValueError(f"{name}: the sensitivity sqrt(2) radius^2 / m x ||Pi|| = {sens!r} "
                          f"(radius^2 = {radius_sq!r}, m = {m}) is not a finite number > 0 in "
@@ -339,7 +342,9 @@ def jl_two_way_marginals(data, *, epsilon: float, delta: float = 0.0,
     if X.sum(axis=1).max() > t:
         raise ValueError(f"sparsity={t} is violated by a row with {int(X.sum(axis=1).max())} ones")
     S = X.T @ X / m
+    # 0/1 rows with at most t ones: sup ||x x^T - y y^T||_F is tensor_sensitivity(2, n, t), up
+    # to sqrt 2 below the sqrt(2) t of rows of norm sqrt t (at t = n: n against sqrt(2) n)
     return _jl_release(S, m=m, radius_sq=float(t), d=n, epsilon=epsilon, delta=delta,
                        jl_dim=jl_dim, jl=jl, noise=noise, sensitivity_bound=sensitivity_bound,
                        beta=beta, lift=lift, ledger=ledger, rng=rng, max_iter=max_iter,
-                       tol=tol, name=name)
+                       tol=tol, name=name, frobenius=tensor_sensitivity(2, n, t))
