@@ -358,3 +358,29 @@ def test_relation_values_and_weights_are_checked_not_truncated():
     for w in (None, 1j):
         with pytest.raises(ValueError, match="constraint #0 has weight .* not a real number"):
             CSPInstance(2, 2, [(0, 1, {(0, 1)}, w)])
+
+
+def test_pure_route_spends_no_delta():
+    """docs/privacy.md 6.3: randomized response is pure per label pair, so group privacy over
+    s pairs costs eps_p and no delta: max_2csp on that route records none, takes delta = 0,
+    and gives the same answer either way (the release never read delta)."""
+    import warnings
+
+    import dpgraph
+    from dpgraph.engine import CSPInstance
+
+    differ = {(a, b) for a in range(3) for b in range(3) if a != b}
+    gen = np.random.default_rng(0)
+    cons = [(int(i), int(j), differ, 1.0) for i, j in gen.integers(0, 20, (40, 2)) if i != j]
+    inst = CSPInstance(20, 3, cons)
+    outs = []
+    for delta in (1e-6, 0.0):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = dpgraph.max_2csp(inst, epsilon=4.0, delta=delta, rng=0,
+                                   privatize_options={"route": "randomized-response"})
+        assert res.ledger.spent == pytest.approx((4.0, 0.0)) and res.diagnostics["pair_delta"] == 0
+        outs.append(res.assignment)
+    assert outs[0] == outs[1]
+    with pytest.raises(ValueError, match="pure epsilon-DP"):  # an approximate route needs delta
+        dpgraph.max_2csp(inst, epsilon=4.0, delta=0.0, privatize_options={"route": "pca"})

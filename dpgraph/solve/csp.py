@@ -536,9 +536,10 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     if local:
         return _max_2csp_local(instance, ledger=ledger, rng=gen, estimate_share=estimate_share,
                                requested=requested, estimate=estimate)
-    if delta == 0:
+    if delta == 0 and not route_spec(route).pure:
         raise ValueError(f"delta=0 asks for pure epsilon-DP: leave privatize_options['route'] "
-                         f"unset (the local route) instead of {route!r}, or pass delta > 0")
+                         f"unset (the local route) or use 'randomized-response' (pure) instead "
+                         f"of {route!r}, or pass delta > 0")
     _check_dense_release(instance.n * instance.q, rank, privatize_options)  # before any draw
     _check_label_graph_fits(instance)
     eps_select, eps_estimate = answer_side_budgets(epsilon, select_share, estimate_share)
@@ -569,7 +570,9 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
                      "pair_epsilon": eps_p / s, "pair_delta": dlt_0,
                      "released_total_weight": total,
                      "objective": names[owner[chosen]], "candidates": names,
-                     "candidate_assignments": int(pool.shape[0])})
+                     "candidate_assignments": int(pool.shape[0]),
+                     **({"unspent": "pure epsilon-DP route: delta is not spent"}
+                        if route_spec(route).pure and delta > 0 else {})})
 
 
 def _checked_call(instance, relation_size, estimate_share, select_share, rank, *,
@@ -635,11 +638,14 @@ def _release_label_graph(instance, s, rank, eps_p, delta, privatize_options, led
     from dpgraph.graph import from_matrix
 
     n, q = instance.n, instance.q
-    dlt_0 = group_privacy_delta(eps_p, delta, s)
+    # a pure route (randomized response) is eps_p / s-DP per pair, so s pairs cost eps_p and
+    # no delta (6.3): none is charged, and the route gets none
+    pure = route_spec((privatize_options or {}).get("route", "auto")).pure
+    dlt_0 = 0.0 if pure else group_privacy_delta(eps_p, delta, s)
     L = rounded_label_graph(instance, gen)  # docs/privacy.md 6.2 (Bernoulli rounding)
     labels = tuple((i, a) for i in range(n) for a in range(q))
     ledger.charge(f"privatize the label-extended graph (group privacy over {s} pairs)",
-                  mechanism="group privacy", epsilon=eps_p, delta=delta,
+                  mechanism="group privacy", epsilon=eps_p, delta=0.0 if pure else delta,
                   note=f"dpgraph.privatize at (eps/{s}, delta_0 = {dlt_0:.3g}) per label pair; "
                        f"one constraint moves <= {s} pairs (docs/privacy.md 6.1-6.3)")
     # no block-model export by default (as max_cut): the whole eps_p goes to the route
