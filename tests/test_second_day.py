@@ -282,3 +282,132 @@ def test_a_pure_budget_on_an_approximate_route_names_the_delta_option(capsys):
                  "-q"]) == 2
     line = _error(capsys.readouterr().err)
     assert line.startswith("dpgraph: error: --delta 0 asks for pure") and "pass --delta > 0" in line
+
+
+# ----------------------------------------------------------------------------- round 2: help
+# texts, bench, the data set registry, --json documents
+
+
+def test_bench_lists_no_scheduler_option(capsys):
+    """``dpgraph bench --help`` listed ``--scheduler ADDRESS`` ("Dask scheduler to use for edge
+    files"), but bench refuses Dask edge files: the option could only start or connect a Dask
+    client for nothing. It is no longer offered."""
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    assert "--scheduler" not in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "karate", "--scheduler", "tcp://nowhere:8786"])
+    assert exc.value.code == 2
+    assert "unrecognized arguments: --scheduler" in capsys.readouterr().err
+
+
+def test_bench_refuses_weights_outside_0_1_before_the_reference_solve(monkeypatch, capsys):
+    """``dpgraph bench les-miserables`` (weights 1 to 31) ran the non-private reference solve
+    (minutes on a large graph) and only then refused the weights in the first private run;
+    the refusal now comes first, naming the benchmark's private methods."""
+    import dpgraph.engine
+    from dpgraph.lab.benchmarking import run_transfer_benchmark
+
+    def no_solve(*args, **kwargs):
+        raise AssertionError("the reference solve ran before the refusal")
+
+    monkeypatch.setattr(dpgraph.engine, "solve_max_cut", no_solve)
+    with pytest.raises(ValueError, match=r"each private method of the benchmark \(dpgraph\) "
+                                         r"protects graphs whose edge weights lie in \[0, 1\]"):
+        run_transfer_benchmark(nx.les_miserables_graph(), epsilons=[1], seeds=[0],
+                               methods=["dpgraph"])
+    assert main(["bench", "les-miserables", "--epsilons", "1", "--seeds", "1", "-q"]) == 2
+    assert "Pass --unweighted" in _error(capsys.readouterr().err)
+
+
+def test_bench_plot_says_what_its_lines_and_bands_are(tmp_path):
+    """The plot drew a median line and a shaded band per method without saying that the band
+    is the minimum to maximum over the seeds, or how many seeds there were."""
+    matplotlib = pytest.importorskip("matplotlib")
+    from dpgraph.lab.benchmarking import TransferBenchmark, plot_transfer
+
+    bench = TransferBenchmark(problem="maxcut", reference_value=10.0, delta=1e-6, rows=[
+        {"method": "dpgraph", "epsilon": e, "seed": s, "value": 8.0 + s, "ratio": 0.8 + s / 10,
+         "seconds": 0.0} for e in (1.0, 2.0) for s in range(3)])
+    path = tmp_path / "bench.svg"
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # text kept as text
+        plot_transfer(bench, path, title="karate")
+    svg = path.read_text()
+    assert "median of 3 seeds" in svg and "bands: min to max" in svg
+    assert "transfer ratio (true cut / non-private cut)" in svg
+
+
+def test_a_missing_dpgraph_data_folder_is_named(tmp_path, monkeypatch):
+    """``DPGRAPH_DATA=/typo dpgraph info G3`` said only that G3 was not found in /typo; it now
+    says that the folder itself does not exist (or is a file)."""
+    from dpgraph.datasets import DatasetNotFoundError, find
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("DPGRAPH_DATA", str(tmp_path / "typo"))
+    with pytest.raises(DatasetNotFoundError, match=r"DPGRAPH_DATA=\S*typo is no such folder"):
+        find("G3")
+    afile = tmp_path / "data.txt"
+    afile.write_text("")
+    monkeypatch.setenv("DPGRAPH_DATA", str(afile))
+    with pytest.raises(DatasetNotFoundError, match=r"data\.txt is not a folder"):
+        find("G3")
+    monkeypatch.setenv("DPGRAPH_DATA", str(tmp_path))  # a folder without the file: no remark
+    with pytest.raises(DatasetNotFoundError) as exc:
+        find("G3")
+    assert "DPGRAPH_DATA=" not in str(exc.value).split("; to obtain")[0]
+
+
+def test_an_unknown_name_lists_the_data_sets_found_apart_from_the_missing(tmp_path, monkeypatch,
+                                                                          capsys):
+    """``dpgraph info nosuch`` listed every registered name as a data set, G3 and facebook
+    included where their files are not on disk, so the suggested names then failed with "not
+    found"; the names that load now come apart from the registered ones without a file."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("DPGRAPH_DATA", str(tmp_path))
+    assert main(["info", "nosuch"]) == 2
+    line = _error(capsys.readouterr().err)
+    found, _, missing = line.partition("registered, but no file found in")
+    assert "karate" in found and "planted-cut-n200-d16" in found and "G3" not in found
+    assert "G3" in missing and "facebook" in missing and "karate" not in missing
+    assert "set DPGRAPH_DATA" in missing
+
+
+def test_max2csp_variables_zero_is_named_as_the_option(tmp_path, capsys):
+    """``dpgraph max2csp a.cnf --variables 0`` said "variables must be a positive integer",
+    the Python argument, not the option."""
+    path = tmp_path / "a.cnf"
+    path.write_text("p cnf 3 2\n1 -2 0\n2 3 0\n")
+    assert main(["max2csp", str(path), "--variables", "0", *PRIVATE]) == 2
+    assert _error(capsys.readouterr().err).startswith(
+        "dpgraph: error: --variables must be a positive integer")
+
+
+def test_info_calls_negative_weights_signed(tmp_path, capsys):
+    """``dpgraph info`` called a graph whose weights are all negative "weighted" (only a range
+    from below 0 to above 0 was "signed"), though the private commands refuse it for the same
+    reason as a signed one."""
+    path = tmp_path / "neg.txt"
+    path.write_text("0 1 -1\n1 2 -0.5\n")
+    assert main(["info", str(path), "--json", "-q"]) == 0
+    assert json.loads(capsys.readouterr().out)["weights"]["kind"] == "signed"
+    pos = tmp_path / "pos.txt"
+    pos.write_text("0 1 0.5\n1 2 1\n")
+    assert main(["info", str(pos), "--json", "-q"]) == 0
+    assert json.loads(capsys.readouterr().out)["weights"]["kind"] == "weighted"
+
+
+def test_synth_json_rank_is_the_releases_rank(tmp_path, capsys):
+    """``dpgraph synth --mechanism privatize --json`` on the randomized-response route gave
+    ``"rank": 8`` (the rank asked for) while the release has none (``pg.rank`` is None, its
+    repr says "rank=None of requested 8", ``pg.to_dict()["rank"]`` is null)."""
+    out = str(tmp_path / "s.txt")
+    assert main(["synth", "karate", "--epsilon", "1", "--delta", "1e-6", "--seed", "0", "-q",
+                 "--mechanism", "privatize", "--route", "randomized-response", "-o", out,
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["route"] == "randomized-response" and doc["rank"] is None
+    assert main(["synth", "karate", "--epsilon", "4", "--delta", "1e-6", "--seed", "0", "-q",
+                 "--mechanism", "privatize", "--route", "pca", "--rank", "3", "-o", out,
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["route"] == "pca" and doc["rank"] == 3

@@ -28,7 +28,7 @@ def add_bench_parser(subparsers):
                     "pip install 'dpgraph[bench]'). The dpgraph method runs dpgraph.max_cut "
                     "(or max_bisection) with its default route: the local route on most "
                     "graphs, which does not use --rank.")
-    add_graph_argument(p)
+    add_graph_argument(p, scheduler=False)  # bench refuses Dask edge files: no --scheduler
     p.add_argument("--epsilons", default="0.5,1,2,4,8",
                    help="comma-separated, each a finite number > 0 (default 0.5,1,2,4,8)")
     p.add_argument("--delta", type=float, default=1e-6,
@@ -40,7 +40,9 @@ def add_bench_parser(subparsers):
                         "spectral routes (not used by the local route, dpgraph's default on "
                         f"most graphs; default {DEFAULT_RANK}, capped at n - 2 on graphs with "
                         f"fewer than {DEFAULT_RANK + 2} nodes)")
-    p.add_argument("--problem", choices=["maxcut", "bisection"], default="maxcut")
+    p.add_argument("--problem", choices=["maxcut", "bisection"], default="maxcut",
+                   help="maxcut (default): dpgraph.max_cut against the best non-private cut; "
+                        "bisection: max_bisection against the best non-private bisection")
     p.add_argument("--methods", default=",".join(METHODS),
                    help=f"comma-separated subset of: {', '.join(METHODS)}")
     p.add_argument("--plot", default=None, metavar="FILE",

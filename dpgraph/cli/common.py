@@ -68,9 +68,11 @@ def add_reading_arguments(p):
                         "that are present (an arc given once keeps its weight). A public "
                         "choice about reading, no privacy cost")
     p.add_argument("--ids", choices=("auto", "int", "str"), default=None,
-                   help="node ids of a 'u v' edge list: auto (default) follows the first edge "
-                        "line and refuses a file that mixes integer and name ids; str reads "
-                        "every id as a name; int requires integers")
+                   help="node ids of a 'u v' edge list or a CSV file (and of a --nodes "
+                        "file): auto (default) follows the file's '# ids: str' line where it "
+                        "has one, else the first edge line, and refuses a file that mixes "
+                        "integer and name ids; str reads every id as a name; int requires "
+                        "integers")
     p.add_argument("--nodes", default=None, metavar="N|FILE",
                    help="the public node set: N for the ids 0..N-1 (1..N in the 1-indexed "
                         "formats), or a file of node ids, one per line (on Dask edge files "
@@ -121,18 +123,20 @@ def add_json_argument(p, what: str):
                         f"progress stays on stderr")
 
 
-def add_graph_argument(p, what: str | None = None):
+def add_graph_argument(p, what: str | None = None, *, scheduler: bool = True):
     """The input graph of a private command (a file, Dask edge files or a data set name), its
-    reading options, ``--quiet``, ``--scheduler`` and, when ``what`` is given, ``--json``."""
+    reading options, ``--quiet``, ``--scheduler`` (unless ``scheduler`` is False: a command
+    that refuses Dask edge files has no use for it) and, when ``what`` is given, ``--json``."""
     p.add_argument("graph", metavar="PATH|NAME",
                    help="a graph file (any format read_graph knows) or a data set name")
     p.add_argument("--format", choices=formats(), default=None,
                    help="file format (default: detected)")
     add_reading_arguments(p)
     add_quiet_argument(p)
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="Dask scheduler to use for edge files given as a glob, folder or "
-                        ".parquet path (default: a local cluster on this machine)")
+    if scheduler:
+        p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="Dask scheduler to use for edge files given as a glob, folder or "
+                            ".parquet path (default: a local cluster on this machine)")
     if what:
         add_json_argument(p, what)
 
@@ -393,8 +397,14 @@ def _load_dataset(spec: str):
     known = _dataset_names()
     if spec not in known:
         names = sorted(known)
+        here = datasets.available()  # the registry's files found on disk, and the built-ins
+        absent = [n for n in names if n not in here]
+        folders = " or ".join(str(d) for d in datasets.data_dirs())
+        listed = f"data sets: {', '.join(here)}" + (
+            f"; registered, but no file found in {folders} (set DPGRAPH_DATA to the folder "
+            f"that holds them): {', '.join(absent)}" if absent else "")
         raise FileNotFoundError(f"{spec!r} is neither a file nor a data set name"
-                                f"{close_match(spec, names)}; data sets: {', '.join(names)}")
+                                f"{close_match(spec, names)}; {listed}")
     if spec in datasets.REGISTRY:
         entry = datasets.REGISTRY[spec]
         return datasets.load(spec), f"{spec} ({datasets.find(spec)})", entry.format

@@ -82,6 +82,7 @@ _OPTION_SPELLINGS = [
      r"--delta \1 is too large for the matrix-free route"),  # privatize passes delta whole
     (r"\bat most rank=", "at most --rank "),  # a value to pass, not an internal one
     (r"\bvariables=([0-9]+)", r"--variables \1"),  # the user's own value (read_wcnf)
+    (r"^variables must be\b", "--variables must be"),  # read_csp's refusal of the value
     # the command has no way to release without a block model: only a larger share helps
     (r", or synthetic_share=None \(no block model\)", ""),
     (r"\bsynthetic_share\b", "--synthetic-share"),

@@ -59,7 +59,7 @@ def info_summary(data, where: str, fmt: str, notes) -> dict:
     if data.m:
         w = W.data
         kind = ("unweighted" if data.is_unweighted else
-                "signed" if w.min() < 0 < w.max() else "weighted")
+                "signed" if w.min() < 0 else "weighted")  # signed: a weight below 0
         summary["weights"] = {"min": w.min(), "max": w.max(), "kind": kind,
                               "total": data.total_weight}
         if not data.is_unweighted:
@@ -73,7 +73,7 @@ def dask_summary(data, where: str, notes) -> dict:
     where the graph is weighted); every node comes from an edge (no isolated node)."""
     lo, hi = data.weight_range
     unweighted = data.m and lo == hi == 1.0
-    kind = "unweighted" if unweighted else "signed" if lo < 0 < hi else "weighted"
+    kind = "unweighted" if unweighted else "signed" if lo < 0 else "weighted"
     degrees = np.asarray(data.degrees)
     return {"graph": {"source": where, "format": "dask"}, "nodes": data.n, "edges": data.m,
             "weights": {"min": lo, "max": hi, "kind": kind, "total": data.total_weight}

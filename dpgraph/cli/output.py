@@ -92,8 +92,14 @@ def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None,
 
 def synth_document(pg, out_data, *, where: str, fmt: str, path: str, weighted: bool,
                    notes=()) -> dict:
-    """``dpgraph synth --json``: schema ``dpgraph.synth/1`` (docs/cli.md)."""
+    """``dpgraph synth --json``: schema ``dpgraph.synth/1`` (docs/cli.md). ``rank`` is the
+    rank of the low-rank release: null where the route released none (randomized response,
+    the local route, the block model), as ``pg.rank`` says, not the rank that was asked for;
+    capped where the release was (``n - 2``); the private directions on the matrix-free route
+    (its factors add the public degree direction)."""
     diag = dict(pg.diagnostics)
+    released = getattr(pg, "rank", None)
+    rank = None if released is None else min(released, diag.get("rank") or released)
     return {
         "schema": "dpgraph.synth/1",
         "command": "synth",
@@ -101,7 +107,7 @@ def synth_document(pg, out_data, *, where: str, fmt: str, path: str, weighted: b
         "output": {"file": path, "weighted": weighted, "nodes": out_data.n,
                    "edges": out_data.m, "total_weight": out_data.total_weight},
         "route": diag.get("route"),
-        "rank": diag.get("rank"),
+        "rank": rank,
         "mechanism": diag.get("low_rank_mechanism", diag.get("mechanism")),
         "notes": list(notes),
         **privacy_fields(pg.ledger),

@@ -88,12 +88,15 @@ def _add_output_options(p):
     p.add_argument("--synthetic-share", type=float, default=None,
                    help="with --mechanism privatize: fraction of epsilon for the synthetic "
                         "block model (degrees and block edge counts; default 0.3, "
-                        "docs/privacy.md 7); the rest privatizes")
+                        "docs/privacy.md 7); the rest privatizes. On the matrix-free route "
+                        f"(--route matrix-free, or auto from {MATRIX_FREE_MIN_N:,} nodes) the "
+                        "default is none: its factor form samples itself and the whole "
+                        "budget goes to the release")
     p.add_argument("--report", action="store_true",
                    help="also print NON-PRIVATE fidelity metrics of the written graph against "
                         "the input (edge count, degree KL/Hellinger, clustering, triangles, "
                         "modularity, NMI, eigenvector centrality, path length, max-cut "
-                        "transfer); never publish them with the release")
+                        "transfer); never publish them with the release. Not with --json")
 
 
 # ----------------------------------------------------------------------------- checks

@@ -249,9 +249,14 @@ def find(name: str) -> Path:
         if c.is_file():
             return c
     dirs = data_dirs()
+    env = os.environ.get("DPGRAPH_DATA")
+    missing = ""
+    if env and not dirs[0].is_dir():  # a typo in the variable: say so, not only "not found"
+        missing = (f"; DPGRAPH_DATA={env} is "
+                   + ("not a folder" if dirs[0].exists() else "no such folder"))
     raise DatasetNotFoundError(
         f"data set {name!r} not found (looked for {entry.path} in "
-        f"{' and '.join(str(d) for d in dirs)}); to obtain it: "
+        f"{' and '.join(str(d) for d in dirs)}{missing}); to obtain it: "
         + entry.obtain.format(url=entry.url, path=f"{dirs[-1] / entry.path}")
         + f" (sha256 {entry.sha256}), or set DPGRAPH_DATA to a folder that holds {entry.path}; "
         "dpgraph never downloads")

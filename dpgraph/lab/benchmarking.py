@@ -134,7 +134,8 @@ def run_transfer_benchmark(G, *, epsilons: Sequence[float] = (0.5, 1, 2, 4, 8),
     (default): dpgraph's default rank, 8, capped at ``n - 2`` on graphs with fewer than 10
     nodes (:func:`dpgraph.release.privatize.default_rank`). ``weight``: edge attribute of
     NetworkX / igraph input (``None``: every edge weight 1). A graph with no edges (every cut
-    0, so no ratio) is refused with a ValueError before the reference solve."""
+    0, so no ratio), and a graph the private methods refuse (weights outside [0, 1], fewer
+    than 3 nodes), are refused with a ValueError before the reference solve."""
     from dpgraph.engine import solve_max_bisection, solve_max_cut
     from dpgraph.release.privatize import check_rank, default_rank
 
@@ -145,6 +146,12 @@ def run_transfer_benchmark(G, *, epsilons: Sequence[float] = (0.5, 1, 2, 4, 8),
     if data.m == 0:
         raise ValueError(f"the graph has no edges ({data.n:,} nodes): every cut is 0, so the "
                          f"transfer ratio (cut / best non-private cut) is undefined")
+    private = [m for m in methods if m != "random"]
+    if private:  # before the reference solve, which takes minutes on a large graph
+        from dpgraph.private_input import check_private_graph_input
+
+        check_private_graph_input(data, what=f"each private method of the benchmark "
+                                             f"({', '.join(private)})")
     uses_rank = any(m in methods for m in ("dpgraph", "gaussian perturbation"))
     baseline_rank = rank  # None -> max_cut's own default for dpgraph (the same capped rank)
     if rank is not None and uses_rank:
@@ -203,7 +210,7 @@ def run_transfer_benchmark(G, *, epsilons: Sequence[float] = (0.5, 1, 2, 4, 8),
 
 def plot_transfer(bench: TransferBenchmark, path, *, title: str = "") -> str:
     """Write a plot of the median transfer ratio (with min-max band) against epsilon, per
-    method; return the path written.
+    method, with a line on the plot saying so (and how many seeds); return the path written.
 
     The format follows the file name's extension (one matplotlib writes: ``.png``, ``.pdf``,
     ``.svg``, ...); a name without one (or a binary file object) gets a PNG, written under the
@@ -235,7 +242,12 @@ def plot_transfer(bench: TransferBenchmark, path, *, title: str = "") -> str:
     ax.set_xlabel("epsilon" if bench.delta is None else
                   f"epsilon (delta = {bench.delta:g} where used)")
     ax.set_ylabel("transfer ratio (true cut / non-private cut)")
-    ax.set_title(title or f"private {bench.problem}: transfer ratio")
+    heading = title or f"private {bench.problem}: transfer ratio"
+    if summ:  # what the lines and the bands are (the table prints the medians too)
+        runs = max(v[3] for v in summ.values())
+        heading += (f"\nlines: median of {runs} seed{'' if runs == 1 else 's'}; "
+                    f"bands: min to max")
+    ax.set_title(heading, fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
