@@ -25,7 +25,7 @@ print("side sizes via igraph:", g.vs["side"].count(0), g.vs["side"].count(1))
 
 # a private synthetic graph back as igraph: weighted, and a sampled unweighted one
 pg = dpgraph.privatize(g, epsilon=2.0, delta=1e-6)
-weighted = pg.to_igraph(min_weight=0.05)
+weighted = pg.to_igraph(max_edges=round(pg.edge_count))  # the heaviest pairs: the released count
 print(f"weighted synthetic igraph: {weighted.vcount()} vertices, {weighted.ecount()} edges, "
       f"weights in [{min(weighted.es['weight']):.3f}, {max(weighted.es['weight']):.3f}]")
 sampled = dpgraph.graph.to_igraph(pg.sample())

@@ -11,7 +11,9 @@ from dpgraph.graph import to_networkx
 # a planted two-block disassortative graph: 1,000 nodes, mean degree 100
 G = to_networkx(planted_cut(1000, 100, rng=7).graph)
 
-res = dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, rank=2)
+# the default route (the degree-ordered local route) has no low-rank release, so no rank=;
+# it is pure epsilon-DP: the repr says that delta is left unspent
+res = dpgraph.max_cut(G, epsilon=1.0, delta=1e-6)
 print(res)
 print(res.ledger.report())
 

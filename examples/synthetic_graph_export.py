@@ -17,8 +17,11 @@ G = nx.Graph(nx.les_miserables_graph().edges())  # unweighted: the protected adj
 pg = dpgraph.privatize(G, epsilon=2.0, delta=1e-6, rank=4)
 print(pg)
 
-H = pg.to_igraph(min_weight=0.05)  # weighted synthetic graph, small weights dropped
-print("igraph:", H.vcount(), "vertices,", H.ecount(), "edges; labels kept:", H.vs["name"][:3])
+# the weighted synthetic graph: its heaviest pairs, as many as the released edge count (a
+# threshold such as min_weight=0.05 keeps every pair above it: here several times the edges)
+H = pg.to_igraph(max_edges=round(pg.edge_count))
+print("igraph:", H.vcount(), "vertices,", H.ecount(), "weighted edges (the released edge "
+      f"count, {pg.edge_count:.0f}); labels kept:", H.vs["name"][:3])
 
 sample = pg.sample()  # an unweighted simple graph drawn from the synthetic weights
 path = out_dir / "les_miserables_private.graphml"
