@@ -411,3 +411,16 @@ def test_synth_json_rank_is_the_releases_rank(tmp_path, capsys):
                  "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["route"] == "pca" and doc["rank"] == 3
+
+
+def test_a_rank_the_local_route_does_not_use_is_said_in_the_result():
+    """``max_cut(G, rank=2)`` on the default (local) route ignored the rank without a word in
+    Python (the command line printed a note): the result now says it."""
+    G = nx.Graph(nx.karate_club_graph().edges())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, rank=2, rng=0)
+        plain = dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, rng=0)
+    assert res.diagnostics["route"] == "local"
+    assert "rank=2 is not used" in res.diagnostics["rank_note"] and "rank=2 is not used" in repr(res)
+    assert "rank_note" not in plain.diagnostics and "not used" not in repr(plain)

@@ -129,10 +129,14 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                 extra = _route_pool(pooled, problem, data, share * base, delta, rank, opts,
                                     solver_options, ledger, gen)
                 break
-        return attach_certificate(
-            solve_local(problem, data, ledger=ledger, rng=gen, m_hat=m_hat, m_upper=m_upper,
-                        select_share=select_share, estimate_share=estimate_share,
-                        estimate=estimate, extra=extra, extra_route=pooled), released)
+        res = solve_local(problem, data, ledger=ledger, rng=gen, m_hat=m_hat, m_upper=m_upper,
+                          select_share=select_share, estimate_share=estimate_share,
+                          estimate=estimate, extra=extra, extra_route=pooled)
+        if rank is not None and extra is None:  # said, not silently dropped (as the CLI does)
+            res.diagnostics["rank_note"] = (f"rank={rank} is not used: the local route makes "
+                                            f"one private decision per node and has no "
+                                            f"low-rank release")
+        return attach_certificate(res, released)
     eps_select, eps_estimate = answer_side_budgets(epsilon, select_share, estimate_share, m_hat)
     if not estimate:
         eps_estimate = 0.0
