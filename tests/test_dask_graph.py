@@ -477,3 +477,54 @@ def test_public_node_set_of_mixed_or_huge_ids_is_refused_naming_it(cluster_clien
         from_dask(dd.from_pandas(df, npartitions=1), nodes=[0, 1, 2, "x"])
     with pytest.raises(ValueError, match="beyond 64-bit"):
         from_dask(dd.from_pandas(df, npartitions=1), nodes=[0, 1, 2, 2 ** 64])
+
+
+def test_a_weight_column_the_caller_names_must_exist_and_an_unread_one_is_said(tmp_path):
+    """weight='wt' (a typo) on edges whose weights are in column 'w' read every edge as weight
+    1 without a word, and so did the default name next to a lone 'w' column; the CSV reader
+    refuses the one and warns about the other."""
+    import dask
+
+    df = pd.DataFrame({"u": [0, 1, 2], "v": [1, 2, 0], "w": [0.25, 0.25, 0.25]})
+    with dask.config.set(scheduler="sync"):
+        with pytest.raises(ValueError, match=r"no weight column 'wt'.*\['u', 'v', 'w'\]"):
+            from_dask(dd.from_pandas(df, npartitions=1), weight="wt")
+        with pytest.warns(GraphInputWarning, match="column 'w' is not read"):
+            g = from_dask(dd.from_pandas(df, npartitions=1))
+        assert g.is_unweighted
+        assert from_dask(dd.from_pandas(df, npartitions=1), weight="w").weight_range == (0.25,
+                                                                                      0.25)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # weight=None: no weights read, nothing to say
+            assert from_dask(dd.from_pandas(df, npartitions=1), weight=None).is_unweighted
+
+
+def test_float_stored_integer_ids_take_an_integer_node_set(tmp_path):
+    """Integer ids stored as floats in every file (pandas writes them so after a missing
+    value) were refused with nodes=N ("give nodes of the ids' type"), and float nodes were
+    refused too: no node set could be given."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "f"
+    folder.mkdir()
+    pq.write_table(pa.table({"u": [0.0, 1.0, 2.0], "v": [1.0, 2.0, 3.0]}), folder / "a.parquet")
+    g = read_edge_files(folder, nodes=6)
+    ref = dpgraph.graph.with_nodes(from_edges([(0, 1), (1, 2), (2, 3)]), 6, source="ref")
+    assert g.labels == ref.labels == range(6) and g.m == 3
+    assert np.array_equal(g.degrees, ref.degrees)
+    pq.write_table(pa.table({"u": [0.5], "v": [1.0]}), folder / "b.parquet")
+    with pytest.raises(ValueError, match="not in nodes, e.g. 0.5"):
+        read_edge_files(folder, nodes=6)
+
+
+def test_uint64_ids_beyond_int64_read(tmp_path):
+    """Consecutive uint64 ids from 2**63 (hashed ids) failed in a worker with a bare
+    OverflowError."""
+    import dask
+
+    df = pd.DataFrame({"u": [0, 1, 2], "v": [1, 2, 0]}).astype(np.uint64) + np.uint64(2 ** 63)
+    with dask.config.set(scheduler="sync"):
+        g = from_dask(dd.from_pandas(df, npartitions=2))
+    assert g.labels == range(2 ** 63, 2 ** 63 + 3) and g.m == 3
+    assert g.degrees.tolist() == [2.0, 2.0, 2.0]

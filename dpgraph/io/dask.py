@@ -193,7 +193,23 @@ def _check_columns(ddf, u, v, weight, source):
                          f"the columns u, v and weight, or read them with "
                          f"dpgraph.io.dask.read_edge_files(path, u=..., v=..., weight=...) or "
                          f"from_dask(ddf, u=..., v=..., weight=...) and pass the result)")
-    return weight if weight is not None and weight in cols else None
+    if weight is not None and weight not in cols:
+        # as the CSV reader (dpgraph.io.text): a weight column named by the caller must exist
+        # (its weights were dropped without a word, every edge weight 1); the default name,
+        # absent, means weight 1, said when the one other column may hold the weights
+        # (column names only: the schema, not the edges)
+        others = [c for c in cols if c not in (u, v)]
+        if weight != "weight":
+            raise ValueError(f"{source}: no weight column {weight!r} (weight=); columns found: "
+                             f"{cols}; name the weights' column, or pass weight=None to read "
+                             f"every edge as weight 1")
+        if len(others) == 1:
+            warnings.warn(f"{source}: column {others[0]!r} is not read (the weight column is "
+                          f"the one named 'weight'); pass weight={others[0]!r} to read its "
+                          f"values as edge weights, or weight=None to say that every edge has "
+                          f"weight 1", GraphInputWarning, stacklevel=caller_stacklevel())
+        return None
+    return weight
 
 
 def _partition_scan(df, u, v, weight):
@@ -283,6 +299,8 @@ class _IdMap:
     def __call__(self, ids) -> np.ndarray:
         ids = np.asarray(ids)
         if self.lo is not None:
+            if self.lo >= 2 ** 63:  # uint64 ids above int64's range (hashed ids)
+                return (ids.astype(np.uint64) - np.uint64(self.lo)).astype(np.int64)
             return ids.astype(np.int64) - self.lo
         if self.labels is not None:
             return np.searchsorted(self.labels, ids).astype(np.int64)
@@ -573,7 +591,13 @@ def _public_labels(ids: np.ndarray, nodes, source: str) -> np.ndarray:
             raise ValueError(f"{source}: nodes mixes {', '.join(kinds)}; edge files hold ids "
                              f"of one type (integers or strings): give nodes of that type")
         labels = np.sort(np.array(values, dtype=np.int64 if ints else object))
-    same_kind = (ids.dtype.kind in "iu") == (labels.dtype.kind in "iu")
+    if ids.dtype.kind == "f" and labels.dtype.kind in "iu" and ids.size \
+            and np.all(ids == np.round(ids)) and np.all(np.abs(ids) < 2.0 ** 53):
+        # integer ids stored as floats in every file (a column that once held a missing
+        # value): the integers they are, which integer nodes can name
+        ids = ids.astype(np.int64)
+    # numbers compare with numbers (an id 0.5 is missing from integer nodes, named as such)
+    same_kind = (ids.dtype.kind in "iuf") == (labels.dtype.kind in "iuf")
     missing = ids[~np.isin(ids, labels)] if same_kind else ids
     if missing.size:
         kind = {True: "integers", False: "not integers"}
