@@ -506,3 +506,23 @@ def test_sorting_the_nodes_is_priced_before_it_copies(monkeypatch):
         in_label_order(g)
     sorted_g = GraphData(weights=W, labels=range(n))
     assert in_label_order(sorted_g) is sorted_g  # already in order: no copy, nothing priced
+
+
+def test_dask_edges_are_not_priced_on_the_client(monkeypatch):
+    """On a Dask edge list the matrix-free route's blocks stay on the workers, and the client
+    holds O(n r): at 10^6 nodes and 2 * 10^8 released edges the estimate with the edges was
+    5.47 GiB against a measured client peak of 0.83 GiB, so under a 3 GiB limit `auto`
+    dropped the route's candidates and route='matrix-free' was refused. The client's share is
+    priced alone there; an in-memory graph still prices its CSR."""
+    from dpgraph.release.routes.matrix_free import estimated_memory
+    from dpgraph.release.screening import matrix_free_share, refuse_if_too_large
+
+    n, m = 10**6, 2 * 10**8
+    assert estimated_memory(n, m, 2) > 3 * 2**30 > estimated_memory(n, m, 2, edges_held=False)
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "3G")
+    assert matrix_free_share(n, m, 4.0, 1e-6) == 0.0
+    assert matrix_free_share(n, m, 4.0, 1e-6, edges_held=False) > 0.0
+    refuse_if_too_large("matrix-free", n, m, 2, edges_held=False)  # fits: returns
+    refuse_if_too_large("local", n, m, 2, edges_held=False)
+    with pytest.raises(InsufficientMemoryError):
+        refuse_if_too_large("matrix-free", n, m, 2)

@@ -514,7 +514,8 @@ def _choose_route(route, data, epsilon, delta, rank, rank_given, options, edge_c
     route_rank = route_spec(route).default_rank
     if route_rank is not None and rank_given is None:
         rank = check_rank(min(route_rank, data.n - 2), data.n)
-    refuse_if_too_large(route, data.n, None if m_hat is None else m_public, rank)
+    refuse_if_too_large(route, data.n, None if m_hat is None else m_public, rank,
+                        edges_held=not is_dask_input(data))
     report(f"privatize: route {route!r} on {data.n:,} nodes")
     return route, rank, epsilon, screening
 

@@ -122,7 +122,8 @@ def choose_scale_route(route: str, n: int, m_hat: float | None, rank: int) -> st
     return route
 
 
-def refuse_if_too_large(route: str, n: int, m: int | None, rank: int) -> None:
+def refuse_if_too_large(route: str, n: int, m: int | None, rank: int, *,
+                        edges_held: bool = True) -> None:
     """Refuse, before any allocation, a route whose estimated memory exceeds what is available.
     ``m``: the released edge count, or None when none was released (the estimate then counts
     the route's n-sized arrays alone).
@@ -141,7 +142,7 @@ def refuse_if_too_large(route: str, n: int, m: int | None, rank: int) -> None:
     ...
     dpgraph.memory.InsufficientMemoryError: route='pca' on 10,000 nodes ... needs about 4.5 GiB ...
     """
-    estimate = route_module(route).estimated_memory
+    estimate = _estimate(route, edges_held)
     edges = 0 if m is None else m
     need = estimate(n, edges, rank)
     size = (f"{n:,} nodes (its n-sized arrays alone: no edge count was released)" if m is None
@@ -196,13 +197,14 @@ MATRIX_FREE_RAMP, MATRIX_FREE_SHARE_MAX = (300.0, 400.0), 0.5
 
 
 def matrix_free_share(n: int, m_hat: float, epsilon: float, delta: float,
-                      rank: int = 2) -> float:
+                      rank: int = 2, *, edges_held: bool = True) -> float:
     """Share of ``epsilon`` (the budget left after the edge count) that an ``"auto"`` answer
     gives the matrix-free route, whose candidates then join the local route's private choice:
     0 unless ``delta > 0``, ``n >= MATRIX_FREE_MIN_N`` and the route fits in the available
     memory; then ``MATRIX_FREE_SHARE_MAX * ramp(rho)`` with ``rho = 2 m_hat epsilon / n``,
     linear from 0 at ``MATRIX_FREE_RAMP[0]`` to 1 at ``MATRIX_FREE_RAMP[1]``. Public ``n``,
-    released ``m_hat``, the budget and the machine only: no privacy cost.
+    released ``m_hat``, the budget and the machine only: no privacy cost. ``edges_held=False``:
+    the edges are on Dask workers, and only the client's memory is priced.
 
     >>> matrix_free_share(4039, 88234, 4.0, 1e-6), matrix_free_share(200000, 5e6, 4.0, 0.0)
     (0.0, 0.0)
@@ -213,7 +215,7 @@ def matrix_free_share(n: int, m_hat: float, epsilon: float, delta: float,
         return 0.0
     rho = 2.0 * max(float(m_hat), 0.0) * float(epsilon) / max(int(n), 1)
     share = MATRIX_FREE_SHARE_MAX * _ramp(rho, *MATRIX_FREE_RAMP)
-    return share if share > 0 and _fits("matrix-free", n, m_hat, rank) else 0.0
+    return share if share > 0 and _fits("matrix-free", n, m_hat, rank, edges_held) else 0.0
 
 
 def _ramp(value: float, lo: float, hi: float) -> float:
@@ -221,12 +223,21 @@ def _ramp(value: float, lo: float, hi: float) -> float:
     return min(max((value - lo) / (hi - lo), 0.0), 1.0)
 
 
-def _fits(route: str, n: int, m_hat: float, rank: int) -> bool:
+def _fits(route: str, n: int, m_hat: float, rank: int, edges_held: bool = True) -> bool:
     """Whether ``route``'s estimated memory at public ``n`` and released ``m_hat`` fits in what
     the machine has (True where that is unknown)."""
     have = available_memory()
-    need = route_module(route).estimated_memory(n, max(int(m_hat), 0), rank)
+    need = _estimate(route, edges_held)(n, max(int(m_hat), 0), rank)
     return have is None or need <= have
+
+
+def _estimate(route: str, edges_held: bool):
+    """``route``'s ``estimated_memory(n, m, rank)``; with ``edges_held=False`` (edges on Dask
+    workers; a streaming route: :mod:`dpgraph.release.routes`) the client's share only."""
+    estimate = route_module(route).estimated_memory
+    if edges_held or not route_spec(route).streams:
+        return estimate
+    return lambda n, m, rank: estimate(n, m, rank, edges_held=False)
 
 
 # The dense randomized-response route's share of an "auto" answer (docs/privacy.md 14.11): a

@@ -124,7 +124,8 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                                         eps_rr)):
             # a Dask edge list pools only a route that reads the edges by passes
             fits = route_spec(pooled).streams or not is_dask_input(data)
-            share = share_of(data.n, m_hat, eps_now, delta) if auto and fits else 0.0
+            held = {} if pooled != "matrix-free" else {"edges_held": not is_dask_input(data)}
+            share = share_of(data.n, m_hat, eps_now, delta, **held) if auto and fits else 0.0
             if share > 0:  # docs/privacy.md 14.10-14.11: its candidates join the local choice
                 extra = _route_pool(pooled, problem, data, share * base, delta, rank, opts,
                                     solver_options, ledger, gen)

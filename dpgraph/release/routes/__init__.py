@@ -10,7 +10,9 @@ route module provides
     :class:`~dpgraph.release.private_graph.PrivateGraph` (which holds no reference to ``data``).
 ``estimated_memory(n, m, rank) -> int``
     Peak bytes of the route (and of the solves it implies downstream), from public sizes; used
-    to refuse before allocating (:mod:`dpgraph.memory`).
+    to refuse before allocating (:mod:`dpgraph.memory`). A route that reads edges by passes
+    (``RouteSpec.streams``) also takes ``edges_held=False``: the edges stay on Dask workers,
+    and the estimate is of what the client holds.
 
 Routes:
 

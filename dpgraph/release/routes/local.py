@@ -222,7 +222,8 @@ def batch_bounds(start: int, n: int, first: int = FIRST_BATCH,
     return _batch_bounds(start, n, first, growth)
 
 
-def estimated_memory(n: int, m: int, rank: int, core: int = 0) -> int:
+def estimated_memory(n: int, m: int, rank: int, core: int = 0, *,
+                     edges_held: bool = True) -> int:
     """Peak bytes of the route from public sizes: a core's dense release and solve (about 48
     bytes per core pair; ``core`` nodes: only an explicit :class:`LocalPlan` has one, and
     :func:`release_local_sides` prices it before solving it), one batch of rows, and 320
@@ -230,7 +231,8 @@ def estimated_memory(n: int, m: int, rank: int, core: int = 0) -> int:
     length-n vectors and the answer built on them (``max_cut``'s assignment and partition, the
     command's output lists), measured at 238 bytes per node for ``max_cut`` (tracemalloc, n =
     10^6) and 329 for the whole ``dpgraph maxcut -o`` run above the interpreter, reading included
-    (n = 3 * 10^6). ``rank`` is not used: the route has none.
+    (n = 3 * 10^6). ``rank`` is not used: the route has none. ``edges_held=False`` (a Dask
+    edge list): the batch of rows is read on the workers, so no per-edge term.
 
     >>> estimated_memory(1000, 5000, 2) == estimated_memory(1000, 5000, 8)  # no rank
     True
@@ -240,7 +242,7 @@ def estimated_memory(n: int, m: int, rank: int, core: int = 0) -> int:
     48000000
     """
     k = min(max(int(core), 0), int(n))
-    return int(48.0 * k * k + 320.0 * n + 24.0 * max(int(m), 0) / 10)
+    return int(48.0 * k * k + 320.0 * n + (24.0 * max(int(m), 0) / 10 if edges_held else 0.0))
 
 
 @dataclass(eq=False)

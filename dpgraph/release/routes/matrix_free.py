@@ -138,11 +138,13 @@ def core_sensitivity(d_tilde: np.ndarray, rank: int, core_kappa: float) -> float
     return math.sqrt(2.0) * (1.0 + core_kappa ** 2 * rank) / S
 
 
-def estimated_memory(n: int, m: int, rank: int, *, solve: bool = True) -> int:
+def estimated_memory(n: int, m: int, rank: int, *, solve: bool = True,
+                     edges_held: bool = True) -> int:
     """Bytes the matrix-free route needs at ``n`` nodes, ``m`` edges and ``rank`` (public).
 
     The input's symmetric CSR (``2m`` float64 values and int32 indices: ``24 m``, plus the
-    index pointer) and the route's working set: ``16`` length-``n`` vectors and about ``12``
+    index pointer; not with ``edges_held=False``, a Dask edge list, whose blocks stay on the
+    workers: the client holds ``O(n r)``) and the route's working set: ``16`` length-``n`` vectors and about ``12``
     ``n x (rank + 1)`` blocks (iterates, their clipped copies, products, noise, averaged
     iterates, factors). ``solve=True`` (the default: the interface of :mod:`dpgraph.release.routes`
     counts the solves a release implies) adds the engine on the factor form: its Burer-Monteiro
@@ -156,11 +158,13 @@ def estimated_memory(n: int, m: int, rank: int, *, solve: bool = True) -> int:
     --------
     >>> round(estimated_memory(1_000_000, 50_000_000, 2) / 2**30, 1)
     2.1
+    >>> round(estimated_memory(1_000_000, 50_000_000, 2, edges_held=False) / 2**30, 1)
+    1.0
     """
     from dpgraph.engine.rounding import ROUND_MEMORY
 
     n, m, r = int(n), int(m), int(rank)
-    total = 24 * m + 8 * (n + 1) + 8 * n * (16 + 12 * (r + 1))
+    total = (24 * m + 8 * (n + 1) if edges_held else 0) + 8 * n * (16 + 12 * (r + 1))
     if solve:
         total += 8 * n * 48 + min(ROUND_MEMORY, 48 * 64 * n)
     return int(total)
