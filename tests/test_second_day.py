@@ -424,3 +424,15 @@ def test_a_rank_the_local_route_does_not_use_is_said_in_the_result():
     assert res.diagnostics["route"] == "local"
     assert "rank=2 is not used" in res.diagnostics["rank_note"] and "rank=2 is not used" in repr(res)
     assert "rank_note" not in plain.diagnostics and "not used" not in repr(plain)
+
+
+def test_a_matrix_free_release_reports_one_rank_everywhere():
+    """``PrivateGraph.to_dict()["rank"]`` was 3 on the matrix-free route where its repr, its
+    diagnostics and ``synth --json`` said 2: the factors add the public degree direction to
+    the 2 private ones. Every report now gives the private directions (``private_rank``)."""
+    G = nx.Graph(nx.karate_club_graph().edges())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pg = dpgraph.privatize(G, epsilon=1.0, delta=1e-6, route="matrix-free", rng=0)
+    assert pg.rank == 3 and pg.private_rank == 2  # the factors' columns; the private ones
+    assert pg.to_dict()["rank"] == 2 and "rank=2 " in repr(pg)

@@ -93,13 +93,12 @@ def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None,
 def synth_document(pg, out_data, *, where: str, fmt: str, path: str, weighted: bool,
                    notes=()) -> dict:
     """``dpgraph synth --json``: schema ``dpgraph.synth/1`` (docs/cli.md). ``rank`` is the
-    rank of the low-rank release: null where the route released none (randomized response,
-    the local route, the block model), as ``pg.rank`` says, not the rank that was asked for;
+    rank of the low-rank release (``pg.private_rank``): null where the route released none
+    (randomized response, the local route, the block model), not the rank that was asked for;
     capped where the release was (``n - 2``); the private directions on the matrix-free route
     (its factors add the public degree direction)."""
     diag = dict(pg.diagnostics)
-    released = getattr(pg, "rank", None)
-    rank = None if released is None else min(released, diag.get("rank") or released)
+    rank = getattr(pg, "private_rank", None)
     return {
         "schema": "dpgraph.synth/1",
         "command": "synth",

@@ -578,10 +578,15 @@ class FactorPrivateGraph(PrivateGraph):
                              f"(synthetic_share), whose sampler runs in memory: use .sample(), "
                              f"or pass n_blocks= to sample the factor form's own block model")
 
+    @property
+    def private_rank(self) -> int:
+        """The private directions: the factors' columns less the public degree direction."""
+        return self.basis.shape[1] - 1
+
     def rank_text(self) -> str:
         """``rank=r`` (private directions; the factors add the public degree direction) and,
         where it differs, the rank asked for."""
-        r, asked = self.basis.shape[1] - 1, self.diagnostics.get("rank")
+        r, asked = self.private_rank, self.diagnostics.get("rank")
         text = f"rank={r} (+ the public degree direction)"
         return text if asked is None or asked == r else text + f" of requested {asked}"
 

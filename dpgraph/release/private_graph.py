@@ -91,6 +91,13 @@ class PrivateGraph:
         return None if self.basis is None else self.basis.shape[1]
 
     @property
+    def private_rank(self) -> int | None:
+        """The private directions the release holds: :attr:`rank` here (the matrix-free
+        route's factors add a public one, the degree direction). What :meth:`to_dict`, the
+        repr and ``dpgraph synth --json`` report."""
+        return self.rank
+
+    @property
     def halted(self) -> bool:
         """True when a private test in the PCA halted and a random subspace was released."""
         return bool(self.diagnostics.get("pca_halted", False))
@@ -338,7 +345,7 @@ class PrivateGraph:
         from dpgraph.result import jsonable, privacy_fields
 
         return jsonable({"nodes": self.n, "route": self.diagnostics.get("route"),
-                         "rank": self.rank, "edge_count": self.edge_count,
+                         "rank": self.private_rank, "edge_count": self.edge_count,
                          "halted": self.halted, **privacy_fields(self.ledger),
                          "diagnostics": self.diagnostics})
 
