@@ -73,7 +73,7 @@ __all__ = [
     "same_labels",
     "in_label_order",
     "label_key",
-    "without_symmetrize",
+    "as_undirected_data",
     "from_matrix",
     "to_networkx",
     "to_igraph",
@@ -307,23 +307,29 @@ def in_label_order(data: GraphData) -> GraphData:
                      _summed=data._summed, _checked=True)
 
 
-def without_symmetrize(exc: ValueError) -> ValueError:
-    """For a function that takes no ``symmetrize=`` (the private functions, the engine's
-    solvers): :func:`as_graph_data`'s refusal of a directed graph reworded to say where
-    ``symmetrize`` goes; any other error unchanged.
+def as_undirected_data(G, *, weight: str | None = "weight") -> GraphData:
+    """:func:`as_graph_data` for a function that takes no ``symmetrize=`` (the private
+    functions, the engine's solvers): a directed graph's refusal says to make it undirected
+    with :func:`as_graph_data` first, instead of "pass symmetrize=".
 
-    >>> err = ValueError("g is directed; pass symmetrize='max', 'sum' or 'mean' to say how")
-    >>> str(without_symmetrize(err)).split(" (")[0]
-    "g is directed; make it undirected first, e.g. dpgraph.as_graph_data(G, symmetrize='max')"
+    >>> import networkx as nx
+    >>> try:
+    ...     as_undirected_data(nx.DiGraph([(0, 1)]))
+    ... except ValueError as exc:
+    ...     print(str(exc).split(" (")[0])
+    networkx.DiGraph is directed; make it undirected first, e.g. dpgraph.as_graph_data(G, symmetrize='max')
     """
-    text = str(exc)
-    if " is directed" not in text or "pass symmetrize=" not in text:
-        return exc
-    source = text.split(" is directed", 1)[0]
-    why = " (its weight matrix is not symmetric)" if "not symmetric" in text else ""
-    return ValueError(f"{source} is directed{why}; make it undirected first, e.g. "
-                      f"dpgraph.as_graph_data(G, symmetrize='max') ('sum' and 'mean' too), "
-                      f"and pass that")
+    try:
+        return as_graph_data(G, weight=weight)
+    except ValueError as exc:
+        text = str(exc)
+        if " is directed" not in text or "pass symmetrize=" not in text:
+            raise
+        source = text.split(" is directed", 1)[0]
+        why = " (its weight matrix is not symmetric)" if "not symmetric" in text else ""
+        raise ValueError(f"{source} is directed{why}; make it undirected first, e.g. "
+                         f"dpgraph.as_graph_data(G, symmetrize='max') ('sum' and 'mean' "
+                         f"too), and pass that") from None
 
 
 def summed_parallel_edges(data) -> tuple | None:

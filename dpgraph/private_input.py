@@ -10,8 +10,7 @@ private release (:func:`dpgraph.privatize`, :func:`dpgraph.release_synthetic`,
 
 from __future__ import annotations
 
-from dpgraph.graph import (GraphData, as_graph_data, in_label_order, summed_parallel_edges,
-                           without_symmetrize)
+from dpgraph.graph import GraphData, as_undirected_data, in_label_order, summed_parallel_edges
 from dpgraph.io.dask import is_dask_input
 
 __all__ = ["input_graph", "check_private_graph_input"]
@@ -28,13 +27,7 @@ def input_graph(G, *, weight: str | None = "weight"):
         from dpgraph.io.dask import DaskGraph, from_dask
 
         return G if isinstance(G, DaskGraph) else from_dask(G, weight=weight)
-    try:
-        return in_label_order(as_graph_data(G, weight=weight))
-    except ValueError as exc:  # the private functions take no symmetrize=: say where it goes
-        reworded = without_symmetrize(exc)
-        if reworded is exc:
-            raise
-        raise reworded from None
+    return in_label_order(as_undirected_data(G, weight=weight))
 
 
 def check_private_graph_input(data: GraphData, *, what: str = "the private pipeline") -> None:

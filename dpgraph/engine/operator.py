@@ -14,8 +14,8 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.graph import (GraphData, as_graph_data, check_matrix_memory, label_sequence,
-                           without_symmetrize)
+from dpgraph.graph import (GraphData, as_graph_data, as_undirected_data, check_matrix_memory,
+                           label_sequence)
 from dpgraph.privacy.validation import InvalidParameterError
 
 __all__ = ["WeightOperator", "as_weight_operator", "input_node_count"]
@@ -212,11 +212,5 @@ def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
         return WeightOperator(W, lab)
     if labels is not None and not isinstance(G, GraphData):
         raise ValueError("labels= is only for matrix input; graphs carry their own node labels")
-    try:
-        data = as_graph_data(G, weight=weight)
-    except ValueError as exc:  # the solvers take no symmetrize=: say where it goes
-        reworded = without_symmetrize(exc)
-        if reworded is exc:
-            raise
-        raise reworded from None
+    data = as_undirected_data(G, weight=weight)  # the solvers take no symmetrize=
     return WeightOperator(data.weights, data.labels)

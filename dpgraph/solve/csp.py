@@ -345,7 +345,6 @@ def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: flo
     from dpgraph.release.routes.local import release_local_labels
 
     _check_local_memory(instance)  # before any draw or allocation of size n q
-    _check_label_graph_fits(instance)
     epsilon = ledger.epsilon
     eps_total, eps_estimate = ((CSP_TOTAL_SHARE * epsilon, estimate_share * epsilon)
                                if estimate else (0.0, 0.0))

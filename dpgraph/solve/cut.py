@@ -18,6 +18,7 @@ statistic of the input is returned; score a partition on a graph you may see wit
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import numpy as np
 
@@ -119,13 +120,14 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
         # choice and estimate (docs/privacy.md 14.11); the matrix-free share of eps_now (14.10)
         eps_rr = left(eps_now, *answer_side_budgets(epsilon, select_share,
                                                      estimate_share if estimate else 0.0, m_hat))
-        for pooled, share_of, base in (("matrix-free", matrix_free_share, eps_now),
+        # on Dask the workers hold the edges: the matrix-free share prices the client alone
+        mf_share = partial(matrix_free_share, edges_held=not is_dask_input(data))
+        for pooled, share_of, base in (("matrix-free", mf_share, eps_now),
                                        ("randomized-response", randomized_response_share,
                                         eps_rr)):
             # a Dask edge list pools only a route that reads the edges by passes
             fits = route_spec(pooled).streams or not is_dask_input(data)
-            held = {} if pooled != "matrix-free" else {"edges_held": not is_dask_input(data)}
-            share = share_of(data.n, m_hat, eps_now, delta, **held) if auto and fits else 0.0
+            share = share_of(data.n, m_hat, eps_now, delta) if auto and fits else 0.0
             if share > 0:  # docs/privacy.md 14.10-14.11: its candidates join the local choice
                 extra = _route_pool(pooled, problem, data, share * base, delta, rank, opts,
                                     solver_options, ledger, gen)

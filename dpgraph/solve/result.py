@@ -141,7 +141,7 @@ class PrivateCutResult(PrivateResult):
         rank = self.diagnostics.get("rank", self.private_graph.rank)
         if rank is not None:
             parts.append(f"rank={rank}")
-        elif "is not used" in str(self.diagnostics.get("rank_note", "")):
+        elif self.diagnostics.get("rank_note"):  # a rank the route did not use
             parts.append(self.diagnostics["rank_note"].split(":")[0])  # "rank=2 is not used"
         return (f"PrivateCutResult({', '.join(parts)}, halted={self.halted}"
                 f"{reproducible_tag(self.ledger)})")

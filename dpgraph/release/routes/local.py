@@ -493,7 +493,8 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
             name = "local route: refinement sweep" + (f" {k}/{count}" if count > 1 else "")
             report(name)
             ledger.charge(name, mechanism="discrete laplace", epsilon=eps_k,
-                          sensitivity=2.0, sensitivity_norm="l1", noise_scale=laplace_add_scale(2.0, eps_k, 2),
+                          sensitivity=2.0, sensitivity_norm="l1",
+                          noise_scale=laplace_add_scale(2.0, eps_k, 2),
                           note="adaptive; each pair read by both endpoints' fields, L1 "
                                "sensitivity 2 (docs/privacy.md 14.3)")
             _refine_sweep(weights, order, x, confidence, all_bounds, epsilon=eps_k,

@@ -144,8 +144,8 @@ def estimated_memory(n: int, m: int, rank: int, *, solve: bool = True,
 
     The input's symmetric CSR (``2m`` float64 values and int32 indices: ``24 m``, plus the
     index pointer; not with ``edges_held=False``, a Dask edge list, whose blocks stay on the
-    workers: the client holds ``O(n r)``) and the route's working set: ``16`` length-``n`` vectors and about ``12``
-    ``n x (rank + 1)`` blocks (iterates, their clipped copies, products, noise, averaged
+    workers: the client holds ``O(n r)``) and the route's working set: ``16`` length-``n``
+    vectors and about ``12`` ``n x (rank + 1)`` blocks (iterates, their clipped copies, products, noise, averaged
     iterates, factors). ``solve=True`` (the default: the interface of :mod:`dpgraph.release.routes`
     counts the solves a release implies) adds the engine on the factor form: its Burer-Monteiro
     iterate, gradient and trial point (about six ``n x 8`` blocks: ``48 n`` floats) and the
