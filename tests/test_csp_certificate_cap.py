@@ -158,3 +158,33 @@ def test_verified_lambda_max_never_proves_a_matrix_with_nan(n):
     S[n // 2, n // 4] = S[n // 4, n // 2] = 0.5
     mu, c = verified_lambda_max(S.copy(), float(np.linalg.eigvalsh(S)[-1]))
     assert np.linalg.eigvalsh(S)[-1] <= mu <= np.linalg.eigvalsh(S)[-1] + 1e-6
+
+
+def _integer_laplacian(n, seed):
+    # integer weights: the degrees are exact, so the all-ones vector is an exact null vector
+    A = nx.to_scipy_sparse_array(nx.random_regular_graph(4, n, seed=seed), format="csr", dtype=float)
+    return (sp.diags_array(np.asarray(A.sum(axis=1)).ravel()) - A).tocsc()
+
+
+@pytest.mark.parametrize("n,seed", [(600, 1), (2000, 2)])
+def test_positive_pivots_are_not_a_proof_and_the_residual_bound_is(n, seed):
+    from dpgraph.engine.sdp import sparse_ldl_lower_bound, sparse_ldl_positive
+
+    delta = 2.0 ** -52
+    A = (_integer_laplacian(n, seed) - delta * sp.eye_array(n)).tocsc()
+    assert np.all(A.diagonal() == 4.0 - delta)           # stored exactly: lambda_min(A) = -delta
+    assert sparse_ldl_positive(A)[0]                      # the pivots alone would call A definite
+    lower, nnz = sparse_ldl_lower_bound(A)
+    assert lower is not None and lower <= -delta and nnz > n
+
+
+def test_sparse_shift_check_never_verifies_below_lambda_max():
+    from dpgraph.engine.sdp import rump_margin, sparse_shift_verified
+
+    negM = _integer_laplacian(800, 3)                      # M = -Laplacian: lambda_max(M) = 0 exactly
+    c = rump_margin(800, 800 * 8.0)
+    for k in range(30, 60, 3):
+        below = -(2.0 ** -k)
+        for shift in (below - 2 * c, below - 1e-3, below - 1.0):
+            assert not sparse_shift_verified(negM, below, shift)[0]
+    assert sparse_shift_verified(negM, 1e-6, 1e-6 - 2 * c)[0]   # just above it: proven

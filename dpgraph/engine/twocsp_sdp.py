@@ -41,7 +41,8 @@ Certificate (weak duality, as for Max-Cut in :mod:`.sdp`)
     :math:`\lambda_{00}` from row 0. :math:`\mu \ge \lambda_{\max}(S)` is verified by a
     factorisation of :math:`(\mu - c)I - S` with Rump's margin c: a dense Cholesky for
     :math:`n(q-1) + 1 \le` ``LABEL_DENSE_CERTIFICATE_MAX_N``, a sparse :math:`LDL^T` (SuperLU, minimum-degree
-    ordering, diagonal pivots only; Sylvester's law of inertia) above it -- S is sparse (the
+    ordering, diagonal pivots only; Sylvester's law of inertia, with a proven bound on the
+    factorisation's residual below the margin) above it -- S is sparse (the
     constraint graph, the per-variable blocks and row 0), and on the random q = 3 family at
     n = 10,000 its factor has 22M nonzeros, against 200M for the dense one. ``"lanczos"`` (a
     Ritz value plus its residual norm, not a proof: Lanczos can miss the top of the spectrum)
@@ -70,7 +71,7 @@ from dpgraph.privacy.noise import make_rng
 from dpgraph.progress import Progress
 from dpgraph.memory import available_memory, check_memory, format_bytes
 from dpgraph.engine.local_search import jit, numba_available
-from dpgraph.engine.sdp import (dense_certificate_bytes, gershgorin_max, rump_margin, sparse_ldl_positive,
+from dpgraph.engine.sdp import (dense_certificate_bytes, gershgorin_max, rump_margin, sparse_shift_verified,
                                 top_ritz_pair, verified_lambda_max)
 
 __all__ = ["LabelSDPSolution", "solve_label_sdp", "certify_label_sdp", "round_label_sdp",
@@ -463,13 +464,13 @@ def ldl_verified_lambda_max(S, guess: tuple[float, float] | None = None, *, rel:
                             target: float = 0.0, max_factorizations: int = 12) -> tuple[float, dict]:
     r"""A proven upper bound on :math:`\lambda_{\max}(S)` for a sparse symmetric S, near ``guess``.
 
-    Every candidate mu is checked by a sparse :math:`LDL^T` factorisation
-    (:func:`dpgraph.engine.sdp.sparse_ldl_positive`) of :math:`(\mu' - c)I - S` with
-    :math:`\mu' = \mu + 2c` and Rump's margin c for the trace of :math:`\mu' I - S`
-    (:func:`dpgraph.engine.sdp.rump_margin`; S. M. Rump, BIT 46, 2006): all pivots positive proves
-    :math:`\mu' I - S \succ 0`. Rump proves the margin for a floating-point Cholesky
-    factorisation; it is applied here to the pivot-free :math:`LDL^T` of the same matrix, as the
-    Max-Cut engine's sparse certificate does (:mod:`dpgraph.engine.sdp`).
+    Every candidate mu is checked by a sparse :math:`LDL^T` factorisation of
+    :math:`(\mu' - 2c)I - S` with :math:`\mu' = \mu + 2c` and Rump's margin c for the trace of
+    :math:`\mu' I - S` (:func:`dpgraph.engine.sdp.rump_margin`) setting the gap: positive pivots and a
+    proven bound on the factorisation's residual below that gap prove
+    :math:`\mu' I - S \succ 0` (:func:`dpgraph.engine.sdp.sparse_shift_verified`, Higham's
+    backward error of Gaussian elimination and Weyl's inequality), as the Max-Cut engine's
+    sparse certificate does (:mod:`dpgraph.engine.sdp`).
 
     ``guess = (theta, r)``: a Ritz value and its residual norm (theta is a lower estimate of
     lambda_max; ``theta + r`` bounds it when Lanczos found the top of the spectrum). The first
@@ -499,8 +500,7 @@ def ldl_verified_lambda_max(S, guess: tuple[float, float] | None = None, *, rel:
         c = rump_margin(N, N * (abs(mu) + slack) - trS)
         c = rump_margin(N, N * (abs(mu) + slack + 2 * c) - trS)
         mu_try = mu + slack + 2 * c
-        M = (negS + sp.diags_array(np.full(N, mu_try - c), format="csc")).tocsc()
-        ok, nnz = sparse_ldl_positive(M)
+        ok, nnz = sparse_shift_verified(negS, mu_try, mu + slack)  # a gap of 2c
         info["factorizations"] += 1
         info["ldl_nnz_factor"] = max(info["ldl_nnz_factor"], nnz)
         return ok, mu_try, c
