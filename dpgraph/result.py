@@ -53,11 +53,28 @@ def jsonable(value):
 
     Examples
     --------
+    JSON object keys are text: two keys that spell the same text (``1`` and ``"1"``) are
+    refused, naming both, rather than one silently replacing the other (the results keep
+    such labels apart by listing them: ``{"labels": [...], "values": [...]}``).
+
     >>> jsonable({"a": np.float32(0.5), "b": (np.int64(3), float("nan")), "c": np.arange(2)})
     {'a': 0.5, 'b': [3, 'NaN'], 'c': [0, 1]}
+    >>> jsonable({1: "int", "1": "str"})
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot write both keys 1 and '1' as JSON: they become the same text '1'; relabel first, or list the pairs
     """
     if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
+        out, seen = {}, {}
+        for k, v in value.items():
+            text = str(k)
+            if text in seen:
+                raise ValueError(f"cannot write both keys {seen[text]!r} and {k!r} as JSON: "
+                                 f"they become the same text {text!r}; relabel first, or "
+                                 f"list the pairs")
+            seen[text] = k
+            out[text] = jsonable(v)
+        return out
     if isinstance(value, (list, tuple, range)):  # range: GraphData's default integer labels
         return [jsonable(v) for v in value]
     if isinstance(value, (set, frozenset)):
@@ -126,6 +143,30 @@ class EngineResult(Result):
     def diagnostics(self) -> dict:
         """``info``: method details (rank, iterations, certificate, ...)."""
         return self.info
+
+    def to_dict(self) -> dict:
+        """The result as plain, JSON-ready data (:func:`jsonable`, as
+        :meth:`PrivateResult.to_dict`): ``answer`` (``{"labels": [...], "values": [...]}``, in
+        the input's order, so that labels such as ``1`` and ``"1"`` stay apart), ``value``,
+        ``sdp_value``, ``upper_bound``, ``gap``, ``rounding``, ``timings``,
+        ``private_release`` (False: the engine reads the exact input) and ``diagnostics``
+        (``info``). The arrays are left out: ``x`` (the answer in index order), the factor
+        ``V`` / moment matrix ``Y`` and ``info["rounded"]`` (every rounding candidate, n
+        values each); save them with NumPy where needed.
+
+        >>> import json, networkx as nx
+        >>> from dpgraph.engine import solve_max_cut
+        >>> doc = json.loads(json.dumps(solve_max_cut(nx.cycle_graph(4), rng=0).to_dict()))
+        >>> doc["answer"]["labels"], doc["value"], doc["private_release"]
+        ([0, 1, 2, 3], 4.0, False)
+        """
+        answer = self.answer
+        info = {k: v for k, v in self.info.items() if k != "rounded"}
+        return jsonable({"answer": {"labels": list(answer), "values": list(answer.values())},
+                         "value": self.value, "sdp_value": self.sdp_value,
+                         "upper_bound": self.upper_bound, "gap": self.gap,
+                         "rounding": self.rounding, "timings": dict(self.timings),
+                         "private_release": False, "diagnostics": info})
 
 
 class PrivateResult(Result):

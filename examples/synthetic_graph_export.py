@@ -23,7 +23,8 @@ H = pg.to_igraph(max_edges=round(pg.edge_count))
 print("igraph:", H.vcount(), "vertices,", H.ecount(), "weighted edges (the released edge "
       f"count, {pg.edge_count:.0f}); labels kept:", H.vs["name"][:3])
 
-sample = pg.sample()  # an unweighted simple graph drawn from the synthetic weights
+sample = pg.sample()  # an unweighted simple graph drawn from the release's degree-corrected
+                      # block model (README, "Which mechanism runs"), not from H's weights
 path = out_dir / "les_miserables_private.graphml"
 dpgraph.write_graph(sample, path)
 print("sampled synthetic graph:", sample, "->", path)

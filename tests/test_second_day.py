@@ -436,3 +436,83 @@ def test_a_matrix_free_release_reports_one_rank_everywhere():
         pg = dpgraph.privatize(G, epsilon=1.0, delta=1e-6, route="matrix-free", rng=0)
     assert pg.rank == 3 and pg.private_rank == 2  # the factors' columns; the private ones
     assert pg.to_dict()["rank"] == 2 and "rank=2 " in repr(pg)
+
+
+@pytest.mark.parametrize("solve", [
+    lambda G: dpgraph.solve_max_cut(G, rng=0),
+    lambda G: dpgraph.engine.solve_max_bisection(G, rng=0),
+    lambda G: dpgraph.solve_max_2csp(dpgraph.engine.max_k_cut_instance(G, 3), rng=0),
+], ids=["CutResult", "bisection", "CSPResult"])
+def test_engine_results_have_to_dict_as_the_private_results(solve):
+    """``solve_max_cut(G).to_dict()`` raised AttributeError where every private result has one;
+    the engine's results now give the same ``answer`` layout, plain numbers and the arrays
+    (``x``, ``V`` / ``Y``, ``info["rounded"]``) left out."""
+    G = nx.relabel_nodes(nx.Graph(nx.karate_club_graph().edges()), {0: "leader", 33: "admin"})
+    res = solve(G)
+    doc = json.loads(json.dumps(res.to_dict(), allow_nan=False))
+    assert doc["answer"]["labels"] == list(res.assignment) and "leader" in doc["answer"]["labels"]
+    assert dict(zip(doc["answer"]["labels"], doc["answer"]["values"])) == res.assignment
+    assert (doc["value"], doc["upper_bound"], doc["gap"]) == (res.value, res.upper_bound, res.gap)
+    assert doc["sdp_value"] == float(res.sdp_value) and doc["rounding"] == res.rounding
+    assert doc["private_release"] is False and set(doc["timings"]) == set(res.timings)
+    assert doc["diagnostics"]["rank"] == res.info["rank"] and "rounded" not in doc["diagnostics"]
+    assert not {"x", "V", "Y", "ledger"} & set(doc)
+    assert "rounded" in res.info  # the result itself is left as it was
+    private = dpgraph.max_cut(G, epsilon=1.0, delta=0.0, weight=None, rng=0).to_dict()
+    assert set(private["answer"]) == set(doc["answer"]) == {"labels", "values"}
+
+
+def test_labels_1_and_str_1_stay_apart_in_json_documents():
+    """A graph with nodes ``1`` and ``"1"``: the results list their labels, so both stay (with
+    their types) in ``to_dict()``; a mapping keyed by both, which ``jsonable`` turned into one
+    JSON key with the other value silently lost, is refused naming the two keys."""
+    G = nx.Graph([(1, "1"), ("1", 2), (2, 1), (2, "a"), ("a", 1)])
+    for res in (dpgraph.solve_max_cut(G, rng=0),
+                dpgraph.max_cut(G, epsilon=1.0, delta=0.0, weight=None, rng=0)):
+        doc = json.loads(json.dumps(res.to_dict()))
+        assert sorted(map(repr, doc["answer"]["labels"])) == ["'1'", "'a'", "1", "2"]
+        assert dict(zip(doc["answer"]["labels"], doc["answer"]["values"])) == res.assignment
+    from dpgraph.result import jsonable
+
+    with pytest.raises(ValueError, match=r"both keys 1 and '1'.*same text '1'"):
+        jsonable({"assignment": {1: 0, "1": 1}})
+    assert jsonable({1: 0, "b": 1}) == {"1": 0, "b": 1}
+
+
+def test_a_gz_file_that_is_not_gzip_is_read_with_a_warning_naming_it(tmp_path, capsys):
+    """``read_graph("g.txt.gz")`` on a plain-text file read it without a word (gzip is told from
+    the content); the name says compressed, so a GraphInputWarning now names the file."""
+    path = tmp_path / "g.txt.gz"
+    path.write_text("1 2\n2 3\n")
+    with pytest.warns(dpgraph.GraphInputWarning, match=r"g\.txt\.gz: named \.gz but not gzip"):
+        assert dpgraph.read_graph(path).m == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dpgraph.write_graph(nx.path_graph(3), tmp_path / "real.txt.gz")
+        assert dpgraph.read_graph(tmp_path / "real.txt.gz").m == 2  # real gzip: no warning
+    assert main(["info", str(path)]) == 0
+    assert "named .gz but not gzip" in capsys.readouterr().out
+
+
+def test_engine_cut_repr_lists_side_sizes_by_assignment_as_the_private_result():
+    """``CutResult``'s repr listed ``len(partition[0])`` first, the side of assignment 1, while
+    ``PrivateCutResult`` and ``dpgraph maxcut`` list the sizes of sides 0 / 1."""
+    G = nx.star_graph(5)  # the maximum cut puts the centre alone: sides of 1 and 5 nodes
+    res = dpgraph.solve_max_cut(G, rng=0)
+    n1 = sum(res.assignment.values())
+    assert n1 == len(res.partition[0]) and {n1, 6 - n1} == {1, 5}
+    assert f"sides=({6 - n1}, {n1})" in repr(res)
+
+
+def test_synthetic_report_takes_weight_none_as_the_release_did():
+    """The README's ``synthetic_report(G, S)`` after ``release_synthetic(G, weight=None)`` on
+    the karate club (weights 1-7) gave weight_ratio 0.34 and a max-cut transfer on the weights
+    the release never read, with no ``weight=`` to say otherwise; it now takes one."""
+    from dpgraph.lab.evaluate import synthetic_report
+
+    G = nx.karate_club_graph()
+    H = nx.Graph(G.edges())
+    assert synthetic_report(G, H, max_cut=False)["weight_ratio"] == pytest.approx(78 / 231)
+    r = synthetic_report(G, H, weight=None)
+    assert r["total_weight_true"] == r["total_weight"] == 78.0 and r["weight_ratio"] == 1.0
+    assert r["maxcut_transfer"] == pytest.approx(1.0)

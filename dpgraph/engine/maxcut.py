@@ -153,9 +153,11 @@ class CutResult(EngineResult):
 
     def __repr__(self) -> str:
         n = len(self.x)
+        # by assignment (0, then 1), as PrivateCutResult and the command line: partition lists
+        # side 1 (x = +1) first
         return (f"CutResult(n={n}, value={self.value:.6g}, sdp_value={self.sdp_value:.6g}, "
-                f"upper_bound={self.upper_bound:.6g}, gap={self.gap:.2e}, sides=({len(self.partition[0])}, "
-                f"{len(self.partition[1])}), rounding={self.rounding!r}, "
+                f"upper_bound={self.upper_bound:.6g}, gap={self.gap:.2e}, sides=({len(self.partition[1])}, "
+                f"{len(self.partition[0])}), rounding={self.rounding!r}, "
                 f"time={sum(self.timings.values()):.3g}s)")
 
 

@@ -137,13 +137,14 @@ def _degree_distances(d_true: np.ndarray, d_syn: np.ndarray) -> tuple[float, flo
 
 def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
                      max_cut: bool = True, true_stats: dict | None = None,
-                     reference_cut: float | None = None) -> dict:
+                     reference_cut: float | None = None,
+                     weight: str | None = "weight") -> dict:
     """How well a synthetic graph matches the true one, on the metrics of the private-graph
     benchmark literature (PGB; PrivGraph, Yuan et al. 2023). NOT PRIVATE: reads the true graph.
 
     Returns a dict: ``edges_true``, ``edges``, ``edge_ratio`` (edge counts: every edge counts
     1); ``total_weight_true``, ``total_weight``, ``weight_ratio`` (total edge weights, as
-    ``as_graph_data`` reads them with ``weight="weight"``: the synthetic graph's total weight
+    ``as_graph_data`` reads them with ``weight=``: the synthetic graph's total weight
     over the true one's); ``isolated``; ``degree_kl``,
     ``degree_hellinger``; ``avg_clustering_true`` / ``avg_clustering`` and their relative error
     ``clustering_rel_error``; ``triangles_true`` / ``triangles`` / ``triangles_rel_error``;
@@ -163,7 +164,9 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
     unit-weight edges (a weight ``w`` counts as ``w`` of an edge), so ``weight_ratio``, not
     ``edge_ratio``, measures how well a sample's size matches what the release aimed at (a
     graph of 88,234 edges of total weight 55,233: ``edge_ratio`` about 0.63, ``weight_ratio``
-    about 1). On unweighted graphs the two are equal.
+    about 1). On unweighted graphs the two are equal. ``weight``: the edge attribute of
+    NetworkX / igraph input, as in :func:`cut_value` (``None``: every edge weight 1, for a
+    release made with ``weight=None``); it sets the totals and ``maxcut_transfer``.
 
     Examples
     --------
@@ -176,6 +179,8 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
     >>> r = synthetic_report(G, H, max_cut=False)
     >>> r["edge_ratio"], r["total_weight_true"], r["total_weight"]
     (1.0, 231.0, 78.0)
+    >>> synthetic_report(G, H, max_cut=False, weight=None)["weight_ratio"]  # G's edges as 1
+    1.0
     """
     import igraph as ig
 
@@ -184,7 +189,9 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
     t, s = _aligned(as_graph_data(true_graph, weight=None),
                     as_graph_data(synthetic_graph, weight=None))
     try:
-        tw, sw = _aligned(as_graph_data(true_graph), as_graph_data(synthetic_graph))  # weighted
+        tw, sw = (t, s) if weight is None else _aligned(
+            as_graph_data(true_graph, weight=weight),
+            as_graph_data(synthetic_graph, weight=weight))  # weighted
     except (TypeError, ValueError):
         if max_cut:
             raise
