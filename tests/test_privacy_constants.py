@@ -308,3 +308,298 @@ def test_choice_among_assignments_is_the_exponential_mechanism_on_values_at_its_
     assert all(e.epsilon == pytest.approx(eps) for e in led.entries) and len(led.entries) == runs
     p = math.exp(eps) / (1.0 + math.exp(eps))
     assert _binomial_close(first, runs, p), (first / runs, p)
+
+
+# ----------------------------------- 3.4 and 3.6: the noise form of the projector and the core
+
+def _symmetric_noise_variances(real, kwargs, n=300):
+    """Off-diagonal and diagonal mean squares of the symmetric noise that a call
+    ``symmetric_gaussian_noise(**kwargs)`` configures, drawn at size ``n`` (its form does not
+    depend on the size) on a scratch ledger from a fixed seed."""
+    from dpgraph.privacy import PrivacyLedger
+
+    kw = dict(kwargs, ledger=PrivacyLedger(epsilon=kwargs["epsilon"], delta=kwargs["delta"]),
+              rng=11)
+    D = real(n, **kw).to_dense()
+    iu = np.triu_indices(n, 1)
+    return float(np.mean(D[iu] ** 2)), float(np.mean(np.diag(D) ** 2))
+
+
+def test_pca_projector_and_core_noise_is_the_upper_triangle_mechanism(monkeypatch):
+    """docs/privacy.md 3.4 and 3.6 (section 1, symmetric matrix noise): the projector ``U U^T``
+    and the core ``B^T M B`` get symmetric Gaussian noise of off-diagonal variance ``sigma^2``
+    and diagonal variance ``2 sigma^2`` (the Gaussian mechanism on
+    ``((X_ab)_(a<b), (X_aa / sqrt 2)_a)``, of norm ``||X||_F / sqrt 2``), ``sigma`` the
+    analytic Gaussian at the step's share for ``c_E T / (L - eta)`` (``c_E = sqrt 2 w``,
+    ``eta = w``; ``L``, ``T`` the released bounds) and for
+    ``w max(sqrt 2 b_1 b_2, b_1^2 / sqrt 2)`` (``b_1 >= b_2`` the released basis's largest
+    row norms). A diagonal variance of ``sigma^2`` makes a diagonal change cost ``sqrt 2``
+    times the calibrated sensitivity. Measured on a 300 x 300 draw of the same form (the
+    diagonal's 300 squares: standard error 8%)."""
+    from dpgraph.privacy import analytic_gaussian_sigma
+    from dpgraph.spectral import EntryAdjacency, private_low_rank
+    from dpgraph.spectral import pca as PCA
+
+    real, calls = PCA.symmetric_gaussian_noise, []
+
+    def spy(n, **kwargs):
+        calls.append((kwargs["name"], _symmetric_noise_variances(real, kwargs)))
+        return real(n, **kwargs)
+
+    monkeypatch.setattr(PCA, "symmetric_gaussian_noise", spy)
+    n, w, eps, delta = 200, 1.0, 1.0, 1e-6
+    u = np.ones(n) / math.sqrt(n)
+    res = private_low_rank(500.0 * np.outer(u, u), 1, epsilon=eps, delta=delta,
+                           adjacency=EntryAdjacency(w), rng=0)
+    assert not res.halted
+    d, split = res.diagnostics, PCA.DEFAULT_LOW_RANK_SPLIT
+    b = np.sort(np.linalg.norm(res.basis, axis=1))[::-1]
+    expected = {
+        "pca: projector (Alg. 5.8)": analytic_gaussian_sigma(
+            split.epsilon[2] * eps, split.delta[2] * delta,
+            math.sqrt(2) * w * d.row_scale_upper / (d.gap_lower - w)),
+        "pca: core (Alg. 5.10)": analytic_gaussian_sigma(
+            split.epsilon[3] * eps, split.delta[3] * delta,
+            w * max(math.sqrt(2) * b[0] * b[1], b[0] ** 2 / math.sqrt(2))),
+    }
+    assert sorted(name for name, _ in calls) == sorted(expected)
+    for name, (off, diag) in calls:
+        sigma = expected[name]
+        assert off == pytest.approx(sigma ** 2, rel=0.03), name
+        assert diag == pytest.approx(2 * sigma ** 2, rel=0.35), name
+
+
+def test_pca_route_core_noise_is_the_upper_triangle_mechanism(monkeypatch):
+    """docs/privacy.md 3.6 on the graph route (``release_low_rank``, which releases the core
+    itself): off-diagonal variance ``sigma^2``, diagonal ``2 sigma^2``, ``sigma`` the analytic
+    Gaussian at ``core_share`` of the budget for ``w max(sqrt 2 b_1 b_2, b_1^2 / sqrt 2)``."""
+    from dpgraph.privacy import PrivacyLedger, analytic_gaussian_sigma
+    from dpgraph.release.routes import pca as R
+    from dpgraph.spectral import EntryAdjacency
+
+    real, calls = R.symmetric_gaussian_noise, []
+
+    def spy(n, **kwargs):
+        calls.append(_symmetric_noise_variances(real, kwargs))
+        return real(n, **kwargs)
+
+    monkeypatch.setattr(R, "symmetric_gaussian_noise", spy)
+    n, w, eps, delta, share = 200, 1.0, 1.0, 1e-6, 0.2
+    u = np.ones(n) / math.sqrt(n)
+    basis, core, how, sub = R.release_low_rank(
+        500.0 * np.outer(u, u), 1, EntryAdjacency(w), epsilon=eps, delta=delta,
+        core_share=share, ledger=PrivacyLedger(epsilon=eps, delta=delta), rng=0)
+    assert not sub.halted
+    b = np.sort(np.linalg.norm(basis, axis=1))[::-1]
+    sigma = analytic_gaussian_sigma(share * eps, share * delta,
+                                    w * max(math.sqrt(2) * b[0] * b[1], b[0] ** 2 / math.sqrt(2)))
+    (off, diag), = calls
+    assert off == pytest.approx(sigma ** 2, rel=0.03)
+    assert diag == pytest.approx(2 * sigma ** 2, rel=0.35)
+
+
+# ------------------------------------------- 3.7: the PCA's two tests fail with their delta
+
+def test_pca_tests_fail_with_probability_their_delta_share():
+    """docs/privacy.md 3.7: the released lower gap bound ``L = g^ - b ln(1 / (2 delta_g))``
+    exceeds the true gap ``g(M)``, and the row-scale bound
+    ``T = exp(x^ + b_c ln(1 / (2 delta_c)))`` falls below the true row scale ``t(M)``, each
+    with probability at most its delta share (the one-sided Laplace tail
+    ``P[Lap(b) > b ln(1/(2 beta))] = beta``; 13.1 for the discrete sampler's tail scale).
+    Here ``delta_g = delta_c = 0.1``; a margin of half that size fails with probability
+    ``0.5 * 0.2^(1/2) = 0.22``. ``g`` and ``t`` from ``numpy.linalg.eigh``; 400 runs from one
+    seeded generator, each halting before the projector (``max_projector_noise`` tiny)."""
+    from dpgraph.privacy import make_rng
+    from dpgraph.spectral import BudgetSplit, EntryAdjacency, private_subspace
+
+    rng = np.random.default_rng(3)
+    u = rng.standard_normal(8)
+    u /= np.linalg.norm(u)
+    M = 3.0 * np.outer(u, u)
+    lam, vec = np.linalg.eigh(M)
+    order = np.argsort(-np.abs(lam))
+    g = abs(lam[order[0]]) - abs(lam[order[1]])
+    t = np.abs(vec[:, order[0]]).max()
+    split = BudgetSplit(epsilon=(0.5, 0.4, 0.1, 0.0), delta=(0.3, 0.3, 0.4, 0.0))
+    gen = make_rng(0)
+    runs, gap_fail, scale_fail = 400, 0, 0
+    for _ in range(runs):
+        d = private_subspace(M, 1, epsilon=2.0, delta=1.0 / 3.0, adjacency=EntryAdjacency(0.05),
+                             rng=gen, split=split, max_projector_noise=1e-300).diagnostics
+        assert d.halted_at == "projector noise"  # both tests ran
+        gap_fail += d.gap_lower > g
+        scale_fail += d.row_scale_upper < t
+    limit = 0.1 + 4.0 * math.sqrt(0.1 * 0.9 / runs)  # 0.16
+    assert gap_fail / runs <= limit and scale_fail / runs <= limit, (gap_fail, scale_fail)
+
+
+# ------------------------------------------ 4.1-4.3: the dense PCA route's graph-side bounds
+
+def test_pca_route_degrees_normalizer_and_tail_sensitivities_on_adjacent_graphs(monkeypatch):
+    """docs/privacy.md 4.1-4.3 (``route="pca"``): the degrees move by at most ``sqrt 2`` in L2,
+    in 2 coordinates (the discrete sampler's ``changed``); for a fixed released normalizer
+    ``d~`` the normalized adjacency moves by one symmetric entry pair of size at most
+    ``w = 1 / min d~`` (the ``EntryAdjacency`` handed to the private PCA), and the tail level
+    by at most ``||M(G') - M(G)||_2 <= w`` (Weyl; the sensitivity handed to its Gaussian).
+    Brute force over adjacent graphs; the degree release is replaced by a fixed public value,
+    so ``d~`` is the same for both graphs (the bounds hold for every ``d~``) and the entry and
+    spectral bounds are attained; the PCA itself is stubbed out (3 has its own tests)."""
+    import types
+
+    import scipy.sparse as sp
+
+    from dpgraph.graph import from_matrix
+    from dpgraph.privacy import PrivacyLedger
+    from dpgraph.release.routes import pca as R
+
+    seen = {}
+
+    def fake_gaussian(value, **kwargs):
+        arr = np.array(value, dtype=np.float64, copy=True)
+        if kwargs["name"] == "degrees":
+            seen["deg"] = (arr, float(kwargs["sensitivity"]), kwargs.get("changed", arr.size))
+            return np.full(arr.shape, 3.0), 1.0  # fixed and public: tau = 3, d~ = 6
+        seen["tail"] = (float(arr), float(kwargs["sensitivity"]))
+        raise _Stop
+
+    def fake_low_rank(M, rank, adjacency, **kwargs):
+        seen["M"], seen["adj"] = (M.toarray() if sp.issparse(M) else np.asarray(M)), adjacency
+        return (np.eye(M.shape[0])[:, :rank], np.zeros((rank, rank)), "stub",
+                types.SimpleNamespace(halted=True, diagnostics={}))
+
+    monkeypatch.setattr(R, "gaussian_mechanism", fake_gaussian)
+    monkeypatch.setattr(R, "release_low_rank", fake_low_rank)
+
+    def run(A):
+        seen.clear()
+        with pytest.raises(_Stop):
+            R.release(from_matrix(sp.csr_array(A)), epsilon=1.0, delta=1e-6, rank=1,
+                      ledger=PrivacyLedger(epsilon=1.0, delta=1e-6), rng=0, degree_share=0.1,
+                      tail_share=0.05, core_share=0.2)
+        return dict(seen)
+
+    rng = np.random.default_rng(6)
+    A, near = _adjacent_weights(rng, 7)
+    s0 = run(A)
+    worst = {"deg": 0.0, "count": 0, "entry": 0.0, "spec": 0.0, "tail": 0.0}
+    for B in near:
+        s1 = run(B)
+        moved, E = s1["deg"][0] - s0["deg"][0], s1["M"] - s0["M"]
+        worst["deg"] = max(worst["deg"], float(np.linalg.norm(moved)))
+        worst["count"] = max(worst["count"], int(np.count_nonzero(moved)))
+        worst["entry"] = max(worst["entry"], float(np.abs(E).max()))
+        worst["spec"] = max(worst["spec"], float(np.linalg.norm(E, 2)))
+        worst["tail"] = max(worst["tail"], abs(s1["tail"][0] - s0["tail"][0]))
+        for s in (s0, s1):
+            assert worst["deg"] <= s["deg"][1] + 1e-12 and worst["count"] <= s["deg"][2]
+            assert s["adj"].symmetric and worst["entry"] <= s["adj"].max_abs + 1e-12
+            assert worst["spec"] <= s["tail"][1] and worst["tail"] <= s["tail"][1]
+    assert worst["deg"] == pytest.approx(math.sqrt(2)) and worst["count"] == 2
+    assert worst["entry"] == pytest.approx(1 / 6) and worst["spec"] == pytest.approx(1 / 6)
+
+
+def test_pca_rectangular_row_scale_bound_covers_rows_up_to_sqrt_2():
+    """docs/privacy.md 3 (step 2) and 3.7: for rectangular ``M`` the row scale is
+    ``t = sqrt(max_a ||U_a||^2 + max_b ||V_b||^2)``, up to ``t_max = sqrt 2``; the released
+    ``T = min(t_max, ...)`` may fall below ``t`` only with probability ``delta_c``. On
+    ``M = 3 e_1 e_1^T`` (8 x 6) both singular vectors are coordinate vectors, so
+    ``t = sqrt 2``; a cap of 1 would make ``T < t`` on every run (and the projector's
+    sensitivity ``c_E T / (L - eta)`` too small by ``sqrt 2``)."""
+    from dpgraph.privacy import make_rng
+    from dpgraph.spectral import BudgetSplit, EntryAdjacency, private_subspace
+
+    M = np.zeros((8, 6))
+    M[0, 0] = 3.0
+    t = math.sqrt(2.0)  # ||U_1|| = ||V_1|| = 1
+    split = BudgetSplit(epsilon=(0.5, 0.4, 0.1, 0.0), delta=(0.3, 0.3, 0.4, 0.0))
+    gen = make_rng(1)
+    runs, fail = 100, 0
+    for _ in range(runs):
+        d = private_subspace(M, 1, epsilon=2.0, delta=1.0 / 3.0,
+                             adjacency=EntryAdjacency(0.05, symmetric=False), rng=gen,
+                             split=split, max_projector_noise=1e-300).diagnostics
+        assert d.halted_at == "projector noise"  # both tests ran
+        fail += d.row_scale_upper < t * (1 - 1e-12)
+    assert fail / runs <= 0.1 + 4.0 * math.sqrt(0.1 * 0.9 / runs), fail
+
+
+# --------------------------------------------------- 5.1: the matrix-free route's degrees
+
+def test_matrix_free_degree_release_sensitivity_and_noise_on_adjacent_graphs():
+    """docs/privacy.md 5.1 and 5.4: the degrees move by at most ``sqrt 2`` in L2 over adjacent
+    graphs (brute force, attained by one unweighted edge), and their release gets the share
+    ``rho_d = 0.1 rho`` of ``rho = mu^2 / 2``, ``mu = 1 / analytic_gaussian_sigma(eps, delta,
+    1)``, so ``sigma_d = sqrt 2 / sqrt(2 rho_d)``: the itemized entry's sensitivity and scale
+    must cover that, and the released degrees' error must have that standard deviation
+    (400 nodes: standard error 3.5%)."""
+    import scipy.sparse as sp
+
+    from dpgraph.graph import from_matrix
+    from dpgraph.privacy import PrivacyLedger, analytic_gaussian_sigma
+    from dpgraph.release.routes import matrix_free as MF
+
+    rng = np.random.default_rng(2)
+    A, near = _adjacent_weights(rng, 6)
+    d0 = A.sum(axis=1)
+    worst = max(float(np.linalg.norm(B.sum(axis=1) - d0)) for B in near)
+    assert worst == pytest.approx(math.sqrt(2))
+    eps, delta, n = 1.0, 1e-6, 400
+    rho = 0.5 / analytic_gaussian_sigma(eps, delta, 1.0) ** 2
+    sigma = worst / math.sqrt(2 * 0.1 * rho)
+    W = sp.random(n, n, density=0.02, random_state=4, data_rvs=lambda k: np.ones(k))
+    W = sp.csr_array(sp.triu(W, 1) + sp.triu(W, 1).T)
+    pg = MF.release(from_matrix(W), epsilon=eps, delta=delta, rank=2,
+                    ledger=PrivacyLedger(epsilon=eps, delta=delta), rng=0)
+    (entry,) = [e for e in pg.diagnostics["composition_ledger"].entries if e.name == "degrees"]
+    assert entry.sensitivity >= worst - 1e-12
+    assert entry.noise_scale >= sigma * (1 - 1e-9)
+    err = np.asarray(pg.degrees) - np.asarray(W.sum(axis=1)).ravel()
+    assert float(np.std(err)) == pytest.approx(sigma, rel=0.15)
+
+
+# ------------------------------------- 2.2: cosine similarities, the practical variant's noise
+
+def test_practical_cosine_noise_is_the_upper_triangle_mechanism(monkeypatch):
+    """docs/privacy.md 2.2 (``method="practical"``) and section 1: the Gram matrix gets
+    symmetric noise of off-diagonal variance ``sigma^2`` and diagonal ``2 sigma^2``,
+    ``sigma = analytic_gaussian_sigma(eps, delta, Delta / sqrt 2)``: the Gaussian mechanism on
+    ``((G_ij)_(i<j), (G_ii / sqrt 2)_i)``, of norm ``||G||_F / sqrt 2``. Diagonal variance
+    ``sigma^2`` would spend more than the charge on a diagonal change."""
+    import dpgraph.privacy.noise as NZ
+    from dpgraph.mechanisms import private_cosine_similarities
+    from dpgraph.privacy import analytic_gaussian_sigma
+
+    real, calls = NZ.symmetric_gaussian_noise, []
+
+    def spy(n, **kwargs):
+        calls.append(_symmetric_noise_variances(real, kwargs))
+        return real(n, **kwargs)
+
+    monkeypatch.setattr(NZ, "symmetric_gaussian_noise", spy)
+    V = np.random.default_rng(0).standard_normal((30, 4))
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    eps, delta, Delta = 1.0, 1e-6, 1.0
+    private_cosine_similarities(V, epsilon=eps, delta=delta, sensitivity=Delta,
+                                method="practical", rank=2, rng=0)
+    sigma = analytic_gaussian_sigma(eps, delta, Delta / math.sqrt(2))
+    (off, diag), = calls
+    assert off == pytest.approx(sigma ** 2, rel=0.03)
+    assert diag == pytest.approx(2 * sigma ** 2, rel=0.35)
+
+
+# ---------------------------------------------------- 2.5: the JL mechanism's Gordon factor
+
+@pytest.mark.parametrize("d, jl_dim, beta", [(3, 20, 1e-7), (10, 200, 1e-3), (50, 1000, 0.01)])
+def test_gordon_factor_is_the_derived_bound(d, jl_dim, beta):
+    """docs/privacy.md 2.5: with probability ``>= 1 - beta`` over ``Pi = G / sqrt l``, every
+    rank-2 unit ``Z`` has ``||Pi svec Z|| <= 1 + (w(T) + sqrt(2 ln(1/beta))) / sqrt l`` (Gordon,
+    then Gaussian concentration of a 1-Lipschitz supremum), with the Gaussian width
+    ``w(T) <= sqrt 2 * E||S_g||_2 <= sqrt 2 * 2 sqrt d`` (nuclear norm ``<= sqrt 2`` at rank 2;
+    ``E||G'||_2 <= 2 sqrt d``). A smaller factor under-calibrates the release's noise; the
+    empirical check in ``tests/test_mechanisms_jl.py`` is too loose to see a factor ``sqrt 2``
+    in either term."""
+    from dpgraph.mechanisms.jl import gordon_factor
+
+    width = math.sqrt(2.0) * 2.0 * math.sqrt(d)
+    expected = 1.0 + (width + math.sqrt(2.0 * math.log(1.0 / beta))) / math.sqrt(jl_dim)
+    assert gordon_factor(d, jl_dim, beta) >= expected * (1 - 1e-12)
