@@ -50,7 +50,8 @@ import numpy as np
 from dpgraph.result import EngineResult
 from dpgraph.privacy.noise import make_rng
 from dpgraph.privacy.validation import check_positive
-from dpgraph.engine.operator import WeightOperator, as_weight_operator, input_node_count
+from dpgraph.engine.operator import (WeightOperator, as_weight_operator, check_weight_scale,
+                                     input_node_count)
 from dpgraph.engine.local_search import anneal, improve_cut, prepare, tabu_search
 from dpgraph.engine.rounding import (correlation_round, cut_values, flip_local_search, hyperplane_round,
                        rebalance, swap_local_search)
@@ -291,19 +292,24 @@ class _Settings:
 # gradient, the line search's trial point and the certificate's work), and of the n x samples
 # rounding draws; bytes of float64 entries.
 ENGINE_FACTOR_COPIES, ENGINE_SAMPLE_COPIES = 6, 3
+# Copies of the rank x rank Gram matrix of the factor (the seed choice of the correlation
+# rounding, V^T V): a rank above n grows it past the factor (rank=20,000 on 20 nodes held
+# 3 GiB and died in rounding.py unpriced)
+ENGINE_GRAM_COPIES = 3
 
 
 def engine_bytes(n: int, *, rank: int | None = None, samples: int = 4,
                  anneal_sweeps=0) -> int:
     """Bytes of the options that grow the engine's arrays on ``n`` nodes: the Burer-Monteiro
-    factors (``rank``, default :func:`~dpgraph.engine.sdp.sdp_rank`), the rounding draws
-    (``samples`` per seed assignment) and the annealing schedule (``anneal_sweeps``)."""
+    factors (``rank``, default :func:`~dpgraph.engine.sdp.sdp_rank`) and their ``rank x rank``
+    Gram matrix, the rounding draws (``samples`` per seed assignment) and the annealing
+    schedule (``anneal_sweeps``)."""
     from dpgraph.engine.sdp import sdp_rank
 
     r = sdp_rank(n) if rank is None else int(rank)
     sweeps = anneal_sweeps if isinstance(anneal_sweeps, (int, np.integer)) else 0
     return int(8 * n * (ENGINE_FACTOR_COPIES * r + ENGINE_SAMPLE_COPIES * int(samples))
-               + 8 * int(sweeps))
+               + 8 * ENGINE_GRAM_COPIES * r * r + 8 * int(sweeps))
 
 
 def check_engine_memory(n: int, *, rank: int | None = None, samples: int = 4,
@@ -355,7 +361,11 @@ def _solve_cut(G, *, balanced, labels, rng, progress, warm_start, weight, **opti
     if n_input is not None:  # before the input's conversion (its n-sized vectors) too
         check_engine_memory(n_input, rank=opts.rank, samples=opts.samples,
                             anneal_sweeps=opts.anneal_sweeps)
-    op = G if isinstance(G, WeightOperator) else as_weight_operator(G, labels=labels, weight=weight)
+    if isinstance(G, WeightOperator):  # dpgraph's own operators (a release's, in row blocks)
+        op = G
+    else:
+        op = as_weight_operator(G, labels=labels, weight=weight)
+        check_weight_scale(op.abs_total(), what="the graph's weights")  # one pass, O(nnz)
     timings["input"] = time.perf_counter() - t
     # the defaults too (rank <= 32 and 4 samples are bounded per node, not in all: at n =
     # 30,000 the solve's traced peak is 46.9 MB against the 49.0 MB priced)

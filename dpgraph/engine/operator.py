@@ -18,9 +18,14 @@ from dpgraph.graph import (GraphData, as_graph_data, as_undirected_data, check_m
                            label_sequence)
 from dpgraph.privacy.validation import InvalidParameterError
 
-__all__ = ["WeightOperator", "as_weight_operator", "input_node_count"]
+__all__ = ["WeightOperator", "as_weight_operator", "input_node_count", "check_weight_scale"]
 
 _BLOCK = 2048  # rows per block for dense symmetry / finiteness checks (bounded temporaries)
+# The largest total absolute weight the engines solve on: their float64 sums of squared and
+# multiplied weights overflow from about 1e154 (a 3-node path of weight 1e200 ended in NumPy's
+# LinAlgError "Eigenvalues did not converge", a 2-CSP of weight 1e300 too); far above any
+# real graph's total weight.
+MAX_WEIGHT_TOTAL = 1e100
 
 
 class WeightOperator:
@@ -117,6 +122,24 @@ def _check_dense(W: np.ndarray, *, name: str) -> None:
         if not np.allclose(blk, W[:, a:b].T, rtol=0, atol=1e-12 * scale):
             raise ValueError(f"{name} is not symmetric (rows {a}..{b - 1} differ from the "
                              f"matching columns); symmetrize it first, e.g. (W + W.T) / 2")
+
+
+def check_weight_scale(total: float, *, what: str = "the weights") -> None:
+    """Refuse, before the solve, weights whose total absolute value ``total`` passes
+    ``MAX_WEIGHT_TOTAL`` (the engines' float64 arithmetic would overflow), naming the remedy.
+
+    >>> check_weight_scale(6.0)  # fits: returns None
+    >>> try:
+    ...     check_weight_scale(2e200, what="the graph's weights")
+    ... except ValueError as exc:
+    ...     print(str(exc)[:72])
+    the graph's weights add up to 2e+200 in absolute value, above the 1e+100
+    """
+    if not total <= MAX_WEIGHT_TOTAL:
+        raise ValueError(f"{what} add up to {total:.3g} in absolute value, above the "
+                         f"{MAX_WEIGHT_TOTAL:.0e} the engine's float64 arithmetic holds without "
+                         f"overflow: divide every weight by a common factor (the values and "
+                         f"bounds scale with it)")
 
 
 def input_node_count(G) -> int | None:

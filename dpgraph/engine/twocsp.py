@@ -51,11 +51,13 @@ from dpgraph.graph import GraphData
 from dpgraph.memory import InsufficientMemoryError, check_memory, format_bytes, memory_limit
 from dpgraph.privacy.noise import make_rng
 from dpgraph.privacy.validation import check_integer, check_positive
+from dpgraph.engine.operator import check_weight_scale
 from dpgraph.engine.sdp import rump_margin
 from dpgraph.engine.twocsp_sdp import solve_label_csp
 
 __all__ = ["CSPInstance", "CSPResult", "solve_max_2csp", "instance_bytes", "label_graph_bytes",
-           "check_label_graph_memory", "csp_moment_constraints", "cvxpy_max_2csp_sdp"]
+           "check_label_graph_memory", "label_engine_bytes", "check_label_engine_memory",
+           "csp_moment_constraints", "cvxpy_max_2csp_sdp"]
 
 
 # Bytes a constraint costs per cell of its q x q relation: the relation matrix (built, then
@@ -112,6 +114,96 @@ def label_graph_bytes(n: int, q: int, pairs: int) -> int:
     vectors of the local route that reads it, or the ``(i, a)`` labels of
     :meth:`CSPInstance.label_extended_graph` (about 160 B per vertex in all)."""
     return int(pairs) * BYTES_PER_LABEL_PAIR + 160 * int(n) * int(q)
+
+
+# Copies of the n x q x rank label factor the low-rank solve holds at once (U, G, V, their
+# gradients, the line search's trial point and A V: about 10 measured at rank 300 and 1,000 on
+# 3,000 variables x 3 values), and of its rank x rank Gram matrix (the seed choice).
+LABEL_FACTOR_COPIES, LABEL_GRAM_COPIES = 12, 2
+# Bytes of the rounding per candidate assignment and variable: the candidates (int64, drawn,
+# stacked, made unique and pooled) and, per value, the two float64 n q x candidates matrices
+# of their values (samples=2,000 on 3,000 variables x 3 values, 6,565 candidates, held
+# 1.1 GiB); and per candidate, max_2csp's pool of them (a key and a view per row).
+LABEL_CANDIDATE_BYTES, LABEL_CANDIDATE_VALUE_BYTES, LABEL_CANDIDATE_ROW_BYTES = 40, 16, 256
+# Vector-rounding draws of the low-rank rounding (round_label_sdp's vector_samples).
+LABEL_VECTOR_SAMPLES = 64
+# Bytes per entry of the (n q + 1) x (n q + 1) moment matrix under CVXPY + SCS, its
+# canonicalization and factorization (680 measured at n q + 1 = 601 and 1,201); rounded up.
+SCS_BYTES_PER_MOMENT = 768
+
+
+def label_engine_bytes(n: int, q: int, *, m: int = 0, method: str = "lowrank",
+                       rank: int | None = None, samples: int = 16, seeds: int = 2,
+                       objectives: int = 1) -> int:
+    """Bytes :func:`solve_max_2csp` (``method``) works in on ``n`` variables over ``q`` values
+    and ``m`` constraints, beyond the label-extended graph: the relaxation (``"lowrank"``: the
+    ``n x q x rank`` factor and its Gram matrix, ``rank`` default
+    :func:`~dpgraph.engine.twocsp_sdp.default_label_rank`; ``"scs"``: the moment matrix) and
+    the rounding's candidates (``samples`` per seed assignment, ``q**seeds`` of them), for
+    each of ``objectives`` solves whose candidates are pooled (:func:`dpgraph.max_2csp`).
+
+    >>> label_engine_bytes(3000, 3, samples=2000) > 2**30  # 1.1 GiB measured
+    True
+    >>> label_engine_bytes(3000, 3) < 2**27
+    True
+    """
+    n, q, samples = int(n), int(q), int(samples)
+    assignments = q ** min(int(seeds), n) if seeds and n > 1 and q > 1 else 0
+    if method == "scs":  # _correlation_round: samples each, values read per constraint
+        cands = samples * (1 + assignments)
+        return SCS_BYTES_PER_MOMENT * (n * q + 1) ** 2 + cands * (8 * n + 32 * int(m))
+    from dpgraph.engine.twocsp_sdp import default_label_rank
+
+    k = default_label_rank(n, q) if rank is None else int(rank)
+    cands = 1 + samples + LABEL_VECTOR_SAMPLES + assignments * max(samples // 4, 2)
+    return (8 * (LABEL_FACTOR_COPIES * n * q * k + LABEL_GRAM_COPIES * k * k)
+            + int(objectives) * cands * (n * (LABEL_CANDIDATE_BYTES
+                                              + LABEL_CANDIDATE_VALUE_BYTES * q)
+                                         + LABEL_CANDIDATE_ROW_BYTES))
+
+
+def check_label_engine_memory(n: int, q: int, *, m: int = 0, method: str = "lowrank",
+                              rank: int | None = None, samples: int = 16, seeds: int = 2,
+                              objectives: int = 1) -> None:
+    """Refuse, before the relaxation is solved, 2-CSP engine options whose working set
+    (:func:`label_engine_bytes`) would not fit: ``samples=50,000`` on 60 variables held 2.3 GiB,
+    ``rank=10**6`` 3.7 GiB, before an unpriced MemoryError (after the release, in
+    :func:`dpgraph.max_2csp`).
+
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"DPGRAPH_MEMORY_LIMIT": "4M"}):
+    ...     try:
+    ...         check_label_engine_memory(100, 3, samples=10**6)
+    ...     except MemoryError as exc:
+    ...         print(str(exc).split(" with")[0], "|", "At most samples=" in str(exc))
+    the 2-CSP engine on 100 variables x 3 values | True
+    """
+    samples = check_integer(samples, name="samples", low=0)
+    seeds = check_integer(seeds, name="seeds", low=0)
+    rank = None if rank is None else check_integer(rank, name="rank", low=2)
+
+    def cost(samples=samples, rank=rank):
+        return label_engine_bytes(n, q, m=m, method=method, rank=rank, samples=samples,
+                                  seeds=seeds, objectives=objectives)
+
+    have = memory_limit()[0]
+    fit = None
+    if method == "scs":
+        alternative = "Use method='lowrank' (it never forms the moment matrix)."
+    else:
+        alternative = "Lower samples, seeds or rank (the default is at most 48)."
+        if have is not None and rank is not None and cost(rank=2) <= have:
+            fit = (lambda r: cost(rank=max(r, 2)), "At most rank={} fits with these samples "
+                                                   "and seeds.")
+        elif have is not None and cost(samples=0) <= have:
+            fit = (lambda s: cost(samples=s), "At most samples={:,} fits with this rank and seeds.")
+    what = (f"the 2-CSP engine on {n:,} variables x {q:,} values with "
+            f"{'the default rank' if rank is None else f'rank={rank}'}, samples={samples}, "
+            f"seeds={seeds}" if method == "lowrank" else
+            f"the 2-CSP engine's method='scs' on {n:,} variables x {q:,} values (a "
+            f"{n * q + 1:,} x {n * q + 1:,} moment matrix)")
+    check_memory(cost(), what=what, alternative=alternative, fit=fit)
 
 
 def _check_instance_size(m: int, q: int) -> None:
@@ -734,6 +826,9 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
     max_iters = check_integer(max_iters, name="max_iters", low=1)
     if rank is not None:
         rank = check_integer(rank, name="rank", low=2)
+    check_label_engine_memory(instance.n, instance.q, m=instance.m, method=method, rank=rank,
+                              samples=samples, seeds=seeds)
+    check_weight_scale(float(np.sum(instance._arrays[3])), what="the constraints' weights")
     gen = make_rng(rng)
     inst = instance
     n = inst.n

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpgraph.memory import check_memory
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.validation import check_delta, check_epsilon
 from dpgraph.privacy.noise import symmetric_gaussian_noise
@@ -39,6 +40,12 @@ class SecondMomentResult:
                 f"sensitivity={self.sensitivity:.4g}, spent={self.ledger.spent})")
 
 
+# Copies of the d x d matrix the release holds at once (the noise, the noisy moment, X^T X and
+# the projection's eigendecomposition): 4 measured at d = 3,000 (100,000 columns died of a bare
+# MemoryError); rounded up.
+SECOND_MOMENT_COPIES = 6
+
+
 def private_second_moment(data, *, epsilon: float, delta: float, radius: float = 1.0,
                           project: bool = True, ledger: PrivacyLedger | None = None, rng=None,
                           name: str = "second-moment") -> SecondMomentResult:
@@ -59,6 +66,9 @@ def private_second_moment(data, *, epsilon: float, delta: float, radius: float =
     X, r = rows_in_ball(data, radius)
     m, d = X.shape
     sens = second_moment_sensitivity(m, r)
+    check_memory(8 * SECOND_MOMENT_COPIES * d * d,  # before anything is spent
+                 what=f"the second moment of {d:,} columns (a d x d release)",
+                 fit=(lambda k: 8 * SECOND_MOMENT_COPIES * k * k, "At most {:,} columns fit."))
     if ledger is None:
         ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     G = symmetric_gaussian_noise(d, sensitivity=sens / math.sqrt(2), epsilon=epsilon,

@@ -44,6 +44,9 @@ __all__ = ["PrivateCSPResult", "max_2csp", "group_privacy_delta", "rounded_label
            "block_posterior_weights"]
 
 BLOCK_OBJECTIVE = "posterior-block"
+# Objectives ``candidates="auto"`` solves at most (the randomized-response route's four of
+# PrivateGraph.objective_names and BLOCK_OBJECTIVE), their candidates pooled for the choice
+AUTO_OBJECTIVES = 5
 
 
 def group_privacy_delta(epsilon: float, delta: float, s: int) -> float:
@@ -422,6 +425,25 @@ def _check_dense_release(N: int, rank: int, privatize_options: dict | None) -> N
                              "use fewer variables or labels.")
 
 
+def _check_solver_memory(instance, solver_options, candidates) -> None:
+    """Refuse, before any draw, engine options (``rank``, ``samples``, ``seeds`` of
+    :func:`~dpgraph.engine.twocsp_sdp.solve_label_csp`) whose working set would not fit, with
+    the candidates of every objective pooled (``candidates="auto"``: at most
+    ``AUTO_OBJECTIVES``), from the public ``n``, ``q`` and options (``samples=50,000`` held
+    2.3 GiB after the release, ``samples=10**7`` died there of an unpriced MemoryError)."""
+    import inspect
+
+    from dpgraph.engine.twocsp import check_label_engine_memory
+    from dpgraph.engine.twocsp_sdp import solve_label_csp
+
+    defaults = inspect.signature(solve_label_csp).parameters
+    opts = {k: (solver_options or {}).get(k, defaults[k].default)
+            for k in ("rank", "samples", "seeds")}
+    objectives = (AUTO_OBJECTIVES if candidates == "auto" else
+                  1 if isinstance(candidates, str) else max(len(tuple(candidates)), 1))
+    check_label_engine_memory(instance.n, instance.q, objectives=objectives, **opts)
+
+
 def _precheck_dense_options(route: str, candidates, solver_options, privatize_options,
                             pair_delta: float) -> None:
     """Refuse, before any draw, what the dense branch would refuse only after spending (docs/
@@ -548,6 +570,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     eps_p = left(epsilon, eps_total, eps_select, eps_estimate)
     _precheck_dense_options(route, candidates, solver_options, privatize_options,
                             group_privacy_delta(eps_p, delta, s))
+    _check_solver_memory(instance, solver_options, candidates)
     _precheck_label_release(instance.n * instance.q, s, rank, eps_p, delta, privatize_options)
     total, upper = _release_total_weight(instance, epsilon=eps_total, ledger=ledger, rng=gen)
     pg, dlt_0 = _release_label_graph(instance, s, rank, eps_p, delta, privatize_options,

@@ -1,0 +1,137 @@
+"""Engine options and weights that made a solve die (an unpriced MemoryError past the memory
+limit, or a NumPy error from overflowing arithmetic) are refused before the solve, in one line
+naming the parameter and what fits; the private answers refuse them before anything is spent.
+
+Each refusal runs under a small ``DPGRAPH_MEMORY_LIMIT``: nothing large is allocated.
+"""
+
+import tracemalloc
+import warnings
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import dpgraph
+from dpgraph import CSPInstance
+from dpgraph.engine import max_k_cut_instance
+from dpgraph.memory import InsufficientMemoryError, parse_bytes
+
+LIMIT = "24M"
+
+
+@pytest.fixture
+def limited(monkeypatch):
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", LIMIT)
+    return parse_bytes(LIMIT)
+
+
+def _chain(n=100, q=3, weight=1.0):
+    return CSPInstance(n, q, [(i, i + 1, {(0, 1), (1, 2)}, weight) for i in range(n - 1)])
+
+
+def _refusal(call, limit, match):
+    """The refusal ``call()`` raises, checked to be one line naming ``match``, with less
+    than the limit allocated on the way."""
+    tracemalloc.start()
+    try:
+        with pytest.raises(InsufficientMemoryError, match=match) as info:
+            call()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    text = str(info.value)
+    assert "\n" not in text and f"DPGRAPH_MEMORY_LIMIT={LIMIT}" in text and peak < limit
+    return text
+
+
+@pytest.mark.parametrize("solve", [dpgraph.solve_max_cut, dpgraph.solve_max_bisection])
+def test_a_rank_above_n_is_priced_with_its_gram_matrix(limited, solve):
+    """rank=20,000 on 20 nodes held 3 GiB under a 300 MiB limit and died of a bare
+    MemoryError in the rounding's rank x rank Gram matrix: it was priced per node only."""
+    _refusal(lambda: solve(nx.cycle_graph(20), rank=2000, rng=0), limited, r"At most rank=\d+")
+
+
+def test_max_cut_prices_the_engine_rank_before_spending(limited, spend_spy):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _refusal(lambda: dpgraph.max_cut(nx.cycle_graph(20), epsilon=1.0, delta=1e-6,
+                                         route="pca", solver_options={"rank": 2000}, rng=0),
+                 limited, r"At most rank=\d+")
+    assert spend_spy == {"charge": 0, "draw": 0}
+
+
+@pytest.mark.parametrize("options, fits", [({"samples": 10**9}, "At most samples="),
+                                           ({"rank": 10**9}, "At most rank="),
+                                           ({"samples": 100, "seeds": 7}, "Lower samples")])
+def test_2csp_engine_options_are_priced_before_the_solve(limited, options, fits):
+    """samples=10**9 and rank=10**9 died of a bare MemoryError (1.5 TiB of draws, 1.6 PiB of
+    factor); samples=2,000 on 3,000 variables held 1.1 GiB under a 300 MiB limit."""
+    text = _refusal(lambda: dpgraph.solve_max_2csp(_chain(), rng=0, **options), limited,
+                    "the 2-CSP engine on 100 variables x 3 values")
+    assert fits in text
+
+
+def test_the_named_samples_fit(limited):
+    text = _refusal(lambda: dpgraph.solve_max_2csp(_chain(), samples=10**6, rng=0), limited,
+                    "At most samples=")
+    fits = int(text.split("At most samples=")[1].split(" ")[0].replace(",", ""))
+    from dpgraph.engine.twocsp import label_engine_bytes
+
+    assert label_engine_bytes(100, 3, samples=fits) <= limited
+    assert label_engine_bytes(100, 3, samples=fits + 1) > limited
+
+
+def test_the_scs_moment_matrix_is_priced_before_cvxpy(limited):
+    """method='scs' on 1,500 variables x 2 values (a 3,001 x 3,001 moment matrix) reached
+    2.4 GiB under a 300 MiB limit, then SCS failed with 'ScsWork allocation error!'."""
+    inst = CSPInstance(150, 2, [(i, i + 1, {(0, 1), (1, 0)}, 1.0) for i in range(149)])
+    text = _refusal(lambda: dpgraph.solve_max_2csp(inst, method="scs", rng=0), limited,
+                    "301 x 301 moment matrix")
+    assert "method='lowrank'" in text
+
+
+def test_max_2csp_prices_the_solver_options_before_spending(limited, spend_spy):
+    """solver_options={'samples': 10**7} on a dense route died of a bare MemoryError after
+    the release was charged; samples=50,000 held 2.3 GiB under a 300 MiB limit."""
+    inst = max_k_cut_instance(nx.cycle_graph(30), 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _refusal(lambda: dpgraph.max_2csp(inst, epsilon=1.0, delta=1e-6,
+                                          route="randomized-response",
+                                          solver_options={"samples": 10**9}, rng=0),
+                 limited, "At most samples=")
+    assert spend_spy == {"charge": 0, "draw": 0}
+
+
+@pytest.mark.parametrize("solve", [dpgraph.solve_max_cut, dpgraph.solve_max_bisection])
+def test_weights_that_overflow_the_engine_are_refused(solve):
+    """Weights of 1e200 (or 1e308 read from a file) ended in NumPy's LinAlgError
+    'Eigenvalues did not converge' or a failed Cholesky certificate."""
+    G = nx.Graph([(u, (u + 1) % 4, {"weight": 1e200}) for u in range(4)])
+    with pytest.raises(ValueError, match="divide every weight by a common factor"):
+        solve(G, rng=0)
+    H = nx.Graph([(u, (u + 1) % 4, {"weight": 1e50}) for u in range(4)])
+    assert solve(H, rng=0).value == pytest.approx(4e50)
+
+
+def test_2csp_weights_that_overflow_the_engine_are_refused():
+    with pytest.raises(ValueError, match="constraints' weights add up to 9.9e\\+301"):
+        dpgraph.solve_max_2csp(_chain(weight=1e300), rng=0)
+
+
+@pytest.mark.parametrize("call, fits", [
+    (lambda: dpgraph.onehot_marginals(np.zeros((4, 3), dtype=int), [10**6] * 3, 2, epsilon=1.0,
+                                      delta=1e-6, rng=0), r"one-hot columns \(sum of sizes\) fit"),
+    (lambda: dpgraph.private_second_moment(np.full((3, 100_000), 1e-3), epsilon=1.0,
+                                           delta=1e-6, rng=0), "columns fit"),
+    (lambda: dpgraph.private_cosine_similarities(np.ones((100_000, 3)), epsilon=1.0,
+                                                 delta=1e-6, rng=0), "vectors fit"),
+], ids=["onehot_marginals", "private_second_moment", "private_cosine_similarities"])
+def test_dense_mechanism_releases_are_priced_before_spending(limited, spend_spy, call, fits):
+    """Their n x n (d x d) releases were never priced: a bare MemoryError at 10^5 (after the
+    noise was charged, for the second moment), and 0.3 to 1.3 GiB under a 300 MiB limit at
+    3,000 columns or vectors."""
+    text = _refusal(call, limited, fits)
+    assert "At most" in text
+    assert spend_spy == {"charge": 0, "draw": 0}
