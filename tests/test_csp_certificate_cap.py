@@ -188,3 +188,36 @@ def test_sparse_shift_check_never_verifies_below_lambda_max():
         for shift in (below - 2 * c, below - 1e-3, below - 1.0):
             assert not sparse_shift_verified(negM, below, shift)[0]
     assert sparse_shift_verified(negM, 1e-6, 1e-6 - 2 * c)[0]   # just above it: proven
+
+
+def _matrix_residual_bound(A):
+    """sparse_ldl_lower_bound's bound with whole sparse matrices (the formula as written in its
+    docstring; memory-hungry, for small A only)."""
+    from dpgraph.engine.sdp import _gamma, _symmetric_lu
+
+    n = A.shape[0]
+    lu = _symmetric_lu(A)
+    L, U = lu.L, lu.U
+    d = U.diagonal()
+    N = abs(U - sp.diags_array(d) @ L.T)
+    absL, absU, ones = abs(L), abs(U), np.ones(n)
+    strict_U, strict_L = absU - sp.diags_array(d), absL - sp.eye_array(n)
+    rows = (_gamma(n) * (absL @ (absU @ ones)) + absL @ (N @ ones)
+            + _gamma(2) * (absL @ (strict_U @ ones + d * (strict_L.T @ ones))))
+    return -(float(np.max(rows)) / (1 - _gamma(2 * n + 8)) + 8 * n * (n + 4) * np.finfo(float).tiny)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_blockwise_residual_bound_is_the_matrix_formula(seed, monkeypatch):
+    # integer weights: SciPy's L and U then differ by a few entries of rounding size, so the
+    # unpaired entries are exercised; tiny blocks make every pass run over many blocks
+    from dpgraph.engine import sdp
+
+    W = _sparse_torus(20, 20, seed=seed)
+    W.data = np.sign(W.data)
+    A = (sp.diags_array(np.asarray(abs(W).sum(axis=1)).ravel() + 0.1) - W).tocsc()
+    expected = _matrix_residual_bound(A)
+    for block in (1 << 20, 64):
+        monkeypatch.setattr(sdp, "LDL_RESIDUAL_BLOCK", block)
+        lower, nnz = sdp.sparse_ldl_lower_bound(A)
+        assert lower == pytest.approx(expected, rel=1e-12) and -1e-10 < lower < 0
