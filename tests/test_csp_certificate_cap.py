@@ -221,3 +221,21 @@ def test_blockwise_residual_bound_is_the_matrix_formula(seed, monkeypatch):
         monkeypatch.setattr(sdp, "LDL_RESIDUAL_BLOCK", block)
         lower, nnz = sdp.sparse_ldl_lower_bound(A)
         assert lower == pytest.approx(expected, rel=1e-12) and -1e-10 < lower < 0
+
+
+def test_auto_certificate_leaves_large_sparse_graphs_to_lanczos(monkeypatch):
+    # a low mean degree does not bound SuperLU's fill (about n^2 without small separators):
+    # above SPARSE_FACTOR_MAX_N 'auto' takes Lanczos, and 'factor' is priced as a dense check
+    from dpgraph.engine import sdp
+    from dpgraph.memory import InsufficientMemoryError
+
+    monkeypatch.setattr(sdp, "SPARSE_FACTOR_MAX_N", 600)
+    monkeypatch.setattr(sdp, "CUT_DENSE_CERTIFICATE_MAX_N", 500)  # as at n above 4,000
+    small, large = (as_weight_operator(_sparse_torus(k, k, seed=1)) for k in (24, 30))
+    for op, expected in ((small, "ldl-verified"), (large, "lanczos-residual")):
+        sol = solve_lowrank_sdp(op, tol=1e-6, rng=0)
+        ub, info = certify_upper_bound(op, sol.V, rng=0)
+        assert info["certificate"] == expected and ub >= sol.value - 1e-9 * abs(sol.value)
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "10M")       # 24 n^2 bytes = 19 MB at n = 900
+    with pytest.raises(InsufficientMemoryError):
+        certify_upper_bound(large, sol.V, rng=0, method="factor")

@@ -45,7 +45,8 @@ Certificate (weak duality)
       \mathrm{tr}(\mu I - M)` (S. M. Rump, "Verification of positive definiteness", BIT 46, 2006):
       success of the factorisation then proves positive definiteness despite rounding (if it
       fails, mu is raised and checked again). Costs :math:`O(n^3)`: used for n <= 4000 by
-      default. For larger sparse inputs of mean degree <= 6.5 (grids, planar-like graphs) the
+      default. For larger sparse inputs of mean degree <= 6.5 (grids, planar-like graphs) up
+      to n = 25,000 (``SPARSE_FACTOR_MAX_N``: the fill is not bounded beforehand) the
       same check is done with a sparse LDL^T (SuperLU, symmetric mode, diagonal pivots only),
       bisecting on mu: positive pivots make the factors' :math:`\hat L D \hat L^T` positive
       definite, and a bound on the residual :math:`(\mu - 2c) I - M - \hat L D \hat L^T` from
@@ -106,6 +107,13 @@ def __getattr__(name):
         return CUT_DENSE_CERTIFICATE_MAX_N
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 SPARSE_FACTOR_MAX_DEG = 6.5  # mean degree up to which 'auto' tries a sparse LDL^T certificate
+# ... and the largest n: a low mean degree does not bound the fill, which grows about as n^2 on
+# graphs without small separators (one factorization of a Barabasi-Albert graph of mean degree
+# 4: 23 s and 25M entries at n = 50,000, 184 s and 99M at 100,000; a random 3-regular graph's
+# whole certificate took 190 s at 30,000; soc-douban, 155k nodes, more than 5 minutes), so that
+# a million sparse nodes would run out of memory inside SuperLU, which nothing can price
+# beforehand. Above it 'auto' takes Lanczos, as on large dense inputs.
+SPARSE_FACTOR_MAX_N = 25_000
 MAX_DEFAULT_RANK = 32
 # Floating-point rate assumed when predicting a dense Cholesky check's cost under a time budget
 # (n^3 / 3 flops; one core of this machine runs LAPACK's potrf at 5-20 GFlop/s); the check is
@@ -456,7 +464,7 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
     base = float(y.sum()) + nu * b
     # sparse LDL^T certificate: cheap for grid / planar-like graphs (low mean degree) and, with
     # fill bounded by n^2 / 2, for any sparse graph up to n = 4000
-    sparse_ok = (not op.is_dense and n > 500 and not (balance and nu < 0)
+    sparse_ok = (not op.is_dense and 500 < n <= SPARSE_FACTOR_MAX_N and not (balance and nu < 0)
                  and (op.nnz <= SPARSE_FACTOR_MAX_DEG * n or (n <= CUT_DENSE_CERTIFICATE_MAX_N and op.nnz <= 16 * n)))
     requested = method
     if method == "auto":
