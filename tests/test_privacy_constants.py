@@ -603,3 +603,80 @@ def test_gordon_factor_is_the_derived_bound(d, jl_dim, beta):
     width = math.sqrt(2.0) * 2.0 * math.sqrt(d)
     expected = 1.0 + (width + math.sqrt(2.0 * math.log(1.0 / beta))) / math.sqrt(jl_dim)
     assert gordon_factor(d, jl_dim, beta) >= expected * (1 - 1e-12)
+
+
+# ------------------------------------------ 2.3: even-k marginals, the flattening's noise form
+
+@pytest.mark.parametrize("k, n, sparsity", [(2, 4, None), (2, 5, 2), (4, 4, None)])
+def test_even_k_marginals_noise_is_the_upper_triangle_mechanism(monkeypatch, k, n, sparsity):
+    """docs/privacy.md 2.3 (even ``k``) and section 1: the flattening of
+    ``T = sum_rows x^{(x)k}`` is a symmetric ``n^{k/2} x n^{k/2}`` matrix with the Frobenius
+    norm of ``T``, released with symmetric noise of off-diagonal variance ``sigma^2`` and
+    diagonal ``2 sigma^2``, ``sigma = analytic_gaussian_sigma(eps, delta, Delta_k / sqrt 2)``
+    (the Gaussian mechanism on ``((F_ab)_(a<b), (F_aa / sqrt 2)_a)``, of norm
+    ``||F||_F / sqrt 2``). ``Delta_k`` by brute force: the largest ``||x^{(x)k} - y^{(x)k}||_F``
+    over all pairs of 0/1 rows with at most ``t`` ones. Noise at ``Delta_k / 2`` halves the
+    off-diagonal variance; a diagonal variance of ``sigma^2`` makes a change of the diagonal
+    (e.g. the all-ones row against the zero row) cost ``sqrt 2`` times the calibrated
+    sensitivity. Stopped at the noise (the projection is post-processing)."""
+    import itertools
+
+    from dpgraph.mechanisms import marginals as MG
+    from dpgraph.privacy import analytic_gaussian_sigma
+
+    real, calls = MG.symmetric_gaussian_noise, []
+
+    def spy(N, **kwargs):
+        calls.append((N, _symmetric_noise_variances(real, kwargs)))
+        raise _Stop
+
+    monkeypatch.setattr(MG, "symmetric_gaussian_noise", spy)
+    t = n if sparsity is None else sparsity
+    rows = [np.array(x, dtype=float) for x in itertools.product((0, 1), repeat=n) if sum(x) <= t]
+
+    def power(x):
+        out = np.array(1.0)
+        for _ in range(k):
+            out = np.multiply.outer(out, x)
+        return out
+
+    tens = [power(x) for x in rows]
+    Delta = max(float(np.linalg.norm(a - b)) for a in tens for b in tens)
+    eps, delta = 1.0, 1e-6
+    data = np.array(rows[1:4], dtype=int)
+    with pytest.raises(_Stop):
+        MG.kway_marginals(data, k, epsilon=eps, delta=delta, sparsity=sparsity, rng=0)
+    sigma = analytic_gaussian_sigma(eps, delta, Delta / math.sqrt(2))
+    (N, (off, diag)), = calls
+    assert N == n ** (k // 2)
+    assert off == pytest.approx(sigma ** 2, rel=0.03)
+    assert diag == pytest.approx(2 * sigma ** 2, rel=0.35)
+
+
+# ------------------------------------------------ 9: Dask edge lists, the weight-range check
+
+def test_dask_edge_list_with_a_weight_above_one_is_refused_before_any_release():
+    """docs/privacy.md 9 (and 4: the adjacency changes one pair's weight in ``[0, 1]`` by at
+    most 1, so every sensitivity of sections 4 and 5 assumes weights in ``[0, 1]``): a Dask
+    edge list's weights must lie in ``[0, 1]``, checked before any release. One edge of weight
+    2 among edges of weight 1/2, all in one row block: the graph's weight range is
+    ``(0.5, 2.0)`` (the smallest and the largest weight) and ``privatize`` refuses it. A range
+    whose upper end is the largest of the blocks' *smallest* weights (0.5 here) lets the
+    weight-2 edge through, and a change of that pair then moves the degrees by
+    ``2 sqrt 2``, twice the calibrated ``sqrt 2``."""
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    import dask
+
+    import dpgraph
+    from dpgraph.io.dask import from_dask
+
+    df = pd.DataFrame({"u": [0, 1, 2, 3], "v": [1, 2, 3, 0], "w": [0.5, 2.0, 0.5, 0.5]})
+    with dask.config.set(scheduler="sync"):
+        g = from_dask(dd.from_pandas(df, npartitions=1), weight="w")
+        assert g.weight_range == (0.5, 2.0)
+        led = dpgraph.PrivacyLedger(epsilon=1.0, delta=1e-6)
+        with pytest.raises(ValueError, match=r"weights in \[0\.5, 2\.0\]"):
+            dpgraph.privatize(dd.from_pandas(df, npartitions=1), epsilon=1.0, delta=1e-6,
+                              weight="w", route="matrix-free", rank=1, ledger=led, rng=0)
+        assert led.spent == (0.0, 0.0)
