@@ -121,6 +121,37 @@ def test_local_route_degree_release_rounds_on_a_grid_for_two_changed_coordinates
 
 # ------------------------------------------------------ 7.1: the super-graph's edge counts
 
+def _spy_laplace(module, monkeypatch) -> list:
+    """Record what ``module``'s Laplace mechanism is handed (the pre-noise value and the
+    sensitivity), then draw as usual."""
+    calls = []
+    real = module.laplace_mechanism
+
+    def spy(value, *args, **kwargs):
+        calls.append((np.array(value, dtype=np.float64, copy=True), float(kwargs["sensitivity"])))
+        return real(value, *args, **kwargs)
+
+    monkeypatch.setattr(module, "laplace_mechanism", spy)
+    return calls
+
+
+def _worst_count_change(release, eps: float, seed: int) -> float:
+    """Brute force over a 7-node graph's neighbours: the largest L1 change of the counts
+    ``release(A)`` hands the Laplace mechanism, checked against the sensitivity it hands over
+    and the ledger's entry (scale at least ``D / eps``) on both sides."""
+    A, near = _adjacent_weights(np.random.default_rng(seed), 7)
+    (c0, s0), e0 = release(A)
+    worst = 0.0
+    for B in near:
+        (c1, s1), e1 = release(B)
+        worst = max(worst, float(np.abs(c1 - c0).sum()))
+        for s, e in ((s0, e0), (s1, e1)):
+            assert s >= worst - 1e-12
+            assert e.sensitivity >= worst - 1e-12
+            assert e.noise_scale >= worst / eps  # Laplace scale D / eps (the grid adds 1/1024)
+    return worst
+
+
 def test_supergraph_counts_sensitivity_and_scale_on_adjacent_graphs(monkeypatch):
     """docs/privacy.md 7.1 (``supergraph_communities``, the start of
     ``community_method="refine"`` with ``init_labels=0``): one pair lies in one super-node pair,
@@ -133,14 +164,7 @@ def test_supergraph_counts_sensitivity_and_scale_on_adjacent_graphs(monkeypatch)
     from dpgraph.privacy import PrivacyLedger
     from dpgraph.synthetic import communities as CM
 
-    calls = []
-    real = CM.laplace_mechanism
-
-    def spy(value, *args, **kwargs):
-        calls.append((np.array(value, dtype=np.float64, copy=True), float(kwargs["sensitivity"])))
-        return real(value, *args, **kwargs)
-
-    monkeypatch.setattr(CM, "laplace_mechanism", spy)
+    calls = _spy_laplace(CM, monkeypatch)
     eps = 0.7
 
     def release(A):
@@ -150,18 +174,7 @@ def test_supergraph_counts_sensitivity_and_scale_on_adjacent_graphs(monkeypatch)
         (entry,) = led.entries
         return calls.pop(), entry
 
-    rng = np.random.default_rng(8)
-    A, near = _adjacent_weights(rng, 7)
-    (c0, s0), e0 = release(A)
-    worst = 0.0
-    for B in near:
-        (c1, s1), e1 = release(B)
-        worst = max(worst, float(np.abs(c1 - c0).sum()))
-        for s, e in ((s0, e0), (s1, e1)):
-            assert s >= worst - 1e-12
-            assert e.sensitivity >= worst - 1e-12
-            assert e.noise_scale >= worst / eps  # Laplace scale D / eps (the grid adds 1/1024)
-    assert worst == pytest.approx(1.0)
+    assert _worst_count_change(release, eps, seed=8) == pytest.approx(1.0)
 
 
 # ------------------------------------------------------- 7.9: the degree-class pair counts
@@ -178,14 +191,7 @@ def test_degree_class_counts_sensitivity_and_scale_on_adjacent_graphs(monkeypatc
     from dpgraph.privacy import PrivacyLedger
     from dpgraph.synthetic import degree_classes as DC
 
-    calls = []
-    real = DC.laplace_mechanism
-
-    def spy(value, *args, **kwargs):
-        calls.append((np.array(value, dtype=np.float64, copy=True), float(kwargs["sensitivity"])))
-        return real(value, *args, **kwargs)
-
-    monkeypatch.setattr(DC, "laplace_mechanism", spy)
+    calls = _spy_laplace(DC, monkeypatch)
     eps = 0.9
     bins = np.array([0, 1, 2, 0, 1, 2, 2])  # public classes, fixed for both graphs
 
@@ -196,18 +202,7 @@ def test_degree_class_counts_sensitivity_and_scale_on_adjacent_graphs(monkeypatc
         (entry,) = led.entries
         return calls.pop(), entry
 
-    rng = np.random.default_rng(9)
-    A, near = _adjacent_weights(rng, 7)
-    (c0, s0), e0 = release(A)
-    worst = 0.0
-    for B in near:
-        (c1, s1), e1 = release(B)
-        worst = max(worst, float(np.abs(c1 - c0).sum()))
-        for s, e in ((s0, e0), (s1, e1)):
-            assert s >= worst - 1e-12
-            assert e.sensitivity >= worst - 1e-12
-            assert e.noise_scale >= worst / eps
-    assert worst == pytest.approx(1.0)
+    assert _worst_count_change(release, eps, seed=9) == pytest.approx(1.0)
 
 
 # ------------------------------------------- 4.5: privatize's randomized-response route, flips
