@@ -239,3 +239,24 @@ def test_auto_certificate_leaves_large_sparse_graphs_to_lanczos(monkeypatch):
     monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "10M")       # 24 n^2 bytes = 19 MB at n = 900
     with pytest.raises(InsufficientMemoryError):
         certify_upper_bound(large, sol.V, rng=0, method="factor")
+
+
+def test_auto_2csp_certificate_takes_the_sparse_proof_where_the_dense_copies_do_not_fit(monkeypatch):
+    # N = n (q - 1) + 1 = 1,001 is below LABEL_DENSE_CERTIFICATE_MAX_N, but the dense check's
+    # three copies (24 N^2 bytes, 24 MB) do not fit under 18 MB while the sparse proof's
+    # worst case (12 N^2 bytes plus the matrix) does: 'auto' proves the bound with it instead
+    # of refusing after the whole solve
+    from dpgraph.engine.twocsp_sdp import certify_label_sdp, solve_label_sdp
+
+    n, q = 500, 3
+    rng = np.random.default_rng(2)
+    W = sp.random(n, n, density=4 / n, random_state=3, format="csr")
+    W.data[:] = 1.0
+    W = sp.triu(W, 1)
+    W = W + W.T
+    A = sp.csr_array(sp.kron(W, np.ones((q, q)) - np.eye(q)))  # Max-3-Cut's label graph
+    sol = solve_label_sdp(A, n, q, rng=rng)
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "18M")
+    ub, info = certify_label_sdp(A, sol.V, rng=0)
+    assert info["certificate"] == "ldl-verified" and info["N_reduced"] == 1001
+    assert ub >= sol.value - 1e-6 * abs(sol.value)

@@ -549,13 +549,14 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
     * ``"factor"``: dense Cholesky with Rump's margin (rigorous; up to three dense copies of S,
       :func:`dpgraph.engine.sdp.dense_certificate_bytes`, refused
       with :class:`~dpgraph.memory.InsufficientMemoryError` when they do not fit);
-    * ``"ldl"``: sparse :math:`LDL^T` with Rump's margin (rigorous;
+    * ``"ldl"``: sparse :math:`LDL^T` with a proven bound on its residual (rigorous;
       :func:`ldl_verified_lambda_max`); refused when the worst-case fill
       (:func:`ldl_memory_estimate`) does not fit in the available memory;
     * ``"lanczos"``: Ritz value + residual norm -- NOT a proof (Lanczos may miss the top
       eigenvalue); ``info['certificate']`` then starts with ``"lanczos-residual"``;
-    * ``"auto"``: ``"factor"`` up to ``N = n(q-1) + 1 = LABEL_DENSE_CERTIFICATE_MAX_N``, ``"ldl"`` above;
-      if the sparse factor cannot fit, Lanczos, labelled
+    * ``"auto"``: ``"factor"`` up to ``N = n(q-1) + 1 = LABEL_DENSE_CERTIFICATE_MAX_N`` where its
+      dense copies fit, ``"ldl"`` above or where they do not; if the sparse factor cannot fit
+      either, Lanczos, labelled
       ``"lanczos-residual (unverified: ...)"``.
 
     Any V gives a valid bound; a good V gives a tight one. Returns ``(UB, info)``;
@@ -588,16 +589,17 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
     info = {"lanczos_theta": theta, "lanczos_residual": resid, "dual_base": base, "N_reduced": N}
     unverified = ""
     if method == "auto":
-        if N <= LABEL_DENSE_CERTIFICATE_MAX_N:
+        have = available_memory()
+        need = ldl_memory_estimate(N, S.nnz)
+        if N <= LABEL_DENSE_CERTIFICATE_MAX_N and (have is None
+                                                   or dense_certificate_bytes(N) <= have):
             method = "factor"
+        elif have is None or need <= have:  # also where the dense copies would not fit
+            method = "ldl"
         else:
-            need, have = ldl_memory_estimate(N, S.nnz), available_memory()
-            if have is None or need <= have:
-                method = "ldl"
-            else:
-                method = "lanczos"
-                unverified = (f" (unverified: the sparse LDL^T certificate may need "
-                              f"{format_bytes(need)}, {format_bytes(have)} available)")
+            method = "lanczos"
+            unverified = (f" (unverified: the sparse LDL^T certificate may need "
+                          f"{format_bytes(need)}, {format_bytes(have)} available)")
     if method == "lanczos":
         mu = theta + resid
         info.update(certificate="lanczos-residual" + unverified, lambda_max_bound=mu)
