@@ -135,3 +135,20 @@ def test_dense_mechanism_releases_are_priced_before_spending(limited, spend_spy,
     text = _refusal(call, limited, fits)
     assert "At most" in text
     assert spend_spy == {"charge": 0, "draw": 0}
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_huge_self_loop_leaves_the_cut_and_its_bound_alone(sparse):
+    # self-loops count in no cut; kept in W and subtracted in every product, a loop 1e17 times
+    # the edges cancelled them (a cut of 1.5 and a "certified" bound of 0.75 on a path of cut 2)
+    import scipy.sparse as sp
+
+    from dpgraph.engine import solve_max_cut
+
+    M = np.array([[1e17, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=float)
+    given = sp.csr_array(M) if sparse else M
+    before = given.copy()
+    res = solve_max_cut(given, rng=0)
+    assert res.value == 2.0 and res.upper_bound >= 2.0 - 1e-9
+    diff = (given - before)
+    assert (abs(diff).sum() if sparse else np.abs(diff).sum()) == 0  # the input is left as given
