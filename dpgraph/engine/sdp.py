@@ -45,8 +45,8 @@ Certificate (weak duality)
       \mathrm{tr}(\mu I - M)` (S. M. Rump, "Verification of positive definiteness", BIT 46, 2006):
       success of the factorisation then proves positive definiteness despite rounding (if it
       fails, mu is raised and checked again). Costs :math:`O(n^3)`: used for n <= 4000 by
-      default. For larger sparse inputs of mean degree <= 6.5 (grids, planar-like graphs) up
-      to n = 25,000 (``SPARSE_FACTOR_MAX_N``: the fill is not bounded beforehand) the
+      default. For larger sparse inputs of mean degree <= 6.5 (grids, planar-like graphs; with
+      ``"auto"`` up to n = 25,000, ``SPARSE_FACTOR_MAX_N``: the fill is not priced) the
       same check is done with a sparse LDL^T (SuperLU, symmetric mode, diagonal pivots only),
       bisecting on mu: positive pivots make the factors' :math:`\hat L D \hat L^T` positive
       definite, and a bound on the residual :math:`(\mu - 2c) I - M - \hat L D \hat L^T` from
@@ -112,7 +112,8 @@ SPARSE_FACTOR_MAX_DEG = 6.5  # mean degree up to which 'auto' tries a sparse LDL
 # 4: 23 s and 25M entries at n = 50,000, 184 s and 99M at 100,000; a random 3-regular graph's
 # whole certificate took 190 s at 30,000; soc-douban, 155k nodes, more than 5 minutes), so that
 # a million sparse nodes would run out of memory inside SuperLU, which nothing can price
-# beforehand. Above it 'auto' takes Lanczos, as on large dense inputs.
+# beforehand. Above it 'auto' takes Lanczos, as on large dense inputs; method='factor' still
+# takes the sparse proof (a large grid or planar graph factors in seconds).
 SPARSE_FACTOR_MAX_N = 25_000
 MAX_DEFAULT_RANK = 32
 # Floating-point rate assumed when predicting a dense Cholesky check's cost under a time budget
@@ -464,8 +465,10 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
     base = float(y.sum()) + nu * b
     # sparse LDL^T certificate: cheap for grid / planar-like graphs (low mean degree) and, with
     # fill bounded by n^2 / 2, for any sparse graph up to n = 4000
-    sparse_ok = (not op.is_dense and 500 < n <= SPARSE_FACTOR_MAX_N and not (balance and nu < 0)
+    sparse_ok = (not op.is_dense and n > 500 and not (balance and nu < 0)
                  and (op.nnz <= SPARSE_FACTOR_MAX_DEG * n or (n <= CUT_DENSE_CERTIFICATE_MAX_N and op.nnz <= 16 * n)))
+    if method == "auto" and n > SPARSE_FACTOR_MAX_N:
+        sparse_ok = False  # its fill is not priced: only where 'factor' is asked for
     requested = method
     if method == "auto":
         method = "factor" if (n <= CUT_DENSE_CERTIFICATE_MAX_N or sparse_ok) else "lanczos"
@@ -665,8 +668,10 @@ def _gamma(k: int) -> float:
 
 
 def sparse_ldl_lower_bound(A) -> tuple[float | None, int]:
-    r"""A proven lower bound on :math:`\lambda_{\min}(A)` for a symmetric sparse A, from
-    SuperLU's factorisation (:func:`sparse_ldl_positive`), and the factors' nonzeros; ``None``
+    r"""A proven lower bound on :math:`\lambda_{\min}(A)` for a symmetric sparse A (for one
+    symmetric only up to rounding, on its symmetric part: the row sums of
+    :math:`|A - A^T| / 2` are added), from SuperLU's factorisation
+    (:func:`sparse_ldl_positive`), and the factors' nonzeros; ``None``
     for the bound when a pivot is not positive, an off-diagonal pivot was taken, or a value is
     not finite.
 
@@ -729,10 +734,22 @@ def sparse_ldl_lower_bound(A) -> tuple[float | None, int]:
         p0, p1 = L.indptr[k0], L.indptr[k1]
         k = np.repeat(np.arange(k0, k1), np.diff(L.indptr[k0:k1 + 1]))
         rows += np.bincount(L.indices[p0:p1], weights=np.abs(L.data[p0:p1]) * w[k], minlength=n)
-    bound = float(np.max(rows)) / (1 - _gamma(2 * n + 8)) + 8 * n * (n + 4) * np.finfo(float).tiny
+    # ||R||_inf (in the factors' order) plus ||A - A^T||_inf / 2 (in A's)
+    bound = ((float(np.max(rows, initial=0.0)) + float(np.max(_half_asymmetry_rows(A), initial=0.0)))
+             / (1 - _gamma(2 * n + 8)) + 8 * n * (n + 4) * np.finfo(float).tiny)
     if not np.isfinite(bound):
         return None, nnz
     return -bound, nnz
+
+
+def _half_asymmetry_rows(A) -> np.ndarray:
+    r"""Row sums of ``|A - A^T| / 2``: 0 for an exactly symmetric ``A``. For one symmetric only
+    up to rounding the bound is on its symmetric part ``(A + A^T) / 2``, whose residual
+    ``sym R`` has :math:`\|sym R\|_2 \le \|R\|_\infty + \|A - A^T\|_\infty / 2`."""
+    skew = A - A.T
+    if skew.nnz == 0:
+        return np.zeros(A.shape[0])
+    return 0.5 * np.asarray(abs(skew).sum(axis=1)).ravel()
 
 
 #: Factor entries per block of :func:`sparse_ldl_lower_bound`'s passes (bounded temporaries)
