@@ -22,10 +22,14 @@ def number(value) -> str:
     ('1,999,985', '1,224,452', '61.5449', '0.5', '3')
     >>> number(float("nan")), number(-12345.0), number(2.5e-07)
     ('nan', '-12,345', '2.5e-07')
+    >>> number(1e308), number(2.0 ** 60)  # from 1e15 on: 6 significant digits, not 300
+    ('1e+308', '1.15292e+18')
     """
     v = float(value)
     if not math.isfinite(v):
         return str(v)
+    if abs(v) >= 1e15:  # a float holds about 16 digits: commas would print up to 309 of them
+        return f"{v:.{_SIGNIFICANT}g}"
     if abs(v) >= 1000 or v == int(v):
         return f"{v:,.0f}"
     return f"{v:.{_SIGNIFICANT}g}"
