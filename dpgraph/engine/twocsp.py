@@ -91,8 +91,6 @@ def check_label_graph_memory(n: int, q: int, pairs: int, *, name_size: bool = Tr
     ...         print(str(exc)[:90])
     the label-extended graph of 40 variables x 3 values (one node per variable and value, an e
     """
-    from dpgraph.memory import InsufficientMemoryError, format_bytes, memory_limit
-
     need = label_graph_bytes(n, q, pairs)
     if name_size:
         check_memory(need, what=f"the label-extended graph of {n:,} variables x {q:,} values "

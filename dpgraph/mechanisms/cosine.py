@@ -21,6 +21,7 @@ import scipy.sparse as sp
 from scipy import linalg as sla
 from scipy.sparse import linalg as spla
 
+from dpgraph.memory import check_memory
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_integer,
                                         check_sensitivity, dense_array)
@@ -159,8 +160,6 @@ COSINE_COPIES = 14
 def _check_release_memory(vectors) -> None:
     """Refuse, before the Gram matrix, ``n`` vectors whose ``n x n`` release would not fit
     (100,000 vectors died of a bare MemoryError; 3,000 held 884 MiB under a 300 MiB limit)."""
-    from dpgraph.memory import check_memory
-
     shape = getattr(vectors, "shape", None)
     n = shape[0] if shape is not None and len(shape) == 2 else None
     if n is not None:

@@ -33,6 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import linalg as spla
 
+from dpgraph.memory import check_memory
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.validation import check_delta, check_epsilon, check_integer
 from dpgraph.privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
@@ -297,8 +298,6 @@ ONEHOT_COPIES = 22
 def _check_moment_memory(m: int, n: int) -> None:
     """Refuse ``n`` one-hot columns (the sum of ``sizes``) of ``m`` rows whose moment matrix
     release would not fit (sizes of 10**6 each died of a bare MemoryError)."""
-    from dpgraph.memory import check_memory
-
     def cost(k):
         return 8 * ONEHOT_COPIES * (k + 1) ** 2 + 8 * m * k
 
