@@ -137,6 +137,46 @@ def test_dense_mechanism_releases_are_priced_before_spending(limited, spend_spy,
     assert spend_spy == {"charge": 0, "draw": 0}
 
 
+@pytest.mark.parametrize("adjacency", ["replace-one", "add-remove"])
+@pytest.mark.parametrize("sizes, fits", [([100] * 4, "cells in all .* fit"),
+                                         ([10**6] * 3, "cells in all .* fit"),
+                                         ([2] * 3 + [100] * 3, "cells in all .* fit"),
+                                         ([2] * 200, "use fewer attributes")],
+                         ids=["4x100", "3x10^6", "mixed", "200x2"])
+def test_onehot_3way_marginals_are_priced_before_spending(limited, spend_spy, sizes, fits,
+                                                          adjacency):
+    """k=3 was never priced (k=2 was): 3-way tables of 4 attributes of 100 values (4 * 10**6
+    cells) held about 150 MiB under a 24 MiB limit, sizes of 10**6 asked NumPy for 10**18
+    cells, and 200 binary attributes (1.3 million tables) built a Python object per table;
+    refused now before the ledger or the noise, naming the cells that fit."""
+    from itertools import combinations
+
+    from dpgraph.privacy import PrivacyLedger
+
+    table = np.zeros((4, len(sizes)), dtype=int)
+    table[1] = 1
+    led = PrivacyLedger(epsilon=1.0, delta=1e-6)
+    text = _refusal(lambda: dpgraph.onehot_marginals(table, sizes, 3, epsilon=1.0, delta=1e-6,
+                                                     ledger=led, adjacency=adjacency,
+                                                     max_iter=2, rng=0),
+                    limited, fits)
+    assert "3-way marginals" in text and spend_spy == {"charge": 0, "draw": 0}
+    assert led.entries == () and led.spent == (0.0, 0.0)
+    if "At most " in text:
+        cells = int(text.split("At most ")[1].split(" ")[0].replace(",", ""))
+        assert 1 <= cells < sum(int(np.prod(c)) for c in combinations(sizes, 3))
+
+
+def test_onehot_3way_marginals_that_fit_are_released(limited):
+    """The price lets a small release through (under the same 24 MiB limit)."""
+    rng = np.random.default_rng(0)
+    table = rng.integers(0, 5, size=(50, 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = dpgraph.onehot_marginals(table, [5] * 4, 3, epsilon=1.0, delta=1e-6, rng=0)
+    assert len(res.tables) == 4 and res.ledger.spent[0] > 0
+
+
 @pytest.mark.parametrize("sparse", [False, True])
 def test_a_huge_self_loop_leaves_the_cut_and_its_bound_alone(sparse):
     # self-loops count in no cut; kept in W and subtracted in every product, a loop 1e17 times

@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import linalg as spla
 
-from dpgraph.memory import check_memory
+from dpgraph.memory import check_memory, format_bytes
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.validation import check_delta, check_epsilon, check_integer
 from dpgraph.privacy.noise import gaussian_mechanism, symmetric_gaussian_noise
@@ -306,6 +306,47 @@ def _check_moment_memory(m: int, n: int) -> None:
                  fit=(cost, "At most {:,} one-hot columns (sum of sizes) fit."))
 
 
+# The k = 3 release holds, at its peak, about 3.2 copies of all the cells of the 3-way tables
+# (the exact tables, the noisy vector and its noise, the projection's iterate and increment)
+# plus about 6 copies of the largest table (project_simplex's sort, cumulative sums and indices),
+# and about 950 bytes of Python objects per table (keys, array headers, the pair index): 9.2
+# copies of the cells measured for one table of 8 * 10**6 cells, 3.2 to 3.6 for 20 to 220
+# tables, 950 bytes a table for 34,220 tables of 1 to 8 cells. Rounded up.
+ONEHOT3_COPIES = 5
+ONEHOT3_LARGEST = 7
+ONEHOT3_TABLE_BYTES = 1500
+
+
+def _check_triple_memory(m: int, sizes) -> None:
+    """Refuse the 3-way tables of ``sizes`` (``m`` rows) whose release would not fit, from the
+    public sizes alone: the cells ``e_3(sizes)`` of all ``C(d, 3)`` tables (the third
+    elementary symmetric polynomial, in O(d) with exact integers, so no table or triple is
+    built), the largest table (the product of the three largest sizes) and the table count."""
+    d = len(sizes)
+    e = [1, 0, 0, 0]
+    for s in sizes:
+        for j in (3, 2, 1):
+            e[j] += e[j - 1] * s
+    cells = e[3]
+    largest = math.prod(sorted(sizes)[-3:])
+    tables = math.comb(d, 3)
+
+    def cost(x):  # x cells in all, the largest table keeping its share
+        big = -(-x * largest // cells)
+        return (8 * (ONEHOT3_COPIES * x + ONEHOT3_LARGEST * big) + ONEHOT3_TABLE_BYTES * tables
+                + 8 * m * (d + 2))
+
+    books = ONEHOT3_TABLE_BYTES * tables
+    check_memory(cost(cells), what=f"the 3-way marginals of {d:,} attributes ({tables:,} "
+                                   f"table{'s' if tables > 1 else ''} of {cells:,} cells in "
+                                   f"all, the largest {largest:,})",
+                 fit=(cost, "At most {:,} cells in all (the sum over the attribute triples of "
+                            "the product of their sizes) fit."),
+                 alternative=(f"{format_bytes(books)} of it is the bookkeeping of the "
+                              f"{tables:,} tables (one per attribute triple): use fewer "
+                              f"attributes." if 2 * books > cost(cells) else ""))
+
+
 def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
                      ledger: PrivacyLedger | None = None, rng=None, tol: float = 1e-5,
                      max_iter: int = 500, augmented: bool = True,
@@ -369,8 +410,12 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
                          f"domain sizes, or use adjacency='add-remove' if the row count is "
                          f"private")
     mpub = None if addrem else m
-    if k == 2:  # before the one-hot table, its moment matrix and anything spent
+    # before the one-hot table, its moment matrix (k = 2) or the 3-way tables (k = 3) and
+    # anything spent
+    if k == 2:
         _check_moment_memory(m, sum(sizes))
+    else:
+        _check_triple_memory(m, sizes)
     if ledger is None:
         ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     if k == 2:
