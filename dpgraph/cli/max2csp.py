@@ -92,8 +92,9 @@ def add_max2csp_parser(subparsers):
 
 def _format_of(args) -> str:
     """The instance format: ``--format``, else from the extension, else max-k-cut when
-    ``--k`` is given, else csp."""
-    low = args.instance.lower()
+    ``--k`` is given, else csp. A trailing ``.gz`` is not the format (gzip is told from the
+    content)."""
+    low = args.instance.lower().removesuffix(".gz")
     return args.format or ("wcnf" if low.endswith(".wcnf") else "cnf" if low.endswith(".cnf")
                            else "max-k-cut" if args.k is not None else "csp")
 

@@ -28,20 +28,30 @@ Formats read by :func:`read_csp` (``dpgraph.read_csp``, ``format=``):
     ignores it); ``(l or l)`` is the unit clause, ``(x or -x)`` is always satisfied. Hard
     clauses, longer clauses and empty clauses are refused with the line named.
 
-Every error names the file and the line.
+A file of any of these formats may be gzip-compressed: it is told from the content (the gzip
+bytes ``1f 8b``), whatever its name, as :func:`dpgraph.read_graph` does; a ``.gz`` name is
+stripped before the format is read from the extension (``x.wcnf.gz`` is ``"wcnf"``), and a file
+named ``.gz`` that is not gzip is read as it is, with a
+:class:`~dpgraph.graph.GraphInputWarning` naming it. A pipe (``/dev/stdin``) is read as it is.
+
+Every error names the file and the line (a gzip stream cut short or corrupted: the line being
+read when it broke).
 """
 
 from __future__ import annotations
 
+import gzip
 import math
 import os
 import re
+import zlib
 
 import numpy as np
 
 from dpgraph.engine.twocsp import CSPInstance, instance_bytes, label_graph_bytes
 from dpgraph.graph import as_graph_data, in_label_order
 from dpgraph.io import read_graph
+from dpgraph.io.base import is_regular_file, open_binary, warn_if_not_gzip
 from dpgraph.memory import InsufficientMemoryError, check_memory
 
 __all__ = ["read_csp", "write_csp", "max_k_cut_instance", "read_wcnf", "read_max_k_cut", "CSP_FORMATS"]
@@ -155,6 +165,9 @@ def _clause_relation(lits, n_vars, where):
 def read_wcnf(path, *, format: str | None = None, variables: int | None = None):
     """Read a Max-2-SAT instance (CNF or WCNF, module docstring) as a 2-CSP with q = 2.
 
+    A gzip-compressed file is read transparently (told from the content; the format from the
+    name without its ``.gz``), as :func:`read_csp` reads one.
+
     ``variables``: the public number of variables. A file with a ``p`` line declares it; a
     2022-format WCNF file (no ``p`` line) does not, and without ``variables`` its count is
     the largest variable its clauses name, which is private: a clause added on a new variable
@@ -175,7 +188,7 @@ def read_wcnf(path, *, format: str | None = None, variables: int | None = None):
     """
     path_s = os.fspath(path)
     if format is None:
-        format = "wcnf" if path_s.lower().endswith(".wcnf") else "cnf"
+        format = "wcnf" if _name_without_gz(path_s).endswith(".wcnf") else "cnf"
     if format not in ("cnf", "wcnf"):
         raise ValueError(f"format={format!r} is not 'cnf' or 'wcnf'")
     _check_lines_fit(path_s, 2)
@@ -183,8 +196,8 @@ def read_wcnf(path, *, format: str | None = None, variables: int | None = None):
     new_style = None   # 2022 WCNF: no p line
     cons = []
     max_var = 0
-    with open(path_s) as f:
-        for lineno, raw in enumerate(f, 1):
+    with _open_instance(path_s) as f:
+        for lineno, raw in _decoded_lines(f, path_s):
             line = raw.strip()
             where = f"{path_s}, line {lineno}"
             if not line or line.startswith("c"):
@@ -267,13 +280,20 @@ def _check_lines_fit(path, q: int) -> None:
     ``q`` values (:func:`~dpgraph.engine.twocsp.instance_bytes`). The parse peaks below
     that: 970 B per clause measured with tracemalloc on a 200,000-clause WCNF file, against
     1,220 B priced for its instance."""
-    from dpgraph.io.base import is_regular_file, predicted_lines
+    from dpgraph.io.base import predicted_lines
 
     if not is_regular_file(path):  # a pipe: priced as the instance, after the parse
         return
     # the lines the file can hold: a header that overstates its count is a format error,
-    # named after the parse (the readers open the file raw: a gzip file by its raw size)
-    m = predicted_lines(path, gzip_count=False)[0]
+    # named after the parse (a gzip file, which the readers decompress, by its lines counted
+    # in one streamed pass)
+    try:
+        m = predicted_lines(path)[0]
+    except _BROKEN_GZIP:  # the counting pass reached the break: name its line
+        with open_binary(path) as f:
+            for _ in _numbered_lines(f, path):
+                pass
+        raise ValueError(f"{path}: the gzip-compressed file is truncated or corrupted") from None
     check_memory(instance_bytes(m, q),
                  what=f"{path}: an instance of about {m:,} constraint lines over q = {q:,} values",
                  fit=(lambda k: instance_bytes(k, q), "About {:,} constraints fit."))
@@ -302,10 +322,48 @@ def write_csp(instance: CSPInstance, path) -> None:
             f.write(f"c {i} {j} {w!r} {pairs}\n".rstrip() + "\n")
 
 
+def _name_without_gz(path) -> str:
+    """The lower-case name of ``path`` without a trailing ``.gz`` (the format's extension)."""
+    low = str(path).lower()
+    return low[:-3] if low.endswith(".gz") else low
+
+
+def _open_instance(path):
+    """``path`` opened for reading bytes: decompressed when it is gzip (told from the content,
+    :func:`dpgraph.io.base.open_binary`), with a :class:`~dpgraph.graph.GraphInputWarning` when
+    it is named ``.gz`` but is not gzip (as :func:`dpgraph.read_graph` warns). A pipe is read
+    as it is: a look at its first bytes would consume them."""
+    if not is_regular_file(path):
+        return open(path, "rb")
+    warn_if_not_gzip(path)
+    return open_binary(path)
+
+
+# what a gzip stream cut short or corrupted raises while it is read
+_BROKEN_GZIP = (EOFError, gzip.BadGzipFile, zlib.error)
+
+
+def _numbered_lines(f, path):
+    """``(line number, bytes)`` of a binary file, with a gzip stream that breaks off or is
+    corrupted reported as a ValueError naming the file and the line being read."""
+    lines, lineno = iter(f), 0
+    while True:
+        try:
+            raw = next(lines)
+        except StopIteration:
+            return
+        except _BROKEN_GZIP as exc:
+            raise ValueError(f"{path}, line {lineno + 1}: the gzip-compressed file is truncated "
+                             f"or corrupted ({type(exc).__name__}: {exc})") from None
+        lineno += 1
+        yield lineno, raw
+
+
 def _decoded_lines(f, path):
-    """``(line number, text)`` of a binary file, with a line that is not UTF-8 reported as a
-    ValueError naming the file and the line."""
-    for lineno, raw in enumerate(f, 1):
+    """``(line number, text)`` of a binary file, with a line that is not UTF-8, or a gzip
+    stream that breaks off or is corrupted, reported as a ValueError naming the file and the
+    line."""
+    for lineno, raw in _numbered_lines(f, path):
         try:
             yield lineno, raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -328,9 +386,12 @@ def read_csp(path, format: str | None = None, *, k: int | None = None,
     Parameters
     ----------
     path : str or os.PathLike
+        The file; gzip-compressed files are read transparently (told from the content: a
+        file named ``.gz`` that is not gzip is read as it is, with a
+        :class:`~dpgraph.graph.GraphInputWarning` naming it).
     format : {"csp", "max-k-cut", "cnf", "wcnf"}, optional
-        See the module docstring. Default: from the extension (``.wcnf``, ``.cnf``),
-        else ``"max-k-cut"`` when ``k`` is given, else ``"csp"``.
+        See the module docstring. Default: from the extension (``.wcnf``, ``.cnf``; a
+        trailing ``.gz`` stripped), else ``"max-k-cut"`` when ``k`` is given, else ``"csp"``.
     k : int, optional
         Number of parts for ``"max-k-cut"`` (e.g. ``read_csp("G3.txt", k=3)``).
     graph_format : str, optional
@@ -351,7 +412,7 @@ def read_csp(path, format: str | None = None, *, k: int | None = None,
     (3, 3, 3, 3.0)
     """
     if format is None:
-        low = str(path).lower()
+        low = _name_without_gz(path)
         format = ("wcnf" if low.endswith(".wcnf") else "cnf" if low.endswith(".cnf")
                   else "max-k-cut" if k is not None else "csp")
     if format not in CSP_FORMATS:
@@ -368,7 +429,7 @@ def read_csp(path, format: str | None = None, *, k: int | None = None,
         return read_wcnf(path, format=format, variables=variables)
     header = None
     cons, lines = [], []  # the constraints and their line numbers
-    with open(path, "rb") as f:
+    with _open_instance(path) as f:
         for lineno, raw in _decoded_lines(f, path):
             line = raw.split("#", 1)[0].strip()
             if not line:

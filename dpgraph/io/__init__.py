@@ -68,7 +68,7 @@ from dpgraph.graph import GraphData, as_graph_data, public_nodes, unweighted, wi
 from dpgraph.io import library as _lib
 from dpgraph.io import text as _text
 from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_ids, check_node_set,
-                             is_gzip, nonfinite_weight_error, open_text, scan_lines)
+                             nonfinite_weight_error, open_text, scan_lines, warn_if_not_gzip)
 
 __all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "check_writable",
            "reader_options",
@@ -368,7 +368,7 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
         raise FileNotFoundError(f"no such graph file: {path}")
     fmt = "graph" if format is None else _check_format(format)
     _check_reading_options(kw)
-    _check_gzip_name(path)
+    warn_if_not_gzip(path)
     check_node_set(nodes, path)  # before the file is read: nodes=N is refused at once
     with _decoding_errors(path, lambda: fmt):
         if format is None:
@@ -396,21 +396,6 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
         return data
     check_node_set(nodes, path, entries=data.weights.nnz)  # with_nodes copies the CSR
     return with_nodes(data, nodes, source=path, first=first_node_id(fmt))
-
-
-def _check_gzip_name(path: str) -> None:
-    """A :class:`~dpgraph.graph.GraphInputWarning` naming ``path`` when it is named ``.gz``
-    but is not gzip-compressed: it is read as the plain text it holds (gzip is told from the
-    content), which the name does not say."""
-    if path.lower().endswith(".gz") and not is_gzip(path):
-        import warnings
-
-        from dpgraph.caller import caller_stacklevel
-        from dpgraph.graph import GraphInputWarning
-
-        warnings.warn(f"{path}: named .gz but not gzip-compressed (it does not start with the "
-                      f"gzip bytes 1f 8b); read as an uncompressed file", GraphInputWarning,
-                      stacklevel=caller_stacklevel())
 
 
 def _check_reading_options(kw: dict) -> None:

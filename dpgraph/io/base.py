@@ -24,6 +24,7 @@ import numpy as np
 from dpgraph.memory import InsufficientMemoryError
 
 __all__ = ["GraphFormatError", "HeaderTooLargeError", "open_text", "open_binary", "is_gzip",
+           "warn_if_not_gzip",
            "scan_lines",
            "nonfinite_weight_error",
            "simple_delimiter", "arrow_edge_options",
@@ -392,6 +393,31 @@ def is_gzip(path) -> bool:
     """True when the file starts with the gzip magic bytes (whatever its extension)."""
     with open(path, "rb") as f:
         return f.read(2) == b"\x1f\x8b"
+
+
+def warn_if_not_gzip(path) -> None:
+    """A :class:`~dpgraph.graph.GraphInputWarning` naming ``path`` when it is named ``.gz``
+    but is not gzip-compressed: it is read as the plain text it holds (gzip is told from the
+    content), which the name does not say. The graph and CSP readers call it.
+
+    >>> import os, tempfile, warnings
+    >>> path = os.path.join(tempfile.mkdtemp(), "edges.txt.gz")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("0 1\\n")
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_if_not_gzip(path)
+    >>> "named .gz but not gzip-compressed" in str(caught[0].message)
+    True
+    """
+    path = os.fspath(path)
+    if path.lower().endswith(".gz") and not is_gzip(path):
+        from dpgraph.caller import caller_stacklevel
+        from dpgraph.graph import GraphInputWarning
+
+        warnings.warn(f"{path}: named .gz but not gzip-compressed (it does not start with the "
+                      f"gzip bytes 1f 8b); read as an uncompressed file", GraphInputWarning,
+                      stacklevel=caller_stacklevel())
 
 
 def open_binary(path):
