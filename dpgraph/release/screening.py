@@ -52,8 +52,9 @@ def screen(m_hat: float, n: int, epsilon: float, delta: float,
            core_share: float = CORE_SHARE) -> dict:
     """Predict from the released edge count whether the gap test of Alg. 5.2 can pass.
 
-    The test passes when ``g_hat - (2 w / eps_g) ln(1/(2 delta_g)) > w`` (docs/privacy.md 3.7),
-    i.e. when ``g / w`` exceeds ``1 + 2 ln(1/(2 delta_g)) / eps_g`` (up to the Laplace draw).
+    The test passes when ``g_hat - (2 w / eps_g) l > w`` with ``l = max(ln(1/(2 delta_g)), 1)``
+    (docs/privacy.md 3.7), i.e. when ``g / w`` exceeds ``1 + 2 l / eps_g`` (up to the Laplace
+    draw).
     A function of released values only: no privacy cost.
 
     >>> s = screen(88234, 4039, 1.0, 1e-6)  # mean degree 2 m / n = 43.7
@@ -68,8 +69,9 @@ def screen(m_hat: float, n: int, epsilon: float, delta: float,
     mean_degree = 2.0 * max(m_hat, 0.0) / n
     pca_share = (1.0 - degree_share - tail_share) * (1.0 - core_share)
     eps_g = split.epsilon[0] * pca_share * epsilon
-    # ln(1 / (2 delta_g)) in logs: delta_g = split * share * delta may underflow to 0
-    log_inv = -(math.log(2.0) + math.log(split.delta[0] * pca_share) + math.log(delta))
+    # the test's tail multiple max(ln(1 / (2 delta_g)), 1) (spectral.pca.tail_multiple), in
+    # logs: delta_g = split * share * delta may underflow to 0
+    log_inv = max(-(math.log(2.0) + math.log(split.delta[0] * pca_share) + math.log(delta)), 1.0)
     required = 1.0 + 2.0 * log_inv / eps_g
     predicted = SCREEN_GAP_PER_DEGREE * mean_degree
     return {"mean_degree": mean_degree, "predicted_gap_ratio": predicted,

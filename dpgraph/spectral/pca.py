@@ -5,10 +5,16 @@ The estimator is propose-test-release in three (four) steps, each charged to a l
 draws:
 
 1. **Gap** (Alg. 5.2): ``g^ = g + Lap(2 eta / eps_gap)``; lower bound
-   ``L = g^ - (2 eta / eps_gap) ln(1 / (2 delta_gap))``. Halt (``⊥``) if ``L <= eta``.
+   ``L = g^ - (2 eta / eps_gap) l(delta_gap)``. Halt (``⊥``) if ``L <= eta``.
 2. **Coherence** (Alg. 5.5): ``x^ = log t + Lap(s / eps_coh)`` with ``s = -log(1 - c_E/(L - eta))``
    (Lemma 5.4 with an explicit constant); upper bound ``T = min(t_max, exp(x^ + (s/eps_coh)
-   ln(1/(2 delta_coh))))``.
+   l(delta_coh)))``.
+
+Here ``l(delta) = max(ln(1 / (2 delta)), 1)`` (:func:`tail_multiple`): the one-sided Laplace
+tail beyond ``b ln(1 / (2 delta))`` has probability ``delta`` only for ``delta <= 1 / (2e)``
+(the discrete sampler's tail statement, docs/privacy.md 13.1; for ``delta > 1/2`` the logarithm
+is negative), so a larger share is used as if it were ``1 / (2e)``: a smaller failure
+probability than the ``delta`` charged, which that charge still covers (docs/privacy.md 3.7).
 3. **Projector** (Alg. 5.8): release ``P + G``, ``P = U U^T``, with ``G`` symmetric Gaussian
    (diagonal variance doubled), calibrated to ``c_E T / (L - eta)``; return its top-r
    eigenvectors. On ``⊥``: a uniformly random r-dimensional subspace.
@@ -40,6 +46,7 @@ from dpgraph.spectral.bounds import (
 )
 
 __all__ = [
+    "tail_multiple",
     "BudgetSplit",
     "PCADiagnostics",
     "PrivateSubspaceResult",
@@ -58,7 +65,7 @@ class BudgetSplit:
     only (set it to 0 for :func:`private_subspace`). Defaults chosen by measurement
     (``benchmarks/bench_pca.py split``, BENCHMARKS.md "Private PCA"): the two tests need more
     than the 30% the paper's analysis suggests, because their margins
-    ``b ln(1/(2 delta))`` enter the projector noise through ``L`` and ``T``.
+    ``b max(ln(1/(2 delta)), 1)`` enter the projector noise through ``L`` and ``T``.
     """
 
     epsilon: tuple = (0.30, 0.25, 0.45, 0.0)
@@ -210,6 +217,25 @@ def _reserve(ledger, name, eps, dlt, why):
                            f"every branch")
 
 
+def tail_multiple(delta: float) -> float:
+    """``max(ln(1 / (2 delta)), 1)``: the multiple of a Laplace tail scale ``b`` that a one-sided
+    tail of probability at most ``delta`` lies beyond (docs/privacy.md 3.7).
+
+    ``P[Lap(b) > b ln(1 / (2 beta))] <= beta`` is proven for ``beta <= 1 / (2e)`` (for the
+    discrete sampler's tail scale, docs/privacy.md 13.1; for ``beta > 1/2`` the margin would
+    even be negative), so a ``delta`` above ``1 / (2e)`` is used as ``1 / (2e)``: the margin
+    ``b`` then fails with probability at most ``1 / (2e) < delta``, still covered by the
+    ``delta`` charged. Below ``1 / (2e)`` nothing changes. A ``delta`` of 0 (a share that
+    underflowed) needs an infinite margin.
+
+    >>> tail_multiple(1e-6) == math.log(1 / 2e-6), tail_multiple(0.19), tail_multiple(0.9)
+    (True, 1.0, 1.0)
+    """
+    if not delta > 0:
+        return math.inf
+    return max(math.log(1.0 / (2.0 * delta)), 1.0)
+
+
 def _row_scale(top: _linalg.TopSubspace, kind: str) -> float:
     su = float(np.max(np.einsum("ij,ij->i", top.U, top.U)))
     if kind == "symmetric":
@@ -236,8 +262,8 @@ def _run_subspace(M, kind, rank, consts, eps_parts, dlt_parts, ledger, gen, diag
                                      name="pca: spectral gap (Alg. 5.2)", rng=gen,
                                      note="sigma_r - sigma_(r+1), Weyl; docs/privacy.md 3.2")
     ledger.charge("pca: gap test failure", mechanism="ptr-failure", epsilon=0.0, delta=dl_g,
-                  note="P[Lap(b) > b ln(1/(2 delta))] = delta; docs/privacy.md 3.7")
-    L = g_hat - b_gap * math.log(1.0 / (2.0 * dl_g))
+                  note="P[Lap(b) > b max(ln(1/(2 delta)), 1)] <= delta; docs/privacy.md 3.7")
+    L = g_hat - b_gap * tail_multiple(dl_g)
     diag.gap_sensitivity, diag.gap_noise_scale = s_gap, b_gap
     diag.gap_estimate, diag.gap_lower = g_hat, L
     if not L > eta:
@@ -255,7 +281,7 @@ def _run_subspace(M, kind, rank, consts, eps_parts, dlt_parts, ledger, gen, diag
                                        note="log t, t = max row norm; docs/privacy.md 3.5")
         ledger.charge("pca: row-scale test failure", mechanism="ptr-failure", epsilon=0.0,
                       delta=dl_c, note="one-sided Laplace tail; docs/privacy.md 3.7")
-        T = min(t_max, math.exp(x_hat + b_c * math.log(1.0 / (2.0 * dl_c))))
+        T = min(t_max, math.exp(x_hat + b_c * tail_multiple(dl_c)))
         diag.row_scale_sensitivity, diag.row_scale_noise_scale = s_log, b_c
         diag.row_scale_estimate = math.exp(x_hat)
     else:
