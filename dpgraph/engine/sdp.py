@@ -66,6 +66,24 @@ Certificate (weak duality)
     returned is always verified; when nothing could be verified in time it is Gershgorin's
     bound on the same dual, or the sum of the positive weights (both rigorous, both loose).
     Every bound is also capped by that sum, which proves G48-type optima (all edges cut).
+
+Rounding
+    The verified statement is about the matrix as it was formed in floating point, and the
+    bound is a float; both are tied to the exact quantities. With :math:`W_s = (W + W^T)/2`
+    (what the objective sees) the bound is
+    :math:`\tfrac14(T - \sum g + \nu b + n\mu + \epsilon)` with :math:`T = \sum_{i\ne j}
+    W_{ij}` replaced by a proven upper bound (:func:`weight_sums`), :math:`\sum g` summed
+    exactly, :math:`n\mu` rounded up and the whole evaluated upwards (:func:`upward_sum`);
+    :math:`\epsilon \ge \sum_{ij}|M_s - M_f|` for the exact :math:`M_s = \mathrm{Diag}(g) -
+    W_s - \nu J` and the matrix :math:`M_f` whose :math:`\lambda_{\max} \le \mu` was proven
+    (every feasible X has :math:`|X_{ij}| \le 1`, so :math:`\langle M_s, X\rangle \le n\mu +
+    \epsilon`). :math:`\epsilon = 0` for the sparse :math:`LDL^T` (``-M`` stored exactly, its
+    symmetric part proven) and Gershgorin's bound (on :math:`W_s` directly); for the dense
+    Cholesky, which reads one triangle of :math:`fl(-W - \nu J) + \mathrm{Diag}(g)`, it is
+    :math:`\sum_{i<j}|W_{ij} - W_{ji}|` plus, when :math:`\nu \ne 0`, twice
+    :math:`u(\sum|g| + \sum|W| + n^2|\nu|)` (``info['matrix_allowance']``). The Cholesky's
+    own diagonal, ``fl(fl(mu - c) - M_ii)``, is read back for Rump's theorem
+    (:func:`verified_lambda_max`, :func:`rump_certified_diagonal`).
 """
 
 from __future__ import annotations
@@ -74,6 +92,7 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg as sla
@@ -88,7 +107,8 @@ from dpgraph.engine.operator import WeightOperator
 __all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "sdp_rank", "default_rank",
            "dense_certificate_bytes", "gershgorin_max", "sparse_ldl_lower_bound",
            "sparse_shift_verified", "rump_margin", "verified_lambda_max", "trivial_upper_bound", "gershgorin_upper_bound",
-           "top_ritz_pair"]
+           "top_ritz_pair", "rump_certified_diagonal", "upward_sum", "weight_sums", "WeightSums",
+           "SUM_BLOCK"]
 
 _EPS = np.finfo(np.float64).eps / 2  # unit roundoff u = 2^-53
 #: ``certificate="auto"``: the dense Cholesky certificate of the Max-Cut bound up to this n (an
@@ -358,50 +378,282 @@ def rump_margin(n: int, trace: float) -> float:
     return _rump_margin(n, trace)
 
 
-def trivial_upper_bound(op: WeightOperator) -> float:
-    r"""The sum of the positive weights, :math:`\sum_{i<j}\max(W_{ij}, 0)`, with a rounding margin.
+def rump_certified_diagonal(factored_diag: np.ndarray, c: float) -> np.ndarray | None:
+    r"""The diagonal ``b`` that a successful floating-point Cholesky proves positive definite,
+    or None when ``c`` falls short of Rump's margin for it.
+
+    Rump's criterion (S. M. Rump, "Verification of positive definiteness", BIT 46, 2006,
+    Cor. 2.4; formalised in Coq by Martin-Dorel and Roux, ValidSDP): let A be a symmetric
+    matrix of floats with :math:`0 \le a_{ii} \le d_{\max}` and
+
+    .. math:: c \ge \frac{(n+1)u}{1-(n+1)u}\,\mathrm{tr}\,A + 4\eta\, n\,(2(n+1) + d_{\max})
+
+    (:math:`u = 2^{-53}`, :math:`\eta = 2^{-1074}`); if the floating-point Cholesky of a float
+    matrix :math:`\tilde A` with A's off-diagonal entries and :math:`\tilde a_{ii} \le a_{ii} - c`
+    (*exactly*, not up to rounding) succeeds, A is positive definite. The factorised matrix is
+    usually formed as ``fl(shift - S_ii)``, rounded to nearest, which does not give the exact
+    inequality; this reads the diagonal that was factorised, ``factored_diag``, and returns
+    :math:`b_i = \mathrm{next\_up}(fl(\tilde a_{ii} + c)) \ge \tilde a_{ii} + c` (floats, so A is
+    a matrix of floats), after checking c against the margin for :math:`\mathrm{tr}\,A =
+    \sum b_i` (bounded above by ``fsum`` and one ulp) and :math:`d_{\max} = \max b_i`, with
+    :math:`16u` relative and :math:`16\eta` absolute for the check's own rounding. Then
+    :math:`\tilde A + \mathrm{Diag}(b - \tilde a)` (the triangle the factorisation read,
+    reflected) is positive definite. ``factored_diag`` may be any upper bound on the diagonal
+    factorised (the theorem needs only :math:`\tilde a_{ii} \le b_i - c`). O(n).
+
+    >>> import numpy as np
+    >>> b = rump_certified_diagonal(np.array([2.0, 3.0]), rump_margin(2, 5.1))
+    >>> bool(np.all(b > [2.0, 3.0])), rump_certified_diagonal(np.array([2.0, 3.0]), 1e-300)
+    (True, None)
+    """
+    d = np.asarray(factored_diag, dtype=np.float64)
+    n = d.size
+    b = np.nextafter(d + c, np.inf)  # fl(d + c) is within half an ulp of d + c: one ulp up >= it
+    if n == 0 or not (np.all(np.isfinite(b)) and np.all(b >= 0.0)):
+        return None
+    tr_up = math.nextafter(math.fsum(b.tolist()), math.inf)  # >= sum(b) exactly
+    k = (n + 1) * _EPS
+    need = (k / (1.0 - k) * tr_up + 4.0 * n * (2.0 * (n + 1) + float(np.max(b))) * _ETA)
+    return b if c >= need * (1.0 + 16.0 * _EPS) + 16.0 * _ETA else None
+
+
+# ----------------------------------------------------------------------------- rounding
+# Every float operation between a verified eigenvalue statement and a returned bound is
+# evaluated so that the returned float is >= the exact value of the bound's formula (the
+# proofs of the certificates and of the private certificate, docs/privacy.md 4.13, need the
+# exact inequality). u = 2^-53; a sum of k floats in any order (blocked, pairwise, SIMD, with
+# fused multiply-adds) is within gamma_{k-1} sum |x_i| of the exact sum, gamma_k = k u / (1 - k u)
+# (Higham, Accuracy and Stability, Lemma 3.1 and Sec. 4.2); math.fsum rounds the exact sum
+# once, to nearest.
+
+_ETA = 2.0 ** -1074  # the smallest subnormal: products' underflow costs at most half of it
+#: terms per block of :func:`weight_sums`' sums of sparse data (a block's sum, in any order,
+#: is within gamma_{B-1} of exact; the blocks' sums are added by math.fsum)
+SUM_BLOCK = 256
+_TILE = 256  # square tiles of a dense W in weight_sums (rows of a tile: partial sums)
+
+
+def upward_sum(terms) -> float:
+    r"""A float :math:`\ge` the exact sum of the floats ``terms``: :func:`math.fsum` (the exact
+    sum, rounded to nearest: within half an ulp) moved one ulp up. The last step of every
+    bound the certificates return.
+
+    >>> 1.0 + 1e-17 == 1.0, upward_sum([1.0, 1e-17]) > 1.0  # rounded down; bounded above
+    (True, True)
+    """
+    return math.nextafter(math.fsum(terms), math.inf)
+
+
+def _times_up(n, x: float) -> float:
+    """A float >= n x exactly (one rounding to nearest, one ulp up)."""
+    return math.nextafter(float(n) * float(x), math.inf)
+
+
+def _quarter_up(s: float) -> float:
+    """A float >= s / 4 exactly (exact unless the quarter is subnormal)."""
+    q = 0.25 * s
+    return q if 4.0 * q == s else math.nextafter(q, math.inf)
+
+
+def _sum_bound(parts: np.ndarray, aparts: np.ndarray, k: int, rest=None) -> tuple[float, float, float]:
+    r"""``(t, err, a_up)`` with :math:`|\sum x - t| \le err` and :math:`\sum|x| \le a_{up}` for
+    terms x given as partial sums: ``parts[b]`` a float sum, in any order, of at most ``k``
+    terms and ``aparts[b]`` that of their absolute values; ``rest`` terms added exactly.
+
+    Each partial sum is within :math:`\gamma_{k-1} A_b` of exact (:math:`A_b` its terms'
+    absolute sum), and :math:`A_b \le \hat a_b / (1 - \gamma_{k-1})`; ``t`` and ``a`` are the
+    ``fsum`` of the partial sums (one rounding each, :math:`u|t|`, :math:`u a`). So
+    :math:`|\sum x - t| \le u|t| + \gamma_{k-1}(1+u)a/(1-\gamma_{k-1}) \le (k+1)u(|t| + a)`
+    and :math:`\sum|x| \le a(1 + (k+1)u)`, the slack (:math:`k u |t| + u a`) covering the
+    rounding of these two expressions; :math:`2\eta` covers their underflow."""
+    rest = np.zeros(0) if rest is None else np.asarray(rest, dtype=np.float64)
+    t = math.fsum(np.concatenate([np.asarray(parts, dtype=np.float64).ravel(), rest]).tolist())
+    a = math.fsum(np.concatenate([np.asarray(aparts, dtype=np.float64).ravel(),
+                                  np.abs(rest)]).tolist())
+    if a == 0.0:  # a float sum of non-negative terms is 0 only when every term is: exact
+        return t, 0.0, 0.0
+    k1 = (k + 1) * _EPS
+    err = k1 * (abs(t) + a) + 2 * _ETA
+    a_up = math.nextafter(a + (k1 * a + 2 * _ETA), math.inf)
+    return t, err, a_up
+
+
+class WeightSums(NamedTuple):
+    r"""Rigorous sums of ``W_off`` (:func:`weight_sums`).
+
+    ``total``: a float near :math:`T = \sum_{i \ne j} W_{ij}`, with :math:`|T - total| \le`
+    ``total_err``; ``abs_total`` :math:`\ge \sum_{i \ne j}|W_{ij}|`; ``asym``
+    :math:`\ge \sum_{i<j}|W_{ij} - W_{ji}|` (0 when W is exactly symmetric; ``nan`` when not
+    computed); ``rigorous``: False for an operator of another kind (its own totals, as
+    reported).
+    """
+
+    total: float
+    total_err: float
+    abs_total: float
+    asym: float
+    rigorous: bool = True
+
+
+def weight_sums(op: WeightOperator, *, asymmetry: bool = False) -> WeightSums:
+    r"""Rigorous sums of the off-diagonal weights: one pass over a dense ``W`` by pairs of
+    mirrored 256 x 256 tiles (each tile row's sum, 256 terms, within :math:`\gamma_{255}`; all
+    added by ``fsum``) or over a sparse one's stored entries (blocks of :data:`SUM_BLOCK`), the
+    diagonal excluded; with ``asymmetry``, also a bound on :math:`\sum_{i<j}|W_{ij} - W_{ji}|`
+    (from the same mirrored tiles; one ``W - W^T`` for a sparse matrix), which the dense
+    certificates need: the floating-point Cholesky reads one triangle. The trivial bound and every dual bound
+    of :func:`certify_upper_bound` use these (:func:`_sum_bound` for the inequalities).
+
+    >>> import numpy as np
+    >>> from dpgraph.engine import as_weight_operator
+    >>> s = weight_sums(as_weight_operator(np.array([[0., 1, -2], [1, 0, 3], [-2, 3, 0]])), asymmetry=True)
+    >>> s.total, bool(s.total_err < 1e-12), round(s.abs_total, 9), s.asym
+    (4.0, True, 12.0, 0.0)
+    """
+    n = op.n
+    W = op.W
+    nan = float("nan")
+    if isinstance(W, np.ndarray):
+        # tiles W[a:b, c:d] and W[c:d, a:b] for c >= a: every entry read once, in cache;
+        # partial sums along a tile's rows (at most TILE terms each)
+        t = _TILE
+        parts, aparts, skew, skew_diag = [], [], [], []
+        for a in range(0, n, t):
+            b = min(n, a + t)
+            for c in range(a, n, t):
+                d = min(n, c + t)
+                upper = W[a:b, c:d]
+                if c == a:
+                    if op.has_diag:  # W_off: the diagonal excluded (a copy of the tile)
+                        upper = upper.copy()
+                        np.fill_diagonal(upper, 0.0)
+                    parts.append(upper.sum(axis=1))
+                    aparts.append(np.abs(upper).sum(axis=1))
+                    if asymmetry:  # both (i, j) and (j, i) of the tile: halved below
+                        skew_diag.append(np.abs(upper - upper.T).sum(axis=1))
+                    continue
+                lower = W[c:d, a:b]
+                parts += [upper.sum(axis=1), lower.sum(axis=1)]
+                aparts += [np.abs(upper).sum(axis=1), np.abs(lower).sum(axis=1)]
+                if asymmetry:  # |fl(W_ij - W_ji)| >= |W_ij - W_ji| (1 - u)
+                    skew.append(np.abs(upper - lower.T).sum(axis=1))
+        cat = np.concatenate
+        tot, err, a_up = _sum_bound(cat(parts), cat(aparts), t)
+        asym = nan
+        if asymmetry:
+            _, _, off = _sum_bound(cat(skew or [np.zeros(0)]), cat(skew or [np.zeros(0)]), t)
+            _, _, dia = _sum_bound(cat(skew_diag), cat(skew_diag), t)
+            asym = _asym_up(off, dia)
+        return WeightSums(tot, err, a_up, asym)
+    if sp.issparse(W):
+        Wc = sp.csr_array(W)
+        if op.has_diag:  # W_ii - W_ii = 0 exactly: the stored diagonal becomes zeros
+            Wc = sp.csr_array(Wc - sp.diags_array(Wc.diagonal(), format="csr"))
+        t, err, a_up = _blocked_sum_bound(Wc.data)
+        asym = nan
+        if asymmetry:  # W - W^T holds both (i, j) and (j, i)
+            skew = abs(sp.csr_array(W) - sp.csr_array(W).T).data
+            _, _, s_up = _blocked_sum_bound(skew)
+            asym = _asym_up(0.0, s_up)
+        return WeightSums(t, err, a_up, asym)
+    # an operator of another kind (a factor form, whose exact weights are not floats): its own
+    # total as reported, not proven here (its lambda_max_bound has its own margin)
+    return WeightSums(float(op.total), 0.0, nan, 0.0, rigorous=False)
+
+
+def _asym_up(off: float, dia: float) -> float:
+    r"""A bound on :math:`\sum_{i<j}|W_{ij} - W_{ji}|` from bounds on the sums of the computed
+    ``|fl(W_ij - W_ji)|``: ``off`` over pairs counted once, ``dia`` over pairs counted twice
+    (both orders). Each exact difference is at most ``|fl(.)| / (1 - u)`` (one rounding); the
+    sum ``off + dia / 2`` is rounded twice (the halving only if subnormal): ``1 + 4u``,
+    ``2 eta`` and one ulp up cover them."""
+    if off == 0.0 and dia == 0.0:
+        return 0.0
+    return math.nextafter((off + 0.5 * dia) * (1.0 + 4 * _EPS) + 2 * _ETA, math.inf)
+
+
+def _blocked_sum_bound(x: np.ndarray) -> tuple[float, float, float]:
+    """:func:`_sum_bound` of the 1-D ``x`` summed in blocks of :data:`SUM_BLOCK` terms."""
+    x = np.asarray(x, dtype=np.float64).ravel()
+    m = (x.size // SUM_BLOCK) * SUM_BLOCK
+    blk = x[:m].reshape(-1, SUM_BLOCK)
+    return _sum_bound(blk.sum(axis=1), np.abs(blk).sum(axis=1), SUM_BLOCK, rest=x[m:])
+
+
+def trivial_upper_bound(op: WeightOperator, sums: WeightSums | None = None) -> float:
+    r"""The sum of the positive weights, :math:`\sum_{i<j}\max(W_{ij}, 0)`, bounded above.
 
     It bounds every cut and the SDP value: :math:`\tfrac12(1 - X_{ij}) \in [0, 1]` for any
     feasible X, so positive weights contribute at most :math:`W_{ij}` and negative ones at most
-    0 (Max-Bisection only adds a constraint). Costs one pass over the weights; the fallback of
+    0 (Max-Bisection only adds a constraint). Costs one pass over the weights
+    (:func:`weight_sums`, or ``sums`` already computed); the fallback of
     :func:`certify_upper_bound` when no dual bound could be verified in time, and the bound of
-    ``certificate=False``. Computed as :math:`(\sum|W| + \sum W)/4` over ordered pairs; the
-    floating-point sums are inflated by :math:`(n + 2)` units of roundoff of
-    :math:`\sum|W|` each.
+    ``certificate=False``. It is :math:`(T + \sum_{i\ne j}|W_{ij}|)/4` with T the sum of the
+    off-diagonal weights, each sum replaced by a proven upper bound and the rest evaluated
+    upwards (:func:`upward_sum`).
 
     >>> import numpy as np
     >>> from dpgraph.engine import as_weight_operator
     >>> round(trivial_upper_bound(as_weight_operator(np.array([[0., 1, -2], [1, 0, 3], [-2, 3, 0]]))), 9)
     4.0
     """
-    a = float(op.abs_total())
-    t = float(op.total)
-    return float(0.25 * (a + t) + 2.0 * (op.n + 2) * _EPS * a)
+    s = weight_sums(op) if sums is None else sums
+    if not s.rigorous:  # an operator of another kind: its own sums, with a margin
+        a = float(op.abs_total())
+        return float(0.25 * (a + s.total) + 2.0 * (op.n + 2) * _EPS * a)
+    return _quarter_up(upward_sum([s.total, s.total_err, s.abs_total]))
 
 
 def gershgorin_upper_bound(op: WeightOperator, g: np.ndarray, nu: float = 0.0) -> float:
-    r"""A rigorous (if loose) :math:`\mu \ge \lambda_{\max}(\mathrm{Diag}(g) - W - \nu J)` by
-    Gershgorin's theorem: :math:`\max_i\,(g_i - \nu + \sum_{j\ne i}|W_{ij}| + (n-1)|\nu|)`,
-    inflated by :math:`(n + 3)` units of roundoff of each row's absolute sum. No factorization,
-    one pass over the weights (``op.W`` needed)."""
+    r"""A rigorous (if loose) :math:`\mu \ge \lambda_{\max}(\mathrm{Diag}(g) - W_s - \nu J)` by
+    Gershgorin's theorem, :math:`W_s = (W_{\mathrm{off}} + W_{\mathrm{off}}^T)/2` (the matrix
+    the objective sees; W itself when symmetric): :math:`\max_i\,(g_i - \nu + \rho_i + (n-1)|\nu|)`
+    with :math:`\rho_i = (r_i + c_i)/2 - |W_{ii}| \ge \sum_{j\ne i}|(W_s)_{ij}|` from W's
+    absolute row and column sums :math:`r_i, c_i`, inflated by :math:`(n + 6)` units of roundoff
+    of the magnitudes that went into each (:func:`gershgorin_max`). No factorization, one pass
+    over the weights (``op.W`` needed).
+
+    >>> import numpy as np
+    >>> from dpgraph.engine import as_weight_operator
+    >>> op = as_weight_operator(np.array([[0., 1, -2], [1, 0, 3], [-2, 3, 0]]))
+    >>> g = np.array([1.0, 0.0, -1.0])
+    >>> mu = gershgorin_upper_bound(op, g)
+    >>> bool(mu >= np.linalg.eigvalsh(np.diag(g) - op.to_dense())[-1]), round(mu, 9)
+    (True, 4.0)
+    """
     n = op.n
     W = op.W
     if isinstance(W, np.ndarray):  # row blocks: no n x n temporary
-        rabs = np.concatenate([np.abs(W[a:a + 2048]).sum(axis=1) for a in range(0, n, 2048)])
-        rabs = rabs - np.abs(op.diag)
+        rabs, cabs = np.empty(n), np.zeros(n)
+        for a in range(0, n, 2048):
+            blk = np.abs(W[a:a + 2048])
+            rabs[a:a + 2048] = blk.sum(axis=1)
+            cabs += blk.sum(axis=0)
     else:
-        rabs = np.asarray(abs(W).sum(axis=1), dtype=np.float64).ravel() - np.abs(op.diag)
+        aW = abs(W)
+        rabs = np.asarray(aW.sum(axis=1), dtype=np.float64).ravel()
+        cabs = np.asarray(aW.sum(axis=0), dtype=np.float64).ravel()
+    ad = np.abs(op.diag)
+    rho = 0.5 * (rabs + cabs) - ad
     g = np.asarray(g, dtype=np.float64)
-    row = g - nu + rabs + (n - 1) * abs(nu)
-    return gershgorin_max(row, np.abs(g) + rabs + n * abs(nu), n)
+    row = g - nu + rho + (n - 1) * abs(nu)
+    # the row and column sums (n terms each, including the diagonal) are within gamma_n of
+    # exact: the magnitude counts both in full, and the diagonal once more for its subtraction
+    return gershgorin_max(row, np.abs(g) + rabs + cabs + ad + n * abs(nu), n)
 
 
 def gershgorin_max(row: np.ndarray, magnitude: np.ndarray, n: int) -> float:
     r"""``max_i row_i`` (each a Gershgorin disc's right edge, centre plus radius, summed in
-    floating point) made rigorous: each row inflated by :math:`(n + 3)` units of roundoff of
-    ``magnitude_i`` (the sum of the absolute values that went into it), the maximum by 4 more.
-    Shared by the Max-Cut and the 2-CSP certificates' fallbacks."""
-    return float(np.max(row + (n + 3) * _EPS * magnitude)) * (1.0 + 4 * _EPS)
+    floating point with at most n + 2 roundings) made rigorous: each row inflated by
+    :math:`(n + 6)` units of roundoff of ``magnitude_i`` (the sum of the absolute values that
+    went into it; :math:`\gamma_{n+2}` plus the inflation's own two roundings, with room), the
+    maximum one ulp up. Shared by the Max-Cut and the 2-CSP certificates' fallbacks.
+
+    >>> import numpy as np
+    >>> bool(gershgorin_max(np.array([-1.0, 2.0]), np.array([1.0, 2.0]), 2) > 2.0)
+    True
+    """
+    return math.nextafter(float(np.max(row + (n + 6) * _EPS * magnitude)), math.inf)
 
 
 class _Deadline(Exception):
@@ -416,7 +668,12 @@ def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, b
     Returns ``(UB, info)`` with :math:`\mathrm{UB} = \tfrac14(\sum y + \nu b + n\mu)`, where
     ``mu >= lambda_max(Diag(g) - W - nu J)`` is obtained by ``method`` (see the module docstring):
     ``"factor"`` (verified by Cholesky with Rump's rounding margin), ``"lanczos"`` (Ritz value plus
-    residual norm) or ``"auto"`` (``"factor"`` when n <= 4000). ``info['certificate']`` says which.
+    residual norm) or ``"auto"`` (``"factor"`` when n <= 4000). ``info['certificate']`` says which;
+    ``info['rump_margin']`` is Rump's margin c of the dense Cholesky, ``info['ldl_shift_gap']``
+    the gap 2c between the bound and the shift the sparse :math:`LDL^T` factorised (proved by
+    Higham's backward error, not Rump's margin), ``info['matrix_allowance']`` the dense matrix's
+    rounding and asymmetry allowance (module docstring, "Rounding"). UB is at least the exact
+    value of its formula: every float operation after the eigenvalue proof is bounded.
 
     ``time_limit`` (seconds) bounds the cost: the sparse LDL^T search stops at the deadline with
     the smallest shift verified so far (a looser but still verified bound); Lanczos products
@@ -441,10 +698,20 @@ def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, b
     if method not in ("auto", "factor", "lanczos"):
         raise ValueError(f"method={method!r} is not one of 'auto', 'factor', 'lanczos'")
     t0 = time.perf_counter()
+    cache = {}
+
+    def sums(asymmetry: bool = False) -> WeightSums:
+        # one pass over the weights, shared by the dual bound and the trivial cap
+        got = cache.get("sums")
+        if got is None or (asymmetry and math.isnan(got.asym)):
+            got = cache["sums"] = weight_sums(op, asymmetry=asymmetry)
+        return got
+
     ub, info = _certify(op, V, nu=nu, balance=balance, method=method, rng=rng,
-                        deadline=None if time_limit is None else t0 + float(time_limit))
+                        deadline=None if time_limit is None else t0 + float(time_limit),
+                        sums=sums)
     if hasattr(op, "W") and not getattr(op, "lambda_max_bound", None):
-        triv = trivial_upper_bound(op)
+        triv = trivial_upper_bound(op, sums())
         if triv < ub:
             info["dual_bound"] = ub
             info["certificate"] = f"trivial (below the {info['certificate']} bound)"
@@ -453,16 +720,33 @@ def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, b
     return ub, info
 
 
-def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
+def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline, sums=None):
     n = op.n
+    if sums is None:
+        def sums(asymmetry=False):
+            return weight_sums(op, asymmetry=asymmetry)
     V = _normalize_rows(np.asarray(V, dtype=np.float64))
     b = float(n % 2) if balance else 0.0
     WV = op.matmul(V)
     if balance:
         WV = WV + nu * V.sum(axis=0)[None, :]
     g = np.einsum("ij,ij->i", WV, V)
-    y = op.degrees - g
-    base = float(y.sum()) + nu * b
+    nu_m = nu if balance else 0.0  # the multiplier in M = Diag(g) - W - nu J
+    nub = nu_m * b  # b is 0 or 1: exact
+    # a float estimate of sum(y) + nu b, y = d - g (only steers the sparse search's tolerance)
+    base = float(op.total) - float(g.sum()) + nub
+
+    def bound(mu: float, extra: float = 0.0) -> float:
+        # UB = (T - sum g + nu b + n mu + extra) / 4 evaluated upwards (weak duality with
+        # y = d - g for the exact row sums d of W_s, so that L - Diag y - nu J = M exactly):
+        # T <= total + total_err (weight_sums), sum g exactly inside math.fsum, n mu by one
+        # ulp up, the whole by upward_sum and _quarter_up. ``extra`` bounds
+        # sum_ij |M_s - M_f|, M_f the matrix whose lambda_max <= mu was proven (|X_ij| <= 1 for
+        # every feasible X, so <M_s, X> <= n mu + extra).
+        s = sums()
+        return _quarter_up(upward_sum([s.total, s.total_err, nub, _times_up(n, mu), extra]
+                                      + (-g).tolist()))
+
     # sparse LDL^T certificate: cheap for grid / planar-like graphs (low mean degree) and, with
     # fill bounded by n^2 / 2, for any sparse graph up to n = 4000
     sparse_ok = (not op.is_dense and n > 500 and not (balance and nu < 0)
@@ -482,38 +766,42 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
         return out
 
     if n == 1:
-        mu = float(g[0]) - (nu if balance else 0.0)  # M = g - W_off - nu J is 1 x 1: exact
+        # M = g - nu is 1 x 1: its value, rounded up
+        mu = float(g[0]) if nu_m == 0.0 else math.nextafter(float(g[0]) - nu_m, math.inf)
         info.update(certificate="exact", lambda_max_bound=mu)
-        return 0.25 * (base + n * mu), info
+        return bound(mu), info
     structured = getattr(op, "lambda_max_bound", None)
     if structured is not None:  # e.g. a low-rank operator: an exact k x k check, no Lanczos
-        mu, extra = structured(g, nu if balance else 0.0)
+        mu, extra = structured(g, nu_m)
         info.update(certificate="structured", lambda_max_bound=mu, **extra)
-        return 0.25 * (base + n * mu), info
+        return bound(mu), info
     gen = make_rng(rng)
 
     def fallback(reason):
         # nothing verified within the budget: Gershgorin's bound on the dual (rigorous, loose);
         # the caller also caps it by the sum of the positive weights
-        mu = gershgorin_upper_bound(op, g, nu if balance else 0.0)
+        mu = gershgorin_upper_bound(op, g, nu_m)
         info.update(certificate=f"gershgorin ({reason})", lambda_max_bound=mu)
-        return 0.25 * (base + n * mu), info
+        return bound(mu), info
 
     def left():
         return np.inf if deadline is None else deadline - time.perf_counter()
 
     if method == "factor" and sparse_ok:
         # nu >= 0: mu I - M = (mu I - Diag g + W) + nu J, and nu J is PSD, so verifying the
-        # first term suffices (conservative)
+        # first term suffices (conservative). -M is stored exactly (W's entries, -g on the
+        # diagonal) and the LDL^T proof is about its symmetric part: no matrix allowance.
         try:
             guess = _lanczos_estimate(mv, n, gen, deadline=deadline)
             mu, c, capped = _sparse_inertia_bound(op, g, 0.0, deadline=deadline, guess=guess,
                                                   target=1e-6 * max(abs(base), 1e-300) * 4.0 / n)
         except _Deadline:
             return fallback("time cap")
+        # the proof is Higham's backward error of the LDL^T below the gap 2c between mu and
+        # the factorised shift (c sized like Rump's margin, which is not what proves it)
         info.update(certificate="ldl-verified" + (" (time cap)" if capped else ""),
-                    lambda_max_bound=mu, rump_margin=c)
-        return 0.25 * (base + n * mu), info
+                    lambda_max_bound=mu, ldl_shift_gap=2.0 * c)
+        return bound(mu), info
     # a scale for the Lanczos shift (any value works for correctness; it only sets the tolerance)
     if op.is_dense:
         wscale = float(np.max(np.abs(op.degrees)))
@@ -534,7 +822,7 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
         mu = theta + resid
         info.update(lanczos_theta=theta, lanczos_residual=resid)
         info.update(certificate="lanczos-residual", lambda_max_bound=mu)
-        return 0.25 * (base + n * mu), info
+        return bound(mu), info
     # rigorous: dense top eigenvalue (LAPACK), then verify (mu - c) I - M > 0 by Cholesky;
     # with a budget, not started when its predicted cost exceeds what is left
     if 3.0 * left() < (n ** 3 / 3.0) / CHOLESKY_FLOPS:  # may take up to 3x the budget
@@ -549,6 +837,19 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
     if balance and nu != 0.0:
         M -= nu
     M[np.diag_indices(n)] += g
+    # M_f = M as formed differs from M_s = Diag(g) - W_s - nu J (W_s = (W + W^T) / 2) in two
+    # ways, and the Cholesky reads one triangle of M_f (verified_lambda_max):
+    # * the triangle read has W_ij where W_s has (W_ij + W_ji) / 2: sum |.| over both
+    #   triangles = sum_{i<j} |W_ij - W_ji| <= s.asym (0 for a symmetric W);
+    # * with nu != 0, fl(-W_ij - nu) and fl(g_i - nu) are within u |exact| of exact (one
+    #   rounding each; with nu = 0 every entry is exact): summed over the triangle read and its
+    #   reflection, <= u (sum |g| + sum_{i!=j} |W_ij| + s.asym + n^2 |nu|) (2 |W_ij| <= |W_ij| +
+    #   |W_ji| + |W_ij - W_ji|), doubled to cover this expression's own rounding.
+    s = sums(asymmetry=True)
+    extra = s.asym
+    if nu_m != 0.0:
+        extra += 2 * _EPS * (float(np.abs(g).sum()) + s.abs_total + s.asym + float(n) * n * abs(nu_m))
+    extra = math.nextafter(extra, math.inf) if extra else 0.0
     # first a cheap Lanczos estimate (Ritz value + residual); if Lanczos fails or the Cholesky
     # check does not confirm it, LAPACK's top eigenvalue of the dense M is used instead
     try:
@@ -571,8 +872,9 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline):
         mu_try, c = verified_lambda_max(M, mu, None if use_eig else dense_top, attempts=9)
     except RuntimeError:
         raise RuntimeError("could not verify the dual certificate (Cholesky kept failing)") from None
-    info.update(certificate="cholesky-verified", lambda_max_bound=mu_try, rump_margin=c)
-    return 0.25 * (base + n * mu_try), info
+    info.update(certificate="cholesky-verified", lambda_max_bound=mu_try, rump_margin=c,
+                matrix_allowance=extra)
+    return bound(mu_try, extra), info
 
 
 def dense_certificate_bytes(n: int) -> int:
@@ -594,7 +896,7 @@ def _check_dense_certificate_memory(n: int) -> None:
 
 def verified_lambda_max(S: np.ndarray, mu: float, exact_top=None, *,
                         attempts: int = 9) -> tuple[float, float]:
-    """A proven upper bound on ``lambda_max(S)`` for a dense symmetric ``S``, near ``mu``.
+    r"""A proven upper bound on ``lambda_max(S)`` for a dense symmetric ``S``, near ``mu``.
 
     Tries ``mu' = mu + slack + 2c`` with growing ``slack`` and Rump's rounding margin ``c``
     (:func:`rump_margin`) until a Cholesky factorization of ``(mu' - c) I - S`` succeeds, which
@@ -603,9 +905,28 @@ def verified_lambda_max(S: np.ndarray, mu: float, exact_top=None, *,
     ``(mu', c)``; raises ``RuntimeError`` after ``attempts`` failures (a factor with a
     non-finite diagonal, as a NaN anywhere in ``S`` gives, counts as one). Used by the Max-Cut
     and the Max-2-CSP certificates.
+
+    The diagonal factorised is ``fl(fl(mu' - c) - S_ii)``, rounded to nearest, while Rump's
+    theorem needs it at most ``a_ii - c`` exactly: the proof is completed after the
+    factorization from the diagonal actually factorised, ``d``
+    (:func:`rump_certified_diagonal`: ``b >= d + c`` floats with ``c`` checked against the
+    margin of ``tr Diag(b)``), which proves ``A = -S + Diag(b)`` (S's off-diagonal entries, the
+    triangle the factorization read) positive definite; the returned ``mu'`` is then the next
+    float above ``max_i fl(S_ii + b_i)``, so ``mu' I - S = A + Diag(mu' - S_ii - b_i)`` with a
+    non-negative diagonal term: ``mu' > lambda_max``. It differs from ``mu + slack + 2c`` by a
+    few units of roundoff of ``max |S_ii|``. For an ``S`` symmetric only up to rounding the
+    statement is about the symmetric matrix of S's diagonal and lower triangle (the one LAPACK
+    reads); the callers add :math:`\sum_{i<j}|S_{ij} - S_{ji}|` to their bounds for it.
+
+    >>> import numpy as np
+    >>> S = np.array([[2.0, 1.0], [1.0, 2.0]])  # eigenvalues 1 and 3
+    >>> mu, c = verified_lambda_max(S, 3.0)
+    >>> bool(3.0 < mu < 3.0 + 1e-9)
+    True
     """
     n = S.shape[0]
-    trS = float(np.trace(S))
+    dS = np.array(np.diagonal(S), dtype=np.float64)
+    trS = math.fsum(dS.tolist()) if np.all(np.isfinite(dS)) else float("nan")  # rounded once
     if not (np.isfinite(mu) and np.isfinite(trS)):
         raise RuntimeError(f"could not verify the upper bound on lambda_max: mu ({mu}) and the "
                            f"trace of S ({trS}) must be finite")
@@ -616,12 +937,15 @@ def verified_lambda_max(S: np.ndarray, mu: float, exact_top=None, *,
         mu_try = mu + slack + 2 * c
         A = -S
         A[np.diag_indices(n)] += mu_try - c
+        factored = np.array(np.diagonal(A))  # the diagonal factorised (potrf overwrites it)
         try:
             L = sla.cholesky(A, lower=True, overwrite_a=True, check_finite=False)
             # OpenBLAS's potrf lets a NaN pivot pass; any NaN or inf in S reaches the
             # factor's diagonal, so a non-finite diagonal is a failure, not a proof.
             if np.all(np.isfinite(np.diagonal(L))):
-                return mu_try, c
+                b = rump_certified_diagonal(factored, c)
+                if b is not None:  # -S + Diag(b) > 0 proven; b_i <= mu' - S_ii below
+                    return math.nextafter(float(np.max(dS + b)), math.inf), c
         except np.linalg.LinAlgError:
             pass
         del A

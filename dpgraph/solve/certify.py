@@ -7,11 +7,13 @@ upper bound on ``G``'s maximum cut (hence on its maximum bisection), built from 
 1. before anything is spent: the refusal from public ``n`` (:func:`check_certify`: the dense
    certificate's memory and predicted time), then a Burer-Monteiro solve of ``SDP(G)`` and a
    *verified* proof that ``lambda_max(Diag(g - E) - W) <= mu`` for its iterate, with a
-   diagonal ``E >= 0`` and ``n mu + sum(E) <= 4 tau`` (``tau = certify_gap(n)``: 0.5, or
-   ``n / 8000`` above 4,000 nodes) (a dense Cholesky factorization that raises single
-   diagonal entries where a pivot fails, with Rump's rounding margin). That proof puts
-   ``f(G) = L(G) + tau`` (``L``: the iterate's primal value, a feasible point's) in
-   ``[SDP(G), SDP(G) + tau]``; the solve is refined until it holds (:func:`input_sdp_bound`);
+   diagonal ``E >= 0`` and ``n mu + sum(E) <= 4 tau - R`` (``tau = certify_gap(n)``: 0.5, or
+   ``n / 8000`` above 4,000 nodes; ``R`` a reserve for the floating-point sums, far below
+   ``tau``) (a dense Cholesky factorization that raises single diagonal entries where a pivot
+   fails, with Rump's rounding margin). That proof puts ``f(G) = L(G) + tau`` (``L``: a proven
+   lower bound on the iterate's primal value, a feasible point's) in ``[SDP(G), SDP(G) + tau]``
+   exactly, every rounding allowed for (docs/privacy.md 4.13, "Rounding"); the solve is
+   refined until it holds (:func:`input_sdp_bound`);
 2. ``f(G) + Laplace((1 + tau) / eps_c)``: one pair's weight moves ``SDP`` by at most 1, so ``f``
    moves by at most ``1 + tau`` (:func:`release_certificate`);
 3. post-processing: ``certified_upper_bound = noisy + b ln 10`` (one-sided 95%) and
@@ -34,7 +36,8 @@ from scipy.linalg import lapack
 
 from typing import NamedTuple
 
-from dpgraph.engine.sdp import CHOLESKY_FLOPS, rump_margin, sdp_rank, solve_lowrank_sdp
+from dpgraph.engine.sdp import (CHOLESKY_FLOPS, rump_certified_diagonal, rump_margin, sdp_rank,
+                               solve_lowrank_sdp, upward_sum, weight_sums)
 from dpgraph.memory import check_memory
 from dpgraph.privacy import laplace_mechanism, make_rng
 from dpgraph.privacy.budget import certify_budget, certify_gap
@@ -156,21 +159,85 @@ def check_certify(data) -> None:
                          f"{largest:,} nodes fit. Call without certify. Nothing was spent.")
 
 
+_U = np.finfo(np.float64).eps / 2  # unit roundoff u = 2^-53
+
+
 def _verify(op, V: np.ndarray, tau: float) -> tuple[bool, float, dict]:
     """Whether ``lambda_max(Diag(g - E) - W) <= mu`` is proved for ``g_v = (W V)_v . v_v`` and
-    a diagonal ``E >= 0`` with ``n mu + sum(E) <= 4 tau``, hence ``SDP <= L + tau`` (weak
-    duality with ``y = d - g + E``; docs/privacy.md 4.13): ``mu = 4 tau (1 - BUMP_SHARE) /
-    n`` and ``E`` found by the factorization itself, at most ``4 tau BUMP_SHARE`` in all
-    (:func:`_bumped_cholesky`). Returns ``(verified, L, info)`` with ``L = (sum d - sum g)
-    / 4``, the primal value of ``V V^T`` (unit rows: feasible)."""
+    a diagonal ``E >= 0`` with ``n mu + sum(E) <= 4 tau - R``, hence ``SDP <= L + tau`` (weak
+    duality with ``y = d - g + E``; docs/privacy.md 4.13): ``mu = (4 tau - R) (1 - BUMP_SHARE)
+    / n`` and ``E`` found by the factorization itself, at most ``(4 tau - R) BUMP_SHARE`` in all
+    (:func:`_bumped_cholesky`). Returns ``(verified, L, info)`` with ``L`` a proven lower bound
+    on the value of a feasible point (``V``'s rows normalised exactly), so ``L <= SDP``.
+
+    Rounding (docs/privacy.md 4.13, "Rounding"): ``R`` reserves room for the distance between
+    the float sums and the exact ones -- ``T`` (the off-diagonal weights' sum), ``sum g``
+    against the feasible point's ``<W, X>`` (:func:`_feasible_value_lower`), ``W``'s asymmetry
+    (the factorization reads one triangle) and the diagonal's rounding -- and after the proof
+    the exact dual bound, evaluated upwards, is checked to be at most the value released,
+    :func:`_released_value` ``(L, tau)``, so that ``SDP <= f <= L + tau <= SDP + tau`` holds
+    exactly."""
     n = op.n
     nrm = np.sqrt(np.einsum("ij,ij->i", V, V))
-    nrm[nrm == 0] = 1.0
+    nonzero = nrm > 0
+    nrm[~nonzero] = 1.0
     V = V / nrm[:, None]
     g = np.einsum("ij,ij->i", op.matmul(V), V)
-    L = 0.25 * (float(op.degrees.sum()) - float(g.sum()))
-    ok, info = _prove(op, g, 4.0 * tau * (1.0 - BUMP_SHARE) / n, 4.0 * tau * BUMP_SHARE)
-    return ok, L, info
+    if not np.all(np.isfinite(g)):  # a diverged iterate proves nothing
+        return False, 0.0, {"method": "none (iterate not finite)"}
+    sums = weight_sums(op, asymmetry=True)
+    L, err_g = _feasible_value_lower(op, V, g, sums, nonzero)
+    abs_g = float(np.abs(g).sum())
+    # 4 (dual bound - L) = 2 total_err + err_g + asym + n mu + sum E* (+ ulps): reserve room
+    reserve = (2 * sums.total_err + err_g + sums.asym + 32 * _U * (abs_g + 4 * tau)
+               + 2.0 ** -40 * 4 * tau)
+    room = 4.0 * tau - reserve
+    if not room > 0:
+        return False, L, {"method": "none (rounding allowance above the gap)"}
+    ok, info = _prove(op, g, room * (1.0 - BUMP_SHARE) / n, room * BUMP_SHARE)
+    if not ok:
+        return False, L, info
+    # the exact dual bound (T - sum g + n mu + sum E* + asym) / 4, evaluated upwards
+    dual = upward_sum([sums.total, sums.total_err, math.nextafter(n * info["lambda_max_bound"],
+                       math.inf), info["excess_bound"], sums.asym] + (-g).tolist())
+    dual = math.nextafter(0.25 * dual, math.inf)
+    if dual > _released_value(L, tau):
+        return False, L, {**info, "method": "none (rounding: the dual bound is above L + tau)"}
+    return True, L, info
+
+
+def _feasible_value_lower(op, V: np.ndarray, g: np.ndarray, sums, nonzero) -> tuple[float, float]:
+    r"""``(L, err_g)``: a float ``L`` at most the value :math:`\tfrac14(T - \langle W, X\rangle)`
+    of the feasible :math:`X_{ij} = v_i \cdot v_j / (|v_i||v_j|)` (the float rows ``v_i`` of
+    ``V`` normalised exactly; a zero row is a new unit direction: :math:`X_{ij} = 0`), and
+    ``err_g`` :math:`\ge |\sum_i g_i - \langle W, X\rangle|`.
+
+    With :math:`s_i = |v_i|`, :math:`\sigma \ge \max|s_i - 1|` (from the computed squared
+    norms, each within :math:`\gamma_k` of exact), ``P = fl(W V)`` (dot products of at most
+    n + 2 terms, a diagonal subtraction included) and ``g = fl(rowwise P . V)`` (k terms):
+    :math:`|g_i - \sum_j W_{ij} v_i\cdot v_j| \le \gamma_{n+k+2}\sum_j |W_{ij}| s_i s_j`
+    (Higham, Sec. 3.5, any order, fused multiply-adds included; Cauchy-Schwarz) and
+    :math:`|\sum_j W_{ij}(v_i\cdot v_j - X_{ij})| \le \sum_j|W_{ij}||s_is_j - 1|`, so
+    :math:`err_g = \sum|W|\,(\gamma_{n+k+2}(1+\sigma)^2 + 2\sigma + \sigma^2)`, doubled for its
+    own rounding; then :math:`L = \tfrac14(T_{low} - \sum g - err_g)` rounded down."""
+    n, k = V.shape
+    s2 = np.einsum("ij,ij->i", V[nonzero], V[nonzero])
+    t = float(np.max(np.abs(s2 - 1.0), initial=0.0))
+    sigma = t + 2 * (k + 2) * _U * (1.0 + t)
+    a_full = sums.abs_total + 2.0 * float(np.abs(op.diag).sum())
+    err_g = 2.0 * a_full * ((n + k + 3) * _U * (1.0 + sigma) ** 2 + 2 * sigma + sigma ** 2)
+    x = math.fsum([sums.total, -sums.total_err, -err_g] + (-g).tolist())
+    x = math.nextafter(x, -math.inf)  # <= the exact sum
+    q = 0.25 * x
+    return (q if 4.0 * q == x else math.nextafter(q, -math.inf)), err_g
+
+
+def _released_value(L: float, tau: float) -> float:
+    """``L + tau`` rounded down (the released ``f(G)`` is at most ``L + tau`` exactly)."""
+    f = L + tau
+    if math.fsum([L, tau, -f]) < 0:  # the sign of the exact L + tau - f
+        f = math.nextafter(f, -math.inf)
+    return f
 
 
 #: the share of the gap ``tau`` that the dense proof may spend on raising single diagonal
@@ -243,7 +310,16 @@ def _bumped_cholesky(A: np.ndarray, budget: float) -> np.ndarray | None:
 def _prove(op, g: np.ndarray, mu: float, budget: float = 0.0) -> tuple[bool, dict]:
     """Whether the floating Cholesky of ``(mu - c) I - Diag(g) + W + Diag(E)`` succeeds for
     some ``E >= 0`` summing to at most ``budget`` (:func:`_bumped_cholesky`), ``c`` Rump's
-    margin for its trace: then ``lambda_max(Diag(g - E) - W) <= mu``."""
+    margin for its trace: then ``lambda_max(Diag(g - E*) - W) <= mu`` with ``E*`` the
+    diagonal excess of the matrix proven, ``sum(E*) <= info['excess_bound']`` (about
+    ``sum(E)``; docs/privacy.md 4.13, "Rounding").
+
+    The diagonal factorised, ``fl(fl(mu - c) - g_i)`` plus the bumps, is rounded to nearest,
+    while Rump's theorem needs it at most ``a_ii - c`` exactly: from (an upper bound on) it,
+    :func:`dpgraph.engine.sdp.rump_certified_diagonal` gives floats ``b`` with the matrix of
+    diagonal ``b`` and W's lower triangle proven positive definite (``c`` checked against the
+    margin of ``sum b``), and ``E*_i = max(0, b_i - mu + g_i)`` (a few units of roundoff of
+    ``|g_i|`` where nothing was bumped) makes ``mu I - Diag(g - E*) + W`` at least that."""
     n = op.n
     # Rump: if the floating Cholesky of A - cI succeeds, A is positive definite; here
     # A = mu I - M + Diag(E), tr A <= |n mu - sum g| + budget (W's diagonal is ignored)
@@ -255,10 +331,23 @@ def _prove(op, g: np.ndarray, mu: float, budget: float = 0.0) -> tuple[bool, dic
         return False, {**info, "method": "none (margin above the target)"}
     A = op.to_dense()                      # W (zero diagonal); A = (mu - c) I - Diag(g) + W
     A[np.diag_indices(n)] += mu - c - g
+    d0 = np.array(np.diagonal(A))          # the diagonal factorised, before any bump
     E = _bumped_cholesky(A, budget)
     del A
     if E is None:
         return False, {**info, "method": "cholesky failed (bumps over budget)"}
+    # the bumped diagonal: d0_i plus the stored changes, each a non-negative difference of
+    # floats rounded once (at most BUMP_COUNT of them, E_i their float sum): within
+    # 2 BUMP_COUNT u E_i of E_i; 2^-44 covers it, one ulp up the addition
+    d_up = np.where(E > 0, np.nextafter(d0 + E * (1.0 + 2.0 ** -44), np.inf), d0)
+    b = rump_certified_diagonal(d_up, c)
+    if b is None:
+        return False, {**info, "method": "none (Rump's margin too small for the diagonal)"}
+    # E*_i >= b_i - mu + g_i: two roundings of |b_i| + |mu| + |g_i| at most, 4u covers them
+    # with the inflation's own rounding
+    ex = (b - mu) + g
+    ex = ex + 4 * _U * (np.abs(b) + abs(mu) + np.abs(g))
+    info["excess_bound"] = upward_sum(np.maximum(ex, 0.0).tolist())
     bumped = int(np.count_nonzero(E))
     return True, {**info, "method": "cholesky-verified" + (
         f" ({bumped} diagonal bump(s), {E.sum():.3g} of {budget:.3g})" if bumped else "")}
@@ -309,7 +398,7 @@ def input_sdp_bound(data, *, rng=None, tau: float | None = None) -> VerifiedBoun
         if ok:
             report(f"certify: {info['method']} after {k + 1} solve(s), "
                    f"{time.perf_counter() - t0:.1f} s")
-            return VerifiedBound(float(L + tau), tau)
+            return VerifiedBound(_released_value(L, tau), tau)
     raise CertificateError(
         f"certify=True: the relaxation of the input could not be verified to within "
         f"tau = {tau:g} after {len(CERTIFY_TOLERANCES)} refinements (solver tolerance down to "
