@@ -34,7 +34,17 @@ Signed weights are allowed for Max-Cut and Max-Bisection.
 
 Edge cases (documented answers): a single node gives the empty cut (value 0, bound 0); all-zero
 weights give value 0 and a bound of 0 up to rounding; disconnected graphs need nothing special
-(the SDP and the rounding work on all components at once). NaN / inf weights, non-square or
+(the SDP and the rounding work on all components at once). Values scale exactly with the
+weights: the solve runs on the weights times the power of two :math:`2^k` that brings the
+largest to [1, 2), where the solver's tolerances are tuned, and every value and bound in weight
+units comes back times :math:`2^{-k}` (both products exact in binary floating point, so a
+certified bound stays certified: :func:`dpgraph.engine.operator.normalized_operator`). Weights
+times a power of two, 2^-100 or 2^60, give the same cut and every number times the factor, bit
+for bit; times 1e-30 or 1e30 (weights that round differently), the cut and the bounds
+within the solver's tolerance; subnormal weights (1e-310) too. A caller's dense matrix whose
+largest weight lies in [2^-10, 2^20] is solved as it is (no n x n copy: there the scale moves
+only the certificate's last digits), dpgraph's own operators (a release's) as they come;
+weights adding up to more than 1e100 are refused. NaN / inf weights, non-square or
 non-symmetric matrices and empty graphs raise ValueError naming the problem.
 """
 
@@ -50,8 +60,8 @@ import numpy as np
 from dpgraph.result import EngineResult
 from dpgraph.privacy.noise import make_rng
 from dpgraph.privacy.validation import check_positive
-from dpgraph.engine.operator import (WeightOperator, as_weight_operator, check_weight_scale,
-                                     input_node_count)
+from dpgraph.engine.operator import (WEIGHT_UNIT_INFO, WeightOperator, as_weight_operator,
+                                     input_node_count, normalized_operator, unscaled)
 from dpgraph.engine.local_search import anneal, improve_cut, prepare, tabu_search
 from dpgraph.engine.rounding import (correlation_round, cut_values, flip_local_search, hyperplane_round,
                        rebalance, swap_local_search)
@@ -234,14 +244,34 @@ def _check_int(name, v, lo):
 
 
 def _target(op, ub: float, prep) -> float:
-    """A value no cut can exceed: ``ub`` less rounding slack, or ``floor(ub)`` when every weight
-    is an integer (then every cut is one). Reaching it proves the cut optimal."""
+    """A value no cut can exceed: ``ub`` less rounding slack, or ``ub`` rounded down to a
+    multiple of the weights' granularity ``g`` (:func:`_granularity`; ``floor(ub)`` for
+    integer weights whose greatest common power-of-two divisor is 1) when every cut is an exact
+    multiple of ``g`` (all its partial sums below ``2^53 g``). Reaching it proves the cut
+    optimal. Both are the same for the weights times any power of two."""
     tol = 1e-9 * max(1.0, abs(ub))
     data = getattr(prep, "data", None) if prep is not None else None
     if prep is not None and prep.backend == "numba-csr" and data is not None and data.size \
-            and np.all(data == np.round(data)) and np.isfinite(ub):
-        return float(np.floor(ub + tol))
+            and np.isfinite(ub):
+        g = _granularity(data)
+        if data.size * float(np.max(np.abs(data))) <= 2.0 ** 53 * g:
+            return float(g * np.floor((ub + tol) / g))
     return ub - tol
+
+
+def _granularity(data: np.ndarray) -> float:
+    """The largest power of two of which every nonzero weight in ``data`` is an integer
+    multiple: every cut is then one too. From the lowest set bit of each 53-bit mantissa.
+
+    >>> [_granularity(np.array(w)) for w in ([3.0, 5.0], [0.75, 2.0], [4.0, 8.0])]
+    [1.0, 0.25, 4.0]
+    """
+    mantissa, exponent = np.frexp(np.abs(data[data != 0]))
+    if not mantissa.size:
+        return np.inf
+    M = np.ldexp(mantissa, 53).astype(np.int64)  # exactly: m = M 2^-53
+    lowest = np.frexp((M & -M).astype(np.float64))[1] - 1  # M's lowest set bit, 2^lowest
+    return float(np.ldexp(1.0, int(np.min(lowest + exponent)) - 53))
 
 
 @dataclass(frozen=True)
@@ -362,10 +392,10 @@ def _solve_cut(G, *, balanced, labels, rng, progress, warm_start, weight, **opti
         check_engine_memory(n_input, rank=opts.rank, samples=opts.samples,
                             anneal_sweeps=opts.anneal_sweeps)
     if isinstance(G, WeightOperator):  # dpgraph's own operators (a release's, in row blocks)
-        op = G
+        op, k = G, 0
     else:
-        op = as_weight_operator(G, labels=labels, weight=weight)
-        check_weight_scale(op.abs_total(), what="the graph's weights")  # one pass, O(nnz)
+        # weights times 2^k, largest near 1 (exact): the solve's tolerances are relative to 1
+        op, k = normalized_operator(G, labels=labels, weight=weight)
     timings["input"] = time.perf_counter() - t
     # the defaults too (rank <= 32 and 4 samples are bounded per node, not in all: at n =
     # 30,000 the solve's traced peak is 46.9 MB against the 49.0 MB priced)
@@ -375,9 +405,9 @@ def _solve_cut(G, *, balanced, labels, rng, progress, warm_start, weight, **opti
         raise ValueError(f"seeds={opts.seeds} would enumerate 2**{opts.seeds} assignments; use at "
                          f"most 12")
 
-    def log(msg):
-        if progress:
-            print(f"[dpgraph.engine] {msg}", file=sys.stderr)
+    def log(before, value, after):
+        if progress:  # the value in the caller's units
+            print(f"[dpgraph.engine] {before} {unscaled(value, k):.6g} {after}", file=sys.stderr)
 
     sol, ub, cert = _sdp_and_bound(op, opts, balanced, warm_start, gen, t_start, timings, log,
                                    progress)
@@ -391,8 +421,9 @@ def _solve_cut(G, *, balanced, labels, rng, progress, warm_start, weight, **opti
                                                 t_start, timings)
     best, improve_info = _improve(op, best, finals, ub, opts, balanced, annealing, prep, gen,
                                   t_start, timings)
-    return _cut_result(op, best, sol, ub, cert, cands, S, finals, ls_moves, improve_info,
-                       balanced, timings)
+    res = _cut_result(op, best, sol, ub, cert, cands, S, finals, ls_moves, improve_info,
+                      balanced, timings)
+    return _in_weight_units(res, k)
 
 
 def _sdp_and_bound(op, opts, balanced, warm_start, gen, t_start, timings, log, progress):
@@ -407,7 +438,7 @@ def _sdp_and_bound(op, opts, balanced, warm_start, gen, t_start, timings, log, p
                             max_iter=opts.max_iter, rng=gen, time_limit=remaining,
                             progress=progress)
     timings["sdp"] = time.perf_counter() - t
-    log(f"SDP value {sol.value:.6f} after {sol.iterations} iterations ({timings['sdp']:.2f}s)")
+    log("SDP value", sol.value, f"after {sol.iterations} iterations ({timings['sdp']:.2f}s)")
     t = time.perf_counter()
     certificate = opts.certificate
     if certificate is None or certificate is False or certificate == "none":
@@ -427,7 +458,7 @@ def _sdp_and_bound(op, opts, balanced, warm_start, gen, t_start, timings, log, p
                 ub, cert = ub_cut, dict(cert_cut, certificate=f"max-cut bound "
                                         f"({cert_cut['certificate']}), below the bisection's")
     timings["certificate"] = time.perf_counter() - t
-    log(f"certified upper bound {ub:.6f} ({cert['certificate']}, {timings['certificate']:.2f}s)")
+    log("certified upper bound", ub, f"({cert['certificate']}, {timings['certificate']:.2f}s)")
     return sol, ub, cert
 
 
@@ -563,6 +594,34 @@ def _cut_result(op, best, sol, ub, cert, cands, S, finals, ls_moves, improve_inf
     return CutResult(partition=(pos, neg), assignment=assignment, x=x, value=value,
                      sdp_value=float(sol.value), upper_bound=float(ub), gap=float(gap),
                      rounding=winner, timings=timings, info=info, V=sol.V)
+
+
+def _in_weight_units(res: CutResult, k: int) -> CutResult:
+    r"""``res``, solved on the weights times :math:`2^k`, in the caller's units: every value in
+    weight units (the cut, the SDP value, the bound, the candidates' and the annealing's cuts,
+    the ``info`` entries of :data:`~dpgraph.engine.operator.WEIGHT_UNIT_INFO`) times
+    :math:`2^{-k}` (:func:`~dpgraph.engine.operator.unscaled`; the bound rounded up where it
+    is subnormal). ``gap`` and ``sdp_gap`` are ratios, ``imbalance`` is in the units of X,
+    the moves and iterations are counts, ``V`` is unit vectors: unchanged."""
+    if k == 0:
+        return res
+
+    def back(v):
+        return unscaled(v, k)
+
+    res.value, res.sdp_value = back(res.value), back(res.sdp_value)
+    res.upper_bound = unscaled(res.upper_bound, k, upper=True)
+    info = res.info
+    for key in WEIGHT_UNIT_INFO:
+        if info.get(key) is not None:
+            info[key] = back(info[key])
+    info["candidates"] = {name: back(v) for name, v in info["candidates"].items()}
+    improve = info.get("improve") or {}
+    if "anneal_value" in improve:
+        improve["anneal_value"] = back(improve["anneal_value"])
+    if "anneal_values" in improve:  # bisection's two annealed cuts
+        improve["anneal_values"] = {name: back(v) for name, v in improve["anneal_values"].items()}
+    return res
 
 
 _DOC_PARAMS = """

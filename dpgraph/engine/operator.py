@@ -9,6 +9,7 @@ of 10,000 x 10,000 is never copied or converted to CSR.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
 
 import numpy as np
@@ -19,7 +20,8 @@ from dpgraph.graph import (GraphData, as_graph_data, as_undirected_data, check_m
 from dpgraph.memory import check_memory
 from dpgraph.privacy.validation import InvalidParameterError
 
-__all__ = ["WeightOperator", "as_weight_operator", "input_node_count", "check_weight_scale"]
+__all__ = ["WeightOperator", "as_weight_operator", "input_node_count", "check_weight_scale",
+           "normalizing_exponent", "normalized_operator", "unscaled", "WEIGHT_UNIT_INFO"]
 
 _BLOCK = 2048  # rows per block for dense symmetry / finiteness checks (bounded temporaries)
 # The largest total absolute weight the engines solve on: their float64 sums of squared and
@@ -27,6 +29,27 @@ _BLOCK = 2048  # rows per block for dense symmetry / finiteness checks (bounded 
 # LinAlgError "Eigenvalues did not converge", a 2-CSP of weight 1e300 too); far above any
 # real graph's total weight.
 MAX_WEIGHT_TOTAL = 1e100
+# A caller's dense float64 matrix is solved in place, unscaled, when its largest |weight| lies
+# in [2^-10, 2^20]; outside it the engine works on a scaled copy (priced). Its tolerances are
+# floored at 1 in weight units (``1e-12 * max(1, |mu|)`` in the certificate, ``max(1, ...)``
+# in the searches) and its step sizes clipped to [1e-12, 1e12], so within that range a
+# power-of-two scaling changes nothing but the certificate's slack: on a 4-regular graph of 60
+# nodes the SDP iterates were bit for bit the same from 2^-26 to 2^26 and the certified bound
+# 1.4e-10 (relative) looser at 2^-10; at 2^-40 the bound fell back to the total weight, at
+# 2^40 the SDP took 3.6 times the iterations. Copying an n x n matrix for less is not worth
+# its memory.
+DENSE_UNSCALED_EXPONENTS = (-10, 20)
+# The smallest positive normal float64, 2^-1022: scaling a weight down past it loses bits.
+_MIN_NORMAL_EXPONENT = -1022
+# The engines' ``info`` entries in weight units, which :func:`unscaled` brings back to the
+# caller's: the SDP's gradient norm and balance multiplier, the dual certificates' eigenvalue
+# bound and its parts (Rump's margin, the LDL^T shift's gap, the asymmetry allowance, the
+# Lanczos estimate, LAPACK's eigenvalue, the dual bound above the trivial one, the 2-CSP's
+# dual base, the factor form's Weyl bound). Every other number there is a count, a ratio or
+# seconds (tests/test_engine_scale.py checks each entry is one or the other).
+WEIGHT_UNIT_INFO = ("grad_norm", "multiplier", "lambda_max_bound", "rump_margin",
+                    "ldl_shift_gap", "matrix_allowance", "lanczos_theta", "lanczos_residual",
+                    "dense_eig", "dual_bound", "dual_base", "weyl_bound")
 
 
 class WeightOperator:
@@ -103,6 +126,43 @@ class WeightOperator:
             return tot - float(np.abs(self.diag).sum())
         return float(abs(self.W).sum()) - float(np.abs(self.diag).sum())
 
+    def abs_stats(self) -> tuple[float, float, float]:
+        """``(sum |W_off|, max |W_off|, min of the nonzero |W_off|)`` in one pass over the
+        stored weights (row blocks of a dense ndarray; a SciPy sparse matrix's stored values);
+        the minimum is ``inf`` when every weight is 0. The first is what
+        :func:`check_weight_scale` refuses, the other two set the engine's scale
+        (:func:`normalizing_exponent`).
+
+        >>> as_weight_operator(np.array([[0., 2, 0], [2, 0, 0.5], [0, 0.5, 0]])).abs_stats()
+        (5.0, 2.0, 0.5)
+        """
+        total, largest, smallest = 0.0, 0.0, np.inf
+        for block in self._abs_blocks():
+            total += float(block.sum())
+            largest = max(largest, float(np.max(block, initial=0.0)))
+            smallest = min(smallest, float(np.min(block, where=block > 0, initial=np.inf)))
+        return total, largest, smallest
+
+    def _abs_blocks(self):
+        """``|W_off|`` in pieces (dense: row blocks; sparse: the stored values), each a fresh
+        array with the diagonal's entries set to 0."""
+        W = self.W
+        if not (isinstance(W, np.ndarray) or sp.issparse(W)):
+            raise TypeError(f"abs_stats reads an explicit weight matrix (dense or SciPy sparse), "
+                            f"not {type(W).__name__}")
+        if self.is_dense:
+            for a in range(0, self.n, _BLOCK):
+                block = np.abs(W[a:a + _BLOCK])
+                rows = np.arange(block.shape[0])
+                block[rows, rows + a] = 0.0
+                yield block
+            return
+        values = np.abs(np.asarray(W.data, dtype=np.float64))
+        if self.has_diag:
+            rows = np.repeat(np.arange(self.n), np.diff(W.indptr))
+            values[rows == W.indices] = 0.0
+        yield values
+
     def quad(self, X: np.ndarray) -> np.ndarray:
         """``x^T W_off x`` for every column ``x`` of ``X`` (one blocked product)."""
         return np.einsum("ij,ij->j", X, self.matmul(X)) if X.ndim == 2 else float(X @ self.matmul(X))
@@ -139,8 +199,12 @@ def _check_dense(W: np.ndarray, *, name: str) -> None:
         blk = W[a:b]
         if not np.all(np.isfinite(blk)):
             raise ValueError(f"{name} has non-finite entries (NaN or inf) in rows {a}..{b - 1}")
-        scale = max(1.0, float(np.max(np.abs(blk))) if blk.size else 1.0)
-        if not np.allclose(blk, W[:, a:b].T, rtol=0, atol=1e-12 * scale):
+        cols = W[:, a:b].T
+        # relative to the weights, not floored at 1: weights of 1e-30 are no more symmetric
+        # for being small (an absolute 1e-12 let any matrix of them pass)
+        scale = max(float(np.max(np.abs(blk), initial=0.0)),
+                    float(np.max(np.abs(cols), initial=0.0)))
+        if not np.allclose(blk, cols, rtol=0, atol=1e-12 * scale):
             raise ValueError(f"{name} is not symmetric (rows {a}..{b - 1} differ from the "
                              f"matching columns); symmetrize it first, e.g. (W + W.T) / 2")
 
@@ -161,6 +225,93 @@ def check_weight_scale(total: float, *, what: str = "the weights") -> None:
                          f"{MAX_WEIGHT_TOTAL:.0e} the engine's float64 arithmetic holds without "
                          f"overflow: divide every weight by a common factor (the values and "
                          f"bounds scale with it)")
+
+
+def normalizing_exponent(largest: float, smallest: float = np.inf) -> int:
+    """The ``k`` that puts ``2^k * largest`` in [1, 2), where the engine's tolerances are tuned,
+    for weights of largest magnitude ``largest`` and smallest nonzero magnitude ``smallest``;
+    0 when every weight is 0. Scaling down stops where ``2^k * smallest`` would leave the normal
+    floats (below 2^-1022 a weight loses bits, and a bound proven for the scaled weights would
+    no longer hold for the given ones), so the scaling is always exact.
+
+    >>> normalizing_exponent(1.0), normalizing_exponent(3.0), normalizing_exponent(0.3)
+    (0, -1, 2)
+    >>> normalizing_exponent(1e-310), normalizing_exponent(0.0)  # subnormals: up, exactly
+    (1030, 0)
+    >>> normalizing_exponent(1e50, 1e-300)  # 1e-300 * 2^k stays normal: k = -25, not -166
+    -25
+    """
+    if not largest > 0:
+        return 0
+    k = 1 - math.frexp(largest)[1]  # largest = m 2^e with m in [0.5, 1)
+    if k < 0 and 0 < smallest < np.inf:
+        # smallest >= 2^(e - 1), so 2^k smallest >= 2^-1022 for every k >= -1021 - e
+        k = max(k, _MIN_NORMAL_EXPONENT + 1 - math.frexp(smallest)[1])
+    return k
+
+
+def normalized_operator(G, *, labels: Sequence[Hashable] | None = None,
+                        weight: str | None = "weight") -> tuple[WeightOperator, int]:
+    r""":func:`as_weight_operator` of ``G`` with every weight multiplied by :math:`2^k`
+    (:func:`normalizing_exponent`: the largest :math:`|w|` in [1, 2)); returns ``(op, k)``.
+
+    A product by a power of two is exact in binary floating point (no weight under- or
+    overflows: :func:`normalizing_exponent`), so every value and every certified bound
+    computed on ``op`` is :math:`2^k` times the one on ``G``, and a bound proven on ``op`` is
+    proven on ``G`` after :math:`\times 2^{-k}`. ``G`` is never modified: sparse weights and
+    graphs are scaled in a copy of their matrix (the unscaled one is dropped unless the caller
+    holds it), a dense copy that :func:`as_weight_operator` made in place; a caller's dense
+    float64 matrix with its largest weight in :data:`DENSE_UNSCALED_EXPONENTS` is used as it
+    is (``k = 0``, no ``n x n`` copy), and outside it copied, priced first. Weights whose total
+    magnitude passes :data:`MAX_WEIGHT_TOTAL` are refused (:func:`check_weight_scale`).
+
+    >>> op, k = normalized_operator([(0, 1, 1e-30), (1, 2, 3e-30)])
+    >>> k, op.abs_stats()[1], float(np.ldexp(op.total, -k))  # total 2 x 4e-30, exactly
+    (99, 1.901475900342344, 8e-30)
+    """
+    op = as_weight_operator(G, labels=labels, weight=weight)
+    total, largest, smallest = op.abs_stats()
+    check_weight_scale(total, what="the graph's weights")
+    k = normalizing_exponent(largest, smallest)
+    if k == 0:
+        return op, 0
+    if not op.is_dense:  # a copy: the caller's GraphData may hold op.W
+        W = op.W
+        check_memory(sum(getattr(W, a).nbytes for a in ("data", "indices", "indptr")),
+                     what="a copy of the sparse weights scaled by a power of two")
+        W = W.copy()
+        np.ldexp(W.data, k, out=W.data)
+        return WeightOperator(W, op.labels), k
+    if not (isinstance(G, np.ndarray) and np.may_share_memory(op.W, G)):
+        np.ldexp(op.W, k, out=op.W)  # as_weight_operator's own copy
+        return WeightOperator(op.W, op.labels), k
+    lo, hi = DENSE_UNSCALED_EXPONENTS
+    if 2.0 ** lo <= largest <= 2.0 ** hi:
+        return op, 0
+    n = op.n
+    check_memory(8 * n * n, what=f"a copy of the {n:,} x {n:,} weight matrix scaled by 2^{k} "
+                                 f"(its largest weight, {largest:.3g}, is far from 1)",
+                 alternative="Pass the matrix multiplied by a power of two that brings its "
+                             "largest weight near 1 (the values and bounds scale with it), or "
+                             "as a SciPy sparse matrix.")
+    return WeightOperator(np.ldexp(op.W, k), op.labels), k
+
+
+def unscaled(value: float, k: int, *, upper: bool = False) -> float:
+    r"""``value``, computed on the weights times :math:`2^k` (:func:`normalized_operator`), in
+    the caller's units: :math:`2^{-k}` ``value``, exact unless the result is subnormal, where
+    it is rounded to the nearest, or with ``upper=True`` (an upper bound) up, so that it stays
+    a bound.
+
+    >>> unscaled(3.0, 2), unscaled(1.5, -1)
+    (0.75, 3.0)
+    >>> unscaled(1.0 + 2**-52, 1074), unscaled(1.0 + 2**-52, 1074, upper=True)  # subnormal
+    (5e-324, 1e-323)
+    """
+    out = float(np.ldexp(value, -k))
+    if upper and np.ldexp(out, k) < value:  # rounded down into the subnormals
+        out = math.nextafter(out, math.inf)
+    return out
 
 
 def input_node_count(G) -> int | None:
@@ -249,7 +400,7 @@ def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
             W.eliminate_zeros()
         if check:
             D = (W - W.T)
-            if D.nnz and np.max(np.abs(D.data)) > 1e-12 * max(1.0, float(np.max(np.abs(W.data)))):
+            if D.nnz and np.max(np.abs(D.data)) > 1e-12 * float(np.max(np.abs(W.data))):
                 raise ValueError("weight matrix is not symmetric; symmetrize it first, e.g. (W + W.T) / 2")
         n = W.shape[0]
         lab = range(n) if labels is None else label_sequence(labels)

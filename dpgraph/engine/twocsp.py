@@ -37,6 +37,7 @@ Instances are read and written by :mod:`dpgraph.engine.formats` (``read_csp``, `
 
 from __future__ import annotations
 
+import copy
 import math
 import sys
 import time
@@ -51,7 +52,8 @@ from dpgraph.graph import GraphData
 from dpgraph.memory import InsufficientMemoryError, check_memory, format_bytes, memory_limit
 from dpgraph.privacy.noise import make_rng
 from dpgraph.privacy.validation import check_integer, check_positive
-from dpgraph.engine.operator import check_weight_scale
+from dpgraph.engine.operator import (WEIGHT_UNIT_INFO, check_weight_scale, normalizing_exponent,
+                                     unscaled)
 from dpgraph.engine.sdp import rump_margin
 from dpgraph.engine.twocsp_sdp import solve_label_csp
 
@@ -826,28 +828,45 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
         rank = check_integer(rank, name="rank", low=2)
     check_label_engine_memory(instance.n, instance.q, m=instance.m, method=method, rank=rank,
                               samples=samples, seeds=seeds)
-    check_weight_scale(float(np.sum(instance._arrays[3])), what="the constraints' weights")
+    weights = instance._arrays[3]
+    check_weight_scale(float(np.sum(weights)), what="the constraints' weights")
     gen = make_rng(rng)
-    inst = instance
-    n = inst.n
+    # solved on the weights times 2^k, the largest near 1 (exact): the tolerances of the solvers
+    # and of SCS are relative to 1; the values and bounds come back in the caller's units
+    k = normalizing_exponent(float(np.max(weights, initial=0.0)),
+                             float(np.min(weights, where=weights > 0, initial=np.inf)))
     if method == "lowrank":
-        return _solve_lowrank(inst, gen, seeds=seeds, samples=samples, local_search=local_search,
-                              time_limit=time_limit, progress=progress, tol=tol, rank=rank,
-                              certificate=certificate, perturbation_rounds=perturbation_rounds,
-                              tabu_moves=tabu_moves, tabu_time=tabu_time)
+        res = _solve_lowrank(_scaled_instance(instance, k), gen, seeds=seeds, samples=samples,
+                             local_search=local_search, time_limit=time_limit,
+                             progress=progress, tol=tol, rank=rank, certificate=certificate,
+                             perturbation_rounds=perturbation_rounds, tabu_moves=tabu_moves,
+                             tabu_time=tabu_time)
+    else:
+        res = _solve_scs(_scaled_instance(instance, k), gen, seeds=seeds, samples=samples,
+                         local_search=local_search, time_limit=time_limit, progress=progress,
+                         scs_eps=scs_eps, max_iters=max_iters, k=k)
+    return _in_weight_units(res, instance, k)
+
+
+def _solve_scs(inst: CSPInstance, gen, *, seeds, samples, local_search, time_limit, progress,
+               scs_eps, max_iters, k=0) -> CSPResult:
+    """``method="scs"``: CVXPY + SCS on the moment matrix, its certificate, correlation
+    rounding and local search (``inst``: the caller's instance times ``2^k``)."""
+    n = inst.n
     timings = {}
     t = time.perf_counter()
     sdp_val, Y, secs, status, (mom, lam, z) = cvxpy_max_2csp_sdp(
         inst, eps=scs_eps, max_iters=max_iters, time_limit=time_limit, return_duals=True)
-    info = {"method": method, "N": mom.N, "equalities": len(mom.b), "nonneg": int(mom.nonneg.size),
+    info = {"method": "scs", "N": mom.N, "equalities": len(mom.b), "nonneg": int(mom.nonneg.size),
             "status": status, "scs_seconds": secs}
     timings["sdp"] = time.perf_counter() - t
     t = time.perf_counter()
     ub, mu = _certify_csp(mom, n, lam, z)
     info.update(certificate="cholesky-verified", lambda_max_bound=mu)
     timings["certificate"] = time.perf_counter() - t
-    if progress:
-        print(f"[dpgraph.engine] 2-CSP relaxation {sdp_val:.6f}, certified bound {ub:.6f}", file=sys.stderr)
+    if progress:  # in the caller's units (the weights here are theirs times 2^k)
+        print(f"[dpgraph.engine] 2-CSP relaxation {unscaled(sdp_val, k):.6g}, certified bound "
+              f"{unscaled(ub, k):.6g}", file=sys.stderr)
     t = time.perf_counter()
     Ysym = 0.5 * (Y + Y.T)
     Ysym = Ysym / max(Ysym[0, 0], 1e-300)
@@ -869,6 +888,36 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
     return CSPResult(assignment=dict(zip(inst.variables, map(int, x0))), x=x0, value=value,
                      sdp_value=float(sdp_val), upper_bound=float(ub), gap=float(gap), rounding=rounding,
                      timings=timings, info=info, Y=Y)
+
+
+def _scaled_instance(inst: CSPInstance, k: int) -> CSPInstance:
+    """``inst`` with every weight multiplied by ``2^k`` (exact: :func:`normalizing_exponent`),
+    its relations shared; ``inst`` itself when ``k = 0``."""
+    if k == 0:
+        return inst
+    I, J, R, Wt = inst._arrays
+    out = copy.copy(inst)  # names and source too
+    object.__setattr__(out, "_arrays", (I, J, R, np.ldexp(Wt, k)))
+    object.__setattr__(out, "constraints", tuple((i, j, rel, float(np.ldexp(w, k)))
+                                                 for i, j, rel, w in inst.constraints))
+    return out
+
+
+def _in_weight_units(res: CSPResult, inst: CSPInstance, k: int) -> CSPResult:
+    r"""``res``, solved on ``inst``'s weights times :math:`2^k`, in the caller's units:
+    ``value`` recomputed on ``inst``, the SDP value, the bound and the ``info`` entries in
+    weight units (:data:`~dpgraph.engine.operator.WEIGHT_UNIT_INFO`) times :math:`2^{-k}`
+    (:func:`~dpgraph.engine.operator.unscaled`; the bound rounded up where it is subnormal).
+    ``gap`` is a ratio, ``Y`` a moment matrix (``Y[0, 0] = 1``), ``rounded`` assignments:
+    unchanged."""
+    if k == 0:
+        return res
+    res.value, res.sdp_value = inst.value(res.x), unscaled(res.sdp_value, k)
+    res.upper_bound = unscaled(res.upper_bound, k, upper=True)
+    for key in WEIGHT_UNIT_INFO:
+        if res.info.get(key) is not None:
+            res.info[key] = unscaled(res.info[key], k)
+    return res
 
 
 def _solve_lowrank(inst: CSPInstance, gen, *, seeds, samples, local_search, time_limit, progress,
