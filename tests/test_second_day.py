@@ -516,3 +516,20 @@ def test_synthetic_report_takes_weight_none_as_the_release_did():
     r = synthetic_report(G, H, weight=None)
     assert r["total_weight_true"] == r["total_weight"] == 78.0 and r["weight_ratio"] == 1.0
     assert r["maxcut_transfer"] == pytest.approx(1.0)
+
+
+def test_the_lab_reads_a_partition_exactly_as_the_engine_does():
+    """`partition_vector` (dpgraph.lab.evaluate) had its own copy of the engine's reader, which
+    took a pair of NumPy numbers for a pair of label sets (TypeError: 'numpy.int64' object is
+    not iterable) where `side_vector` reads the ±1 vector it is."""
+    import networkx as nx
+    import numpy as np
+
+    from dpgraph.engine.maxcut import side_vector
+    from dpgraph.graph import as_graph_data
+    from dpgraph.lab.evaluate import partition_vector
+
+    data = as_graph_data(nx.path_graph(2))
+    for part in [(np.int64(0), np.int64(1)), (np.float64(-1), np.float64(1)), ({0}, {1}),
+                 {0: True, 1: False}, [1, 0]]:
+        assert partition_vector(data, part).tolist() == side_vector(data.labels, part).tolist()

@@ -7,11 +7,9 @@ answer transfers to the true graph (e.g. the transfer ratio of BENCHMARKS.md).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 
-from dpgraph.engine.maxcut import cut_value  # re-exported: the engine's objective, so scores match it
+from dpgraph.engine.maxcut import cut_value, side_vector  # cut_value re-exported: the engine's objective, so scores match it
 from dpgraph.graph import GraphData, label_sequence, same_labels, as_graph_data
 
 __all__ = ["cut_value", "partition_vector", "bisection_imbalance", "transfer_ratio",
@@ -19,40 +17,20 @@ __all__ = ["cut_value", "partition_vector", "bisection_imbalance", "transfer_rat
 
 
 def partition_vector(data: GraphData, partition) -> np.ndarray:
-    """Turn a partition into a +-1 vector in node-index order.
+    """Turn a partition into a +-1 vector in node-index order: the engine's
+    :func:`~dpgraph.engine.maxcut.side_vector` on ``data``'s labels, so that a partition is read
+    here exactly as :func:`cut_value` reads it.
 
     ``partition`` may be a pair ``(S, T)`` of label collections covering every node, a mapping
     label -> side (0/1, -1/+1 or bool), a result object with an ``assignment`` mapping, or a
     +-1 / 0-1 array in node-index order.
+
+    >>> import networkx as nx
+    >>> data = as_graph_data(nx.path_graph(3))
+    >>> partition_vector(data, ({0, 2}, {1})).tolist(), partition_vector(data, [0, 1, 0]).tolist()
+    ([1.0, -1.0, 1.0], [-1.0, 1.0, -1.0])
     """
-    if hasattr(partition, "assignment"):
-        partition = partition.assignment
-    n = data.n
-    if isinstance(partition, Mapping):
-        missing = [lab for lab in data.labels if lab not in partition]
-        if missing:
-            raise ValueError(f"the partition does not place {len(missing)} node(s), e.g. {missing[0]!r}")
-        sides = np.array([partition[lab] for lab in data.labels], dtype=float)
-    elif isinstance(partition, tuple) and len(partition) == 2 and not isinstance(partition[0], (int, float)):
-        S, T = (set(partition[0]), set(partition[1]))
-        if S & T:
-            raise ValueError(f"the two sides share {len(S & T)} node(s)")
-        unknown = (S | T) - set(data.labels)
-        if unknown:
-            raise ValueError(f"the partition names {len(unknown)} node(s) not in the graph, e.g. {next(iter(unknown))!r}")
-        if len(S) + len(T) != n:
-            raise ValueError(f"the partition places {len(S) + len(T)} of {n} nodes")
-        sides = np.array([1.0 if lab in S else 0.0 for lab in data.labels])
-    else:
-        sides = np.asarray(partition, dtype=float).ravel()
-        if sides.shape != (n,):
-            raise ValueError(f"a partition vector needs {n} entries, got {sides.shape}")
-    values = set(np.unique(sides).tolist())
-    if values <= {0.0, 1.0}:
-        return np.where(sides > 0, 1.0, -1.0)
-    if values <= {-1.0, 1.0}:
-        return sides
-    raise ValueError(f"partition sides must be 0/1 or -1/+1, got values {sorted(values)[:5]}")
+    return side_vector(data.labels, partition)
 
 
 def bisection_imbalance(G, partition) -> int:
