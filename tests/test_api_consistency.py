@@ -178,7 +178,9 @@ def test_every_public_function_and_class_has_a_runnable_example():
 
 
 # the subpackages with a public __all__, and the modules of dpgraph.release and dpgraph.solve
-# (which have none of their own: they export through dpgraph itself, checked above)
+# (which have none of their own: they export through dpgraph itself, checked above), and the
+# modules of dpgraph.lab (it has no __all__ of its own). dpgraph.lab.audit.catalog is left out:
+# its functions are the full-size audits of dpgraph's mechanisms (benchmarks/bench_audit.py)
 SUBPACKAGES = ["dpgraph.io", "dpgraph.privacy", "dpgraph.engine", "dpgraph.datasets",
                "dpgraph.synthetic", "dpgraph.mechanisms", "dpgraph.spectral",
                "dpgraph.release.screening", "dpgraph.release.privatize",
@@ -187,7 +189,9 @@ SUBPACKAGES = ["dpgraph.io", "dpgraph.privacy", "dpgraph.engine", "dpgraph.datas
                "dpgraph.release.routes.matrix_free", "dpgraph.release.routes.pca",
                "dpgraph.release.routes.randomized_response", "dpgraph.solve.candidates",
                "dpgraph.solve.certify", "dpgraph.solve.csp", "dpgraph.solve.cut",
-               "dpgraph.solve.cut_local"]
+               "dpgraph.solve.cut_local", "dpgraph.lab.audit", "dpgraph.lab.audit.harness",
+               "dpgraph.lab.baselines", "dpgraph.lab.benchmarking", "dpgraph.lab.evaluate",
+               "dpgraph.lab.pca_baselines"]
 
 
 @pytest.mark.parametrize("module_name", SUBPACKAGES)
@@ -202,3 +206,74 @@ def test_every_public_function_of_a_subpackage_has_a_runnable_example(module_nam
                if inspect.isfunction(getattr(module, name))
                and ">>>" not in (inspect.getdoc(getattr(module, name)) or "")]
     assert not missing, f"{module_name}: {missing}"
+
+
+# ----------------------------------------------------------------------------- dpgraph.lab
+
+
+@pytest.mark.parametrize("name", ["input_perturbation_subspace", "noisy_power_method"])
+@pytest.mark.parametrize("kw, match", [
+    ({"rank": 0}, "rank must be >= 1, got 0"),
+    ({"rank": -1}, "rank must be >= 1, got -1"),
+    ({"rank": 6}, r"rank must be < min\(n, m\) = 6"),
+    ({"rank": 2.5}, "rank must be an integer, got 2.5"),
+])
+def test_pca_baselines_check_rank_before_spending(name, kw, match):
+    """rank 0 or -1 returned an n x 0 or n x (n-1) basis, rank > n a full one, rank 0 in the
+    noisy power method charged the ledger and then failed: refused first, nothing spent."""
+    from dpgraph.lab import pca_baselines
+    from dpgraph.spectral import EntryAdjacency
+
+    ledger = dpgraph.PrivacyLedger(epsilon=1, delta=1e-6)
+    with pytest.raises(ValueError, match=match):
+        getattr(pca_baselines, name)(nx.to_numpy_array(nx.cycle_graph(6)), epsilon=1,
+                                     delta=1e-6, adjacency=EntryAdjacency(1.0), rng=0,
+                                     ledger=ledger, **kw)
+    assert ledger.spent == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("iterations", [0, -1, 2.5, "3"])
+def test_noisy_power_method_checks_iterations(iterations):
+    """iterations=2.5 ran 2, 0 charged the budget for a random basis, -1 failed in math.log."""
+    from dpgraph.lab.pca_baselines import noisy_power_method
+    from dpgraph.spectral import EntryAdjacency
+
+    with pytest.raises(ValueError, match="iterations must be an integer"):
+        noisy_power_method(nx.to_numpy_array(nx.cycle_graph(6)), 2, epsilon=1, delta=1e-6,
+                           adjacency=EntryAdjacency(1.0), iterations=iterations, rng=0)
+
+
+@pytest.mark.parametrize("rank", [0, 2.5])
+def test_gaussian_perturbation_checks_rank(rank):
+    """rank 0 and 2.5 reached ARPACK (a ValueError naming k, a SystemError)."""
+    from dpgraph.lab.baselines import gaussian_perturbation
+
+    with pytest.raises(ValueError, match="rank must"):
+        gaussian_perturbation(nx.cycle_graph(6), epsilon=1, delta=1e-6, rank=rank, rng=0)
+
+
+def test_lab_node_set_helpers_read_no_weight():
+    """random_partition and bisection_imbalance read the node set only: an edge weight that is
+    not a number was refused with advice to pass weight=None, a parameter they do not have."""
+    from dpgraph.lab.baselines import random_partition
+    from dpgraph.lab.evaluate import bisection_imbalance
+
+    G = nx.path_graph(4)
+    G[0][1]["weight"] = "heavy"
+    assert sorted(random_partition(G, rng=0)) == [0, 1, 2, 3]
+    assert bisection_imbalance(G, [0, 1, 0, 1]) == 0
+
+
+def test_graph_statistics_reads_a_partition_mapping_by_label():
+    """A mapping label -> community was read as the list of its keys: a wrong modularity."""
+    from dpgraph.lab.evaluate import graph_statistics
+
+    G = nx.karate_club_graph()
+    clubs = nx.get_node_attributes(G, "club")
+    expected = nx.community.modularity(
+        G, [{v for v in G if clubs[v] == c} for c in set(clubs.values())], weight=None)
+    assert graph_statistics(G, partition=clubs)["modularity"] == pytest.approx(expected)
+    assert graph_statistics(G, partition=[clubs[v] for v in G])["modularity"] \
+        == pytest.approx(expected)
+    with pytest.raises(ValueError, match="2 communities for 34 nodes"):
+        graph_statistics(G, partition=[0, 1])

@@ -135,7 +135,60 @@ def run_transfer_benchmark(G, *, epsilons: Sequence[float] = (0.5, 1, 2, 4, 8),
     nodes (:func:`dpgraph.release.privatize.default_rank`). ``weight``: edge attribute of
     NetworkX / igraph input (``None``: every edge weight 1). A graph with no edges (every cut
     0, so no ratio), and a graph the private methods refuse (weights outside [0, 1], fewer
-    than 3 nodes), are refused with a ValueError before the reference solve."""
+    than 3 nodes), are refused with a ValueError before the reference solve.
+
+    Each private method runs at each epsilon and seed and its partition is scored on the true
+    graph: ``ratio = cut_value(G, partition) / reference_value``, the reference being the cut
+    the same engine finds on the true graph (``rng=0``). The private methods are private; the
+    benchmark is not (it reads the true graph to score them and to take the reference): never
+    publish its numbers as a private release.
+
+    Parameters
+    ----------
+    G : graph
+        Anything :func:`dpgraph.as_graph_data` reads; edge weights in ``[0, 1]`` where a
+        private method runs.
+    epsilons : sequence of float
+        The epsilons, each > 0 (``"random"`` spends none: its runs are shared by every column).
+    delta : float
+        The delta of ``"dpgraph"`` (0 allowed: pure epsilon-DP) and of
+        ``"gaussian perturbation"`` (> 0).
+    seeds : sequence of int
+        One run per seed (the noise and rounding seed: reproducible, not private noise).
+    methods : sequence of str
+        Among :data:`METHODS`: ``"dpgraph"`` (:func:`dpgraph.max_cut` /
+        :func:`dpgraph.max_bisection`), ``"randomized response"`` and
+        ``"gaussian perturbation"`` (:mod:`dpgraph.lab.baselines`, solved by the same engine),
+        ``"random"`` (a uniformly random cut, or balanced split).
+    problem : {"maxcut", "bisection"}
+    rank, weight
+        As above.
+    solver_options : dict, optional
+        Passed to the engine, for the reference and every method.
+    progress : callable, optional
+        Called with one line of text per run (and for the reference).
+
+    Returns
+    -------
+    TransferBenchmark
+        ``rows``: one dict per (method, epsilon, seed) with ``value``, ``ratio`` and
+        ``seconds``; ``reference_value``; ``summary()`` and ``table()``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.cycle_graph(8)                      # bipartite: the reference is the maximum, 8
+    >>> bench = run_transfer_benchmark(G, epsilons=(1, 4), seeds=(0, 1),
+    ...                                methods=("randomized response", "random"))
+    >>> bench.reference_value, len(bench.rows)     # 2 methods x 2 epsilons x 2 seeds
+    (8.0, 8)
+    >>> all(0 <= row["ratio"] <= 1 for row in bench.rows)  # no cut beats the maximum
+    True
+    >>> sorted(bench.summary())
+    [('random', 1.0), ('random', 4.0), ('randomized response', 1.0), ('randomized response', 4.0)]
+    >>> print(bench.table().splitlines()[0])
+    method               eps=1  eps=4
+    """
     from dpgraph.engine import solve_max_bisection, solve_max_cut
     from dpgraph.release.privatize import check_rank, default_rank
 
@@ -215,7 +268,37 @@ def plot_transfer(bench: TransferBenchmark, path, *, title: str = "") -> str:
     The format follows the file name's extension (one matplotlib writes: ``.png``, ``.pdf``,
     ``.svg``, ...); a name without one (or a binary file object) gets a PNG, written under the
     name as given. Drawn on its own :class:`matplotlib.figure.Figure`: pyplot's state and the
-    session's backend are left as they were."""
+    session's backend are left as they were.
+
+    Needs matplotlib, an optional dependency (the ``bench`` and ``test`` extras:
+    ``pip install 'dpgraph[bench]'``); without it, a ModuleNotFoundError saying so.
+
+    Parameters
+    ----------
+    bench : TransferBenchmark
+        From :func:`run_transfer_benchmark`.
+    path : str, os.PathLike or binary file object
+        Where to write.
+    title : str
+        The plot's heading (default: ``"private <problem>: transfer ratio"``).
+
+    Returns
+    -------
+    str or file object
+        ``path`` as a string (``os.fspath``), or the file object given.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import networkx as nx
+    >>> bench = run_transfer_benchmark(nx.cycle_graph(8), epsilons=(1, 4), seeds=(0,),
+    ...                                methods=("randomized response", "random"))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     written = plot_transfer(bench, os.path.join(folder, "transfer.png"))
+    ...     with open(written, "rb") as f:
+    ...         print(os.path.basename(written), f.read(4)[1:])  # a PNG file's signature
+    transfer.png b'PNG'
+    """
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure

@@ -34,15 +34,45 @@ def partition_vector(data: GraphData, partition) -> np.ndarray:
 
 
 def bisection_imbalance(G, partition) -> int:
-    """``| |S| - |T| |`` of a partition (0 or 1 for a bisection)."""
-    data = as_graph_data(G)
+    """``| |S| - |T| |`` of a partition (0 or 1 for a bisection).
+
+    Reads only ``G``'s node set (no edge, no weight). ``partition`` is any form
+    :func:`partition_vector` reads: a pair ``(S, T)``, a mapping label -> side, a result with an
+    ``assignment``, or a +-1 / 0-1 array in node order; it must place every node.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> bisection_imbalance(nx.path_graph(5), ({0, 1}, {2, 3, 4}))
+    1
+    >>> bisection_imbalance(nx.path_graph(4), {0: 1, 1: 1, 2: 1, 3: 0})
+    2
+    """
+    data = as_graph_data(G, weight=None)  # the node set only: no weight is read or checked
     return int(abs(partition_vector(data, partition).sum()))
 
 
 def transfer_ratio(G, partition, reference_value: float, *,
                    weight: str | None = "weight") -> float:
-    """``cut_value(G, partition, weight=weight) / reference_value``. NOT PRIVATE."""
-    if reference_value <= 0:
+    """``cut_value(G, partition, weight=weight) / reference_value``. NOT PRIVATE.
+
+    The cut of ``partition`` in the *true* graph ``G`` relative to a reference cut (usually the
+    best non-private cut the engine finds on ``G``: 1.0 means no loss). It reads the true
+    graph: never publish it under a privacy claim. ``partition`` is any form
+    :func:`cut_value` reads; ``weight`` as there (``None``: every edge weight 1).
+    ``reference_value`` must be a number > 0 (a ValueError otherwise). The ratio can exceed 1
+    when the reference is not the maximum.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> P = nx.path_graph(4)                                # 0-1-2-3: maximum cut 3
+    >>> transfer_ratio(P, ({0, 2}, {1, 3}), 3.0)
+    1.0
+    >>> round(transfer_ratio(P, ({0, 1}, {2, 3}), 3.0), 4)  # cuts the middle edge only
+    0.3333
+    """
+    if not reference_value > 0:  # NaN too: it would give a NaN ratio
         raise ValueError(f"reference_value must be > 0, got {reference_value}")
     return cut_value(G, partition, weight=weight) / reference_value
 
@@ -79,14 +109,32 @@ def graph_statistics(G, *, rng=0, sources: int = 64, partition=None) -> dict:
     ``evc_top`` (the top 1% of nodes by eigenvector centrality), ``avg_path`` (mean
     shortest-path length over the pairs reached from ``sources`` random sources). Edge
     weights are ignored (NetworkX's ``weight=None``): every edge counts once, one of weight 0
-    included.
+    included. Also ``n``, the node count.
+
+    ``partition``: the communities whose modularity is reported, as a mapping label ->
+    community or as a sequence of the community of each node in node order (as
+    ``louvain``); community ids may be any hashable values. ``rng`` seeds Louvain and the
+    choice of sources (a fixed seed: the same statistics every call).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.karate_club_graph()
+    >>> st = graph_statistics(G)
+    >>> st["n"], st["edges"], st["triangles"], int(st["degrees"].sum())  # sum = 2 edges
+    (34, 78, 45.0, 156)
+    >>> round(st["avg_clustering"], 4), st["isolated"], len(st["louvain"])
+    (0.5706, 0, 34)
+    >>> clubs = nx.get_node_attributes(G, "club")  # the two clubs of the split
+    >>> round(graph_statistics(G, partition=clubs)["modularity"], 4)
+    0.3582
     """
     data = as_graph_data(G, weight=None)  # every edge weight 1: weight-0 edges are edges too
     g = _igraph(data)
     gen = np.random.default_rng(rng)
     A = data.weights
     louv = _louvain(g, int(gen.integers(2**31)))
-    part = louv if partition is None else list(partition)
+    part = louv if partition is None else _membership(data, partition)
     evc = np.asarray(g.eigenvector_centrality(scale=False)) if data.m else np.zeros(data.n)
     top = max(1, int(round(0.01 * data.n)))
     src = gen.choice(data.n, size=min(sources, data.n), replace=False)
@@ -99,6 +147,27 @@ def graph_statistics(G, *, rng=0, sources: int = 64, partition=None) -> dict:
             "louvain": louv, "modularity": float(g.modularity(part)) if data.m else 0.0,
             "evc_top": set(np.argsort(-evc, kind="stable")[:top].tolist()),
             "avg_path": float(dist[finite].mean()) if finite.any() else float("nan")}
+
+
+def _membership(data: GraphData, partition) -> list:
+    """The community of each node in node order, as igraph's ``0..k-1`` membership list, from a
+    mapping label -> community or a sequence in node order (a mapping read as a sequence would
+    give its keys: a silently wrong modularity)."""
+    from collections.abc import Mapping
+
+    if isinstance(partition, Mapping):
+        missing = [lab for lab in data.labels if lab not in partition]
+        if missing:
+            raise ValueError(f"the partition does not place {len(missing)} node(s), "
+                             f"e.g. {missing[0]!r}")
+        comm = [partition[lab] for lab in data.labels]
+    else:
+        comm = list(partition)
+        if len(comm) != data.n:
+            raise ValueError(f"the partition lists {len(comm)} communities for {data.n} nodes "
+                             f"(one per node, in node order, or a mapping label -> community)")
+    ids: dict = {}
+    return [ids.setdefault(c, len(ids)) for c in comm]
 
 
 def _degree_distances(d_true: np.ndarray, d_syn: np.ndarray) -> tuple[float, float]:
@@ -254,7 +323,25 @@ _REPORT_ROWS = [("edges", "edges (true {edges_true:,})", "{edges:,} ({edge_ratio
 
 
 def format_synthetic_report(report: dict) -> str:
-    """Readable text of :func:`synthetic_report`'s dict, headed NON-PRIVATE."""
+    """Readable text of :func:`synthetic_report`'s dict, headed NON-PRIVATE.
+
+    One line per metric present in ``report`` (true value in the label, synthetic value and
+    error on the right); the total-weight line only where a graph's total weight differs from
+    its edge count. The numbers read the true graph: do not publish them with a private
+    release.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> P, C = nx.path_graph(6), nx.cycle_graph(6)   # C: P plus the edge {0, 5}
+    >>> text = format_synthetic_report(synthetic_report(P, C, max_cut=False))
+    >>> print(text.splitlines()[0][:22])
+    NON-PRIVATE evaluation
+    >>> print(text.splitlines()[1])
+      edges (true 5)                                             6 (1.200x)
+    >>> len(text.splitlines()), "max-cut transfer" in text  # max_cut=False: no such line
+    (11, False)
+    """
     lines = ["NON-PRIVATE evaluation (reads the true graph; do not publish these numbers as "
              "part of a private release)"]
     # the total-weight row where a graph's weights are not its edge count

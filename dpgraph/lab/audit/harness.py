@@ -218,6 +218,25 @@ def run_mechanism(mechanism: Callable, x, runs: int, rng, *, vectorized: bool = 
     ``vectorized=False``: ``mechanism(x, rng)`` returns one output. ``vectorized=True``:
     ``mechanism(x, rng, size)`` returns ``size`` outputs stacked along the first axis (drawn in
     chunks of at most :data:`CHUNK`) and ``reduce`` maps such a stack to an array.
+
+    Returns a list of the outputs (not vectorised, no ``reduce``), else an array of ``runs``
+    entries along its first axis. ``rng`` is one stream for every run (None, a seed or a
+    :class:`numpy.random.Generator`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def noisy(x, rng):                          # one output per call
+    ...     return x + rng.laplace()
+    >>> outs = run_mechanism(noisy, 5.0, 3, rng=0)
+    >>> type(outs).__name__, len(outs)
+    ('list', 3)
+    >>> def noisy_many(x, rng, size):               # vectorised: size outputs per call
+    ...     return x + rng.laplace(size=size)
+    >>> hits = run_mechanism(noisy_many, 5.0, 1000, 0, vectorized=True,
+    ...                      reduce=lambda out: out > 5.0)
+    >>> hits.shape, hits.dtype.name, 400 < int(hits.sum()) < 600  # about half above 5
+    ((1000,), 'bool', True)
     """
     runs = _check_runs(runs)
     gen = make_rng(rng)
@@ -270,6 +289,31 @@ def audit_event(mechanism: Callable, pair: Sequence, event: Callable, *, epsilon
     Returns
     -------
     AuditResult
+        ``epsilon_lower_bound`` (0 when the event tells nothing), ``counts`` (how often the
+        event happened on ``x0`` and on ``x1``), ``violated`` (the bound exceeds the claim).
+
+    Examples
+    --------
+    Randomized response that claims epsilon = 1 but flips a bit with probability
+    ``1 / (1 + e^2)``, so is only 2-DP: the audit catches it.
+
+    >>> import numpy as np
+    >>> def leaky(bit, rng, size):
+    ...     flip = rng.random(size) < 1 / (1 + np.exp(2.0))
+    ...     return np.where(flip, 1 - bit, bit)
+    >>> res = audit_event(leaky, (0, 1), lambda out: out == 1, epsilon=1.0, runs=20_000,
+    ...                   vectorized=True, rng=0)
+    >>> k0, k1 = res.counts                          # the event's count on x0 and on x1
+    >>> res.violated, res.epsilon_lower_bound > 1.5, k1 > 5 * k0
+    (True, True, True)
+
+    Not vectorised: ``mechanism(x, rng)`` returns one output, ``event`` reads one.
+
+    >>> def honest(bit, rng):                        # epsilon = 1
+    ...     return 1 - bit if rng.random() < 1 / (1 + np.e) else bit
+    >>> res = audit_event(honest, (0, 1), lambda out: out == 1, epsilon=1.0, runs=5_000, rng=0)
+    >>> res.violated, 0.5 < res.epsilon_lower_bound <= 1.0
+    (False, True)
     """
     epsilon = float(epsilon)
     if not math.isfinite(epsilon) or epsilon <= 0:
@@ -343,7 +387,27 @@ def choose_threshold(s0: np.ndarray, s1: np.ndarray, *, runs: int, delta: float 
     of the statistic under ``x0`` and ``x1``: the candidate (quantiles of the pooled sample)
     whose empirical frequencies would give the largest bound at ``runs`` fresh runs. Events seen
     fewer than ``min_count`` times on either side (in the orientation used) are not trusted.
-    Returns ``(t, predicted bound)``; the audit itself must use fresh runs.
+    Returns ``(t, predicted bound)``; the audit itself must use fresh runs. The prediction is a
+    plug-in from the calibration frequencies, tuned on them: it may exceed the true epsilon,
+    which the fresh runs' bound does not (at level ``confidence``).
+
+    Examples
+    --------
+    Choose the event for the Laplace mechanism (epsilon = 1) on calibration runs, then audit
+    it on fresh ones:
+
+    >>> import numpy as np
+    >>> def laplace(x, rng, size):
+    ...     return x + rng.laplace(0.0, 1.0, size)
+    >>> gen = np.random.default_rng(0)
+    >>> s0, s1 = laplace(0.0, gen, 10_000), laplace(1.0, gen, 10_000)
+    >>> t, predicted = choose_threshold(s0, s1, runs=50_000)
+    >>> 0.5 < predicted < 1.5
+    True
+    >>> res = audit_threshold(laplace, (0.0, 1.0), epsilon=1.0, runs=50_000, threshold=t,
+    ...                       vectorized=True, rng=1)
+    >>> res.violated, 0.5 < res.epsilon_lower_bound <= 1.0
+    (False, True)
     """
     s0 = np.sort(np.asarray(s0, dtype=np.float64))
     s1 = np.sort(np.asarray(s1, dtype=np.float64))
@@ -378,6 +442,21 @@ def audit_thresholds(mechanism: Callable, pair: Sequence, statistics: dict, *, e
     not bias it. The mechanism runs once per run whatever the number of statistics; each
     result's bound holds at ``confidence`` on its own (not simultaneously). Returns
     ``{name: AuditResult}``.
+
+    Examples
+    --------
+    Two statistics of one Laplace release (epsilon = 1), the second with a threshold fixed in
+    advance:
+
+    >>> def laplace(x, rng, size):
+    ...     return x + rng.laplace(0.0, 1.0, size)
+    >>> out = audit_thresholds(laplace, (0.0, 1.0), {"up": lambda o: o, "down": lambda o: -o},
+    ...                        epsilon=1.0, runs=20_000, thresholds={"down": -1.0},
+    ...                        vectorized=True, rng=0)
+    >>> sorted(out), [out[k].violated for k in sorted(out)]
+    (['down', 'up'], [False, False])
+    >>> out["down"].event, out["up"].details["calibration_runs"]
+    ('down > -1 (fixed in advance)', 5000)
     """
     epsilon = float(epsilon)
     if not math.isfinite(epsilon) or epsilon <= 0:
