@@ -29,6 +29,7 @@ from dpgraph.privacy.noise import gaussian_noise, symmetric_gaussian_noise, gaus
 from dpgraph.privacy.validation import check_integer
 from dpgraph.spectral import linalg as _linalg
 from dpgraph.spectral.bounds import EntryAdjacency
+from dpgraph.spectral.pca import check_rank
 
 __all__ = ["BaselineResult", "input_perturbation_subspace", "noisy_power_method"]
 
@@ -55,67 +56,10 @@ def _entry(adjacency) -> EntryAdjacency:
     return adjacency
 
 
-def _check_rank(rank, M) -> int:
-    """``rank`` as an int if ``1 <= rank < min(n, m)``, else a ValueError (before any charge;
-    the messages of :func:`dpgraph.spectral.private_subspace`)."""
-    if isinstance(rank, (bool, np.bool_)) or not isinstance(rank, (int, np.integer)):
-        raise ValueError(f"rank must be an integer, got {rank!r}")
-    rank, p = int(rank), min(M.shape)
-    if rank <= 0:
-        raise ValueError(f"rank must be >= 1, got {rank}")
-    if rank >= p:
-        raise ValueError(f"rank must be < min(n, m) = {p} (the gap sigma_r - sigma_(r+1) must "
-                         f"exist), got {rank}")
-    return rank
-
-
 def input_perturbation_subspace(M, rank, *, epsilon, delta, adjacency, rng=None, ledger=None):
-    """Gaussian mechanism on ``M``, then its top-r left singular (or eigen-by-magnitude) subspace.
-
-    PRIVATE: ``(epsilon, delta)``-DP under ``adjacency`` (the noisy matrix is one Gaussian
-    release; the subspace is post-processing). Dense: O(n m) memory. A baseline for
-    :func:`dpgraph.spectral.private_subspace`, whose noise adapts to the subspace's
-    coherence where this one's does not.
-
-    Parameters
-    ----------
-    M : array_like or sparse matrix
-        The private matrix: symmetric ``n x n`` under ``EntryAdjacency(w)`` (its symmetric
-        part is used), or any ``n x m`` under ``EntryAdjacency(w, symmetric=False)`` (its left
-        singular subspace).
-    rank : int
-        ``r``, with ``1 <= r < min(n, m)``.
-    epsilon, delta : float
-        The privacy parameters (``delta > 0``).
-    adjacency : EntryAdjacency
-        What one private change is (:class:`dpgraph.spectral.EntryAdjacency`); no other notion
-        is supported.
-    rng : None, int or Generator
-        The noise source (``None``: fresh, for a private release; a seed is for tests only).
-    ledger : PrivacyLedger or None
-        Charged ``(epsilon, delta)``; ``None``: a new one with exactly that budget.
-
-    Returns
-    -------
-    BaselineResult
-        ``basis`` (``n x r``, orthonormal columns), ``ledger`` and ``noise_scale``.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> import numpy as np
-    >>> from dpgraph.spectral import EntryAdjacency
-    >>> A = nx.to_numpy_array(nx.karate_club_graph(), weight=None)
-    >>> res = input_perturbation_subspace(A, 2, epsilon=1.0, delta=1e-6,
-    ...                                   adjacency=EntryAdjacency(1.0), rng=0)
-    >>> res.basis.shape, bool(np.allclose(res.basis.T @ res.basis, np.eye(2)))
-    ((34, 2), True)
-    >>> res.ledger.spent, round(res.noise_scale, 3)  # sigma of each entry
-    ((1.0, 1e-06), 4.225)
-    """
     adj = _entry(adjacency)
     M, kind = _linalg.check_matrix(M, symmetrize=not adj.symmetric)
-    rank = _check_rank(rank, M)
+    rank = check_rank(rank, *M.shape)
     A = M.toarray() if sp.issparse(M) else np.array(M, dtype=np.float64)
     ledger = PrivacyLedger(epsilon, delta) if ledger is None else ledger
     gen = make_rng(rng)
@@ -137,57 +81,9 @@ def input_perturbation_subspace(M, rank, *, epsilon, delta, adjacency, rng=None,
 
 def noisy_power_method(M, rank, *, epsilon, delta, adjacency, iterations=None, rng=None,
                        ledger=None):
-    """Hardt-Price noisy power method with coherence-scaled noise (see module docstring).
-
-    PRIVATE: ``(epsilon, delta)``-DP under ``adjacency`` (all its Gaussian steps together, by
-    zCDP composition; charged once, before any draw). ``iterations`` (``L``, an integer
-    >= 1) defaults to ``ceil(log n)``. Hardt and Price's analysis takes
-    ``L = O(lambda_r / (lambda_r - lambda_(r+1)) log n)`` for the matrix the iteration multiplies
-    by (``M``, or ``M M^T`` if rectangular); ``benchmarks/bench_pca.py`` passes that count, from
-    the true spectrum, as ``iterations``. Each step's noise grows with ``sqrt(L)``, so more
-    iterations are not free.
-
-    Parameters
-    ----------
-    M : array_like or sparse matrix
-        The private matrix: symmetric ``n x n`` under ``EntryAdjacency(w)`` (its symmetric
-        part is used), or any ``n x m`` under ``EntryAdjacency(w, symmetric=False)`` (its left
-        singular subspace).
-    rank : int
-        ``r``, with ``1 <= r < min(n, m)``.
-    epsilon, delta : float
-        The privacy parameters (``delta > 0``).
-    adjacency : EntryAdjacency
-        What one private change is (:class:`dpgraph.spectral.EntryAdjacency`); no other notion
-        is supported.
-    iterations : int or None
-        ``L``, the number of power iterations (default ``ceil(log n)``).
-    rng : None, int or Generator
-        The noise source (``None``: fresh, for a private release; a seed is for tests only).
-    ledger : PrivacyLedger or None
-        Charged ``(epsilon, delta)``; ``None``: a new one with exactly that budget.
-
-    Returns
-    -------
-    BaselineResult
-        ``basis`` (``n x r``, orthonormal columns), ``ledger`` and ``noise_scale``.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> import numpy as np
-    >>> from dpgraph.spectral import EntryAdjacency
-    >>> A = nx.to_numpy_array(nx.karate_club_graph(), weight=None)
-    >>> res = noisy_power_method(A, 2, epsilon=1.0, delta=1e-6,
-    ...                          adjacency=EntryAdjacency(1.0), rng=0)
-    >>> res.basis.shape, bool(np.allclose(res.basis.T @ res.basis, np.eye(2)))
-    ((34, 2), True)
-    >>> res.ledger.spent, round(res.noise_scale, 3)  # noise s x sensitivity at each of ceil(log 34) = 4 steps
-    ((1.0, 1e-06), 9.062)
-    """
     adj = _entry(adjacency)
     M, kind = _linalg.check_matrix(M, symmetrize=not adj.symmetric)
-    rank = _check_rank(rank, M)
+    rank = check_rank(rank, *M.shape)
     if iterations is not None:
         iterations = check_integer(iterations, name="iterations", low=1)
     n, m = M.shape
@@ -216,3 +112,81 @@ def noisy_power_method(M, rank, *, epsilon, delta, adjacency, iterations=None, r
             X = np.asarray(M @ X) + gaussian_noise((n, rank), sigma=s * sens, ledger=ledger, rng=gen)
         X, _ = np.linalg.qr(X)
     return BaselineResult(X, ledger, s)
+
+
+# the parameters and returns the two baselines share
+_PARAMS = """    M : array_like or sparse matrix
+        The private matrix: symmetric ``n x n`` under ``EntryAdjacency(w)`` (its symmetric
+        part is used), or any ``n x m`` under ``EntryAdjacency(w, symmetric=False)`` (its left
+        singular subspace).
+    rank : int
+        ``r``, with ``1 <= r < min(n, m)``.
+    epsilon, delta : float
+        The privacy parameters (``delta > 0``).
+    adjacency : EntryAdjacency
+        What one private change is (:class:`dpgraph.spectral.EntryAdjacency`); no other notion
+        is supported.
+"""
+_RNG_RETURNS = """    rng : None, int or Generator
+        The noise source (``None``: fresh, for a private release; a seed is for tests only).
+    ledger : PrivacyLedger or None
+        Charged ``(epsilon, delta)``; ``None``: a new one with exactly that budget.
+
+    Returns
+    -------
+    BaselineResult
+        ``basis`` (``n x r``, orthonormal columns), ``ledger`` and ``noise_scale``.
+"""
+
+input_perturbation_subspace.__doc__ = """Gaussian mechanism on ``M``, then its top-r left singular (or eigen-by-magnitude) subspace.
+
+    PRIVATE: ``(epsilon, delta)``-DP under ``adjacency`` (the noisy matrix is one Gaussian
+    release; the subspace is post-processing). Dense: O(n m) memory. A baseline for
+    :func:`dpgraph.spectral.private_subspace`, whose noise adapts to the subspace's
+    coherence where this one's does not.
+
+    Parameters
+    ----------
+{params}{rng_returns}
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> from dpgraph.spectral import EntryAdjacency
+    >>> A = nx.to_numpy_array(nx.karate_club_graph(), weight=None)
+    >>> res = input_perturbation_subspace(A, 2, epsilon=1.0, delta=1e-6,
+    ...                                   adjacency=EntryAdjacency(1.0), rng=0)
+    >>> res.basis.shape, bool(np.allclose(res.basis.T @ res.basis, np.eye(2)))
+    ((34, 2), True)
+    >>> res.ledger.spent, round(res.noise_scale, 3)  # sigma of each entry
+    ((1.0, 1e-06), 4.225)
+    """.format(params=_PARAMS, rng_returns=_RNG_RETURNS)
+
+noisy_power_method.__doc__ = """Hardt-Price noisy power method with coherence-scaled noise (see module docstring).
+
+    PRIVATE: ``(epsilon, delta)``-DP under ``adjacency`` (all its Gaussian steps together, by
+    zCDP composition; charged once, before any draw). ``iterations`` (``L``, an integer
+    >= 1) defaults to ``ceil(log n)``. Hardt and Price's analysis takes
+    ``L = O(lambda_r / (lambda_r - lambda_(r+1)) log n)`` for the matrix the iteration multiplies
+    by (``M``, or ``M M^T`` if rectangular); ``benchmarks/bench_pca.py`` passes that count, from
+    the true spectrum, as ``iterations``. Each step's noise grows with ``sqrt(L)``, so more
+    iterations are not free.
+
+    Parameters
+    ----------
+{params}    iterations : int or None
+        ``L``, the number of power iterations (default ``ceil(log n)``).
+{rng_returns}
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> from dpgraph.spectral import EntryAdjacency
+    >>> A = nx.to_numpy_array(nx.karate_club_graph(), weight=None)
+    >>> res = noisy_power_method(A, 2, epsilon=1.0, delta=1e-6,
+    ...                          adjacency=EntryAdjacency(1.0), rng=0)
+    >>> res.basis.shape, bool(np.allclose(res.basis.T @ res.basis, np.eye(2)))
+    ((34, 2), True)
+    >>> res.ledger.spent, round(res.noise_scale, 3)  # noise s x sensitivity at each of ceil(log 34) = 4 steps
+    ((1.0, 1e-06), 9.062)
+    """.format(params=_PARAMS, rng_returns=_RNG_RETURNS)

@@ -47,6 +47,7 @@ from dpgraph.spectral.bounds import (
 
 __all__ = [
     "tail_multiple",
+    "check_rank",
     "BudgetSplit",
     "PCADiagnostics",
     "PrivateSubspaceResult",
@@ -186,7 +187,13 @@ class PrivateLowRankResult:
 
 
 # ----------------------------------------------------------------------------------------------
-def _check_rank(rank, n: int, m: int) -> int:
+def check_rank(rank, n: int, m: int) -> int:
+    """``rank`` as an int when ``1 <= rank < min(n, m)`` (the gap ``sigma_r - sigma_(r+1)``
+    must exist), else a ValueError naming it; checked before anything is charged.
+
+    >>> check_rank(2, 34, 34)
+    2
+    """
     if isinstance(rank, (bool, np.bool_)) or not isinstance(rank, (int, np.integer)):
         raise ValueError(f"rank must be an integer, got {rank!r}")
     rank = int(rank)
@@ -333,7 +340,7 @@ def _prepare(M, rank, epsilon, delta, adjacency, ledger, symmetrize, split, whic
         raise ValueError(f"which={which!r} (an eigenspace) needs a symmetric M; singular "
                          f"subspaces of rectangular M use which='magnitude'")
     n, m = M.shape
-    rank = _check_rank(rank, n, m)
+    rank = check_rank(rank, n, m)
     consts = adjacency_constants(adjacency, symmetric=(kind == "symmetric"))
     ledger, epsilon, delta = _setup_ledger(ledger, epsilon, delta)
     names = ("gap", "coherence", "projector", "core")
