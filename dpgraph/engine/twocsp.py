@@ -54,8 +54,11 @@ from dpgraph.privacy.noise import make_rng
 from dpgraph.privacy.validation import check_integer, check_positive
 from dpgraph.engine.operator import (WEIGHT_UNIT_INFO, check_weight_scale, normalizing_exponent,
                                      unscaled)
-from dpgraph.engine.sdp import rump_margin
+from dpgraph.engine.sdp import upward_sum, verified_lambda_max
 from dpgraph.engine.twocsp_sdp import solve_label_csp
+
+_EPS = np.finfo(np.float64).eps / 2  # unit roundoff u = 2^-53 (the certificate's rounding)
+_ETA = 2.0 ** -1074  # the smallest subnormal
 
 __all__ = ["CSPInstance", "CSPResult", "solve_max_2csp", "instance_bytes", "label_graph_bytes",
            "check_label_graph_memory", "label_engine_bytes", "check_label_engine_memory",
@@ -598,26 +601,143 @@ def cvxpy_max_2csp_sdp(inst: CSPInstance, *, eps=1e-7, max_iters=100000, time_li
     return float(prob.value), Y.value, secs, prob.status
 
 
-def _certify_csp(mom: _Moments, n: int, lam: np.ndarray, z: np.ndarray):
-    """UB = b^T lam + (n+1) lambda_max(C - A^T lam + Z(z)), lambda_max verified by Cholesky."""
-    coef = mom.cobj - mom.A.T @ lam
-    coef[mom.nonneg] += np.maximum(z, 0.0)
-    S = _entries_to_sym(mom, coef).toarray()
+def _csp_dual_matrix(mom: _Moments, lam: np.ndarray, z: np.ndarray, inst=None):
+    r"""The float dual matrix of :func:`_certify_csp` and a bound on its distance from the
+    exact one: ``(S, allowance, parts)``.
+
+    ``S`` (dense, exactly symmetric) is formed as ``coef = fl(cobj - fl(A^T lam))``, then
+    ``fl(coef_e + max(z, 0))`` on the non-negative entries, and ``S_rr = coef_e`` for a
+    diagonal entry ``e = (r, r)``, ``S_rc = S_cr = fl(coef_e / 2)`` for ``r < c``. With
+    :math:`S^\star` the dual matrix of the same float multipliers in exact arithmetic, for the
+    instance's exact objective :math:`C^\star` (``cobj`` holds float sums of the weights of the
+    constraints on one pair), ``allowance`` :math:`\ge \sum_{ij}|S - S^\star|
+    + \sum_{i<j}|S_{ij} - S_{ji}|` (the asymmetry is 0 by construction; it is added for the
+    triangle the Cholesky reads). Per entry, with :math:`k_e` the stored entries of column e
+    of A:
+
+    * ``fl(A^T lam)_e``: a sum of :math:`k_e` products in any order, within
+      :math:`\gamma_{k_e}(|A|^T|\lambda|)_e + k_e\eta/2` (Higham, Lemma 3.1 and Sec. 3.1);
+      ``|A|^T|lam|`` is itself a float sum of non-negative terms, at most
+      :math:`1/(1-\gamma_{k_e})` below exact: the factor 2 covers it and the products'
+      rounding;
+    * the subtraction and the addition of ``z``: :math:`u|\cdot|` of their float results
+      (:math:`fl(x) = x/(1+\delta)`, :math:`|\delta| \le u`; no underflow error in sums);
+    * the halving: exact unless the half is subnormal, :math:`\eta/2` per stored position
+      (:math:`\eta` per off-diagonal entry, both positions);
+    * the objective (``inst`` given): the entry of a label pair of variables {i, j} sums the
+      non-negative weights of the constraints on {i, j} that allow it, recursively, within
+      :math:`\gamma_{m-1}` of their sum for m constraints on {i, j}; over all entries at most
+      :math:`\sum_c \gamma_{m_c-1} w_c |R_c|` (:math:`|R_c|` allowed label pairs), doubled.
+      Without ``inst`` ``cobj`` is taken as exact.
+
+    Since :math:`S^\star_{rr} = coef^\star_e` and :math:`S^\star_{rc} = coef^\star_e/2` at two
+    positions, :math:`\sum_{ij}|S - S^\star| \le \sum_e |coef_e - coef^\star_e| + \eta\,
+    \#\mathrm{off}`. Every sum is an exact ``fsum`` moved one ulp up (:func:`upward_sum`)."""
+    u, eta = _EPS, _ETA
     N = mom.N
-    lam_top = float(sla.eigvalsh(S, subset_by_index=[N - 1, N - 1])[0])
-    mu = lam_top + 1e-12 * max(1.0, float(np.max(np.abs(S))))
-    trS = float(np.trace(S))
-    for tries in range(10):
-        c = rump_margin(N, N * (abs(mu) + 1.0) - trS)
-        mu_try = mu + 2 * c
-        Amat = -S
-        Amat[np.diag_indices(N)] += mu_try - c
-        try:
-            sla.cholesky(Amat, lower=True, overwrite_a=True, check_finite=False)
-            return float(b_dot(mom, lam) + (n + 1) * mu_try), mu_try
-        except np.linalg.LinAlgError:
-            mu += 1e-10 * (10 ** tries) * max(1.0, abs(mu))
-    raise RuntimeError("could not verify the 2-CSP dual certificate")
+    er, ec = np.asarray(mom.er, dtype=np.int64), np.asarray(mom.ec, dtype=np.int64)
+    if er.size and (np.any(er > ec) or np.unique(er * N + ec).size != er.size):
+        raise ValueError("the moment entries must be distinct pairs (r, c) with r <= c")
+    A = sp.csc_array(mom.A)  # column e: the constraints that read entry e
+    lam = np.asarray(lam, dtype=np.float64).ravel()
+    z = np.asarray(z, dtype=np.float64).ravel()
+    if lam.size != A.shape[0] or z.size != mom.nonneg.size:
+        raise ValueError(f"{lam.size} equality and {z.size} non-negativity multipliers for "
+                         f"{A.shape[0]} and {mom.nonneg.size} constraints")
+    Atl = A.T @ lam
+    coef2 = mom.cobj - Atl
+    coef = coef2.copy()
+    coef[mom.nonneg] += np.maximum(z, 0.0)
+    diag = er == ec
+    half = np.where(diag, coef, 0.5 * coef)
+    S = np.zeros((N, N))
+    S[er, ec] = half
+    S[ec, er] = half
+    # allowances (each term non-negative; every sum bounded above)
+    counts = np.diff(A.indptr)  # k_e
+    absAtl = abs(A).T @ np.abs(lam)
+    gam = counts * u / (1.0 - counts * u)
+    t_prod = 2.0 * upward_sum((gam * absAtl).tolist()) + eta * A.nnz
+    t_sub = u * upward_sum(np.abs(coef2).tolist())
+    t_add = u * upward_sum(np.abs(coef[mom.nonneg]).tolist())
+    t_half = eta * float(np.count_nonzero(~diag))
+    t_obj = 0.0
+    if inst is not None:
+        I, J, R, Wt = inst._arrays
+        if I.size:
+            lo, hi = np.minimum(I, J), np.maximum(I, J)
+            _, inv, mult = np.unique(lo * inst.n + hi, return_inverse=True, return_counts=True)
+            m = (mult[inv] - 1).astype(np.float64)  # gamma_{m - 1} for m constraints on a pair
+            allowed = R.reshape(R.shape[0], -1).sum(axis=1)  # exact: counts of ones
+            t_obj = 2.0 * upward_sum((m * u / (1.0 - m * u) * Wt * allowed).tolist())
+    skew = np.abs(S - S.T)  # 0 here: |fl(S_ij - S_ji)| >= |S_ij - S_ji| (1 - u), both orders
+    t_skew = 0.5 * (1 + 2 * u) * upward_sum(skew[skew != 0].tolist())
+    terms = [t_prod, t_sub, t_add, t_half, t_obj, t_skew]
+    allowance = upward_sum([math.nextafter(t, math.inf) if t else 0.0 for t in terms])
+    parts = dict(zip(("products", "subtraction", "nonnegativity", "halving", "objective",
+                      "asymmetry"), terms))
+    return S, allowance, parts
+
+
+def _certify_csp(mom: _Moments, n: int, lam: np.ndarray, z: np.ndarray, inst=None):
+    r"""Certified upper bound on the degree-2 moment relaxation (hence on the 2-CSP optimum)
+    from any multipliers ``lam`` (equalities) and ``z`` (non-negativity; its negative part is
+    dropped). Returns ``(UB, mu, parts)``: ``mu`` the proven bound on
+    :math:`\lambda_{\max}` of the float dual matrix, ``parts`` Rump's margin and the
+    matrix allowance (``rump_margin``, ``matrix_allowance``).
+
+    Weak duality. Every feasible Y (``mom``'s constraints, :func:`csp_moment_constraints`) has
+    :math:`\mathrm{tr}\,Y = Y_{\emptyset\emptyset} + \sum_{i,a} Y_{ia,ia} = 1 + \sum_{i,a}
+    Y_{\emptyset,ia} = n + 1` *exactly* (``Y_00 = 1``, ``Y_ia,ia = Y_0,ia``, ``sum_a Y_0,ia
+    = 1``) and :math:`|Y_{rc}| \le 1` (:math:`Y_{0,ia}^2 \le Y_{ia,ia} = Y_{0,ia}`, so every
+    diagonal entry is in [0, 1]). For the entries y of Y, ``A y = b`` and
+    :math:`y_{\mathrm{nonneg}} \ge 0`, so for the exact objective
+    :math:`\langle C^\star, Y\rangle = coef^{\star T} y + b^T\lambda - z^{+T} y_{\mathrm{nonneg}}
+    \le \langle S^\star, Y\rangle + b^T\lambda` with :math:`coef^\star = c^\star - A^T\lambda
+    + z^+` exactly and :math:`S^\star` its symmetric matrix; and :math:`\langle S^\star,
+    Y\rangle \le \langle S, Y\rangle + \sum_{ij}|S - S^\star| \le (n+1)\mu + \epsilon`
+    for the float S (:func:`_csp_dual_matrix`, ``epsilon`` its allowance) once
+    :math:`\mu \ge \lambda_{\max}(S)` is proven: :math:`\langle S, Y\rangle \le
+    \lambda_{\max}(S)\,\mathrm{tr}\,Y` for any PSD Y, of either sign of
+    :math:`\lambda_{\max}`, because the trace is fixed (the reduced coordinates of
+    :mod:`dpgraph.engine.twocsp_sdp` have a trace only at most n + 1 and need
+    :math:`\max(\mu, 0)`; here none is needed).
+
+    Proof of mu: :func:`dpgraph.engine.sdp.verified_lambda_max` (Cholesky of
+    :math:`(\mu - c)I - S` with Rump's margin c, the factorised diagonal read back; the
+    statement is about S's lower triangle reflected, and S is exactly symmetric) from LAPACK's
+    top eigenvalue. Rounding of the rest: :math:`b^T\lambda` as its float products
+    :math:`fl(b_k\lambda_k)` (exact where :math:`b_k \in \{0, \pm 1\}`, otherwise within
+    :math:`u|fl(b_k\lambda_k)| + \eta/2`, added), :math:`(n+1)\mu` rounded up and the whole
+    evaluated upwards (:func:`upward_sum`): UB is at least the exact
+    :math:`b^T\lambda + (n+1)\mu + \epsilon`. ``inst`` (the instance ``mom`` was built from)
+    lets the allowance cover ``cobj``'s float sums of weights; without it ``cobj`` is taken
+    as the exact objective."""
+    N = mom.N
+    if N < 1 or (N - 1) % max(n, 1) or n < 1:
+        raise ValueError(f"a moment matrix of order {N} is not 1 + n q for n = {n}")
+    S, extra, _ = _csp_dual_matrix(mom, lam, z, inst)
+    lam = np.asarray(lam, dtype=np.float64).ravel()
+    if not np.all(np.isfinite(S)):
+        raise RuntimeError("could not verify the 2-CSP dual certificate (non-finite multipliers)")
+    try:
+        top = float(sla.eigvalsh(S, subset_by_index=[N - 1, N - 1])[0])
+    except (np.linalg.LinAlgError, ValueError):
+        top = float(np.max(np.abs(S).sum(axis=1)))  # Gershgorin: only a starting point
+    mu0 = top + 1e-12 * max(1.0, float(np.max(np.abs(S))))
+    try:
+        mu, c = verified_lambda_max(S, mu0, attempts=10)
+    except RuntimeError:
+        raise RuntimeError("could not verify the 2-CSP dual certificate") from None
+    b = np.asarray(mom.b, dtype=np.float64)
+    prods = b * lam
+    inexact = (b != 0.0) & (np.abs(b) != 1.0)
+    terms = prods.tolist()
+    if np.any(inexact):
+        terms.append(math.nextafter(_EPS * upward_sum(np.abs(prods[inexact]).tolist())
+                                    + _ETA * float(np.count_nonzero(inexact)), math.inf))
+    terms += [math.nextafter((n + 1) * mu, math.inf), extra]
+    return upward_sum(terms), mu, {"rump_margin": c, "matrix_allowance": extra}
 
 
 def b_dot(mom, lam):
@@ -861,8 +981,8 @@ def _solve_scs(inst: CSPInstance, gen, *, seeds, samples, local_search, time_lim
             "status": status, "scs_seconds": secs}
     timings["sdp"] = time.perf_counter() - t
     t = time.perf_counter()
-    ub, mu = _certify_csp(mom, n, lam, z)
-    info.update(certificate="cholesky-verified", lambda_max_bound=mu)
+    ub, mu, parts = _certify_csp(mom, n, lam, z, inst=inst)
+    info.update(certificate="cholesky-verified", lambda_max_bound=mu, **parts)
     timings["certificate"] = time.perf_counter() - t
     if progress:  # in the caller's units (the weights here are theirs times 2^k)
         print(f"[dpgraph.engine] 2-CSP relaxation {unscaled(sdp_val, k):.6g}, certified bound "
