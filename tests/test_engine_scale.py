@@ -309,3 +309,27 @@ def test_2csp_bound_holds_at_any_scale(small_csp_reference, s):
     assert res.upper_bound >= best * s >= res.value * (1 - 1e-12)
     assert res.upper_bound == pytest.approx(s * ref.upper_bound, rel=1e-3, abs=0)
     assert res.value == pytest.approx(s * ref.value, rel=1e-12, abs=0)
+
+
+def _progress_values(text: str) -> list[float]:
+    """Every number printed after 'value', 'relaxation' or 'bound' in the progress lines."""
+    import re
+
+    return [float(x) for x in re.findall(r"(?:value|relaxation|bound) (-?[0-9.]+(?:e[-+]?\d+)?)",
+                                         text)]
+
+
+@pytest.mark.parametrize("problem", ["cut", "2csp"])
+def test_progress_lines_print_the_callers_units(capsys, problem):
+    """The per-iteration lines of the SDP solvers (and the 2-CSP summary) printed the
+    normalised values: about 100 for weights of 1e-30."""
+    s = 1e-30
+    if problem == "cut":
+        dpgraph.solve_max_cut(_graph(s), rng=0, progress=True, max_iter=200, tol=1e-12)
+        at_one = 100.0  # the graph's cut values are tens of its unit weights
+    else:
+        solve_max_2csp(_csp(s, n=40), rng=0, progress=True, tol=1e-12)
+        at_one = 200.0  # 80 constraints of weight 1-3
+    values = _progress_values(capsys.readouterr().err)
+    assert len(values) >= 2
+    assert all(0 < v < 10 * at_one * s for v in values), values

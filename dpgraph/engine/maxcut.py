@@ -410,7 +410,7 @@ def _solve_cut(G, *, balanced, labels, rng, progress, warm_start, weight, **opti
             print(f"[dpgraph.engine] {before} {unscaled(value, k):.6g} {after}", file=sys.stderr)
 
     sol, ub, cert = _sdp_and_bound(op, opts, balanced, warm_start, gen, t_start, timings, log,
-                                   progress)
+                                   progress, unscaled(1.0, k))
     cands, S = _roundings(op, sol, opts, balanced, gen, timings)
     prep = prepare(op) if opts.local_search else None
     # the default improvement (no time budget): a fixed annealing run from the best candidate
@@ -426,7 +426,7 @@ def _solve_cut(G, *, balanced, labels, rng, progress, warm_start, weight, **opti
     return _in_weight_units(res, k)
 
 
-def _sdp_and_bound(op, opts, balanced, warm_start, gen, t_start, timings, log, progress):
+def _sdp_and_bound(op, opts, balanced, warm_start, gen, t_start, timings, log, progress, unit):
     """Steps 1-2: the low-rank SDP and its certified upper bound. With a time budget the SDP
     gets at most ``_SDP_SHARE`` of it and the certificate ``_CERT_SHARE`` (looser but still
     certified bounds); the rest goes to improving the cut."""
@@ -436,7 +436,7 @@ def _sdp_and_bound(op, opts, balanced, warm_start, gen, t_start, timings, log, p
     tol_sdp = opts.tol if time_limit is None else max(opts.tol, _TIME_LIMIT_TOL)
     sol = solve_lowrank_sdp(op, rank=opts.rank, V0=warm_start, balance=balanced, tol=tol_sdp,
                             max_iter=opts.max_iter, rng=gen, time_limit=remaining,
-                            progress=progress)
+                            progress=progress, progress_unit=unit)
     timings["sdp"] = time.perf_counter() - t
     log("SDP value", sol.value, f"after {sol.iterations} iterations ({timings['sdp']:.2f}s)")
     t = time.perf_counter()

@@ -229,7 +229,8 @@ class _Objective:
 
 def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, balance: bool = False,
                       tol: float = 1e-6, max_iter: int = 5000, rng=None, time_limit=None,
-                      progress: bool = False, multiplier: float = 0.0) -> LowRankSolution:
+                      progress: bool = False, multiplier: float = 0.0,
+                      progress_unit: float = 1.0) -> LowRankSolution:
     r"""Burer-Monteiro solve of the Max-Cut (or, with ``balance``, Max-Bisection) SDP.
 
     Parameters
@@ -249,6 +250,10 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
     rng : None, int or Generator
     time_limit : float, optional
         Seconds; the best iterate so far is returned when exceeded.
+    progress : bool
+        Print the value every 50 iterations to stderr, times ``progress_unit`` (the factor back
+        to the caller's units when ``op`` holds normalised weights; the solution is not
+        scaled).
 
     Examples
     --------
@@ -329,7 +334,8 @@ def solve_lowrank_sdp(op: WeightOperator, *, rank: int | None = None, V0=None, b
             ticker.update()
             f_window.append(f_aug)
             if progress and it_total % 50 == 0:
-                print(f"  sdp it {it_total:5d}  value {0.25 * (op.total - fval):.6f}  "
+                print(f"  sdp it {it_total:5d}  value "
+                      f"{0.25 * (op.total - fval) * progress_unit:.6g}  "
                       f"|grad| {gnorm:.2e}  imbalance {h:.2e}", file=sys.stderr)
             rel_change = abs(f_window[-11] - f_aug) / max(abs(f_aug), scale * 1e-3) \
                 if len(f_window) > 11 else np.inf

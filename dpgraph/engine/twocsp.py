@@ -958,7 +958,7 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
     if method == "lowrank":
         res = _solve_lowrank(_scaled_instance(instance, k), gen, seeds=seeds, samples=samples,
                              local_search=local_search, time_limit=time_limit,
-                             progress=progress, tol=tol, rank=rank, certificate=certificate,
+                             progress=progress, tol=tol, rank=rank, certificate=certificate, k=k,
                              perturbation_rounds=perturbation_rounds, tabu_moves=tabu_moves,
                              tabu_time=tabu_time)
     else:
@@ -1042,10 +1042,11 @@ def _in_weight_units(res: CSPResult, inst: CSPInstance, k: int) -> CSPResult:
 
 def _solve_lowrank(inst: CSPInstance, gen, *, seeds, samples, local_search, time_limit, progress,
                    tol, rank, certificate, perturbation_rounds, tabu_moves=0,
-                   tabu_time=None) -> CSPResult:
+                   tabu_time=None, k=0) -> CSPResult:
     out = solve_label_csp(inst.label_adjacency(), inst.n, inst.q, rng=gen, rank=rank, tol=tol,
                           time_limit=time_limit, certificate=certificate, samples=samples,
                           seeds=seeds, local_search=local_search, progress=progress,
+                          progress_unit=unscaled(1.0, k),
                           perturbation_rounds=perturbation_rounds, tabu_moves=tabu_moves,
                           tabu_time=tabu_time)
     x = out["x"]

@@ -210,6 +210,7 @@ def _initial(n, q, k, gen):
 
 def solve_label_sdp(A, n: int, q: int, *, rank: int | None = None, tol: float = 1e-7,
                     max_iter: int = 20000, rng=None, time_limit=None, progress: bool = False,
+                    progress_unit: float = 1.0,
                     init=None) -> LabelSDPSolution:
     r"""Burer-Monteiro solve of the Max-2-CSP vector relaxation (module docstring).
 
@@ -293,7 +294,8 @@ def solve_label_sdp(A, n: int, q: int, *, rank: int | None = None, tol: float = 
         ticker.update()
         window.append(f)
         if progress and it % 100 == 0:
-            print(f"  2-csp sdp it {it:6d}  value {f:.8f}  |grad| {math.sqrt(g2):.2e}",
+            print(f"  2-csp sdp it {it:6d}  value {f * progress_unit:.8g}  "
+                  f"|grad| {math.sqrt(g2):.2e}",
                   file=sys.stderr)
         rel = abs(window[-21] - f) / max(abs(f), 1e-3 * scale) if len(window) > 21 else np.inf
         if (rel <= tol and math.sqrt(g2) <= math.sqrt(tol) * scale / math.sqrt(n)) or rel <= 0.01 * tol:
@@ -1012,7 +1014,7 @@ def solve_label_csp(A, n: int, q: int, *, rng=None, rank: int | None = None, tol
                     max_iter: int = 20000, time_limit=None, certificate: str = "auto",
                     samples: int = 32, seeds: int = 2, polish: int = 4, local_search: bool = True,
                     perturbation_rounds: int = 0, tabu_moves: int = 0, tabu_time=None,
-                    progress: bool = False) -> dict:
+                    progress: bool = False, progress_unit: float = 1.0) -> dict:
     r"""Relaxation, certificate, rounding and local search for the objective ``z^T A z / 2``.
 
     The engine behind ``solve_max_2csp(method="lowrank")``; it also serves objectives that are
@@ -1034,13 +1036,15 @@ def solve_label_csp(A, n: int, q: int, *, rng=None, rank: int | None = None, tol
     timings = {}
     t = time.perf_counter()
     sol = solve_label_sdp(A, n, q, rank=rank, tol=tol, max_iter=max_iter, rng=gen,
-                          time_limit=time_limit, progress=progress)
+                          time_limit=time_limit, progress=progress,
+                          progress_unit=progress_unit)
     timings["sdp"] = time.perf_counter() - t
     t = time.perf_counter()
     ub, cinfo = certify_label_sdp(A, sol.V, method=certificate, rng=gen)
     timings["certificate"] = time.perf_counter() - t
     if progress:
-        print(f"[dpgraph.engine] 2-CSP relaxation {sol.value:.6f}, certified bound {ub:.6f} "
+        print(f"[dpgraph.engine] 2-CSP relaxation {sol.value * progress_unit:.6g}, certified "
+              f"bound {ub * progress_unit:.6g} "
               f"({cinfo['certificate']})", file=sys.stderr)
     t = time.perf_counter()
     X = round_label_sdp(A, sol.V, rng=gen, samples=samples, seeds=seeds)
