@@ -416,14 +416,195 @@ def _fit_multipliers(Cr: sp.csr_array, V: np.ndarray):
         rhs = CV[1:].reshape(n, r * k, 1)
         DtD = np.swapaxes(D, 1, 2) @ D
         ridge = 1e-13 * np.maximum(np.trace(DtD, axis1=1, axis2=2), 1e-300)
+        DtD0 = DtD.copy()
         DtD += ridge[:, None, None] * np.eye(nu)
         x = np.linalg.solve(DtD, np.swapaxes(D, 1, 2) @ rhs)[..., 0]
+        x = _repair_degenerate(Cr, n, r, pairs, DtD0, x)
         lam_diag = x[:, :r]
         for t, (a, b) in enumerate(pairs):
             lam_off[:, a, b] = lam_off[:, b, a] = x[:, r + t]
     p = np.einsum("iak,iak->ia", V[:, :r, :], V[:, :r, :])
     lam00 = float(CV[0, 0]) + 0.5 * float(np.sum(lam_diag * p))
     return lam00, lam_diag, lam_off
+
+
+_NULL_REL = 1e-10  # eigenvalue of D^T D below this times its trace: a free multiplier direction
+_REPAIR_STEPS = np.concatenate([[0.0], np.geomspace(2.0 ** -8, 2.0 ** 4, 25),
+                                -np.geomspace(2.0 ** -8, 2.0 ** 4, 25)])
+
+
+def _repair_degenerate(Cr, n, r, pairs, DtD, x):
+    """Re-choose the multipliers of variables whose least-squares system is rank-deficient.
+
+    Where some v_ia vanish (a deterministic marginal), D^T D is singular and every multiplier
+    in ``x + null(D^T D)`` fits S_r V_r = 0 equally well; the min-norm one can leave the
+    variable's own diagonal block of S positive (a positive eigenvalue localised on that
+    variable). Along each null direction (one at a time, a grid of steps scaled by the
+    variable's coupling, then a local refinement) pick the step minimising lambda_max of
+    S's diagonal block on the variable's reduced coordinates (row 0 left out: S_00 = C_00 -
+    lambda_00 is far below the block's scale). The residual of the fit does not
+    change; step 0 is always a candidate, so that block never gets worse. Any multipliers give
+    a valid bound (weak duality), so this only changes its value.
+    """
+    nu = x.shape[1]
+    tr = np.maximum(np.trace(DtD, axis1=1, axis2=2), 1e-300)
+    w, U = np.linalg.eigh(DtD)
+    null = w < _NULL_REL * tr[:, None]
+    deg = np.nonzero(null.any(axis=1))[0]
+    if deg.size == 0:
+        return x
+    Cr = sp.csr_array(Cr)
+    rows = (1 + deg[:, None] * r + np.arange(r)[None, :]).ravel()
+    sub = Cr[rows]
+    absrow = np.asarray(abs(sub).sum(axis=1)).ravel().reshape(deg.size, r)
+    x = x.copy()
+    for t_i, i in enumerate(deg):
+        J = [0] + list(1 + i * r + np.arange(r))
+        Cb = Cr[J][:, J].toarray()
+        scale = max(float(absrow[t_i].max()), float(np.abs(x[i]).max()), 5e-324)
+
+        def blocks(xs):  # xs: (G, nu) -> (G, r+1, r+1) local S blocks
+            G = xs.shape[0]
+            B = np.broadcast_to(Cb, (G, r + 1, r + 1)).copy()
+            for a in range(r):
+                B[:, 1 + a, 1 + a] -= xs[:, a]
+                B[:, 0, 1 + a] += 0.5 * xs[:, a]
+                B[:, 1 + a, 0] += 0.5 * xs[:, a]
+            for t, (a, b) in enumerate(pairs):
+                B[:, 1 + a, 1 + b] -= 0.5 * xs[:, r + t]
+                B[:, 1 + b, 1 + a] -= 0.5 * xs[:, r + t]
+            return B
+
+        def top(xs):
+            return np.linalg.eigvalsh(blocks(xs)[:, 1:, 1:])[:, -1]
+
+        xi = x[i].copy()
+        for u in U[i][:, null[i]].T:
+            steps = scale * _REPAIR_STEPS
+            for _ in range(3):
+                cand = xi[None, :] + steps[:, None] * u[None, :]
+                f = top(cand)
+                j = int(np.argmin(f))
+                best = steps[j]
+                h = max(abs(best), scale * 2.0 ** -8) * 0.25
+                steps = best + h * np.linspace(-1, 1, 17)
+                steps = np.concatenate([[best], steps])
+            xi = xi + best * u
+        x[i] = xi
+    return x
+
+
+def _local_min(Cr, n, q, lam00, ld, lo, i, pairs, R):
+    """In place: variable i's multipliers minimising lambda_max of S's principal block on {0},
+    i's reduced coordinates and its neighbours', within a box of half-width R times the scale
+    of i's rows of S (Nelder-Mead with a penalty outside the box)."""
+    from scipy.optimize import minimize
+
+    r = q - 1
+    own = 1 + i * r + np.arange(r)
+    nb = np.unique(Cr[own].indices)
+    J = np.unique(np.concatenate([[0], own, nb]))
+    pos = np.searchsorted(J, own)
+    x0 = np.concatenate([ld[i], [lo[i, a, b] for a, b in pairs]])
+    # the neighbours' blocks and row 0 as they stand in S
+    full = _dual_matrix(Cr, n, q, lam00, ld, lo)
+    B0 = full[J][:, J].toarray()
+    B0 = 0.5 * (B0 + B0.T)
+    scale = max(float(np.abs(B0[pos]).max()), 5e-324)
+    rad = R * scale
+
+    def block(dz):
+        B = B0.copy()
+        for a in range(r):
+            B[pos[a], pos[a]] -= dz[a]
+            B[0, pos[a]] += 0.5 * dz[a]
+            B[pos[a], 0] += 0.5 * dz[a]
+        for t, (a, b) in enumerate(pairs):
+            B[pos[a], pos[b]] -= 0.5 * dz[r + t]
+            B[pos[b], pos[a]] -= 0.5 * dz[r + t]
+        return B
+
+    def f(dz):
+        c = np.clip(dz, -rad, rad)
+        return float(np.linalg.eigvalsh(block(c))[-1]) + 10.0 * float(np.abs(dz - c).sum())
+
+    m = len(x0)
+    simplex = np.vstack([np.zeros(m)] + [0.5 * rad * np.eye(m)[j] for j in range(m)])
+    res = minimize(f, np.zeros(m), method="Nelder-Mead",
+                   options={"initial_simplex": simplex, "xatol": 1e-7 * scale,
+                            "fatol": 1e-10 * scale, "maxfev": 400})
+    if res.fun < f(np.zeros(m)):
+        z = x0 + np.clip(res.x, -rad, rad)
+        ld[i] = z[:r]
+        for t, (a, b) in enumerate(pairs):
+            lo[i, a, b] = lo[i, b, a] = z[r + t]
+
+
+def _local_repair(Cr: sp.csr_array, n: int, q: int, lam, S: sp.csr_array, *,
+                  rounds: int = 12, rel: float = 1e-5, mass_min: float = 0.02, max_vars: int = 8,
+                  radius: float = 0.25):
+    """Dual descent on UB = lam00 + (n + 1) lambda_max(S) where the top eigenvector of S is
+    localised on few variables (near-deterministic marginals, whose least-squares multipliers are
+    ill-determined). For each implicated variable i (eigenvector mass >= ``mass_min``), its
+    multipliers are re-chosen to minimise lambda_max of S's principal block on {0} and the reduced
+    coordinates of i and of its neighbours (convex in them; Nelder-Mead). A round is kept only if
+    the global top eigenvalue (ARPACK, loose tolerance) went down. Any multipliers give a valid
+    bound (weak duality): this changes the bound's value only. The start vector is fixed (the
+    caller's random stream is left as it was). Returns ``(lam, S, log)``."""
+    import scipy.sparse.linalg as spla
+
+    r = q - 1
+    lam00, ld, lo = lam
+    pairs = [(a, b) for a in range(r) for b in range(a + 1, r)]
+    log = []
+    if r == 0 or S.shape[0] <= 300:
+        return lam, S, log
+    N = S.shape[0]
+    Cr = sp.csr_array(Cr)
+    v0 = np.random.default_rng(N).standard_normal(N)
+
+    def top(M, v0):  # an estimate, only to locate the top and accept a round
+        # shifted by c (the largest absolute row sum below row 0, S_00 being far below): ARPACK's
+        # relative tolerance becomes an absolute one ~ tol c, as in top_ritz_pair
+        c = float(np.max(np.asarray(abs(M[1:]).sum(axis=1)).ravel()))
+        op = spla.LinearOperator(M.shape, matvec=lambda v: M @ v + c * v, dtype=np.float64)
+        try:
+            w, X = spla.eigsh(op, k=1, which="LA", tol=1e-6, v0=v0, ncv=24, maxiter=1000)
+        except spla.ArpackNoConvergence as e:
+            if len(e.eigenvalues) == 0:
+                raise
+            w, X = e.eigenvalues, e.eigenvectors
+        return float(w[-1]) - c, X[:, -1]
+
+    try:  # cheap detection: an isolated (localised) top eigenvalue converges in a few steps;
+        # near the optimum lambda_max sits in a cluster around 0 and this gives up quickly
+        w, X = spla.eigsh(S, k=1, which="LA", tol=1e-3, v0=v0, ncv=20, maxiter=20)
+        theta, x = float(w[0]), X[:, 0]
+    except spla.ArpackError:  # no convergence (no isolated top), or ARPACK's error -9
+        return lam, S, log
+    rad = {}
+    for _ in range(rounds):
+        if (n + 1) * max(theta, 0.0) <= rel * abs(lam00):
+            break
+        mass = (x[1:] ** 2).reshape(n, r).sum(axis=1)
+        I = [int(i) for i in np.argsort(-mass)[:max_vars] if mass[i] >= mass_min]
+        if not I:
+            break
+        ld2, lo2 = ld.copy(), lo.copy()
+        for i in I:  # a trust region per variable, doubled each time it is implicated again
+            rad[i] = 2.0 * rad[i] if i in rad else radius
+            _local_min(Cr, n, q, lam00, ld2, lo2, i, pairs, rad[i])
+        S2 = _dual_matrix(Cr, n, q, lam00, ld2, lo2)
+        try:
+            theta2, x2 = top(S2, x)
+        except spla.ArpackError:
+            break
+        R = [rad[i] for i in I]
+        log.append((theta, theta2, I, R))
+        if theta2 >= theta:
+            break
+        ld, lo, S, theta, x = ld2, lo2, S2, theta2, x2
+    return (lam00, ld, lo), S, log
 
 
 def _dual_matrix(Cr: sp.csr_array, n: int, q: int, lam00, lam_diag, lam_off) -> sp.csr_array:
@@ -648,6 +829,7 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
     N = S.shape[0]
     base = lam[0]
     gen = make_rng(rng)
+    lam, S, _ = _local_repair(Cr, n, q, lam, S)
     theta, resid = top_ritz_pair(S, gen, maxiter=2000)
     info = {"lanczos_theta": theta, "lanczos_residual": resid, "dual_base": base, "N_reduced": N}
     unverified = ""
