@@ -494,16 +494,24 @@ def _repair_degenerate(Cr, n, r, pairs, DtD, x):
     return x
 
 
+#: the largest principal block (index 0, the variable's and its neighbours' coordinates) that
+#: the local repair minimises over; the degenerate fits it repairs sat on variables of degree 1-9
+_LOCAL_BLOCK_MAX = 64
+
+
 def _local_min(Cr, n, q, lam00, ld, lo, i, pairs, R):
     """In place: variable i's multipliers minimising lambda_max of S's principal block on {0},
     i's reduced coordinates and its neighbours', within a box of half-width R times the scale
-    of i's rows of S (Nelder-Mead with a penalty outside the box)."""
+    of i's rows of S (Nelder-Mead with a penalty outside the box); a block above
+    :data:`_LOCAL_BLOCK_MAX` coordinates is left as it is."""
     from scipy.optimize import minimize
 
     r = q - 1
     own = 1 + i * r + np.arange(r)
     nb = np.unique(Cr[own].indices)
     J = np.unique(np.concatenate([[0], own, nb]))
+    if J.size > _LOCAL_BLOCK_MAX:  # a hub: each evaluation an eigvalsh of this size; left as is
+        return
     pos = np.searchsorted(J, own)
     x0 = np.concatenate([ld[i], [lo[i, a, b] for a, b in pairs]])
     # the neighbours' blocks and row 0 as they stand in S
@@ -541,7 +549,7 @@ def _local_min(Cr, n, q, lam00, ld, lo, i, pairs, R):
 
 
 def _local_repair(Cr: sp.csr_array, n: int, q: int, lam, S: sp.csr_array, *,
-                  rounds: int = 12, rel: float = 1e-5, mass_min: float = 0.02, max_vars: int = 8,
+                  rounds: int = 2, rel: float = 1e-5, mass_min: float = 0.02, max_vars: int = 8,
                   radius: float = 0.25):
     """Dual descent on UB = lam00 + (n + 1) lambda_max(S) where the top eigenvector of S is
     localised on few variables (near-deterministic marginals, whose least-squares multipliers are
