@@ -27,3 +27,17 @@ def test_lanczos_bound_sits_on_the_exact_top_eigenvalue(n, seed):
     assert exact - 1e-9 * exact <= ub <= exact + 1e-6 * exact
     verified, _ = certify_upper_bound(op, sol.V, method="factor", rng=0)
     assert abs(ub - verified) <= 1e-5 * verified
+
+
+@pytest.mark.parametrize("edges", [[], [(0, 1)]], ids=["no edge", "one edge"])
+def test_lanczos_bound_without_weights_stays_finite(edges):
+    """The recurrence and the start on span(V) scale by a power of two to norm ~1; where the
+    dual matrix is 0 that power must stay finite (it overflowed: OverflowError, also in
+    ``"auto"`` above 25,000 nodes)."""
+    import dpgraph
+
+    g = nx.empty_graph(400)
+    g.add_edges_from(edges)
+    res = dpgraph.solve_max_cut(g, rng=0, certificate="lanczos")
+    assert res.info["certificate"] == "lanczos-residual"
+    assert res.value == len(edges) <= res.upper_bound <= len(edges) + 1e-9

@@ -46,15 +46,21 @@ Certificate (weak duality)
       success of the factorisation then proves positive definiteness despite rounding (if it
       fails, mu is raised and checked again). Costs :math:`O(n^3)`: used for n <= 4000 by
       default. For larger sparse inputs of mean degree <= 6.5 (grids, planar-like graphs; with
-      ``"auto"`` up to n = 25,000, ``SPARSE_FACTOR_MAX_N``: the fill is not priced) the
+      ``"auto"`` up to n = 25,000, ``SPARSE_FACTOR_MAX_N``: the fill is not priced beforehand) the
       same check is done with a sparse LDL^T (SuperLU, symmetric mode, diagonal pivots only),
       bisecting on mu: positive pivots make the factors' :math:`\hat L D \hat L^T` positive
       definite, and a bound on the residual :math:`(\mu - 2c) I - M - \hat L D \hat L^T` from
       Higham's backward error of Gaussian elimination (:func:`sparse_ldl_lower_bound`), summed
       over the factors' entries, proves :math:`\mu I - M \succ 0` when it is below the shift's gap 2c (on
-      G81, 20,000 nodes, it is 3e-4 of the gap).
+      G81, 20,000 nodes, it is 3e-4 of the gap). Every shift factors with the pattern of M,
+      so the first factorization tells the fill F of all of them; with ``"auto"`` the
+      bisection takes a (k+1)-th factorization only while :math:`(k+1) F \le`
+      ``SPARSE_FACTOR_ENTRY_BUDGET`` (2e7 entries) and otherwise keeps the smallest shift
+      verified so far (``"ldl-verified (fill cap)"``: rigorous, looser), a rule on counts
+      that does not depend on the machine's speed. The memory is that of one factorization,
+      at most :math:`n^2` entries (a random 3-regular graph at n = 20,000: 23M).
     * ``"lanczos"``: :math:`\mu = \theta + \|M u - \theta u\|` for the top Ritz pair
-      :math:`(\theta, u)` of the unrestarted Lanczos recurrence (:func:`_lanczos_top_pair`, to
+      :math:`(\theta, u)` of the unrestarted Lanczos recurrence (:func:`lanczos_top_pair`, to
       a residual of 1e-9 of M's Gershgorin scale). The residual bound guarantees an eigenvalue
       of M within :math:`\|r\|` of theta; it bounds :math:`\lambda_{\max}` provided Lanczos found the
       top of the spectrum (it converges to the extreme eigenvalues first and can miss one only
@@ -108,7 +114,7 @@ from dpgraph.engine.operator import WeightOperator
 __all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "sdp_rank", "default_rank",
            "dense_certificate_bytes", "gershgorin_max", "sparse_ldl_lower_bound",
            "sparse_shift_verified", "rump_margin", "verified_lambda_max", "trivial_upper_bound", "gershgorin_upper_bound",
-           "top_ritz_pair", "rump_certified_diagonal", "upward_sum", "weight_sums", "WeightSums",
+           "top_ritz_pair", "lanczos_top_pair", "rump_certified_diagonal", "upward_sum", "weight_sums", "WeightSums",
            "SUM_BLOCK"]
 
 _EPS = np.finfo(np.float64).eps / 2  # unit roundoff u = 2^-53
@@ -136,6 +142,14 @@ SPARSE_FACTOR_MAX_DEG = 6.5  # mean degree up to which 'auto' tries a sparse LDL
 # beforehand. Above it 'auto' takes Lanczos, as on large dense inputs; method='factor' still
 # takes the sparse proof (a large grid or planar graph factors in seconds).
 SPARSE_FACTOR_MAX_N = 25_000
+#: ``certificate="auto"``'s sparse LDL^T bisection takes another factorization only while all
+#: of them together hold at most this many factor entries (L and U; every shift factors with
+#: the same pattern, so the first factorization prices the rest); past it the smallest shift
+#: verified so far is the bound (rigorous, looser; ``"ldl-verified (fill cap)"``). A rule on
+#: counts, not on the clock. G81 (toroidal grid, n = 20,000): 10 factorizations of 1.3M
+#: entries, unchanged; a random 3-regular graph at n = 20,000: 23M entries and 11-17 s per
+#: factorization, 2 factorizations instead of 6 (benchmarks/NOTES.md).
+SPARSE_FACTOR_ENTRY_BUDGET = 20_000_000
 MAX_DEFAULT_RANK = 32
 # Floating-point rate assumed when predicting a dense Cholesky check's cost under a time budget
 # (n^3 / 3 flops; one core of this machine runs LAPACK's potrf at 5-20 GFlop/s); the check is
@@ -675,7 +689,9 @@ def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, b
     Returns ``(UB, info)`` with :math:`\mathrm{UB} = \tfrac14(\sum y + \nu b + n\mu)`, where
     ``mu >= lambda_max(Diag(g) - W - nu J)`` is obtained by ``method`` (see the module docstring):
     ``"factor"`` (verified by Cholesky with Rump's rounding margin), ``"lanczos"`` (Ritz value plus
-    residual norm) or ``"auto"`` (``"factor"`` when n <= 4000). ``info['certificate']`` says which;
+    residual norm) or ``"auto"`` (``"factor"`` when n <= 4000, and on sparse inputs up to
+    ``SPARSE_FACTOR_MAX_N``, its bisection stopped by ``SPARSE_FACTOR_ENTRY_BUDGET``:
+    ``"ldl-verified (fill cap)"``). ``info['certificate']`` says which;
     ``info['rump_margin']`` is Rump's margin c of the dense Cholesky, ``info['ldl_shift_gap']``
     the gap 2c between the bound and the shift the sparse :math:`LDL^T` factorised (proved by
     Higham's backward error, not Rump's margin), ``info['matrix_allowance']`` the dense matrix's
@@ -800,14 +816,20 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline, sums=
         # diagonal) and the LDL^T proof is about its symmetric part: no matrix allowance.
         try:
             guess = _lanczos_estimate(mv, n, gen, deadline=deadline)
-            mu, c, capped = _sparse_inertia_bound(op, g, 0.0, deadline=deadline, guess=guess,
-                                                  target=1e-6 * max(abs(base), 1e-300) * 4.0 / n)
+            # 'auto' bounds the bisection by the factors' entries (SPARSE_FACTOR_ENTRY_BUDGET);
+            # an explicit 'factor' bisects to the tolerance
+            mu, c, capped, stats = _sparse_inertia_bound(
+                op, g, 0.0, deadline=deadline, guess=guess,
+                target=1e-6 * max(abs(base), 1e-300) * 4.0 / n,
+                entry_budget=SPARSE_FACTOR_ENTRY_BUDGET if requested == "auto" else None)
         except _Deadline:
             return fallback("time cap")
         # the proof is Higham's backward error of the LDL^T below the gap 2c between mu and
         # the factorised shift (c sized like Rump's margin, which is not what proves it)
-        info.update(certificate="ldl-verified" + (" (time cap)" if capped else ""),
-                    lambda_max_bound=mu, ldl_shift_gap=2.0 * c)
+        caps = [why for why, on in (("time cap", capped), ("fill cap", stats["fill_capped"])) if on]
+        info.update(certificate="ldl-verified" + "".join(f" ({why})" for why in caps),
+                    lambda_max_bound=mu, ldl_shift_gap=2.0 * c,
+                    factorizations=stats["factorizations"], ldl_nnz_factor=stats["ldl_nnz_factor"])
         return bound(mu), info
     # a scale for the Lanczos tolerance (and the shift of the dense path's ARPACK call; any
     # value works for correctness)
@@ -828,8 +850,8 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline, sums=
             if n <= 300:
                 theta, resid = top_ritz_pair(mv_timed, gen, n=n, shift=gersh, tol=1e-9)
             else:
-                theta, resid, _ = _lanczos_top_pair(mv_timed, n, gen, tol=1e-9 * gersh,
-                                                    start=_span_top_vector(V, g, WV))
+                theta, resid, _ = lanczos_top_pair(mv_timed, n, gen, tol=1e-9 * gersh,
+                                                   start=_span_top_vector(V, g, WV))
         except _Deadline:
             return fallback("time cap")
         mu = theta + resid
@@ -1151,9 +1173,12 @@ def sparse_shift_verified(negM, mu: float, shift: float) -> tuple[bool, int]:
 
 
 def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: float = 0.02,
-                          deadline: float | None = None, target: float = 0.0, guess=None):
+                          deadline: float | None = None, target: float = 0.0, guess=None,
+                          entry_budget: float | None = None):
     r"""Smallest (to ``rel``, or to ``target`` absolute) mu with :math:`\mu I - M` proven
-    positive definite, M sparse. Returns ``(mu, c, capped)``.
+    positive definite, M sparse. Returns ``(mu, c, capped, stats)``, ``stats`` a dict with
+    ``factorizations``, ``ldl_nnz_factor`` (entries of L and U of one factorization) and
+    ``fill_capped``.
 
     Bisection on mu using sparse LDL^T factorisations of :math:`(\mu - 2c) I - M`, each proof
     by :func:`sparse_shift_verified` (the gap 2c, c Rump's margin for the trace). Since
@@ -1164,6 +1189,16 @@ def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: flo
     there (``capped``: the verified ``hi`` is returned, a looser but rigorous bound); the search
     for a first verified shift may run past the deadline up to ten times its length, then
     raises :class:`_Deadline`.
+
+    ``entry_budget`` bounds the work without a clock: every shift's matrix has the pattern of
+    M (unless a diagonal entry cancels exactly), so every factorization has the same ordering
+    and the same number F of factor entries (the largest seen is used), known after the
+    first. The bisection takes another factorization only while the k done so far plus it
+    hold at most ``entry_budget`` entries, :math:`(k + 1) F \le` ``entry_budget``, and
+    otherwise returns the verified ``hi``
+    (``fill_capped``; rigorous, looser). The search for a first verified shift is not cut
+    short (the proof needs one); it climbs by 32x, so it takes at most about
+    :math:`\log_{32}(10\, n \max|g| / \mu_0)` factorizations.
     """
     n = op.n
     if nu != 0.0:
@@ -1177,9 +1212,14 @@ def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: flo
     trM = float(g.sum())
     scale = max(float(np.max(np.abs(g))), 1e-300)
 
+    stats = {"factorizations": 0, "ldl_nnz_factor": 0, "fill_capped": False}
+
     def verified(mu):
         c = _rump_margin(n, n * (abs(mu) + 1.0) - trM)
-        return sparse_shift_verified(negM, mu, mu - 2 * c)[0], c
+        ok, nnz = sparse_shift_verified(negM, mu, mu - 2 * c)
+        stats["factorizations"] += 1
+        stats["ldl_nnz_factor"] = max(stats["ldl_nnz_factor"], int(nnz))
+        return ok, c
 
     # lambda_max(M) of a converged low-rank iterate was 3e-6 to 7e-5 of max |g| on the G-set
     # (1e-3 to 4e-3 at tol 1e-3): start there; with a deadline start generously (1e-3 of it) so
@@ -1209,13 +1249,17 @@ def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: flo
         if deadline is not None and time.perf_counter() > deadline:
             capped = True
             break
+        if (entry_budget is not None
+                and (stats["factorizations"] + 1) * stats["ldl_nnz_factor"] > entry_budget):
+            stats["fill_capped"] = True
+            break
         mid = math.sqrt(lo * hi) if lo > 0 and hi > 8 * lo else 0.5 * (lo + hi)
         ok, c = verified(mid)
         if ok:
             hi, c_hi = mid, c
         else:
             lo = mid
-    return hi, c_hi, capped
+    return hi, c_hi, capped, stats
 
 
 def _lanczos_estimate(mv, n: int, gen, steps: int = 40, deadline: float | None = None):
@@ -1263,8 +1307,9 @@ def _span_top_vector(V: np.ndarray, g: np.ndarray, WV: np.ndarray, block: int = 
     H -= V.T @ WV
     H = 0.5 * (H + H.T)
     # scaled by a power of two to norm ~1 (exactly): the vector does not change with the
-    # weights' scale
-    H *= math.ldexp(1.0, -math.frexp(max(float(np.max(np.abs(H), initial=0.0)), _ETA))[1])
+    # weights' scale; at most 2^1021, which stays finite where H is 0 (no weights) or subnormal
+    H *= math.ldexp(1.0, min(-math.frexp(max(float(np.max(np.abs(H), initial=0.0)), _ETA))[1],
+                             1021))
     s, U = np.linalg.eigh(V.T @ V)
     keep = s > 1e-10 * s[-1]
     T = U[:, keep] / np.sqrt(s[keep])
@@ -1274,14 +1319,14 @@ def _span_top_vector(V: np.ndarray, g: np.ndarray, WV: np.ndarray, block: int = 
     return x / nrm if nrm > 0 and math.isfinite(nrm) else None
 
 
-#: Most steps of each pass of :func:`_lanczos_top_pair` (the ``"lanczos"`` certificate): at
+#: Most steps of each pass of :func:`lanczos_top_pair` (the ``"lanczos"`` certificates): at
 #: most ``2 * LANCZOS_MAX_STEPS`` products in all. soc-douban (154,908 nodes) took 4,800 steps
 #: from a random start, 2,700 from the start on span(V).
 LANCZOS_MAX_STEPS = 20_000
 
 
-def _lanczos_top_pair(mv, n: int, gen, *, tol: float, max_steps: int = LANCZOS_MAX_STEPS,
-                      check: int = 25, start=None) -> tuple[float, float, int]:
+def lanczos_top_pair(mv, n: int, gen, *, tol: float, max_steps: int = LANCZOS_MAX_STEPS,
+                     check: int = 25, start=None) -> tuple[float, float, int]:
     r"""Top Ritz pair of a symmetric operator by the unrestarted Lanczos recurrence: three
     terms, no reorthogonalisation, O(n) memory. Returns ``(theta, residual, products)``:
     ``theta`` the Rayleigh quotient of the unit Ritz vector u and ``residual`` :math:`\|Mu -
@@ -1304,12 +1349,25 @@ def _lanczos_top_pair(mv, n: int, gen, *, tol: float, max_steps: int = LANCZOS_M
     soc-douban ``eigsh`` did not reach ``tol`` 1e-9 in 300 restarts (on soc-douban not 1e-6
     either, and a random vector's Rayleigh quotient was returned) and spent most of its time
     in its restarts and reorthogonalisations; this recurrence met 1e-9 of the same scale in
-    1,175 and 4,800 steps.
+    1,175 and 4,800 steps. It gives the Max-Cut ``"lanczos"`` certificate its bound and the
+    Max-2-CSP certificate (:func:`dpgraph.engine.twocsp_sdp.certify_label_sdp`) its
+    ``"lanczos"`` bound and the guess its Cholesky and :math:`LDL^T` checks start from (where
+    ARPACK converged there, it took 2-21x longer to the same tolerance).
 
     ``start`` (a unit vector, optional) is added to the random start vector with equal
     weight: a guess of the top eigenvector (:func:`_span_top_vector`) speeds the recurrence
     up where it is good (soc-douban: 2,700 steps instead of 4,800) while the random half keeps
     a component along every eigenvector, as a random start does.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> n = 100  # tridiag(-1, 2, -1): lambda_max = 2 + 2 cos(pi / (n + 1))
+    >>> M = sp.diags([-np.ones(n - 1), 2 * np.ones(n), -np.ones(n - 1)], [-1, 0, 1], format="csr")
+    >>> theta, resid, products = lanczos_top_pair(lambda x: M @ x, n, np.random.default_rng(0),
+    ...                                           tol=1e-10)
+    >>> bool(abs(theta - (2 + 2 * np.cos(np.pi / (n + 1)))) < 1e-12), bool(resid < 1e-10)
+    (True, True)
     """
     v0 = gen.standard_normal(n)
     v0 /= np.linalg.norm(v0)
@@ -1338,8 +1396,9 @@ def _lanczos_top_pair(mv, n: int, gen, *, tol: float, max_steps: int = LANCZOS_M
         breakdown = not b > 1e-14 * (abs(a) + b_prev)  # an invariant subspace (or not finite)
         if breakdown or m % check == 0 or m >= max_steps:
             # T scaled by a power of two to norm ~1 (exactly): LAPACK's bisection has absolute
-            # thresholds, and the pair must scale with the weights (WEIGHT_UNIT_INFO)
-            c = math.ldexp(1.0, -math.frexp(tnorm)[1])
+            # thresholds, and the pair must scale with the weights (WEIGHT_UNIT_INFO); at most
+            # 2^1021, which stays finite where T is 0 (M = 0: tnorm is _ETA) or subnormal
+            c = math.ldexp(1.0, min(-math.frexp(tnorm)[1], 1021))
             th, S = sla.eigh_tridiagonal(c * np.array(alpha), c * np.array(beta[:-1]),
                                          select="i", select_range=(m - 1, m - 1))
             s, th = S[:, 0], float(th[0]) / c
@@ -1384,7 +1443,8 @@ def top_ritz_pair(A, gen, *, n: int | None = None, shift: float | None = None, t
                   dense: bool = False) -> tuple[float, float]:
     """Top Ritz value ``theta`` of a symmetric operator and the residual norm ``||A u - theta u||``
     of its unit Ritz vector ``u``: ``theta + residual`` bounds ``lambda_max(A)`` up to the
-    Ritz-pair error, the guess the Max-Cut and Max-2-CSP certificates start from.
+    Ritz-pair error: the guess of the dense Max-Cut certificate, and of every certificate up
+    to order 300 (above it the ``"lanczos"`` and 2-CSP guesses take :func:`lanczos_top_pair`).
 
     ``A`` is a symmetric (sparse) matrix, or a matvec ``x -> A x`` with its order ``n``. Up to
     order 300 the dense eigendecomposition is used (cheaper than ARPACK): an explicit matrix is
