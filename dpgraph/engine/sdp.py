@@ -106,13 +106,13 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from dpgraph.memory import check_memory
+from dpgraph.memory import available_memory, check_memory, format_bytes
 from dpgraph.privacy.noise import make_rng
 from dpgraph.progress import Progress
 from dpgraph.engine.operator import WeightOperator
 
 __all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "sdp_rank", "default_rank",
-           "dense_certificate_bytes", "gershgorin_max", "sparse_ldl_lower_bound",
+           "dense_certificate_bytes", "ldl_memory_estimate", "gershgorin_max", "sparse_ldl_lower_bound",
            "sparse_shift_verified", "rump_margin", "verified_lambda_max", "trivial_upper_bound", "gershgorin_upper_bound",
            "top_ritz_pair", "lanczos_top_pair", "rump_certified_diagonal", "upward_sum", "weight_sums", "WeightSums",
            "SUM_BLOCK"]
@@ -776,6 +776,16 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline, sums=
                  and (op.nnz <= SPARSE_FACTOR_MAX_DEG * n or (n <= CUT_DENSE_CERTIFICATE_MAX_N and op.nnz <= 16 * n)))
     if method == "auto" and n > SPARSE_FACTOR_MAX_N:
         sparse_ok = False  # its fill is not priced: only where 'factor' is asked for
+    unverified = ""
+    if method == "auto" and sparse_ok:
+        # SuperLU's fill is known only once it has factorized: 'auto' takes the sparse proof
+        # where its worst case (a full factor) fits, as the 2-CSP certificate does
+        have, need = available_memory(), ldl_memory_estimate(n, op.nnz)
+        if have is not None and need > have:
+            sparse_ok = False
+            if n > CUT_DENSE_CERTIFICATE_MAX_N:
+                unverified = (f" (unverified: the sparse LDL^T certificate may need "
+                              f"{format_bytes(need)}, {format_bytes(have)} available)")
     requested = method
     if method == "auto":
         method = "factor" if (n <= CUT_DENSE_CERTIFICATE_MAX_N or sparse_ok) else "lanczos"
@@ -856,7 +866,7 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline, sums=
             return fallback("time cap")
         mu = theta + resid
         info.update(lanczos_theta=theta, lanczos_residual=resid)
-        info.update(certificate="lanczos-residual", lambda_max_bound=mu)
+        info.update(certificate="lanczos-residual" + unverified, lambda_max_bound=mu)
         return bound(mu), info
     # rigorous: dense top eigenvalue (LAPACK), then verify (mu - c) I - M > 0 by Cholesky;
     # with a budget, not started when its predicted cost exceeds what is left
@@ -910,6 +920,21 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline, sums=
     info.update(certificate="cholesky-verified", lambda_max_bound=mu_try, rump_margin=c,
                 matrix_allowance=extra)
     return bound(mu_try, extra), info
+
+
+def ldl_memory_estimate(N: int, nnz: int) -> int:
+    """Bytes a sparse LDL^T certificate may need for an N x N matrix with nnz nonzeros: the
+    worst case of a fully filled factor (L and U, 12 bytes per stored entry with its index),
+    plus the matrix. SuperLU's fill cannot be priced before it factorizes, so this is what
+    ``"auto"`` checks before taking the sparse proof (Max-Cut and Max-2-CSP). Measured fills
+    are lower: the random q = 3 2-CSP family 22M entries and 1.2 GB peak at N = 20,001 against
+    this bound's 4.8 GB; a random 3-regular graph of 20,000 nodes 23M entries and 845 MB
+    (benchmarks/NOTES.md).
+
+    >>> ldl_memory_estimate(20_000, 80_000) / 1e9  # GB
+    4.8032
+    """
+    return int(12 * N * N + 40 * nnz)
 
 
 def dense_certificate_bytes(n: int) -> int:

@@ -71,8 +71,9 @@ from dpgraph.privacy.noise import make_rng
 from dpgraph.progress import Progress
 from dpgraph.memory import available_memory, check_memory, format_bytes
 from dpgraph.engine.local_search import jit, numba_available
-from dpgraph.engine.sdp import (dense_certificate_bytes, gershgorin_max, lanczos_top_pair, rump_margin,
-                                sparse_shift_verified, top_ritz_pair, upward_sum, verified_lambda_max)
+from dpgraph.engine.sdp import (dense_certificate_bytes, gershgorin_max, lanczos_top_pair,
+                                ldl_memory_estimate, rump_margin, sparse_shift_verified,
+                                top_ritz_pair, upward_sum, verified_lambda_max)
 
 __all__ = ["LabelSDPSolution", "solve_label_sdp", "certify_label_sdp", "round_label_sdp",
            "label_local_search", "label_values", "default_label_rank", "solve_label_csp",
@@ -692,14 +693,6 @@ def _upper(base: float, n: int, mu: float, extra: float) -> float:
     """``base + (n + 1) max(mu, 0) + extra`` evaluated upwards: the product by one ulp up,
     the sum by :func:`dpgraph.engine.sdp.upward_sum`."""
     return upward_sum([base, math.nextafter((n + 1) * max(mu, 0.0), math.inf), extra])
-
-
-def ldl_memory_estimate(N: int, nnz: int) -> int:
-    """Bytes the sparse LDL^T certificate may need for an N x N matrix with nnz nonzeros: the
-    worst case of a fully filled factor (L and U, 12 bytes per stored entry with its index),
-    plus the matrix. The fill measured on the random q = 3 family is far lower (benchmarks/NOTES.md,
-    Max-2-CSP: 22M entries, 1.2 GB peak at N = 20,001, against this bound of 4.8 GB)."""
-    return int(12 * N * N + 40 * nnz)
 
 
 def ldl_verified_lambda_max(S, guess: tuple[float, float] | None = None, *, rel: float = 0.02,
