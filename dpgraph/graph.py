@@ -626,6 +626,8 @@ def from_matrix(matrix, labels: Sequence[Hashable] | None = None, *, symmetrize:
             hint = ("; an array of edges (one (u, v[, w]) row per edge) goes through "
                     "dpgraph.graph.from_edges(array.tolist())")
         raise ValueError(f"{source} must be a square matrix, got shape {W.shape}{hint}")
+    if not (labels is None or isinstance(labels, (range, Sequence, np.ndarray))):
+        labels = tuple(labels)  # a generator or a dict view: read once, counted below
     if not (labels is None or isinstance(labels, range)):
         for label in labels:  # set(labels) below would say only "unhashable type: 'list'"
             try:
@@ -1156,6 +1158,16 @@ def _as_graph_data(G, *, weight, symmetrize, duplicates, labels) -> GraphData:
         _no_labels(labels, "an igraph graph")
         return _from_igraph(G, weight=weight, symmetrize=symmetrize, duplicates=duplicates)
     if library == "pandas":
+        shape = getattr(G, "shape", ())
+        if (len(shape) == 2 and shape[0] == shape[1] > 0
+                and list(getattr(G, "index", ())) == list(getattr(G, "columns", ()))):
+            # rows and columns named alike: an adjacency matrix (networkx.to_pandas_adjacency)
+            raise TypeError("as_graph_data got a pandas DataFrame whose rows and columns carry "
+                            "the same names: if it is an adjacency matrix "
+                            "(networkx.to_pandas_adjacency), pass "
+                            "as_graph_data(df.to_numpy(), labels=list(df.index)), or "
+                            "networkx.from_pandas_adjacency(df); if its rows are edges, pass "
+                            "df.itertuples(index=False, name=None)")
         raise TypeError("as_graph_data got a pandas DataFrame: iterating it gives its column "
                         "names, not edges; pass its rows, e.g. "
                         "df[['u', 'v', 'weight']].itertuples(index=False, name=None), or "

@@ -533,3 +533,307 @@ def test_the_lab_reads_a_partition_exactly_as_the_engine_does():
     for part in [(np.int64(0), np.int64(1)), (np.float64(-1), np.float64(1)), ({0}, {1}),
                  {0: True, 1: False}, [1, 0]]:
         assert partition_vector(data, part).tolist() == side_vector(data.labels, part).tolist()
+
+
+def test_a_nodes_file_reads_as_the_graph_files_do(tmp_path, capsys):
+    """``--nodes FILE`` was opened as plain UTF-8: a node file saved with a byte-order mark
+    (Windows editors) made its first id '\\ufeffalice', refused as 'alice' missing from a file
+    that visibly holds it; a gzip node file failed with "'utf-8' codec can't decode byte 0x8b"
+    naming no file; and a line '--5' crashed with "invalid literal for int()". The node file
+    is now read as the graph files are (gzip by content, BOM dropped), integers as the
+    edge-list readers take them."""
+    import gzip
+
+    graph = tmp_path / "names.txt"
+    graph.write_text("alice bob\nbob carol\n")
+    bom = tmp_path / "nodes_bom.txt"
+    bom.write_bytes(b"\xef\xbb\xbfalice\r\nbob\r\ncarol\r\ndave\r\n")
+    packed = tmp_path / "nodes.txt.gz"
+    packed.write_bytes(gzip.compress(b"alice\nbob\ncarol\ndave\n"))
+    for nodes in (bom, packed):
+        assert main(["info", str(graph), "--nodes", str(nodes), "--json", "-q"]) == 0
+        assert json.loads(capsys.readouterr().out)["nodes"] == 4
+    ints = tmp_path / "ints.txt"
+    ints.write_text("1 2\n2 3\n")
+    plus = tmp_path / "nodes_plus.txt"
+    plus.write_text("+1\n2\n3\n4\n")  # '+1' is the integer 1, as in an edge list
+    assert main(["info", str(ints), "--nodes", str(plus), "--json", "-q"]) == 0
+    assert json.loads(capsys.readouterr().out)["nodes"] == 4
+    odd = tmp_path / "nodes_odd.txt"
+    odd.write_text("1\n2\n3\n--5\n")
+    assert main(["info", str(ints), "--nodes", str(odd), "-q"]) == 2
+    assert "invalid literal" not in _error(capsys.readouterr().err)
+    latin = tmp_path / "nodes_latin1.txt"
+    latin.write_bytes(b"caf\xe9\n")
+    assert main(["info", str(graph), "--nodes", str(latin), "-q"]) == 2
+    line = _error(capsys.readouterr().err)
+    assert str(latin) in line and "UTF-8" in line
+
+
+def test_matrix_labels_may_be_any_iterable_and_a_pandas_adjacency_gets_its_hint():
+    """``as_graph_data(A, labels=(f"v{i}" for i in ...))`` checked each label by iterating the
+    generator, then failed with "object of type 'generator' has no len()"; a square pandas
+    DataFrame named alike on both axes (``networkx.to_pandas_adjacency``) was told to pass its
+    rows as edges. Labels are read once into a tuple; the adjacency DataFrame is pointed to
+    ``df.to_numpy()`` with its index as labels."""
+    import networkx as nx
+    import numpy as np
+    import pandas as pd
+
+    A = np.ones((3, 3)) - np.eye(3)
+    g = dpgraph.as_graph_data(A, labels=(c for c in "abc"))
+    assert tuple(g.labels) == ("a", "b", "c")
+    assert tuple(dpgraph.as_graph_data(A, labels={"x": 0, "y": 1, "z": 2}.keys()).labels) == \
+        ("x", "y", "z")
+    df = nx.to_pandas_adjacency(nx.Graph([("a", "b"), ("b", "c")]))
+    with pytest.raises(TypeError, match=r"adjacency matrix.*df\.to_numpy\(\), labels=list"):
+        dpgraph.as_graph_data(df)
+    g = dpgraph.as_graph_data(df.to_numpy(), labels=list(df.index))
+    assert tuple(g.labels) == ("a", "b", "c") and g.m == 2
+    with pytest.raises(TypeError, match="itertuples"):  # an edge table keeps its hint
+        dpgraph.as_graph_data(pd.DataFrame({"u": [1, 2], "v": [2, 3]}))
+
+
+def test_a_pair_listed_on_every_line_is_not_called_a_counts_header(tmp_path):
+    """``1 2`` / ``2 1`` / ``1 2`` drew, besides the duplicate note, the warning that the first
+    line is an edge "between nodes 1 and 2, which occur on no other line, but it looks like a
+    header of counts 'n m'": both nodes occur on every line. A file whose every line lists the
+    first pair has no counts header; a real one still warns."""
+    path = tmp_path / "dup.txt"
+    path.write_text("1 2\n2 1\n1 2\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert dpgraph.read_graph(path).m == 1
+    assert not [w for w in caught if "header of counts" in str(w.message)]
+    header = tmp_path / "header.txt"
+    header.write_text("5 3\n0 1\n1 2\n2 0\n")  # 'n m' left as the first line: still warned
+    with pytest.warns(dpgraph.GraphInputWarning, match="header of counts"):
+        dpgraph.read_graph(header)
+
+
+def test_cut_weight_points_a_pair_of_label_sets_to_cut_value():
+    """``datasets.cut_weight(g, res.partition)`` (the pair of label sets every result holds)
+    said only "partition must have length n = 34, got shape (2,)"; it takes a vector of block
+    ids, and the message now says so and names the function that reads label sets."""
+    from dpgraph.lab.evaluate import cut_value
+
+    g = dpgraph.datasets.load("karate")
+    S, T = set(range(17)), set(range(17, 34))
+    for part in [(S, T), {v: int(v in S) for v in g.labels}]:
+        with pytest.raises(ValueError, match=r"vector of block ids.*lab\.evaluate\.cut_value"):
+            dpgraph.datasets.cut_weight(g, part)
+    x = [int(v in S) for v in g.labels]
+    assert dpgraph.datasets.cut_weight(g, x) == cut_value(g, (S, T))
+    tiny = dpgraph.graph.as_graph_data([(0, 1)])  # n = 2: a 2-vector is a vector of ids
+    assert dpgraph.datasets.cut_weight(tiny, [0, 1]) == 1.0
+
+
+def test_every_dotted_dpgraph_name_in_the_docs_exists():
+    """docs/cli.md said the csp format is "what `dpgraph.write_csp` writes": there is no
+    ``dpgraph.write_csp`` (it is ``dpgraph.engine.write_csp``). Every backticked dotted
+    ``dpgraph.`` name in README.md and docs/*.md now resolves to a module or attribute (the
+    JSON schema names ``dpgraph.cut/1`` ... are not Python names)."""
+    import importlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+
+    def resolves(name):
+        parts = name.split(".")
+        obj = importlib.import_module(parts[0])
+        for i, part in enumerate(parts[1:], 1):
+            try:
+                obj = getattr(obj, part)
+            except AttributeError:
+                try:
+                    obj = importlib.import_module(".".join(parts[: i + 1]))
+                except ImportError:
+                    return False
+        return True
+
+    missing = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # a renamed constant still resolves
+        for path in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+            for code in re.findall(r"`([^`\n]+)`", path.read_text(encoding="utf-8")):
+                code = re.sub(r"\bdpgraph\.\w+/\d+", "", code)  # schema names
+                for name in re.findall(r"(?<![\w/.])(dpgraph(?:\.[A-Za-z_]\w*)+)", code):
+                    name = re.sub(r"\.(py|md)$", "", name)
+                    if not resolves(name):
+                        missing.append(f"{path.name}: {name}")
+    assert not missing, missing
+
+
+def test_read_graph_names_the_option_a_format_does_not_take(tmp_path):
+    """``read_graph("g.txt", weight="w")`` said "read_snap() got an unexpected keyword argument
+    'weight'" (an internal function; gset said the same of ``symmetrize=``); a data set name
+    said only "no such graph file: karate"; an open file said "expected str, bytes or
+    os.PathLike object"; and a bytes path crashed ("endswith first arg must be bytes"). Each
+    now gets a message naming the option, the format and what to do."""
+    path = tmp_path / "g.txt"
+    path.write_text("1 2\n2 3\n")
+    with pytest.raises(TypeError, match=r"read as snap, whose reader takes no weight=.*"
+                                        r"weight=None reads every edge.*ids="):
+        dpgraph.read_graph(path, weight="w")
+    assert dpgraph.read_graph(path, weight=None).m == 2  # every format takes weight=None
+    gset = tmp_path / "g.gset"
+    dpgraph.write_graph(dpgraph.datasets.load("karate"), gset, format="gset")
+    with pytest.raises(TypeError, match=r"read as gset, whose reader takes no symmetrize= "
+                                        r"\(a gset file is undirected by definition\)"):
+        dpgraph.read_graph(gset, format="gset", symmetrize="max")
+    with pytest.raises(FileNotFoundError, match=r"datasets\.load\('karate'\)"):
+        dpgraph.read_graph("karate")
+    with open(path) as f, pytest.raises(TypeError, match=r"an open file .*f\.name"):
+        dpgraph.read_graph(f)
+    assert dpgraph.read_graph(str(path).encode()).m == 2
+
+
+def test_partition_files_named_gz_are_gzip_and_dash_is_not_a_file(tmp_path, capsys,
+                                                                     monkeypatch):
+    """``dpgraph maxcut G -o part.tsv.gz`` wrote plain text under a .gz name (``zcat`` refuses
+    it) where ``synth -o s.txt.gz`` compresses; and ``-o -`` silently created a file named
+    '-' (maxcut, max2csp, and synth with --output-format). A .gz name is now gzip, and '-' is
+    refused before anything is read."""
+    import gzip
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["maxcut", "karate", *PRIVATE, "-o", "part.tsv.gz"]) == 0
+    lines = gzip.decompress((tmp_path / "part.tsv.gz").read_bytes()).decode().splitlines()
+    assert len(lines) == 34 and lines[0].split("\t")[1] in ("0", "1")
+    assert main(["max2csp", "karate", "--k", "3", *PRIVATE, "-o", "a.tsv.gz"]) == 0
+    assert len(gzip.decompress((tmp_path / "a.tsv.gz").read_bytes()).splitlines()) == 34
+    capsys.readouterr()
+    for argv in (["maxcut", "karate", *PRIVATE, "-o", "-"],
+                 ["max2csp", "karate", "--k", "3", *PRIVATE, "-o", "-"],
+                 ["synth", "karate", "--epsilon", "1", "-q", "--output-format", "snap",
+                  "-o", "-"]):
+        assert main(argv) == 2
+        assert "standard output" in _error(capsys.readouterr().err)
+    assert not (tmp_path / "-").exists()
+
+
+def test_a_graphml_file_written_by_igraph_reads_by_its_names(tmp_path):
+    """igraph writes GraphML with generated node ids ``n0, n1, ...`` and the vertex names in a
+    ``name`` attribute; read_graph labelled such a graph ``'n0', 'n1', ...``, so a private
+    partition of it came back without the names (igraph's own reader restores them). Those
+    files are now labelled by their names; ids of other files are kept."""
+    ig = pytest.importorskip("igraph")
+    g = ig.Graph.Famous("Zachary")
+    g.vs["name"] = [f"member{v}" for v in range(g.vcount())]
+    named = tmp_path / "named.graphml"
+    g.write_graphml(str(named))
+    data = dpgraph.read_graph(named)
+    assert set(data.labels) == set(g.vs["name"]) and data.m == g.ecount()
+    assert data.weights[data.index["member0"], data.index["member1"]] == 1.0
+    plain = tmp_path / "plain.graphml"
+    ig.Graph.Famous("Zachary").write_graphml(str(plain))  # no names: igraph's ids stay
+    assert dpgraph.read_graph(plain).labels[:2] == ("n0", "n1")
+    import networkx as nx
+
+    H = nx.Graph([("a", "b"), ("b", "c")])
+    nx.set_node_attributes(H, {"a": "x", "b": "y", "c": "z"}, "name")  # ids that are not n0..
+    nx.write_graphml(H, tmp_path / "nx.graphml")
+    assert set(dpgraph.read_graph(tmp_path / "nx.graphml").labels) == {"a", "b", "c"}
+
+
+def test_a_file_of_four_or_one_columns_says_what_an_edge_list_holds(tmp_path, capsys):
+    """A 'u v w t' file (an edge list with timestamps, as KONECT's out.* files) and a file of
+    one id per line (a node list given as the graph) were refused with only "cannot tell the
+    format from the content"; the refusal now says how many fields the lines have and what
+    to do."""
+    temporal = tmp_path / "temporal.txt"
+    temporal.write_text("1 2 0.5 100\n2 3 0.7 200\n")
+    with pytest.raises(dpgraph.GraphFormatError,
+                       match=r"line 1: .*every line has 4 fields.*keep the first 2 or 3"):
+        dpgraph.read_graph(temporal)
+    ids = tmp_path / "ids.txt"
+    ids.write_text("1\n2\n3\n")
+    with pytest.raises(dpgraph.GraphFormatError, match=r"every line has 1 field.*\(nodes=\)"):
+        dpgraph.read_graph(ids)
+    assert main(["info", str(ids), "-q"]) == 2
+    assert "the node set (--nodes FILE)" in _error(capsys.readouterr().err)
+
+
+def test_an_edge_list_with_trailing_comments_is_told_as_the_reader_reads_it(tmp_path):
+    """The SNAP reader drops a trailing ``# ...`` or ``% ...`` on an edge line, but format
+    detection counted its words as fields: '1 2 # friend' then '2 3' was refused with "line 1
+    has 4 field(s), this one 2" unless format='snap' was given. Detection now strips them as
+    the reader does."""
+    path = tmp_path / "notes.txt"
+    path.write_text("1 2 # friend\n2 3\t \n% a comment line\n3 4 % colleague\n")
+    g = dpgraph.read_graph(path)
+    assert (g.n, g.m) == (4, 3)
+    weighted = tmp_path / "weighted.txt"
+    weighted.write_text("1 2 0.5 # strong tie\n2 3 1\n")
+    g = dpgraph.read_graph(weighted)
+    assert g.m == 2 and g.total_weight == 1.5
+    nx_style = tmp_path / "nx.txt"  # NetworkX's edge list keeps its own detection
+    nx_style.write_text("1 2 {'weight': 0.5}\n2 3 {'weight': 1.0}\n")
+    assert dpgraph.io.detect_format(nx_style) == "edgelist"
+
+
+def test_pajek_files_without_vertex_lines_or_with_edge_lists_read_as_pajek_means(tmp_path):
+    """igraph writes the Pajek file of a graph without names as '*Vertices 34' followed at
+    once by '*Edges': read_graph refused it ("expected a vertex line"), so igraph's own Pajek
+    output did not read. And a '*Edgeslist' section ('u v1 v2 ...': an edge from u to each v)
+    was read as '*Edges' lines, '1 2 3' as one edge 1-2 of weight 3: a silently wrong graph.
+    Vertex lines are now optional (a vertex without one is labelled by its number), and the
+    list sections are read as lists."""
+    ig = pytest.importorskip("igraph")
+    g = ig.Graph.Famous("Zachary")
+    path = tmp_path / "zachary.net"
+    g.write_pajek(str(path))
+    data = dpgraph.read_graph(path)
+    assert (data.n, data.m) == (34, 78) and data.labels[:2] == ("1", "2")
+    assert data.weights[data.index["1"], data.index["2"]] == 1.0  # igraph's edge 0-1
+    lists = tmp_path / "lists.net"
+    lists.write_text('*Vertices 4\n1 "a"\n2 "b"\n3 "c"\n4 "d"\n*Edgeslist\n1 2 3\n3 4\n')
+    data = dpgraph.read_graph(lists)
+    edges = {frozenset((data.labels[i], data.labels[j])) for i, j in zip(*data.edges()[:2])}
+    assert edges == {frozenset("ab"), frozenset("ac"), frozenset("cd")} and data.is_unweighted
+    partial = tmp_path / "partial.net"  # some vertex lines: the others by number
+    partial.write_text('*Vertices 4\n1 "a"\n*Edges\n1 2\n3 4\n')
+    assert dpgraph.read_graph(partial).labels == ("a", "2", "3", "4")
+
+
+def test_networkx_adjacency_lists_and_graph6_files_point_to_networkx(tmp_path):
+    """``nx.write_adjlist(G, "g.adjlist")`` (or ``.g6``, ``.gexf``) then ``read_graph`` gave
+    "unknown file extension" and, under a .txt name, "line 4 has 17 field(s), this one 9":
+    neither said what the file is. Both now name the format and NetworkX's reader."""
+    import networkx as nx
+
+    G = nx.karate_club_graph()
+    nx.write_adjlist(G, tmp_path / "k.adjlist")
+    with pytest.raises(dpgraph.GraphFormatError, match=r"adjacency lists: read it with "
+                                                        r"networkx\.read_adjlist"):
+        dpgraph.read_graph(tmp_path / "k.adjlist")
+    nx.write_adjlist(G, tmp_path / "k.txt")
+    with pytest.raises(dpgraph.GraphFormatError, match=r"adjacency list, which "
+                                                        r"networkx\.read_adjlist reads"):
+        dpgraph.read_graph(tmp_path / "k.txt")
+    nx.write_graph6(nx.Graph(G.edges()), tmp_path / "k.g6")
+    with pytest.raises(dpgraph.GraphFormatError, match=r"networkx\.read_graph6"):
+        dpgraph.read_graph(tmp_path / "k.g6")
+
+
+def test_synth_says_how_many_nodes_an_edge_list_file_holds(tmp_path, capsys):
+    """``dpgraph synth g.txt --nodes 30 -o s.txt --json`` reported ``output.nodes: 30`` while
+    the edge-list file lists only the nodes with an edge (isolated ones cannot be written);
+    the two "not written" warnings went to stderr only (and nowhere under -q). The document
+    now gives ``nodes_in_file``, and the text output says it where it is fewer."""
+    graph = tmp_path / "g.txt"
+    graph.write_text("1 2\n2 3\n")
+    out = tmp_path / "s.txt"
+    assert main(["synth", str(graph), "--nodes", "30", "--epsilon", "1", "--seed", "3",
+                 "-q", "-o", str(out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)["output"]
+    listed = {t for line in out.read_text().splitlines() if not line.startswith("#")
+              for t in line.split()}
+    assert doc["nodes"] == 30 and doc["nodes_in_file"] == len(listed) < 30
+    assert main(["synth", str(graph), "--nodes", "30", "--epsilon", "1", "--seed", "3",
+                 "-q", "-o", str(out)]) == 0
+    assert f"the file lists {len(listed)} of the nodes" in capsys.readouterr().out
+    gml = tmp_path / "s.gml"  # GML lists every node
+    assert main(["synth", str(graph), "--nodes", "30", "--epsilon", "1", "--seed", "3",
+                 "-q", "-o", str(gml), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["output"]["nodes_in_file"] == 30

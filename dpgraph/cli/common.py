@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
 
 from dpgraph.io import check_writable
@@ -22,6 +23,7 @@ __all__ = ["formats", "add_quiet_argument", "add_reading_arguments", "add_json_a
            "add_graph_argument", "add_privacy_arguments", "is_edge_files", "check_graph_path",
            "check_graph_input",
            "load_input", "load_graph", "dask_session", "check_out_folder", "check_not_input",
+           "open_output_text",
            "check_tab_labels",
            "print_reproducible",
            "print_release_notes", "print_ledger", "seed_argument", "check_budget_arguments"]
@@ -83,6 +85,9 @@ def add_reading_arguments(p):
     add_duplicates_argument(p)
 
 
+_NODE_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
 def read_node_set(spec: str | None, ids: str | None = None):
     """``--nodes``: None, an integer ``N`` (a whole number that names no file), or the ids of
     a file with one per line (``#`` comments and blank lines skipped), read as integers when
@@ -93,16 +98,21 @@ def read_node_set(spec: str | None, ids: str | None = None):
         return int(spec)
     if not os.path.isfile(spec):
         raise FileNotFoundError(f"--nodes {spec}: neither a node count nor a file of node ids")
-    from dpgraph.io.base import check_node_file
+    from dpgraph.io.base import check_node_file, open_text
 
     check_node_file(spec)  # priced before its ids are read
-    with open(spec, encoding="utf-8") as f:
-        tokens = [line.strip() for line in f]
+    try:  # as the graph files: gzip told from the content, a UTF-8 byte-order mark dropped
+        with open_text(spec) as f:
+            tokens = [line.strip() for line in f]
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"--nodes {spec}: not a UTF-8 text file of node ids, one per line "
+                         f"({exc.reason})") from None
     tokens = [t for t in tokens if t and not t.startswith("#")]
-    if ids != "str" and all(t.lstrip("-").isdigit() for t in tokens):
+    # integers as the edge-list readers take them ('+5', '-3', '007'; ASCII digits only)
+    if ids != "str" and all(_NODE_INTEGER.fullmatch(t) for t in tokens):
         return [int(t) for t in tokens]
     if ids == "int":
-        bad = next(t for t in tokens if not t.lstrip("-").isdigit())
+        bad = next(t for t in tokens if not _NODE_INTEGER.fullmatch(t))
         raise ValueError(f"--nodes {spec}: --ids int, but {bad!r} is not an integer")
     return tokens
 
@@ -464,9 +474,22 @@ def check_out_folder(out: str | None, option: str = "--out", inputs=()) -> None:
     """Refuse an output file (given by ``option``) that cannot be written (a missing folder, a
     directory, no permission: :func:`dpgraph.io.check_writable`) or that is one of the
     command's input files (:func:`check_not_input`), before any budget is spent."""
+    if out == "-":  # not standard output: open("-") makes a file of that name
+        raise ValueError(f"{option} -: writes a file, not standard output, and would create "
+                         f"a file named '-'; name a file")
     if out:
         check_not_input(out, inputs, option)
         check_writable(out, option)
+
+
+def open_output_text(path: str):
+    """``path`` opened for writing UTF-8 text lines (a partition, an assignment): gzip-compressed
+    where the name ends in ``.gz``, as :func:`dpgraph.io.write_graph` writes graph files."""
+    if path.lower().endswith(".gz"):
+        import gzip
+
+        return gzip.open(path, "wt", encoding="utf-8")
+    return open(path, "w", encoding="utf-8")
 
 
 def check_not_input(out: str | None, inputs, option: str = "--out") -> None:

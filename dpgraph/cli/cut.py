@@ -11,7 +11,7 @@ import time
 
 from dpgraph.cli.common import (add_graph_argument, add_privacy_arguments, check_out_folder,
                                 check_tab_labels, load_graph, print_ledger, print_release_notes,
-                                print_reproducible)
+                                open_output_text, print_reproducible)
 from dpgraph.cli.output import cut_document, dumps, side_sizes
 from dpgraph.progress import report
 from dpgraph.cli.errors import show_notes
@@ -90,7 +90,7 @@ def cmd_bisection(args) -> int:
 def _write_partition(res, path: str) -> None:
     """``label<TAB>side`` lines, written in chunks (10^6 nodes in well under a second)."""
     items = list(res.assignment.items())
-    with open(path, "w", encoding="utf-8") as fh:
+    with open_output_text(path) as fh:  # gzip where the name ends in .gz
         for start in range(0, len(items), 1 << 16):
             fh.write("".join(f"{label}\t{int(side)}\n"
                              for label, side in items[start:start + (1 << 16)]))

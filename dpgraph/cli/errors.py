@@ -91,6 +91,7 @@ _OPTION_SPELLINGS = [
     (r"\bor pass delta > 0\b", "or pass --delta > 0"),
     (r"\bpass format=", "pass --format"),
     (r"\bnodes= (for|reads)\b", r"--nodes N \1"),  # an edge list without edges
+    (r"\bthe node set \(nodes=\)", "the node set (--nodes FILE)"),  # a node file as the graph
     (r"\bformat= one of\b", "--format one of"),
     (r"\bleave privatize_options\['route'\] unset \(the local route\)",
      "leave --route at auto (the local route)"),

@@ -13,7 +13,7 @@ import os
 
 from dpgraph.cli.common import (add_json_argument, add_quiet_argument, add_reading_arguments,
                                 check_out_folder, check_tab_labels, formats, print_ledger,
-                                print_reproducible, seed_argument)
+                                open_output_text, print_reproducible, seed_argument)
 from dpgraph.cli.errors import show_notes
 from dpgraph.cli.output import csp_document, dumps
 from dpgraph.cli.text import interval, number
@@ -220,7 +220,7 @@ def cmd_max2csp(args) -> int:
     show_notes(notes, quiet=args.quiet)
     print_reproducible(res.ledger, json_output=args.json)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
+        with open_output_text(args.out) as fh:  # gzip where the name ends in .gz
             fh.writelines(f"{name}\t{v}\n" for name, v in zip(names, values))
     if args.json:
         print(dumps(csp_document(res, source=source, fmt=fmt, n=inst.n, q=inst.q,

@@ -91,12 +91,13 @@ def cut_document(res, *, problem: str, where: str, fmt: str, out: str | None,
 
 
 def synth_document(pg, out_data, *, where: str, fmt: str, path: str, weighted: bool,
-                   notes=()) -> dict:
+                   notes=(), nodes_in_file: int | None = None) -> dict:
     """``dpgraph synth --json``: schema ``dpgraph.synth/1`` (docs/cli.md). ``rank`` is the
     rank of the low-rank release (``pg.private_rank``): null where the route released none
     (randomized response, the local route, the block model), not the rank that was asked for;
     capped where the release was (``n - 2``); the private directions on the matrix-free route
-    (its factors add the public degree direction)."""
+    (its factors add the public degree direction). ``nodes_in_file``: the nodes the written
+    file lists (an edge-list format lists no isolated node), None for Dask edge files."""
     diag = dict(pg.diagnostics)
     rank = getattr(pg, "private_rank", None)
     return {
@@ -104,7 +105,8 @@ def synth_document(pg, out_data, *, where: str, fmt: str, path: str, weighted: b
         "command": "synth",
         "graph": {"source": where, "format": fmt, "nodes": pg.n},
         "output": {"file": path, "weighted": weighted, "nodes": out_data.n,
-                   "edges": out_data.m, "total_weight": out_data.total_weight},
+                   "edges": out_data.m, "total_weight": out_data.total_weight,
+                   "nodes_in_file": nodes_in_file},
         "route": diag.get("route"),
         "rank": rank,
         "mechanism": diag.get("low_rank_mechanism", diag.get("mechanism")),

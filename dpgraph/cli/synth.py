@@ -115,6 +115,9 @@ def precheck_synth(args) -> None:
                              "folder of Parquet files")
         check_dask_synth(args)
     else:
+        if args.out == "-":  # not standard output: write_graph would make a file named '-'
+            raise ValueError("-o -: writes a file, not standard output, and would create a "
+                             "file named '-'; name a file")
         check_not_input(args.out, (args.graph, getattr(args, "nodes", None)), "-o")
         try:
             check_output_path(args.out, format=args.output_format)
@@ -231,16 +234,18 @@ def cmd_synth(args) -> int:
     if not on_dask:  # the sample keeps the input's labels: refused before any budget is spent
         check_labels_storable(data.labels, args.output_format or output_format(args.out))
     pg, out = _release(args, data, where, mechanism, on_dask)
+    listed = None
     if not on_dask:
         report(f"writing {out.n:,} nodes and {out.m:,} edges to {args.out}")
         write_graph(out, args.out, format=args.output_format)
+        listed = _nodes_in_file(out, args.output_format or output_format(args.out))
     show_notes(notes, quiet=args.quiet)
     print_reproducible(pg.ledger, json_output=args.json)
     if args.json:
         print(dumps(synth_document(pg, out, where=where, fmt=fmt, path=args.out,
-                                   weighted=args.weighted, notes=notes)))
+                                   weighted=args.weighted, notes=notes, nodes_in_file=listed)))
         return 0
-    _print_result(args, pg, out, notes, on_dask)
+    _print_result(args, pg, out, notes, on_dask, listed)
     if args.report:
         from dpgraph.lab.evaluate import format_synthetic_report, synthetic_report
 
@@ -249,12 +254,25 @@ def cmd_synth(args) -> int:
     return 0
 
 
-def _print_result(args, pg, out, notes, on_dask: bool) -> None:
+def _nodes_in_file(out, fmt: str) -> int:
+    """The nodes a file of format ``fmt`` holding ``out`` lists: the edge-list formats (snap,
+    csv, edgelist) list edges only, so none of the isolated nodes."""
+    if fmt in ("snap", "csv", "edgelist"):
+        import numpy as np
+
+        return int(np.count_nonzero(np.diff(out.weights.indptr)))
+    return out.n
+
+
+def _print_result(args, pg, out, notes, on_dask: bool, listed: int | None = None) -> None:
     print(f"mechanism: {pg.diagnostics.get('low_rank_mechanism', pg.diagnostics.get('mechanism'))}")
     print(f"wrote {'weighted' if args.weighted else 'sampled'} synthetic graph "
           f"({number(out.n)} nodes, {number(out.m)} edges) to {args.out}"
           + (" (Parquet files written by the Dask workers; isolated nodes are not listed)"
-             if on_dask else ""))
+             if on_dask else "")
+          + (f" (the file lists {number(listed)} of the nodes: an edge list holds no isolated "
+             f"node; read it back with --nodes)" if listed is not None and listed < out.n
+             else ""))
     print_release_notes(pg.ledger)
     print(f"released edge count: {number(round(pg.edge_count))}")
     print_ledger(pg.ledger)

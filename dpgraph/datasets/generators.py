@@ -61,6 +61,13 @@ def cut_weight(graph: GraphData, partition) -> float:
     >>> cut_weight(g, [0, 1, 1, 0]), cut_weight(g, [0, 0, 0, 0])  # edges 0-1 and 2-3 cross
     (2.5, 0.0)
     """
+    if isinstance(partition, (dict, set, frozenset)) or (
+            isinstance(partition, (tuple, list)) and len(partition) == 2 and graph.n != 2
+            and all(isinstance(side, (set, frozenset, list, tuple)) for side in partition)):
+        raise ValueError("partition must be a vector of block ids, one per node in the order "
+                         "of graph.labels; for a pair of label sets (S, T) or a label -> side "
+                         "dict, as the results' partition and assignment, use "
+                         "dpgraph.lab.evaluate.cut_value(graph, partition)")
     x = np.asarray(partition)
     if x.shape != (graph.n,):
         raise ValueError(f"partition must have length n = {graph.n}, got shape {x.shape}")

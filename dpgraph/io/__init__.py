@@ -68,7 +68,8 @@ from dpgraph.graph import GraphData, as_graph_data, public_nodes, unweighted, wi
 from dpgraph.io import library as _lib
 from dpgraph.io import text as _text
 from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_ids, check_node_set,
-                             nonfinite_weight_error, open_text, scan_lines, warn_if_not_gzip)
+                             nonfinite_weight_error, open_text, scan_lines, strip_comment,
+                             warn_if_not_gzip)
 
 __all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "check_writable",
            "reader_options",
@@ -147,7 +148,10 @@ def _sniff(path) -> str | None:
             return "dimacs"
         if s.startswith(("#", "%")) or low.startswith("c ") or low == "c":
             continue
-        data.append(s.split())
+        tokens = strip_comment(s, ("#", "%")).split()  # '1 2 # note': as the SNAP reader
+        if not tokens:
+            continue
+        data.append(tokens)
         if len(data) >= 3:
             break
     if not data:
@@ -215,8 +219,12 @@ def _detect(path) -> str:
     if suffix in _EXTENSIONS:
         return _EXTENSIONS[suffix]
     if suffix not in _SNIFFED and not suffix[1:].isdigit():
-        raise GraphFormatError(path, None, suffix, f"a known extension or format= one of {known}",
-                               problem="unknown file extension")
+        reader = _NETWORKX_ONLY.get(suffix)
+        hint = (f"; dpgraph does not read {reader[0]}: read it with networkx.{reader[1]} and "
+                f"pass the graph (or write it with dpgraph.write_graph as an edge list)"
+                if reader else "")
+        raise GraphFormatError(path, None, suffix, f"a known extension or format= one of "
+                               f"{known}{hint}", problem="unknown file extension")
     found = _sniff(path)
     if found is None:
         if os.path.getsize(path) == 0 or not _has_data(path):
@@ -231,6 +239,15 @@ def _detect(path) -> str:
     return found
 
 
+#: extensions of NetworkX formats dpgraph does not read: what they hold, NetworkX's reader
+_NETWORKX_ONLY = {".adjlist": ("adjacency lists", "read_adjlist(path)"),
+                  ".gexf": ("GEXF", "read_gexf(path)"),
+                  ".g6": ("graph6", "read_graph6(path)"),
+                  ".graph6": ("graph6", "read_graph6(path)"),
+                  ".s6": ("sparse6", "read_sparse6(path)"),
+                  ".sparse6": ("sparse6", "read_sparse6(path)")}
+
+
 def _unlike_an_edge_list(path) -> tuple:
     """``(line number, line, reason)`` of the first of the first data lines whose field count
     differs from the first one's (what kept the content from reading as an edge list), or
@@ -240,15 +257,25 @@ def _unlike_an_edge_list(path) -> tuple:
         s = line.strip()
         if not s or s.startswith(("#", "%")):
             continue
-        fields = len(s.split())
+        fields = len(strip_comment(s, ("#", "%")).split())
         if first is None:
-            first = (number, fields)
+            first = (number, fields, line)
             continue
         if fields != first[1]:
+            adjacency = ("; lines 'u v1 v2 ...' of varying length are an adjacency list, "
+                         "which networkx.read_adjlist reads" if max(fields, first[1]) > 3 else "")
             return number, line, (f" (line {first[0]} has {first[1]} field(s), this one "
-                                  f"{fields}; an edge list has the same 2 or 3 on every line)")
+                                  f"{fields}; an edge list has the same 2 or 3 on every "
+                                  f"line{adjacency})")
         if number > first[0] + 50:
             break
+    if first is not None and first[1] > 3:  # 'u v w t' (a timestamp, KONECT's out.* files)
+        return first[0], first[2], (f" (every line has {first[1]} fields; an edge list has 2, "
+                                    f"'u v', or 3, 'u v w': keep the first 2 or 3 columns)")
+    if first is not None and first[1] == 1:  # a list of node ids given as the graph
+        return first[0], first[2], (" (every line has 1 field; an edge list has 2, 'u v', or "
+                                    "3, 'u v w': a file of node ids is the node set (nodes=), "
+                                    "given beside the graph file)")
     return None, None, ""
 
 
@@ -360,12 +387,21 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
     >>> read_graph(path, nodes=40).n  # the public node set: 6 more nodes, without edges
     40
     """
-    path = os.fspath(path)
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        what = (f"an open file ({type(path).__name__}); pass its path, e.g. f.name"
+                if hasattr(path, "read") else type(path).__name__)
+        raise TypeError(f"read_graph reads a file by its path (a str or os.PathLike), got "
+                        f"{what}")
+    path = os.fsdecode(path)  # a bytes path as the str the messages and readers use
     if os.path.isdir(path):
         raise IsADirectoryError(f"{path} is a folder, not a graph file: read_graph reads one "
                                 f"file (a folder of edge files: dpgraph.io.dask.read_edge_files)")
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"no such graph file: {path}")
+        hint = ""
+        if not os.path.splitext(path)[1] and os.sep not in path and "/" not in path:
+            hint = (f" (a data set name such as 'karate' or 'G3' is loaded with "
+                    f"dpgraph.datasets.load({path!r}))")
+        raise FileNotFoundError(f"no such graph file: {path}{hint}")
     fmt = "graph" if format is None else _check_format(format)
     _check_reading_options(kw)
     warn_if_not_gzip(path)
@@ -375,8 +411,12 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
             fmt = detect_format(path, nodes=nodes)
         reader = _REGISTRY[fmt][0]
         drop_weights = "weight" in kw and kw["weight"] is None
-        if drop_weights and "weight" not in inspect.signature(reader).parameters:
+        options = inspect.signature(reader).parameters
+        if drop_weights and "weight" not in options:
             kw.pop("weight")  # a format whose reader has no attribute to choose: read, then drop
+        unknown = [key for key in kw if key not in options]
+        if unknown:  # not the reader's own "read_gset() got an unexpected keyword argument"
+            raise TypeError(_option_refusal(path, fmt, unknown[0], options))
         try:
             data = reader(path, **kw)
         except NoEdgesError:
@@ -396,6 +436,21 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
         return data
     check_node_set(nodes, path, entries=data.weights.nnz)  # with_nodes copies the CSR
     return with_nodes(data, nodes, source=path, first=first_node_id(fmt))
+
+
+def _option_refusal(path, fmt: str, key: str, options) -> str:
+    """The refusal of a ``read_graph`` option ``key`` that the reader of ``fmt`` does not
+    take, naming the options it does take."""
+    takes = [name for name in options if name != "path"]
+    why = ""
+    if key == "weight":
+        why = (f" (a {fmt} file keeps its weights in a fixed place; weight= names the weight "
+               f"column of a csv file or the edge attribute of a graphml, gml, pajek or "
+               f"edgelist file, and weight=None reads every edge as weight 1)")
+    elif key == "symmetrize":
+        why = f" (a {fmt} file is undirected by definition)"
+    return (f"read_graph: {path} is read as {fmt}, whose reader takes no {key}={why}; its "
+            f"options: {', '.join(f'{name}=' for name in takes)}")
 
 
 def _check_reading_options(kw: dict) -> None:
@@ -535,8 +590,12 @@ def write_graph(graph, path, format: str | None = None, *,
     :func:`read_graph` follows, so they read back as the same strings. Labels of mixed types
     (``[100, 101, "x"]``, ``[1, 2.5]``) are written so too: they read back as strings
     (``'100'``, ``'101'``, ``'x'``), the integers' text included (:func:`read_graph` orders
-    the labels by sorted id). The file is written next to ``path`` and moved onto it
-    when complete, so a failed write leaves an existing file as it was.
+    the labels by sorted id). GraphML, GML, Pajek and NetworkX edge-list (edgelist) files hold
+    every label as text, and :func:`read_graph` gives their labels back as strings, as
+    NetworkX's readers do: integer labels ``0, 1, ...`` read back as ``'0', '1', ...`` (SNAP
+    and CSV files give integer ids back as integers), other labels (tuples, floats) as their
+    text. The file is written next to ``path`` and moved onto it when complete, so a failed
+    write leaves an existing file as it was.
 
     Labels other than the integers ``0..n-1`` or ``1..n`` written to a format without labels
     (gset, mtx, metis, dimacs) get a :class:`~dpgraph.graph.GraphInputWarning`: they are lost.

@@ -20,11 +20,12 @@ from dpgraph.caller import caller_stacklevel
 from dpgraph.graph import (DuplicateEdgeWarning, GraphData, GraphInputWarning, as_graph_data,
                            check_duplicates, duplicates_message, from_coo, from_matrix,
                            to_networkx)
-from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_document_read,
+from dpgraph.io.base import (NODE_SET_BYTES, GraphFormatError, NoEdgesError, check_document_read,
                              check_node_count, check_whole_file_read, check_tokens, is_gzip, load_table,
                              nonfinite_weight_error, open_binary, open_text, row_line,
                              scan_lines)
 from dpgraph.io.text import weight_column, write_columns
+from dpgraph.memory import check_memory
 
 
 def _wrap(path, exc, expected) -> GraphFormatError:
@@ -272,13 +273,28 @@ def _merge_parallel_note(path, G, duplicates):
 
 def read_graphml(path, *, symmetrize=None, duplicates="max", weight="weight") -> GraphData:
     """Read GraphML with :func:`networkx.read_graphml`; node ids (strings) become labels.
-    Parallel edges are merged by ``duplicates`` (``"max"`` by default, ``"sum"``, ``"error"``),
-    with a warning that counts them."""
-    import networkx as nx
-
-    return _nx_read(path, nx.read_graphml, "a GraphML document", symmetrize=symmetrize,
+    A file written by igraph, whose node ids are its generated ``n0, n1, ...`` and whose
+    nodes each carry a distinct string ``name`` attribute (igraph's vertex names), is labelled
+    by those names, as igraph reads it back. Parallel edges are merged by ``duplicates``
+    (``"max"`` by default, ``"sum"``, ``"error"``), with a warning that counts them."""
+    return _nx_read(path, _read_graphml_named, "a GraphML document", symmetrize=symmetrize,
                     duplicates=duplicates, weight=weight,
                     price=lambda p: check_document_read(p, "graphml"))
+
+
+def _read_graphml_named(f):
+    """:func:`networkx.read_graphml`, relabelled by the nodes' ``name`` attribute where the
+    ids are igraph's generated ``n0 .. n{N-1}`` (in order) and every node has a distinct
+    string name: igraph writes its vertex names so (:func:`read_graphml`)."""
+    import networkx as nx
+
+    G = nx.read_graphml(f)
+    ids = list(G.nodes)
+    names = [d.get("name") for _, d in G.nodes(data=True)]
+    if (ids == [f"n{k}" for k in range(len(ids))] and names != ids
+            and all(isinstance(x, str) for x in names) and len(set(names)) == len(names)):
+        G = nx.relabel_nodes(G, dict(zip(ids, names)), copy=True)
+    return G
 
 
 def read_gml(path, *, symmetrize=None, duplicates="max", weight="weight",
@@ -370,10 +386,15 @@ def _parse_pajek(path, weight):
 
     The sections read: ``*Vertices n`` then ``n`` lines ``id label [x y shape] [key value]...``
     (an edge names a vertex by its id, or by any other token, which becomes a new vertex);
-    ``*Edges`` (undirected) or ``*Arcs`` (directed), after which every line with at least two
-    tokens is ``u v [weight] [key value]...``; or ``*Matrix`` (directed), rows of integers over
-    the vertices in file order. A missing or non-numeric third token means weight 1. A declared
-    vertex count is checked against the lines left in the file before any vertex is read.
+    vertex lines may be left out, as igraph writes a graph without names (the next line is a
+    section): a vertex without one is labelled by its number ``'1' .. 'n'`` (text, as every
+    Pajek label); ``*Edges`` (undirected) or ``*Arcs`` (directed), after which every line with
+    at least two tokens is ``u v [weight] [key value]...``; ``*Edgeslist`` / ``*Arcslist``,
+    lines ``u v1 v2 ...`` (an edge or arc from ``u`` to each ``v``, weight 1); or ``*Matrix``
+    (directed), rows of integers over the vertices in file order. A missing or non-numeric
+    third token means weight 1. A declared vertex count is checked against the lines left in
+    the file before any vertex is read (without any vertex line, against the memory its
+    labels need).
     """
     with open_binary(path) as f:
         raw = f.read()
@@ -418,12 +439,22 @@ def _parse_pajek(path, weight):
             except ValueError:
                 raise GraphFormatError(path, k, line, "'*Vertices n' with one vertex count "
                                        "n >= 0") from None
-            if count > len(lines) - k:
+            # vertex lines may be left out (igraph writes '*Vertices n' then '*Edges' for a
+            # graph without names): vertex i is then labelled by its number, as text. Where
+            # some are listed, the count is still checked against the lines left
+            listed = next((j for j in range(k, min(k + count, len(lines)))
+                           if lines[j].lstrip().startswith("*")), min(k + count, len(lines))) - k
+            if listed == 0 < count:  # no vertex line at all: the count is priced, not read
+                check_memory(NODE_SET_BYTES["labels"] * count,
+                             what=f"{path}: {line.strip()!r} ({count:,} vertices)",
+                             fit=(lambda x: NODE_SET_BYTES["labels"] * x,
+                                  "At most {:,} vertices fit."))
+            elif count > len(lines) - k:
                 raise GraphFormatError(path, k, line, f"{count} vertex lines after it",
                                        problem=f"the file has only {len(lines) - k} lines "
                                        f"left") from None
             ids = {}
-            for number in range(k + 1, k + count + 1):
+            for number in range(k + 1, k + listed + 1):
                 tokens = _pajek_tokens(path, number, lines[number - 1])
                 if len(tokens) < 2:
                     raise GraphFormatError(path, number, lines[number - 1],
@@ -431,9 +462,44 @@ def _parse_pajek(path, weight):
                 labels.append(tokens[1])
                 node(tokens[1])
                 ids[tokens[0]] = tokens[1]
-            k += count
+            for i in range(1, count + 1) if listed < count else ():
+                vid = str(i)
+                if vid in ids:
+                    continue
+                if vid in index:
+                    raise GraphFormatError(path, k, line, "distinct vertex labels",
+                                           problem=f"vertex {vid} has no vertex line and its "
+                                           f"number is another vertex's label")
+                labels.append(vid)
+                node(vid)
+                ids[vid] = vid
+            k += listed
+        elif low.startswith("*edgeslist") or low.startswith("*arcslist"):
+            # 'u v1 v2 ...': an edge (arc) from u to each v, weight 1 (not 'u v w' lines)
+            directed = directed or low.startswith("*arcslist")
+            section_end = len(lines)
+            for number in range(k + 1, len(lines) + 1):
+                tokens = _pajek_tokens(path, number, lines[number - 1])
+                if tokens and tokens[0].startswith("*"):
+                    section_end = number - 1  # the next section: read by the outer loop
+                    break
+                for t in tokens[1:]:
+                    u, v = ids.get(tokens[0], tokens[0]), ids.get(t, t)
+                    if ids and (u not in index or v not in index):
+                        new_vertices.append(number)
+                    rows.append(node(u))
+                    cols.append(node(v))
+                    vals.append(1.0)
+                    where.append(number)
+            if new_vertices:
+                warnings.warn(f"{path}: {len(new_vertices)} edge(s) (first on line "
+                              f"{new_vertices[0]}) name a vertex that is neither a *Vertices id "
+                              f"nor a label; each such token became a new vertex",
+                              GraphInputWarning, stacklevel=caller_stacklevel())
+                new_vertices = []
+            k = section_end
         elif low.startswith("*edges") or low.startswith("*arcs"):
-            directed = low.startswith("*arcs")
+            directed = directed or low.startswith("*arcs")
             for number in range(k + 1, len(lines) + 1):
                 tokens = _pajek_tokens(path, number, lines[number - 1])
                 if len(tokens) < 2:

@@ -283,6 +283,8 @@ def _warn_if_counts_header(path, number, line, tokens, data: GraphData, lines) -
         if indptr[p + 1] - indptr[p] != 1 or indices[indptr[p]] != q:
             return
     other_nodes, other_pairs = data.n - 2, data.m - 1
+    if other_pairs == 0:  # every edge line lists this pair again: no counts header
+        return
     counts = [c for c in (other_pairs, None if lines is None else lines - 1) if c and c > 0]
     if a < other_nodes or not any(abs(b - c) <= 0.05 * c for c in counts):
         return
