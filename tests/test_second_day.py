@@ -837,3 +837,19 @@ def test_synth_says_how_many_nodes_an_edge_list_file_holds(tmp_path, capsys):
     assert main(["synth", str(graph), "--nodes", "30", "--epsilon", "1", "--seed", "3",
                  "-q", "-o", str(gml), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["output"]["nodes_in_file"] == 30
+
+
+def test_a_satlib_cnf_file_ends_at_its_percent_line(tmp_path):
+    """SATLIB's CNF files end with a line ``%`` and a line ``0``: read_wcnf refused them
+    ("literals must be integers, got '%'"). The marker ends the clauses; anything but ``0``
+    or a comment after it is refused with its line named."""
+    from dpgraph.engine import read_wcnf
+
+    p = tmp_path / "sat.cnf"
+    p.write_text("c SATLIB style\np cnf 3 2\n1 -2 0\n2 3 0\n%\n0\n\n")
+    inst = read_wcnf(p)
+    assert (inst.n, inst.m) == (3, 2) and inst.value([1, 1, 0]) == 2.0
+    bad = tmp_path / "bad.cnf"
+    bad.write_text("p cnf 3 2\n1 -2 0\n%\n2 3 0\n")
+    with pytest.raises(ValueError, match=r"bad\.cnf, line 4: '2 3 0' after the end marker '%' of line 3"):
+        read_wcnf(bad)

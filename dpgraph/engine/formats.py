@@ -26,7 +26,9 @@ Formats read by :func:`read_csp` (``dpgraph.read_csp``, ``format=``):
     ``1..vars``, each clause ends with ``0``. Only clauses of length 1 or 2 fit a 2-CSP: a unit
     clause ``(l)`` becomes a constraint between its variable and another one (any: the relation
     ignores it); ``(l or l)`` is the unit clause, ``(x or -x)`` is always satisfied. Hard
-    clauses, longer clauses and empty clauses are refused with the line named.
+    clauses, longer clauses and empty clauses are refused with the line named. A line ``%``
+    ends the clauses (SATLIB's files end with ``%`` and ``0``); only ``0`` and comments may
+    follow it.
 
 A file of any of these formats may be gzip-compressed: it is told from the content (the gzip
 bytes ``1f 8b``), whatever its name, as :func:`dpgraph.read_graph` does; a ``.gz`` name is
@@ -196,11 +198,20 @@ def read_wcnf(path, *, format: str | None = None, variables: int | None = None):
     new_style = None   # 2022 WCNF: no p line
     cons = []
     max_var = 0
+    ended = None  # the line of SATLIB's end marker '%' (its files end with '%' and '0')
     with _open_instance(path_s) as f:
         for lineno, raw in _decoded_lines(f, path_s):
             line = raw.strip()
             where = f"{path_s}, line {lineno}"
             if not line or line.startswith("c"):
+                continue
+            if ended is not None:
+                if line == "0":
+                    continue
+                raise ValueError(f"{where}: {line!r} after the end marker '%' of line {ended} "
+                                 f"(SATLIB files end with '%' and '0'); clauses come before it")
+            if line == "%":
+                ended = lineno
                 continue
             tok = line.split()
             if tok[0] == "p":
