@@ -853,3 +853,22 @@ def test_a_satlib_cnf_file_ends_at_its_percent_line(tmp_path):
     bad.write_text("p cnf 3 2\n1 -2 0\n%\n2 3 0\n")
     with pytest.raises(ValueError, match=r"bad\.cnf, line 4: '2 3 0' after the end marker '%' of line 3"):
         read_wcnf(bad)
+
+
+def test_options_the_local_route_does_not_read_are_said_in_the_result():
+    """``candidates``, ``kappa`` and ``solver_options`` shape the solves on a spectral route's
+    release; the default (local) route ignored them without a word."""
+    G = nx.Graph(nx.karate_club_graph().edges())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, rng=0, candidates=["unbiased"],
+                              kappa=0.5, solver_options={"rank": 3})
+        plain = dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, rng=0)
+        bis = dpgraph.max_bisection(G, epsilon=1.0, delta=1e-6, rng=0, kappa=0.5)
+    assert res.diagnostics["route"] == "local"
+    note = res.diagnostics["options_note"]
+    assert note.startswith("candidates=['unbiased'], kappa=0.5, solver_options={'rank': 3} "
+                           "not used")
+    assert "kappa=0.5" in repr(res) and "not used" in repr(res)
+    assert "options_note" not in plain.diagnostics and "not used" not in repr(plain)
+    assert bis.diagnostics["options_note"].startswith("kappa=0.5 not used")

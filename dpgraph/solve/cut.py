@@ -139,6 +139,11 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
             res.diagnostics["rank_note"] = (f"rank={rank} is not used: the local route makes "
                                             f"one private decision per node and has no "
                                             f"low-rank release")
+        unused = _unused_on_local(candidates, kappa, solver_options if extra is None else None)
+        if unused:
+            res.diagnostics["options_note"] = (f"{unused} not used: they shape the solves on a "
+                                               f"spectral route's release, and the local route "
+                                               f"makes one private decision per node")
         return attach_certificate(res, released)
     eps_select, eps_estimate = answer_side_budgets(epsilon, select_share, estimate_share, m_hat)
     if not estimate:
@@ -153,6 +158,16 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                            candidates=candidates, solver_options=solver_options,
                            eps_select=eps_select, eps_estimate=eps_estimate,
                            m_upper=m_upper, estimate=estimate), released)
+
+
+def _unused_on_local(candidates, kappa, solver_options) -> str:
+    """The options of ``max_cut`` / ``max_bisection`` given away from their defaults that the
+    local route does not read (``solver_options``: None where a pooled route used them), as
+    ``"candidates=..., kappa=..."``; empty when there is none."""
+    given = [("candidates", candidates, isinstance(candidates, str) and candidates == "auto"),
+             ("kappa", kappa, kappa == 0.0),
+             ("solver_options", solver_options, not solver_options)]
+    return ", ".join(f"{name}={value!r}" for name, value, default in given if not default)
 
 
 def _checked_call(problem, G, *, epsilon, delta, rank, kappa, estimate_share, select_share,

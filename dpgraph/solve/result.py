@@ -143,5 +143,7 @@ class PrivateCutResult(PrivateResult):
             parts.append(f"rank={rank}")
         elif self.diagnostics.get("rank_note"):  # a rank the route did not use
             parts.append(self.diagnostics["rank_note"].split(":")[0])  # "rank=2 is not used"
+        if self.diagnostics.get("options_note"):  # options the route did not read
+            parts.append(self.diagnostics["options_note"].split(": they")[0])
         return (f"PrivateCutResult({', '.join(parts)}, halted={self.halted}"
                 f"{reproducible_tag(self.ledger)})")
