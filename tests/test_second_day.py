@@ -865,6 +865,8 @@ def test_options_the_local_route_does_not_read_are_said_in_the_result():
                               kappa=0.5, solver_options={"rank": 3})
         plain = dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, rng=0)
         bis = dpgraph.max_bisection(G, epsilon=1.0, delta=1e-6, rng=0, kappa=0.5)
+        quiet = dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, rng=0,
+                                solver_options={"progress": False})  # as the CLI passes
     assert res.diagnostics["route"] == "local"
     note = res.diagnostics["options_note"]
     assert note.startswith("candidates=['unbiased'], kappa=0.5, solver_options={'rank': 3} "
@@ -872,3 +874,4 @@ def test_options_the_local_route_does_not_read_are_said_in_the_result():
     assert "kappa=0.5" in repr(res) and "not used" in repr(res)
     assert "options_note" not in plain.diagnostics and "not used" not in repr(plain)
     assert bis.diagnostics["options_note"].startswith("kappa=0.5 not used")
+    assert "options_note" not in quiet.diagnostics

@@ -162,8 +162,11 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
 
 def _unused_on_local(candidates, kappa, solver_options) -> str:
     """The options of ``max_cut`` / ``max_bisection`` given away from their defaults that the
-    local route does not read (``solver_options``: None where a pooled route used them), as
+    local route does not read (``solver_options``: None where a pooled route used them; its
+    ``progress`` key, which only silences a display, is not named), as
     ``"candidates=..., kappa=..."``; empty when there is none."""
+    if solver_options:
+        solver_options = {k: v for k, v in solver_options.items() if k != "progress"}
     given = [("candidates", candidates, isinstance(candidates, str) and candidates == "auto"),
              ("kappa", kappa, kappa == 0.0),
              ("solver_options", solver_options, not solver_options)]
