@@ -875,3 +875,128 @@ def test_options_the_local_route_does_not_read_are_said_in_the_result():
     assert "options_note" not in plain.diagnostics and "not used" not in repr(plain)
     assert bis.diagnostics["options_note"].startswith("kappa=0.5 not used")
     assert "options_note" not in quiet.diagnostics
+
+
+def test_dask_edge_files_read_the_headers_a_csv_file_reads(tmp_path):
+    """A folder of CSV files with the header ``source,target`` was refused ("missing column(s)
+    ['u', 'v']") though one such ``.csv`` file reads: the folder reader takes the first two
+    columns as the endpoints and the weight column by its name in any case, as read_csv does,
+    through the command line's reader too; named columns must still exist."""
+    dask = pytest.importorskip("dask")
+    from dpgraph.cli.common import load_input
+    from dpgraph.io.dask import read_edge_files
+
+    folder = tmp_path / "edges"
+    folder.mkdir()
+    (folder / "part-0.csv").write_text("source,target,Weight\na,b,0.5\nb,c,1\n")
+    (folder / "part-1.csv").write_text("source,target,Weight\nc,d,0.25\n")
+    single = dpgraph.read_graph(folder / "part-0.csv")
+    with dask.config.set(scheduler="sync"):
+        g = read_edge_files(folder)
+        assert g.labels == ("a", "b", "c", "d") and g.m == 3
+        assert g.total_weight == pytest.approx(1.75)  # the 'Weight' column, as read_csv reads it
+        data, _, fmt = load_input(str(folder))  # the command line's reader
+        assert fmt == "dask" and data.m == 3
+        with pytest.raises(ValueError, match=r"missing column\(s\) \['src'\]"):
+            read_edge_files(folder, u="src", v="target")
+    assert single.total_weight == pytest.approx(1.5)
+    semi = tmp_path / "semi"
+    semi.mkdir()
+    (semi / "a.csv").write_text("u;v\n1;2\n")
+    with pytest.raises(ValueError, match=r"separated by ';'"):
+        read_edge_files(semi)
+
+
+def test_igraph_ncol_files_read_as_snap_and_lgl_files_name_igraphs_reader(tmp_path):
+    """igraph's ``.ncol`` (``name1 name2 [weight]`` lines, SNAP's layout) was an unknown
+    extension; it reads as a SNAP edge list (not written: write_graph's extensions are as
+    they were). ``.lgl`` is not read, and the refusal names igraph.Graph.Read_Lgl."""
+    from dpgraph.io import GraphFormatError, detect_format, output_format
+
+    ncol = tmp_path / "g.ncol"
+    ncol.write_text("alice bob 0.5\nbob carol 1\n")
+    assert detect_format(ncol) == "snap"
+    g = dpgraph.read_graph(ncol)
+    assert g.labels == ("alice", "bob", "carol") and g.total_weight == 1.5
+    num = tmp_path / "n.ncol"
+    num.write_text("1 2\n2 3\n")
+    assert dpgraph.read_graph(num, ids="str").labels == ("1", "2", "3")
+    with pytest.raises(ValueError, match="cannot tell the output format"):
+        output_format(tmp_path / "out.ncol")
+    lgl = tmp_path / "g.lgl"
+    lgl.write_text("# alice\nbob 0.5\n# bob\ncarol\n")
+    with pytest.raises(GraphFormatError, match=r"igraph\.Graph\.Read_Lgl"):
+        dpgraph.read_graph(lgl)
+
+
+def test_write_csp_keeps_the_variable_names(tmp_path):
+    """write_csp of a Max-k-Cut instance of a graph with named nodes wrote variables 0..n-1
+    and dropped the names; they are written as ``# name:`` lines and read back (the command
+    line answers by them), and names the format cannot hold are said by a warning."""
+    from dpgraph.engine import read_csp, write_csp
+    from dpgraph.engine.formats import max_k_cut_instance
+    from dpgraph.graph import GraphInputWarning
+
+    G = nx.Graph([("alice", "bob"), ("bob", "carol"), ("carol", "x y #1")])
+    inst = max_k_cut_instance(G, 3)
+    path = tmp_path / "named.csp"
+    write_csp(inst, path)
+    back = read_csp(path)
+    assert back.names == ("alice", "bob", "carol", "x y #1")
+    assert back.constraints == inst.constraints
+    bad = tmp_path / "half.csp"
+    bad.write_text('p csp 2 2 1\n# name: 0 "a"\nc 0 1 1.0 0,1 1,0\n')
+    with pytest.raises(ValueError, match=r"half\.csp: '# name:' lines name 1 of the 2 variables"):
+        read_csp(bad)
+    with pytest.warns(GraphInputWarning, match="names .* are not written"):
+        write_csp(max_k_cut_instance(nx.Graph([((0, 1), (1, 2))]), 2), tmp_path / "t.csp")
+
+
+def test_synthetic_report_records_the_disconnected_eigenvector_warning():
+    """synthetic_report let igraph's RuntimeWarning "Some eigenvector centralities are nearly
+    zero ..." through on a disconnected sample; it is caught and recorded in ``notes`` (and
+    the printed report), and other warnings are not silenced."""
+    from dpgraph.lab.evaluate import format_synthetic_report, synthetic_report
+
+    G = nx.karate_club_graph()
+    H = nx.Graph()
+    H.add_nodes_from(G)
+    H.add_edges_from([(0, 1), (1, 2), (5, 6), (6, 7), (7, 5)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        report = synthetic_report(G, H, max_cut=False)
+        assert synthetic_report(G, G, max_cut=False)["notes"] == []
+    assert len(report["notes"]) == 1 and "synthetic graph" in report["notes"][0]
+    assert "not meaningful for disconnected graphs" in report["notes"][0]
+    assert "  note: eigenvector centrality of the synthetic graph" in \
+        format_synthetic_report(report)
+
+
+def test_a_semicolon_separated_csv_names_its_separator(tmp_path):
+    """A ``u;v;w`` CSV file got "1 column name(s) in the header row" with no word of the
+    separator."""
+    from dpgraph.io import GraphFormatError
+
+    path = tmp_path / "semi.csv"
+    path.write_text("u;v;w\n1;2;0.5\n2;3;1\n")
+    with pytest.raises(GraphFormatError, match=r"separated by ';': dpgraph reads "
+                                               r"comma-separated CSV") as err:
+        dpgraph.read_graph(path)
+    assert err.value.line == 1
+
+
+def test_cli_counts_say_1_edge_not_1_edges(tmp_path, capsys):
+    """``dpgraph synth`` printed "(30 nodes, 1 edges)"; counts are pluralised by their value
+    (the JSON output is unchanged)."""
+    graph = tmp_path / "one.txt"
+    graph.write_text("0 1\n")
+    out = tmp_path / "s.txt"
+    assert main(["synth", str(graph), "--nodes", "30", "--epsilon", "1", "--seed", "8",
+                 "-o", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "(30 nodes, 1 edge) to" in captured.out and "1 edges" not in captured.out
+    assert "writing 30 nodes and 1 edge to" in captured.err
+    from dpgraph.cli.text import counted
+
+    assert (counted(1, "edge"), counted(2, "edge"), counted(1, "node")) == \
+        ("1 edge", "2 edges", "1 node")

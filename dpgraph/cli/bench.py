@@ -8,7 +8,7 @@ NOT PRIVATE: it scores each private partition on the true graph
 from __future__ import annotations
 
 from dpgraph.cli.common import add_graph_argument, check_out_folder, is_edge_files, load_graph
-from dpgraph.cli.text import number
+from dpgraph.cli.text import counted, number
 from dpgraph.progress import report
 
 __all__ = ["add_bench_parser", "cmd_bench", "precheck_bench"]
@@ -109,10 +109,10 @@ def cmd_bench(args) -> int:
     epsilons, methods = precheck_bench(args)
     data, where, _ = load_graph(args)
     if data.m == 0:
-        raise ValueError(f"{where} has no edges ({number(data.n)} nodes): every cut is 0, so "
+        raise ValueError(f"{where} has no edges ({counted(data.n, 'node')}): every cut is 0, so "
                          f"bench has no transfer ratio (cut / best non-private cut) to score")
     _check_plot(args)
-    report(f"read {where}: {number(data.n)} nodes")
+    report(f"read {where}: {counted(data.n, 'node')}")
     bench = run_transfer_benchmark(data, epsilons=epsilons, delta=args.delta,
                                    seeds=range(args.seeds), methods=methods, problem=args.problem,
                                    rank=args.rank, progress=report)

@@ -237,7 +237,8 @@ def _check_weight_column(spec: str, first: str, weight: str, *, tabs: bool = Fal
 
         with open_text(first) as fh:
             columns = fh.readline().rstrip("\r\n").split("\t" if tabs else ",")  # the reader's
-    if weight not in columns:
+    if weight.lower() not in [c.lower() for c in columns[2:]] and weight not in columns:
+        # (the reader's match: the name without regard to case; read_edge_files)
         raise ValueError(f"--weight {weight}: {os.path.basename(first)} of {spec!r} has no "
                          f"column {weight!r}; its columns are {columns}")
 
@@ -250,7 +251,7 @@ def _check_edge_file_options(spec: str, *, format, ids, symmetrize) -> None:
     if given:
         verb = "applies" if len(given) == 1 else "apply"
         raise ValueError(f"{', '.join(given)} {verb} to graph files; Dask edge files "
-                         f"{spec!r} are read by their u, v (and weight) columns")
+                         f"{spec!r} are read by their endpoint (and weight) columns")
 
 
 def check_graph_input(args) -> None:

@@ -15,7 +15,7 @@ from dpgraph.cli.common import (add_graph_argument, add_privacy_arguments, check
 from dpgraph.cli.output import cut_document, dumps, side_sizes
 from dpgraph.progress import report
 from dpgraph.cli.errors import show_notes
-from dpgraph.cli.text import interval, number
+from dpgraph.cli.text import counted, interval, number
 from dpgraph.release.private_graph import DEFAULT_RANK
 from dpgraph.release.routes import route_spec
 
@@ -102,7 +102,7 @@ def _run_cut(args, problem: str) -> int:
     check_out_folder(args.out, inputs=(args.graph, getattr(args, "nodes", None)))
     data, where, fmt = load_graph(args)
     check_tab_labels(getattr(data, "labels", None), args.out)  # before any budget is spent
-    report(f"read {where}: {data.n} nodes; privatizing and solving ({problem})")
+    report(f"read {where}: {counted(data.n, 'node')}; privatizing and solving ({problem})")
     fn = max_cut if problem == "maxcut" else max_bisection
     t0 = time.perf_counter()
     res = fn(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=args.seed,
@@ -176,7 +176,7 @@ def _print_route(res) -> None:
                  else "(one private decision per node, in order of released degree)"))
         print(f"plan:              order spread {res.diagnostics.get('order_spread', 0):.2g}, "
               f"backward share {res.diagnostics.get('backward_share', 0):.2g}, "
-              f"core of {diag['core']:,} nodes, {diag['batches']:,} batches")
+              f"core of {counted(diag['core'], 'node')}, {counted(diag['batches'], 'batch')}")
     else:
         print(f"objective:         {res.diagnostics['objective']} (chosen privately among "
               f"{res.diagnostics['candidate_partitions']} candidate partition(s) of "

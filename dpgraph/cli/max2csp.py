@@ -159,7 +159,7 @@ def _read_instance(args):
                          f"format (docs/cli.md)") from None
     if fmt in ("cnf", "wcnf"):  # variable i of the instance is variable i + 1 of the file
         return inst, range(1, inst.n + 1), fmt, 3, path
-    return inst, range(inst.n), fmt, None, path
+    return inst, inst.variables, fmt, None, path  # 0..n-1, or the names of its '# name:' lines
 
 
 def _graph_format_of(path: str) -> str | None:

@@ -17,7 +17,7 @@ from dpgraph.cli.common import (add_graph_argument, add_privacy_arguments, check
                                 print_release_notes, print_reproducible)
 from dpgraph.cli.errors import show_notes
 from dpgraph.cli.output import dumps, synth_document
-from dpgraph.cli.text import number
+from dpgraph.cli.text import counted, number
 from dpgraph.privacy.validation import check_number
 from dpgraph.release.private_graph import DEFAULT_RANK
 from dpgraph.release.routes import route_spec
@@ -206,12 +206,12 @@ def _release(args, data, where: str, mechanism: str, on_dask: bool):
     if mechanism == "block-model":
         from dpgraph.synthetic.release import release_synthetic
 
-        report(f"read {where}: {data.n} nodes; releasing communities and a block model")
+        report(f"read {where}: {counted(data.n, 'node')}; releasing communities and a block model")
         pg = release_synthetic(data, epsilon=args.epsilon, rng=gen,
                                communities=args.communities or "auto")
         return pg, pg.sample(rng=gen)
     share = "auto" if args.synthetic_share is None else args.synthetic_share
-    report(f"read {where}: {data.n} nodes; privatizing")
+    report(f"read {where}: {counted(data.n, 'node')}; privatizing")
     pg = privatize(data, epsilon=args.epsilon, delta=args.delta, rank=args.rank, rng=gen,
                    route=args.route, synthetic_share=share)
     if on_dask:
@@ -236,7 +236,7 @@ def cmd_synth(args) -> int:
     pg, out = _release(args, data, where, mechanism, on_dask)
     listed = None
     if not on_dask:
-        report(f"writing {out.n:,} nodes and {out.m:,} edges to {args.out}")
+        report(f"writing {counted(out.n, 'node')} and {counted(out.m, 'edge')} to {args.out}")
         write_graph(out, args.out, format=args.output_format)
         listed = _nodes_in_file(out, args.output_format or output_format(args.out))
     show_notes(notes, quiet=args.quiet)
@@ -267,7 +267,7 @@ def _nodes_in_file(out, fmt: str) -> int:
 def _print_result(args, pg, out, notes, on_dask: bool, listed: int | None = None) -> None:
     print(f"mechanism: {pg.diagnostics.get('low_rank_mechanism', pg.diagnostics.get('mechanism'))}")
     print(f"wrote {'weighted' if args.weighted else 'sampled'} synthetic graph "
-          f"({number(out.n)} nodes, {number(out.m)} edges) to {args.out}"
+          f"({counted(out.n, 'node')}, {counted(out.m, 'edge')}) to {args.out}"
           + (" (Parquet files written by the Dask workers; isolated nodes are not listed)"
              if on_dask else "")
           + (f" (the file lists {number(listed)} of the nodes: an edge list holds no isolated "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["number", "interval"]
+__all__ = ["number", "counted", "interval"]
 
 _SIGNIFICANT = 6
 
@@ -33,6 +33,16 @@ def number(value) -> str:
     if abs(v) >= 1000 or v == int(v):
         return f"{v:,.0f}"
     return f"{v:.{_SIGNIFICANT}g}"
+
+
+def counted(value, noun: str) -> str:
+    """``value`` as :func:`number` prints it, then ``noun``, plural unless ``value`` is 1.
+
+    >>> counted(1, "edge"), counted(0, "edge"), counted(30, "node"), counted(1500, "batch")
+    ('1 edge', '0 edges', '30 nodes', '1,500 batches')
+    """
+    plural = noun + ("es" if noun.endswith(("s", "sh", "ch", "x")) else "s")
+    return f"{number(value)} {noun if value == 1 else plural}"
 
 
 def _outward(value: float, step: float, up: bool) -> float:

@@ -7,9 +7,15 @@ Formats read by :func:`read_csp` (``dpgraph.read_csp``, ``format=``):
     comment::
 
         p csp <n> <q> <m>          # header: variables, alphabet size, number of constraints
+        # name: <i> <name>         # optional, after the header: variable i's name, a JSON
+                                   # string or integer ("alice", 7); all n or none
         c <i> <j> <w> a,b a,b ...  # one line per constraint: 0-indexed variables i != j,
                                    # weight w, then the allowed pairs (x_i, x_j) = (a, b),
                                    # values in 0..q-1
+
+    The ``# name:`` lines are comments to other readers; :func:`read_csp` gives the instance
+    those names (:attr:`CSPInstance.names`), and :func:`write_csp` writes them for an instance
+    whose names are strings or integers (a graph's node labels: :func:`max_k_cut_instance`).
 ``"max-k-cut"`` (with ``k``)
     Any graph file :func:`dpgraph.read_graph` reads (G-set / rudy, SNAP, Matrix Market, ...);
     each edge ``{u, v}`` of weight w becomes the constraint "``x_u != x_v``" of weight w over
@@ -43,6 +49,7 @@ read when it broke).
 from __future__ import annotations
 
 import gzip
+import json
 import math
 import os
 import re
@@ -325,12 +332,70 @@ def write_csp(instance: CSPInstance, path) -> None:
     >>> back = read_csp(path)  # reads back the same instance
     >>> back.constraints == inst.constraints, back.value([0, 1, 0, 1, 2])
     (True, 5.0)
+
+    Named variables (:attr:`CSPInstance.names`, e.g. a graph's node labels) are written as
+    ``# name: <i> <name>`` lines, JSON strings or integers, which :func:`read_csp` reads back;
+    names of other types are not written, with a :class:`~dpgraph.graph.GraphInputWarning`.
+
+    >>> import dpgraph
+    >>> named = max_k_cut_instance(dpgraph.as_graph_data([("a", "b"), ("b", "c")]), 2)
+    >>> write_csp(named, path)
+    >>> read_csp(path).names
+    ('a', 'b', 'c')
     """
+    names = _storable_names(instance, path)
     with open(path, "w") as f:
         f.write(f"p csp {instance.n} {instance.q} {instance.m}\n")
+        if names is not None:
+            f.writelines(f"{_NAME_LINE} {i} {json.dumps(name)}\n" for i, name in enumerate(names))
         for i, j, rel, w in instance.constraints:
             pairs = " ".join(f"{a},{b}" for a, b in sorted(rel))
             f.write(f"c {i} {j} {w!r} {pairs}\n".rstrip() + "\n")
+
+
+#: the comment that starts a variable's name line in the csp format (module docstring)
+_NAME_LINE = "# name:"
+
+
+def _storable_names(instance: CSPInstance, path):
+    """The instance's variable names as the csp format writes them (str and int, JSON), or
+    None: no names, or names of other types (said by a GraphInputWarning: not written)."""
+    if instance.names is None:
+        return None
+    names = [int(x) if isinstance(x, np.integer) else x for x in instance.names]
+    bad = [x for x in names if isinstance(x, bool) or not isinstance(x, (str, int))]
+    if not bad:
+        return names
+    import warnings
+
+    from dpgraph.caller import caller_stacklevel
+    from dpgraph.graph import GraphInputWarning
+
+    warnings.warn(f"{path}: the csp format holds variable names that are strings or integers; "
+                  f"this instance's names (e.g. {bad[0]!r}, a {type(bad[0]).__name__}) are not "
+                  f"written, and the file numbers the variables 0..{instance.n - 1} in their "
+                  f"order", GraphInputWarning, stacklevel=caller_stacklevel())
+    return None
+
+
+def _read_name_line(line: str, where: str, n: int | None, names: dict) -> None:
+    """One ``# name: <i> <name>`` line into ``names`` (ValueError naming the line)."""
+    expected = f"expected '{_NAME_LINE} <i> <name>' with a JSON string or integer name"
+    if n is None:
+        raise ValueError(f"{where}: a variable name before the 'p csp n q m' header")
+    parts = line.strip()[len(_NAME_LINE):].strip().split(None, 1)
+    try:
+        i = int(parts[0])
+        name = json.loads(parts[1])
+    except (IndexError, ValueError):
+        raise ValueError(f"{where}: {expected}, got {line.strip()!r}") from None
+    if isinstance(name, bool) or not isinstance(name, (str, int)):
+        raise ValueError(f"{where}: {expected}, got {line.strip()!r}")
+    if not 0 <= i < n:
+        raise ValueError(f"{where}: names variable {i}, outside 0..{n - 1}")
+    if i in names:
+        raise ValueError(f"{where}: variable {i} is named twice")
+    names[i] = name
 
 
 def _name_without_gz(path) -> str:
@@ -440,8 +505,13 @@ def read_csp(path, format: str | None = None, *, k: int | None = None,
         return read_wcnf(path, format=format, variables=variables)
     header = None
     cons, lines = [], []  # the constraints and their line numbers
+    names: dict = {}  # variable -> name, from the '# name:' lines
     with _open_instance(path) as f:
         for lineno, raw in _decoded_lines(f, path):
+            if raw.lstrip().startswith(_NAME_LINE):
+                _read_name_line(raw, f"{path}, line {lineno}",
+                                None if header is None else header[0], names)
+                continue
             line = raw.split("#", 1)[0].strip()
             if not line:
                 continue
@@ -479,12 +549,22 @@ def read_csp(path, format: str | None = None, *, k: int | None = None,
     n, q, m = header
     if m != len(cons):
         raise ValueError(f"{path}: header says {m} constraints, found {len(cons)}")
+    if names and len(names) != n:
+        missing = min(set(range(n)) - set(names))
+        raise ValueError(f"{path}: '{_NAME_LINE}' lines name {len(names)} of the {n} variables "
+                         f"(not variable {missing}); name all of them or none")
     try:
-        return CSPInstance(n, q, cons).with_source(path, lines)
+        inst = CSPInstance(n, q, cons).with_source(path, lines)
     except ValueError as exc:
         raise ValueError(_at_constraint_line(path, str(exc), lines)) from None
     except InsufficientMemoryError as exc:  # e.g. a header's q of 10^18 values
         raise InsufficientMemoryError(f"{path}: {exc}") from None
+    if not names:
+        return inst
+    try:
+        return inst.with_names([names[i] for i in range(n)])
+    except ValueError as exc:  # names that are not distinct
+        raise ValueError(f"{path}: the '{_NAME_LINE}' lines: {exc}") from None
 
 
 def _at_constraint_line(path, message: str, lines: list) -> str:

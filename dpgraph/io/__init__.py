@@ -22,7 +22,11 @@ transparently; a ``.gz`` file that is not gzip is read as it is, with a
 :class:`~dpgraph.graph.GraphInputWarning` naming it) and, for ambiguous or missing extensions
 (``.txt``, ``.dat``, ``.edges``, none), from the first lines of the file (a ``.csv`` file is
 CSV: a header row naming the columns, the first two the endpoints, a ``weight`` column the
-weights). Malformed input raises
+weights). igraph's NCOL files (``.ncol``: ``name1 name2 [weight]`` lines) are read as SNAP
+edge lists, their node ids following ``ids=`` (``ids="str"`` keeps every name a string, as
+igraph does); :func:`write_graph` does not write ``.ncol`` (a SNAP edge list, ``.txt``, is
+the same layout). igraph's LGL files (``.lgl``) are not read: read them with
+``igraph.Graph.Read_Lgl`` and pass the graph. Malformed input raises
 :class:`GraphFormatError`, naming the file, the line, the offending text and what was
 expected. All files are read as undirected;
 directed content (SNAP ``# Directed graph``, GraphML ``edgedefault="directed"``, Pajek
@@ -110,6 +114,9 @@ _SNIFFED = {"", ".txt", ".dat", ".edges", ".el", ".tsv", ".e", ".g"}
 # writing: the plain-text extensions above mean a SNAP edge list ('u<TAB>v[<TAB>w]' lines),
 # which detect_format reads back from any of them
 _OUTPUT_EXTENSIONS = {**_EXTENSIONS, **{ext: "snap" for ext in _SNIFFED if ext}}
+# read, not written: igraph's NCOL file ('name1 name2 [weight]' lines, names without
+# whitespace) is a SNAP edge list
+_READ_ONLY_EXTENSIONS = {".ncol": "snap"}
 
 
 def _suffix(path) -> str:
@@ -181,7 +188,8 @@ def detect_format(path, *, nodes=None) -> str:
     gml; ``*Vertices`` -> pajek; a ``p edge`` line -> dimacs; a third field starting with ``{``
     -> edgelist; a header of one or two integers followed by three-field lines -> gset; lines of
     two or three fields throughout -> snap. METIS and CSV are recognised by their extensions
-    only (``.graph``, ``.metis``; ``.csv``): their lines look like other formats.
+    only (``.graph``, ``.metis``; ``.csv``): their lines look like other formats. igraph's
+    ``.ncol`` is snap.
 
     Raises
     ------
@@ -218,9 +226,11 @@ def _detect(path) -> str:
     known = ", ".join(FORMATS)
     if suffix in _EXTENSIONS:
         return _EXTENSIONS[suffix]
+    if suffix in _READ_ONLY_EXTENSIONS:
+        return _READ_ONLY_EXTENSIONS[suffix]
     if suffix not in _SNIFFED and not suffix[1:].isdigit():
-        reader = _NETWORKX_ONLY.get(suffix)
-        hint = (f"; dpgraph does not read {reader[0]}: read it with networkx.{reader[1]} and "
+        reader = _OTHER_LIBRARY_ONLY.get(suffix)
+        hint = (f"; dpgraph does not read {reader[0]}: read it with {reader[1]} and "
                 f"pass the graph (or write it with dpgraph.write_graph as an edge list)"
                 if reader else "")
         raise GraphFormatError(path, None, suffix, f"a known extension or format= one of "
@@ -239,13 +249,16 @@ def _detect(path) -> str:
     return found
 
 
-#: extensions of NetworkX formats dpgraph does not read: what they hold, NetworkX's reader
-_NETWORKX_ONLY = {".adjlist": ("adjacency lists", "read_adjlist(path)"),
-                  ".gexf": ("GEXF", "read_gexf(path)"),
-                  ".g6": ("graph6", "read_graph6(path)"),
-                  ".graph6": ("graph6", "read_graph6(path)"),
-                  ".s6": ("sparse6", "read_sparse6(path)"),
-                  ".sparse6": ("sparse6", "read_sparse6(path)")}
+#: extensions of NetworkX and igraph formats dpgraph does not read: what they hold, the
+#: library's reader
+_OTHER_LIBRARY_ONLY = {".adjlist": ("adjacency lists", "networkx.read_adjlist(path)"),
+                       ".gexf": ("GEXF", "networkx.read_gexf(path)"),
+                       ".g6": ("graph6", "networkx.read_graph6(path)"),
+                       ".graph6": ("graph6", "networkx.read_graph6(path)"),
+                       ".s6": ("sparse6", "networkx.read_sparse6(path)"),
+                       ".sparse6": ("sparse6", "networkx.read_sparse6(path)"),
+                       ".lgl": ("LGL adjacency lists ('# name' lines, then its neighbours)",
+                                "igraph.Graph.Read_Lgl(path)")}
 
 
 def _unlike_an_edge_list(path) -> tuple:

@@ -1,7 +1,9 @@
 """Graphs whose edge list lives on a Dask cluster: every pass over the edges is a Dask computation.
 
-For edge lists too large for one machine (folders of Parquet or CSV files, or a
-``dask.dataframe.DataFrame`` with columns ``u``, ``v`` and optionally ``weight``).
+For edge lists too large for one machine (folders of Parquet or CSV files, whose endpoints
+are the columns ``u`` and ``v`` or else the first two columns, as in a ``.csv`` file that
+:func:`dpgraph.read_graph` reads; or a ``dask.dataframe.DataFrame`` with columns ``u``, ``v``
+and optionally ``weight``).
 :func:`from_dask` reads them into a :class:`DaskGraph`, which the matrix-free route
 (:mod:`dpgraph.release.routes.matrix_free`) and the private solvers use exactly like an in-memory
 :class:`~dpgraph.graph.GraphData`: they only ever ask for
@@ -118,15 +120,23 @@ def is_dask_input(G) -> bool:
 # ----------------------------------------------------------------------------- reading
 
 
-def read_edge_files(path, *, u: str = "u", v: str = "v", weight: str | None = "weight",
-                    duplicates: str = "max", spill_dir: str | None = None,
-                    blocks: int | None = None, nodes=None) -> "DaskGraph":
+def read_edge_files(path, *, u: str | None = None, v: str | None = None,
+                    weight: str | None = "weight", duplicates: str = "max",
+                    spill_dir: str | None = None, blocks: int | None = None,
+                    nodes=None) -> "DaskGraph":
     """Read a path or glob of Parquet (``.parquet``/``.pq``) or CSV (``.csv``, ``.tsv``, ``.txt``;
     with a header row) edge files as a :class:`DaskGraph` (see :func:`from_dask`, which says
     what ``nodes`` is).
 
+    The endpoints are the columns ``u`` and ``v`` when given; by default the columns named
+    ``u`` and ``v`` where the files have both, else the first two columns, whatever their
+    names (``source,target``, ``from,to``, ...), as :func:`dpgraph.read_graph` reads a
+    ``.csv`` file. The weights are the column ``weight`` (its name matched without regard to
+    case, as there; ``weight=None`` reads every edge as weight 1); an edge is of weight 1 when
+    there is no such column.
+
     Raises ``FileNotFoundError`` when nothing matches and ``ValueError`` naming the columns found
-    when ``u`` or ``v`` is missing.
+    when a column named by ``u`` or ``v`` is missing, or the files have fewer than two columns.
     """
     _, dd = dask_modules()
     spec = os.fspath(path)
@@ -153,11 +163,31 @@ def read_edge_files(path, *, u: str = "u", v: str = "v", weight: str | None = "w
         raise ValueError(f"edge files must all be Parquet (.parquet, .pq) or CSV (.csv, .tsv, "
                          f".txt), got extensions {sorted(exts)} in {spec!r}")
     _check_same_columns(files, sep, spec)
+    u, v, weight = _file_columns_read(list(ddf.columns), u, v, weight, spec, sep)
     with warnings.catch_warnings():  # the same deprecation again when the passes compute
         warnings.filterwarnings("ignore", message=r"The inplace keyword in DataFrame\.",
                                 module=r"dask\.")
         return from_dask(ddf, u=u, v=v, weight=weight, duplicates=duplicates,
                          spill_dir=spill_dir, blocks=blocks, source=spec, nodes=nodes)
+
+
+def _file_columns_read(cols: list, u, v, weight, spec: str, sep: str | None) -> tuple:
+    """``(u, v, weight)``: the columns :func:`read_edge_files` reads from files of columns
+    ``cols`` (those of :func:`dpgraph.io.text.read_csv`: ``u`` and ``v`` where both are
+    columns, else the first two; the weight column's name matched without regard to case)."""
+    if u is None and v is None and not {"u", "v"} <= set(cols):
+        if len(cols) < 2:
+            from dpgraph.io.text import other_separator_hint
+
+            hint = other_separator_hint(str(cols[0])) if cols and sep is not None else ""
+            raise ValueError(f"{spec}: {len(cols)} column(s) {cols}: edge files need two "
+                             f"endpoint columns (and an optional weight column){hint}")
+        u, v = cols[0], cols[1]
+    u, v = ("u" if u is None else u), ("v" if v is None else v)
+    if weight is not None and weight not in cols:
+        same = [c for c in cols if c not in (u, v) and str(c).lower() == weight.lower()]
+        weight = same[0] if same else weight
+    return u, v, weight
 
 
 def _file_columns(path: str, sep: str | None) -> list:

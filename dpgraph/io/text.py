@@ -545,6 +545,25 @@ _CSV_HEADER = ("a header row naming the columns (e.g. 'source,target' or 'source
                "then one edge per row")
 
 
+def other_separator_hint(header: str) -> str:
+    """A hint for a CSV header row that reads as one column name: the separator it seems to
+    use instead of a comma (a semicolon, as spreadsheets write CSV in many locales; a bar; a
+    space), or nothing.
+
+    >>> hint = other_separator_hint("u;v;w")
+    >>> "separated by ';'" in hint, "reads comma-separated CSV" in hint
+    (True, True)
+    >>> other_separator_hint("edges")
+    ''
+    """
+    for sep in (";", "|", " "):
+        if sep in header.strip():
+            return (f" (the header row is separated by {sep!r}: dpgraph reads comma-separated "
+                    f"CSV (or tab-separated; the reader has no separator option): replace the "
+                    f"{sep!r} separators by ',')")
+    return ""
+
+
 def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", ids: str = "auto",
              weight: str | None = "weight") -> GraphData:
     """Read a CSV edge file (``.csv``, ``.csv.gz``): a header row naming the columns, then one
@@ -597,6 +616,7 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
     if len(columns) < 2 or not all(columns[:2]):
         raise GraphFormatError(path, hnum, hline, _CSV_HEADER,
                                problem=f"{len(columns)} column name(s) in the header row"
+                               + other_separator_hint(hline)
                                if len(columns) < 2 else "an empty column name")
     if all(_is_number(c) for c in columns[:2]):
         raise GraphFormatError(path, hnum, hline, _CSV_HEADER + "; add a header row",

@@ -106,7 +106,10 @@ def graph_statistics(G, *, rng=0, sources: int = 64, partition=None) -> dict:
     ``edges``, ``degrees`` (array), ``isolated``, ``avg_clustering`` (mean local clustering,
     0 for degree < 2), ``triangles``, ``louvain`` (Louvain communities, igraph's multilevel,
     seeded by ``rng``), ``modularity`` of ``partition`` (default: that Louvain partition),
-    ``evc_top`` (the top 1% of nodes by eigenvector centrality), ``avg_path`` (mean
+    ``evc_top`` (the top 1% of nodes by eigenvector centrality), ``evc_note`` (igraph's
+    warning that the graph is disconnected, where eigenvector centrality is the leading
+    eigenvector of the whole adjacency matrix and near 0 outside one component; else None),
+    ``avg_path`` (mean
     shortest-path length over the pairs reached from ``sources`` random sources). Edge
     weights are ignored (NetworkX's ``weight=None``): every edge counts once, one of weight 0
     included. Also ``n``, the node count.
@@ -135,7 +138,7 @@ def graph_statistics(G, *, rng=0, sources: int = 64, partition=None) -> dict:
     A = data.weights
     louv = _louvain(g, int(gen.integers(2**31)))
     part = louv if partition is None else _membership(data, partition)
-    evc = np.asarray(g.eigenvector_centrality(scale=False)) if data.m else np.zeros(data.n)
+    evc, evc_note = _eigenvector_centrality(g) if data.m else (np.zeros(data.n), None)
     top = max(1, int(round(0.01 * data.n)))
     src = gen.choice(data.n, size=min(sources, data.n), replace=False)
     dist = np.asarray(g.distances(source=src.tolist()), dtype=float)
@@ -145,8 +148,26 @@ def graph_statistics(G, *, rng=0, sources: int = 64, partition=None) -> dict:
             "avg_clustering": float(g.transitivity_avglocal_undirected(mode="zero")),
             "triangles": float((A @ A).multiply(A).sum() / 6.0),
             "louvain": louv, "modularity": float(g.modularity(part)) if data.m else 0.0,
-            "evc_top": set(np.argsort(-evc, kind="stable")[:top].tolist()),
+            "evc_top": set(np.argsort(-evc, kind="stable")[:top].tolist()), "evc_note": evc_note,
             "avg_path": float(dist[finite].mean()) if finite.any() else float("nan")}
+
+
+def _eigenvector_centrality(g) -> tuple:
+    """``(centralities, note)``: igraph's eigenvector centrality, and its RuntimeWarning that
+    the graph is disconnected (its message), which is caught and returned rather than shown
+    (None when there is none); any other warning passes on."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evc = np.asarray(g.eigenvector_centrality(scale=False))
+    note = None
+    for w in caught:
+        if issubclass(w.category, RuntimeWarning) and "eigenvector centralit" in str(w.message):
+            note = str(w.message).split(" Location:")[0]
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+    return evc, note
 
 
 def _membership(data: GraphData, partition) -> list:
@@ -198,6 +219,9 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
     ``modularity_true`` / ``modularity`` (of the true graph's Louvain partition, in each graph)
     / ``modularity_rel_error``; ``nmi`` (Louvain of the synthetic graph against Louvain of the
     true one); ``evc_overlap`` (fraction of the top 1% by eigenvector centrality shared);
+    ``notes`` (a list of strings: igraph's warning that a graph is disconnected, where its
+    eigenvector centrality is near 0 outside one component, so ``evc_overlap`` compares top
+    nodes of that component; empty otherwise);
     ``avg_path_true`` / ``avg_path`` / ``path_rel_error`` (on pairs from ``sources`` random
     sources); with ``max_cut``, ``maxcut_transfer``: the cut, in the true graph, of the
     partition that :func:`dpgraph.solve_max_cut` finds on the synthetic graph, divided by
@@ -266,7 +290,9 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
            "nmi": float(ig.compare_communities(ts["louvain"], ss["louvain"], method="nmi")),
            "evc_overlap": len(ts["evc_top"] & ss["evc_top"]) / max(len(ts["evc_top"]), 1),
            "avg_path_true": ts["avg_path"], "avg_path": ss["avg_path"],
-           "path_rel_error": rel(ss["avg_path"], ts["avg_path"])}
+           "path_rel_error": rel(ss["avg_path"], ts["avg_path"]),
+           "notes": [f"eigenvector centrality of the {which} graph: {st['evc_note']}"
+                     for which, st in (("true", ts), ("synthetic", ss)) if st.get("evc_note")]}
     if max_cut:
         from dpgraph.engine import solve_max_cut
 
@@ -327,7 +353,7 @@ def format_synthetic_report(report: dict) -> str:
 
     One line per metric present in ``report`` (true value in the label, synthetic value and
     error on the right); the total-weight line only where a graph's total weight differs from
-    its edge count. The numbers read the true graph: do not publish them with a private
+    its edge count; then a line per note (``notes``). The numbers read the true graph: do not publish them with a private
     release.
 
     Examples
@@ -352,4 +378,5 @@ def format_synthetic_report(report: dict) -> str:
             continue
         if key in report:
             lines.append(f"  {name.format(**report):<58} {value.format(**report)}")
+    lines.extend(f"  note: {note}" for note in report.get("notes", ()))
     return "\n".join(lines)
