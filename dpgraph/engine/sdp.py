@@ -404,7 +404,10 @@ def rump_certified_diagonal(factored_diag: np.ndarray, c: float) -> np.ndarray |
     or None when ``c`` falls short of Rump's margin for it.
 
     Rump's criterion (S. M. Rump, "Verification of positive definiteness", BIT 46, 2006,
-    Cor. 2.4; formalised in Coq by Martin-Dorel and Roux, ValidSDP): let A be a symmetric
+    Cor. 2.4, with the improved backward error bounds of Rump and Jeannerod, "Improved backward
+    error bounds for LU and Cholesky factorizations", SIMAX 35(2), 2014, which give the
+    constant below in place of the paper's :math:`\gamma_{n+1}/(1-\gamma_{n+1})`; formalised
+    in Coq by Martin-Dorel and Roux, ValidSDP): let A be a symmetric
     matrix of floats with :math:`0 \le a_{ii} \le d_{\max}` and
 
     .. math:: c \ge \frac{(n+1)u}{1-(n+1)u}\,\mathrm{tr}\,A + 4\eta\, n\,(2(n+1) + d_{\max})

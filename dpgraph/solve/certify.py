@@ -98,8 +98,8 @@ class VerifiedBound(NamedTuple):
 
 def certificate_bytes(n: int) -> int:
     """Peak memory of :func:`input_sdp_bound` at ``n`` nodes, from public ``n`` only: one dense
-    ``n x n`` matrix factorized in place (the worst case; sparse inputs may take a sparse
-    factorization instead) with the factorization's scratch (two ``n x p`` and three ``p x p``
+    ``n x n`` matrix factorized in place (the proof is this dense Cholesky on every input,
+    sparse ones included) with the factorization's scratch (two ``n x p`` and three ``p x p``
     arrays, ``p = min(n, BUMP_PANEL)``), plus the factor ``V`` and two products of width
     ``sdp_rank``, up to four times that rank after doublings.
 
