@@ -83,7 +83,7 @@ def _warn_if_repeats_dropped(kept: int, drawn: int) -> None:
     if drawn > 0 and kept < (1.0 - REPEATS_WARN) * drawn:
         import warnings
 
-        warnings.warn(f"the sample has {kept:,} edges of {drawn:,} drawn: "
+        warnings.warn(f"the sample has {kept:,} edge{'s' * (kept != 1)} of {drawn:,} drawn: "
                       f"{1 - kept / drawn:.0%} were repeated or self pairs, dropped from a simple "
                       f"graph (the released degrees are too concentrated for a graph this small "
                       f"and dense)", SyntheticSampleWarning, stacklevel=caller_stacklevel())

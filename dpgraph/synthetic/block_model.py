@@ -526,8 +526,8 @@ def warn_if_sparse_sample(edge_count: int, n: int, edge_total=None, *,
     sd = "" if edge_total is None else (f" (the released estimate {float(edge_total[0]):.4g} "
                                         f"has noise of standard deviation "
                                         f"{np.sqrt(max(float(edge_total[1]), 0.0)):.3g})")
-    what = "the sample is empty" if m == 0 else (f"the sample has {m} edges, so at least "
-                                                 f"{n - 2 * m} nodes are isolated")
+    what = "the sample is empty" if m == 0 else (f"the sample has {m} edge{'s' * (m != 1)}, "
+                                                 f"so at least {n - 2 * m} nodes are isolated")
     warnings.warn(f"the released edge count is {m} for {n} nodes, below n / 2 = {n / 2:g}: "
                   f"{what}{sd}; the noise may dominate the count at this epsilon (a larger "
                   f"epsilon gives a truer count)", SyntheticSampleWarning,
