@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dpgraph.graph import GraphData, as_undirected_data, in_label_order, summed_parallel_edges
 from dpgraph.io.dask import is_dask_input
+from dpgraph.memory import InsufficientMemoryError, available_memory, format_bytes
 
 __all__ = ["input_graph", "check_private_graph_input"]
 
@@ -27,7 +28,19 @@ def input_graph(G, *, weight: str | None = "weight"):
         from dpgraph.io.dask import DaskGraph, from_dask
 
         return G if isinstance(G, DaskGraph) else from_dask(G, weight=weight)
-    return in_label_order(as_undirected_data(G, weight=weight))
+    try:
+        return in_label_order(as_undirected_data(G, weight=weight))
+    except InsufficientMemoryError:
+        # the converters' refusals name the input's edge count, which is private (a neighbour
+        # reads one fewer): the refusal itself depends on the input (docs/privacy.md 11.1),
+        # its message names no size of it
+        have = available_memory()
+        raise InsufficientMemoryError(
+            "converting the input graph for a private release needs more memory than is "
+            "available" + ("" if have is None else f" ({format_bytes(have)})") + "; the "
+            "sizes are not named, since the edge count is private. Free memory or raise "
+            "DPGRAPH_MEMORY_LIMIT, or convert it first with dpgraph.as_graph_data (not "
+            "private: its messages name the sizes)") from None
 
 
 def check_private_graph_input(data: GraphData, *, what: str = "the private pipeline") -> None:
