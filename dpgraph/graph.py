@@ -72,6 +72,7 @@ __all__ = [
     "label_sequence",
     "same_labels",
     "in_label_order",
+    "is_edge_iterable",
     "label_key",
     "as_undirected_data",
     "from_matrix",
@@ -265,7 +266,14 @@ def _label_order(labels) -> list | None:
     key = [label_key(x) for x in labels]
     if all(a < b for a, b in zip(key, key[1:])):
         return None
-    return sorted(range(len(labels)), key=key.__getitem__)
+    order = sorted(range(len(labels)), key=key.__getitem__)
+    for a, b in zip(order, order[1:]):
+        if key[a] == key[b]:  # a tie: sorted would keep the input's order, which edges can move
+            raise ValueError(f"the nodes {labels[a]!r} and {labels[b]!r} have the same sort key "
+                             f"(dpgraph.graph.label_key): their order would be the input's, "
+                             f"which can follow its edges (docs/privacy.md 4.14); relabel them "
+                             f"so that no two labels compare equal by value")
+    return order
 
 
 def in_label_order(data: GraphData) -> GraphData:
@@ -1097,6 +1105,20 @@ def _library_of(G) -> str | None:
         if root in ("networkx", "igraph", "pandas"):
             return root
     return None
+
+
+def is_edge_iterable(G) -> bool:
+    """Whether :func:`as_graph_data` reads ``G`` as an iterable of edges, whose node set is the
+    edges' endpoints (no isolated node): not a graph object (NetworkX, igraph), a matrix, a
+    :class:`GraphData`, a mapping or a path.
+
+    >>> import networkx as nx
+    >>> is_edge_iterable([(0, 1), (1, 2)]), is_edge_iterable(nx.path_graph(3))
+    (True, False)
+    """
+    if isinstance(G, (GraphData, np.ndarray, str, bytes, os.PathLike, Mapping)) or sp.issparse(G):
+        return False
+    return _library_of(G) is None and isinstance(G, Iterable)
 
 
 def _no_labels(labels, what: str) -> None:

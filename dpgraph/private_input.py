@@ -10,9 +10,10 @@ private release (:func:`dpgraph.privatize`, :func:`dpgraph.release_synthetic`,
 
 from __future__ import annotations
 
-from dpgraph.graph import GraphData, as_undirected_data, in_label_order, summed_parallel_edges
+from dpgraph.graph import (GraphData, as_undirected_data, in_label_order, is_edge_iterable,
+                           summed_parallel_edges)
 from dpgraph.io.dask import is_dask_input
-from dpgraph.memory import InsufficientMemoryError, available_memory, format_bytes
+from dpgraph.memory import InsufficientMemoryError, format_bytes, memory_limit
 
 __all__ = ["input_graph", "check_private_graph_input"]
 
@@ -23,24 +24,43 @@ def input_graph(G, *, weight: str | None = "weight"):
     object takes from its edges would otherwise show in the release; docs/privacy.md 4.14), or
     a :class:`~dpgraph.io.dask.DaskGraph` for a Dask DataFrame of edges (columns ``u``, ``v``,
     ``weight`` named by ``weight=``; ``weight=None``: no weight column is read; its node ids
-    are sorted already)."""
+    are sorted already). An iterable of edges has no node set of its own: it is read from the
+    endpoints, which the guarantee needs to be public (docs/privacy.md 4), and a
+    :class:`~dpgraph.graph.GraphInputWarning` says so (a graph object, a matrix or
+    ``dpgraph.graph.from_edges(edges, nodes=...)`` carries the node set)."""
     if is_dask_input(G):
         from dpgraph.io.dask import DaskGraph, from_dask
 
         return G if isinstance(G, DaskGraph) else from_dask(G, weight=weight)
+    from_edges = is_edge_iterable(G)
     try:
-        return in_label_order(as_undirected_data(G, weight=weight))
-    except InsufficientMemoryError:
+        data = in_label_order(as_undirected_data(G, weight=weight))
+    except InsufficientMemoryError as exc:
         # the converters' refusals name the input's edge count, which is private (a neighbour
-        # reads one fewer): the refusal itself depends on the input (docs/privacy.md 11.1),
-        # its message names no size of it
-        have = available_memory()
+        # reads one fewer), in the count, the memory it needs and what fits beside it: the
+        # refusal itself depends on the input (docs/privacy.md 11.1), its message names no
+        # size of it. A matrix without stored entries is priced by its public order alone.
+        if " with 0 stored entries " in str(exc):
+            raise
+        have, where = memory_limit()
         raise InsufficientMemoryError(
-            "converting the input graph for a private release needs more memory than is "
-            "available" + ("" if have is None else f" ({format_bytes(have)})") + "; the "
-            "sizes are not named, since the edge count is private. Free memory or raise "
-            "DPGRAPH_MEMORY_LIMIT, or convert it first with dpgraph.as_graph_data (not "
-            "private: its messages name the sizes)") from None
+            f"converting the input graph for a private release needs more memory than the "
+            f"{format_bytes(have)} {where} (nothing was allocated); how much more is not "
+            f"said, since it grows with the edge count, which is private. Free memory, raise "
+            f"DPGRAPH_MEMORY_LIMIT, or convert the graph first with dpgraph.as_graph_data (not "
+            f"private: its message names the sizes and what fits)") from None
+    if from_edges:  # said once the edges are read (a malformed list is refused first)
+        import warnings
+
+        from dpgraph.caller import caller_stacklevel
+        from dpgraph.graph import GraphInputWarning
+
+        warnings.warn("the node set of an edge list is read from its edges: a node whose only "
+                      "edge is removed vanishes from the answer, which tells the two graphs "
+                      "apart (docs/privacy.md 4). Pass the public node set: "
+                      "dpgraph.graph.from_edges(edges, nodes=...)", GraphInputWarning,
+                      stacklevel=caller_stacklevel())
+    return data
 
 
 def check_private_graph_input(data: GraphData, *, what: str = "the private pipeline") -> None:
