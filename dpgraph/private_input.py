@@ -31,7 +31,12 @@ def input_graph(G, *, weight: str | None = "weight"):
     if is_dask_input(G):
         from dpgraph.io.dask import DaskGraph, from_dask
 
-        return G if isinstance(G, DaskGraph) else from_dask(G, weight=weight)
+        if isinstance(G, DaskGraph):
+            return G
+        data = from_dask(G, weight=weight)
+        _warn_node_set_from_edges("a Dask DataFrame of edges", "dpgraph.io.dask.from_dask(df, "
+                                  "nodes=...)")
+        return data
     from_edges = is_edge_iterable(G)
     try:
         data = in_label_order(as_undirected_data(G, weight=weight))
@@ -50,17 +55,22 @@ def input_graph(G, *, weight: str | None = "weight"):
             f"DPGRAPH_MEMORY_LIMIT, or convert the graph first with dpgraph.as_graph_data (not "
             f"private: its message names the sizes and what fits)") from None
     if from_edges:  # said once the edges are read (a malformed list is refused first)
-        import warnings
-
-        from dpgraph.caller import caller_stacklevel
-        from dpgraph.graph import GraphInputWarning
-
-        warnings.warn("the node set of an edge list is read from its edges: a node whose only "
-                      "edge is removed vanishes from the answer, which tells the two graphs "
-                      "apart (docs/privacy.md 4). Pass the public node set: "
-                      "dpgraph.graph.from_edges(edges, nodes=...)", GraphInputWarning,
-                      stacklevel=caller_stacklevel())
+        _warn_node_set_from_edges("an edge list", "dpgraph.graph.from_edges(edges, nodes=...)")
     return data
+
+
+def _warn_node_set_from_edges(what: str, remedy: str) -> None:
+    """The :class:`~dpgraph.graph.GraphInputWarning` that ``what``'s node set comes from its
+    edges (docs/privacy.md 4), naming the call that states it."""
+    import warnings
+
+    from dpgraph.caller import caller_stacklevel
+    from dpgraph.graph import GraphInputWarning
+
+    warnings.warn(f"the node set of {what} is read from its edges: a node whose only edge is "
+                  f"removed vanishes from the answer, which tells the two graphs apart "
+                  f"(docs/privacy.md 4). Pass the public node set: {remedy}",
+                  GraphInputWarning, stacklevel=caller_stacklevel())
 
 
 def check_private_graph_input(data: GraphData, *, what: str = "the private pipeline") -> None:

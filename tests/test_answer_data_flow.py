@@ -371,3 +371,15 @@ def test_an_edge_list_passed_to_an_answer_says_its_node_set_comes_from_the_edges
     E = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 0), (5, 6)]  # node 6's only edge last
     with pytest.warns(GraphInputWarning, match="node set"):
         dpgraph.max_cut(E, epsilon=1.0, delta=0, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GraphInputWarning)  # a graph object carries its nodes
+        dpgraph.max_cut(nx.Graph(E), epsilon=1.0, delta=0, rng=0)
+
+
+def test_a_dask_frame_of_edges_passed_to_an_answer_says_so_too():
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    df = dd.from_pandas(pd.DataFrame({"u": [0, 1, 2, 3, 4, 5, 5], "v": [1, 2, 3, 4, 5, 0, 6]}),
+                        npartitions=1)
+    with pytest.warns(GraphInputWarning, match="Dask DataFrame of edges.*from_dask"):
+        dpgraph.max_cut(df, epsilon=1.0, delta=0, rng=0)
