@@ -557,7 +557,8 @@ def check_matrix_memory(n: int, entries: int, *, source: str = "matrix",
                         per_entry: int = MATRIX_BYTES_PER_ENTRY, per_pair: int = 0) -> None:
     """Refuse, before converting it, an ``n x n`` matrix with ``entries`` stored (or nonzero)
     entries whose conversion would not fit in the available memory
-    (:class:`~dpgraph.memory.InsufficientMemoryError`, one line naming what fits): a SciPy
+    (:class:`~dpgraph.memory.InsufficientMemoryError`, one line naming what fits, with
+    ``edge_dependent`` set where its sizes grow with ``entries > 0``): a SciPy
     matrix of 10^7 isolated nodes is 40 MB to pass in and 240 MB to convert.
 
     >>> check_matrix_memory(1000, 5000)  # fits: returns None
@@ -569,7 +570,7 @@ def check_matrix_memory(n: int, entries: int, *, source: str = "matrix",
     ...
     dpgraph.memory.InsufficientMemoryError: a 10,000,000 x 10,000,000 matrix with 2 stored entries needs about 228.9 MiB ... At most 4,369,061 nodes fit.
     """
-    from dpgraph.memory import available_memory, check_memory
+    from dpgraph.memory import InsufficientMemoryError, available_memory, check_memory
 
     n, entries = int(n), int(entries)
 
@@ -583,8 +584,14 @@ def check_matrix_memory(n: int, entries: int, *, source: str = "matrix",
                "At most about {:,} stored entries fit with these nodes.")
     else:
         fit = (lambda k: nodes_cost(k) + per_entry * entries, "At most {:,} nodes fit.")
-    check_memory(need, what=f"a {n:,} x {n:,} {source} with {entries:,} stored entries",
-                 fit=fit)
+    try:
+        check_memory(need, what=f"a {n:,} x {n:,} {source} with {entries:,} stored entries",
+                     fit=fit)
+    except InsufficientMemoryError as exc:
+        # whether the message names sizes that grow with the entries (the edge count, private
+        # where a private call converts its input: dpgraph.private_input.input_graph)
+        exc.edge_dependent = entries > 0
+        raise
 
 
 def from_matrix(matrix, labels: Sequence[Hashable] | None = None, *, symmetrize: str | None = None,

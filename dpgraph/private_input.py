@@ -10,8 +10,11 @@ private release (:func:`dpgraph.privatize`, :func:`dpgraph.release_synthetic`,
 
 from __future__ import annotations
 
-from dpgraph.graph import (GraphData, as_undirected_data, in_label_order, is_edge_iterable,
-                           summed_parallel_edges)
+import warnings
+
+from dpgraph.caller import caller_stacklevel
+from dpgraph.graph import (GraphData, GraphInputWarning, as_undirected_data, in_label_order,
+                           is_edge_iterable, summed_parallel_edges)
 from dpgraph.io.dask import is_dask_input
 from dpgraph.memory import InsufficientMemoryError, format_bytes, memory_limit
 
@@ -45,7 +48,7 @@ def input_graph(G, *, weight: str | None = "weight"):
         # reads one fewer), in the count, the memory it needs and what fits beside it: the
         # refusal itself depends on the input (docs/privacy.md 11.1), its message names no
         # size of it. A matrix without stored entries is priced by its public order alone.
-        if " with 0 stored entries " in str(exc):
+        if not getattr(exc, "edge_dependent", True):
             raise
         have, where = memory_limit()
         raise InsufficientMemoryError(
@@ -62,11 +65,6 @@ def input_graph(G, *, weight: str | None = "weight"):
 def _warn_node_set_from_edges(what: str, remedy: str) -> None:
     """The :class:`~dpgraph.graph.GraphInputWarning` that ``what``'s node set comes from its
     edges (docs/privacy.md 4), naming the call that states it."""
-    import warnings
-
-    from dpgraph.caller import caller_stacklevel
-    from dpgraph.graph import GraphInputWarning
-
     warnings.warn(f"the node set of {what} is read from its edges: a node whose only edge is "
                   f"removed vanishes from the answer, which tells the two graphs apart "
                   f"(docs/privacy.md 4). Pass the public node set: {remedy}",
