@@ -1000,3 +1000,21 @@ def test_cli_counts_say_1_edge_not_1_edges(tmp_path, capsys):
 
     assert (counted(1, "edge"), counted(2, "edge"), counted(1, "node")) == \
         ("1 edge", "2 edges", "1 node")
+
+
+@pytest.mark.parametrize("call, kwargs, says", [
+    ("max_cut", {"epsilon": 1.0, "delta": 1e-6, "seed": 1}, "dpgraph calls it rng="),
+    ("max_bisection", {"epsilon": 1.0, "random_state": 1}, "dpgraph calls it rng="),
+    ("release_synthetic", {"epsilon": 1.0, "delta": 1e-6}, "pure epsilon-DP (delta = 0)"),
+    ("privatize", {"epsilon": 1.0, "delta": 1e-6, "wieght": None}, "did you mean weight=?"),
+    ("max_2csp", {"epsilon": 1.0, "eps": 1.0}, "dpgraph calls it epsilon="),
+])
+def test_a_keyword_from_another_library_names_dpgraphs_own(call, kwargs, says):
+    """``max_cut(G, ..., seed=1)`` (NetworkX's spelling) or ``release_synthetic(G, epsilon=1,
+    delta=1e-6)`` (as ``max_cut`` takes it) raised Python's bare "unexpected keyword argument";
+    the TypeError now names the keyword dpgraph takes, and that a pure call has no delta."""
+    G = nx.path_graph(6)
+    with pytest.raises(TypeError, match="unexpected keyword argument") as info:
+        getattr(dpgraph, call)(G, **kwargs)
+    assert says in str(info.value)
+    assert "_check_only" not in str(info.value)

@@ -39,6 +39,7 @@ and that each charge's own epsilon is the accountant's (docs/privacy.md 12).
 from __future__ import annotations
 
 import contextlib
+import difflib
 import functools
 import inspect
 import math
@@ -555,6 +556,52 @@ def _failed_call_charges(charged: list, request: "LedgerEntry") -> list:
                              f"(nested ledgers); the call drew at most its request")]
 
 
+# Keywords other libraries use for what dpgraph names otherwise: a caller coming from NetworkX
+# (``seed=``) or scikit-learn (``random_state=``) is told dpgraph's name instead of a bare
+# "unexpected keyword argument".
+_KEYWORD_ALIASES = {"seed": "rng", "random_state": "rng", "random_seed": "rng", "eps": "epsilon",
+                    "budget": "epsilon", "weights": "weight"}
+_RNG_NOTE = ("; rng=None, the default, draws private noise, and a seed makes the result "
+             "reproducible and not private")
+
+
+def unexpected_keyword_message(name: str, accepted, key: str) -> str:
+    """The ``TypeError`` text for keyword ``key`` that ``name`` does not take, naming what it
+    does take instead: dpgraph's name for another library's keyword, that a pure epsilon-DP
+    call has no ``delta``, or the closest accepted spelling.
+
+    >>> unexpected_keyword_message("max_cut", ["G", "epsilon", "delta", "rng"], "seed")
+    "max_cut() got an unexpected keyword argument 'seed': dpgraph calls it rng=; rng=None, \
+the default, draws private noise, and a seed makes the result reproducible and not private"
+    >>> unexpected_keyword_message("release_synthetic", ["G", "epsilon", "rng"], "delta")
+    "release_synthetic() got an unexpected keyword argument 'delta': release_synthetic is pure \
+epsilon-DP (delta = 0) and takes no delta; privatize(G, epsilon=..., delta=...) is dpgraph's \
+(epsilon, delta) release"
+    """
+    accepted = [a for a in accepted if not a.startswith("_")]
+    head = f"{name}() got an unexpected keyword argument {key!r}"
+    alias = _KEYWORD_ALIASES.get(key)
+    if alias in accepted:
+        return f"{head}: dpgraph calls it {alias}=" + (_RNG_NOTE if alias == "rng" else "")
+    if key == "delta" and "epsilon" in accepted:
+        return (f"{head}: {name} is pure epsilon-DP (delta = 0) and takes no delta; "
+                f"privatize(G, epsilon=..., delta=...) is dpgraph's (epsilon, delta) release")
+    close = difflib.get_close_matches(key, accepted, n=1)
+    if close:
+        return f"{head}: did you mean {close[0]}=?"
+    return f"{head}; it takes {', '.join(accepted)} and ledger"
+
+
+def _check_keywords(fn, signature: inspect.Signature, kwargs: dict) -> None:
+    """Refuse a keyword ``fn`` does not take with :func:`unexpected_keyword_message`."""
+    params = signature.parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    for key in kwargs:
+        if key not in params:
+            raise TypeError(unexpected_keyword_message(fn.__name__, params, key))
+
+
 def records_in_ledger(fn):
     """Give a private entry point (``max_cut``, ``privatize``, ...) the keyword ``ledger``: a
     caller's running :class:`PrivacyLedger` that holds several calls to one total budget.
@@ -591,6 +638,7 @@ def records_in_ledger(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, ledger=None, **kwargs):
+        _check_keywords(fn, signature, kwargs)
         if ledger is None:
             return fn(*args, **kwargs)
         if not isinstance(ledger, PrivacyLedger):
