@@ -274,3 +274,28 @@ def test_every_laplace_release_reaches_the_audit_transcript():
     assert [name for name, _ in seen] == ["laplace", "laplace"]
     np.testing.assert_array_equal(seen[0][1], a)
     np.testing.assert_array_equal(seen[1][1], b)
+
+
+def test_memory_limit_makes_the_memory_reading_public(monkeypatch):
+    """docs/privacy.md 11.1, "Memory readings": the memory left depends on what the process
+    holds, the input included; with ``DPGRAPH_MEMORY_LIMIT`` below it, ``available_memory()``
+    is the limit itself, so the choices that read it (the matrix-free share, the dense route's
+    move) do not move when the process holds more."""
+    from dpgraph.memory import available_memory, memory_limit
+    from dpgraph.release.screening import choose_scale_route, matrix_free_share
+
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "256M")
+    have, where = memory_limit()
+    if where != "allowed by DPGRAPH_MEMORY_LIMIT=256M":
+        pytest.skip(f"this machine has less than 256 MiB left ({where})")
+
+    def choices():
+        return (available_memory(), matrix_free_share(20_000, 4e6, 8.0, 1e-6),
+                choose_scale_route("pca", 5_000, 1e5, 2))
+
+    before = choices()
+    held = np.ones(8 * 2**20)  # 64 MiB held, as a larger input would be
+    after = choices()
+    assert held.sum() > 0
+    assert before == after
+    assert before[0] == 256 * 2**20
