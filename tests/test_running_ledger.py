@@ -1,6 +1,8 @@
 """One total budget over several calls: ``ledger=`` on the private entry points
 (dpgraph.privacy.ledger.records_in_ledger)."""
 
+import copy
+
 import networkx as nx
 import pytest
 
@@ -130,6 +132,23 @@ def test_copy_of_a_ledger_has_its_own_charges():
     b = copy.copy(a)
     b.charge("x", mechanism="laplace", epsilon=0.5, sensitivity=1.0, noise_scale=2.0)
     assert a.entries == () and len(b.entries) == 1
+
+
+def test_a_ledger_of_epsilon_alone_is_a_pure_budget():
+    """``PrivacyLedger(epsilon=3)`` left delta unlimited, so calls with ``delta=1e-6`` added
+    up without bound under a ledger that reads as a pure budget. Now an epsilon alone means
+    delta 0: a call asking for a delta is refused before spending, the message saying how to
+    allow one; pure calls and ``PrivacyLedger()`` (records only) are unchanged."""
+    total = PrivacyLedger(epsilon=3.0)
+    assert total.remaining == (3.0, 0.0)
+    with pytest.raises(PrivacyBudgetError, match="pure epsilon-DP budget"):
+        dpgraph.max_cut(G, epsilon=1.0, delta=1e-6, rng=0, ledger=total)
+    assert total.entries == ()
+    dpgraph.release_synthetic(G, epsilon=1.0, rng=0, ledger=total)
+    assert total.spent[1] == 0.0 and total.spent[0] <= 1.0 + 1e-9
+    assert PrivacyLedger().remaining == (float("inf"), float("inf"))
+    assert PrivacyLedger(epsilon=3.0, delta=None).remaining[1] == float("inf")
+    assert copy.copy(total).remaining[1] == 0.0
 
 
 @pytest.mark.parametrize("route", ["matrix-free", "pca"])

@@ -190,13 +190,19 @@ def dp_event_for(mechanism: str, epsilon: float, delta: float, sensitivity, nois
     return None
 
 
+#: ``PrivacyLedger``'s default delta: 0 when an epsilon is given, unlimited otherwise
+_PURE_IF_EPSILON = object()
+
+
 class PrivacyLedger:
     """A total (epsilon, delta) budget and the list of charges against it.
 
     Parameters
     ----------
     epsilon, delta : float or None
-        Total budget. ``None`` means unlimited (the ledger only records).
+        Total budget. ``PrivacyLedger()`` is unlimited (the ledger only records); an
+        ``epsilon`` without a ``delta`` is a pure epsilon-DP budget (``delta = 0``: a charge
+        with a delta is refused), and ``delta=None`` given with it leaves delta unlimited.
     accounting : {"basic", "zcdp"}
         How charges compose (see the module docstring). ``"zcdp"`` is never worse than basic.
     conversion : {"cks", "standard"}
@@ -211,9 +217,15 @@ class PrivacyLedger:
     (0.75, 7.5e-07)
     """
 
-    def __init__(self, epsilon: float | None = None, delta: float | None = None, *,
+    def __init__(self, epsilon: float | None = None, delta: float | None = _PURE_IF_EPSILON, *,
                  accounting: str = "basic", conversion: str = "cks"):
         self.epsilon = None if epsilon is None else check_epsilon(epsilon)
+        if delta is _PURE_IF_EPSILON:
+            # a budget of epsilon alone is pure: "epsilon=1" never means an unlimited delta
+            delta = None if epsilon is None else 0.0
+            self._delta_defaulted = epsilon is not None
+        else:
+            self._delta_defaulted = False
         self.delta = None if delta is None else check_delta(delta)
         if accounting not in ("basic", "zcdp", "gdp"):
             raise ValueError(f"accounting must be 'basic', 'zcdp' or 'gdp', got {accounting!r}")
@@ -344,9 +356,12 @@ class PrivacyLedger:
                 f"{name} needs epsilon={eps - eps0:g} but only {max(self.epsilon - eps0, 0):g} of "
                 f"{self.epsilon:g} is left")
         if self.delta is not None and dlt > self.delta * (1 + _REL_TOL) + 1e-300:
+            hint = ("; this ledger was made with an epsilon and no delta, which is a pure "
+                    "epsilon-DP budget: PrivacyLedger(epsilon=..., delta=...) allows a delta"
+                    if getattr(self, "_delta_defaulted", False) else "")
             raise PrivacyBudgetError(
                 f"{name} needs delta={dlt - dlt0:g} but only {max(self.delta - dlt0, 0):g} of "
-                f"{self.delta:g} is left")
+                f"{self.delta:g} is left{hint}")
 
     def charge(self, name: str, *, mechanism: str, epsilon: float, delta: float = 0.0,
                sensitivity: float | None = None, sensitivity_norm: str | None = None,
