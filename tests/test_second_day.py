@@ -1018,3 +1018,16 @@ def test_a_keyword_from_another_library_names_dpgraphs_own(call, kwargs, says):
         getattr(dpgraph, call)(G, **kwargs)
     assert says in str(info.value)
     assert "_check_only" not in str(info.value)
+
+
+def test_erdos_renyi_with_a_probability_says_it_takes_a_mean_degree():
+    """``datasets.erdos_renyi(1000, 0.01)`` (NetworkX's ``gnp_random_graph(n, p)`` order) drew
+    about 5 edges without a word; the second argument is the mean degree, and a value below 1
+    now warns, naming ``mean_degree=p * (n - 1)``. A mean degree of 1 or more does not warn."""
+    from dpgraph.datasets import erdos_renyi
+    with pytest.warns(dpgraph.GraphInputWarning, match=r"mean_degree=p \* \(n - 1\)") as rec:
+        erdos_renyi(1000, 0.01, rng=0)
+    assert rec[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        erdos_renyi(1000, 10.0, rng=0)

@@ -8,12 +8,14 @@ NetworkX's generators add edges one by one and are 100x slower at these sizes.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.graph import GraphData, canonical_graph
+from dpgraph.caller import caller_stacklevel
+from dpgraph.graph import GraphData, GraphInputWarning, canonical_graph
 from dpgraph.memory import check_memory
 from dpgraph.privacy import make_rng
 
@@ -172,6 +174,12 @@ def erdos_renyi(n: int, mean_degree: float, *, rng=None) -> GraphData:
     _check_n(n)
     if not 0 <= mean_degree <= n - 1:
         raise ValueError(f"mean_degree must lie in [0, n - 1] = [0, {n - 1}], got {mean_degree}")
+    if 0 < mean_degree < 1 and n > 2:
+        # NetworkX's gnp_random_graph(n, p) takes the edge probability in this place
+        warnings.warn(f"erdos_renyi(n={n}, mean_degree={mean_degree:g}) draws about "
+                      f"{n * mean_degree / 2:.3g} edges: the second argument is the mean degree, "
+                      f"not NetworkX's edge probability p (for p pass mean_degree=p * (n - 1))",
+                      GraphInputWarning, stacklevel=caller_stacklevel())
     _check_size("erdos_renyi", n, mean_degree)
     rng = make_rng(rng)
     i, j = _gnp_pairs(rng, n, mean_degree / (n - 1))
