@@ -82,6 +82,8 @@ __all__ = [
     "require_nonnegative",
     "unweighted",
     "check_matrix_memory",
+    "matrix_labels",
+    "python_labels",
 ]
 
 _SYMMETRIZE = ("max", "sum", "mean")
@@ -393,7 +395,7 @@ def _finalize(matrix, labels: Sequence[Hashable], *, source: str, summed: int = 
     if not keep.all():
         W = sp.csr_array((C.data[keep], (C.row[keep], C.col[keep])), shape=(n, n))
     W.sort_indices()
-    labels = label_sequence(labels)
+    labels = python_labels(label_sequence(labels))
     if not isinstance(labels, range) and any(label is None for label in labels):
         # refused here, before anything is spent: every export (networkx, GraphML, ...) of a
         # release on these labels would fail on it, as networkx refuses None as a node
@@ -401,6 +403,61 @@ def _finalize(matrix, labels: Sequence[Hashable], *, source: str, summed: int = 
                          f"file formats cannot hold; relabel it (e.g. 'none')")
     return GraphData(weights=W, labels=labels, _checked=True,
                      _summed=(int(summed), source) if summed else None)
+
+
+def python_labels(labels: tuple | range) -> tuple | range:
+    """``labels`` with every NumPy scalar as the Python value it holds (``np.float64(0.5)`` as
+    ``0.5``: equal, and hashed alike, so a node is found under either), as :func:`from_edges`
+    stores them: an export writes them as Python writes its own (GML wrote
+    ``NP.FLOAT64(0.5)``), and a result lists ``0.5``, not ``np.float64(0.5)``.
+
+    >>> python_labels((np.int64(1), np.str_("a"), 2.5))
+    (1, 'a', 2.5)
+    """
+    if isinstance(labels, range) or not any(isinstance(x, np.generic) for x in labels):
+        return labels
+    return tuple(x.item() if isinstance(x, np.generic) else x for x in labels)
+
+
+def matrix_labels(labels, n: int, *, name: str = "labels") -> tuple | range:
+    """The node labels of an ``n``-node matrix as :class:`GraphData` stores them: ``range(n)``
+    for None; else one label per row, in row order, so ``labels`` must be ordered (a list,
+    tuple, range, array, a string of one-character labels or any other iterable with an
+    order; a set is refused: its order is not the rows'), hashable, unique and not None;
+    NumPy scalars become Python values (:func:`python_labels`).
+
+    >>> matrix_labels(np.array([10, 20]), 2)
+    (10, 20)
+    >>> matrix_labels({"a", "b"}, 2)
+    Traceback (most recent call last):
+    ...
+    TypeError: labels must be ordered (a list, tuple, range or array: labels[i] names row i), not a set
+    """
+    if labels is None:
+        return range(n)
+    if isinstance(labels, (set, frozenset)):
+        raise TypeError(f"{name} must be ordered (a list, tuple, range or array: labels[i] "
+                        f"names row i), not a {type(labels).__name__}")
+    if not isinstance(labels, range):
+        labels = tuple(labels)  # a generator or a dict view: read once
+        for label in labels:  # set(labels) below would say only "unhashable type: 'list'"
+            try:
+                hash(label)
+            except TypeError:
+                raise TypeError(f"{name}: node label {label!r} ({type(label).__name__}) is not "
+                                f"hashable; a node label must be hashable (a number, a string, "
+                                f"a tuple of them)") from None
+    if len(labels) != n:
+        raise ValueError(f"{len(labels)} {name} for a {n}-node matrix")
+    if isinstance(labels, range):
+        return labels
+    labels = python_labels(labels)
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"{name} has repeated values; node labels must be unique")
+    if any(label is None for label in labels):
+        raise ValueError(f"{name} has a node labelled None, which networkx and the graph file "
+                         f"formats cannot hold; relabel it (e.g. 'none')")
+    return labels
 
 
 def public_nodes(nodes, *, name: str = "nodes", first: int = 0) -> tuple | range:
@@ -491,6 +548,35 @@ def with_nodes(data: GraphData, nodes, *, source: str, first: int = 0) -> GraphD
     return GraphData(weights=W, labels=labels, _checked=True, _summed=data._summed)
 
 
+def _pair_keys(W) -> np.ndarray:
+    """The sorted distinct keys ``min(i, j) * n + max(i, j)`` of the off-diagonal node pairs
+    that hold a nonzero entry of ``W`` in either direction."""
+    C = sp.coo_array(W)
+    keep = (C.row != C.col) & (C.data != 0)
+    r, c = C.row[keep].astype(np.int64), C.col[keep].astype(np.int64)
+    return np.unique(np.minimum(r, c) * W.shape[0] + np.maximum(r, c))
+
+
+def _without_stored_zeros(W: sp.csr_array, *, source: str) -> sp.csr_array:
+    """``W`` without its stored zeros (a SciPy matrix may hold explicit zeros): a weight-0
+    entry is no edge and no arc, so ``symmetrize="mean"`` does not average it in (a dense
+    array, an edge list or an igraph graph never gives it one). The node pairs left with no
+    weight at all are counted in a :class:`GraphInputWarning`, as :func:`_finalize` counts
+    them."""
+    if not W.nnz or np.all(W.data != 0):
+        return W
+    C = W.tocoo()
+    z = (C.data == 0) & (C.row != C.col)
+    r, c = C.row[z].astype(np.int64), C.col[z].astype(np.int64)
+    zero_keys = np.unique(np.minimum(r, c) * W.shape[0] + np.maximum(r, c))
+    W = W.copy()
+    W.eliminate_zeros()
+    removed = int(np.count_nonzero(~np.isin(zero_keys, _pair_keys(W))))
+    if removed:
+        _warn(f"{source}: removed {removed} edge(s) of weight 0")
+    return W
+
+
 def _symmetrize(W: sp.csr_array, how: str | None, *, source: str,
                 arcs: bool = False) -> sp.csr_array:
     """``W`` made undirected by ``how`` (:func:`_combine_arcs`). ``arcs``: every entry is an
@@ -509,7 +595,14 @@ def _symmetrize(W: sp.csr_array, how: str | None, *, source: str,
             )
         del asym
     check_symmetrize(how)
-    return sp.csr_array(W + W.T) if how == "sum" else _combine_arcs(W, how)
+    out = sp.csr_array(W + W.T) if how == "sum" else _combine_arcs(W, how)
+    if how != "max" and W.nnz and W.data.min() < 0:  # arcs a and -a add up to no edge
+        out.eliminate_zeros()
+        lost = _pair_keys(W).size - _pair_keys(out).size
+        if lost:
+            _warn(f"{source}: removed {lost} edge(s) whose arcs' weights cancel to 0 under "
+                  f"symmetrize={how!r}")
+    return out
 
 
 def _combine_arcs(W: sp.csr_array, how: str) -> sp.csr_array:
@@ -641,24 +734,10 @@ def from_matrix(matrix, labels: Sequence[Hashable] | None = None, *, symmetrize:
             hint = ("; an array of edges (one (u, v[, w]) row per edge) goes through "
                     "dpgraph.graph.from_edges(array.tolist())")
         raise ValueError(f"{source} must be a square matrix, got shape {W.shape}{hint}")
-    if not (labels is None or isinstance(labels, (range, Sequence, np.ndarray))):
-        labels = tuple(labels)  # a generator or a dict view: read once, counted below
-    if not (labels is None or isinstance(labels, range)):
-        for label in labels:  # set(labels) below would say only "unhashable type: 'list'"
-            try:
-                hash(label)
-            except TypeError:
-                raise TypeError(f"labels: node label {label!r} ({type(label).__name__}) is not "
-                                f"hashable; a node label must be hashable (a number, a string, "
-                                f"a tuple of them)") from None
-    if labels is None:
-        labels = range(W.shape[0])
-    elif len(labels) != W.shape[0]:
-        raise ValueError(f"{len(labels)} labels for a {W.shape[0]}-node matrix")
-    elif not isinstance(labels, range) and len(set(labels)) != len(labels):  # a range is unique
-        raise ValueError("labels has repeated values; node labels must be unique")
+    labels = matrix_labels(labels, W.shape[0])
     if W.nnz and not np.all(np.isfinite(W.data)):
         raise ValueError(f"{source} has non-finite entries (NaN or inf)")
+    W = _without_stored_zeros(W, source=source)  # no arc of weight 0 for symmetrize= to combine
     W = _symmetrize(W, symmetrize, source=source)
     return _finalize(W, labels, source=source)
 
@@ -990,6 +1069,8 @@ def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphDat
             raise ValueError(f"{source} is directed; pass symmetrize='max', 'sum' or 'mean' "
                              f"to say how to make it undirected")
         check_symmetrize(symmetrize)
+        A = sp.csr_array(A)
+        A.eliminate_zeros()  # an arc of weight 0 is no arc (counted below): not in a mean
         A = _symmetrize(A, symmetrize, source=source, arcs=True)
     zero_edges = 0 if weight is None else sum(1 for *_, w in _weighted_edges(G, weight) if w == 0)
     if zero_edges:
@@ -1197,6 +1278,11 @@ def _as_graph_data(G, *, weight, symmetrize, duplicates, labels) -> GraphData:
                             "as_graph_data(df.to_numpy(), labels=list(df.index)), or "
                             "networkx.from_pandas_adjacency(df); if its rows are edges, pass "
                             "df.itertuples(index=False, name=None)")
+        if len(shape) != 2:  # a Series or an Index: not a table of edges
+            raise TypeError(f"as_graph_data got a pandas {type(G).__name__}, not a graph; pass "
+                            f"a list of (u, v[, w]) tuples (list(series) where it holds them), "
+                            f"or a DataFrame's rows, e.g. "
+                            f"df[['u', 'v']].itertuples(index=False, name=None)")
         raise TypeError("as_graph_data got a pandas DataFrame: iterating it gives its column "
                         "names, not edges; pass its rows, e.g. "
                         "df[['u', 'v', 'weight']].itertuples(index=False, name=None), or "

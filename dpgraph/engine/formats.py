@@ -58,7 +58,7 @@ import zlib
 import numpy as np
 
 from dpgraph.engine.twocsp import CSPInstance, instance_bytes, label_graph_bytes
-from dpgraph.graph import as_graph_data, in_label_order
+from dpgraph.graph import as_undirected_data, in_label_order
 from dpgraph.io import read_graph
 from dpgraph.io.base import is_regular_file, open_binary, warn_if_not_gzip
 from dpgraph.memory import InsufficientMemoryError, check_memory
@@ -105,7 +105,8 @@ def max_k_cut_instance(G, k: int, *, weight: str = "weight"):
         raise ValueError(f"k must be an integer >= 2, got {k!r}")
     # the nodes in sorted label order, a function of the node set alone: an order the graph
     # object took from its edges would show in a private answer's assignment (privacy.md 4.14)
-    data = in_label_order(as_graph_data(G, weight=weight))
+    # as the solvers: no symmetrize= here, so a directed graph is pointed to as_graph_data
+    data = in_label_order(as_undirected_data(G, weight=weight))
     W = data.weights.tocoo()
     keep = W.row < W.col
     r, c, w = W.row[keep], W.col[keep], W.data[keep]
@@ -194,6 +195,14 @@ def read_wcnf(path, *, format: str | None = None, variables: int | None = None):
     >>> inst = read_wcnf(p)
     >>> inst.n, inst.q, inst.value([1, 1]), inst.value([0, 1])
     (2, 2, 4.0, 1.0)
+
+    The variables are named as the file numbers them, ``1..n`` (:attr:`CSPInstance.names`):
+    :func:`dpgraph.max_2csp` and :func:`dpgraph.solve_max_2csp` key their assignments so,
+    and :meth:`CSPInstance.value` takes an assignment keyed so (variable ``v`` is entry
+    ``v - 1`` of an array).
+
+    >>> inst.variables, inst.value({1: 1, 2: 1})
+    (range(1, 3), 4.0)
     """
     path_s = os.fspath(path)
     if format is None:
@@ -288,8 +297,10 @@ def read_wcnf(path, *, format: str | None = None, variables: int | None = None):
     if header is not None and header[1] != len(cons):
         raise ValueError(f"{path_s}: header says {header[1]} clauses, found {len(cons)}")
     out = [(*_clause_relation(lits, n_vars, f"{path_s}, line {ln}"), w) for ln, lits, w in cons]
+    # named as the file numbers them (1..n), so that an assignment is keyed by the file's
+    # variables, as `dpgraph max2csp` reports them (a range: no n-sized tuple of names)
     return CSPInstance(n_vars, 2, [(i, j, _pairs(R), w) for i, j, R, w in out]).with_source(
-        path_s, [ln for ln, _, _ in cons])
+        path_s, [ln for ln, _, _ in cons]).with_names(range(1, n_vars + 1))
 
 
 def _check_lines_fit(path, q: int) -> None:

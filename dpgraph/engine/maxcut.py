@@ -59,7 +59,7 @@ import numpy as np
 
 from dpgraph.result import EngineResult
 from dpgraph.privacy.noise import make_rng
-from dpgraph.privacy.validation import check_positive
+from dpgraph.privacy.validation import InvalidParameterError, check_positive
 from dpgraph.engine.operator import (WEIGHT_UNIT_INFO, WeightOperator, as_weight_operator,
                                      input_node_count, normalized_operator, unscaled)
 from dpgraph.engine.local_search import anneal, improve_cut, prepare, tabu_search
@@ -404,6 +404,7 @@ def _solve_cut(G, *, balanced, labels, rng, progress, warm_start, weight, **opti
     if opts.seeds > 12:
         raise ValueError(f"seeds={opts.seeds} would enumerate 2**{opts.seeds} assignments; use at "
                          f"most 12")
+    warm_start = _checked_warm_start(warm_start, op.n)
 
     def log(before, value, after):
         if progress:  # the value in the caller's units
@@ -424,6 +425,41 @@ def _solve_cut(G, *, balanced, labels, rng, progress, warm_start, weight, **opti
     res = _cut_result(op, best, sol, ub, cert, cands, S, finals, ls_moves, improve_info,
                       balanced, timings)
     return _in_weight_units(res, k)
+
+
+def _checked_warm_start(warm_start, n: int):
+    """``warm_start`` as the SDP's starting factor: an ``n x k`` array of real numbers (a
+    previous result's ``V`` on the same graph), else None; anything else is refused naming
+    ``warm_start`` (the SDP's own check spoke of ``V0``, and a dict or a partition reached
+    ``float()``).
+
+    >>> _checked_warm_start(np.ones((3, 2)), 3).shape
+    (3, 2)
+    >>> _checked_warm_start([1, -1, 1], 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: warm_start must be an n x k array (the SDP factor of a previous result on this graph, res.V) with n = 3 rows, got shape (3,); a cut is not a warm start
+    """
+    if warm_start is None:
+        return None
+    what = (f"warm_start must be an n x k array (the SDP factor of a previous result on this "
+            f"graph, res.V) with n = {n} rows")
+    if isinstance(warm_start, (Mapping, set, frozenset)):
+        raise InvalidParameterError(f"{what}, got a {type(warm_start).__name__}; a cut or "
+                                    f"partition is not a warm start")
+    try:
+        V = np.asarray(warm_start, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{what}, got a {type(warm_start).__name__} that is not an "
+                                    f"array of numbers (a cut or partition is not a warm "
+                                    f"start)") from None
+    if V.ndim != 2 or V.shape[0] != n:
+        raise ValueError(f"{what}, got shape {V.shape}"
+                         + ("; a cut is not a warm start" if V.ndim == 1 else ""))
+    if V.shape[1] < 1 or not np.all(np.isfinite(V)):
+        raise ValueError(f"{what} of finite numbers and at least one column, got shape "
+                         f"{V.shape}" + ("" if np.all(np.isfinite(V)) else " with NaN or inf"))
+    return V
 
 
 def _sdp_and_bound(op, opts, balanced, warm_start, gen, t_start, timings, log, progress, unit):

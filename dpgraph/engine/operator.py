@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.graph import (GraphData, as_graph_data, as_undirected_data, check_matrix_memory,
-                           label_sequence)
+                           label_sequence, matrix_labels)
 from dpgraph.memory import check_memory
 from dpgraph.privacy.validation import InvalidParameterError
 
@@ -375,13 +375,7 @@ def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
         if check:
             _check_dense(W, name="weight matrix")
         W = _without_diagonal(W, copied=W is not G)
-        n = W.shape[0]
-        lab = range(n) if labels is None else label_sequence(labels)
-        if len(lab) != n:
-            raise ValueError(f"labels has {len(lab)} entries for {n} nodes")
-        if not isinstance(lab, range) and len(set(lab)) != n:
-            raise ValueError("labels must be unique")
-        return WeightOperator(W, lab)
+        return WeightOperator(W, matrix_labels(labels, W.shape[0]))
     if sp.issparse(G):
         # a copy: the solve sorts the indices and sums duplicate entries in place, and the
         # caller's matrix is theirs; priced first with the symmetry check and the operator's
@@ -402,13 +396,7 @@ def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
             D = (W - W.T)
             if D.nnz and np.max(np.abs(D.data)) > 1e-12 * float(np.max(np.abs(W.data))):
                 raise ValueError("weight matrix is not symmetric; symmetrize it first, e.g. (W + W.T) / 2")
-        n = W.shape[0]
-        lab = range(n) if labels is None else label_sequence(labels)
-        if len(lab) != n:
-            raise ValueError(f"labels has {len(lab)} entries for {n} nodes")
-        if not isinstance(lab, range) and len(set(lab)) != n:
-            raise ValueError("labels must be unique")
-        return WeightOperator(W, lab)
+        return WeightOperator(W, matrix_labels(labels, W.shape[0]))
     if labels is not None and not isinstance(G, GraphData):
         raise ValueError("labels= is only for matrix input; graphs carry their own node labels")
     data = as_undirected_data(G, weight=weight)  # the solvers take no symmetrize=

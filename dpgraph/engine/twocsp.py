@@ -248,7 +248,7 @@ class CSPInstance:
     source: tuple | None = field(default=None, repr=False)
     #: the variables' names (:meth:`with_names`; a graph's node labels for Max-k-Cut), or None:
     #: variables ``0..n-1``. :func:`dpgraph.max_2csp`'s assignment is keyed by them.
-    names: tuple | None = field(default=None, repr=False)
+    names: tuple | range | None = field(default=None, repr=False)
 
     def __init__(self, n, q, constraints):
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
@@ -350,16 +350,22 @@ class CSPInstance:
         >>> inst.value({"a": 0, "b": 1})
         1.0
         """
-        names = tuple(names)
+        # a range is kept as it is: distinct, and O(1) memory however many variables a file
+        # declares (read_wcnf names them 1..n)
+        names = names if isinstance(names, range) else tuple(names)
         if len(names) != self.n:
             raise ValueError(f"names: {len(names)} names for {self.n} variables")
-        try:
-            distinct = len(set(names)) == self.n
-        except TypeError:
-            raise ValueError("names must be hashable (dictionary keys of the assignment)") from None
-        if not distinct:
-            raise ValueError("names must be distinct")
-        object.__setattr__(self, "names", None if names == tuple(range(self.n)) else names)
+        if not isinstance(names, range):
+            try:
+                distinct = len(set(names)) == self.n
+            except TypeError:
+                raise ValueError("names must be hashable (dictionary keys of the "
+                                 "assignment)") from None
+            if not distinct:
+                raise ValueError("names must be distinct")
+        default = names == range(self.n) if isinstance(names, range) \
+            else names == tuple(range(self.n))
+        object.__setattr__(self, "names", None if default else names)
         return self
 
     @property
@@ -373,7 +379,8 @@ class CSPInstance:
     def _as_array(self, assignment) -> np.ndarray:
         if isinstance(assignment, dict):
             keys = self.variables
-            if self.names is not None and not any(v in assignment for v in keys):
+            if self.names is not None and not all(v in assignment for v in keys) and all(
+                    v in assignment for v in range(self.n)):
                 keys = range(self.n)  # an assignment by variable number
             missing = [v for v in keys if v not in assignment]
             if missing:
