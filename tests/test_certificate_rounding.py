@@ -91,6 +91,9 @@ def _check_cut_certificate(W, V, *, nu=0.0, balance=False, sparse_input=False):
     op = as_weight_operator(sp.csr_array(W) if sparse_input else W)
     n = op.n
     ub, info = certify_upper_bound(op, V, nu=nu, balance=balance, method="factor", rng=0)
+    if info["certificate"] == "exact (no edges)":  # no dual formula: the optimum itself
+        assert ub == 0.0 == _brute_force(W, balanced=balance) and not np.any(W - np.diag(W.diagonal()))
+        return ub, info
     g = _dual_vector(op, V, nu, balance)
     b = n % 2 if balance else 0
     mu = F(float(info["lambda_max_bound"]))

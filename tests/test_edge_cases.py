@@ -408,3 +408,15 @@ def test_an_empty_edge_list_that_declares_arcs_needs_symmetrize(tmp_path):
         with pytest.raises(GraphFormatError, match="declares a directed graph"):
             read_graph(path, nodes=3)
         assert read_graph(path, nodes=3, symmetrize="max").n == 3
+
+
+@pytest.mark.parametrize("n", [5, 600])
+def test_an_edgeless_graph_has_the_exact_bound_zero(n):
+    """``solve_max_cut(nx.empty_graph(600))`` raised "sparse certificate: could not verify any
+    shift" (the sparse proof has nothing to verify on a zero matrix), and on 5 nodes the bound
+    was 5e-324 (a sum of zeros moved one ulp up, though a float sum that rounds to 0 is
+    exactly 0). Both solvers now return the exact bound 0."""
+    for solve in (dpgraph.solve_max_cut, dpgraph.solve_max_bisection):
+        res = solve(nx.empty_graph(n), rng=0)
+        assert res.value == 0.0 and res.upper_bound == 0.0
+        assert res.info["certificate"] == "exact (no edges)"

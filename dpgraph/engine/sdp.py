@@ -465,7 +465,10 @@ def upward_sum(terms) -> float:
     >>> 1.0 + 1e-17 == 1.0, upward_sum([1.0, 1e-17]) > 1.0  # rounded down; bounded above
     (True, True)
     """
-    return math.nextafter(math.fsum(terms), math.inf)
+    total = math.fsum(terms)
+    # a nonzero exact sum of floats is a multiple of 2**-1074, so it rounds to a nonzero
+    # float: a sum rounded to 0 is exactly 0 (an edgeless graph's bound is 0, not 5e-324)
+    return total if total == 0.0 else math.nextafter(total, math.inf)
 
 
 def _times_up(n, x: float) -> float:
@@ -733,6 +736,11 @@ def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, b
             got = cache["sums"] = weight_sums(op, asymmetry=asymmetry)
         return got
 
+    if _without_weights(op):
+        # no edge: every cut, every bisection and the SDP value are 0 exactly (the sparse
+        # proof has no shift to verify on a zero matrix)
+        return 0.0, {"certificate": "exact (no edges)", "lambda_max_bound": 0.0,
+                     "certificate_seconds": time.perf_counter() - t0}
     ub, info = _certify(op, V, nu=nu, balance=balance, method=method, rng=rng,
                         deadline=None if time_limit is None else t0 + float(time_limit),
                         sums=sums)
@@ -744,6 +752,18 @@ def certify_upper_bound(op: WeightOperator, V: np.ndarray, *, nu: float = 0.0, b
             ub = triv
     info["certificate_seconds"] = time.perf_counter() - t0
     return ub, info
+
+
+def _without_weights(op) -> bool:
+    """Whether ``op`` is a weight matrix with no nonzero off-diagonal entry (an edgeless
+    graph); False for an operator of another kind."""
+    W = getattr(op, "W", None)
+    if W is None or getattr(op, "lambda_max_bound", None):
+        return False
+    if op.is_dense:
+        return np.count_nonzero(W) == np.count_nonzero(np.diagonal(W))
+    C = W.tocoo()
+    return not np.any((C.data != 0) & (C.row != C.col))
 
 
 def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline, sums=None):
