@@ -1034,6 +1034,21 @@ def _check_weight_values(edges, weight: str, source: str, *, none_is_one: bool =
                                     f"to read every edge as weight 1")
 
 
+def _warn_if_no_edge_has(G, weight: str, source: str) -> None:
+    """Warn when ``weight`` names an attribute that no edge of ``G`` carries, other than the
+    default ``"weight"`` (an unweighted graph): every edge then reads as weight 1, as NetworkX
+    reads it, and a misspelt name would otherwise go unnoticed. The warning names the
+    attributes the edges do carry."""
+    if weight == "weight" or G.number_of_edges() == 0:
+        return
+    if any(weight in d for *_, d in G.edges(data=True)):
+        return
+    names = sorted({str(k) for *_, d in G.edges(data=True) for k in d})
+    have = f"the edges carry {names}" if names else "the edges carry no attribute"
+    _warn(f"{source}: no edge has the attribute weight={weight!r}, so every edge is read as "
+          f"weight 1 ({have}; weight=None reads them as 1 without this warning)")
+
+
 def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphData:
     import networkx as nx
 
@@ -1043,6 +1058,7 @@ def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphDat
         raise ValueError(f"{source} has no nodes: dpgraph needs a graph with at least one node")
     if weight is not None:
         _check_networkx_weights(G, weight, source)
+        _warn_if_no_edge_has(G, weight, source)
     if G.is_multigraph():
         if duplicates == "error":
             raise ValueError(f"{source} is a multigraph; pass duplicates='sum' or 'max'")

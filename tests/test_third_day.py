@@ -127,3 +127,20 @@ def test_cnf_assignments_are_keyed_by_the_files_variable_numbers(tmp_path):
     big = tmp_path / "big.cnf"  # a declared count of 10^12: the names are a range, not a tuple
     big.write_text(f"p cnf {10 ** 12} 1\n1 2 0\n")
     assert dpgraph.read_csp(big).variables == range(1, 10 ** 12 + 1)
+
+
+def test_a_weight_attribute_no_edge_has_is_named_in_a_warning():
+    """``max_cut(G, weight="capacity")`` on a graph whose edges carry ``"cap"`` read every edge
+    as weight 1 without a word (NetworkX's default for a missing attribute); a name that no
+    edge carries now warns, naming the attributes the edges have. The default ``"weight"`` on
+    an unweighted graph does not warn."""
+    G = nx.Graph()
+    G.add_edge(0, 1, cap=3.0)
+    G.add_edge(1, 2, cap=0.5)
+    with pytest.warns(GraphInputWarning, match=r"weight='capacity'.*\['cap'\]"):
+        data = as_graph_data(G, weight="capacity")
+    assert data.m == 2 and set(data.weights.data) == {1.0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        as_graph_data(nx.path_graph(3))
+        as_graph_data(G, weight="cap")
