@@ -595,7 +595,9 @@ def tabu_search(op: WeightOperator, x0, *, balanced: bool = False, max_moves: in
     prepared : PreparedOperator, optional
         From :func:`prepare` (saves rebuilding the neighbour lists for repeated searches).
     target : float, optional
-        Stop (between chunks of moves) once the best cut reaches it (a bound no cut exceeds).
+        Stop (between chunks of moves) once the best cut reaches it (a bound no cut exceeds);
+        a start ``x0`` that already reaches it is returned with no move made (the random
+        draws are made all the same, so a caller's ``rng`` advances as before).
 
     Returns
     -------
@@ -649,6 +651,8 @@ def tabu_search(op: WeightOperator, x0, *, balanced: bool = False, max_moves: in
         todo = chunk if max_moves is None else min(chunk, max_moves - done)
         if todo <= 0 or n == 0:
             break
+        if target is not None and st_f[1] >= target - st_f[2]:
+            break  # a cut that reaches a bound no cut exceeds (x0 included): optimal
         tc = time.perf_counter()
         if prep.backend == "numpy":
             _tabu_numpy(prep.column, x, Wx, tabu_until, best_x, pos, order, tenures, rnd, st_f, st_i,
@@ -658,8 +662,6 @@ def tabu_search(op: WeightOperator, x0, *, balanced: bool = False, max_moves: in
             _tabu_kernel(mode, prep.indptr, prep.indices, prep.data, prep.dense, x, Wx, tabu_until,
                          best_x, pos, order, tenures, rnd, st_f, st_i, todo, balanced, stall, p_lo, p_hi)
         done += todo
-        if target is not None and st_f[1] >= target - st_f[2]:
-            break  # a cut that reaches a bound no cut exceeds: optimal
         if time_limit is not None:
             now = time.perf_counter()
             if now - t0 >= time_limit:

@@ -91,13 +91,53 @@ def check_positive(value, *, name: str) -> float:
     return check_sensitivity(value, name=name)
 
 
+#: float64 copies of a densified ``scipy.sparse`` input that :func:`dense_array`'s callers hold
+#: at once: the dense array, its float64 conversion or a same-size temporary of the checks
+#: (``(X == 0) | (X == 1)``, ``X * X`` of the row norms, ``X + X.T``), and the release's
+#: own work on it (measured 15.9 bytes per entry for ``kway_marginals`` on a 20,000 x 20,000
+#: sparse input); rounded up
+DENSIFY_COPIES = 3
+
+
+def check_densify_memory(shape, *, name: str) -> None:
+    """Refuse, before ``.toarray()``, a ``scipy.sparse`` input of ``shape`` whose dense form
+    (``DENSIFY_COPIES`` float64 copies, ``24 * rows * columns`` bytes) would not fit in the
+    available memory (:func:`dpgraph.memory.check_memory`), naming ``name`` and the number of
+    rows that would fit. A 10^6 x 3,000 sparse matrix of one entry per row takes 16 MB but
+    22 GiB dense: it used to die in ``toarray`` with a bare MemoryError.
+
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"DPGRAPH_MEMORY_LIMIT": "1M"}):
+    ...     try:
+    ...         check_densify_memory((10**6, 3000), name="data")
+    ...     except MemoryError as exc:
+    ...         print(exc)
+    data as a dense 1,000,000 x 3,000 array (it is scipy.sparse; this mechanism's work is dense) needs about 67.1 GiB but only 1.0 MiB is allowed by DPGRAPH_MEMORY_LIMIT=1M (nothing was allocated). At most 14 rows of data fit at 3,000 columns.
+    """
+    from dpgraph.memory import check_memory
+
+    shape = tuple(int(s) for s in shape)
+    rows = shape[0] if shape else 1
+    per_row = 8 * DENSIFY_COPIES * math.prod(shape[1:])
+    check_memory(per_row * rows,
+                 what=(f"{name} as a dense {' x '.join(f'{s:,}' for s in shape)} array (it is "
+                       f"scipy.sparse; this mechanism's work is dense)"),
+                 fit=(lambda k: per_row * k,
+                      f"At most {{:,}} rows of {name} fit at "
+                      f"{' x '.join(f'{s:,}' for s in shape[1:]) or 'one'} column"
+                      f"{'s' if math.prod(shape[1:]) != 1 else ''}."))
+
+
 def dense_array(value, *, name: str, dtype=np.float64) -> np.ndarray:
     """``value`` as a NumPy array of ``dtype`` (``None``: NumPy's choice, only numbers and
     booleans accepted), densifying a ``scipy.sparse`` matrix or array (``.toarray()``); strings,
     ragged nestings and other non-numeric input raise a ValueError naming ``name``.
 
     For mechanisms whose work and output are dense anyway (the noise is dense), so that
-    densifying costs no more than the computation itself.
+    densifying costs no more than the computation itself. The dense copy is priced first
+    (:func:`check_densify_memory`): one that would not fit raises
+    :class:`~dpgraph.memory.InsufficientMemoryError` before anything is allocated.
 
     >>> import scipy.sparse as sp
     >>> dense_array(sp.eye(2, format="csr"), name="value").tolist()
@@ -107,6 +147,7 @@ def dense_array(value, *, name: str, dtype=np.float64) -> np.ndarray:
         import scipy.sparse as sp  # lazy: only sparse input needs it
 
         if sp.issparse(value):
+            check_densify_memory(value.shape, name=name)
             value = value.toarray()
     try:
         arr = np.asarray(value)
