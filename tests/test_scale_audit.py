@@ -145,3 +145,12 @@ def test_tabu_search_from_an_optimal_start_makes_no_move_and_same_draws():
     free = tabu_search(op, x0, max_moves=200, rng=gens[1], backend="numpy")
     assert free.value == 8.0 and free.moves == 200
     assert gens[0].random() == gens[1].random()  # the caller's generator advanced alike
+
+
+def test_too_many_samples_are_refused_naming_the_samples_that_fit(monkeypatch):
+    """``solve_max_cut(G3-sized graph, samples=10**6)`` was refused with "At most 8 nodes fit
+    with these options", though the samples were what did not fit; the refusal now names the
+    largest ``samples`` that fits at the rank asked for."""
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "50M")
+    with pytest.raises(InsufficientMemoryError, match=r"At most samples=[\d,]+ fits"):
+        dpgraph.solve_max_cut(nx.cycle_graph(800), samples=10**6, rng=0)

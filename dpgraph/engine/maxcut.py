@@ -348,14 +348,18 @@ def check_engine_memory(n: int, *, rank: int | None = None, samples: int = 4,
     would not fit (``rank=10**6`` asked for 6 GiB on G3's 800 nodes)."""
     from dpgraph.memory import available_memory, check_memory
 
-    def cost(r, k=n):
-        return engine_bytes(k, rank=r, samples=samples, anneal_sweeps=anneal_sweeps)
+    def cost(r, k=n, s=samples):
+        return engine_bytes(k, rank=r, samples=s, anneal_sweeps=anneal_sweeps)
 
-    # what fits: a lower rank where rank 1 fits at these options, else fewer nodes at them
+    # what fits: a lower rank where rank 1 fits at these options, else fewer samples where one
+    # fits at this rank, else fewer nodes at them
     have = available_memory()
     if have is not None and cost(1) <= have:
         fit = (lambda r: cost(max(r, 1)), "At most rank={} fits with these samples and "
                                           "anneal_sweeps.")
+    elif have is not None and cost(rank, s=1) <= have:
+        fit = (lambda k: cost(rank, s=max(k, 1)), "At most samples={} fits with this rank and "
+                                                  "anneal_sweeps.")
     else:
         fit = (lambda k: cost(rank, k), "At most {:,} nodes fit with these options.")
     check_memory(cost(rank),
