@@ -237,7 +237,8 @@ def _check_weight_column(spec: str, first: str, weight: str, *, tabs: bool = Fal
 
         with open_text(first) as fh:
             columns = fh.readline().rstrip("\r\n").split("\t" if tabs else ",")  # the reader's
-    if weight.lower() not in [c.lower() for c in columns[2:]] and weight not in columns:
+    if weight.strip().lower() not in [c.strip().lower() for c in columns[2:]] \
+            and weight not in columns:
         # (the reader's match: the name without regard to case; read_edge_files)
         raise ValueError(f"--weight {weight}: {os.path.basename(first)} of {spec!r} has no "
                          f"column {weight!r}; its columns are {columns}")
@@ -509,7 +510,11 @@ def check_not_input(out: str | None, inputs, option: str = "--out") -> None:
     """
     if not out or not os.path.isfile(out):
         return
-    for path in inputs:
+    # Dask edge files (a folder or a glob) are each an input file: -o edges/p0.csv on
+    # 'edges/*.csv' overwrote one of them
+    files = [f for path in inputs if path
+             for f in (edge_file_list(path) if is_edge_files(path) else [path])]
+    for path in files:
         if path and os.path.isfile(path) and os.path.samefile(out, path):
             raise ValueError(f"{option} {out!r} is the input file {path!r}: writing it would "
                              f"overwrite the input; name another file")
