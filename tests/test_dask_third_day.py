@@ -92,3 +92,17 @@ def test_cli_out_onto_an_input_edge_file_is_refused(tmp_path, capsys):
         with pytest.raises(ValueError, match="is the input file"):
             check_not_input(str(edges / "p0.csv"), (spec, None), "-o")
     check_not_input(str(tmp_path / "other.csv"), (str(edges / "*.csv"),), "-o")
+
+
+@pytest.mark.parametrize("row, says", [("6,7,8", "3 field(s) where the header has 2"),
+                                       ("5", "1 field(s) where the header has 2")])
+def test_a_malformed_csv_row_is_named_by_file_and_line(tmp_path, row, says):
+    """A malformed row in one of several CSV edge files was reported as "the edge partitions
+    are not consistent ... Error tokenizing data ... line 3" (or "missing node ids"), naming no
+    file, with a line counted in dask's 64 MB chunk; the error now names the file and its line,
+    as read_graph does."""
+    (tmp_path / "p0.csv").write_text("u,v\n0,1\n1,2\n")
+    (tmp_path / "p1.csv").write_text(f"u,v\n3,4\n{row}\n")
+    with dask.config.set(scheduler="sync"), pytest.raises(ValueError) as info:
+        read_edge_files(tmp_path)
+    assert f"p1.csv, line 3: {says}" in str(info.value)

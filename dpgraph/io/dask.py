@@ -187,8 +187,41 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
     with warnings.catch_warnings():  # the same deprecation again when the passes compute
         warnings.filterwarnings("ignore", message=r"The inplace keyword in DataFrame\.",
                                 module=r"dask\.")
-        return from_dask(ddf, u=u, v=v, weight=weight, duplicates=duplicates,
-                         spill_dir=spill_dir, blocks=blocks, source=spec, nodes=nodes)
+        try:
+            return from_dask(ddf, u=u, v=v, weight=weight, duplicates=duplicates,
+                             spill_dir=spill_dir, blocks=blocks, source=spec, nodes=nodes)
+        except ValueError as exc:
+            # dask's CSV errors name neither the file nor its line (a line of a 64 MB chunk)
+            where = _first_bad_csv_row(files, sep) if sep is not None else None
+            if where is None:
+                raise
+            raise ValueError(f"{spec}: {where}") from exc
+
+
+def _first_bad_csv_row(files: list, sep: str) -> str | None:
+    """``"FILE, line L: ..."`` for the first row of the CSV ``files`` whose number of fields
+    differs from its header's or whose first two fields (the node ids) are empty, or None.
+    Run only after a read failed, to name what dask's parser does not (one pass per file, in
+    the csv module's C reader)."""
+    import csv
+
+    from dpgraph.io.base import open_text
+
+    for path in files:
+        with open_text(path) as fh:
+            rows = csv.reader(fh, delimiter=sep)
+            header = next(rows, None)
+            if header is None:
+                continue
+            for row in rows:
+                if not row:
+                    continue
+                if len(row) != len(header) or not (row[0].strip() and row[1].strip()):
+                    what = (f"{len(row)} field(s) where the header has {len(header)}"
+                            if len(row) != len(header) else "an empty node id")
+                    return (f"{os.path.basename(path)}, line {rows.line_num}: {what} "
+                            f"({sep.join(row)!r})")
+    return None
 
 
 def _file_columns_read(cols: list, u, v, weight, spec: str, sep: str | None) -> tuple:
