@@ -106,3 +106,12 @@ def test_a_malformed_csv_row_is_named_by_file_and_line(tmp_path, row, says):
     with dask.config.set(scheduler="sync"), pytest.raises(ValueError) as info:
         read_edge_files(tmp_path)
     assert f"p1.csv, line 3: {says}" in str(info.value)
+
+
+def test_a_comment_first_line_is_named_as_a_comment(tmp_path):
+    """A CSV edge file starting with '# edges' (read_graph skips it) was refused with a hint to
+    replace ' ' separators by ','; the error now says the first line is a comment and that
+    Dask edge files start with their header row."""
+    (tmp_path / "p0.csv").write_text("# edges of the network\nu,v\n0,1\n1,2\n")
+    with pytest.raises(ValueError, match="first line of the edge files is a comment"):
+        read_edge_files(tmp_path)

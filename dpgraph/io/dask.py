@@ -228,6 +228,11 @@ def _file_columns_read(cols: list, u, v, weight, spec: str, sep: str | None) -> 
     """``(u, v, weight)``: the columns :func:`read_edge_files` reads from files of columns
     ``cols`` (those of :func:`dpgraph.io.text.read_csv`: ``u`` and ``v`` where both are
     columns, else the first two; the weight column's name matched without regard to case)."""
+    if cols and str(cols[0]).lstrip().startswith(("#", "%")) and sep is not None:
+        # read_graph skips such lines; dask's reader takes the first line as the header
+        raise ValueError(f"{spec}: the first line of the edge files is a comment "
+                         f"({str(cols[0]).strip()!r}); Dask edge files start with their header "
+                         f"row (e.g. 'u,v' or 'u,v,weight'): remove the comment lines")
     if u is None and v is None and not {"u", "v"} <= set(cols):
         if len(cols) < 2:
             from dpgraph.io.text import other_separator_hint
