@@ -144,3 +144,16 @@ def test_a_weight_attribute_no_edge_has_is_named_in_a_warning():
         warnings.simplefilter("error")
         as_graph_data(nx.path_graph(3))
         as_graph_data(G, weight="cap")
+
+
+def test_metis_refuses_fractional_weights_before_warning_about_labels(tmp_path):
+    """``write_graph(G, "g.metis")`` with string labels and a weight of 0.5 warned that METIS
+    stores no labels, then refused the weight; the refusal now comes first, with no warning
+    about a file that is not written."""
+    G = nx.Graph()
+    G.add_edge("a", "b", weight=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="METIS stores integer edge weights"):
+            dpgraph.write_graph(G, tmp_path / "g.metis")
+    assert not (tmp_path / "g.metis").exists()

@@ -644,6 +644,8 @@ def write_graph(graph, path, format: str | None = None, *,
     _, writer, mode = _REGISTRY[format]
     data = as_graph_data(graph, weight=weight)
     check_labels_storable(data.labels, format)
+    if format == "metis":  # a refusal comes before the warnings about what the file lacks
+        _text.check_metis_weights(data)
     import warnings
 
     from dpgraph.caller import caller_stacklevel

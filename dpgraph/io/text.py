@@ -1041,17 +1041,24 @@ def read_metis(path, *, symmetrize: str | None = None, duplicates: str = "max") 
                      source=str(path))
 
 
+def check_metis_weights(data: GraphData) -> None:
+    """Refuse a graph with a non-integer edge weight, which METIS cannot store (ValueError);
+    :func:`dpgraph.io.write_graph` asks before its warnings about what the file will lack."""
+    W = data.weights
+    if not data.is_unweighted and not np.all(W.data == np.round(W.data)):
+        raise ValueError("METIS stores integer edge weights; this graph has non-integer weights "
+                         "(write it as 'mtx', 'snap' or 'gset' instead)")
+
+
 def write_metis(data: GraphData, f) -> None:
     """Write a METIS graph (fmt ``001`` with integer edge weights when some weight is not 1).
 
     METIS stores integer weights only: a graph with a non-integer weight raises ValueError.
     Labels are not stored (node index ``k`` is vertex ``k + 1``).
     """
+    check_metis_weights(data)
     W = data.weights
     weighted = not data.is_unweighted
-    if weighted and not np.all(W.data == np.round(W.data)):
-        raise ValueError("METIS stores integer edge weights; this graph has non-integer weights "
-                         "(write it as 'mtx', 'snap' or 'gset' instead)")
     f.write(f"{data.n} {data.m}{' 001' if weighted else ''}\n")
     indptr, indices = W.indptr, W.indices + 1
     vals = W.data.astype(np.int64)
