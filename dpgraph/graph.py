@@ -548,11 +548,11 @@ def with_nodes(data: GraphData, nodes, *, source: str, first: int = 0) -> GraphD
     return GraphData(weights=W, labels=labels, _checked=True, _summed=data._summed)
 
 
-def _pair_keys(W) -> np.ndarray:
+def _pair_keys(W, *, zero: bool = False) -> np.ndarray:
     """The sorted distinct keys ``min(i, j) * n + max(i, j)`` of the off-diagonal node pairs
-    that hold a nonzero entry of ``W`` in either direction."""
+    that hold a nonzero entry of ``W`` in either direction (``zero``: a stored zero)."""
     C = sp.coo_array(W)
-    keep = (C.row != C.col) & (C.data != 0)
+    keep = (C.row != C.col) & ((C.data == 0) if zero else (C.data != 0))
     r, c = C.row[keep].astype(np.int64), C.col[keep].astype(np.int64)
     return np.unique(np.minimum(r, c) * W.shape[0] + np.maximum(r, c))
 
@@ -565,10 +565,7 @@ def _without_stored_zeros(W: sp.csr_array, *, source: str) -> sp.csr_array:
     them."""
     if not W.nnz or np.all(W.data != 0):
         return W
-    C = W.tocoo()
-    z = (C.data == 0) & (C.row != C.col)
-    r, c = C.row[z].astype(np.int64), C.col[z].astype(np.int64)
-    zero_keys = np.unique(np.minimum(r, c) * W.shape[0] + np.maximum(r, c))
+    zero_keys = _pair_keys(W, zero=True)
     W = W.copy()
     W.eliminate_zeros()
     removed = int(np.count_nonzero(~np.isin(zero_keys, _pair_keys(W))))

@@ -460,9 +460,10 @@ def _checked_warm_start(warm_start, n: int):
     if V.ndim != 2 or V.shape[0] != n:
         raise ValueError(f"{what}, got shape {V.shape}"
                          + ("; a cut is not a warm start" if V.ndim == 1 else ""))
-    if V.shape[1] < 1 or not np.all(np.isfinite(V)):
+    finite = bool(np.all(np.isfinite(V)))
+    if V.shape[1] < 1 or not finite:
         raise ValueError(f"{what} of finite numbers and at least one column, got shape "
-                         f"{V.shape}" + ("" if np.all(np.isfinite(V)) else " with NaN or inf"))
+                         f"{V.shape}" + ("" if finite else " with NaN or inf"))
     return V
 
 

@@ -760,10 +760,8 @@ def _without_weights(op) -> bool:
     W = getattr(op, "W", None)
     if W is None or getattr(op, "lambda_max_bound", None):
         return False
-    if op.is_dense:
-        return np.count_nonzero(W) == np.count_nonzero(np.diagonal(W))
-    C = W.tocoo()
-    return not np.any((C.data != 0) & (C.row != C.col))
+    stored = np.count_nonzero(W) if op.is_dense else W.count_nonzero()
+    return stored == np.count_nonzero(W.diagonal())
 
 
 def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline, sums=None):

@@ -164,26 +164,23 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
                              f"all of them or none")
         gz = all(packed)
 
-        def csv(dtype=None):
+        def read_csv_files(dtype=None):
             try:  # a gzip file is one partition (it cannot be split): no blocksize, no warning
                 return dd.read_csv(files, sep=sep, blocksize=None if gz else "64MB",
                                    compression="gzip" if gz else None, dtype=dtype)
             except Exception as exc:  # pandas/pyarrow parser errors name the file and line
                 raise ValueError(f"cannot read edge files {spec!r}: {exc}") from exc
 
-        ddf = csv()
-        _check_same_columns(files, sep, spec)
-        u, v, weight = _file_columns_read(list(ddf.columns), u, v, weight, spec, sep)
-        if weight is not None and weight in ddf.columns and ddf[weight].dtype != np.float64:
-            # dask infers the dtypes from the first file's first bytes: weights 1, 1, ...
-            # there (int64) failed on a later 0.5 with "Mismatched dtypes"; weights are floats
-            ddf = csv({weight: "float64"})
+        ddf = read_csv_files()
     else:
         raise ValueError(f"edge files must all be Parquet (.parquet, .pq) or CSV (.csv, .tsv, "
                          f".txt), got extensions {sorted(exts)} in {spec!r}")
-    if sep is None:
-        _check_same_columns(files, sep, spec)
-        u, v, weight = _file_columns_read(list(ddf.columns), u, v, weight, spec, sep)
+    _check_same_columns(files, sep, spec)
+    u, v, weight = _file_columns_read(list(ddf.columns), u, v, weight, spec, sep)
+    if sep is not None and weight in ddf.columns and ddf[weight].dtype != np.float64:
+        # dask infers the dtypes from the first file's first bytes: weights 1, 1, ... there
+        # (int64) failed on a later 0.5 with "Mismatched dtypes"; weights are floats
+        ddf = read_csv_files({weight: "float64"})
     with warnings.catch_warnings():  # the same deprecation again when the passes compute
         warnings.filterwarnings("ignore", message=r"The inplace keyword in DataFrame\.",
                                 module=r"dask\.")
