@@ -610,6 +610,8 @@ def _combine_arcs(W: sp.csr_array, how: str) -> sp.csr_array:
     218 MB, where sparse products masking the pairs with an arc each way took 331-394 MB, and
     ``max(W, W^T)``, which drops a negative arc given once, 157 MB)."""
     n = W.shape[0]
+    if not W.nnz:  # no arc (a directed graph without edges): nothing to combine
+        return sp.csr_array(W.shape, dtype=np.float64)
     C = sp.coo_array(W)
     key = np.minimum(C.row, C.col).astype(np.int64) * n + np.maximum(C.row, C.col)
     order = np.argsort(key, kind="stable")

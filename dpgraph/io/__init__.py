@@ -590,12 +590,15 @@ def check_writable(path, option: str | None = None) -> None:
 
 
 def write_graph(graph, path, format: str | None = None, *,
-                weight: str | None = "weight") -> None:
+                weight: str | None = "weight", symmetrize: str | None = None) -> None:
     """Write ``graph`` (anything :func:`~dpgraph.graph.as_graph_data` accepts) to ``path``.
 
     The format comes from ``format=`` or the extension (``.gz`` compresses). Formats without
     labels (gset, mtx, metis, dimacs) write node index ``k`` as vertex ``k + 1``. ``weight``
     names the edge attribute of NetworkX / igraph input (``None``: every edge weight 1).
+    Every format holds an undirected graph: a directed one is refused unless ``symmetrize``
+    (``"max"``, ``"sum"`` or ``"mean"``, as in :func:`~dpgraph.graph.as_graph_data`) says how
+    its two arcs of a pair make one edge.
     Labels the format cannot give back are refused before the file is opened
     (:func:`check_labels_storable`); string labels that would read back as numbers
     (``'007'``) get a ``# ids: str`` comment line in SNAP files and double quotes in CSV files
@@ -642,7 +645,7 @@ def write_graph(graph, path, format: str | None = None, *,
         format = output_format(path)
     format = _check_format(format)
     _, writer, mode = _REGISTRY[format]
-    data = as_graph_data(graph, weight=weight)
+    data = as_graph_data(graph, weight=weight, symmetrize=symmetrize)
     check_labels_storable(data.labels, format)
     if format == "metis":  # a refusal comes before the warnings about what the file lacks
         _text.check_metis_weights(data)

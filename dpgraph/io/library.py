@@ -242,11 +242,27 @@ def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, price,
     if G.is_multigraph():
         G = _merge_parallel_note(path, G, duplicates)
     try:
-        return as_graph_data(G, weight=weight, symmetrize=symmetrize, duplicates=duplicates)
+        return _converted(G, path, weight=weight, symmetrize=symmetrize, duplicates=duplicates)
     except ValueError as exc:
         raise GraphFormatError(path, None, None, "an undirected graph, or symmetrize='max', "
                                "'sum' or 'mean'" if "directed" in str(exc) else expected,
                                problem=str(exc)) from None
+
+
+def _converted(G, path, **kw) -> GraphData:
+    """``as_graph_data(G, **kw)`` for the graph ``G`` read from ``path``: its warnings (edges
+    of weight 0 removed, a --weight attribute no edge has, ...) name the file, not the
+    NetworkX class that held it (``networkx.Graph: removed 1 edge(s) of weight 0``)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data = as_graph_data(G, **kw)
+    prefix = f"networkx.{type(G).__name__}:"
+    for w in caught:
+        text = str(w.message)
+        if text.startswith(prefix):
+            text = f"{path}:{text[len(prefix):]}"
+        warnings.warn(text, w.category, stacklevel=caller_stacklevel())
+    return data
 
 
 def _merge_parallel_note(path, G, duplicates):

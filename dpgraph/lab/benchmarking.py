@@ -48,10 +48,16 @@ class TransferBenchmark:
             out[key] = (float(np.median(vals)), float(vals.min()), float(vals.max()), len(vals))
         return out
 
+    def methods(self) -> list:
+        """The methods of the rows: those of :data:`METHODS` in its order, then any other
+        (rows added by hand) in order of first appearance."""
+        seen = list(dict.fromkeys(r["method"] for r in self.rows))
+        return [m for m in METHODS if m in seen] + [m for m in seen if m not in METHODS]
+
     def table(self) -> str:
         """Plain-text table: one row per method, one column per epsilon (median ratio)."""
         summ = self.summary()
-        methods = [m for m in METHODS if any(k[0] == m for k in summ)]
+        methods = self.methods()
         eps = sorted({k[1] for k in summ})
         head = ["method"] + [f"eps={e:g}" for e in eps]
         lines = [head]
@@ -64,12 +70,15 @@ class TransferBenchmark:
 
 
 def check_benchmark_options(epsilons: Sequence[float], delta: float, methods: Sequence[str], *,
-                            option: Callable[[str], str] = str) -> list[float]:
+                            option: Callable[[str], str] = str,
+                            seeds: Sequence[int] | None = None) -> list[float]:
     """Refuse what :func:`run_transfer_benchmark` cannot run, before anything is read or solved:
     an unknown method, an epsilon that is not a finite number > 0, a delta outside [0, 1) for
-    dpgraph or outside (0, 1) for the Gaussian baseline (the message names the method). Return
-    the epsilons as floats. ``option`` spells a parameter's name (the command line passes
-    ``lambda name: "--" + name``).
+    dpgraph or outside (0, 1) for the Gaussian baseline (the message names the method), a
+    single value where a sequence is expected (``methods="random"``, ``epsilons=1``,
+    ``seeds=3``), no seeds, and an epsilon, method or seed listed twice (its runs would count
+    twice in every median). Return the epsilons as floats. ``option`` spells a parameter's
+    name (the command line passes ``lambda name: "--" + name``).
 
     >>> check_benchmark_options([1, 2], 0.0, ["random", "dpgraph"])
     [1.0, 2.0]
@@ -77,7 +86,13 @@ def check_benchmark_options(epsilons: Sequence[float], delta: float, methods: Se
     Traceback (most recent call last):
     ...
     ValueError: delta must be a number in (0, 1) for the gaussian perturbation method, got 0.0
+    >>> check_benchmark_options([1, 1.0], 0.0, ["random"])
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilons lists 1 twice: its runs would count twice in the medians
     """
+    methods = _listed(methods, option("methods"), "('random',)")
+    epsilons = _listed(epsilons, option("epsilons"), "(1.0,)")
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         raise ValueError(f"{option('methods')}: unknown method(s) {unknown}; choose from "
@@ -87,6 +102,15 @@ def check_benchmark_options(epsilons: Sequence[float], delta: float, methods: Se
     if not len(epsilons):
         raise ValueError(f"{option('epsilons')} must list at least one number")
     eps = [check_epsilon(e, name=f"each of {option('epsilons')}") for e in epsilons]
+    seeds = None if seeds is None else _listed(seeds, option("seeds"), "range(3)")
+    if seeds is not None and not seeds:
+        raise ValueError(f"{option('seeds')} must list at least one seed")
+    for name, values in (("epsilons", eps), ("methods", methods), ("seeds", seeds or [])):
+        twice = next((v for k, v in enumerate(values) if v in values[:k]), None)
+        if twice is not None:
+            shown = f"{twice:g}" if isinstance(twice, float) else repr(twice)
+            raise ValueError(f"{option(name)} lists {shown} twice: its runs would count twice "
+                             f"in the medians")
     for method in (m for m in DELTA_METHODS if m in methods):
         positive = DELTA_METHODS[method]
         try:
@@ -96,6 +120,14 @@ def check_benchmark_options(epsilons: Sequence[float], delta: float, methods: Se
                              f"{'(0, 1)' if positive else '[0, 1)'} for the {method} method, "
                              f"got {delta!r}") from None
     return eps
+
+
+def _listed(values, name: str, example: str) -> list:
+    """``values`` as a list; a TypeError naming ``name`` for a string or a single value
+    (``methods="random"`` would be read letter by letter, ``seeds=3`` is not three seeds)."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be a sequence (e.g. {example}), got {values!r}")
+    return list(values)
 
 
 def _partition_of(method: str, data, problem: str, eps: float, delta: float, rank, rng,
@@ -194,7 +226,9 @@ def run_transfer_benchmark(G, *, epsilons: Sequence[float] = (0.5, 1, 2, 4, 8),
 
     if problem not in ("maxcut", "bisection"):
         raise ValueError(f"problem={problem!r} is not 'maxcut' or 'bisection'")
-    epsilons = check_benchmark_options(epsilons, delta, methods)
+    methods = _listed(methods, "methods", "('random',)")
+    seeds = _listed(seeds, "seeds", "range(3)")  # (an iterator is read once, here)
+    epsilons = check_benchmark_options(epsilons, delta, methods, seeds=seeds)
     data = as_graph_data(G, weight=weight)
     if data.m == 0:
         raise ValueError(f"the graph has no edges ({data.n:,} nodes): every cut is 0, so the "
@@ -268,7 +302,8 @@ def plot_transfer(bench: TransferBenchmark, path, *, title: str = "") -> str:
     The format follows the file name's extension (one matplotlib writes: ``.png``, ``.pdf``,
     ``.svg``, ...); a name without one (or a binary file object) gets a PNG, written under the
     name as given. Drawn on its own :class:`matplotlib.figure.Figure`: pyplot's state and the
-    session's backend are left as they were.
+    session's backend are left as they were. Every method of the rows is drawn (those of
+    :data:`METHODS` and any other); a benchmark without rows is refused (ValueError).
 
     Needs matplotlib, an optional dependency (the ``bench`` and ``test`` extras:
     ``pip install 'dpgraph[bench]'``); without it, a ModuleNotFoundError saying so.
@@ -306,15 +341,21 @@ def plot_transfer(bench: TransferBenchmark, path, *, title: str = "") -> str:
         raise ModuleNotFoundError(
             "writing the benchmark plot needs matplotlib: pip install 'dpgraph[bench]'") from None
 
+    if not isinstance(bench, TransferBenchmark):
+        raise TypeError(f"bench must be a TransferBenchmark (from run_transfer_benchmark), got "
+                        f"{type(bench).__name__}")
+    if not (isinstance(path, (str, os.PathLike)) or hasattr(path, "write")):
+        raise TypeError(f"path must be a file name or a binary file object, got "
+                        f"{type(path).__name__}")
+    if not bench.rows:
+        raise ValueError("the benchmark has no rows: nothing to plot")
     fmt = plot_format(path)
     summ = bench.summary()
     fig = Figure(figsize=(6.4, 4.2), dpi=120)
     FigureCanvasAgg(fig)
     ax = fig.subplots()
-    for method in METHODS:
+    for method in bench.methods():
         keys = sorted(k for k in summ if k[0] == method)
-        if not keys:
-            continue
         eps = [k[1] for k in keys]
         med = [summ[k][0] for k in keys]
         lo = [summ[k][1] for k in keys]
