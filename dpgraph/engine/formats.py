@@ -61,7 +61,7 @@ from dpgraph.engine.twocsp import CSPInstance, instance_bytes, label_graph_bytes
 from dpgraph.graph import as_undirected_data, in_label_order
 from dpgraph.io import read_graph
 from dpgraph.io.base import is_regular_file, open_binary, warn_if_not_gzip
-from dpgraph.memory import InsufficientMemoryError, check_memory
+from dpgraph.memory import InsufficientMemoryError, check_memory, largest_fitting, memory_limit
 
 __all__ = ["read_csp", "write_csp", "max_k_cut_instance", "read_wcnf", "read_max_k_cut", "CSP_FORMATS"]
 
@@ -117,8 +117,21 @@ def max_k_cut_instance(G, k: int, *, weight: str = "weight"):
     # refuse before allocating: the instance holds a dense k x k relation per edge, and the
     # label-extended graph k (k - 1) pairs per edge over n k vertices
     m, k = int(r.size), int(k)
-    check_memory(_max_k_cut_bytes(data.n, m, k),
+    need = _max_k_cut_bytes(data.n, m, k)
+    have = memory_limit()[0]
+    fewer_edges = ""
+    if have is not None and need > have and _max_k_cut_bytes(data.n, m, 2) > have:
+        # not even k = 2 fits: name the edges that would, at this k and at k = 2 (a function
+        # of n, k and the limit only)
+        at_k = largest_fitting(lambda x: _max_k_cut_bytes(data.n, x, k), have)
+        at_2 = largest_fitting(lambda x: _max_k_cut_bytes(data.n, x, 2), have)
+        fewer_edges = ("Not even k = 2 parts fit on these edges; " + (
+            f"at most {at_k:,} edges fit with k = {k:,}" + (
+                f" ({at_2:,} with k = 2)" if k > 2 else "") + " on these nodes."
+            if at_2 >= 1 else "no edge fits on these nodes."))
+    check_memory(need,
                  what=f"Max-k-Cut with k = {k:,} parts on {data.n:,} nodes and {m:,} edges",
+                 alternative=fewer_edges,
                  fit=(lambda x: _max_k_cut_bytes(data.n, m, max(x, 2)),
                       "At most k = {:,} parts fit."))
     R = _not_equal(k)

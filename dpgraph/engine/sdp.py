@@ -46,7 +46,9 @@ Certificate (weak duality)
       success of the factorisation then proves positive definiteness despite rounding (if it
       fails, mu is raised and checked again). Costs :math:`O(n^3)`: used for n <= 4000 by
       default. For larger sparse inputs of mean degree <= 6.5 (grids, planar-like graphs; with
-      ``"auto"`` up to n = 25,000, ``SPARSE_FACTOR_MAX_N``: the fill is not priced beforehand) the
+      ``"auto"`` up to n = 25,000, ``SPARSE_FACTOR_MAX_N``, where a full factor fits; with
+      ``"factor"`` the factors are counted from the pattern before SuperLU allocates,
+      :func:`check_sparse_factor_memory`, and refused where they do not fit) the
       same check is done with a sparse LDL^T (SuperLU, symmetric mode, diagonal pivots only),
       bisecting on mu: positive pivots make the factors' :math:`\hat L D \hat L^T` positive
       definite, and a bound on the residual :math:`(\mu - 2c) I - M - \hat L D \hat L^T` from
@@ -110,9 +112,11 @@ from dpgraph.memory import available_memory, check_memory, format_bytes
 from dpgraph.privacy.noise import make_rng
 from dpgraph.progress import Progress
 from dpgraph.engine.operator import WeightOperator
+from dpgraph.engine.local_search import jit
 
 __all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "sdp_rank", "default_rank",
-           "dense_certificate_bytes", "ldl_memory_estimate", "gershgorin_max", "sparse_ldl_lower_bound",
+           "dense_certificate_bytes", "ldl_memory_estimate", "ldl_fill_entries",
+           "check_sparse_factor_memory", "SPARSE_FACTOR_ENTRY_BYTES", "gershgorin_max", "sparse_ldl_lower_bound",
            "sparse_shift_verified", "rump_margin", "verified_lambda_max", "trivial_upper_bound", "gershgorin_upper_bound",
            "top_ritz_pair", "lanczos_top_pair", "rump_certified_diagonal", "upward_sum", "weight_sums", "WeightSums",
            "SUM_BLOCK"]
@@ -138,9 +142,10 @@ SPARSE_FACTOR_MAX_DEG = 6.5  # mean degree up to which 'auto' tries a sparse LDL
 # graphs without small separators (one factorization of a Barabasi-Albert graph of mean degree
 # 4: 23 s and 25M entries at n = 50,000, 184 s and 99M at 100,000; a random 3-regular graph's
 # whole certificate took 190 s at 30,000; soc-douban, 155k nodes, more than 5 minutes), so that
-# a million sparse nodes would run out of memory inside SuperLU, which nothing can price
-# beforehand. Above it 'auto' takes Lanczos, as on large dense inputs; method='factor' still
-# takes the sparse proof (a large grid or planar graph factors in seconds).
+# a million sparse nodes would run out of memory inside SuperLU. Above it 'auto' takes Lanczos,
+# as on large dense inputs; method='factor' still takes the sparse proof (a large grid or
+# planar graph factors in seconds) after counting its factors from the pattern
+# (check_sparse_factor_memory: refused, before SuperLU allocates, where they do not fit).
 SPARSE_FACTOR_MAX_N = 25_000
 #: ``certificate="auto"``'s sparse LDL^T bisection takes another factorization only while all
 #: of them together hold at most this many factor entries (L and U; every shift factors with
@@ -841,6 +846,16 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline, sums=
     def left():
         return np.inf if deadline is None else deadline - time.perf_counter()
 
+    if method == "factor" and sparse_ok and requested == "factor":
+        # SuperLU's fill is not bounded by the mean degree: counted from the pattern (W's and
+        # the diagonal's, that of every shift) before it allocates. 'auto' took the sparse
+        # proof only where a full factor fits (above)
+        pattern = sp.csc_matrix(op.W) + sp.eye_array(n, format="csc")
+        check_sparse_factor_memory(
+            pattern, what=f"the sparse LDL^T certificate (certificate='factor') at n = {n:,}",
+            alternative="Use certificate='auto' (Lanczos, or the dense Cholesky where it fits), "
+                        "'lanczos' (not a proof) or 'none' (the sum of the positive weights).")
+        del pattern
     if method == "factor" and sparse_ok:
         # nu >= 0: mu I - M = (mu I - Diag g + W) + nu J, and nu J is PSD, so verifying the
         # first term suffices (conservative). -M is stored exactly (W's entries, -g on the
@@ -973,6 +988,127 @@ def _check_dense_certificate_memory(n: int) -> None:
                  alternative="Use certificate='lanczos' (a Ritz-value estimate, not a proof), "
                              "certificate='none' (the sum of the positive weights), or a machine "
                              "with more memory; DPGRAPH_MEMORY_LIMIT caps what dpgraph may use.")
+
+
+#: Peak bytes of the sparse LDL^T proof per factor entry (L and U, as SuperLU stores them):
+#: SuperLU's supernodal arrays, grown by copies as the factorization proceeds, the CSC copies of
+#: L and U that SciPy hands back, U again by rows and the residual's work arrays
+#: (:func:`sparse_ldl_lower_bound`); peak RSS of one proof over its factor entries, the
+#: fixed costs included: 31-49 B on random 3-regular, Barabasi-Albert, G(n, 3n) and grid
+#: graphs of 10,000-20,000 nodes (0.9M-23M entries; benchmarks/NOTES.md, "The sparse proof
+#: priced before it factorizes"). With 40 B per entry of the matrix and 64 B per row on top.
+SPARSE_FACTOR_ENTRY_BYTES = 48
+
+
+@jit
+def _symbolic_fill(indptr, indices, n, cap):
+    """Entries of the Cholesky factor (its diagonal included) of the symmetric pattern whose
+    strict lower triangle is the CSR ``(indptr, indices)``: elimination tree (Liu, path
+    compression), then each row's subtree walked once (O(entries) time, O(n) memory); -1 once
+    the count passes ``cap``."""
+    parent = np.full(n, -1, dtype=np.int64)
+    ancestor = np.full(n, -1, dtype=np.int64)
+    for i in range(n):
+        for p in range(indptr[i], indptr[i + 1]):
+            r = indices[p]
+            while ancestor[r] != -1 and ancestor[r] != i:
+                t = ancestor[r]
+                ancestor[r] = i
+                r = t
+            if ancestor[r] == -1:
+                ancestor[r] = i
+                parent[r] = i
+    mark = np.full(n, -1, dtype=np.int64)
+    count = 0
+    for i in range(n):
+        mark[i] = i
+        count += 1
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            while mark[j] != i:
+                mark[j] = i
+                count += 1
+                j = parent[j]
+        if count > cap:
+            return -1
+    return count
+
+
+def ldl_fill_entries(A, cap: int | None = None) -> int | None:
+    r"""Entries of L and U (diagonals included, as SuperLU stores them) of the sparse
+    :math:`LDL^T` proof (:func:`sparse_ldl_lower_bound`) of a matrix of ``A``'s pattern, from
+    the pattern alone, before anything is factorized; ``None`` once the count passes ``cap``.
+
+    SuperLU orders the columns from the pattern of :math:`A + A^T` (minimum degree), before it
+    factorizes; an incomplete factorization (``spilu``, its fill capped at ``A``'s entries)
+    runs the same ordering and hands it back. With diagonal pivots, L has the pattern of the
+    Cholesky factor of the reordered :math:`A + A^T` (its diagonal added), and U that of
+    :math:`L^T`: twice the symbolic count (:func:`_symbolic_fill`; the proof checks that only
+    diagonal pivots were taken, and an off-diagonal pivot gives no proof). A diagonal absent
+    from ``A``'s pattern is counted as present, so the count is never below SuperLU's.
+
+    >>> import numpy as np, scipy.sparse as sp
+    >>> A = sp.csc_matrix(4 * np.eye(5) + np.diag(np.ones(4), 1) + np.diag(np.ones(4), -1))
+    >>> ldl_fill_entries(A)  # a path: no fill, L and U each 5 + 4 entries
+    18
+    >>> ldl_fill_entries(sp.csc_matrix(np.ones((40, 40)) + 40 * np.eye(40)), cap=100) is None
+    True
+    """
+    P = sp.csc_matrix(A, dtype=np.float64)
+    n = P.shape[0]
+    P = (abs(P) + abs(P).T).tocsc()
+    P.data[:] = 1.0
+    P = (P + sp.diags_array(np.full(n, float(n) + 1.0), format="csc")).tocsc()  # dominant
+    try:
+        ilu = spla.spilu(P, drop_tol=1e300, fill_factor=1, permc_spec="MMD_AT_PLUS_A",
+                         diag_pivot_thresh=0.0, options=dict(SymmetricMode=True, Equil=False))
+        perm = np.asarray(ilu.perm_c)
+        del ilu
+    except RuntimeError:  # pragma: no cover - a dominant diagonal does not fail
+        perm = np.arange(n)
+    order = np.empty(n, dtype=np.int64)
+    order[perm] = np.arange(n)  # order[new] = old
+    lower = sp.tril(P[order][:, order], k=-1, format="csr")
+    half_cap = -1 if cap is None else int(cap) // 2
+    count = _symbolic_fill(lower.indptr.astype(np.int64), lower.indices.astype(np.int64), n,
+                           half_cap if half_cap >= 0 else np.iinfo(np.int64).max)
+    return None if count < 0 else 2 * int(count)
+
+
+def check_sparse_factor_memory(A, *, what: str, alternative: str = "") -> int:
+    """Refuse, before SuperLU allocates, a sparse :math:`LDL^T` proof whose factors
+    (:func:`ldl_fill_entries`, at :data:`SPARSE_FACTOR_ENTRY_BYTES` each, plus 40 bytes per
+    entry of ``A`` and 64 per row) would not fit in the available memory, naming the factor entries that would;
+    returns the factor entries counted (-1 where no limit could be read and nothing was
+    counted). The count stops where the limit is passed: its cost is bounded by the memory that
+    is there.
+
+    >>> import os, numpy as np, scipy.sparse as sp
+    >>> from unittest import mock
+    >>> A = sp.csc_matrix(np.ones((300, 300)) + 300 * np.eye(300))   # a full factor
+    >>> with mock.patch.dict(os.environ, {"DPGRAPH_MEMORY_LIMIT": "2M"}):
+    ...     try:
+    ...         check_sparse_factor_memory(A, what="a proof")
+    ...     except MemoryError as exc:
+    ...         print(str(exc)[:63])
+    a proof: its L and U factors, counted from the matrix's pattern
+    """
+    from dpgraph.memory import InsufficientMemoryError, memory_limit
+
+    A = sp.csc_matrix(A)
+    have, where = memory_limit()
+    if have is None:
+        return -1
+    fixed = 40 * int(A.nnz) + 64 * int(A.shape[0])
+    cap = max(have - fixed, 0) // SPARSE_FACTOR_ENTRY_BYTES
+    entries = ldl_fill_entries(A, cap=cap)
+    if entries is not None:
+        return entries
+    raise InsufficientMemoryError(
+        f"{what}: its L and U factors, counted from the matrix's pattern before factorizing, "
+        f"hold more than the {cap:,} entries ({SPARSE_FACTOR_ENTRY_BYTES} bytes each) that fit "
+        f"in the {format_bytes(have)} {where} (nothing was allocated)."
+        + (f" {alternative}" if alternative else ""))
 
 
 def verified_lambda_max(S: np.ndarray, mu: float, exact_top=None, *,
