@@ -98,7 +98,7 @@ def test_bad_input(tmp_path):
         from_dask(dd.from_pandas(df, npartitions=1))
     (tmp_path / "a.csv").write_text("u,v\n1,2\n2,3\n")
     (tmp_path / "b.csv").write_text("u,v\nx,y\ny,z\n")  # ids of another type in another file
-    with pytest.raises(ValueError, match="not consistent"):
+    with pytest.raises(ValueError, match="b.csv, line 2: 'x' is not an integer node id"):
         read_edge_files(str(tmp_path / "*.csv"))
     nan = pd.DataFrame({"u": [1, 2], "v": [2, 3], "weight": [0.5, float("nan")]})
     with pytest.raises(ValueError, match="NaN or infinite"):
@@ -445,12 +445,13 @@ def test_missing_ids_named_and_float_stored_integer_ids_stay_integers(tmp_path):
 
 
 def test_cli_options_for_graph_files_are_refused_on_edge_files(tmp_path, capsys):
-    """--ids, --format and --symmetrize were ignored without a word on Dask edge files."""
+    """--format and --symmetrize were ignored without a word on Dask edge files (--ids is
+    read_edge_files' ids=: tests/test_dask_parity.py)."""
     from dpgraph.cli.app import main
 
     (tmp_path / "e.csv").write_text("u,v\n0,1\n1,2\n")
-    assert main(["info", str(tmp_path / "*.csv"), "--ids", "str", "-q"]) == 2
-    assert "--ids applies to graph files" in capsys.readouterr().err
+    assert main(["info", str(tmp_path / "*.csv"), "--symmetrize", "max", "-q"]) == 2
+    assert "--symmetrize applies to graph files" in capsys.readouterr().err
 
 
 def test_public_node_set_keeps_nodes_without_edges(cluster_client):

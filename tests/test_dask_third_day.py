@@ -108,10 +108,16 @@ def test_a_malformed_csv_row_is_named_by_file_and_line(tmp_path, row, says):
     assert f"p1.csv, line 3: {says}" in str(info.value)
 
 
-def test_a_comment_first_line_is_named_as_a_comment(tmp_path):
-    """A CSV edge file starting with '# edges' (read_graph skips it) was refused with a hint to
-    replace ' ' separators by ','; the error now says the first line is a comment and that
-    Dask edge files start with their header row."""
+def test_a_comment_first_line_is_skipped_and_a_percent_line_named(tmp_path):
+    """A CSV edge file starting with '# edges' was refused with a hint to replace ' '
+    separators by ','; its comment lines before the header row are skipped now, as read_graph
+    skips them (tests/test_dask_parity.py compares the two), and a first line starting with
+    '%', no comment in CSV files, is named as such."""
     (tmp_path / "p0.csv").write_text("# edges of the network\nu,v\n0,1\n1,2\n")
-    with pytest.raises(ValueError, match="first line of the edge files is a comment"):
+    g = read_edge_files(tmp_path)
+    assert (g.labels, g.m) == (range(0, 3), 2)
+    (tmp_path / "p1.csv").write_text("% edges\nu,v\n0,1\n")
+    with pytest.raises(ValueError, match=r"p1.csv, line 1: '% edges' stands where the header "
+                                         r"row belongs; in CSV edge files only lines starting "
+                                         r"with '#' are comments"):
         read_edge_files(tmp_path)

@@ -15,8 +15,8 @@ import sys
 
 from dpgraph.io import check_writable
 from dpgraph.release.routes import ROUTES
-from dpgraph.io.dask import (CSV_EXTENSIONS, PARQUET_EXTENSIONS, edge_file_extension,
-                             edge_file_list)
+from dpgraph.io.dask import (CSV_EXTENSIONS, PARQUET_EXTENSIONS, edge_file_columns,
+                             edge_file_extension, edge_file_list)
 
 __all__ = ["formats", "add_quiet_argument", "add_reading_arguments", "add_json_argument",
            "add_duplicates_argument",
@@ -70,8 +70,9 @@ def add_reading_arguments(p):
                         "that are present (an arc given once keeps its weight). A public "
                         "choice about reading, no privacy cost")
     p.add_argument("--ids", choices=("auto", "int", "str"), default=None,
-                   help="node ids of a 'u v' edge list or a CSV file (and of a --nodes "
-                        "file): auto (default) follows the file's '# ids: str' line where it "
+                   help="node ids of a 'u v' edge list, a CSV file or Dask edge files (and "
+                        "of a --nodes file): auto (default) follows the file's '# ids: str' "
+                        "line (or a CSV file's quoted first id) where it "
                         "has one, else the first edge line, and refuses a file that mixes "
                         "integer and name ids; str reads every id as a name; int requires "
                         "integers")
@@ -228,15 +229,8 @@ def check_graph_path(spec, *, weight: str | None = None) -> None:
 def _check_weight_column(spec: str, first: str, weight: str, *, tabs: bool = False) -> None:
     """``--weight COLUMN`` on Dask edge files: the reader reads no weights (every weight 1)
     when the column is missing, which suits its default name, not one the user gave."""
-    if edge_file_extension(first) in PARQUET_EXTENSIONS:
-        import pyarrow.parquet as pq
-
-        columns = list(pq.read_schema(first).names)
-    else:
-        from dpgraph.io.base import open_text
-
-        with open_text(first) as fh:
-            columns = fh.readline().rstrip("\r\n").split("\t" if tabs else ",")  # the reader's
+    # the reader's: a CSV file's header row after its '#' comment lines
+    columns = edge_file_columns(first, sep="\t" if tabs else ",")
     if weight.strip().lower() not in [c.strip().lower() for c in columns[2:]] \
             and weight not in columns:
         # (the reader's match: the name without regard to case; read_edge_files)
@@ -244,11 +238,11 @@ def _check_weight_column(spec: str, first: str, weight: str, *, tabs: bool = Fal
                          f"column {weight!r}; its columns are {columns}")
 
 
-def _check_edge_file_options(spec: str, *, format, ids, symmetrize) -> None:
+def _check_edge_file_options(spec: str, *, format, symmetrize) -> None:
     """Refuse the options of graph files on Dask edge files (they were ignored without a
-    word)."""
-    given = [opt for opt, value in (("--format", format), ("--ids", ids),
-                                    ("--symmetrize", symmetrize)) if value is not None]
+    word); ``--ids`` applies to both."""
+    given = [opt for opt, value in (("--format", format), ("--symmetrize", symmetrize))
+             if value is not None]
     if given:
         verb = "applies" if len(given) == 1 else "apply"
         raise ValueError(f"{', '.join(given)} {verb} to graph files; Dask edge files "
@@ -266,7 +260,6 @@ def check_graph_input(args) -> None:
     check_graph_path(spec, weight=getattr(args, "weight", None))
     if is_edge_files(spec):
         _check_edge_file_options(spec, format=getattr(args, "format", None),
-                                 ids=getattr(args, "ids", None),
                                  symmetrize=getattr(args, "symmetrize", None))
 
 
@@ -298,8 +291,8 @@ def load_input(spec: str, *, format: str | None = None, symmetrize: str | None =
     it) names the weights' column or edge attribute where the format has one (csv, the
     NetworkX formats, Dask edge files). ``symmetrize`` (``--symmetrize``) reads a directed file
     as undirected. ``ids`` (``--ids``) is the node-id rule of
-    SNAP edge lists and CSV files (:func:`dpgraph.io.read_graph`: ``"auto"``, ``"int"`` or
-    ``"str"``). ``duplicates`` (``--duplicates``) merges a pair listed more than once in a file
+    SNAP edge lists, CSV files and Dask edge files (:func:`dpgraph.io.read_graph`:
+    ``"auto"``, ``"int"`` or ``"str"``). ``duplicates`` (``--duplicates``) merges a pair listed more than once in a file
     (``"max"``, the default, ``"sum"`` or ``"error"``); data sets are read as registered, and
     these options, ``format`` and ``ids`` included (unless ``nodes`` came from a file, whose
     ids it read), are refused with a data set name. ``nodes``
@@ -346,8 +339,10 @@ def _load(spec: str, *, format: str | None, symmetrize: str | None, ids: str | N
 
         # (the command line checked both before Dask: check_graph_input)
         check_graph_path(spec, weight=weight)
-        _check_edge_file_options(spec, format=format, ids=ids, symmetrize=symmetrize)
+        _check_edge_file_options(spec, format=format, symmetrize=symmetrize)
         kw = {"duplicates": duplicates} if duplicates else {}
+        if ids is not None:  # read_graph's id rule, on CSV (and Parquet) edge files too
+            kw["ids"] = ids
         if unweighted:  # NetworkX's weight=None: no weight column read
             kw["weight"] = None
         elif weight is not None:

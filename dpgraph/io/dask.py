@@ -28,8 +28,10 @@ with the same sorted columns, so for the same seed the release equals the in-mem
 
 Input policy (that of :mod:`dpgraph.graph`): node ids are any hashable values of one type
 (integers or strings); they are mapped to ``0..n-1`` in sorted order by one Dask pass, and
-results come back in them. Self-loops are dropped with a warning that counts them, and so are
-weight-0 edges. Repeated pairs, e.g. a file listing both directions, are merged by ``duplicates="max"`` (the default: an edge listed twice is one edge),
+results come back in them. Edge files are read as :func:`dpgraph.read_graph` reads a ``.csv``
+file: ``#`` comment lines before each file's header row, and the node-id rule ``ids=``
+(``"auto"``, ``"str"``, ``"int"``; see :func:`read_edge_files`). Self-loops are dropped
+with a warning that counts them, and so are weight-0 edges. Repeated pairs, e.g. a file listing both directions, are merged by ``duplicates="max"`` (the default: an edge listed twice is one edge),
 ``"sum"``, or refused with ``"error"``. Weights must be finite; the private routes need them
 in ``[0, 1]``.
 
@@ -55,16 +57,18 @@ import tempfile
 import warnings
 import weakref
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.caller import caller_stacklevel
 from dpgraph.graph import DuplicateEdgeWarning, GraphInputWarning
-from dpgraph.io.base import open_text
+from dpgraph.io.base import check_ids, open_text
 
 __all__ = ["DaskGraph", "DaskAdjacency", "from_dask", "read_edge_files", "is_dask_input",
            "dask_modules", "share_with_workers", "edge_file_list", "edge_file_extension",
+           "edge_file_columns",
            "PARQUET_EXTENSIONS", "CSV_EXTENSIONS"]
 
 #: the extensions of the edge files read_edge_files reads (a ``.gz`` suffix is looked through)
@@ -121,7 +125,7 @@ def is_dask_input(G) -> bool:
 
 
 def read_edge_files(path, *, u: str | None = None, v: str | None = None,
-                    weight: str | None = "weight", duplicates: str = "max",
+                    weight: str | None = "weight", ids: str = "auto", duplicates: str = "max",
                     spill_dir: str | None = None, blocks: int | None = None,
                     nodes=None) -> "DaskGraph":
     """Read a path or glob of Parquet (``.parquet``/``.pq``) or CSV (``.csv``, ``.tsv``, ``.txt``;
@@ -135,16 +139,55 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
     case, as there; ``weight=None`` reads every edge as weight 1); an edge is of weight 1 when
     there is no such column.
 
+    A CSV file is read as :func:`dpgraph.read_graph` reads a ``.csv`` file: lines starting
+    with ``#`` before its header row are comments (each file may have its own), blank lines
+    are skipped, fields may be quoted, and spaces around an id are not part of it. A ``#``
+    line after the header row is no comment there, and is refused here too, naming the file
+    and the line; a ``#`` inside a field is part of it (``a#1`` is a node id).
+
+    ``ids`` is the node-id rule of :func:`dpgraph.read_graph`:
+
+    * ``"auto"`` (default): in CSV files, a ``# ids: str`` (or ``# ids: int``) comment line
+      before the header row, or a first id in double quotes under an unquoted header row
+      (``"007"``, as :func:`dpgraph.write_graph` writes string ids that look like integers),
+      makes every id of every file a name (or an integer; files that declare both are
+      refused); else the ids keep the type the reader infers, integers where every id of a
+      column is one, and when the first edge row's first id is an integer, an id that is
+      not (``3,x``, a ``#`` line holding a comma) is refused with its file and line (a name
+      first leaves a later integer id a name, where :func:`dpgraph.read_graph` refuses it).
+      Parquet ids keep their stored type.
+    * ``"str"``: every id is a name: ``007`` stays ``'007'``. Parquet integer columns are
+      read as their decimal digits (``7`` becomes ``'7'``; leading zeros that were never
+      stored do not come back), string columns as stored; columns of other types are refused.
+    * ``"int"``: every id must be an integer: a CSV id that is not is refused with its file
+      and line, a Parquet id column that is not of an integer type with its file and column.
+
+    In CSV files only an empty field is a missing id (refused with its line): ``NA`` or
+    ``null`` is a name, as in :func:`dpgraph.read_graph`.
+
     Raises ``FileNotFoundError`` when nothing matches and ``ValueError`` naming the columns found
-    when a column named by ``u`` or ``v`` is missing, or the files have fewer than two columns.
+    when a column named by ``u`` or ``v`` is missing, or the files have fewer than two columns;
+    ``ValueError`` naming the file and line of a malformed CSV row.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, "part-0.csv"), "w") as f:
+    ...     _ = f.write("# ids: str\\nu,v\\n007,010\\n010,1\\n")
+    >>> read_edge_files(folder).labels  # the comment line names the ids strings
+    ('007', '010', '1')
+    >>> read_edge_files(folder, ids="int").labels  # integers: 007 is 7
+    (1, 7, 10)
     """
     _, dd = dask_modules()
+    check_ids(ids)
     spec = os.fspath(path)
     files = edge_file_list(spec)
     if not files:
         raise FileNotFoundError(f"no edge files match {spec!r}")
     exts = {edge_file_extension(f) for f in files}
-    sep = None  # Parquet: columns from the metadata
+    sep, heads, check, rule = None, None, None, ids  # Parquet: columns from the metadata
     if exts <= set(PARQUET_EXTENSIONS):
         with warnings.catch_warnings():
             # dask's Parquet reader builds its meta frame with pandas' deprecated inplace=True
@@ -152,6 +195,10 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
             warnings.filterwarnings("ignore", message=r"The inplace keyword in DataFrame\.",
                                     module=r"dask\.")
             ddf = dd.read_parquet(files)
+        _check_same_columns(files, [_file_columns(f, None) for f in files], spec)
+        u, v, weight = _file_columns_read(list(ddf.columns), u, v, weight, spec, sep)
+        if ids != "auto":
+            ddf = _parquet_ids(ddf, files, u, v, ids, spec)
     elif exts <= set(CSV_EXTENSIONS):
         sep = "\t" if exts == {".tsv"} else ","
         packed = [f.lower().endswith(".gz") for f in files]
@@ -163,73 +210,332 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
                              f"not ({os.path.basename(files[packed.index(False)])}); compress "
                              f"all of them or none")
         gz = all(packed)
+        heads = [_csv_head(f, sep) for f in files]
+        _check_csv_heads(files, heads, spec)
+        rule, first_int = _csv_ids_rule(files, heads, ids, sep, spec)
+        skips = [h.number - 1 for h in heads]
 
-        def read_csv_files(dtype=None):
-            try:  # a gzip file is one partition (it cannot be split): no blocksize, no warning
-                return dd.read_csv(files, sep=sep, blocksize=None if gz else "64MB",
-                                   compression="gzip" if gz else None, dtype=dtype)
-            except Exception as exc:  # pandas/pyarrow parser errors name the file and line
-                raise ValueError(f"cannot read edge files {spec!r}: {exc}") from exc
+        def read_csv_files(**options):
+            # each file's comment (and blank) lines before its header row skipped: one reader
+            # per run of files that skip as many lines (dask applies skiprows to every file)
+            frames, start = [], 0
+            while start < len(files):
+                stop = start + 1
+                while stop < len(files) and skips[stop] == skips[start]:
+                    stop += 1
+                kw = dict(options, skiprows=skips[start]) if skips[start] else options
+                try:  # a gzip file is one partition (it cannot be split): no blocksize
+                    frames.append(dd.read_csv(files[start:stop], sep=sep,
+                                              blocksize=None if gz else "64MB",
+                                              compression="gzip" if gz else None, **kw))
+                except Exception as exc:  # pandas/pyarrow parser errors name the file and line
+                    raise ValueError(f"cannot read edge files {spec!r}: {exc}") from exc
+                start = stop
+            return frames[0] if len(frames) == 1 else dd.concat(frames)
 
         ddf = read_csv_files()
+        _check_same_columns(files, [h.columns for h in heads], spec, ordered=True)
+        u, v, weight = _file_columns_read(list(ddf.columns), u, v, weight, spec, sep)
+        # only an empty endpoint is a missing id ('NA' and 'null' are names, as read_graph
+        # reads them); the other columns keep pandas' missing values
+        options = {"keep_default_na": False,
+                   "na_values": {c: [""] if c in (u, v) else list(_PANDAS_NA)
+                                 for c in ddf.columns}}
+        dtype = {c: str for c in (u, v) if rule == "str" and c in ddf.columns}
+        if weight in ddf.columns and ddf[weight].dtype != np.float64:
+            # dask infers the dtypes from the first file's first bytes: weights 1, 1, ... there
+            # (int64) failed on a later 0.5 with "Mismatched dtypes"; weights are floats
+            dtype[weight] = "float64"
+        ddf = _stripped_ids(read_csv_files(dtype=dtype or None, **options), u, v)
+        if rule == "int" or (rule == "auto" and first_int):
+            check = _IdKindCheck(files, sep, heads, rule, spec)
     else:
         raise ValueError(f"edge files must all be Parquet (.parquet, .pq) or CSV (.csv, .tsv, "
                          f".txt), got extensions {sorted(exts)} in {spec!r}")
-    _check_same_columns(files, sep, spec)
-    u, v, weight = _file_columns_read(list(ddf.columns), u, v, weight, spec, sep)
-    if sep is not None and weight in ddf.columns and ddf[weight].dtype != np.float64:
-        # dask infers the dtypes from the first file's first bytes: weights 1, 1, ... there
-        # (int64) failed on a later 0.5 with "Mismatched dtypes"; weights are floats
-        ddf = read_csv_files({weight: "float64"})
     with warnings.catch_warnings():  # the same deprecation again when the passes compute
         warnings.filterwarnings("ignore", message=r"The inplace keyword in DataFrame\.",
                                 module=r"dask\.")
         try:
-            return from_dask(ddf, u=u, v=v, weight=weight, duplicates=duplicates,
-                             spill_dir=spill_dir, blocks=blocks, source=spec, nodes=nodes)
+            return _from_frame(ddf, u=u, v=v, weight=weight, duplicates=duplicates,
+                               spill_dir=spill_dir, blocks=blocks, source=spec, nodes=nodes,
+                               check_labels=check)
+        except _BadRow as exc:  # named by file and line already
+            raise ValueError(str(exc)) from None
         except ValueError as exc:
             # dask's CSV errors name neither the file nor its line (a line of a 64 MB chunk)
-            where = _first_bad_csv_row(files, sep) if sep is not None else None
+            where = (_first_bad_csv_row(files, sep, heads, rule if check else "str")
+                     if sep is not None else None)
             if where is None:
                 raise
             raise ValueError(f"{spec}: {where}") from exc
 
 
-def _first_bad_csv_row(files: list, sep: str) -> str | None:
-    """``"FILE, line L: ..."`` for the first row of the CSV ``files`` whose number of fields
-    differs from its header's or whose first two fields (the node ids) are empty, or None.
-    Run only after a read failed, to name what dask's parser does not (one pass per file, in
-    the csv module's C reader)."""
+#: pandas' default missing-value strings (``pandas.read_csv``'s ``na_values``), which the
+#: weight column and the other columns keep
+_PANDAS_NA = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+              "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+
+
+class _BadRow(ValueError):
+    """A CSV row refused by :func:`read_edge_files`'s id rule, already named by file and line."""
+
+
+class _CsvHead(NamedTuple):
+    """The head of a CSV edge file: its ``#`` comment lines before the header row
+    ``(number, line)``, the header row's line number (0: none) and text, its column names, and
+    the first edge row ``(number, line)`` (None: none)."""
+    comments: list
+    number: int
+    header: str
+    columns: list
+    first: tuple | None
+
+
+def _csv_head(path: str, sep: str) -> _CsvHead:
+    """:class:`_CsvHead` of ``path``, by :func:`dpgraph.io.text.read_csv`'s rule: blank lines
+    and lines starting with ``#`` before the header row are skipped."""
     import csv
 
-    from dpgraph.io.base import open_text
-
-    for path in files:
-        with open_text(path) as fh:
-            rows = csv.reader(fh, delimiter=sep)
-            header = next(rows, None)
-            if header is None:
+    comments, number, header, first = [], 0, "", None
+    with open_text(path) as fh:
+        for k, line in enumerate(fh, 1):
+            line = line.rstrip("\r\n")
+            if not line.strip():
                 continue
+            if number:
+                first = (k, line)
+                break
+            if line.lstrip().startswith("#"):
+                comments.append((k, line))
+                continue
+            number, header = k, line
+    columns = next(csv.reader([header], delimiter=sep)) if number else []
+    return _CsvHead(comments, number, header, columns, first)
+
+
+def edge_file_columns(path, sep: str | None = None) -> list:
+    """The column names of one edge file, as :func:`read_edge_files` reads them: a Parquet
+    file's schema, or a CSV file's header row, its first line that is neither blank nor a
+    ``#`` comment line (separated by ``sep``: default a tab in a ``.tsv`` file, else a comma).
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "e.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("# ids: str\\nu,v,weight\\n007,010,0.5\\n")
+    >>> edge_file_columns(path)
+    ['u', 'v', 'weight']
+    """
+    ext = edge_file_extension(path)
+    if ext in PARQUET_EXTENSIONS:
+        return _file_columns(path, None)
+    return _csv_head(os.fspath(path), sep or ("\t" if ext == ".tsv" else ",")).columns
+
+
+def _check_csv_heads(files: list, heads: list, spec: str) -> None:
+    """Refuse a CSV edge file without a header row: only comment lines, a first row of
+    numbers (an edge, as :func:`dpgraph.io.text.read_csv` refuses it), or a first line
+    starting with ``%`` (a comment in other edge-list formats, not in CSV files)."""
+    for f, head in zip(files, heads):
+        if not head.number:
+            raise ValueError(f"{spec}: {os.path.basename(f)} has no header row (only blank or "
+                             f"'#' comment lines); CSV edge files start with their header row "
+                             f"(e.g. 'u,v' or 'u,v,weight')")
+        if len(head.columns) >= 2 and all(_is_number(c) for c in head.columns[:2]):
+            # (read_graph's refusal: the first edge was read as the column names, and lost)
+            raise ValueError(f"{spec}: {os.path.basename(f)}, line {head.number}: the first "
+                             f"row {head.header.strip()!r} holds numbers, not column names; "
+                             f"CSV edge files start with a header row (e.g. 'u,v' or "
+                             f"'u,v,weight'): add one")
+        if head.header.lstrip().startswith("%"):
+            raise ValueError(f"{spec}: {os.path.basename(f)}, line {head.number}: "
+                             f"{head.header.strip()!r} stands where the header row belongs; in "
+                             f"CSV edge files only lines starting with '#' are comments (as "
+                             f"dpgraph.read_graph reads CSV): start the line with '#', or remove "
+                             f"it")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _csv_ids_rule(files: list, heads: list, ids: str, sep: str, spec: str) -> tuple:
+    """``(rule, first_int)``: the id rule of CSV edge files read with ``ids`` (for ``"auto"``,
+    what the files declare, as :func:`dpgraph.io.text.read_csv` reads one file: a ``# ids:``
+    comment line before the header row, else a first id in double quotes under an unquoted
+    header row, which makes the ids names), and whether the first edge row's first id is an
+    integer (``"auto"``: then every id must be one)."""
+    from dpgraph.io.text import declared_ids, first_id_quoted, is_integer_id
+
+    declared = {}
+    if ids == "auto":
+        for f, head in zip(files, heads):
+            rule = declared_ids(line for _, line in head.comments)
+            if rule is None and head.first is not None and first_id_quoted(head.header,
+                                                                          head.first[1]):
+                rule = "str"
+            if rule in ("str", "int"):
+                declared.setdefault(rule, os.path.basename(f))
+        if len(declared) > 1:
+            raise ValueError(f"{spec}: the edge files declare different id rules: "
+                             f"{declared['str']} names its ids (a '# ids: str' line or quoted "
+                             f"ids), {declared['int']} declares '# ids: int'; pass ids='str' or "
+                             f"ids='int'")
+    rule = next(iter(declared), ids)
+    first = next((h.first for h in heads if h.first is not None), None)
+    first_int = False
+    if first is not None and rule == "auto":
+        import csv
+
+        row = next(csv.reader([first[1]], delimiter=sep), [])
+        first_int = bool(row) and is_integer_id(row[0])
+    return rule, first_int
+
+
+class _IdKindCheck:
+    """The labels check of CSV edge files whose ids must be integers (``ids="int"``, or
+    ``"auto"`` with an integer first id): labels that are not refuse the files, naming the
+    file and line of the first id that is not an integer (one pass over the files, run only
+    then)."""
+
+    def __init__(self, files, sep, heads, rule, spec):
+        self.files, self.sep, self.heads, self.rule, self.spec = files, sep, heads, rule, spec
+
+    def __call__(self, labels: np.ndarray) -> None:
+        if labels.dtype.kind in "iu" or (self.rule == "auto" and labels.dtype != object):
+            return
+        where = _first_bad_csv_row(self.files, self.sep, self.heads, self.rule)
+        raise _BadRow(f"{self.spec}: " + (where or (
+            f"the node ids were read as {'names' if labels.dtype == object else 'numbers'}, "
+            f"not integers (an integer beyond 64 bits?); pass ids='str' to read every id as a "
+            f"name")))
+
+
+def _first_bad_csv_row(files: list, sep: str, heads: list, rule: str = "str") -> str | None:
+    """``"FILE, line L: ..."`` for the first row of the CSV ``files`` whose number of fields
+    differs from its header's, whose first two fields (the node ids) are empty, or, under
+    ``rule`` ``"int"`` (or ``"auto"`` with an integer first id), whose id is not an integer;
+    or None. Run only after a read failed, to name what dask's parser does not (one pass per
+    file, in the csv module's C reader)."""
+    import csv
+
+    from dpgraph.io.text import is_integer_id
+
+    first = None  # (file, line number, row text) of the first edge row: the "auto" rule's
+    for path, head in zip(files, heads):
+        name = os.path.basename(path)
+        with open_text(path) as fh:
+            for _ in range(head.number):
+                fh.readline()
+            rows = csv.reader(fh, delimiter=sep)
             for row in rows:
-                if not row:
+                if not any(c.strip() for c in row):
                     continue
-                if len(row) != len(header) or not (row[0].strip() and row[1].strip()):
-                    what = (f"{len(row)} field(s) where the header has {len(header)}"
-                            if len(row) != len(header) else "an empty node id")
-                    return (f"{os.path.basename(path)}, line {rows.line_num}: {what} "
-                            f"({sep.join(row)!r})")
+                number = head.number + rows.line_num
+                text = sep.join(row)
+                hint = (" (a '#' line is a comment only before the header row, as "
+                        "dpgraph.read_graph reads CSV)" if text.lstrip().startswith("#") else "")
+                if len(row) != len(head.columns) or not (row[0].strip() and row[1].strip()):
+                    what = (f"{len(row)} field(s) where the header has {len(head.columns)}"
+                            if len(row) != len(head.columns) else "an empty node id")
+                    return f"{name}, line {number}: {what} ({text!r}){hint}"
+                if rule == "str":
+                    continue
+                if first is None:
+                    first = (name, number, text)
+                    if rule == "auto" and not is_integer_id(row[0]):
+                        rule = "str"  # names first: ids of either kind are read (pandas' rule)
+                        continue
+                for token in row[:2]:
+                    if is_integer_id(token):
+                        continue
+                    if rule == "int":
+                        return (f"{name}, line {number}: {token.strip()!r} is not an integer "
+                                f"node id (ids='int'){hint}")
+                    return (f"{name}, line {number}: {token.strip()!r} is not an integer node "
+                            f"id, and the ids of these edge files are integers (decided by "
+                            f"their first edge row, {first[0]} line {first[1]}: {first[2]!r})"
+                            f"{hint}; pass ids='str' to read every id as a name")
     return None
+
+
+def _stripped_ids(ddf, u, v):
+    """``ddf`` with the spaces around its string ids removed (``a, b``: the id ``'b'``, as
+    :func:`dpgraph.io.text.read_csv` reads it; integer ids are read so already)."""
+    import pandas as pd
+
+    cols = [c for c in (u, v) if c in ddf.columns
+            and (ddf[c].dtype == object or pd.api.types.is_string_dtype(ddf[c].dtype))]
+    return ddf.assign(**{c: ddf[c].map_partitions(_strip_ids, meta=(c, ddf[c].dtype))
+                         for c in cols}) if cols else ddf
+
+
+def _strip_ids(s):
+    """One partition's ids without surrounding spaces: strings stripped, other values (the
+    integers of a partition whose column pandas read as integers) as they are."""
+    import pandas as pd
+
+    if s.dtype != object:
+        return s.str.strip() if pd.api.types.is_string_dtype(s.dtype) else s
+    if pd.api.types.infer_dtype(s, skipna=True) == "string":
+        return s.str.strip()
+    return s.map(lambda x: x.strip() if isinstance(x, str) else x)
+
+
+def _parquet_ids(ddf, files: list, u, v, ids: str, spec: str):
+    """Parquet edge files read under ``ids`` ``"int"`` or ``"str"``: integer id columns (and
+    string columns for ``"str"``) in every file, else a refusal naming the file and column;
+    under ``"str"`` the ids as text."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def is_text(t):
+        return (pa.types.is_string(t) or pa.types.is_large_string(t)
+                or getattr(pa.types, "is_string_view", lambda _: False)(t))
+
+    for f in files:
+        schema = pq.read_schema(f)
+        for c in (u, v):
+            if c not in schema.names:
+                continue  # (refused by the columns' check, naming the columns found)
+            t = schema.field(c).type
+            t = t.value_type if pa.types.is_dictionary(t) else t
+            if pa.types.is_integer(t) or (ids == "str" and is_text(t)):
+                continue
+            need = "integer" if ids == "int" else "integer or string"
+            raise ValueError(f"{spec}: {os.path.basename(f)}: column {c!r} holds node ids of "
+                             f"type {t}; ids={ids!r} reads {need} columns (ids='auto' reads "
+                             f"the ids as stored)")
+    if ids == "int":
+        return ddf
+    return ddf.assign(**{c: ddf[c].map_partitions(_ids_as_text, meta=(c, object))
+                         for c in (u, v) if c in ddf.columns})
+
+
+def _ids_as_text(s):
+    """One partition's id column as text: integers as their decimal digits (integers stored
+    as floats, where a column holds a missing value, too), strings as they are; a missing id
+    stays missing (refused by the scan)."""
+    import pandas as pd
+
+    if s.dtype.kind not in "iuf":
+        return s.astype(object)
+    missing = s.isna().to_numpy()
+    values = s.to_numpy()[~missing]
+    out = np.full(len(s), None, dtype=object)
+    if values.dtype.kind == "f":
+        values = values.astype(np.int64)
+    out[~missing] = values.astype(str).astype(object)
+    return pd.Series(out, index=s.index, name=s.name, dtype=object)
 
 
 def _file_columns_read(cols: list, u, v, weight, spec: str, sep: str | None) -> tuple:
     """``(u, v, weight)``: the columns :func:`read_edge_files` reads from files of columns
     ``cols`` (those of :func:`dpgraph.io.text.read_csv`: ``u`` and ``v`` where both are
     columns, else the first two; the weight column's name matched without regard to case)."""
-    if cols and str(cols[0]).lstrip().startswith(("#", "%")) and sep is not None:
-        # read_graph skips such lines; dask's reader takes the first line as the header
-        raise ValueError(f"{spec}: the first line of the edge files is a comment "
-                         f"({str(cols[0]).strip()!r}); Dask edge files start with their header "
-                         f"row (e.g. 'u,v' or 'u,v,weight'): remove the comment lines")
     if u is None and v is None and not {"u", "v"} <= set(cols):
         if len(cols) < 2:
             from dpgraph.io.text import other_separator_hint
@@ -249,27 +555,33 @@ def _file_columns_read(cols: list, u, v, weight, spec: str, sep: str | None) -> 
 
 def _file_columns(path: str, sep: str | None) -> list:
     """The column names of one edge file: its Parquet metadata (``sep`` None) or its CSV
-    header row."""
+    header row (after its ``#`` comment lines)."""
     if sep is None:
         import pyarrow.parquet as pq
 
         return list(pq.read_schema(path).names)
-    with open_text(path) as fh:
-        return fh.readline().rstrip("\r\n").split(sep)
+    return _csv_head(path, sep).columns
 
 
-def _check_same_columns(files: list, sep: str | None, spec: str) -> None:
-    """Refuse edge files whose columns differ: Dask takes the first file's columns, so a
-    weight column present in some files only was dropped without a word (or failed in a
-    worker with a KeyError that named no file)."""
-    first = _file_columns(files[0], sep)
-    for f in files[1:]:
-        cols = _file_columns(f, sep)
+def _check_same_columns(files: list, columns: list, spec: str, *, ordered: bool = False) -> None:
+    """Refuse edge files whose columns (``columns[k]``: those of ``files[k]``) differ: Dask
+    takes the first file's columns, so a weight column present in some files only was dropped
+    without a word (or failed in a worker with a KeyError that named no file). With
+    ``ordered`` (CSV files) the order must agree too: Dask reads every 64 MB block after a
+    file's first under the first file's header row, so ``u,weight,v`` after ``u,v,weight``
+    swapped the columns of those blocks."""
+    first = columns[0]
+    for f, cols in zip(files[1:], columns[1:]):
         if sorted(cols) != sorted(first):
             raise ValueError(f"{spec}: the edge files do not have the same columns: "
                              f"{os.path.basename(files[0])} has {first}, "
                              f"{os.path.basename(f)} has {cols}; every file needs the same "
                              f"u, v (and weight) columns")
+        if ordered and list(cols) != list(first):
+            raise ValueError(f"{spec}: the CSV edge files list their columns in different "
+                             f"orders: {os.path.basename(files[0])} has {first}, "
+                             f"{os.path.basename(f)} has {cols}; write every file's columns in "
+                             f"one order")
 
 
 def _check_columns(ddf, u, v, weight, source):
@@ -573,6 +885,14 @@ def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
     edge is removed vanishes from every answer (docs/privacy.md 4). The labels are kept sorted,
     as the ids are.
     """
+    return _from_frame(ddf, u=u, v=v, weight=weight, duplicates=duplicates,
+                       spill_dir=spill_dir, blocks=blocks, source=source, nodes=nodes)
+
+
+def _from_frame(ddf, *, u, v, weight, duplicates, spill_dir, blocks, source, nodes,
+                check_labels=None) -> "DaskGraph":
+    """:func:`from_dask`, with ``check_labels(labels)`` called on the sorted ids of the scan
+    pass before anything is written (:func:`read_edge_files`' id rule)."""
     dask, dd = dask_modules()
 
     if duplicates not in _DUPLICATES:
@@ -602,6 +922,8 @@ def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
         raise ValueError(f"{source}: {nonfinite} edge weight(s) are NaN or infinite; weights "
                          f"must be finite")
     labels = _check_labels(ids, source)
+    if check_labels is not None:
+        check_labels(labels)
     if nodes is not None:
         labels = _public_labels(labels, nodes, source)
     n = len(labels)

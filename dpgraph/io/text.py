@@ -679,17 +679,40 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
 
 
 def _first_id_quoted(path, hnum: int) -> bool:
-    """Whether the first edge row after an unquoted header row (line ``hnum``) writes its
-    first id in double quotes (``u,v`` then ``"007",...``, as :func:`write_csv` writes names
-    that look like integers): its ids are names. A quoted header row (``"u","v"``: pandas'
-    ``QUOTE_ALL`` and ``QUOTE_NONNUMERIC`` quote it, and every string) says nothing of them."""
+    """Whether the first edge row after the header row (line ``hnum``) of ``path`` writes its
+    first id in double quotes under an unquoted header row (:func:`first_id_quoted`)."""
+    header = None
     with open_text(path) as f:
         for number, line in enumerate(f, 1):
-            if number == hnum and line.lstrip().startswith('"'):
-                return False
-            if number > hnum and line.strip():
-                return line.lstrip().startswith('"')
+            if number == hnum:
+                header = line
+            elif number > hnum and line.strip():
+                return first_id_quoted(header or "", line)
     return False
+
+
+def first_id_quoted(header: str, row: str) -> bool:
+    """Whether the first edge row ``row`` of a CSV edge file writes its first id in double
+    quotes under an unquoted header row ``header`` (``u,v`` then ``"007",...``, as
+    :func:`write_csv` writes names that look like integers): its ids are names. A quoted
+    header row (``"u","v"``: pandas' ``QUOTE_ALL`` and ``QUOTE_NONNUMERIC`` quote it, and
+    every string) says nothing of them.
+
+    >>> first_id_quoted("u,v", '"007","010"'), first_id_quoted('"u","v"', '"007","010"')
+    (True, False)
+    """
+    return not header.lstrip().startswith('"') and row.lstrip().startswith('"')
+
+
+def is_integer_id(token) -> bool:
+    """Whether a node id token reads as an integer id (``7``, ``-3``, ``+5``, ``007``; ASCII
+    digits, surrounding spaces aside), the test by which ``ids="auto"`` tells integer ids from
+    names and ``ids="int"`` refuses a name.
+
+    >>> is_integer_id("007"), is_integer_id(" -3 "), is_integer_id("1.0"), is_integer_id("x")
+    (True, True, False, False)
+    """
+    return bool(_INTEGER_ID.fullmatch(str(token).strip()))
 
 
 def _token_shape(token) -> str:
@@ -844,7 +867,8 @@ def write_csv(data: GraphData, f) -> None:
     labels as ids (quoted where they hold a comma or a quote). Isolated nodes cannot appear:
     a :class:`GraphInputWarning` counts them. Where labels would not read back as themselves
     (:func:`ids_comment`: ``'007'``, mixed ``[100, "x"]``) every id is written in double
-    quotes (``"007","010"``), which :func:`read_csv` reads as names, and the header row stays
+    quotes (``"007","010"``), which :func:`read_csv` (and
+    :func:`dpgraph.io.dask.read_edge_files`) reads as names, and the header row stays
     the first line, so that ``pandas.read_csv(path)`` reads the file too."""
     names = np.asarray([check_csv_label(x) for x in data.labels], dtype=object)
     i, j, w = data.edges()
