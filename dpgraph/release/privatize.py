@@ -354,6 +354,14 @@ def _check_pca_options(options) -> None:
     if "symmetrize" in options and not isinstance(options["symmetrize"], (bool, np.bool_)):
         raise TypeError(f"pca_options['symmetrize'] must be True or False, got "
                         f"{options['symmetrize']!r}")
+    if options.get("symmetrize"):
+        # the route's matrix is the symmetric normalized adjacency and one edge moves a
+        # symmetric pair of it (docs/privacy.md 4.2); the rectangular algorithm's one-entry
+        # adjacency does not describe that, and private_subspace would refuse it only after
+        # the degrees were drawn
+        raise ValueError("pca_options['symmetrize']=True does not fit the PCA route: its "
+                         "normalized adjacency is symmetric and an edge changes a symmetric "
+                         "pair of it; leave symmetrize unset (False)")
     eig = options.get("eig_options")
     if eig is not None and not isinstance(eig, dict):
         raise TypeError(f"pca_options['eig_options'] must be a dict, got {type(eig).__name__}")

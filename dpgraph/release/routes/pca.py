@@ -192,7 +192,8 @@ def release_low_rank(M, rank: int, adjacency, *, epsilon: float, delta: float, c
     passing branch the core ``B^T M B + N`` gets the rest. On a halting branch nothing more is
     drawn by the PCA and ``fallback(eps_left, delta_left) -> (basis, core)`` (which must charge
     ``ledger`` itself) gets the budget the halted steps and the core did not use (4.7);
-    with no fallback, the random subspace of Alg. 5.8 is kept and a warning says so.
+    with no fallback, the random subspace of Alg. 5.8 is kept with a zero core, the core's
+    share is charged as ``reserved`` (as the halted steps' are) and a warning says so.
     Returns ``(basis, core, mechanism description, subspace result)``.
 
     On the karate club (a small sparse graph) the gap test halts at this budget; the fallback
@@ -246,6 +247,11 @@ def release_low_rank(M, rank: int, adjacency, *, epsilon: float, delta: float, c
         basis, core = fallback(eps_left, dlt_left)
         return basis, core, f"{fallback_name} (PCA halted at the {sub.diagnostics.halted_at} test)", sub
     ledger.extend(sub_ledger)
+    # nothing is drawn for the core either: its share is charged as reserved, like the halted
+    # steps of the subspace, so the ledger adds up to the budget on this branch too (3.7)
+    ledger.charge("pca: core (Alg. 5.10)", mechanism="reserved", epsilon=eps_core,
+                  delta=dlt_core, note="nothing drawn (PCA halted, no fallback); charged so the "
+                                       "guarantee is the same on every branch")
     warnings.warn("the private PCA halted (its spectral-gap or coherence test failed at this "
                   "budget) and released a uniformly random subspace; results carry no "
                   "information about the graph. Use fallback='randomized-response' on an "
