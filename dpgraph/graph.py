@@ -26,10 +26,11 @@ Input policy (documented here once; every adapter follows it, and nothing is dro
   :class:`DuplicateEdgeWarning` whenever repeats are merged, with their count and the rule.
 * **Self-loops** are dropped with a :class:`GraphInputWarning` that counts them (none of the
   cut-type objectives sees a self-loop).
-* **Weights**: non-finite weights are refused. Negative weights are kept (Max-Cut accepts
-  signed weights such as G-set's +-1); algorithms that need non-negative weights call
-  :func:`require_nonnegative`. Edges of weight exactly zero are not edges: they are removed
-  with a warning that counts them.
+* **Weights**: non-finite weights are refused, and so are weights whose weighted degrees or
+  total overflow float64 (past about 1.8e308: :func:`check_weight_sums`). Negative weights
+  are kept (Max-Cut accepts signed weights such as G-set's +-1); algorithms that need
+  non-negative weights call :func:`require_nonnegative`. Edges of weight exactly zero are
+  not edges: they are removed with a warning that counts them.
 * **Isolated nodes** are kept (they are rows of zeros). An **empty graph** (no nodes) raises.
 * Inputs are never modified.
 
@@ -65,10 +66,13 @@ __all__ = [
     "GraphData",
     "GraphInputWarning",
     "DuplicateEdgeWarning",
+    "WeightSumOverflowError",
     "as_graph_data",
     "from_edges",
     "from_coo",
     "canonical_graph",
+    "check_weight_sums",
+    "weight_sums_error",
     "label_sequence",
     "same_labels",
     "in_label_order",
@@ -92,6 +96,12 @@ _DUPLICATES = ("sum", "max", "error")
 
 class GraphInputWarning(DPGraphWarning):
     """Issued when an adapter changes the input as its documented policy says (self-loops, zeros)."""
+
+
+class WeightSumOverflowError(ValueError):
+    """Edge weights whose weighted degrees or total overflow float64 (past about 1.8e308):
+    refused by :func:`check_weight_sums`, with the input, the node and the weight to divide
+    by named. A ``ValueError``."""
 
 
 class DuplicateEdgeWarning(GraphInputWarning):
@@ -396,6 +406,7 @@ def _finalize(matrix, labels: Sequence[Hashable], *, source: str, summed: int = 
         W = sp.csr_array((C.data[keep], (C.row[keep], C.col[keep])), shape=(n, n))
     W.sort_indices()
     labels = python_labels(label_sequence(labels))
+    check_weight_sums(W, source, labels)
     if not isinstance(labels, range) and any(label is None for label in labels):
         # refused here, before anything is spent: every export (networkx, GraphML, ...) of a
         # release on these labels would fail on it, as networkx refuses None as a node
@@ -403,6 +414,65 @@ def _finalize(matrix, labels: Sequence[Hashable], *, source: str, summed: int = 
                          f"file formats cannot hold; relabel it (e.g. 'none')")
     return GraphData(weights=W, labels=labels, _checked=True,
                      _summed=(int(summed), source) if summed else None)
+
+
+#: The largest float64, about 1.8e308: weighted degrees and totals past it overflow to inf.
+FLOAT_MAX = float(np.finfo(np.float64).max)
+
+
+def check_weight_sums(W: sp.csr_array, source: str, labels=None) -> None:
+    """Refuse the symmetric weights ``W`` (CSR, finite) whose weighted degrees (row sums, as
+    :attr:`GraphData.degrees` adds them) or whose sum (as :attr:`GraphData.total_weight`
+    adds it, every edge from both of its ends) overflow float64, past about 1.8e308: they
+    would read as ``inf`` (and numpy would warn of an overflow). The message names ``source``,
+    the node (by its label, from ``labels``) or the total, and the largest weight to divide
+    by. Weights below ``1.8e308 / nnz`` cannot overflow: one min and max pass decides, with
+    no copy and no sum.
+
+    >>> W = sp.csr_array(np.array([[0, 1e308, 1e308], [1e308, 0, 0], [1e308, 0, 0]]))
+    >>> check_weight_sums(W, "big.txt", ["a", "b", "c"])
+    Traceback (most recent call last):
+    ...
+    dpgraph.graph.WeightSumOverflowError: big.txt: the edge weights add up past 1.8e+308, the largest float64: the weighted degree of node 'a' overflows; rescale them, e.g. divide every weight by their largest, 1e+308
+    >>> check_weight_sums(W / 4, "big.txt")  # 2.5e307 + 2.5e307 and the total 2e308 / 2 fit
+    """
+    d = W.data
+    if d.size == 0:
+        return
+    peak = max(abs(float(d.min())), abs(float(d.max())))
+    if peak * d.size <= FLOAT_MAX:
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        degrees = np.asarray(W.sum(axis=1)).ravel()
+        total = float(W.sum())
+    error = weight_sums_error(source, degrees, total, peak, labels)
+    if error is not None:
+        raise error
+
+
+def weight_sums_error(source: str, degrees, total: float, peak: float,
+                      labels=None) -> WeightSumOverflowError | None:
+    """The refusal of :func:`check_weight_sums` where the weighted ``degrees`` or their sum
+    ``total`` (every edge from both ends) are not finite, else None; ``peak`` is the largest
+    absolute weight. The Dask edge-file reader checks its passes' sums with it.
+
+    >>> weight_sums_error("g.txt", np.array([1.0, 2.0]), 3.0, 1.0) is None
+    True
+    """
+    bad = np.flatnonzero(~np.isfinite(np.asarray(degrees)))
+    if bad.size:
+        k = int(bad[0])
+        label = labels[k] if labels is not None else None
+        label = label.item() if isinstance(label, np.generic) else label  # np.int64(3): 3
+        what = f"the weighted degree of node {label!r}" if labels is not None else \
+            f"the weighted degree of node #{k}"
+    elif not np.isfinite(total):
+        what = "their total (every edge counted from both of its ends)"
+    else:
+        return None
+    return WeightSumOverflowError(
+        f"{source}: the edge weights add up past 1.8e+308, the largest float64: {what} "
+        f"overflows; rescale them, e.g. divide every weight by their largest, {peak:g}")
 
 
 def python_labels(labels: tuple | range) -> tuple | range:
@@ -1241,7 +1311,13 @@ def _is_canonical(W) -> bool:
     if not np.all(np.isfinite(W.data)) or np.any(W.data == 0) or np.any(W.diagonal() != 0):
         return False
     asym = W - W.T
-    return asym.count_nonzero() == 0
+    if asym.count_nonzero():
+        return False
+    try:  # weights whose sums overflow: from_matrix refuses them, naming the cause
+        check_weight_sums(W, "GraphData")
+    except ValueError:
+        return False
+    return True
 
 
 def _checked_graph_data(G: GraphData, symmetrize) -> GraphData:

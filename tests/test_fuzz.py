@@ -125,7 +125,9 @@ _PAJEK_SLOW_HEAD = (b"*vertices 6\n1 1 0.0 0.0 ellipse\n2 2 0.0 0.0 ellipse\n3 3
 
 def test_pajek_many_edge_lines_regression(tmp_path, monkeypatch):
     """The fuzzed input that hung: read without shlex (it is only for lines with quotes) and
-    with NetworkX's meaning: 'e 1 2' is an edge from a new vertex 'e' to vertex '1', weight 2."""
+    with NetworkX's meaning: '6 1 2' is an edge from vertex '6' to vertex '1', weight 2. Its
+    'e 1 2' lines (an edge from a vertex *vertices does not declare, which NetworkX adds) are
+    refused at the first, with its line."""
     import shlex
 
     from dpgraph.io import read_graph
@@ -135,15 +137,19 @@ def test_pajek_many_edge_lines_regression(tmp_path, monkeypatch):
 
     monkeypatch.setattr(shlex, "split", no_shlex)
     p = tmp_path / "slow.net"
-    p.write_bytes(_PAJEK_SLOW_HEAD + b"e 1 2\n" * 200_000)
-    from dpgraph.graph import DuplicateEdgeWarning, GraphInputWarning
+    p.write_bytes(_PAJEK_SLOW_HEAD + b"6 1 2\n" * 200_000)
+    from dpgraph.graph import DuplicateEdgeWarning
+    from dpgraph.io import GraphFormatError
 
-    with pytest.warns(DuplicateEdgeWarning, match="summed the weights of 199,999 repeated"), \
-            pytest.warns(GraphInputWarning, match="neither a \\*Vertices id nor a label"):
+    with pytest.warns(DuplicateEdgeWarning, match="summed the weights of 199,999 repeated"):
         g = read_graph(p, duplicates="sum")
-    assert g.labels == ("1", "2", "3", "4", "5", "6", "e") and g.m == 5
-    i, j = g.labels.index("e"), g.labels.index("1")
+    assert g.labels == ("1", "2", "3", "4", "5", "6") and g.m == 5
+    i, j = g.labels.index("6"), g.labels.index("1")
     assert g.weights[i, j] == 400_000.0
+    p.write_bytes(_PAJEK_SLOW_HEAD + b"e 1 2\n" * 200_000)
+    with pytest.raises(GraphFormatError, match="vertex 'e' is neither") as err:
+        read_graph(p, duplicates="sum")
+    assert err.value.line == 13
 
 
 def test_pajek_huge_vertex_count_is_checked_against_the_file(tmp_path):
@@ -160,7 +166,7 @@ _PAJEK_VALID = [
     '*Network x\n*Vertices 3\n1 "it\'s"\n2 b ic Red\n3 c\n*Edges\n1 2 1 c Blue\n2 3 3 w 7\n',
     '*Vertices 3\n1 a\n2 b\n3 c\n*Arcs\n1 2 1.0\n2 1 3.0\n2 3 2.0\n',
     '*Vertices 3\n1 a\n2 b\n3 c\n*Matrix\n0 1 0\n1 0 2\n0 2 0\n',
-    '*Vertices 2\n1 a\n2 b\n*Edges\n1 2 x\na b 2\nb\tc\r\n\n',
+    '*Vertices 3\n1 a\n2 b\n3 c\n*Edges\n1 2 x\na b 2\nb\tc\r\n\n',
     '*Vertices 2\n1 a\n2 b\n*Edges\n1 2 0\n1 2 1e3\n',
 ]
 
@@ -179,8 +185,14 @@ def test_pajek_agrees_with_networkx(tmp_path, text, weight, duplicates):
     from dpgraph.graph import as_graph_data
     from dpgraph.io import read_graph
 
+    from dpgraph.io import GraphFormatError
+
     p = tmp_path / "g.net"
     p.write_text(text, encoding="utf-8")
+    if weight == "w" and " w " not in text:  # NetworkX reads every edge as 1; refused here
+        with pytest.raises(GraphFormatError, match="no edge has the attribute weight='w'"):
+            read_graph(p, symmetrize="sum", weight=weight, duplicates=duplicates)
+        return
     ref = as_graph_data(nx.read_pajek(io.BytesIO(text.encode())), weight=weight,
                         symmetrize="sum", duplicates=duplicates)
     got = read_graph(p, symmetrize="sum", weight=weight, duplicates=duplicates)

@@ -283,20 +283,19 @@ def test_leading_whitespace_past_4096_characters_is_not_an_empty_file(tmp_path, 
         read_graph(blank, format=fmt)
 
 
-def test_pajek_edge_to_an_undeclared_vertex_is_announced(tmp_path):
-    """As networkx.read_pajek, a token that is neither a *Vertices id nor a label becomes a new
-    vertex; a warning names the line (an id out of range read silently as a fourth node)."""
-    from dpgraph.graph import GraphInputWarning
-
+def test_pajek_edge_to_an_undeclared_vertex_is_refused(tmp_path):
+    """A token that is neither a *Vertices id nor a label is refused with its line, where
+    networkx.read_pajek adds it as a new vertex (an id out of range read silently as a fourth
+    node); an edge by label reads as NetworkX reads it."""
     path = tmp_path / "p.net"
     path.write_text('*Vertices 3\n1 "a"\n2 "b"\n3 "c"\n*Edges\n1 2\n2 5\n')
-    with pytest.warns(GraphInputWarning, match="first: line 7"):
-        data = read_graph(path)
-    assert data.labels == ("a", "b", "c", "5")
-    i, j, _ = data.edges()
-    ours = {frozenset((data.labels[a], data.labels[b])) for a, b in zip(i, j)}
-    assert ours == {frozenset(e) for e in nx.read_pajek(path).edges()}
+    assert len(nx.read_pajek(path)) == 4  # NetworkX's reading
+    with pytest.raises(GraphFormatError, match="vertex '5' is neither") as err:
+        read_graph(path)
+    assert err.value.line == 7
     path.write_text('*Vertices 3\n1 "a"\n2 "b"\n3 "c"\n*Edges\na b\n2 3\n')
+    i, j, _ = read_graph(path).edges()
+    assert len(i) == nx.read_pajek(path).number_of_edges() == 2
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert read_graph(path).m == 2

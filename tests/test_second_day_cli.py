@@ -87,12 +87,14 @@ def test_a_graphml_files_warnings_name_the_file_not_networkx_graph(tmp_path):
     assert all(w.filename == __file__ for w in caught)  # pointing at the caller's line
 
 
-def test_info_notes_an_unknown_weight_attribute_in_the_commands_words(tmp_path, capsys):
+def test_info_refuses_an_unknown_weight_attribute_in_the_commands_words(tmp_path, capsys):
+    """Refused, as a CSV column of that name is (tests/test_second_day_cli2.py)."""
     path = _graphml_with_a_weight_zero_edge(tmp_path)
-    assert main(["info", str(path), "--weight", "foo", "--json"]) == 0
-    notes = json.loads(capsys.readouterr().out)["notes"]
-    assert any(n.startswith(f"{path}: no edge has the attribute 'foo' (--weight foo)")
-               for n in notes), notes
+    assert main(["info", str(path), "--weight", "foo", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"dpgraph: error: {path}: no edge has the attribute 'foo' "
+                          f"(--weight foo)"), err
+    assert "weight=" not in err and "--unweighted" in err
 
 
 # ----------------------------------------------------------------------------- bench options

@@ -1,5 +1,5 @@
 """``dpgraph bench``: transfer ratio of private Max-Cut against baselines, a table (and, with
-``--plot``, a PNG plot).
+``--plot FILE``, a plot: a PNG, or the format of FILE's extension).
 
 NOT PRIVATE: it scores each private partition on the true graph
 (:func:`dpgraph.lab.benchmarking.run_transfer_benchmark`).
@@ -19,7 +19,7 @@ def add_bench_parser(subparsers):
     from dpgraph.release.privatize import DEFAULT_RANK
 
     p = subparsers.add_parser(
-        "bench", help="transfer ratio of private Max-Cut vs baselines (table; PNG with --plot)",
+        "bench", help="transfer ratio of private Max-Cut vs baselines (table; plot with --plot)",
         description="NOT PRIVATE (scores on the true graph). For each method and epsilon, the "
                     "cut of the private partition on the true graph divided by the best "
                     "non-private cut found by the same engine; prints a table of medians over "
@@ -90,15 +90,13 @@ def _check_plot(args) -> None:
         return
     check_out_folder(args.plot, option="--plot",
                      inputs=(args.graph, getattr(args, "nodes", None)))
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise ModuleNotFoundError("--plot writes a PNG, which needs matplotlib: "
-                                  "pip install 'dpgraph[bench]' (or drop --plot)") from None
-    from dpgraph.lab.benchmarking import plot_format
+    from dpgraph.lab.benchmarking import NEEDS_MATPLOTLIB, plot_format
 
     try:
+        import matplotlib  # noqa: F401
         plot_format(args.plot)  # an extension matplotlib cannot write: refused now
+    except ImportError:  # the message plot_transfer would give, in the option's words
+        raise ModuleNotFoundError(f"--plot: {NEEDS_MATPLOTLIB} (or drop --plot)") from None
     except ValueError as exc:
         raise ValueError(f"--plot: {exc}") from None
 

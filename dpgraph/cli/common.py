@@ -13,7 +13,7 @@ import os
 import re
 import sys
 
-from dpgraph.io import check_writable
+from dpgraph.io import atomic_output, check_writable
 from dpgraph.release.routes import ROUTES
 from dpgraph.io.dask import (CSV_EXTENSIONS, PARQUET_EXTENSIONS, edge_file_columns,
                              edge_file_extension, edge_file_list)
@@ -479,14 +479,25 @@ def check_out_folder(out: str | None, option: str = "--out", inputs=()) -> None:
         check_writable(out, option)
 
 
+@contextlib.contextmanager
 def open_output_text(path: str):
     """``path`` opened for writing UTF-8 text lines (a partition, an assignment): gzip-compressed
-    where the name ends in ``.gz``, as :func:`dpgraph.io.write_graph` writes graph files."""
-    if path.lower().endswith(".gz"):
-        import gzip
+    where the name ends in ``.gz``, and written whole or not at all
+    (:func:`dpgraph.io.atomic_output`: a failed write leaves an existing file as it was), as
+    :func:`dpgraph.io.write_graph` writes graph files."""
+    import io
 
-        return gzip.open(path, "wt", encoding="utf-8")
-    return open(path, "w", encoding="utf-8")
+    with atomic_output(path) as raw:
+        if path.lower().endswith(".gz"):
+            import gzip
+
+            # the header names the file (less .gz), as gzip.open(path) writes it
+            with gzip.GzipFile(filename=os.path.basename(path), mode="wb", fileobj=raw) as gz:
+                with io.TextIOWrapper(gz, encoding="utf-8") as fh:
+                    yield fh
+        else:
+            with io.TextIOWrapper(raw, encoding="utf-8") as fh:
+                yield fh
 
 
 def check_not_input(out: str | None, inputs, option: str = "--out") -> None:

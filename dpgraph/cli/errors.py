@@ -38,7 +38,8 @@ _READING = r"(symmetrize|duplicates|ids)"
 # message through cli_message, and so do the notes of info.
 _OPTION_SPELLINGS = [
     (r"\bPass weight=None\b", "Pass --unweighted"),
-    # an edge attribute the user named (_warn_if_no_edge_has): the flag that named it
+    # an edge attribute the user named (as_graph_data's warning, the file readers' refusal):
+    # the flag that named it
     (r"\bthe attribute weight='([^'\s]*)'", r"the attribute '\1' (--weight \1)"),
     (r"\bweight=None\b", "--unweighted"),
     # a Python call shown next to the flag (private_input's advice): the flag is enough here

@@ -132,6 +132,10 @@ def cmd_info(args) -> int:
         data, where, fmt = load_graph(args)
     s = dask_summary(data, where, caught) if fmt == "dask" else \
         info_summary(data, where, fmt, caught)
+    if fmt == "networkx":  # a NetworkX built-in data set: how it is read (karate: unweighted)
+        from dpgraph.datasets import BUILTIN
+
+        s["notes"].append(f"{args.graph}: {BUILTIN[args.graph]}")
     if fmt == "dask" and not args.json:
         print("\n".join(_dask_lines(s)))
         return 0

@@ -167,7 +167,9 @@ REGISTRY: dict[str, DatasetEntry] = {
 
 #: Small graphs that ship with NetworkX (always available offline): name -> (builder, note).
 BUILTIN = {
-    "karate": "Zachary's karate club (networkx.karate_club_graph), unweighted: n=34, m=78",
+    "karate": "Zachary's karate club (networkx.karate_club_graph), read unweighted: every edge "
+              "weight 1 (the NetworkX graph's 'weight' attribute, meeting counts 1 to 7, is not "
+              "read; dpgraph.as_graph_data(networkx.karate_club_graph()) keeps it): n=34, m=78",
     "les-miserables": "Les Miserables co-occurrences (networkx.les_miserables_graph), weighted "
                       "by co-occurrence counts: n=77, m=254; labels are character names",
     "florentine": "Florentine families marriages (networkx.florentine_families_graph), "

@@ -49,6 +49,7 @@ read when it broke).
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import math
 import os
@@ -59,7 +60,7 @@ import numpy as np
 
 from dpgraph.engine.twocsp import CSPInstance, instance_bytes, label_graph_bytes
 from dpgraph.graph import as_undirected_data, in_label_order
-from dpgraph.io import read_graph
+from dpgraph.io import atomic_output, read_graph
 from dpgraph.io.base import is_regular_file, open_binary, warn_if_not_gzip
 from dpgraph.memory import InsufficientMemoryError, check_memory, largest_fitting, memory_limit
 
@@ -368,7 +369,8 @@ def write_csp(instance: CSPInstance, path) -> None:
     ('a', 'b', 'c')
     """
     names = _storable_names(instance, path)
-    with open(path, "w") as f:
+    # written whole or not at all: a failed write leaves an existing file as it was
+    with atomic_output(path) as raw, io.TextIOWrapper(raw, encoding="utf-8") as f:
         f.write(f"p csp {instance.n} {instance.q} {instance.m}\n")
         if names is not None:
             f.writelines(f"{_NAME_LINE} {i} {json.dumps(name)}\n" for i, name in enumerate(names))

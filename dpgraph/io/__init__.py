@@ -76,7 +76,7 @@ from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_ids, check_no
                              warn_if_not_gzip)
 
 __all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "check_writable",
-           "reader_options",
+           "atomic_output", "reader_options",
            "output_format",
            "check_labels_storable", "GraphFormatError", "NoEdgesError", "FORMATS"]
 
@@ -349,7 +349,8 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
         Options of the format's reader: ``symmetrize`` (snap, csv, mtx, metis and the NetworkX
         formats), ``duplicates`` (every format: ``"max"``, the default, ``"sum"`` or
         ``"error"``; see the module docstring), ``weight`` (NetworkX
-        formats: the edge attribute; csv: the weight column's name; every format:
+        formats: the edge attribute; csv: the weight column's name; a name other than the
+        default ``"weight"`` that no edge carries is refused, in every format; every format:
         ``weight=None`` reads every edge as weight 1, as NetworkX does), ``label`` (gml),
         ``nodetype`` (edgelist), and ``ids`` (snap and csv): what the node ids are.
         ``ids="auto"`` (the default) follows the file: its ``# ids: str`` comment line if it
@@ -672,23 +673,56 @@ def write_graph(graph, path, format: str | None = None, *,
                       f"nodes 0..{data.n - 1}, or write GraphML, GML or Pajek (.graphml, .gml, "
                       f".net), which list every node and its label", GraphInputWarning,
                       stacklevel=caller_stacklevel())
-    compress = path.lower().endswith(".gz")
+    # a writer's error (a label or weight the format cannot store) leaves an existing file
+    # as it was: atomic_output writes next to it and moves the file on only when complete
+    with atomic_output(path) as raw:
+        _write_stream(writer, data, raw, mode, path.lower().endswith(".gz"), path)
+
+
+@contextlib.contextmanager
+def atomic_output(path):
+    """Open ``path`` for writing bytes so that it is written whole or not at all: the bytes go
+    to a hidden file next to it (``.<name>.<random>.part``, in the same folder, so on the
+    same file system), which replaces ``path`` (:func:`os.replace`, atomic) only when the
+    ``with`` block ends without an error; on an error (a full disk, an interrupted run, a
+    value the writer refuses) the hidden file is removed and an existing ``path`` is left as
+    it was. A symbolic link is written through, as :func:`open` writes it; an existing file
+    keeps its permission bits, a new one gets ``0o666`` less the umask, as :func:`open`
+    gives. A ``path`` that is not a regular file (a device such as ``/dev/null``, a named
+    pipe) is written in place. Every output file of dpgraph is written through it
+    (:func:`write_graph`, the command line's ``--out`` files, ``write_csp``, the benchmark
+    plot).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "out.txt")
+    >>> with atomic_output(path) as f:
+    ...     _ = f.write(b"first\\n")
+    >>> try:
+    ...     with atomic_output(path) as f:
+    ...         _ = f.write(b"half of a sec")
+    ...         raise OSError("disk full")
+    ... except OSError:
+    ...     pass
+    >>> open(path).read(), os.listdir(os.path.dirname(path))  # as it was, no part left
+    ('first\\n', ['out.txt'])
+    """
+    path = os.fspath(path)
     target = os.path.realpath(path)  # through a symbolic link, as open() writes
     if os.path.exists(target) and not os.access(target, os.W_OK):  # as open() would refuse
         raise PermissionError(f"cannot write {path!r}: permission denied")
     if os.path.exists(target) and not os.path.isfile(target):  # a device or a pipe: in place
         with open(target, "wb") as raw:
-            _write_stream(writer, data, raw, mode, compress, path)
+            yield raw
         return
-    # written next to the target and moved onto it only when complete, so that a writer's
-    # error (a label or weight the format cannot store) leaves an existing file as it was
     tmp = os.path.join(os.path.dirname(target),
                        f".{os.path.basename(target)}.{uuid.uuid4().hex[:12]}.part")
     # mode 0o666 less the umask, as open() would create the file
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with os.fdopen(fd, "wb") as raw:
-            _write_stream(writer, data, raw, mode, compress, path)
+            yield raw
         with contextlib.suppress(OSError):  # an existing file keeps its permissions
             os.chmod(tmp, os.stat(target).st_mode & 0o7777)
         os.replace(tmp, target)

@@ -63,7 +63,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.caller import caller_stacklevel
-from dpgraph.graph import DuplicateEdgeWarning, GraphInputWarning
+from dpgraph.graph import FLOAT_MAX, DuplicateEdgeWarning, GraphInputWarning, weight_sums_error
 from dpgraph.io.base import check_ids, open_text
 
 __all__ = ["DaskGraph", "DaskAdjacency", "from_dask", "read_edge_files", "is_dask_input",
@@ -797,7 +797,7 @@ def _build_block(folder, pieces, lo, hi, n, duplicates, weighted):
     del key, local
     if w is None or np.all(w == 1.0):
         data = np.ones(nnz, dtype=bool)
-    elif np.array_equal(w.astype(np.float32), w):
+    elif _float32_exact(w):
         data = w.astype(np.float32)
     else:
         data = w
@@ -806,17 +806,27 @@ def _build_block(folder, pieces, lo, hi, n, duplicates, weighted):
     return _Block(A, lo, merged, zeros)
 
 
+def _float32_exact(w: np.ndarray) -> bool:
+    """Whether float32 holds every weight of ``w`` exactly (a weight past float32's range,
+    3.4e38, does not: its cast overflows to inf, without numpy's warning)."""
+    with np.errstate(over="ignore"):
+        return np.array_equal(w.astype(np.float32), w)
+
+
 def _block_summary(block):
     """``([stored entries, merged, zeros, min w, max w, sum w, all ones], row sums)``."""
     A = block.matrix
     if A.nnz:
         d = A.data
-        stats = [A.nnz, block.merged, block.zeros, float(d.min()), float(d.max()),
-                 float(np.sum(d, dtype=np.float64)), float(d.dtype == bool)]
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow: refused by the client
+            stats = [A.nnz, block.merged, block.zeros, float(d.min()), float(d.max()),
+                     float(np.sum(d, dtype=np.float64)), float(d.dtype == bool)]
     else:
         stats = [0, block.merged, block.zeros, np.inf, -np.inf, 0.0, 1.0]
     # row sums as GraphData.degrees computes them (the same float64 additions, same order)
-    return np.array(stats, dtype=np.float64), np.asarray(A.astype(np.float64).sum(axis=1)).ravel()
+    with np.errstate(over="ignore", invalid="ignore"):
+        rows = np.asarray(A.astype(np.float64).sum(axis=1)).ravel()
+    return np.array(stats, dtype=np.float64), rows
 
 
 def _block_matmul(block, X):
@@ -966,6 +976,12 @@ def _from_frame(ddf, *, u, v, weight, duplicates, spill_dir, blocks, source, nod
                       stacklevel=caller_stacklevel())
     lo_w = min((float(s[3]) for s, _ in summaries), default=np.inf)
     hi_w = max((float(s[4]) for s, _ in summaries), default=-np.inf)
+    peak = max(abs(lo_w), abs(hi_w)) if entries else 0.0
+    if peak * entries > FLOAT_MAX:  # sums that may overflow: refused as read_graph's are
+        error = weight_sums_error(source, degrees, float(stats[5]), peak, _client_labels(labels))
+        if error is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise error
     graph = DaskGraph(tuple(built), _client_labels(labels), m=m, degrees=degrees,
                       weight_stats=(lo_w, hi_w, float(stats[5]) / 2.0,
                                     bool(all(s[6] for s, _ in summaries))),

@@ -17,15 +17,21 @@ import scipy.io
 import scipy.sparse as sp
 
 from dpgraph.caller import caller_stacklevel
-from dpgraph.graph import (DuplicateEdgeWarning, GraphData, GraphInputWarning, as_graph_data,
-                           check_duplicates, duplicates_message, from_coo, from_matrix,
-                           to_networkx)
+from dpgraph.graph import (DuplicateEdgeWarning, GraphData, GraphInputWarning,
+                           WeightSumOverflowError, as_graph_data, check_duplicates,
+                           duplicates_message, from_coo, from_matrix, to_networkx)
 from dpgraph.io.base import (NODE_SET_BYTES, GraphFormatError, NoEdgesError, check_document_read,
                              check_node_count, check_whole_file_read, check_tokens, is_gzip, load_table,
                              nonfinite_weight_error, open_binary, open_text, row_line,
                              scan_lines)
 from dpgraph.io.text import weight_column, write_columns
 from dpgraph.memory import check_memory
+
+
+def _overflow(path, exc: WeightSumOverflowError) -> GraphFormatError:
+    """``exc`` (weights whose sums overflow) naming ``path`` in place of the source the
+    converter knew (``networkx.Graph``, the file under another spelling)."""
+    return GraphFormatError(path, None, None, None, problem=str(exc).split(": ", 1)[1])
 
 
 def _wrap(path, exc, expected) -> GraphFormatError:
@@ -61,16 +67,21 @@ def _mtx_source(path):
     return str(path)
 
 
+def _size_line(path) -> tuple:
+    """``(number, text)`` of a Matrix Market file's size line (its first line after the header
+    that is neither blank nor a ``%`` comment), ``(None, None)`` without one."""
+    for number, line in scan_lines(path, 2):
+        if line.strip() and not line.lstrip().startswith("%"):
+            return number, line.rstrip("\r\n")
+    return None, None
+
+
 def _body(path, width: int, count: int, what: str) -> tuple[np.ndarray, int]:
     """The number table after the size line of a Matrix Market file, checked: ``width`` numbers
     per line and ``count`` lines. Parsed by numpy, not scipy: scipy 1.17's C++ reader crashes
     the interpreter (segmentation fault) on a line with too many numbers or a malformed number
     at the end of the file."""
-    size_line = None
-    for number, line in scan_lines(path, 2):
-        if line.strip() and not line.lstrip().startswith("%"):
-            size_line = number
-            break
+    size_line = _size_line(path)[0]
     expected = f"{count} {what} after the size line"
     if size_line is None:
         raise GraphFormatError(path, None, None, "a size line 'rows cols [entries]'",
@@ -141,6 +152,12 @@ def read_mtx(path, *, symmetrize: str | None = None, duplicates: str = "max") ->
         raise
     except Exception as exc:  # noqa: BLE001 -- see _nx_read: a third-party parser
         raise _wrap(path, exc, _MTX) from None
+    if min(int(rows), int(cols)) == 0:  # refused as a header of 0 nodes is in every format
+        number, text = _size_line(path)
+        raise GraphFormatError(path, number, text, "a size line 'rows columns [entries]' with "
+                               "rows = columns >= 1",
+                               problem=f"a {int(rows)} x {int(cols)} matrix has no nodes: "
+                                       f"dpgraph needs a graph with at least one node")
     check_node_count(path, 1, first.rstrip("\r\n"), max(int(rows), int(cols)),
                      edges=int(entries) if layout == "coordinate" else None)
     if layout == "coordinate":
@@ -153,6 +170,8 @@ def read_mtx(path, *, symmetrize: str | None = None, duplicates: str = "max") ->
         try:
             return from_coo(i, j, w, range(1, int(rows) + 1), duplicates=duplicates,
                             directed=not stored_once, symmetrize=symmetrize, source=str(path))
+        except WeightSumOverflowError as exc:
+            raise _overflow(path, exc) from None
         except ValueError as exc:
             if "repeated" in str(exc):
                 raise GraphFormatError(path, None, None, "each entry once, or duplicates='max' "
@@ -185,6 +204,8 @@ def read_mtx(path, *, symmetrize: str | None = None, duplicates: str = "max") ->
                                problem="complex matrix")
     try:
         return from_matrix(A, range(1, A.shape[0] + 1), symmetrize=symmetrize, source=str(path))
+    except WeightSumOverflowError as exc:
+        raise _overflow(path, exc) from None
     except ValueError as exc:
         raise GraphFormatError(path, 1, first.rstrip("\r\n"), "a symmetric matrix, or "
                                "symmetrize='max', 'sum' or 'mean'", problem=str(exc)) from None
@@ -230,7 +251,7 @@ def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, price,
     try:
         with open_binary(path) as f:
             G = reader(f, **kw)
-    except MemoryError:
+    except (MemoryError, GraphFormatError):  # a refusal of the reader's own names the file
         raise
     except Exception as exc:  # noqa: BLE001
         # Any exception out of a third-party parser on untrusted bytes is a malformed file:
@@ -241,12 +262,28 @@ def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, price,
         raise empty(path, None, None, expected, problem="the file has no data lines")
     if G.is_multigraph():
         G = _merge_parallel_note(path, G, duplicates)
+    if weight not in (None, "weight") and G.number_of_edges() \
+            and not any(weight in d for *_, d in G.edges(data=True)):
+        names = sorted({str(k) for *_, d in G.edges(data=True) for k in d})
+        raise _no_weight_attribute(path, weight, f"the edges carry {names}" if names else
+                                   "the edges carry no attribute")
     try:
         return _converted(G, path, weight=weight, symmetrize=symmetrize, duplicates=duplicates)
+    except WeightSumOverflowError as exc:
+        raise _overflow(path, exc) from None
     except ValueError as exc:
         raise GraphFormatError(path, None, None, "an undirected graph, or symmetrize='max', "
                                "'sum' or 'mean'" if "directed" in str(exc) else expected,
                                problem=str(exc)) from None
+
+
+def _no_weight_attribute(path, weight: str, have: str) -> GraphFormatError:
+    """A ``weight`` the caller named (not the default ``"weight"``, which reads an unweighted
+    file as weight 1) that no edge of the file carries: refused, as a CSV file without that
+    column is (every edge read as weight 1 would hide a misspelt name)."""
+    return GraphFormatError(path, None, None, f"an edge attribute named {weight!r} (weight=), "
+                            f"or weight=None to read every edge as weight 1",
+                            problem=f"no edge has the attribute weight={weight!r}; {have}")
 
 
 def _converted(G, path, **kw) -> GraphData:
@@ -288,23 +325,45 @@ def _merge_parallel_note(path, G, duplicates):
 
 
 def read_graphml(path, *, symmetrize=None, duplicates="max", weight="weight") -> GraphData:
-    """Read GraphML with :func:`networkx.read_graphml`; node ids (strings) become labels.
+    """Read GraphML with :func:`networkx.read_graphml`; node ids (strings) become labels. An
+    edge to a node that no ``<node>`` element declares is refused (NetworkX adds the node).
     A file written by igraph, whose node ids are its generated ``n0, n1, ...`` and whose
     nodes each carry a distinct string ``name`` attribute (igraph's vertex names), is labelled
     by those names, as igraph reads it back. Parallel edges are merged by ``duplicates``
     (``"max"`` by default, ``"sum"``, ``"error"``), with a warning that counts them."""
-    return _nx_read(path, _read_graphml_named, "a GraphML document", symmetrize=symmetrize,
-                    duplicates=duplicates, weight=weight,
+    return _nx_read(path, lambda f: _read_graphml_named(f, path), "a GraphML document",
+                    symmetrize=symmetrize, duplicates=duplicates, weight=weight,
                     price=lambda p: check_document_read(p, "graphml"))
 
 
-def _read_graphml_named(f):
-    """:func:`networkx.read_graphml`, relabelled by the nodes' ``name`` attribute where the
-    ids are igraph's generated ``n0 .. n{N-1}`` (in order) and every node has a distinct
-    string name: igraph writes its vertex names so (:func:`read_graphml`)."""
+def _read_graphml_named(f, path):
+    """:func:`networkx.read_graphml` (its steps, with its reader), refusing an edge to a node
+    that no ``<node>`` element declares (NetworkX adds it as a new node), and relabelled by
+    the nodes' ``name`` attribute where the ids are igraph's generated ``n0 .. n{N-1}`` (in
+    order) and every node has a distinct string name: igraph writes its vertex names so
+    (:func:`read_graphml`)."""
     import networkx as nx
+    from networkx.readwrite.graphml import GraphMLReader
 
-    G = nx.read_graphml(f)
+    reader = GraphMLReader()
+    graphs = list(reader(path=f))
+    if not graphs:  # as networkx.read_graphml: a '<graphml>' header without its namespace
+        f.seek(0)
+        graphs = list(reader(string=f.read().replace(
+            b"<graphml>", b'<graphml xmlns="http://graphml.graphdrawing.org/xmlns">')))
+        if not graphs:
+            raise nx.NetworkXError("file not successfully read as graphml")
+    G = graphs[0]
+    # every <node> of the document, nested graphs (yEd groups) included: the parsed tree
+    # the reader keeps, walked once (no second parse)
+    declared = {e.get("id") for e in reader.xml.iter(f"{{{reader.NS_GRAPHML}}}node")}
+    undeclared = [u for u in G if u not in declared]
+    if undeclared:
+        more = f" (and {len(undeclared) - 1} other such node(s))" if len(undeclared) > 1 else ""
+        raise GraphFormatError(path, None, None, "edges between the nodes the file declares "
+                               "(<node id=...> elements)",
+                               problem=f"an edge names node {undeclared[0]!r}, which no <node> "
+                                       f"element declares{more}")
     ids = list(G.nodes)
     names = [d.get("name") for _, d in G.nodes(data=True)]
     if (ids == [f"n{k}" for k in range(len(ids))] and names != ids
@@ -401,7 +460,9 @@ def _parse_pajek(path, weight):
     multigraph: ``(labels, rows, cols, values, line numbers, directed)``.
 
     The sections read: ``*Vertices n`` then ``n`` lines ``id label [x y shape] [key value]...``
-    (an edge names a vertex by its id, or by any other token, which becomes a new vertex);
+    (an edge names a vertex by its id or its label; an edge line naming any other token is
+    refused with its line, where NetworkX adds a new vertex; a file without ``*Vertices``
+    takes its vertices from the edge lines);
     vertex lines may be left out, as igraph writes a graph without names (the next line is a
     section): a vertex without one is labelled by its number ``'1' .. 'n'`` (text, as every
     Pajek label); ``*Edges`` (undirected) or ``*Arcs`` (directed), after which every line with
@@ -430,8 +491,20 @@ def _parse_pajek(path, weight):
     index: dict = {}           # label -> node number (NetworkX's node order)
     ids: dict = {}             # vertex id -> label
     rows, cols, vals, where = [], [], [], []
-    new_vertices: list = []    # edge lines naming an undeclared vertex
+    declared = None            # the '*Vertices n' line, once read
+    keys: set = set()          # the keys of the edge lines' 'key value' pairs
     directed = False
+
+    def check_declared(number, *tokens):
+        """Refuse an edge line naming a vertex that *Vertices does not declare (NetworkX
+        adds it as a new vertex)."""
+        for t in tokens:
+            if declared is not None and ids.get(t, t) not in index:
+                raise GraphFormatError(
+                    path, number, lines[number - 1],
+                    f"edges between the {len(ids)} vertices of {declared.strip()!r} (each by "
+                    f"its id or its label)",
+                    problem=f"vertex {t!r} is neither a *Vertices id nor a vertex label")
 
     def node(label):
         k = index.get(label)
@@ -470,6 +543,7 @@ def _parse_pajek(path, weight):
                                        problem=f"the file has only {len(lines) - k} lines "
                                        f"left") from None
             ids = {}
+            declared = line
             for number in range(k + 1, k + listed + 1):
                 tokens = _pajek_tokens(path, number, lines[number - 1])
                 if len(tokens) < 2:
@@ -499,20 +573,13 @@ def _parse_pajek(path, weight):
                 if tokens and tokens[0].startswith("*"):
                     section_end = number - 1  # the next section: read by the outer loop
                     break
+                check_declared(number, *tokens)
                 for t in tokens[1:]:
                     u, v = ids.get(tokens[0], tokens[0]), ids.get(t, t)
-                    if ids and (u not in index or v not in index):
-                        new_vertices.append(number)
                     rows.append(node(u))
                     cols.append(node(v))
                     vals.append(1.0)
                     where.append(number)
-            if new_vertices:
-                warnings.warn(f"{path}: {len(new_vertices)} edge(s) (first on line "
-                              f"{new_vertices[0]}) name a vertex that is neither a *Vertices id "
-                              f"nor a label; each such token became a new vertex",
-                              GraphInputWarning, stacklevel=caller_stacklevel())
-                new_vertices = []
             k = section_end
         elif low.startswith("*edges") or low.startswith("*arcs"):
             directed = directed or low.startswith("*arcs")
@@ -520,9 +587,8 @@ def _parse_pajek(path, weight):
                 tokens = _pajek_tokens(path, number, lines[number - 1])
                 if len(tokens) < 2:
                     continue
+                check_declared(number, tokens[0], tokens[1])
                 u, v = ids.get(tokens[0], tokens[0]), ids.get(tokens[1], tokens[1])
-                if ids and (u not in index or v not in index):
-                    new_vertices.append(number)
                 w = 1.0
                 if weight == "weight" and len(tokens) > 2:
                     try:
@@ -531,6 +597,7 @@ def _parse_pajek(path, weight):
                         pass  # not a weight: NetworkX ignores it
                 if weight is not None and len(tokens) > 4:
                     extra = dict(zip(tokens[3::2], tokens[4::2]))
+                    keys.update(extra)
                     if weight in extra:
                         try:
                             w = float(extra[weight])
@@ -542,11 +609,6 @@ def _parse_pajek(path, weight):
                 cols.append(node(v))
                 vals.append(1.0 if weight is None else w)
                 where.append(number)
-            if new_vertices:
-                warnings.warn(f"{path}: {len(new_vertices)} edge line(s) (first: line "
-                              f"{new_vertices[0]}) name a vertex that is neither a *Vertices id "
-                              f"nor a label; each such token became a new vertex, as "
-                              f"networkx.read_pajek does", GraphInputWarning, stacklevel=caller_stacklevel())
             break
         elif low.startswith("*matrix"):
             directed = True
@@ -566,6 +628,9 @@ def _parse_pajek(path, weight):
                         vals.append(float(value) if weight == "weight" else 1.0)
                         where.append(number)
             break
+    if weight not in (None, "weight") and rows and weight not in keys:
+        raise _no_weight_attribute(path, weight, f"the edge lines carry the keys {sorted(keys)}"
+                                   if keys else "the edge lines carry no 'key value' pair")
     return list(index), rows, cols, vals, where, directed
 
 
@@ -574,7 +639,10 @@ def read_pajek(path, *, symmetrize=None, duplicates="max", weight="weight") -> G
     labels; ``*Arcs`` and ``*Matrix`` make it directed, so ``symmetrize`` must say how to
     combine arcs), parsed here in one pass into index arrays (:func:`_parse_pajek`). A pair
     listed more than once is merged by ``duplicates`` (``"max"`` by default, ``"sum"``,
-    ``"error"``), with a warning that counts the repeats."""
+    ``"error"``), with a warning that counts the repeats. Unlike NetworkX, an edge line that
+    names a vertex ``*Vertices`` does not declare is refused with its line (NetworkX adds a
+    vertex), and so is a ``weight`` (other than ``"weight"``) that no edge line carries as a
+    ``key value`` pair (NetworkX reads every edge as weight 1)."""
     check_duplicates(duplicates)
     check_document_read(path, "pajek")
     labels, rows, cols, vals, where, directed = _parse_pajek(path, weight)
@@ -594,6 +662,8 @@ def read_pajek(path, *, symmetrize=None, duplicates="max", weight="weight") -> G
         return from_coo(np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
                          vals, labels, duplicates=duplicates, directed=directed,
                          symmetrize=symmetrize, source=str(path))
+    except WeightSumOverflowError as exc:
+        raise _overflow(path, exc) from None
     except ValueError as exc:
         expected = "each edge once (or duplicates='max' or 'sum')" if "repeated" in str(exc) \
             else _PAJEK

@@ -29,7 +29,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.graph import GraphData, canonical_graph, from_coo
+from dpgraph.graph import GraphData, canonical_graph, check_weight_sums, from_coo
 from dpgraph.io.base import arrow_edge_options, is_gzip, predicted_lines, simple_delimiter
 from dpgraph.memory import check_memory
 
@@ -183,7 +183,8 @@ def read_edge_stream(path, ncols: int, *, skip: int, first: str, duplicates: str
     W = sp.csr_array((data, W.indices, W.indptr), shape=(n, n))
     W.has_sorted_indices = True
     # canonical by construction (both directions of distinct pairs, no loop or zero): no O(m)
-    # re-check in as_graph_data
+    # re-check in as_graph_data; weights whose sums overflow are refused as from_coo's are
+    check_weight_sums(W, str(path), labels)
     return canonical_graph(W, labels)
 
 

@@ -295,13 +295,20 @@ def run_transfer_benchmark(G, *, epsilons: Sequence[float] = (0.5, 1, 2, 4, 8),
     return bench
 
 
+#: What :func:`plot_transfer` and :func:`plot_format` say without matplotlib (an optional
+#: dependency: the ``bench`` and ``test`` extras).
+NEEDS_MATPLOTLIB = "writing the benchmark plot needs matplotlib: pip install 'dpgraph[bench]'"
+
+
 def plot_transfer(bench: TransferBenchmark, path, *, title: str = "") -> str:
     """Write a plot of the median transfer ratio (with min-max band) against epsilon, per
     method, with a line on the plot saying so (and how many seeds); return the path written.
 
     The format follows the file name's extension (one matplotlib writes: ``.png``, ``.pdf``,
     ``.svg``, ...); a name without one (or a binary file object) gets a PNG, written under the
-    name as given. Drawn on its own :class:`matplotlib.figure.Figure`: pyplot's state and the
+    name as given. A file name is written whole or not at all
+    (:func:`dpgraph.io.atomic_output`: a failed write leaves an existing file as it was).
+    Drawn on its own :class:`matplotlib.figure.Figure`: pyplot's state and the
     session's backend are left as they were. Every method of the rows is drawn (those of
     :data:`METHODS` and any other); a benchmark without rows is refused (ValueError).
 
@@ -338,8 +345,7 @@ def plot_transfer(bench: TransferBenchmark, path, *, title: str = "") -> str:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError:
-        raise ModuleNotFoundError(
-            "writing the benchmark plot needs matplotlib: pip install 'dpgraph[bench]'") from None
+        raise ModuleNotFoundError(NEEDS_MATPLOTLIB) from None
 
     if not isinstance(bench, TransferBenchmark):
         raise TypeError(f"bench must be a TransferBenchmark (from run_transfer_benchmark), got "
@@ -375,14 +381,21 @@ def plot_transfer(bench: TransferBenchmark, path, *, title: str = "") -> str:
     ax.grid(True, alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, format=fmt)
-    return os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
+    if not isinstance(path, (str, os.PathLike)):  # a file object: the caller's
+        fig.savefig(path, format=fmt)
+        return path
+    from dpgraph.io import atomic_output
+
+    with atomic_output(path) as raw:  # a failed write leaves an existing file as it was
+        fig.savefig(raw, format=fmt)
+    return os.fspath(path)
 
 
 def plot_format(path) -> str:
     """The file format :func:`plot_transfer` writes to ``path``: its extension's, or ``"png"``
     for a name without one; a ValueError for an extension matplotlib cannot write (checked
-    before a benchmark runs, not after).
+    before a benchmark runs, not after). Checking an extension needs matplotlib: without it, a
+    ModuleNotFoundError saying what to install, as :func:`plot_transfer` says.
 
     >>> plot_format("bench")  # written as a PNG named bench, not bench.png
     'png'
@@ -392,7 +405,10 @@ def plot_format(path) -> str:
     ext = os.path.splitext(os.fspath(path))[1][1:].lower()
     if not ext:
         return "png"
-    from matplotlib.backend_bases import FigureCanvasBase
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        raise ModuleNotFoundError(NEEDS_MATPLOTLIB) from None
 
     known = FigureCanvasBase.get_supported_filetypes()
     if ext not in known:
