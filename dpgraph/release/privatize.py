@@ -414,7 +414,11 @@ def refuse_before_drawing(route: str, n: int, epsilon: float, delta: float,
       its ``2 n`` inside / across degrees, :func:`release_block_model`);
     * on the matrix-free route, a ``delta`` too large for the itemized accounting of its
       releases at the route's ``epsilon`` (its ``_check_itemization``), with the route's
-      options (``matrix_free_options``).
+      options (``matrix_free_options``);
+    * on every route, ``matrix_free_options`` the matrix-free route would refuse
+      (:func:`_check_matrix_free_options`): a route that does not run now may run later in
+      the call (``route="auto"`` takes it by size, an ``"auto"`` answer pools it), after a
+      release.
 
     ``epsilon`` is the call's (the route gets ``1 - synthetic_share`` of it).
     :func:`dpgraph.max_cut` reaches it through ``privatize(..., _check_only=True)`` with the
@@ -434,6 +438,8 @@ def refuse_before_drawing(route: str, n: int, epsilon: float, delta: float,
     ...
     ValueError: delta=0.5 is too large for the matrix-free route (at its epsilon of 1): ...
     """
+    if options.matrix_free_options is not None:
+        _check_matrix_free_options(n, options.matrix_free_options)
     eps_route, eps_synthetic = release_split(1.0, synthetic_share)  # fractions of epsilon
     route_epsilon = release_split(epsilon, synthetic_share)[0]
     releases, model = [], []
@@ -476,6 +482,41 @@ def _precheck_pca_range(epsilon: float, delta: float, fraction: float, options, 
         ("the PCA route's tail singular value (tail_share)", options.tail_share, 1)],
         caller=caller, epsilon_fraction=fraction,
         advice=", or a larger degree_share / tail_share")
+
+
+#: the keywords of the matrix-free route's ``release_matrix_free`` that privatize sets itself
+_MATRIX_FREE_OWN = ("data", "epsilon", "delta", "rank", "ledger", "rng")
+
+
+def _check_matrix_free_options(n: int, options) -> None:
+    """Refuse ``matrix_free_options`` that the matrix-free route would refuse only after a
+    release (docs/privacy.md 11.1): not a dict, a key
+    :func:`~dpgraph.release.routes.matrix_free.release_matrix_free` does not take from here (a
+    ``TypeError`` at its call, after the screening count of ``route="auto"`` or of an answer),
+    a ``regularization`` that is not ``"mean"`` or a number > 0 (refused after the route's
+    charge and its degrees' draw), a value its own option checks refuse (they depend on neither
+    the budget nor the graph)."""
+    import inspect
+
+    from dpgraph.release.routes.matrix_free import check_options, release_matrix_free
+
+    if not isinstance(options, dict):
+        raise TypeError(f"matrix_free_options must be a dict of release_matrix_free keywords, "
+                        f"got {type(options).__name__}")
+    takes = [p for p in inspect.signature(release_matrix_free).parameters
+             if p not in _MATRIX_FREE_OWN]
+    unknown = sorted(set(options) - set(takes), key=str)
+    if unknown:
+        raise ValueError(f"matrix_free_options: unknown key(s) {unknown}; the keys it takes are "
+                         f"{takes}")
+    reg = options.get("regularization", "mean")
+    if not isinstance(reg, str):
+        check_number(reg, name="matrix_free_options['regularization']", low=0.0, open_low=True)
+    elif reg != "mean":
+        raise ValueError(f"matrix_free_options['regularization'] must be 'mean' or a number > 0, "
+                         f"got {reg!r}")
+    check_options(n, **{k: v for k, v in options.items()
+                        if k not in ("regularization", "progress")})
 
 
 def _precheck_matrix_free(n: int, epsilon: float, delta: float, options: "ReleaseOptions", *,

@@ -114,7 +114,7 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
                                        rng=gen, n=data.n)
         del sdp_value
     if route_spec(requested).answers == "sides":
-        extra, pooled = None, None
+        extra, pooled, skipped = None, None, None
         eps_now = left(epsilon, ledger.spent[0])
         # randomized response's share is of what the releases get after the local route's
         # choice and estimate (docs/privacy.md 14.11); the matrix-free share of eps_now (14.10)
@@ -128,6 +128,9 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
             # a Dask edge list pools only a route that reads the edges by passes
             fits = route_spec(pooled).streams or not is_dask_input(data)
             share = share_of(data.n, m_hat, eps_now, delta) if auto and fits else 0.0
+            if share > 0:  # the route's own refusals at the pool's budget (docs/privacy.md 11.1)
+                skipped = _pool_refusal(pooled, data, share * base, delta, rank, opts)
+                share = 0.0 if skipped else share
             if share > 0:  # docs/privacy.md 14.10-14.11: its candidates join the local choice
                 extra = _route_pool(pooled, problem, data, share * base, delta, rank, opts,
                                     solver_options, ledger, gen)
@@ -135,6 +138,8 @@ def _solve(problem: str, G, *, epsilon, delta, rank, rng, kappa, estimate_share,
         res = solve_local(problem, data, ledger=ledger, rng=gen, m_hat=m_hat, m_upper=m_upper,
                           select_share=select_share, estimate_share=estimate_share,
                           estimate=estimate, extra=extra, extra_route=pooled)
+        if skipped:
+            res.diagnostics["pool_note"] = skipped
         if rank is not None and extra is None:  # said, not silently dropped (as the CLI does)
             res.diagnostics["rank_note"] = (f"rank={rank} is not used: the local route makes "
                                             f"one private decision per node and has no "
@@ -278,6 +283,24 @@ def _size_by_edge_count(data, requested, opts, epsilon, delta, ledger, gen):
         requested = answer_route(data.n, m_hat, epsilon, delta)
         opts["route"] = requested
     return m_hat, m_upper, requested
+
+
+def _pool_refusal(route, data, epsilon, delta, rank, opts) -> str | None:
+    """Why ``privatize`` would refuse ``route`` at the pool's ``(epsilon, delta)`` (its
+    refusals that public values decide, run without a release: docs/privacy.md 11.1), or None.
+    A pool the route refuses is not made, and the local route answers without it, rather than
+    the call raising after the screening count was spent: the matrix-free route's itemized accounting at a large delta
+    and the small epsilon near the foot of its ramp, its discrete sampler's range, its memory
+    at the call's rank. The options were checked before anything was spent, so what remains
+    depends on the budget, public ``n`` and the machine only: a function of released and
+    public values, like the share (14.10)."""
+    try:
+        privatize(data, epsilon=epsilon, delta=delta, rank=rank, rng=None, _check_only=True,
+                  **{**opts, "route": route, "synthetic_share": None})
+    except (ValueError, MemoryError) as exc:
+        return (f"the {route} route's candidates were not pooled: at its share of the budget "
+                f"(epsilon {epsilon:.4g}, delta {delta:g}) it refuses ({exc})")
+    return None
 
 
 def _route_pool(route, problem, data, epsilon, delta, rank, opts, solver_options, ledger, gen):

@@ -61,7 +61,8 @@ from dpgraph.release.routes import route_spec
 from dpgraph.release.routes.pca import regularizer
 from dpgraph.progress import report
 
-__all__ = ["release", "release_matrix_free", "check_release_options", "MATRIX_FREE_DEFAULT_RANK", "estimated_memory", "default_steps", "clip_levels",
+__all__ = ["release", "release_matrix_free", "check_release_options", "check_options",
+           "MATRIX_FREE_DEFAULT_RANK", "estimated_memory", "default_steps", "clip_levels",
            "step_sensitivity", "core_sensitivity", "MATRIX_FREE_DEFAULTS", "composition_rho"]
 
 #: Defaults of :func:`release_matrix_free` (measured on planted graphs, BENCHMARKS.md,
@@ -427,17 +428,39 @@ def check_release_options(n: int, epsilon: float, delta: float, *, noise: str = 
     ...
     ValueError: noise must be 'continuous' or 'discrete', got 'gaussian'
     """
-    opts = _Options.checked(n, steps=steps, kappa=kappa, core_kappa=core_kappa,
-                            degree_share=degree_share, core_share=core_share,
-                            final_steps=final_steps, final_weight=final_weight, average=average)
-    if noise not in ("continuous", "discrete"):
-        raise ValueError(f"noise must be 'continuous' or 'discrete', got {noise!r}")
+    opts = check_options(n, noise=noise, steps=steps, kappa=kappa, core_kappa=core_kappa,
+                         degree_share=degree_share, core_share=core_share,
+                         final_steps=final_steps, final_weight=final_weight, average=average)
     budget = _split_budget(epsilon, delta, opts.steps, opts.degree_share, opts.core_share,
                            opts.final_steps, opts.final_weight, noise)
     _check_itemization(epsilon, delta, budget, noise == "discrete")
     if noise == "discrete" and rank is not None:
         check_discrete_range(budget, rank)
     return opts, budget
+
+
+def check_options(n: int, *, noise: str = "continuous", steps=None, kappa=None, core_kappa=None,
+                  degree_share=None, core_share=None, final_steps=None, final_weight=None,
+                  average=None) -> "_Options":
+    """The route's options checked, their defaults (:data:`MATRIX_FREE_DEFAULTS`) filled in:
+    the refusals that depend on neither the budget nor the graph (public ``n`` sets the default
+    number of steps). :func:`check_release_options` adds the budget's.
+
+    Examples
+    --------
+    >>> check_options(100).steps, check_options(100, kappa=0.5).kappa
+    (8, 0.5)
+    >>> check_options(100, core_share=1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: degree_share and core_share must be > 0 with a sum < 1, got 0.1 and 1.0
+    """
+    opts = _Options.checked(n, steps=steps, kappa=kappa, core_kappa=core_kappa,
+                            degree_share=degree_share, core_share=core_share,
+                            final_steps=final_steps, final_weight=final_weight, average=average)
+    if noise not in ("continuous", "discrete"):
+        raise ValueError(f"noise must be 'continuous' or 'discrete', got {noise!r}")
+    return opts
 
 
 def check_discrete_range(budget: "_Budget", rank: int) -> None:
