@@ -9,6 +9,7 @@ is lowered so that a small expander (random 3-regular, 600 nodes) meets it.
 import networkx as nx
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import dpgraph.engine.sdp as sdp
 from dpgraph import solve_max_cut
@@ -93,19 +94,21 @@ def test_fill_cap_reaches_solve_max_cut(expander, monkeypatch):
     assert res.upper_bound >= ref.upper_bound >= ref.sdp_value >= ref.value == res.value
 
 
-def test_auto_takes_the_sparse_proof_only_where_a_full_factor_would_fit(monkeypatch):
-    """SuperLU's fill is known only after it factorizes, so "auto" prices the worst case (a full
-    factor, ldl_memory_estimate) first; where that does not fit it gives the Lanczos bound,
+def test_auto_takes_the_sparse_proof_only_where_its_factors_fit(monkeypatch):
+    """"auto" prices the sparse proof's factors, counted from the pattern before SuperLU
+    allocates (check_sparse_factor_memory); where they do not fit it gives the Lanczos bound,
     labelled unverified (above the dense check's size), instead of risking the process."""
     G = nx.random_regular_graph(3, 4500, seed=3)  # above the dense check's 4,000 nodes
     op = as_weight_operator(G)
     sol = sdp.solve_lowrank_sdp(op, rng=np.random.default_rng(0))
-    need = sdp.ldl_memory_estimate(op.n, op.nnz)
-    monkeypatch.setattr(sdp, "available_memory", lambda: need - 1)
+    pattern = sp.csc_matrix(op.W) + sp.eye_array(op.n, format="csc")
+    need = (sdp.SPARSE_FACTOR_ENTRY_BYTES * sdp.ldl_fill_entries(pattern)
+            + 40 * pattern.nnz + 64 * op.n)
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", str(need - 1))
     ub, info = sdp.certify_upper_bound(op, sol.V, rng=np.random.default_rng(1))
     assert info["certificate"].startswith("lanczos-residual (unverified: the sparse LDL^T")
     assert "factorizations" not in info
-    monkeypatch.setattr(sdp, "available_memory", lambda: need)
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", str(need))
     ub_f, info_f = sdp.certify_upper_bound(op, sol.V, rng=np.random.default_rng(1))
     assert info_f["certificate"].startswith("ldl-verified")
     assert sol.value <= ub_f and abs(ub - ub_f) <= 1e-3 * ub_f

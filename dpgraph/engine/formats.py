@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import json
 import math
 import os
@@ -115,8 +116,9 @@ def max_k_cut_instance(G, k: int, *, weight: str = "weight"):
         j = int(np.argmin(w))
         raise ValueError(f"edge ({data.labels[r[j]]!r}, {data.labels[c[j]]!r}) has weight {w[j]:g}; "
                          f"Max-k-Cut as a 2-CSP needs weights >= 0")
-    # refuse before allocating: the instance holds a dense k x k relation per edge, and the
-    # label-extended graph k (k - 1) pairs per edge over n k vertices
+    # refuse before allocating: the instance holds one k x k relation shared by every edge
+    # and a k x k row per edge, and the label-extended graph k (k - 1) pairs per edge over
+    # n k vertices
     m, k = int(r.size), int(k)
     need = _max_k_cut_bytes(data.n, m, k)
     have = memory_limit()[0]
@@ -135,15 +137,19 @@ def max_k_cut_instance(G, k: int, *, weight: str = "weight"):
                  alternative=fewer_edges,
                  fit=(lambda x: _max_k_cut_bytes(data.n, m, max(x, 2)),
                       "At most k = {:,} parts fit."))
+    # one relation object for every edge: CSPInstance parses it once and every constraint
+    # shares it; the edges are handed over one at a time (the instance's own objects, with
+    # the integers and floats of these lists)
     R = _not_equal(k)
-    inst = CSPInstance(data.n, k, [(int(a), int(b), R, float(x)) for a, b, x in zip(r, c, w)])
+    inst = CSPInstance(data.n, k, zip(r.tolist(), c.tolist(), itertools.repeat(R), w.tolist()))
     return inst.with_names(data.labels)
 
 
 def _max_k_cut_bytes(n: int, m: int, k: int) -> int:
-    """The instance (:func:`~dpgraph.engine.twocsp.instance_bytes`), its shared relation (about
-    100 B per pair) and its label-extended graph (:func:`~dpgraph.engine.twocsp.label_graph_bytes`)."""
-    return instance_bytes(m, k) + 100 * k * k + label_graph_bytes(n, k, m * k * (k - 1))
+    """The instance, one relation shared by its ``m`` constraints
+    (:func:`~dpgraph.engine.twocsp.instance_bytes`), and its label-extended graph
+    (:func:`~dpgraph.engine.twocsp.label_graph_bytes`)."""
+    return instance_bytes(m, k, 1) + label_graph_bytes(n, k, m * k * (k - 1))
 
 
 def read_max_k_cut(path, k: int, *, graph_format: str | None = None):
@@ -310,10 +316,22 @@ def read_wcnf(path, *, format: str | None = None, variables: int | None = None):
         n_vars = variables
     if header is not None and header[1] != len(cons):
         raise ValueError(f"{path_s}: header says {header[1]} clauses, found {len(cons)}")
-    out = [(*_clause_relation(lits, n_vars, f"{path_s}, line {ln}"), w) for ln, lits, w in cons]
+    # a clause's relation follows its literals' signs (at most seven distinct ones): one
+    # frozenset each, shared by the clauses that have it
+    relations = {}
+
+    def constraint(ln, lits, w):
+        i, j, R = _clause_relation(lits, n_vars, f"{path_s}, line {ln}")
+        key = R.tobytes()
+        pairs = relations.get(key)
+        if pairs is None:
+            pairs = relations[key] = _pairs(R)
+        return i, j, pairs, w
+
+    out = [constraint(ln, lits, w) for ln, lits, w in cons]
     # named as the file numbers them (1..n), so that an assignment is keyed by the file's
     # variables, as `dpgraph max2csp` reports them (a range: no n-sized tuple of names)
-    return CSPInstance(n_vars, 2, [(i, j, _pairs(R), w) for i, j, R, w in out]).with_source(
+    return CSPInstance(n_vars, 2, out).with_source(
         path_s, [ln for ln, _, _ in cons]).with_names(range(1, n_vars + 1))
 
 
@@ -531,6 +549,7 @@ def read_csp(path, format: str | None = None, *, k: int | None = None,
         return read_wcnf(path, format=format, variables=variables)
     header = None
     cons, lines = [], []  # the constraints and their line numbers
+    relations = {}  # each distinct relation once (a tuple of its pairs)
     names: dict = {}  # variable -> name, from the '# name:' lines
     with _open_instance(path) as f:
         for lineno, raw in _decoded_lines(f, path):
@@ -566,6 +585,8 @@ def read_csp(path, format: str | None = None, *, k: int | None = None,
                     raise ValueError(f"{where}: could not parse {line!r} as 'c <i> <j> <w> a,b ...'") from None
                 if any(len(p) != 2 for p in pairs):
                     raise ValueError(f"{where}: relation pairs must be written a,b")
+                # equal relations share one tuple, which the instance parses once
+                pairs = relations.setdefault(tuple(pairs), tuple(pairs))
                 cons.append((i, j, pairs, w))
                 lines.append(lineno)
             else:

@@ -46,9 +46,9 @@ Certificate (weak duality)
       success of the factorisation then proves positive definiteness despite rounding (if it
       fails, mu is raised and checked again). Costs :math:`O(n^3)`: used for n <= 4000 by
       default. For larger sparse inputs of mean degree <= 6.5 (grids, planar-like graphs; with
-      ``"auto"`` up to n = 25,000, ``SPARSE_FACTOR_MAX_N``, where a full factor fits; with
-      ``"factor"`` the factors are counted from the pattern before SuperLU allocates,
-      :func:`check_sparse_factor_memory`, and refused where they do not fit) the
+      ``"auto"`` up to n = 25,000, ``SPARSE_FACTOR_MAX_N``; its factors are counted from the
+      pattern before SuperLU allocates, :func:`check_sparse_factor_memory`, and where they do
+      not fit ``"factor"`` is refused and ``"auto"`` takes another proof) the
       same check is done with a sparse LDL^T (SuperLU, symmetric mode, diagonal pivots only),
       bisecting on mu: positive pivots make the factors' :math:`\hat L D \hat L^T` positive
       definite, and a bound on the residual :math:`(\mu - 2c) I - M - \hat L D \hat L^T` from
@@ -108,7 +108,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from dpgraph.memory import available_memory, check_memory, format_bytes
+from dpgraph.memory import InsufficientMemoryError, check_memory, format_bytes, memory_limit
 from dpgraph.privacy.noise import make_rng
 from dpgraph.progress import Progress
 from dpgraph.engine.operator import WeightOperator
@@ -116,7 +116,7 @@ from dpgraph.engine.local_search import jit
 
 __all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "sdp_rank", "default_rank",
            "dense_certificate_bytes", "ldl_memory_estimate", "ldl_fill_entries",
-           "check_sparse_factor_memory", "SPARSE_FACTOR_ENTRY_BYTES", "gershgorin_max", "sparse_ldl_lower_bound",
+           "check_sparse_factor_memory", "sparse_factor_note", "SPARSE_FACTOR_ENTRY_BYTES", "gershgorin_max", "sparse_ldl_lower_bound",
            "sparse_shift_verified", "rump_margin", "verified_lambda_max", "trivial_upper_bound", "gershgorin_upper_bound",
            "top_ritz_pair", "lanczos_top_pair", "rump_certified_diagonal", "upward_sum", "weight_sums", "WeightSums",
            "SUM_BLOCK"]
@@ -801,17 +801,17 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline, sums=
     sparse_ok = (not op.is_dense and n > 500 and not (balance and nu < 0)
                  and (op.nnz <= SPARSE_FACTOR_MAX_DEG * n or (n <= CUT_DENSE_CERTIFICATE_MAX_N and op.nnz <= 16 * n)))
     if method == "auto" and n > SPARSE_FACTOR_MAX_N:
-        sparse_ok = False  # its fill is not priced: only where 'factor' is asked for
+        sparse_ok = False  # its time grows as the fill: only where 'factor' is asked for
     unverified = ""
     if method == "auto" and sparse_ok:
-        # SuperLU's fill is known only once it has factorized: 'auto' takes the sparse proof
-        # where its worst case (a full factor) fits, as the 2-CSP certificate does
-        have, need = available_memory(), ldl_memory_estimate(n, op.nnz)
-        if have is not None and need > have:
+        # SuperLU's fill is not bounded by the mean degree: 'auto' takes the sparse proof where
+        # its factors fit, counted from the pattern (W's and the diagonal's, that of every
+        # shift; nothing is counted where even a full factor fits), as the 2-CSP certificate does
+        note = sparse_factor_note(sp.csc_matrix(op.W) + sp.eye_array(n, format="csc"))
+        if note:
             sparse_ok = False
             if n > CUT_DENSE_CERTIFICATE_MAX_N:
-                unverified = (f" (unverified: the sparse LDL^T certificate may need "
-                              f"{format_bytes(need)}, {format_bytes(have)} available)")
+                unverified = f" (unverified: {note})"
     requested = method
     if method == "auto":
         method = "factor" if (n <= CUT_DENSE_CERTIFICATE_MAX_N or sparse_ok) else "lanczos"
@@ -848,8 +848,8 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline, sums=
 
     if method == "factor" and sparse_ok and requested == "factor":
         # SuperLU's fill is not bounded by the mean degree: counted from the pattern (W's and
-        # the diagonal's, that of every shift) before it allocates. 'auto' took the sparse
-        # proof only where a full factor fits (above)
+        # the diagonal's, that of every shift) before it allocates; 'auto' took the sparse
+        # proof only where the factors fit (above)
         pattern = sp.csc_matrix(op.W) + sp.eye_array(n, format="csc")
         check_sparse_factor_memory(
             pattern, what=f"the sparse LDL^T certificate (certificate='factor') at n = {n:,}",
@@ -959,18 +959,19 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline, sums=
 
 
 def ldl_memory_estimate(N: int, nnz: int) -> int:
-    """Bytes a sparse LDL^T certificate may need for an N x N matrix with nnz nonzeros: the
-    worst case of a fully filled factor (L and U, 12 bytes per stored entry with its index),
-    plus the matrix. SuperLU's fill cannot be priced before it factorizes, so this is what
-    ``"auto"`` checks before taking the sparse proof (Max-Cut and Max-2-CSP). Measured fills
-    are lower: the random q = 3 2-CSP family 22M entries and 1.2 GB peak at N = 20,001 against
-    this bound's 4.8 GB; a random 3-regular graph of 20,000 nodes 23M entries and 845 MB
-    (benchmarks/NOTES.md).
+    """Bytes a sparse LDL^T certificate needs at most for an N x N matrix with nnz nonzeros:
+    the worst case of a fully filled factor (L and U, ``N^2 + N`` entries at
+    :data:`SPARSE_FACTOR_ENTRY_BYTES` each, SuperLU's and the proof's copies included), plus
+    40 bytes per entry of the matrix and 64 per row, as :func:`check_sparse_factor_memory`
+    prices the factors it counts. Where it fits nothing needs counting; measured fills are
+    far lower (a random 3-regular graph of 20,000 nodes: 23M entries and 0.71 GB against this
+    bound's 19.2 GB; benchmarks/NOTES.md).
 
     >>> ldl_memory_estimate(20_000, 80_000) / 1e9  # GB
-    4.8032
+    19.20544
     """
-    return int(12 * N * N + 40 * nnz)
+    N = int(N)
+    return int(SPARSE_FACTOR_ENTRY_BYTES * (N * N + N) + 40 * int(nnz) + 64 * N)
 
 
 def dense_certificate_bytes(n: int) -> int:
@@ -1075,13 +1076,30 @@ def ldl_fill_entries(A, cap: int | None = None) -> int | None:
     return None if count < 0 else 2 * int(count)
 
 
+def _sparse_factor_fit(A) -> tuple[int | None, int, int | None, str]:
+    """``(entries, cap, have, where)``: the factor entries of ``A``'s sparse :math:`LDL^T`
+    proof, -1 where nothing was counted (no limit could be read, or even a full factor fits:
+    :func:`ldl_memory_estimate`) and None where they pass ``cap``, the entries that fit in
+    the ``have`` bytes ``where`` (:func:`dpgraph.memory.memory_limit`)."""
+    A = sp.csc_matrix(A)
+    have, where = memory_limit()
+    if have is None:
+        return -1, 0, None, where
+    n = int(A.shape[0])
+    fixed = 40 * int(A.nnz) + 64 * n
+    cap = max(have - fixed, 0) // SPARSE_FACTOR_ENTRY_BYTES
+    if ldl_memory_estimate(n, A.nnz) <= have:
+        return -1, cap, have, where
+    return ldl_fill_entries(A, cap=cap), cap, have, where
+
+
 def check_sparse_factor_memory(A, *, what: str, alternative: str = "") -> int:
     """Refuse, before SuperLU allocates, a sparse :math:`LDL^T` proof whose factors
     (:func:`ldl_fill_entries`, at :data:`SPARSE_FACTOR_ENTRY_BYTES` each, plus 40 bytes per
     entry of ``A`` and 64 per row) would not fit in the available memory, naming the factor entries that would;
-    returns the factor entries counted (-1 where no limit could be read and nothing was
-    counted). The count stops where the limit is passed: its cost is bounded by the memory that
-    is there.
+    returns the factor entries counted (-1 where nothing was counted: no limit could be read,
+    or even a full factor fits, :func:`ldl_memory_estimate`). The count stops where the limit
+    is passed: its cost is bounded by the memory that is there.
 
     >>> import os, numpy as np, scipy.sparse as sp
     >>> from unittest import mock
@@ -1093,15 +1111,7 @@ def check_sparse_factor_memory(A, *, what: str, alternative: str = "") -> int:
     ...         print(str(exc)[:63])
     a proof: its L and U factors, counted from the matrix's pattern
     """
-    from dpgraph.memory import InsufficientMemoryError, memory_limit
-
-    A = sp.csc_matrix(A)
-    have, where = memory_limit()
-    if have is None:
-        return -1
-    fixed = 40 * int(A.nnz) + 64 * int(A.shape[0])
-    cap = max(have - fixed, 0) // SPARSE_FACTOR_ENTRY_BYTES
-    entries = ldl_fill_entries(A, cap=cap)
+    entries, cap, have, where = _sparse_factor_fit(A)
     if entries is not None:
         return entries
     raise InsufficientMemoryError(
@@ -1109,6 +1119,28 @@ def check_sparse_factor_memory(A, *, what: str, alternative: str = "") -> int:
         f"hold more than the {cap:,} entries ({SPARSE_FACTOR_ENTRY_BYTES} bytes each) that fit "
         f"in the {format_bytes(have)} {where} (nothing was allocated)."
         + (f" {alternative}" if alternative else ""))
+
+
+def sparse_factor_note(A) -> str:
+    """``""`` where the sparse :math:`LDL^T` proof of a matrix of ``A``'s pattern fits
+    (:func:`check_sparse_factor_memory`), else why not, for an ``"auto"`` certificate that
+    takes another proof: ``"the sparse LDL^T certificate's factors hold more than the ... entries
+    that fit in the ... available ..."``.
+
+    >>> import os, numpy as np, scipy.sparse as sp
+    >>> from unittest import mock
+    >>> A = sp.csc_matrix(np.ones((300, 300)) + 300 * np.eye(300))
+    >>> sparse_factor_note(sp.eye_array(300, format="csc"))
+    ''
+    >>> with mock.patch.dict(os.environ, {"DPGRAPH_MEMORY_LIMIT": "2M"}):
+    ...     print(sparse_factor_note(A)[:53])
+    the sparse LDL^T certificate's factors hold more than
+    """
+    entries, cap, have, where = _sparse_factor_fit(A)
+    if entries is not None:
+        return ""
+    return (f"the sparse LDL^T certificate's factors hold more than the {cap:,} entries "
+            f"({SPARSE_FACTOR_ENTRY_BYTES} bytes each) that fit in the {format_bytes(have)} {where}")
 
 
 def verified_lambda_max(S: np.ndarray, mu: float, exact_top=None, *,

@@ -65,19 +65,42 @@ __all__ = ["CSPInstance", "CSPResult", "solve_max_2csp", "instance_bytes", "labe
            "csp_moment_constraints", "cvxpy_max_2csp_sdp"]
 
 
-# Bytes a constraint costs per cell of its q x q relation: the relation matrix (built, then
-# stacked: 16 B) and its allowed pairs as two frozensets of int tuples (measured 244-282 B per
-# cell for full relations at q = 30, 200 and 300); rounded up.
+# Bytes a constraint with a relation of its own costs per cell of its q x q relation: the
+# relation matrix (built, then stacked: 16 B) and its allowed pairs as a frozenset of int
+# tuples. Measured 244-282 B per cell for full relations at q = 30, 200 and 300 with two
+# frozensets of pairs per constraint, 81 B traced for half-full ones at q = 30 with one;
+# rounded up.
 BYTES_PER_RELATION_CELL = 320
+# Bytes of a constraint whose relation an earlier constraint holds (constraints with equal
+# relations share one, its matrix and its pairs), besides its row of the stacked relation
+# matrices (8 B per cell): the (i, j, pairs, weight) tuple, its integers and float, the list
+# slots that gather them and the stacked index and weight arrays. max_k_cut_instance on
+# 10^5 edges, its own arrays included, per edge: Python's traced peak 321 B at k = 2 (324 at
+# 10^6 edges), 360 at k = 3, 488 at k = 5, 1,088 at k = 10 (289 B besides the row, at every
+# k); its peak RSS 205-250 B at k = 2. Rounded up (benchmarks/NOTES.md, "One relation for all
+# of Max-k-Cut's edges").
+CONSTRAINT_SHARED_BYTES = 384
 # Bytes of the label-extended adjacency per allowed pair of a constraint: the COO index arrays
 # of both directions and the CSR (measured 128-130 B); rounded up.
 BYTES_PER_LABEL_PAIR = 160
 
 
-def instance_bytes(m: int, q: int) -> int:
+def instance_bytes(m: int, q: int, relations: int | None = None) -> int:
     """Bytes :class:`CSPInstance` holds (and builds on the way) for ``m`` constraints over an
-    alphabet of ``q`` values (each constraint stores a dense ``q x q`` relation)."""
-    return int(m) * int(q) * int(q) * BYTES_PER_RELATION_CELL
+    alphabet of ``q`` values among which ``relations`` distinct relations (default ``m``: each
+    constraint its own dense ``q x q`` relation, the worst case); a constraint whose relation
+    an earlier one holds costs ``CONSTRAINT_SHARED_BYTES`` and its row of the stacked
+    relation matrices (8 B per cell).
+
+    >>> instance_bytes(10, 3)          # ten relations of 9 cells, 320 B each
+    28800
+    >>> instance_bytes(10, 3, 1)       # one relation, nine constraints sharing it
+    6984
+    """
+    m, q = int(m), int(q)
+    relations = m if relations is None else min(int(relations), m)
+    return (relations * q * q * BYTES_PER_RELATION_CELL
+            + (m - relations) * (CONSTRAINT_SHARED_BYTES + 8 * q * q))
 
 
 def check_label_graph_memory(n: int, q: int, pairs: int, *, name_size: bool = True) -> None:
@@ -216,6 +239,39 @@ def _check_instance_size(m: int, q: int) -> None:
                  fit=(lambda k: instance_bytes(m, k), "At most q = {:,} values fit."))
 
 
+def _relation_matrix(rel, q: int, k: int) -> np.ndarray:
+    """Constraint ``k``'s relation (pairs or a ``q x q`` matrix, :class:`CSPInstance`) as a
+    ``q x q`` 0/1 float matrix."""
+    M = np.zeros((q, q))
+    if isinstance(rel, np.ndarray) and rel.shape == (2, 2) and q == 2 \
+            and rel.dtype != bool:
+        # a 2 x 2 array over q = 2 reads as a matrix and as two pairs, with opposite
+        # meanings ([[1, 0], [0, 1]]: "equal" as a matrix, "different" as pairs)
+        raise ValueError(f"constraint #{k}: a 2 x 2 integer array with q = 2 is either a "
+                         f"relation matrix or two (a, b) pairs; pass a boolean matrix "
+                         f"(rel.astype(bool)) or a set of pairs")
+    if isinstance(rel, np.ndarray) and rel.ndim == 2 and (
+            rel.shape[1] != 2 or (rel.shape == (q, q) and rel.dtype == bool)):
+        if rel.shape != (q, q):
+            raise ValueError(f"constraint #{k}: relation matrix has shape {rel.shape}, "
+                             f"expected ({q}, {q})")
+        return (np.asarray(rel, dtype=float) != 0).astype(float)
+    for pair in rel:
+        try:
+            a0, b0 = pair
+            a, b = int(a0), int(b0)
+            if a != a0 or b != b0:  # 0.5 would truncate to 0
+                raise ValueError
+        except (TypeError, ValueError):
+            raise ValueError(f"constraint #{k}: relation entry {pair!r} is not a pair "
+                             f"of integer values") from None
+        if not (0 <= a < q and 0 <= b < q):
+            raise ValueError(f"constraint #{k}: relation pair ({a}, {b}) is outside "
+                             f"[q]^2 with q = {q}")
+        M[a, b] = 1.0
+    return M
+
+
 @dataclass(frozen=True, eq=False)
 class CSPInstance:
     r"""A weighted Max-2-CSP instance over alphabet ``range(q)``.
@@ -230,7 +286,9 @@ class CSPInstance:
         ``relation`` is an iterable of pairs ``(a, b)`` or a ``q x q`` 0/1 ``numpy`` array
         (an ``(r, 2)`` array is read as r pairs, a boolean ``(q, q)`` one always as a matrix;
         with ``q = 2`` a ``2 x 2`` array that is not boolean is refused as ambiguous); ``weight`` a
-        finite non-negative number. Variables must differ (``i != j``).
+        finite non-negative number. Variables must differ (``i != j``). Constraints with
+        equal relations share one (its matrix is parsed once and its pairs are one frozenset
+        in :attr:`constraints`), as every edge of :func:`~dpgraph.engine.max_k_cut_instance`.
 
     Example
     -------
@@ -256,18 +314,16 @@ class CSPInstance:
         if not isinstance(q, (int, np.integer)) or isinstance(q, bool) or q < 1:
             raise ValueError(f"q must be a positive integer, got {q!r}")
         n, q = int(n), int(q)
-        # refuse before allocating: every constraint holds a dense q x q relation
+        # refuse before allocating: at worst every constraint holds a q x q relation of its own
         if hasattr(constraints, "__len__"):
             _check_instance_size(len(constraints), q)
         have, where = memory_limit()
-        cell_budget = None if have is None else have // BYTES_PER_RELATION_CELL
-        I, J, R, Wt, norm = [], [], [], [], []
+        # constraints with equal relations share one relation (its matrix and its pairs):
+        # Max-k-Cut has one for all its edges, 2-SAT four. ``shared`` maps a relation's packed
+        # bits to it, ``given`` a relation as passed, where it is a frozenset or a tuple
+        shared, given = {}, {}
+        I, J, R, Wt, cons = [], [], [], [], []
         for k, con in enumerate(constraints):
-            if cell_budget is not None and (k + 1) * q * q > cell_budget:
-                raise InsufficientMemoryError(
-                    f"a 2-CSP over q = {q:,} values needs about {format_bytes(instance_bytes(k + 1, q))} "
-                    f"at its constraint #{k} (a dense q x q relation each) but only "
-                    f"{format_bytes(have)} is {where} (nothing more was allocated).")
             try:
                 i, j, rel, w = con
             except (TypeError, ValueError):
@@ -283,40 +339,36 @@ class CSPInstance:
                                  f"number") from None
             if not math.isfinite(w) or w < 0:
                 raise ValueError(f"constraint #{k} has weight {w}; weights must be finite and >= 0")
-            M = np.zeros((q, q))
-            if isinstance(rel, np.ndarray) and rel.shape == (2, 2) and q == 2 \
-                    and rel.dtype != bool:
-                # a 2 x 2 array over q = 2 reads as a matrix and as two pairs, with opposite
-                # meanings ([[1, 0], [0, 1]]: "equal" as a matrix, "different" as pairs)
-                raise ValueError(f"constraint #{k}: a 2 x 2 integer array with q = 2 is either a "
-                                 f"relation matrix or two (a, b) pairs; pass a boolean matrix "
-                                 f"(rel.astype(bool)) or a set of pairs")
-            if isinstance(rel, np.ndarray) and rel.ndim == 2 and (
-                    rel.shape[1] != 2 or (rel.shape == (q, q) and rel.dtype == bool)):
-                if rel.shape != (q, q):
-                    raise ValueError(f"constraint #{k}: relation matrix has shape {rel.shape}, "
-                                     f"expected ({q}, {q})")
-                M = (np.asarray(rel, dtype=float) != 0).astype(float)
-            else:
-                for pair in rel:
-                    try:
-                        a0, b0 = pair
-                        a, b = int(a0), int(b0)
-                        if a != a0 or b != b0:  # 0.5 would truncate to 0
-                            raise ValueError
-                    except (TypeError, ValueError):
-                        raise ValueError(f"constraint #{k}: relation entry {pair!r} is not a pair "
-                                         f"of integer values") from None
-                    if not (0 <= a < q and 0 <= b < q):
-                        raise ValueError(f"constraint #{k}: relation pair ({a}, {b}) is outside "
-                                         f"[q]^2 with q = {q}")
-                    M[a, b] = 1.0
+            known = type(rel) in (frozenset, tuple)  # immutable: parsed once per value
+            try:
+                got = given.get(rel) if known else None
+            except TypeError:  # a tuple holding something unhashable
+                got, known = None, False
+            if got is None:
+                M = _relation_matrix(rel, q, k)
+                key = np.packbits(M != 0).tobytes()
+                got = shared.get(key)
+                if got is None:
+                    got = shared[key] = (M, frozenset((int(a), int(b))
+                                                      for a, b in zip(*np.nonzero(M))))
+                if known:
+                    given[rel] = got
+            # a relation of its own costs its cells, one an earlier constraint holds the
+            # constraint's own objects (instance_bytes)
+            if have is not None and instance_bytes(k + 1, q, len(shared)) > have:
+                raise InsufficientMemoryError(
+                    f"a 2-CSP over q = {q:,} values needs about "
+                    f"{format_bytes(instance_bytes(k + 1, q, len(shared)))} at its constraint #{k} "
+                    f"({len(shared):,} distinct q x q relations) but only {format_bytes(have)} is "
+                    f"{where} (nothing more was allocated).")
+            M, pairs = got
             I.append(i), J.append(j), R.append(M), Wt.append(w)
-            norm.append((i, j, frozenset(zip(*np.nonzero(M))), w))
+            cons.append((i, j, pairs, w))
+        del shared, given
         object.__setattr__(self, "n", n)
         object.__setattr__(self, "q", q)
-        object.__setattr__(self, "constraints", tuple((i, j, frozenset((int(a), int(b)) for a, b in r), w)
-                                                      for i, j, r, w in norm))
+        object.__setattr__(self, "constraints", tuple(cons))
+        del cons
         arrays = (np.asarray(I, dtype=np.int64), np.asarray(J, dtype=np.int64),
                   np.asarray(R, dtype=float).reshape(len(I), q, q), np.asarray(Wt, dtype=float))
         object.__setattr__(self, "_arrays", arrays)

@@ -69,10 +69,11 @@ import scipy.sparse as sp
 
 from dpgraph.privacy.noise import make_rng
 from dpgraph.progress import Progress
-from dpgraph.memory import available_memory, check_memory, format_bytes
+from dpgraph.memory import available_memory, check_memory
 from dpgraph.engine.local_search import jit, numba_available
-from dpgraph.engine.sdp import (dense_certificate_bytes, gershgorin_max, lanczos_top_pair,
-                                ldl_memory_estimate, rump_margin, sparse_shift_verified,
+from dpgraph.engine.sdp import (check_sparse_factor_memory, dense_certificate_bytes, gershgorin_max,
+                                lanczos_top_pair, ldl_memory_estimate, rump_margin,
+                                sparse_factor_note, sparse_shift_verified,
                                 top_ritz_pair, upward_sum, verified_lambda_max)
 
 __all__ = ["LabelSDPSolution", "solve_label_sdp", "certify_label_sdp", "round_label_sdp",
@@ -787,8 +788,9 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
       :func:`dpgraph.engine.sdp.dense_certificate_bytes`, refused
       with :class:`~dpgraph.memory.InsufficientMemoryError` when they do not fit);
     * ``"ldl"``: sparse :math:`LDL^T` with a proven bound on its residual (rigorous;
-      :func:`ldl_verified_lambda_max`); refused when the worst-case fill
-      (:func:`ldl_memory_estimate`) does not fit in the available memory;
+      :func:`ldl_verified_lambda_max`); refused when its factors, counted from S's pattern
+      before SuperLU allocates (:func:`dpgraph.engine.sdp.check_sparse_factor_memory`), do not
+      fit in the available memory;
     * ``"lanczos"``: Ritz value + residual norm -- NOT a proof (Lanczos may miss the top
       eigenvalue); ``info['certificate']`` then starts with ``"lanczos-residual"``;
     * ``"auto"``: ``"factor"`` up to ``N = n(q-1) + 1 = LABEL_DENSE_CERTIFICATE_MAX_N`` where its
@@ -851,16 +853,13 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
     unverified = ""
     if method == "auto":
         have = available_memory()
-        need = ldl_memory_estimate(N, S.nnz)
         if N <= LABEL_DENSE_CERTIFICATE_MAX_N and (have is None
                                                    or dense_certificate_bytes(N) <= have):
             method = "factor"
-        elif have is None or need <= have:  # also where the dense copies would not fit
-            method = "ldl"
-        else:
-            method = "lanczos"
-            unverified = (f" (unverified: the sparse LDL^T certificate may need "
-                          f"{format_bytes(need)}, {format_bytes(have)} available)")
+        else:  # also where the dense copies would not fit: the sparse factors where they fit
+            note = sparse_factor_note(S)
+            method = "lanczos" if note else "ldl"
+            unverified = f" (unverified: {note})" if note else ""
     if method == "lanczos":
         mu = theta + resid
         extra = _dual_allowance(op, S, lower_triangle=False)
@@ -868,10 +867,10 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
                     matrix_allowance=extra)
         return _upper(base, n, mu, extra), info
     if method == "ldl":
-        check_memory(ldl_memory_estimate(N, S.nnz),
-                     what=f"the sparse LDL^T certificate of the 2-CSP bound (N = {N}, worst-case fill)",
-                     alternative="Use certificate='lanczos' for an unverified bound, or raise "
-                                 "DPGRAPH_MEMORY_LIMIT.")
+        check_sparse_factor_memory(
+            S, what=f"the sparse LDL^T certificate of the 2-CSP bound (N = {N})",
+            alternative="Use certificate='lanczos' for an unverified bound, or raise "
+                        "DPGRAPH_MEMORY_LIMIT.")
         t = time.perf_counter()
         # bisect below theta + r only while it moves the bound by more than 5e-5 of it (one
         # factorization at n = 10,000 is ~25-40 s; the goal is a gap of 1e-3)
