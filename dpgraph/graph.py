@@ -73,6 +73,7 @@ __all__ = [
     "canonical_graph",
     "check_weight_sums",
     "weight_sums_error",
+    "summed_pair_problem",
     "label_sequence",
     "same_labels",
     "in_label_order",
@@ -101,7 +102,85 @@ class GraphInputWarning(DPGraphWarning):
 class WeightSumOverflowError(ValueError):
     """Edge weights whose weighted degrees or total overflow float64 (past about 1.8e308):
     refused by :func:`check_weight_sums`, with the input, the node and the weight to divide
-    by named. A ``ValueError``."""
+    by named; or the weights of one node pair whose sum overflows where ``duplicates="sum"``
+    adds its repeats (or ``symmetrize="sum"`` its two arcs), naming the pair. A
+    ``ValueError``; the file readers raise it as a
+    :class:`~dpgraph.io.GraphFormatError` too (``dpgraph.io.base.WeightSumFormatError``, both
+    at once), naming the file and, where they know them, the pair's lines.
+
+    Attributes: ``source`` (the input, as the message names it), ``pair`` (the node pair's
+    labels, None for a degree or the total), ``entries`` (the positions of the pair's
+    listings among the input's edges, in input order; None where unknown), ``rule`` (the
+    rule that added them, e.g. ``"duplicates='sum'"``) and ``peak`` (the largest absolute
+    weight)."""
+
+    def __init__(self, message, *, source=None, pair=None, entries=None, rule=None,
+                 peak=None):
+        super().__init__(message)
+        self.source, self.pair, self.entries, self.rule, self.peak = (source, pair, entries,
+                                                                      rule, peak)
+
+    def __reduce__(self):  # the attributes kept through pickling (Dask, multiprocessing)
+        return (type(self), (str(self),), self.__dict__)
+
+    def describe(self, lines=None) -> str:
+        """The message without its leading ``source: ``; for a pair whose sum overflows,
+        naming the ``lines`` that list it (line numbers) where given."""
+        if self.pair is None:
+            text, prefix = str(self), f"{self.source}: "
+            return text[len(prefix):] if self.source and text.startswith(prefix) else text
+        return summed_pair_problem(self.pair, self.rule, self.peak,
+                                   listed=None if self.entries is None else len(self.entries),
+                                   lines=lines)
+
+
+def summed_pair_problem(pair, rule: str, peak: float, *, listed=None, lines=None) -> str:
+    """The refusal of a node ``pair`` whose weights, added by ``rule`` (``"duplicates='sum'"``
+    or ``"symmetrize='sum'"``), overflow float64, without the input's name: how many times it
+    is ``listed`` and on which ``lines`` where known, and what to do.
+
+    >>> summed_pair_problem(("a", "b"), "duplicates='sum'", 1e308, listed=2, lines=[3, 9])
+    "node pair ('a', 'b'), listed 2 times (lines 3 and 9), has weights that add up past 1.8e+308, the largest float64, under duplicates='sum': the sum overflows; rescale them, e.g. divide every weight by their largest, 1e+308, or pass duplicates='max'"
+    """
+    a, b = (x.item() if isinstance(x, np.generic) else x for x in pair)
+    where = ""
+    if listed is not None or lines:
+        shown = [str(x) for x in (lines or [])[:5]]
+        more = f" and {len(lines) - 5} more" if lines and len(lines) > 5 else ""
+        on = ((f" (line {shown[0]})" if len(shown) == 1 else
+               f" (lines {', '.join(shown[:-1])} and {shown[-1]}{more})" if not more else
+               f" (lines {', '.join(shown)}{more})") if shown else "")
+        where = f", listed {listed} times{on}," if listed is not None else f"{on},"
+    other = ("duplicates='max'" if rule.startswith("duplicates") else
+             "symmetrize='max' or 'mean'")
+    return (f"node pair ({a!r}, {b!r}){where} has weights that add up past 1.8e+308, the "
+            f"largest float64, under {rule}: the sum overflows; rescale them, e.g. divide "
+            f"every weight by their largest, {peak:g}, or pass {other}")
+
+
+def _summed_overflow(M, labels, source: str, rule: str, peak: float, key=None,
+                     either_way: bool = False) -> WeightSumOverflowError:
+    """The refusal of the first non-finite entry of ``M`` (CSR, added up from finite
+    weights by ``rule``): its node pair by ``labels`` (or index), and with ``key`` (the
+    input's ``(rows, cols)`` index arrays) the positions of its listings, in either
+    direction where ``either_way``."""
+    M = sp.csr_array(M)
+    k = int(np.flatnonzero(~np.isfinite(M.data))[0])
+    r = int(np.searchsorted(M.indptr, k, side="right") - 1)
+    c = int(M.indices[k])
+    entries = None
+    if key is not None:
+        a, b = np.asarray(key[0]), np.asarray(key[1])
+        hit = (a == r) & (b == c)
+        if either_way:
+            hit |= (a == c) & (b == r)
+        entries = np.flatnonzero(hit)
+    pair = ((labels[r], labels[c]) if labels is not None else (f"#{r}", f"#{c}"))
+    pair = tuple(x.item() if isinstance(x, np.generic) else x for x in pair)
+    problem = summed_pair_problem(pair, rule, peak,
+                                  listed=None if entries is None else len(entries))
+    return WeightSumOverflowError(f"{source}: {problem}", source=source, pair=pair,
+                                  entries=entries, rule=rule, peak=peak)
 
 
 class DuplicateEdgeWarning(GraphInputWarning):
@@ -472,7 +551,8 @@ def weight_sums_error(source: str, degrees, total: float, peak: float,
         return None
     return WeightSumOverflowError(
         f"{source}: the edge weights add up past 1.8e+308, the largest float64: {what} "
-        f"overflows; rescale them, e.g. divide every weight by their largest, {peak:g}")
+        f"overflows; rescale them, e.g. divide every weight by their largest, {peak:g}",
+        source=source, peak=peak)
 
 
 def python_labels(labels: tuple | range) -> tuple | range:
@@ -645,11 +725,12 @@ def _without_stored_zeros(W: sp.csr_array, *, source: str) -> sp.csr_array:
 
 
 def _symmetrize(W: sp.csr_array, how: str | None, *, source: str,
-                arcs: bool = False) -> sp.csr_array:
+                arcs: bool = False, labels=None, key=None) -> sp.csr_array:
     """``W`` made undirected by ``how`` (:func:`_combine_arcs`). ``arcs``: every entry is an
     arc (a directed graph, an edge list read as arcs), so ``how`` combines them even where
     each arc has its reverse; otherwise a symmetric ``W`` is an undirected graph, kept as it
-    is."""
+    is. Two finite arcs whose sum overflows under ``"sum"`` are refused naming their pair
+    (by ``labels``; ``key``, the input's ``(rows, cols)``, finds their listings)."""
     if not (arcs and how is not None):
         asym = W - W.T
         asym.eliminate_zeros()
@@ -663,6 +744,10 @@ def _symmetrize(W: sp.csr_array, how: str | None, *, source: str,
         del asym
     check_symmetrize(how)
     out = sp.csr_array(W + W.T) if how == "sum" else _combine_arcs(W, how)
+    if how == "sum" and out.nnz and not np.all(np.isfinite(out.data)) \
+            and np.all(np.isfinite(W.data)):
+        raise _summed_overflow(out, labels, source, "symmetrize='sum'",
+                               float(np.abs(W.data).max()), key=key, either_way=True)
     if how != "max" and W.nnz and W.data.min() < 0:  # arcs a and -a add up to no edge
         out.eliminate_zeros()
         lost = _pair_keys(W).size - _pair_keys(out).size
@@ -691,7 +776,12 @@ def _combine_arcs(W: sp.csr_array, how: str) -> sp.csr_array:
     if how == "max":
         v = np.maximum.reduceat(w, start).astype(np.float64)
     else:
-        v = np.add.reduceat(w, start) / np.diff(np.r_[start, key.size])
+        counts = np.diff(np.r_[start, key.size])
+        with np.errstate(over="ignore"):
+            v = np.add.reduceat(w, start) / counts
+        bad = ~np.isfinite(v)
+        if bad.any() and np.all(np.isfinite(w)):  # a mean that fits where the sum does not
+            v[bad] = np.add.reduceat(w / np.repeat(counts, counts), start)[bad]
     key = key[start]
     i, j = key // n, key % n
     v[i == j] *= 0.5  # a loop is its own reverse: halved here, whole again in U + U^T
@@ -807,7 +897,7 @@ def from_matrix(matrix, labels: Sequence[Hashable] | None = None, *, symmetrize:
     if W.nnz and not np.all(np.isfinite(W.data)):
         raise ValueError(f"{source} has non-finite entries (NaN or inf)")
     W = _without_stored_zeros(W, source=source)  # no arc of weight 0 for symmetrize= to combine
-    W = _symmetrize(W, symmetrize, source=source)
+    W = _symmetrize(W, symmetrize, source=source, labels=labels)
     return _finalize(W, labels, source=source)
 
 
@@ -914,15 +1004,18 @@ def from_coo(rows, cols, vals, labels, *, duplicates="sum", directed=False, symm
         raise ValueError(f"{source} has non-finite edge weight(s) (NaN or inf)")
     if directed:
         A = sp.coo_array((vals, (rows, cols)), shape=(n, n))
-        M = _merge(A, duplicates, source=source, warn=warn_duplicates, pair_key=(rows, cols))
+        M = _merge(A, duplicates, source=source, warn=warn_duplicates, pair_key=(rows, cols),
+                   labels=labels)
         summed = A.nnz - M.nnz if duplicates == "sum" else 0
         W = _drop_zero_pairs(M, source=source)
-        W = _symmetrize(W, symmetrize, source=source, arcs=True)
+        W = _symmetrize(W, symmetrize, source=source, arcs=True, labels=labels,
+                        key=(rows, cols))
         return _finalize(W, labels, source=source, summed=summed)
     lo = np.minimum(rows, cols)
     hi = np.maximum(rows, cols)
     A = sp.coo_array((vals, (lo, hi)), shape=(n, n))
-    M = _merge(A, duplicates, source=source, warn=warn_duplicates, pair_key=(lo, hi))
+    M = _merge(A, duplicates, source=source, warn=warn_duplicates, pair_key=(lo, hi),
+               labels=labels)
     summed = A.nnz - M.nnz if duplicates == "sum" else 0
     U = _drop_zero_pairs(M, source=source)
     # W = U + U^T with the loops kept once (so _finalize can count them), from U's stored
@@ -972,16 +1065,20 @@ def duplicates_message(source: str, repeats: int, pairs: int, duplicates: str) -
             f"duplicates='error' refuses")
 
 
-def merge_arcs(rows, cols, vals, n: int, *, duplicates: str, source: str) -> sp.csr_array:
+def merge_arcs(rows, cols, vals, n: int, *, duplicates: str, source: str,
+               labels=None) -> sp.csr_array:
     """The ``n x n`` matrix of arcs ``rows[k] -> cols[k]`` of weight ``vals[k]``, an arc listed
     more than once merged by ``duplicates`` ("max", "sum" or "error") with a
     :class:`DuplicateEdgeWarning` that counts the repeats (the step :func:`from_coo` runs; for
-    readers that check the merged matrix before building the graph, as METIS does)."""
+    readers that check the merged matrix before building the graph, as METIS does). Finite
+    weights whose sum overflows are refused (:class:`WeightSumOverflowError`) naming the arc
+    by ``labels`` (default: its indices)."""
     _check_choice("duplicates", duplicates, _DUPLICATES)
     rows = np.asarray(rows, dtype=np.int64)
     cols = np.asarray(cols, dtype=np.int64)
     A = sp.coo_array((np.asarray(vals, dtype=np.float64), (rows, cols)), shape=(n, n))
-    return _merge(A, duplicates, source=source, warn=True, pair_key=(rows, cols))
+    return _merge(A, duplicates, source=source, warn=True, pair_key=(rows, cols),
+                  labels=labels)
 
 
 def _drop_zero_pairs(M: sp.csr_array, *, source: str) -> sp.csr_array:
@@ -998,8 +1095,11 @@ def _drop_zero_pairs(M: sp.csr_array, *, source: str) -> sp.csr_array:
     return M
 
 
-def _merge(A: sp.coo_array, duplicates: str, *, source: str, warn: bool, pair_key) -> sp.csr_array:
-    """Combine repeated ``(row, col)`` entries of ``A`` as ``duplicates`` says (one sort)."""
+def _merge(A: sp.coo_array, duplicates: str, *, source: str, warn: bool, pair_key,
+           labels=None) -> sp.csr_array:
+    """Combine repeated ``(row, col)`` entries of ``A`` as ``duplicates`` says (one sort).
+    Finite weights whose sum overflows under ``"sum"`` are refused, naming the pair (by
+    ``labels``) and its listings (:class:`WeightSumOverflowError`)."""
     n = A.shape[0]
     if A.nnz < 2:
         return A.tocsr()
@@ -1027,8 +1127,11 @@ def _merge(A: sp.coo_array, duplicates: str, *, source: str, warn: bool, pair_ke
         raise ValueError(message)
     if warn:
         _warn(message, DuplicateEdgeWarning)
-    if duplicates == "sum":
-        return A.tocsr()  # COO -> CSR sums duplicates
+    if duplicates == "sum":  # M = A.tocsr(): COO -> CSR sums duplicates
+        if not np.all(np.isfinite(M.data)) and np.all(np.isfinite(A.data)):
+            raise _summed_overflow(M, labels, source, "duplicates='sum'",
+                                   float(np.abs(A.data).max()), key=pair_key)
+        return M
     keep = order[first]
     return sp.coo_array((A.data[keep], (A.row[keep], A.col[keep])), shape=A.shape).tocsr()
 
@@ -1138,6 +1241,12 @@ def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphDat
             if H.has_edge(u, v):
                 old = H[u][v]["w"]
                 H[u][v]["w"] = old + w if duplicates == "sum" else max(old, w)
+                if duplicates == "sum" and not np.isfinite(H[u][v]["w"]) \
+                        and np.isfinite(old) and np.isfinite(w):  # finite weights, their sum not
+                    peak = max(abs(x) for *_, x in _weighted_edges(G, weight))
+                    raise WeightSumOverflowError(
+                        f"{source}: {summed_pair_problem((u, v), 'duplicates=' + repr('sum'), peak)}",
+                        source=source, pair=(u, v), rule="duplicates='sum'", peak=peak)
                 merged += 1
             else:
                 H.add_edge(u, v, w=w)
@@ -1156,7 +1265,7 @@ def _from_networkx(G, *, weight: str | None, symmetrize, duplicates) -> GraphDat
         check_symmetrize(symmetrize)
         A = sp.csr_array(A)
         A.eliminate_zeros()  # an arc of weight 0 is no arc (counted below): not in a mean
-        A = _symmetrize(A, symmetrize, source=source, arcs=True)
+        A = _symmetrize(A, symmetrize, source=source, arcs=True, labels=labels)
     zero_edges = 0 if weight is None else sum(1 for *_, w in _weighted_edges(G, weight) if w == 0)
     if zero_edges:
         _warn(f"{source}: removed {zero_edges} edge(s) of weight 0")

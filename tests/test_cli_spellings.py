@@ -319,7 +319,7 @@ def test_edge_files_the_dask_reader_reads_pass_the_check(tmp_path):
     check_graph_path(folder, weight="s")
     check_graph_path(folder / "p.parquet")
     (tmp_path / "a.csv").write_text("u,v,weight\n0,1,1\n")
-    (tmp_path / "b.txt").write_text("u,v,weight\n1,2,1\n")
+    (tmp_path / "b.csv").write_text("u,v,weight\n1,2,1\n")  # (.txt: refused)
     check_graph_path(str(tmp_path / "*"), weight="weight")  # (the folder pq is no file)
     with pytest.raises(ValueError, match="no column 'x'"):
         check_graph_path(folder, weight="x")

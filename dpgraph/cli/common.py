@@ -16,6 +16,7 @@ import sys
 from dpgraph.io import atomic_output, check_writable
 from dpgraph.release.routes import ROUTES
 from dpgraph.io.dask import (CSV_EXTENSIONS, PARQUET_EXTENSIONS, edge_file_columns,
+                             text_edge_files_error,
                              edge_file_extension, edge_file_list)
 
 __all__ = ["formats", "add_quiet_argument", "add_reading_arguments", "add_json_argument",
@@ -190,7 +191,7 @@ def is_edge_files(spec) -> bool:
 
 #: the extensions :func:`dpgraph.io.dask.read_edge_files` reads: all of one kind (``.gz`` aside)
 _EDGE_FILES = ("Dask edge files: a folder, glob or path of Parquet files (.parquet, .pq) or "
-               "of CSV files with a header row (.csv, .tsv, .txt), all of one kind")
+               "of CSV files with a header row (.csv), all of one kind")
 
 
 def check_graph_path(spec, *, weight: str | None = None) -> None:
@@ -212,9 +213,13 @@ def check_graph_path(spec, *, weight: str | None = None) -> None:
         raise FileNotFoundError(f"{what} {spec!r} {found}: expected a graph file, or "
                                 f"{_EDGE_FILES}")
     exts = sorted({edge_file_extension(f) for f in files})
+    if set(exts) <= set(CSV_EXTENSIONS):
+        refusal = text_edge_files_error(spec, files)  # .txt, .tsv: plain edge lists
+        if refusal is not None:
+            raise refusal
     if set(exts) <= set(PARQUET_EXTENSIONS) or set(exts) <= set(CSV_EXTENSIONS):
         if weight is not None:
-            _check_weight_column(spec, files[0], weight, tabs=exts == [".tsv"])
+            _check_weight_column(spec, files[0], weight)
         return
     shown = ", ".join(e or "(none)" for e in exts[:8]) + (", ..." if len(exts) > 8 else "")
     hint = ""
@@ -226,11 +231,11 @@ def check_graph_path(spec, *, weight: str | None = None) -> None:
                      f"{_EDGE_FILES}{hint}")
 
 
-def _check_weight_column(spec: str, first: str, weight: str, *, tabs: bool = False) -> None:
+def _check_weight_column(spec: str, first: str, weight: str) -> None:
     """``--weight COLUMN`` on Dask edge files: the reader reads no weights (every weight 1)
     when the column is missing, which suits its default name, not one the user gave."""
     # the reader's: a CSV file's header row after its '#' comment lines
-    columns = edge_file_columns(first, sep="\t" if tabs else ",")
+    columns = edge_file_columns(first)
     if weight.strip().lower() not in [c.strip().lower() for c in columns[2:]] \
             and weight not in columns:
         # (the reader's match: the name without regard to case; read_edge_files)

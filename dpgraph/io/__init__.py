@@ -68,12 +68,13 @@ from pathlib import Path
 
 import numpy as np
 
-from dpgraph.graph import GraphData, as_graph_data, public_nodes, unweighted, with_nodes
+from dpgraph.graph import (GraphData, WeightSumOverflowError, as_graph_data, public_nodes,
+                           unweighted, with_nodes)
 from dpgraph.io import library as _lib
 from dpgraph.io import text as _text
 from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_ids, check_node_set,
-                             nonfinite_weight_error, open_text, scan_lines, strip_comment,
-                             warn_if_not_gzip)
+                             data_line_numbers, nonfinite_weight_error, open_text, scan_lines,
+                             strip_comment, warn_if_not_gzip, weight_sum_format_error)
 
 __all__ = ["read_graph", "write_graph", "detect_format", "check_output_path", "check_writable",
            "atomic_output", "reader_options",
@@ -439,6 +440,8 @@ def read_graph(path, format: str | None = None, *, nodes=None, **kw) -> GraphDat
             return _without_edges(nodes, fmt)
         except GraphFormatError:
             raise
+        except WeightSumOverflowError as exc:  # one type from every reader, lines named
+            raise weight_sum_format_error(path, exc, _overflow_lines(path, fmt, exc)) from None
         except ValueError as exc:  # from_coo saw a non-finite weight: find its line
             located = nonfinite_weight_error(path, **_WEIGHT_COLUMN[fmt]) \
                 if "non-finite edge weight" in str(exc) and fmt in _WEIGHT_COLUMN else None
@@ -486,6 +489,21 @@ def _without_edges(nodes, fmt: str) -> GraphData:
 
     labels = public_nodes(nodes, first=first_node_id(fmt))
     return GraphData(sp.csr_array((len(labels), len(labels)), dtype=np.float64), labels)
+
+
+def _overflow_lines(path, fmt: str, exc) -> list | None:
+    """The line numbers of the listings of the node pair whose weights' sum overflowed
+    (``exc.entries``: positions among the edges, in file order) in the one-edge-per-line
+    formats, or None (a degree or the total, or another format)."""
+    if exc.entries is None:
+        return None
+    if fmt == "csv":
+        return _text.csv_row_lines(path, exc.entries)
+    comments, skip = {"snap": (("#", "%"), 0), "gset": (("#", "%"), 1),
+                      "dimacs": (("c",), 1)}.get(fmt, (None, 0))
+    if comments is None:
+        return None
+    return data_line_numbers(path, exc.entries, comments=comments, skip=skip)
 
 
 # where the text formats keep an edge's weight: its token (0-based) and the first body line

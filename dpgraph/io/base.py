@@ -21,9 +21,11 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from dpgraph.graph import WeightSumOverflowError
 from dpgraph.memory import InsufficientMemoryError
 
-__all__ = ["GraphFormatError", "HeaderTooLargeError", "open_text", "open_binary", "is_gzip",
+__all__ = ["GraphFormatError", "HeaderTooLargeError", "WeightSumFormatError",
+           "weight_sum_format_error", "data_line_numbers", "open_text", "open_binary", "is_gzip",
            "warn_if_not_gzip",
            "scan_lines",
            "nonfinite_weight_error",
@@ -85,6 +87,60 @@ class GraphFormatError(ValueError):
 
     def __reduce__(self):  # keep the attributes through pickling (multiprocessing, pytest-xdist)
         return (type(self), (self.path, self.line, self.text, self.expected, self.problem))
+
+
+class WeightSumFormatError(GraphFormatError, WeightSumOverflowError):
+    """A graph file whose edge weights add up past float64 (a weighted degree, the total, or
+    the weights of one node pair added by ``duplicates="sum"`` or ``symmetrize="sum"``): a
+    :class:`GraphFormatError` naming the file (and the pair's first line, where the reader
+    knows it) and a :class:`~dpgraph.graph.WeightSumOverflowError` (both ``ValueError``),
+    whichever reader refused it. Built by :func:`weight_sum_format_error`."""
+
+    def __reduce__(self):  # both classes' attributes kept through pickling
+        return (type(self), (self.path, self.line, self.text, self.expected, self.problem),
+                self.__dict__)
+
+
+def weight_sum_format_error(path, exc: WeightSumOverflowError,
+                            lines=None) -> WeightSumFormatError:
+    """``exc`` as the :class:`WeightSumFormatError` of the file ``path``: the message names
+    ``path`` (in place of the source the converter knew, e.g. ``networkx.Graph``) and, for a
+    node pair, its ``lines`` (line numbers of its listings) where given.
+
+    >>> from dpgraph.graph import WeightSumOverflowError
+    >>> exc = WeightSumOverflowError("x: too big", source="x")
+    >>> err = weight_sum_format_error("g.txt", exc)
+    >>> str(err), isinstance(err, WeightSumOverflowError), isinstance(err, GraphFormatError)
+    ('g.txt: too big', True, True)
+    """
+    if isinstance(exc, WeightSumFormatError):
+        return exc
+    lines = sorted({int(x) for x in lines if x is not None}) if lines else None
+    err = WeightSumFormatError(path, lines[0] if lines else None, None, None,
+                               problem=exc.describe(lines))
+    err.source, err.pair, err.entries, err.rule, err.peak = (str(path), exc.pair, exc.entries,
+                                                             exc.rule, exc.peak)
+    return err
+
+
+def data_line_numbers(path, rows, *, comments: tuple[str, ...], skip: int = 0) -> list:
+    """The line numbers of the data lines ``rows`` (0-based positions among the data lines
+    after the first ``skip`` ones: the edge lines of a file whose ``skip`` header lines are
+    data lines too), in one pass that stops at the last one; blank and comment lines are not
+    data lines (as :func:`row_line` counts them)."""
+    wanted = {int(r) + skip for r in rows}
+    if not wanted:
+        return []
+    last, found, k = max(wanted), [], 0
+    for number, line in scan_lines(path):
+        if is_skippable(strip_comment(line, comments), ()):
+            continue
+        if k in wanted:
+            found.append(number)
+        if k >= last:
+            break
+        k += 1
+    return found
 
 
 class NoEdgesError(GraphFormatError):

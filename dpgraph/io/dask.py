@@ -63,17 +63,48 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.caller import caller_stacklevel
-from dpgraph.graph import FLOAT_MAX, DuplicateEdgeWarning, GraphInputWarning, weight_sums_error
+from dpgraph.graph import (FLOAT_MAX, DuplicateEdgeWarning, GraphInputWarning,
+                           WeightSumOverflowError, summed_pair_problem, weight_sums_error)
 from dpgraph.io.base import check_ids, open_text
 
 __all__ = ["DaskGraph", "DaskAdjacency", "from_dask", "read_edge_files", "is_dask_input",
            "dask_modules", "share_with_workers", "edge_file_list", "edge_file_extension",
-           "edge_file_columns",
+           "edge_file_columns", "text_edge_files_error", "TEXT_EXTENSIONS",
            "PARQUET_EXTENSIONS", "CSV_EXTENSIONS"]
 
 #: the extensions of the edge files read_edge_files reads (a ``.gz`` suffix is looked through)
 PARQUET_EXTENSIONS = (".parquet", ".pq")
+#: the extensions of CSV edge files; ``.tsv`` and ``.txt`` among them are refused
+#: (:data:`TEXT_EXTENSIONS`)
 CSV_EXTENSIONS = (".csv", ".tsv", ".txt")
+#: extensions that :func:`dpgraph.read_graph` reads as plain edge lists (SNAP ``u v [w]``
+#: lines, no header row, ``#`` comments anywhere), which :func:`read_edge_files` does not
+#: read: refused, saying how to read them (:func:`text_edge_files_error`)
+TEXT_EXTENSIONS = (".tsv", ".txt")
+
+
+def text_edge_files_error(spec, files) -> ValueError | None:
+    """The refusal of Dask edge ``files`` (of ``spec``) named ``.txt`` or ``.tsv``, or None:
+    :func:`dpgraph.read_graph` reads such a file as a plain edge list (SNAP ``u v [w]`` lines
+    split by whitespace, no header row, ``#`` comments anywhere), which the Dask reader does
+    not read; reading them as CSV with a header row instead would give the same file another
+    graph (its first edge taken for column names), so they are refused.
+
+    >>> str(text_edge_files_error("parts", ["parts/p0.txt"])).split(":")[0]
+    'parts'
+    >>> text_edge_files_error("parts", ["parts/p0.csv"]) is None
+    True
+    """
+    named = [f for f in files if edge_file_extension(f) in TEXT_EXTENSIONS]
+    if not named:
+        return None
+    return ValueError(
+        f"{os.fspath(spec)}: {os.path.basename(named[0])} is named "
+        f"{edge_file_extension(named[0])}, which dpgraph.read_graph reads as a plain edge list "
+        f"('u v [w]' lines split by whitespace, no header row, '#' comments anywhere) and the "
+        f"Dask edge-file reader does not read: read each file with dpgraph.read_graph, or "
+        f"write the edges as CSV files with a header row named .csv (comma-separated, or "
+        f"tab-separated with a header row of tabs) or as Parquet files")
 
 
 def edge_file_list(spec) -> list:
@@ -128,9 +159,12 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
                     weight: str | None = "weight", ids: str = "auto", duplicates: str = "max",
                     spill_dir: str | None = None, blocks: int | None = None,
                     nodes=None) -> "DaskGraph":
-    """Read a path or glob of Parquet (``.parquet``/``.pq``) or CSV (``.csv``, ``.tsv``, ``.txt``;
-    with a header row) edge files as a :class:`DaskGraph` (see :func:`from_dask`, which says
-    what ``nodes`` is).
+    """Read a path or glob of Parquet (``.parquet``/``.pq``) or CSV (``.csv``, with a header
+    row; comma-separated, or tab-separated where the header row has tabs and no comma, as
+    :func:`dpgraph.read_graph` reads a ``.csv`` file) edge files as a :class:`DaskGraph` (see
+    :func:`from_dask`, which says what ``nodes`` is). ``.txt`` and ``.tsv`` files, which
+    :func:`dpgraph.read_graph` reads as plain edge lists without a header row, are refused
+    with what to do (:func:`text_edge_files_error`).
 
     The endpoints are the columns ``u`` and ``v`` when given; by default the columns named
     ``u`` and ``v`` where the files have both, else the first two columns, whatever their
@@ -153,14 +187,14 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
       makes every id of every file a name (or an integer; files that declare both are
       refused); else the ids keep the type the reader infers, integers where every id of a
       column is one, and when the first edge row's first id is an integer, an id that is
-      not (``3,x``, a ``#`` line holding a comma) is refused with its file and line (a name
-      first leaves a later integer id a name, where :func:`dpgraph.read_graph` refuses it).
-      Parquet ids keep their stored type.
+      not (``3,x``, ``1.0``, a ``#`` line holding a comma) is refused with its file and line;
+      when it is a name, an id that reads as an integer (``7``, ``007``) is, as
+      :func:`dpgraph.read_graph` refuses both. Parquet ids keep their stored type.
     * ``"str"``: every id is a name: ``007`` stays ``'007'``. Parquet integer columns are
       read as their decimal digits (``7`` becomes ``'7'``; leading zeros that were never
       stored do not come back), string columns as stored; columns of other types are refused.
-    * ``"int"``: every id must be an integer: a CSV id that is not is refused with its file
-      and line, a Parquet id column that is not of an integer type with its file and column.
+    * ``"int"``: every id must be an integer: a CSV id that is not (``x``, ``1.0``) is refused
+      with its file and line, a Parquet id column that is not of an integer type with its file and column.
 
     In CSV files only an empty field is a missing id (refused with its line): ``NA`` or
     ``null`` is a name, as in :func:`dpgraph.read_graph`.
@@ -200,7 +234,10 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
         if ids != "auto":
             ddf = _parquet_ids(ddf, files, u, v, ids, spec)
     elif exts <= set(CSV_EXTENSIONS):
-        sep = "\t" if exts == {".tsv"} else ","
+        refusal = text_edge_files_error(spec, files)
+        if refusal is not None:
+            raise refusal
+        sep = _csv_separator(files, spec)
         packed = [f.lower().endswith(".gz") for f in files]
         if any(packed) and not all(packed):
             # dask decides the compression once, for every file: the others were read as
@@ -247,11 +284,11 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
             # (int64) failed on a later 0.5 with "Mismatched dtypes"; weights are floats
             dtype[weight] = "float64"
         ddf = _stripped_ids(read_csv_files(dtype=dtype or None, **options), u, v)
-        if rule == "int" or (rule == "auto" and first_int):
-            check = _IdKindCheck(files, sep, heads, rule, spec)
+        if rule in ("int", "auto"):
+            check = _IdKindCheck(files, sep, heads, rule, spec, first_int)
     else:
-        raise ValueError(f"edge files must all be Parquet (.parquet, .pq) or CSV (.csv, .tsv, "
-                         f".txt), got extensions {sorted(exts)} in {spec!r}")
+        raise ValueError(f"edge files must all be Parquet (.parquet, .pq) or CSV (.csv), got "
+                         f"extensions {sorted(exts)} in {spec!r}")
     with warnings.catch_warnings():  # the same deprecation again when the passes compute
         warnings.filterwarnings("ignore", message=r"The inplace keyword in DataFrame\.",
                                 module=r"dask\.")
@@ -313,10 +350,30 @@ def _csv_head(path: str, sep: str) -> _CsvHead:
     return _CsvHead(comments, number, header, columns, first)
 
 
+def _header_separator(header: str) -> str:
+    """A CSV header row's separator, as :func:`dpgraph.io.text.read_csv` tells it: a tab
+    where the row has tabs and no comma, else a comma."""
+    return "\t" if "\t" in header and "," not in header else ","
+
+
+def _csv_separator(files: list, spec: str) -> str:
+    """The one separator of the CSV ``files`` (:func:`_header_separator` of each header
+    row); files that differ are refused, naming one of each."""
+    seps = [_header_separator(_csv_head(f, ",").header) for f in files]
+    if len(set(seps)) > 1:
+        tab = os.path.basename(files[seps.index("\t")])
+        comma = os.path.basename(files[seps.index(",")])
+        raise ValueError(f"{spec}: the CSV edge files use different separators: {tab} has a "
+                         f"header row of tabs, {comma} one of commas; write every file with "
+                         f"one separator")
+    return seps[0]
+
+
 def edge_file_columns(path, sep: str | None = None) -> list:
     """The column names of one edge file, as :func:`read_edge_files` reads them: a Parquet
     file's schema, or a CSV file's header row, its first line that is neither blank nor a
-    ``#`` comment line (separated by ``sep``: default a tab in a ``.tsv`` file, else a comma).
+    ``#`` comment line (separated by ``sep``: default a tab where that row has tabs and no
+    comma, else a comma, as :func:`dpgraph.io.text.read_csv` reads it).
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "e.csv")
@@ -328,7 +385,9 @@ def edge_file_columns(path, sep: str | None = None) -> list:
     ext = edge_file_extension(path)
     if ext in PARQUET_EXTENSIONS:
         return _file_columns(path, None)
-    return _csv_head(os.fspath(path), sep or ("\t" if ext == ".tsv" else ",")).columns
+    if sep is None:
+        sep = _header_separator(_csv_head(os.fspath(path), ",").header)
+    return _csv_head(os.fspath(path), sep).columns
 
 
 def _check_csv_heads(files: list, heads: list, spec: str) -> None:
@@ -396,22 +455,45 @@ def _csv_ids_rule(files: list, heads: list, ids: str, sep: str, spec: str) -> tu
 
 
 class _IdKindCheck:
-    """The labels check of CSV edge files whose ids must be integers (``ids="int"``, or
-    ``"auto"`` with an integer first id): labels that are not refuse the files, naming the
-    file and line of the first id that is not an integer (one pass over the files, run only
-    then)."""
+    """The labels check of CSV edge files under ``ids="int"`` or ``"auto"``, as
+    :func:`dpgraph.read_graph` reads one file: where the ids must be integers (``"int"``, or
+    ``"auto"`` with an integer first id), labels that are not, or ids that some partition read
+    as floats (``1.0``, merged into the integers of the others), refuse the files; where the
+    first id is a name (``"auto"``), an id that reads as an integer does (``007``: read
+    ``ids='str'``). The refusal names the file and line of the first such id (one pass over
+    the files, run only then; the labels check is one pass over the labels on the client)."""
 
-    def __init__(self, files, sep, heads, rule, spec):
+    def __init__(self, files, sep, heads, rule, spec, first_int=False):
         self.files, self.sep, self.heads, self.rule, self.spec = files, sep, heads, rule, spec
+        self.integers = rule == "int" or bool(first_int)
 
-    def __call__(self, labels: np.ndarray) -> None:
-        if labels.dtype.kind in "iu" or (self.rule == "auto" and labels.dtype != object):
+    def explain(self) -> str | None:
+        """``"FILE, line L: ..."`` of the first row that breaks the rule, or None."""
+        return _first_bad_csv_row(self.files, self.sep, self.heads, self.rule)
+
+    def __call__(self, labels: np.ndarray, float_ids: bool = False) -> None:
+        if self.integers:
+            if labels.dtype.kind in "iu" and not float_ids:
+                return
+        elif labels.dtype != object or not _any_integer_id(labels):
             return
-        where = _first_bad_csv_row(self.files, self.sep, self.heads, self.rule)
+        where = self.explain()
+        if where is None and not self.integers:
+            return  # (each label was read from a row that the scan passes)
         raise _BadRow(f"{self.spec}: " + (where or (
             f"the node ids were read as {'names' if labels.dtype == object else 'numbers'}, "
             f"not integers (an integer beyond 64 bits?); pass ids='str' to read every id as a "
             f"name")))
+
+
+def _any_integer_id(labels: np.ndarray) -> bool:
+    """Whether some of the string ``labels`` reads as an integer id
+    (:func:`dpgraph.io.text.is_integer_id`), in one vectorized pass."""
+    import pandas as pd
+
+    text = pd.Series(labels, dtype=object)
+    text = text[text.map(type) == str]
+    return bool(text.str.fullmatch(r"\s*[+-]?[0-9]+\s*").any())
 
 
 def _first_bad_csv_row(files: list, sep: str, heads: list, rule: str = "str") -> str | None:
@@ -425,6 +507,7 @@ def _first_bad_csv_row(files: list, sep: str, heads: list, rule: str = "str") ->
     from dpgraph.io.text import is_integer_id
 
     first = None  # (file, line number, row text) of the first edge row: the "auto" rule's
+    first_int = False
     for path, head in zip(files, heads):
         name = os.path.basename(path)
         with open_text(path) as fh:
@@ -446,15 +529,19 @@ def _first_bad_csv_row(files: list, sep: str, heads: list, rule: str = "str") ->
                     continue
                 if first is None:
                     first = (name, number, text)
-                    if rule == "auto" and not is_integer_id(row[0]):
-                        rule = "str"  # names first: ids of either kind are read (pandas' rule)
-                        continue
+                    first_int = rule == "int" or is_integer_id(row[0])
                 for token in row[:2]:
-                    if is_integer_id(token):
+                    if is_integer_id(token) == first_int:
                         continue
                     if rule == "int":
                         return (f"{name}, line {number}: {token.strip()!r} is not an integer "
                                 f"node id (ids='int'){hint}")
+                    if not first_int:  # names first, as read_graph refuses an integer then
+                        return (f"{name}, line {number}: {token.strip()!r} is an integer node "
+                                f"id, and the ids of these edge files are names (decided by "
+                                f"their first edge row, {first[0]} line {first[1]}: "
+                                f"{first[2]!r}){hint}; pass ids='str' to read every id, this "
+                                f"one included, as a name")
                     return (f"{name}, line {number}: {token.strip()!r} is not an integer node "
                             f"id, and the ids of these edge files are integers (decided by "
                             f"their first edge row, {first[0]} line {first[1]}: {first[2]!r})"
@@ -613,7 +700,7 @@ def _check_columns(ddf, u, v, weight, source):
 
 def _partition_scan(df, u, v, weight):
     """One input partition: its distinct node ids (sorted when they can be) and its row
-    statistics ``[rows, self-loops, non-finite weights]``."""
+    statistics ``[rows, self-loops, non-finite weights, ids read as floats (0 or 1)]``."""
     import pandas as pd
 
     a, b = df[u].to_numpy(), df[v].to_numpy()
@@ -621,7 +708,8 @@ def _partition_scan(df, u, v, weight):
         raise ValueError("missing node ids (empty u or v) in some rows")
     w = df[weight].to_numpy(dtype=np.float64) if weight is not None else None
     stats = np.array([len(df), int(np.count_nonzero(a == b)),
-                      0 if w is None else int(np.count_nonzero(~np.isfinite(w)))], dtype=np.int64)
+                      0 if w is None else int(np.count_nonzero(~np.isfinite(w))),
+                      int(a.dtype.kind == "f" or b.dtype.kind == "f")], dtype=np.int64)
     ids = np.concatenate([a, b])
     if ids.dtype == object or ids.dtype.kind in "USO":
         ids = pd.unique(ids)
@@ -745,10 +833,13 @@ class _Block:
     ``zeros`` count the repeated entries merged and the weight-0 entries dropped (both
     directions: twice the pairs)."""
 
-    __slots__ = ("matrix", "lo", "merged", "zeros")
+    __slots__ = ("matrix", "lo", "merged", "zeros", "overflow")
 
-    def __init__(self, matrix, lo, merged, zeros):
+    def __init__(self, matrix, lo, merged, zeros, overflow=None):
         self.matrix, self.lo, self.merged, self.zeros = matrix, lo, merged, zeros
+        # (row, column, times listed, largest |weight|) of the first pair whose weights,
+        # finite, add up past float64 under duplicates="sum"; None when none does
+        self.overflow = overflow
 
 
 def _build_block(folder, pieces, lo, hi, n, duplicates, weighted):
@@ -764,6 +855,7 @@ def _build_block(folder, pieces, lo, hi, n, duplicates, weighted):
     del rows, cols
     total = key.size
     w = None
+    overflow = None
     if weighted:
         w = np.concatenate([load(p, "w", a, b) for p, a, b in pieces] or [np.empty(0)])
         order = np.argsort(key, kind="stable")
@@ -771,7 +863,16 @@ def _build_block(folder, pieces, lo, hi, n, duplicates, weighted):
         del order
         first = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]])) if key.size else key
         if first.size < key.size:
-            w = (np.maximum if duplicates == "max" else np.add).reduceat(w, first)
+            with np.errstate(over="ignore"):  # an overflow: refused by the client
+                merged_w = (np.maximum if duplicates == "max" else np.add).reduceat(w, first)
+            bad = np.flatnonzero(~np.isfinite(merged_w))  # the weights are finite (the scan)
+            if bad.size:
+                k = int(bad[0])
+                stop = int(first[k + 1]) if k + 1 < first.size else key.size
+                pair_key = int(key[first[k]])
+                overflow = (pair_key // n + lo, pair_key % n, stop - int(first[k]),
+                            float(np.abs(w).max()))
+            w = merged_w
             key = key[first]
     elif duplicates == "sum":
         key = np.sort(key)
@@ -803,7 +904,7 @@ def _build_block(folder, pieces, lo, hi, n, duplicates, weighted):
         data = w
     A = sp.csr_array((data, cols.astype(itype), indptr), shape=(hi - lo, n))
     A.has_sorted_indices = True
-    return _Block(A, lo, merged, zeros)
+    return _Block(A, lo, merged, zeros, overflow)
 
 
 def _float32_exact(w: np.ndarray) -> bool:
@@ -814,7 +915,8 @@ def _float32_exact(w: np.ndarray) -> bool:
 
 
 def _block_summary(block):
-    """``([stored entries, merged, zeros, min w, max w, sum w, all ones], row sums)``."""
+    """``([stored entries, merged, zeros, min w, max w, sum w, all ones], row sums,
+    overflow)`` (``overflow``: :class:`_Block`'s)."""
     A = block.matrix
     if A.nnz:
         d = A.data
@@ -826,7 +928,7 @@ def _block_summary(block):
     # row sums as GraphData.degrees computes them (the same float64 additions, same order)
     with np.errstate(over="ignore", invalid="ignore"):
         rows = np.asarray(A.astype(np.float64).sum(axis=1)).ravel()
-    return np.array(stats, dtype=np.float64), rows
+    return np.array(stats, dtype=np.float64), rows, block.overflow
 
 
 def _block_matmul(block, X):
@@ -901,8 +1003,10 @@ def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
 
 def _from_frame(ddf, *, u, v, weight, duplicates, spill_dir, blocks, source, nodes,
                 check_labels=None) -> "DaskGraph":
-    """:func:`from_dask`, with ``check_labels(labels)`` called on the sorted ids of the scan
-    pass before anything is written (:func:`read_edge_files`' id rule)."""
+    """:func:`from_dask`, with ``check_labels(labels, float_ids=...)`` called on the sorted
+    ids of the scan pass before anything is written (:func:`read_edge_files`' id rule;
+    ``float_ids``: some partition read its ids as floats), and ``check_labels.explain()``
+    naming the file and line where the partitions' ids are of different types."""
     dask, dd = dask_modules()
 
     if duplicates not in _DUPLICATES:
@@ -915,7 +1019,17 @@ def _from_frame(ddf, *, u, v, weight, duplicates, spill_dir, blocks, source, nod
     parts = ddf.to_delayed()
     scan = [dask.delayed(_partition_scan, pure=True)(p, u, v, weight) for p in parts]
     try:
-        ids, stats = _tree(scan, _combine_scans).compute()
+        try:
+            ids, stats = _tree(scan, _combine_scans).compute()
+        except (TypeError, ValueError):
+            # ids of different types in different partitions: the row that breaks the files'
+            # id rule, where they have one, says more than the types do
+            where = check_labels.explain() if check_labels is not None else None
+            if where is not None:
+                raise _BadRow(f"{source}: {where}") from None
+            raise
+    except _BadRow:
+        raise
     except TypeError as exc:
         raise ValueError(f"{source}: node ids are not of one type across partitions ({exc}); "
                          f"the edge partitions are not consistent: cast the u and v columns to "
@@ -927,13 +1041,13 @@ def _from_frame(ddf, *, u, v, weight, duplicates, spill_dir, blocks, source, nod
         raise ValueError(f"{source}: the edge partitions are not consistent (node ids or "
                          f"weights of different types in different files or partitions?; cast "
                          f"u and v to one type): {first}") from exc
-    rows_in, loops, nonfinite = (int(s) for s in stats)
+    rows_in, loops, nonfinite, float_parts = (int(s) for s in stats)
     if nonfinite:
         raise ValueError(f"{source}: {nonfinite} edge weight(s) are NaN or infinite; weights "
                          f"must be finite")
     labels = _check_labels(ids, source)
     if check_labels is not None:
-        check_labels(labels)
+        check_labels(labels, float_ids=float_parts > 0)
     if nodes is not None:
         labels = _public_labels(labels, nodes, source)
     n = len(labels)
@@ -957,6 +1071,18 @@ def _from_frame(ddf, *, u, v, weight, duplicates, spill_dir, blocks, source, nod
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
+    overflows = [o for *_, o in summaries if o is not None]
+    summaries = [(s, d) for s, d, _ in summaries]
+    if overflows:  # repeats whose weights add up past float64 under duplicates="sum"
+        shutil.rmtree(folder, ignore_errors=True)
+        row, col, listed, peak = overflows[0]
+        ids = _client_labels(labels)
+        pair = tuple(x.item() if isinstance(x, np.generic) else x
+                     for x in (ids[min(row, col)], ids[max(row, col)]))
+        rule = "duplicates='sum'"
+        raise WeightSumOverflowError(
+            f"{source}: {summed_pair_problem(pair, rule, peak, listed=listed)}",
+            source=source, pair=pair, rule=rule, peak=peak)
     stats = np.sum([s for s, _ in summaries], axis=0) if summaries else np.zeros(7)
     entries, merged, zeros = (int(x) for x in stats[:3])
     degrees = (np.concatenate([d for _, d in summaries]) if summaries else np.zeros(0))

@@ -23,15 +23,17 @@ from dpgraph.graph import (DuplicateEdgeWarning, GraphData, GraphInputWarning,
 from dpgraph.io.base import (NODE_SET_BYTES, GraphFormatError, NoEdgesError, check_document_read,
                              check_node_count, check_whole_file_read, check_tokens, is_gzip, load_table,
                              nonfinite_weight_error, open_binary, open_text, row_line,
-                             scan_lines)
+                             scan_lines, data_line_numbers, weight_sum_format_error)
 from dpgraph.io.text import weight_column, write_columns
 from dpgraph.memory import check_memory
 
 
-def _overflow(path, exc: WeightSumOverflowError) -> GraphFormatError:
+def _overflow(path, exc: WeightSumOverflowError, lines=None) -> GraphFormatError:
     """``exc`` (weights whose sums overflow) naming ``path`` in place of the source the
-    converter knew (``networkx.Graph``, the file under another spelling)."""
-    return GraphFormatError(path, None, None, None, problem=str(exc).split(": ", 1)[1])
+    converter knew (``networkx.Graph``, the file under another spelling), and for a node pair
+    its ``lines`` where given: a :class:`~dpgraph.io.base.WeightSumFormatError`, as every
+    reader raises it."""
+    return weight_sum_format_error(path, exc, lines)
 
 
 def _wrap(path, exc, expected) -> GraphFormatError:
@@ -171,7 +173,12 @@ def read_mtx(path, *, symmetrize: str | None = None, duplicates: str = "max") ->
             return from_coo(i, j, w, range(1, int(rows) + 1), duplicates=duplicates,
                             directed=not stored_once, symmetrize=symmetrize, source=str(path))
         except WeightSumOverflowError as exc:
-            raise _overflow(path, exc) from None
+            lines = None
+            if exc.entries is not None:  # entry k: the k-th line after the size line (the
+                # mirrored entries of skew-symmetric storage, past them, have no line)
+                lines = data_line_numbers(path, [k for k in exc.entries if k < int(entries)],
+                                          comments=("%",), skip=1)
+            raise _overflow(path, exc, lines) from None
         except ValueError as exc:
             if "repeated" in str(exc):
                 raise GraphFormatError(path, None, None, "each entry once, or duplicates='max' "
@@ -459,7 +466,11 @@ def _parse_pajek(path, weight):
     """Parse a Pajek file as :func:`networkx.read_pajek` does, without building a NetworkX
     multigraph: ``(labels, rows, cols, values, line numbers, directed)``.
 
-    The sections read: ``*Vertices n`` then ``n`` lines ``id label [x y shape] [key value]...``
+    The sections read: ``*Vertices n`` (or ``*Vertices n n1``, a two-mode network, such as
+    Davis' southern women, whose first ``n1`` vertices are the first mode: its edges are read
+    as edges, its ``*Matrix`` as ``n1`` rows over the second mode's ``n - n1`` columns, each
+    nonzero an edge; NetworkX refuses the line) then ``n`` lines
+    ``id label [x y shape] [key value]...``
     (an edge names a vertex by its id or its label; an edge line naming any other token is
     refused with its line, where NetworkX adds a new vertex; a file without ``*Vertices``
     takes its vertices from the edge lines);
@@ -492,6 +503,7 @@ def _parse_pajek(path, weight):
     ids: dict = {}             # vertex id -> label
     rows, cols, vals, where = [], [], [], []
     declared = None            # the '*Vertices n' line, once read
+    first_mode = None          # n1 of a two-mode network's '*Vertices n n1' line
     keys: set = set()          # the keys of the edge lines' 'key value' pairs
     directed = False
 
@@ -520,14 +532,19 @@ def _parse_pajek(path, weight):
         if low.startswith("*vertices"):
             parts = line.split()
             try:
-                if len(parts) != 2:
+                if len(parts) not in (2, 3):
                     raise ValueError
                 count = int(parts[1])
-                if count < 0:
+                # a two-mode network ('*Vertices n n1', e.g. Davis' southern women): its
+                # first n1 vertices are the first mode, the others the second
+                first_mode = int(parts[2]) if len(parts) == 3 else None
+                if count < 0 or (first_mode is not None and not 0 <= first_mode <= count):
                     raise ValueError
             except ValueError:
-                raise GraphFormatError(path, k, line, "'*Vertices n' with one vertex count "
-                                       "n >= 0") from None
+                raise GraphFormatError(path, k, line, "'*Vertices n' with a vertex count "
+                                       "n >= 0, or '*Vertices n n1' (a two-mode network: its "
+                                       "first n1 of the n vertices, 0 <= n1 <= n, are the "
+                                       "first mode)") from None
             # vertex lines may be left out (igraph writes '*Vertices n' then '*Edges' for a
             # graph without names): vertex i is then labelled by its number, as text. Where
             # some are listed, the count is still checked against the lines left
@@ -611,17 +628,24 @@ def _parse_pajek(path, weight):
                 where.append(number)
             break
         elif low.startswith("*matrix"):
-            directed = True
+            # one-mode: a square matrix of arcs over the vertices; two-mode: the rows are the
+            # first mode's n1 vertices, the columns the second mode's, each entry an edge
+            directed = directed or first_mode is None
+            rows_of = labels if first_mode is None else labels[:first_mode]
+            cols_of = labels if first_mode is None else labels[first_mode:]
+            over = (f"the {len(labels)} vertices" if first_mode is None else
+                    f"the {len(cols_of)} vertices of the second mode (a row for each of the "
+                    f"{len(rows_of)} of the first)")
             for r, number in enumerate(range(k + 1, len(lines) + 1)):
                 for c, token in enumerate(lines[number - 1].split()):
                     try:
                         value = int(token)
                         if value != 0:
-                            u, v = labels[r], labels[c]
+                            u, v = rows_of[r], cols_of[c]
                     except (ValueError, IndexError):
                         raise GraphFormatError(
                             path, number, lines[number - 1],
-                            f"a row of integers over the {len(labels)} vertices") from None
+                            f"a row of integers over {over}") from None
                     if value != 0:
                         rows.append(node(u))
                         cols.append(node(v))
@@ -642,7 +666,9 @@ def read_pajek(path, *, symmetrize=None, duplicates="max", weight="weight") -> G
     ``"error"``), with a warning that counts the repeats. Unlike NetworkX, an edge line that
     names a vertex ``*Vertices`` does not declare is refused with its line (NetworkX adds a
     vertex), and so is a ``weight`` (other than ``"weight"``) that no edge line carries as a
-    ``key value`` pair (NetworkX reads every edge as weight 1)."""
+    ``key value`` pair (NetworkX reads every edge as weight 1). A two-mode network
+    (``*Vertices n n1``, which NetworkX refuses) is read as the graph of its edges, both
+    modes' vertices its nodes."""
     check_duplicates(duplicates)
     check_document_read(path, "pajek")
     labels, rows, cols, vals, where, directed = _parse_pajek(path, weight)
@@ -663,7 +689,8 @@ def read_pajek(path, *, symmetrize=None, duplicates="max", weight="weight") -> G
                          vals, labels, duplicates=duplicates, directed=directed,
                          symmetrize=symmetrize, source=str(path))
     except WeightSumOverflowError as exc:
-        raise _overflow(path, exc) from None
+        lines = None if exc.entries is None else [where[k] for k in exc.entries]
+        raise _overflow(path, exc, lines) from None
     except ValueError as exc:
         expected = "each edge once (or duplicates='max' or 'sum')" if "repeated" in str(exc) \
             else _PAJEK

@@ -20,13 +20,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.caller import caller_stacklevel
-from dpgraph.graph import GraphData, GraphInputWarning, from_coo, merge_arcs
+from dpgraph.graph import (GraphData, GraphInputWarning, WeightSumOverflowError, from_coo,
+                           merge_arcs)
 from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_node_count, check_tokens,
                              check_ids, check_tokens_fit, check_whole_file_read, is_gzip,
                              is_skippable,
                     load_table, open_binary, open_text, row_line, scan_lines, simple_delimiter,
                     arrow_edge_options, prefer_arrow,
-                    strip_comment)
+                    strip_comment, weight_sum_format_error)
 
 
 def _peek(path, comments, k):
@@ -607,6 +608,11 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
         break
     if hnum is None:
         raise _empty(path, _CSV_HEADER + " (or nodes= for a graph without edges)", NoEdgesError)
+    if hline.lstrip().startswith("%"):  # a comment in other edge-list formats, not in CSV
+        raise GraphFormatError(path, hnum, hline, _CSV_HEADER,
+                               problem="'%' is not a comment in CSV files: only lines starting "
+                                       "with '#' before the header row are; start the line with "
+                                       "'#', or remove it")
     delimiter = "\t" if "\t" in hline and "," not in hline else ","
     try:
         columns = [c.strip() for c in next(csv.reader([hline], delimiter=delimiter))]
@@ -676,6 +682,38 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
     return from_coo(inverse[: u.size], inverse[u.size:], w, distinct.tolist(),
                     duplicates=duplicates, directed=symmetrize is not None,
                     symmetrize=symmetrize, source=str(path))
+
+
+def csv_row_lines(path, rows) -> list:
+    """The line numbers of the edge rows ``rows`` (0-based positions among the rows after the
+    header row, blank rows aside, as :func:`read_csv` reads them) of the CSV file ``path``:
+    a second pass, run only to name the lines of a refusal."""
+    wanted = {int(r) for r in rows}
+    if not wanted:
+        return []
+    hnum, delimiter = None, ","
+    for number, line in scan_lines(path):
+        if line.strip() and not line.lstrip().startswith("#"):
+            hnum, delimiter = number, ("\t" if "\t" in line and "," not in line else ",")
+            break
+    if hnum is None:
+        return []
+    found, k, last = [], 0, max(wanted)
+    with open_text(path) as f:
+        for _ in range(hnum):
+            f.readline()
+        reader = csv.reader(f, delimiter=delimiter, skipinitialspace=True)
+        end = 0
+        for row in reader:
+            number, end = hnum + end + 1, reader.line_num
+            if not row or not any(c.strip() for c in row):
+                continue
+            if k in wanted:
+                found.append(number)
+            if k >= last:
+                break
+            k += 1
+    return found
 
 
 def _first_id_quoted(path, hnum: int) -> bool:
@@ -1044,7 +1082,12 @@ def read_metis(path, *, symmetrize: str | None = None, duplicates: str = "max") 
     r = np.frombuffer(rows, dtype=np.int64)
     c = np.frombuffer(cols, dtype=np.int64)
     w = np.frombuffer(vals, dtype=np.float64)
-    A = merge_arcs(r, c, w, n, duplicates=duplicates, source=str(path))
+    try:
+        A = merge_arcs(r, c, w, n, duplicates=duplicates, source=str(path),
+                       labels=range(1, n + 1))
+    except WeightSumOverflowError as exc:  # a neighbour listed twice on its vertex's line
+        lines = None if exc.entries is None else [int(lines_of[r[k]]) for k in exc.entries]
+        raise weight_sum_format_error(path, exc, lines) from None
     diff = A - A.T
     diff.eliminate_zeros()
     if diff.nnz and symmetrize is None:

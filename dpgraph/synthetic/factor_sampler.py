@@ -10,7 +10,10 @@ node range. Post-processing of a release: no privacy cost.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
+import uuid
 from dataclasses import dataclass
 
 import numpy as np
@@ -175,12 +178,49 @@ def check_sample_folder(folder) -> None:
 def write_sampled_edges(plan, labels, folder, *, partitions: int | None = None) -> int:
     """:func:`sample_edges` written as Parquet files ``folder/part-00000.parquet``, ... by the
     partition tasks themselves (one pass; nothing comes back to the client but the counts).
-    ``folder`` is created if missing and must be empty. Returns the number of edges."""
+    ``folder`` is created if missing and must be empty. Returns the number of edges.
+
+    The folder is written whole or not at all, as :func:`dpgraph.io.atomic_output` writes a
+    file: the tasks write into a hidden folder beside it (``.<name>.<random>.part``, on the
+    same file system, so visible to the workers that see ``folder``), which is renamed onto
+    ``folder`` when every file is written; on an error (a failed task, a full disk, an
+    interrupt) it is removed, and an existing empty ``folder`` is left as it was."""
     dask, _ = dask_modules()
     folder = os.fspath(folder)
     check_sample_folder(folder)
-    os.makedirs(folder, exist_ok=True)
     R = _sample_partitions(plan, partitions)
-    paths = [(os.path.join(os.path.abspath(folder), f"part-{r:05d}.parquet"),) for r in range(R)]
-    parts, _ = _sample_graph(plan, labels, partitions, _sample_write, extra=paths)
-    return int(sum(dask.compute(*parts)))
+    target = os.path.abspath(folder)
+    parent, name = os.path.split(target.rstrip(os.sep) or os.sep)
+    os.makedirs(parent, exist_ok=True)
+    tmp = os.path.join(parent, f".{name}.{uuid.uuid4().hex[:12]}.part")
+    os.mkdir(tmp)
+    try:
+        paths = [(os.path.join(tmp, f"part-{r:05d}.parquet"),) for r in range(R)]
+        parts, _ = _sample_graph(plan, labels, partitions, _sample_write, extra=paths)
+        count = int(sum(dask.compute(*parts)))
+        _move_folder(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return count
+
+
+def _move_folder(tmp: str, target: str) -> None:
+    """Rename the complete folder ``tmp`` onto ``target``: a new name, or an empty folder
+    (removed first, its permission bits kept; refused if files appeared in it meanwhile)."""
+    if not os.path.isdir(target):
+        os.rename(tmp, target)
+        return
+    with contextlib.suppress(OSError):
+        os.chmod(tmp, os.stat(target).st_mode & 0o7777)
+    try:
+        os.rmdir(target)  # OSError unless it is still empty: nothing of it is lost
+    except OSError as exc:
+        raise FileExistsError(f"cannot write the sample to {target!r}: the folder is not empty "
+                              f"any more ({exc.strerror or exc}); give a new or empty "
+                              f"folder") from None
+    try:
+        os.rename(tmp, target)
+    except BaseException:
+        os.makedirs(target, exist_ok=True)  # the empty folder, as it was
+        raise
