@@ -51,7 +51,10 @@ def private_second_moment(data, *, epsilon: float, delta: float, radius: float =
                           name: str = "second-moment") -> SecondMomentResult:
     """Release ``(1/m) sum x x^T`` (rows ``||x|| <= radius``): symmetric Gaussian noise
     calibrated to ``sqrt 2 radius^2 / m`` (Frobenius), then (``project=True``) the Euclidean
-    projection onto ``{A PSD, tr A <= radius^2}`` (perturb-and-project, Alg. 1).
+    projection onto ``{A PSD, tr A <= radius^2}`` (perturb-and-project, Alg. 1). Adjacency: one
+    row replaced (``m`` public). Rows longer than ``radius`` are refused (clip them first,
+    publicly); a row within ``1e-12`` of it (normalised in floating point) is scaled onto the
+    sphere (docs/privacy.md 2.6).
 
     Examples
     --------

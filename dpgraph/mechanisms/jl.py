@@ -279,8 +279,16 @@ def rows_in_ball(data, radius) -> tuple[np.ndarray, float]:
                          f"double, so the release's sensitivity (proportional to radius^2) "
                          f"cannot be computed; rescale the rows (e.g. by 1 / radius) and pass "
                          f"radius=1")
-    if np.linalg.norm(X, axis=1).max() > r * (1 + 1e-12):
+    norms = np.linalg.norm(X, axis=1)
+    if norms.max() > r * (1 + 1e-12):
         raise ValueError(f"every row must have norm <= radius={r:g}; clip rows first")
+    # a row within the tolerance above (a row normalised in floating point) is scaled onto the
+    # sphere: the sensitivity sqrt(2) r^2 / m holds for rows of norm at most r, not r (1 + 1e-12)
+    # (docs/privacy.md 2.6); a per-row map, so replace-one adjacency is kept
+    over = norms > r
+    if over.any():
+        X = X.copy()  # the caller's array is left as it was
+        X[over] *= (r / norms[over])[:, None]
     return X, r
 
 
@@ -292,7 +300,8 @@ def jl_second_moment(data, *, epsilon: float, delta: float = 0.0, radius: float 
                      name: str = "jl-second-moment") -> JLResult:
     """Second-moment matrix ``(1/m) sum x x^T`` of rows with ``||x|| <= radius`` by the JL
     mechanism (Nikolov Alg. 1 with ``K = {A PSD, tr A <= radius^2}``, Lemma 6.1 / Thm 1.3).
-    Rows longer than ``radius`` are refused (clip them first, publicly). See the module
+    Adjacency: one row replaced (``m`` public). Rows longer than ``radius`` are refused (clip
+    them first, publicly; a row within ``1e-12`` of it is scaled onto the sphere). See the module
     docstring for the sensitivity bound and the lift. ``ledger`` (a :class:`PrivacyLedger`;
     None: a fresh one) records every charge; the lift stops after ``max_iter`` iterations (an
     integer >= 1) or at tolerance ``tol`` (a number > 0).
@@ -326,7 +335,8 @@ def jl_two_way_marginals(data, *, epsilon: float, delta: float = 0.0,
     mechanism: entry ``(i, j)`` of the estimate is the fraction of rows with ``x_i = x_j = 1``
     (diagonal: 1-way). Rows have ``|x| <= t`` ones (``t = sparsity`` or ``n``), so
     ``||x||^2 <= t`` and ``K = {A PSD, tr A <= t}`` contains every ``x x^T`` (Nikolov Sec. 6).
-    The other options are those of :func:`jl_second_moment`.
+    Adjacency: one row replaced (``m`` public); a row with more than ``t`` ones is refused. The
+    other options are those of :func:`jl_second_moment`.
 
     Examples
     --------

@@ -289,7 +289,8 @@ def kway_marginals(data, k: int, *, epsilon: float, delta: float, sparsity: int 
                    max_iter: int = 2000, name: str = "kway-marginals") -> MarginalsResult:
     r"""All marginals of order ``<= k`` of a binary dataset (Perturb-and-Project Thm A.4).
 
-    Releases ``P_K(T + W)`` with ``T = sum_rows x^{(x)k}``. Even ``k``: ``T`` is flattened to a
+    Adjacency: one row replaced (``m`` public). Releases ``P_K(T + W)`` with
+    ``T = sum_rows x^{(x)k}``. Even ``k``: ``T`` is flattened to a
     symmetric ``n^{k/2} x n^{k/2}`` matrix and gets symmetric noise calibrated to
     ``Delta_k / sqrt 2`` (module docstring; docs/privacy.md 2.3); ``K`` = class structure with
     ``0 <= T <= m`` intersected with PSD flattening (trace ``<= m t^{k/2}`` when ``sparsity=t``:

@@ -411,11 +411,14 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
                          f"private")
     mpub = None if addrem else m
     # before the one-hot table, its moment matrix (k = 2) or the 3-way tables (k = 3) and
-    # anything spent
+    # anything spent. Under add/remove the row count is private: the refusal and its message
+    # are priced from the public sizes alone (the parts in proportion to m, a sparse one-hot
+    # table and per-triple codes, are of the order of the table the caller holds already), so
+    # they cannot tell a table from one with a row more (docs/privacy.md 2.4)
     if k == 2:
-        _check_moment_memory(m, sum(sizes))
+        _check_moment_memory(mpub or 0, sum(sizes))
     else:
-        _check_triple_memory(m, sizes)
+        _check_triple_memory(mpub or 0, sizes)
     if ledger is None:
         ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     if k == 2:
@@ -423,9 +426,10 @@ def onehot_marginals(table, sizes, k: int = 2, *, epsilon: float, delta: float,
         c = sum(1 for s in sizes if s == 1)
         off = np.concatenate([[0], np.cumsum(sizes)])
         cols = T + off[:-1][None, :]
-        X = np.zeros((m, n))
-        X[np.arange(m)[:, None], cols] = 1.0
-        M = X.T @ X
+        # the one-hot table, sparse (m d entries): M = X^T X holds exact integer counts
+        X = sp.csr_matrix((np.ones(m * d), cols.ravel(), np.arange(0, m * d + 1, d)),
+                          shape=(m, n))
+        M = np.asarray((X.T @ X).toarray(), dtype=np.float64)
         del X
         if noise_diagonal:
             # Frobenius sensitivity of M (docstring); symmetric noise on all of M
