@@ -81,6 +81,19 @@ def test_comment_lines_after_the_header_row_are_refused_as_read_graph_refuses_th
         read_edge_files(tmp_path)
 
 
+@pytest.fixture
+def small_dask_blocks(monkeypatch):
+    """dask's CSV reader splitting files into 64-byte blocks, standing in for 64 MB ones."""
+    read_csv = dd.read_csv
+
+    def small_blocks(*args, **kw):
+        if kw.get("blocksize"):
+            kw["blocksize"] = 64
+        return read_csv(*args, **kw)
+
+    monkeypatch.setattr(dd, "read_csv", small_blocks)
+
+
 def test_a_hash_inside_a_field_is_part_of_the_id_and_trailing_text_is_no_comment(tmp_path):
     """pandas' comment='#' would cut 'a#1' to 'a' and '2 # x' to '2': neither reader does."""
     ref, got = _read_both(tmp_path, "e.csv", "u,v\na#1,b\nb,c#2\n")
@@ -181,18 +194,11 @@ def test_files_with_different_comment_lines_and_declarations_read_as_one_edge_li
     assert _graph(got) == _graph(ref)
 
 
-def test_later_blocks_of_a_file_after_comment_lines_keep_the_header(tmp_path, monkeypatch):
+def test_later_blocks_of_a_file_after_comment_lines_keep_the_header(tmp_path,
+                                                                    small_dask_blocks):
     """dask splits a large file into blocks and prepends the header row to every block but
     the first: with comment lines before it, the header row is the line after them (not the
     first line), in files of different heads. Small blocks stand in for 64 MB ones."""
-    read_csv = dd.read_csv
-
-    def small_blocks(*args, **kw):
-        if kw.get("blocksize"):
-            kw["blocksize"] = 64
-        return read_csv(*args, **kw)
-
-    monkeypatch.setattr(dd, "read_csv", small_blocks)
     rng = np.random.default_rng(5)
     rows = [f"{a},{b},{w}" for a, b, w in zip(rng.integers(0, 40, 200), rng.integers(0, 40, 200),
                                               rng.choice([0.25, 0.5, 1.0], 200))]
@@ -279,18 +285,11 @@ def test_cli_ids_reaches_the_dask_reader_and_weight_finds_the_header_after_comme
     assert json.loads(capsys.readouterr().out)["nodes"] == 2        # read_graph: the same
 
 
-def test_files_listing_their_columns_in_another_order_are_refused(tmp_path, monkeypatch):
+def test_files_listing_their_columns_in_another_order_are_refused(tmp_path,
+                                                                  small_dask_blocks):
     """dask reads every block after a file's first under the FIRST file's header row, so a
     second file written ``u,weight,v`` had its later blocks' weight and v columns swapped
     (integer weights: silently; small blocks stand in for 64 MB ones). Refused, naming both."""
-    read_csv = dd.read_csv
-
-    def small_blocks(*args, **kw):
-        if kw.get("blocksize"):
-            kw["blocksize"] = 64
-        return read_csv(*args, **kw)
-
-    monkeypatch.setattr(dd, "read_csv", small_blocks)
     (tmp_path / "p0.csv").write_text("u,v,weight\n1,2,1\n2,3,1\n")
     (tmp_path / "p1.csv").write_text("u,weight,v\n" + "".join(f"{k},1,{k + 1}\n"
                                                                for k in range(3, 40)))

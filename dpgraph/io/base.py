@@ -25,7 +25,8 @@ from dpgraph.graph import WeightSumOverflowError
 from dpgraph.memory import InsufficientMemoryError
 
 __all__ = ["GraphFormatError", "HeaderTooLargeError", "WeightSumFormatError",
-           "weight_sum_format_error", "data_line_numbers", "open_text", "open_binary", "is_gzip",
+           "weight_sum_format_error", "data_line_numbers",
+           "at_positions", "open_text", "open_binary", "is_gzip",
            "warn_if_not_gzip",
            "scan_lines",
            "nonfinite_weight_error",
@@ -129,17 +130,25 @@ def data_line_numbers(path, rows, *, comments: tuple[str, ...], skip: int = 0) -
     data lines too), in one pass that stops at the last one; blank and comment lines are not
     data lines (as :func:`row_line` counts them)."""
     wanted = {int(r) + skip for r in rows}
+    return at_positions((number for number, line in scan_lines(path)
+                         if not is_skippable(strip_comment(line, comments), ())), wanted)
+
+
+def at_positions(numbers, wanted: set) -> list:
+    """The items of the iterator ``numbers`` (each data row's line number, in order) at the
+    0-based positions ``wanted``, read no further than the last of them.
+
+    >>> at_positions(iter([3, 5, 8, 9]), {0, 2})
+    [3, 8]
+    """
     if not wanted:
         return []
-    last, found, k = max(wanted), [], 0
-    for number, line in scan_lines(path):
-        if is_skippable(strip_comment(line, comments), ()):
-            continue
+    last, found = max(wanted), []
+    for k, number in enumerate(numbers):
         if k in wanted:
             found.append(number)
         if k >= last:
             break
-        k += 1
     return found
 
 

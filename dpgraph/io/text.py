@@ -23,7 +23,8 @@ from dpgraph.caller import caller_stacklevel
 from dpgraph.graph import (GraphData, GraphInputWarning, WeightSumOverflowError, from_coo,
                            merge_arcs)
 from dpgraph.io.base import (GraphFormatError, NoEdgesError, check_node_count, check_tokens,
-                             check_ids, check_tokens_fit, check_whole_file_read, is_gzip,
+                             at_positions, check_ids, check_tokens_fit, check_whole_file_read,
+                             is_gzip,
                              is_skippable,
                     load_table, open_binary, open_text, row_line, scan_lines, simple_delimiter,
                     arrow_edge_options, prefer_arrow,
@@ -698,22 +699,19 @@ def csv_row_lines(path, rows) -> list:
             break
     if hnum is None:
         return []
-    found, k, last = [], 0, max(wanted)
     with open_text(path) as f:
         for _ in range(hnum):
             f.readline()
         reader = csv.reader(f, delimiter=delimiter, skipinitialspace=True)
-        end = 0
-        for row in reader:
-            number, end = hnum + end + 1, reader.line_num
-            if not row or not any(c.strip() for c in row):
-                continue
-            if k in wanted:
-                found.append(number)
-            if k >= last:
-                break
-            k += 1
-    return found
+
+        def row_numbers():
+            end = 0
+            for row in reader:
+                number, end = hnum + end + 1, reader.line_num
+                if row and any(c.strip() for c in row):
+                    yield number
+
+        return at_positions(row_numbers(), wanted)
 
 
 def _first_id_quoted(path, hnum: int) -> bool:
