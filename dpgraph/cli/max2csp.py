@@ -147,7 +147,9 @@ def _read_instance(args):
             inst = max_k_cut_instance(data, args.k)
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
-        return inst, data.labels, fmt, args.k * (args.k - 1), where
+        # the instance's variables are the nodes in sorted label order (max_k_cut_instance),
+        # not the file's order: its names, not data.labels, go with the assignment's values
+        return inst, inst.variables, fmt, args.k * (args.k - 1), where
     try:
         inst = read_csp(path, format=fmt, variables=args.variables)
     except ValueError as exc:  # a graph file read as csp: say how to read it as one
@@ -215,7 +217,7 @@ def cmd_max2csp(args) -> int:
         if hint:
             raise ValueError(f"{text}{hint}") from None
         raise
-    values = [int(v) for v in res.assignment.values()]  # in variable order
+    values = [int(v) for v in res.assignment.values()]  # in the order of inst.variables
     notes = unused_options(args, res.diagnostics.get("route"))
     show_notes(notes, quiet=args.quiet)
     print_reproducible(res.ledger, json_output=args.json)

@@ -378,29 +378,41 @@ class CSPInstance:
         return len(self.constraints)
 
     def constraint_name(self, k: int) -> str:
-        """``"constraint #k"``, or ``"<file>, line L: constraint"`` where a reader built the
-        instance (messages about constraint ``k``).
+        """``"constraint #k (variables u and v)"`` (its two variables, by name where they are
+        named: :meth:`with_names`), or ``"<file>, line L: constraint"`` where a reader built
+        the instance (messages about constraint ``k``). The variables say which constraint
+        is meant where the numbers follow no list of the caller's (a graph's Max-k-Cut:
+        :func:`~dpgraph.engine.max_k_cut_instance`).
 
         >>> CSPInstance(2, 2, [(0, 1, {(0, 1)}, 1.0)]).constraint_name(0)
-        'constraint #0'
+        'constraint #0 (variables 0 and 1)'
+        >>> CSPInstance(2, 2, [(0, 1, {(0, 1)}, 1.0)]).with_names("ab").constraint_name(0)
+        "constraint #0 (variables 'a' and 'b')"
         """
         if self.source is not None and 0 <= k < len(self.source[1]):
             return f"{self.source[0]}, line {self.source[1][k]}: constraint"
+        if 0 <= k < self.m:
+            i, j = (self.variables[v] for v in self.constraints[k][:2])
+            return f"constraint #{k} (variables {i!r} and {j!r})"
         return f"constraint #{k}"
 
     def with_source(self, path, lines) -> "CSPInstance":
-        """This instance, its constraints' file and lines recorded (readers only)."""
-        object.__setattr__(self, "source", (str(path), tuple(int(v) for v in lines)))
-        return self
+        """A copy of this instance with its constraints' file and lines recorded (readers
+        only); this one is left as it is."""
+        out = copy.copy(self)  # the constraints and their arrays are shared, not copied
+        object.__setattr__(out, "source", (str(path), tuple(int(v) for v in lines)))
+        return out
 
     def with_names(self, names) -> "CSPInstance":
-        """This instance with its variables named (``names[i]`` is variable ``i``: n distinct
-        hashable names), e.g. a graph's node labels; :func:`dpgraph.max_2csp` keys its
-        assignment by them, and :meth:`value` takes an assignment keyed by them.
+        """A copy of this instance with its variables named (``names[i]`` is variable ``i``:
+        n distinct hashable names), e.g. a graph's node labels; :func:`dpgraph.max_2csp` keys
+        its assignment by them, and :meth:`value` takes an assignment keyed by them. This
+        instance keeps its own names (the copy shares its constraints).
 
-        >>> inst = CSPInstance(2, 2, [(0, 1, {(0, 1), (1, 0)}, 1.0)]).with_names(["a", "b"])
-        >>> inst.value({"a": 0, "b": 1})
-        1.0
+        >>> inst = CSPInstance(2, 2, [(0, 1, {(0, 1), (1, 0)}, 1.0)])
+        >>> named = inst.with_names(["a", "b"])
+        >>> named.value({"a": 0, "b": 1}), inst.names
+        (1.0, None)
         """
         # a range is kept as it is: distinct, and O(1) memory however many variables a file
         # declares (read_wcnf names them 1..n)
@@ -417,8 +429,9 @@ class CSPInstance:
                 raise ValueError("names must be distinct")
         default = names == range(self.n) if isinstance(names, range) \
             else names == tuple(range(self.n))
-        object.__setattr__(self, "names", None if default else names)
-        return self
+        out = copy.copy(self)
+        object.__setattr__(out, "names", None if default else names)
+        return out
 
     @property
     def variables(self):
@@ -507,7 +520,10 @@ class CSPInstance:
 
 def _var(v, n, k):
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise ValueError(f"constraint #{k}: variable {v!r} is not an integer")
+        raise ValueError(f"constraint #{k}: variable {v!r} is not an integer: constraints "
+                         f"name variables by number, 0..n-1; to have the answer keyed by "
+                         f"names, number the variables and give their names with "
+                         f"CSPInstance(...).with_names(names)")
     if not 0 <= v < n:
         raise ValueError(f"constraint #{k}: variable {v} is outside range(n) with n = {n}")
     return int(v)

@@ -164,7 +164,11 @@ def graph_statistics(G, *, rng=0, sources: int = 64, partition=None) -> dict:
     warning that the graph is disconnected, where eigenvector centrality is the leading
     eigenvector of the whole adjacency matrix and near 0 outside one component; else None),
     ``avg_path`` (mean
-    shortest-path length over the pairs reached from ``sources`` random sources). Edge
+    shortest-path length over the pairs reached from ``sources`` random sources). ``degrees``,
+    ``louvain`` and ``evc_top`` (node indices) follow ``G``'s node order
+    (:func:`~dpgraph.graph.as_graph_data`): a sample of a release lists its nodes in sorted
+    label order, so compare them with the input's through :func:`synthetic_report`, which
+    matches nodes by label. Edge
     weights are ignored (NetworkX's ``weight=None``): every edge counts once, one of weight 0
     included. Also ``n``, the node count.
 
@@ -298,8 +302,10 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
     ``avg_path_true`` / ``avg_path`` / ``path_rel_error`` (on pairs from ``sources`` random
     sources); with ``max_cut``, ``maxcut_transfer``: the cut, in the true graph, of the
     partition that :func:`dpgraph.solve_max_cut` finds on the synthetic graph, divided by
-    ``reference_cut`` (default: the cut it finds on the true graph). Node ``i`` of both graphs
-    is the same node (same labels in the same order). The statistics ignore edge weights
+    ``reference_cut`` (default: the cut it finds on the true graph). The two graphs must have
+    the same node set; nodes are matched by label (a sample lists its nodes in sorted label
+    order, the true graph in its own), so ``true_stats``, if given, must be
+    :func:`graph_statistics` of the same ``true_graph``. The statistics ignore edge weights
     (:func:`graph_statistics`: every edge counts, one of weight 0 included); ``maxcut_transfer``
     uses them.
 

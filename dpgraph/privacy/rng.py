@@ -112,8 +112,9 @@ def is_secure(gen) -> bool:
 
 def make_rng(rng=None) -> np.random.Generator:
     """Normalise ``rng``: None -> :func:`secure_rng`; int/SeedSequence -> a seeded PCG64 generator
-    (reproducible mode); a Generator -> itself; a NumPy bit generator (``np.random.PCG64(0)``)
-    -> a Generator on it, as :func:`numpy.random.default_rng` does.
+    (reproducible mode; a SeedSequence is copied, so the caller's is never spawned from);
+    a Generator -> itself; a NumPy bit generator (``np.random.PCG64(0)``) -> a Generator on
+    it, as :func:`numpy.random.default_rng` does.
 
     Examples
     --------
@@ -128,8 +129,15 @@ def make_rng(rng=None) -> np.random.Generator:
         return rng
     if isinstance(rng, np.random.BitGenerator):
         return np.random.Generator(rng)
-    if isinstance(rng, (int, np.integer, np.random.SeedSequence)) and not isinstance(rng, bool):
-        if not isinstance(rng, np.random.SeedSequence) and rng < 0:  # found by fuzzing
+    if isinstance(rng, np.random.SeedSequence):
+        # a copy (the same numbers): the caller's sequence is not the generator's, so a
+        # release's spawned sample stream (dpgraph.synthetic.sample_streams) does not advance
+        # it, and the same sequence passed twice gives the same results, as an int seed does
+        return np.random.default_rng(np.random.SeedSequence(
+            rng.entropy, spawn_key=rng.spawn_key, pool_size=rng.pool_size,
+            n_children_spawned=rng.n_children_spawned))
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        if rng < 0:  # found by fuzzing
             raise InvalidParameterError(f"rng must be None, a non-negative int seed, a "
                              f"numpy.random.SeedSequence or a numpy.random.Generator, got {rng!r}")
         return np.random.default_rng(rng)

@@ -131,11 +131,14 @@ def block_posterior_weights(unbiased, p: float, n: int, q: int, s: int,
     N = n * q
     if U.shape != (N, N):
         raise ValueError(f"unbiased must have shape ({N}, {N}), got {U.shape}")
-    if not 0.0 < p < 0.5:
-        raise ValueError(f"flip probability must lie in (0, 1/2), got {p!r}")
+    if not 0.0 <= p < 0.5:
+        raise ValueError(f"flip probability must lie in [0, 1/2), got {p!r}")
     bit = U > 0
-    l1 = np.where(bit, 1.0 - p, p)
-    l0 = np.where(bit, p, 1.0 - p)
+    # p = 0 (a pair's epsilon above about 745: no bit flipped) is the limit of small p; the
+    # smallest normal float stands in for it so that the logarithms below stay finite
+    pf = p if p > 0 else float(np.finfo(np.float64).tiny)
+    l1 = np.where(bit, 1.0 - pf, pf)
+    l0 = np.where(bit, pf, 1.0 - pf)
     theta = min(float(s) / (q * q), 1.0)
     mix = theta * l1 + (1.0 - theta) * l0
     pairs = n * (n - 1) / 2.0
@@ -191,7 +194,8 @@ class PrivateCSPResult(PrivateResult):
     diagnostics : dict
         ``route``, ``objective``, ``candidates``, ...; ``requested_rank`` (and on the local
         route ``requested_relation_size``): the caller's values, None when not given (the repr
-        says when the route did not use them).
+        says when the route did not use them); on the local route ``options_note`` where
+        ``candidates`` or ``solver_options`` were given, which it does not read.
 
     Examples
     --------
@@ -444,6 +448,29 @@ def _check_solver_memory(instance, solver_options, candidates) -> None:
     check_label_engine_memory(instance.n, instance.q, objectives=objectives, **opts)
 
 
+def _check_engine_options(candidates, solver_options) -> None:
+    """Refuse, before any draw, engine options :func:`~dpgraph.engine.twocsp_sdp.solve_label_csp`
+    does not take and objective names no route offers (a misspelt name was silently ignored
+    on the local route)."""
+    from dpgraph.engine.twocsp_sdp import solve_label_csp
+    from dpgraph.solve.candidates import check_candidate_names, check_solver_options
+
+    check_solver_options(solve_label_csp, solver_options, fixed=("A", "n", "q", "rng"),
+                         name="dpgraph.engine.solve_label_csp")
+    check_candidate_names(candidates, extra=(BLOCK_OBJECTIVE,))
+
+
+def _unused_on_local(candidates, solver_options) -> str:
+    """``candidates`` and ``solver_options`` given away from their defaults (which the local
+    route does not read; ``solver_options``' ``progress`` key, which only silences a display,
+    is not named), as ``"candidates=..., solver_options=..."``; empty when there is none."""
+    if solver_options:
+        solver_options = {k: v for k, v in solver_options.items() if k != "progress"}
+    given = [("candidates", candidates, isinstance(candidates, str) and candidates == "auto"),
+             ("solver_options", solver_options, not solver_options)]
+    return ", ".join(f"{name}={value!r}" for name, value, default in given if not default)
+
+
 def _precheck_dense_options(route: str, candidates, solver_options, privatize_options,
                             pair_delta: float) -> None:
     """Refuse, before any draw, what the dense branch would refuse only after spending (docs/
@@ -451,13 +478,9 @@ def _precheck_dense_options(route: str, candidates, solver_options, privatize_op
     not take, objective names no route offers, and a per-pair delta that group privacy drives
     to 0 on a route that needs one (``privatize_options``' keys: :func:`~dpgraph.solve.candidates.check_privatize_keys`,
     on every route)."""
-    from dpgraph.engine.twocsp_sdp import solve_label_csp
-    from dpgraph.solve.candidates import (check_candidate_names, check_route_objectives,
-                                          check_solver_options)
+    from dpgraph.solve.candidates import check_route_objectives
 
-    check_solver_options(solve_label_csp, solver_options, fixed=("A", "n", "q", "rng"),
-                         name="dpgraph.engine.solve_label_csp")
-    check_candidate_names(candidates, extra=(BLOCK_OBJECTIVE,))
+    _check_engine_options(candidates, solver_options)
     check_route_objectives(route, candidates)
     if pair_delta <= 0 and not route_spec(route).pure:
         raise ValueError(f"epsilon is so large that group privacy leaves each label pair a "
@@ -507,7 +530,9 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
         route); ``"auto"``: those :func:`dpgraph.max_cut` would solve plus ``"posterior-block"``
         where the route is randomized response.
     solver_options : dict
-        Passed to :func:`dpgraph.engine.solve_label_csp`.
+        Passed to :func:`dpgraph.engine.solve_label_csp`. The local route reads neither this
+        nor ``candidates``: unknown names and options are refused there too, and values given
+        are named in ``diagnostics["options_note"]``.
     privatize_options : dict
         Passed to :func:`dpgraph.privatize` (e.g. ``route``, ``rr_postprocess``). Default
         ``synthetic_share=None``: like :func:`dpgraph.max_cut`, no synthetic block model is
@@ -552,11 +577,19 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     s, rank = _checked_call(instance, relation_size, estimate_share, select_share, rank,
                             local=local)
     _check_sampler_range(epsilon, estimate_share if estimate else 0.0, local=local)
+    if local:  # names and options the local route does not read: refused if no route takes them
+        _check_engine_options(candidates, solver_options)
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
     if local:
-        return _max_2csp_local(instance, ledger=ledger, rng=gen, estimate_share=estimate_share,
-                               requested=requested, estimate=estimate)
+        res = _max_2csp_local(instance, ledger=ledger, rng=gen, estimate_share=estimate_share,
+                              requested=requested, estimate=estimate)
+        unused = _unused_on_local(candidates, solver_options)
+        if unused:  # said, not silently dropped (as max_cut says it)
+            res.diagnostics["options_note"] = (f"{unused} not used: they shape the solves of "
+                                               f"a dense route's release, and the local route "
+                                               f"labels one variable at a time")
+        return res
     if delta == 0 and not route_spec(route).pure:
         raise ValueError(f"delta=0 asks for pure epsilon-DP: leave privatize_options['route'] "
                          f"unset (the local route) or use 'randomized-response' (pure) instead "

@@ -849,6 +849,10 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     C = np.asarray(block_counts)
     if C.shape != (k, k):
         raise ValueError(f"block_counts must be {k} x {k} for {k} blocks, got {C.shape}")
+    upper = np.triu(C)  # the counts read (rounded to integers by _targets_and_members)
+    if not np.all(np.isfinite(upper)) or np.any(np.rint(upper) < 0):
+        raise ValueError("block_counts must hold finite non-negative edge counts in its upper "
+                         "triangle (diagonal included)")
     gen = make_rng(rng)
     target, members = _targets_and_members(b, k, C)
     f = np.full(n, 0.5) if inside is None else np.clip(np.asarray(inside, dtype=float), 0, 1)
