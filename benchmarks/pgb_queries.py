@@ -177,6 +177,8 @@ def true_statistics(A: sp.csr_array, *, seed: int = 0) -> dict:
 
     ts = statistics(A, seed=seed)
     top = max(1, int(round(0.01 * A.shape[0])))
+    # node ids 0..n-1 (the input's, which the aligned outputs share): an index is the node's
+    # label here, as graph_statistics' evc_top holds labels
     ts["evc_top"] = set(np.argsort(-_evc_unsorted(A), kind="stable")[:top].tolist())
     data = from_matrix(A, range(A.shape[0]), source="true graph")
     ts["reference_cut"] = float(solve_max_cut(data, rng=0, tol=1e-3, certificate="auto").value)

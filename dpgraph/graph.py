@@ -603,7 +603,12 @@ def matrix_labels(labels, n: int, *, name: str = "labels") -> tuple | range:
         return labels
     labels = python_labels(labels)
     if len(set(labels)) != len(labels):
-        raise ValueError(f"{name} has repeated values; node labels must be unique")
+        first: dict = {}
+        for i, label in enumerate(labels):
+            j = first.setdefault(label, i)
+            if j != i:
+                raise ValueError(f"{name} has repeated values; node labels must be unique: "
+                                 f"{label!r} is at positions {j} and {i}")
     if any(label is None for label in labels):
         raise ValueError(f"{name} has a node labelled None, which networkx and the graph file "
                          f"formats cannot hold; relabel it (e.g. 'none')")

@@ -247,9 +247,10 @@ def _relation_matrix(rel, q: int, k: int) -> np.ndarray:
             and rel.dtype != bool:
         # a 2 x 2 array over q = 2 reads as a matrix and as two pairs, with opposite
         # meanings ([[1, 0], [0, 1]]: "equal" as a matrix, "different" as pairs)
-        raise ValueError(f"constraint #{k}: a 2 x 2 integer array with q = 2 is either a "
-                         f"relation matrix or two (a, b) pairs; pass a boolean matrix "
-                         f"(rel.astype(bool)) or a set of pairs")
+        raise ValueError(f"constraint #{k}: a 2 x 2 array of dtype {rel.dtype} with q = 2 is "
+                         f"either a relation matrix or two (a, b) pairs; only a boolean 2 x 2 "
+                         f"array is read as a matrix: pass rel != 0 (or rel.astype(bool)) for "
+                         f"a matrix, or a set of (a, b) pairs")
     if isinstance(rel, np.ndarray) and rel.ndim == 2 and (
             rel.shape[1] != 2 or (rel.shape == (q, q) and rel.dtype == bool)):
         if rel.shape != (q, q):

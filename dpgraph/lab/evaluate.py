@@ -13,7 +13,8 @@ from dpgraph.engine.maxcut import cut_value, side_vector  # cut_value re-exporte
 from dpgraph.graph import GraphData, label_sequence, same_labels, as_graph_data
 
 __all__ = ["cut_value", "partition_vector", "bisection_imbalance", "transfer_ratio",
-           "graph_statistics", "synthetic_report", "format_synthetic_report", "triangle_count"]
+           "graph_statistics", "edge_digest", "synthetic_report", "format_synthetic_report",
+           "triangle_count"]
 
 
 def partition_vector(data: GraphData, partition) -> np.ndarray:
@@ -160,17 +161,20 @@ def graph_statistics(G, *, rng=0, sources: int = 64, partition=None) -> dict:
     ``edges``, ``degrees`` (array), ``isolated``, ``avg_clustering`` (mean local clustering,
     0 for degree < 2), ``triangles``, ``louvain`` (Louvain communities, igraph's multilevel,
     seeded by ``rng``), ``modularity`` of ``partition`` (default: that Louvain partition),
-    ``evc_top`` (the top 1% of nodes by eigenvector centrality), ``evc_note`` (igraph's
+    ``evc_top`` (the set of the labels of the top 1% of nodes by eigenvector centrality, ties
+    to the node earlier in ``G``'s order), ``evc_note`` (igraph's
     warning that the graph is disconnected, where eigenvector centrality is the leading
     eigenvector of the whole adjacency matrix and near 0 outside one component; else None),
     ``avg_path`` (mean
-    shortest-path length over the pairs reached from ``sources`` random sources). ``degrees``,
-    ``louvain`` and ``evc_top`` (node indices) follow ``G``'s node order
+    shortest-path length over the pairs reached from ``sources`` random sources). ``degrees``
+    and ``louvain`` follow ``G``'s node order
     (:func:`~dpgraph.graph.as_graph_data`): a sample of a release lists its nodes in sorted
     label order, so compare them with the input's through :func:`synthetic_report`, which
     matches nodes by label. Edge
     weights are ignored (NetworkX's ``weight=None``): every edge counts once, one of weight 0
-    included. Also ``n``, the node count.
+    included. Also ``n``, the node count, and what identifies the graph described, which
+    :func:`synthetic_report` checks its ``true_stats`` against: ``labels`` (the node labels
+    in that order) and ``edge_digest`` (a hash of the edges, :func:`edge_digest`).
 
     ``partition``: the communities whose modularity is reported, as a mapping label ->
     community or as a sequence of the community of each node in node order (as
@@ -189,6 +193,8 @@ def graph_statistics(G, *, rng=0, sources: int = 64, partition=None) -> dict:
     >>> clubs = nx.get_node_attributes(G, "club")  # the two clubs of the split
     >>> round(graph_statistics(G, partition=clubs)["modularity"], 4)
     0.3582
+    >>> st["evc_top"]  # 1% of 34 nodes: the one most central, by its label
+    {33}
     """
     data = as_graph_data(G, weight=None)  # every edge weight 1: weight-0 edges are edges too
     g = _igraph(data)
@@ -205,8 +211,62 @@ def graph_statistics(G, *, rng=0, sources: int = 64, partition=None) -> dict:
             "avg_clustering": float(g.transitivity_avglocal_undirected(mode="zero")),
             "triangles": float(triangle_count(A)),
             "louvain": louv, "modularity": float(g.modularity(part)) if data.m else 0.0,
-            "evc_top": set(np.argsort(-evc, kind="stable")[:top].tolist()), "evc_note": evc_note,
-            "avg_path": path_sum / path_count if path_count else float("nan")}
+            "evc_top": {data.labels[i] for i in np.argsort(-evc, kind="stable")[:top].tolist()},
+            "evc_note": evc_note,
+            "avg_path": path_sum / path_count if path_count else float("nan"),
+            "labels": data.labels, "edge_digest": edge_digest(data)}
+
+
+def edge_digest(data: GraphData) -> str:
+    """A hash of the edges of ``data`` between its node positions (its sparsity pattern, in
+    the canonical sorted CSR form; weights ignored), for telling apart two graphs of the same
+    nodes and edge count (:func:`synthetic_report`'s ``true_stats`` check). NOT PRIVATE.
+
+    >>> import networkx as nx
+    >>> a = as_graph_data(nx.path_graph(4))   # 0-1-2-3
+    >>> b = nx.empty_graph(4); b.add_edges_from([(0, 2), (2, 1), (1, 3)])  # 0-2-1-3
+    >>> edge_digest(a) == edge_digest(as_graph_data(nx.path_graph(4)))
+    True
+    >>> edge_digest(a) == edge_digest(as_graph_data(b))  # the same degrees, other edges
+    False
+    """
+    import hashlib
+
+    W = data.weights
+    h = hashlib.blake2b(digest_size=16)
+    h.update(np.asarray(W.indptr, dtype=np.int64).tobytes())
+    h.update(np.asarray(W.indices, dtype=np.int64).tobytes())
+    return h.hexdigest()
+
+
+def _check_true_stats(ts: dict, t: GraphData) -> None:
+    """Refuse statistics that :func:`graph_statistics` did not compute on the graph ``t`` (the
+    true graph as :func:`synthetic_report` reads it), naming what differs: their communities
+    and top nodes would be compared with the wrong nodes."""
+    redo = "compute them as graph_statistics(true_graph) (with the same node order)"
+    if not isinstance(ts, dict) or "labels" not in ts or "edge_digest" not in ts:
+        raise ValueError(f"true_stats must be what graph_statistics returns (it records the "
+                         f"graph described: 'labels' and 'edge_digest'); {redo}")
+    labels = ts["labels"]
+    if len(labels) != t.n:
+        raise ValueError(f"true_stats describe a graph of {len(labels):,} nodes; true_graph "
+                         f"has {t.n:,}: {redo}")
+    if not same_labels(label_sequence(labels), t.labels):
+        nodes = set(t.labels)
+        missing = next((lab for lab in labels if lab not in nodes), None)
+        if missing is not None:
+            raise ValueError(f"true_stats describe other nodes ({missing!r} is not a node of "
+                             f"true_graph): {redo}")
+        i = next(i for i, (a, b) in enumerate(zip(labels, t.labels)) if a != b)
+        raise ValueError(f"true_stats list the nodes in another node order (node {i} is "
+                         f"{labels[i]!r} there, {t.labels[i]!r} in true_graph), so their "
+                         f"communities would be matched to the wrong nodes: {redo}")
+    if ts.get("edges") != t.m:
+        raise ValueError(f"true_stats describe a graph of {ts.get('edges')} edges; true_graph "
+                         f"has {t.m:,} (every edge counted once, weights ignored): {redo}")
+    if ts["edge_digest"] != edge_digest(t):
+        raise ValueError(f"true_stats describe a graph of the same nodes and edge count with "
+                         f"other edges: {redo}")
 
 
 # Source-node distances fetched from igraph at once by :func:`_path_lengths` (igraph returns
@@ -305,7 +365,9 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
     ``reference_cut`` (default: the cut it finds on the true graph). The two graphs must have
     the same node set; nodes are matched by label (a sample lists its nodes in sorted label
     order, the true graph in its own), so ``true_stats``, if given, must be
-    :func:`graph_statistics` of the same ``true_graph``. The statistics ignore edge weights
+    :func:`graph_statistics` of the same ``true_graph``: statistics of another graph (other
+    nodes, another node order, another edge count or other edges) are refused, naming what
+    differs. The statistics ignore edge weights
     (:func:`graph_statistics`: every edge counts, one of weight 0 included); ``maxcut_transfer``
     uses them.
 
@@ -346,6 +408,8 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
         if max_cut:
             raise
         tw, sw = t, s  # weights the reader refuses: the totals count edges, as before
+    if true_stats is not None:
+        _check_true_stats(true_stats, t)
     ts = true_stats or graph_statistics(t, rng=rng, sources=sources)
     ss = graph_statistics(s, rng=rng, sources=sources, partition=ts["louvain"])
     kl, hel = _degree_distances(ts["degrees"], ss["degrees"])

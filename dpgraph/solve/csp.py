@@ -192,7 +192,9 @@ class PrivateCSPResult(PrivateResult):
     solver : dict or None
         The engine's output on the chosen objective; None on the local route.
     diagnostics : dict
-        ``route``, ``objective``, ``candidates``, ...; ``requested_rank`` (and on the local
+        ``route``, ``objective``, ``candidates``, ...; on the local route ``order``: the
+        variables in the order they were decided (by released constraint degree), named as in
+        ``assignment``; ``requested_rank`` (and on the local
         route ``requested_relation_size``): the caller's values, None when not given (the repr
         says when the route did not use them); on the local route ``options_note`` where
         ``candidates`` or ``solver_options`` were given, which it does not read.
@@ -257,8 +259,6 @@ def _check_instance(instance, relation_size, *, local: bool = False):
     n, q = instance.n, instance.q
     if n < 2:
         raise ValueError(f"max_2csp needs at least 2 variables, got {n}")
-    if q < 2:
-        raise ValueError(f"max_2csp needs an alphabet of at least 2 values, got q = {q}")
     s = q * q if relation_size is None else relation_size
     if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 1 <= s <= q * q:
         raise ValueError(f"relation_size must be an integer in [1, q*q = {q * q}], got {relation_size!r}")
@@ -326,9 +326,10 @@ def _release_value(value: float, *, epsilon: float, upper: float, ledger: Privac
 def _check_local_memory(instance) -> None:
     """Refuse, before any draw or allocation, a local-route answer whose public sizes would not
     fit: the label-extended graph's ``n q`` vectors (:func:`dpgraph.engine.twocsp.label_graph_bytes`
-    without pairs) and per variable its constraint weights and the assignment returned (about
-    200 B). From the public ``n`` and ``q`` only (docs/privacy.md 11.1): the constraints' pairs
-    are private, and the label-extended graph prices them itself when it is built."""
+    without pairs) and per variable its constraint weights, the assignment returned and its
+    name in ``diagnostics["order"]`` (about 130 B measured at ``n = 10^5``; 200 B priced).
+    From the public ``n`` and ``q`` only (docs/privacy.md 11.1): the constraints' pairs are
+    private, and the label-extended graph prices them itself when it is built."""
     from dpgraph.engine.twocsp import label_graph_bytes
     from dpgraph.memory import check_memory
 
@@ -371,16 +372,59 @@ def _max_2csp_local(instance, *, ledger: PrivacyLedger, rng, estimate_share: flo
         assignment=dict(zip(instance.variables, map(int, x))), estimated_value=estimate,
         estimate_interval=interval,
         synthetic_value=None, sdp_bound=None, ledger=ledger, private_graph=None, solver=None,
-        diagnostics={"route": "local", "order": order, "objective": "local decisions",
+        diagnostics={"route": "local", "order": _names_in_order(instance.variables, order),
+                     "objective": "local decisions",
                      "candidates": ("local decisions",), "candidate_assignments": 1,
                      "released_total_weight": total,
                      "unspent": "pure epsilon-DP route: delta is not spent",
                      **{f"requested_{k}": v for k, v in (requested or {}).items()}})
 
 
-def _objective_names(pg, candidates, rank) -> tuple:
+def _max_2csp_forced(instance, *, ledger: PrivacyLedger, rng, estimate_share: float,
+                     requested: dict | None = None, estimate: bool = True):
+    """Max-2-CSP over a one-value alphabet (``q = 1``): every variable takes value 0, the only
+    assignment, returned without reading the constraints. With ``estimate``, the total weight
+    and the assignment's value are released as on every route (docs/privacy.md 6.5, 6.6), the
+    value with the whole budget the total weight leaves (no release or choice needs a share,
+    so ``estimate_share`` is not read); without, nothing is spent."""
+    epsilon = ledger.epsilon
+    eps_total = CSP_TOTAL_SHARE * epsilon if estimate else 0.0
+    eps_estimate = left(epsilon, eps_total) if estimate else 0.0
+    x = np.zeros(instance.n, dtype=np.int64)
+    total, upper = _release_total_weight(instance, epsilon=eps_total, ledger=ledger, rng=rng)
+    value, interval = None, None
+    if eps_estimate > 0:
+        value, interval = _release_value(instance.value(x), epsilon=eps_estimate, upper=upper,
+                                         ledger=ledger, rng=rng)
+    return PrivateCSPResult(
+        assignment=dict.fromkeys(instance.variables, 0), estimated_value=value,
+        estimate_interval=interval, synthetic_value=None, sdp_bound=None, ledger=ledger,
+        private_graph=None, solver=None,
+        diagnostics={"route": "forced", "objective": "forced (q = 1)",
+                     "candidates": ("forced (q = 1)",), "candidate_assignments": 1,
+                     "released_total_weight": total,
+                     "unspent": "q = 1: the answer is forced (every variable takes value 0) "
+                                + ("and the budget goes to its estimate, pure epsilon-DP: delta "
+                                   "is not spent" if estimate
+                                   else "and estimate=False: nothing is drawn"),
+                     **{f"requested_{k}": v for k, v in (requested or {}).items()}})
+
+
+def _names_in_order(variables, order: np.ndarray) -> tuple:
+    """The variables' names (``range(n)`` or :attr:`CSPInstance.names`) at the positions
+    ``order``, as the assignment names them (Python ints for an unnamed instance)."""
+    if isinstance(variables, range):
+        return tuple(order.tolist())
+    return tuple(variables[i] for i in order.tolist())
+
+
+def _objective_names(pg, candidates, rank, *, block_informative: bool = True) -> tuple:
     """The objectives to solve: ``candidates`` as in :func:`dpgraph.max_cut`, plus
-    ``"posterior-block"`` (asked for by name, or by ``"auto"`` on the randomized-response route)."""
+    ``"posterior-block"`` (asked for by name, or by ``"auto"`` on the randomized-response route
+    where ``block_informative``: with ``relation_size = q*q`` the block prior puts every pair
+    of an active block in the relation, so the pairs of a block share one weight and every
+    assignment has the same value; its solve would only add arbitrary candidates to the
+    private choice)."""
     if isinstance(candidates, str):
         asked = [candidates]
     else:
@@ -402,7 +446,7 @@ def _objective_names(pg, candidates, rank) -> tuple:
             offered = (*pg.objective_names(rank), *((BLOCK_OBJECTIVE,) if rr else ()))
             raise ValueError(f"candidates={candidates!r}: this release "
                              f"({pg.diagnostics.get('route')} route) offers {offered}") from None
-    if rr and (BLOCK_OBJECTIVE in asked or asked == ["auto"]):
+    if rr and (BLOCK_OBJECTIVE in asked or (asked == ["auto"] and block_informative)):
         names = (*names, BLOCK_OBJECTIVE)
     if not names:
         raise ValueError(f"candidates={candidates!r} names no objective")
@@ -506,7 +550,10 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     Parameters
     ----------
     instance : dpgraph.engine.CSPInstance
-        Constraint weights must lie in [0, 1].
+        Constraint weights must lie in [0, 1]. With ``q = 1`` the answer is forced (every
+        variable takes value 0): it is returned without a release, and with ``estimate`` the
+        whole budget goes to its estimate (the total weight's 0.5% and the value's rest; delta
+        unspent; ``diagnostics["route"]`` is ``"forced"``; docs/privacy.md 6.6).
     epsilon, delta : float
         Budget for one constraint added or removed (``delta=0``: pure DP, the local route).
     rank : int or None
@@ -528,7 +575,8 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
         Objectives of the release to solve (:meth:`PrivateGraph.objective_names`, and
         ``"posterior-block"``, :func:`block_posterior_weights`, on the randomized-response
         route); ``"auto"``: those :func:`dpgraph.max_cut` would solve plus ``"posterior-block"``
-        where the route is randomized response.
+        where the route is randomized response and ``relation_size`` is below ``q*q`` (at
+        ``q*q`` its prior allows every pair of a block, and it values every assignment alike).
     solver_options : dict
         Passed to :func:`dpgraph.engine.solve_label_csp`. The local route reads neither this
         nor ``candidates``: unknown names and options are refused there too, and values given
@@ -576,19 +624,25 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     requested = {"rank": rank, "relation_size": relation_size}  # as the caller gave them
     s, rank = _checked_call(instance, relation_size, estimate_share, select_share, rank,
                             local=local)
-    _check_sampler_range(epsilon, estimate_share if estimate else 0.0, local=local)
-    if local:  # names and options the local route does not read: refused if no route takes them
+    forced = instance.q == 1  # one value: every variable takes it, nothing to release
+    if forced and not local:
+        _check_dense_release(instance.n, 1, privatize_options)  # a route max_2csp takes
+    share = (1.0 - CSP_TOTAL_SHARE) if forced else estimate_share  # forced: all to the value
+    _check_sampler_range(epsilon, share if estimate else 0.0, local=local and not forced)
+    if local or forced:  # names and options not read: refused if no route takes them
         _check_engine_options(candidates, solver_options)
     gen = make_rng(rng)
     ledger = PrivacyLedger(epsilon=epsilon, delta=delta)
-    if local:
-        res = _max_2csp_local(instance, ledger=ledger, rng=gen, estimate_share=estimate_share,
-                              requested=requested, estimate=estimate)
+    if local or forced:
+        run = _max_2csp_forced if forced else _max_2csp_local
+        res = run(instance, ledger=ledger, rng=gen, estimate_share=estimate_share,
+                  requested=requested, estimate=estimate)
         unused = _unused_on_local(candidates, solver_options)
         if unused:  # said, not silently dropped (as max_cut says it)
-            res.diagnostics["options_note"] = (f"{unused} not used: they shape the solves of "
-                                               f"a dense route's release, and the local route "
-                                               f"labels one variable at a time")
+            res.diagnostics["options_note"] = (
+                f"{unused} not used: they shape the solves of a dense route's release, and "
+                + ("with q = 1 the answer is forced" if forced
+                   else "the local route labels one variable at a time"))
         return res
     if delta == 0 and not route_spec(route).pure:
         raise ValueError(f"delta=0 asks for pure epsilon-DP: leave privatize_options['route'] "
@@ -608,7 +662,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     total, upper = _release_total_weight(instance, epsilon=eps_total, ledger=ledger, rng=gen)
     pg, dlt_0 = _release_label_graph(instance, s, rank, eps_p, delta, privatize_options,
                                      ledger, gen)
-    names = _objective_names(pg, candidates, rank)
+    names = _objective_names(pg, candidates, rank, block_informative=s < instance.q ** 2)
     outs = _solve_label_objectives(pg, names, instance.n, instance.q, s, solver_options, gen)
     pool, owner = _assignment_pool(outs)
     chosen, estimate, interval = _choose_and_estimate(instance, pool, names, eps_select,
@@ -641,6 +695,8 @@ def _checked_call(instance, relation_size, estimate_share, select_share, rank, *
     if estimate_share + select_share >= 1:
         raise ValueError("estimate_share + select_share must be < 1 (the rest privatizes)")
     N = instance.n * instance.q
+    if instance.q == 1:  # the answer is forced: no release, whose rank a caller's is not
+        return s, rank
     if rank is None:
         rank = max(1, min(DEFAULT_RANK, N - 2))
     if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or not 1 <= rank < N - 1:

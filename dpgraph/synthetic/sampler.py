@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from dpgraph.graph import GraphData, canonical_graph, label_sequence
+from dpgraph.graph import GraphData, canonical_graph, label_sequence, matrix_labels
 from dpgraph.privacy import make_rng
 from dpgraph.progress import progress
 from dpgraph.synthetic.block_model import check_blocks
@@ -822,7 +822,8 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
         mean. Default None: not done.
     rng : None, int or numpy.random.Generator
     labels : sequence, optional
-        Node labels of the result (default ``0..n-1``).
+        Node labels of the result (default ``0..n-1``): one per node, hashable, unique (a
+        repeated label is refused, named) and not None; NumPy scalars become Python values.
     max_rounds : int
 
     Returns
@@ -846,6 +847,12 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
     d = np.asarray(degrees, dtype=float)
     if d.shape != (n,) or not np.all(np.isfinite(d)) or (d < 0).any():
         raise ValueError(f"degrees must be {n} finite non-negative numbers")
+    lab = range(n)  # a range stays O(1)
+    if labels is not None:  # checked before the draws: hashable, unique, one per node
+        lab = label_sequence(labels)
+        if len(lab) != n:
+            raise ValueError(f"labels: {len(lab)} labels for {n} nodes")
+        lab = matrix_labels(lab, n)
     C = np.asarray(block_counts)
     if C.shape != (k, k):
         raise ValueError(f"block_counts must be {k} x {k} for {k} blocks, got {C.shape}")
@@ -896,6 +903,5 @@ def sample_block_model(blocks, block_counts, degrees, *, inside=None, rng=None, 
         if block_tolerance is not None:
             keys = restore_degrees(keys, n, d, b, fixed=groups_keys, rng=gen,
                                    tolerance=float(block_tolerance))
-    lab = range(n) if labels is None else label_sequence(labels)  # a range stays O(1)
     # canonical by construction (symmetric_from_keys): no O(m) re-check in as_graph_data
     return canonical_graph(symmetric_from_keys(keys, n), lab)
