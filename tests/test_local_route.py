@@ -523,6 +523,7 @@ def test_backward_sides_are_also_balanced_by_the_forward_confidence():
                           fields=np.array([3.0, 0.2, 1.0, 2.0, 1.0, 1.0]),
                           degrees=np.array([8.0, 1.0, 1.0, 2.0, 1.0, 1.0]),
                           confidence=np.array([0.5, 4.0, 3.0, 2.0, 1.0, 1.0]))
+    rel.candidate_confidence = (np.abs(rel.fields), rel.confidence)
     cands, names = _candidates("bisection", rel, ["forward", "backward"])
     assert names == ["balanced forward", "balanced backward",
                      "balanced backward (forward confidence)"]
@@ -533,6 +534,50 @@ def test_backward_sides_are_also_balanced_by_the_forward_confidence():
     cut_cands, cut_names = _candidates("maxcut", rel, ["forward", "backward"])
     assert "balanced backward (forward confidence)" in cut_names
     assert any((cut_cands[:, k] == cands[:, 2]).all() for k in range(cut_cands.shape[1]))
+
+
+def test_each_candidate_is_balanced_by_its_own_confidence(monkeypatch):
+    """docs/privacy.md 14.5: with a backward pass and sweeps, the backward sides are balanced by
+    the backward pass's confidence ``|f + k b|`` (not the last sweep's ``|g|``, which the sweeps
+    overwrite), the refined sides by the last sweep's and the forward sides by ``max(|f|, d^ /
+    2)``: the pool equals ``balance_sides`` of each candidate with the confidence its own pass
+    returned, captured from the passes of one release."""
+    import dpgraph.release.routes.local as local_module
+    from dpgraph.private_input import input_graph
+    from dpgraph.solve.cut_local import BALANCE_DEGREE_WEIGHT, _candidates
+
+    seen = {}
+
+    def backward(*args, **kwargs):
+        y, conf = backward_pass(*args, **kwargs)
+        seen["backward"] = conf.copy()
+        return y, conf
+
+    sweep = local_module._refine_sweep
+
+    def refine(weights, order, x, confidence, *args, **kwargs):
+        sweep(weights, order, x, confidence, *args, **kwargs)
+        seen["sweep"] = confidence.copy()
+
+    monkeypatch.setattr(local_module, "backward_pass", backward)
+    monkeypatch.setattr(local_module, "_refine_sweep", refine)
+    g = nx.bipartite.random_graph(100, 200, 0.1, seed=4)  # best cut 100 / 200: unbalanced
+    data = input_graph(g, weight=None)
+    plan = LocalPlan(order_spread=1.0, backward_share=0.3, refine_share=0.3,
+                     sweep_weights=(1.0, 1.0, 2.0), first_batch=4, batch_growth=0.3)
+    rel = local_module.release_local_sides(data, epsilon=2.0, ledger=PrivacyLedger(), rng=5,
+                                           plan=plan)
+    fwd, back, refined = rel.candidates.T
+    assert abs(back.sum()) > 10 and abs(refined.sum()) > 10  # balancing moves many nodes
+    assert not np.array_equal(balance_sides(back, seen["backward"]),
+                              balance_sides(back, seen["sweep"]))  # the two confidences differ
+    conf_fwd = np.maximum(np.abs(rel.fields), BALANCE_DEGREE_WEIGHT * np.maximum(rel.degrees, 0))
+    cands, names = _candidates("bisection", rel, ["forward", "backward", "refined"])
+    pool = dict(zip(names, cands.T))
+    assert np.array_equal(pool["balanced forward"], balance_sides(fwd, conf_fwd))
+    assert np.array_equal(pool["balanced backward"], balance_sides(back, seen["backward"]))
+    assert np.array_equal(pool["balanced refined"], balance_sides(refined, seen["sweep"]))
+    assert np.array_equal(rel.confidence, seen["sweep"])  # the last pass's, as before
 
 
 def test_backward_pass_weighs_its_field_by_the_released_signal_share():

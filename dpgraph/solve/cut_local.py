@@ -119,16 +119,17 @@ def _candidates(problem: str, rel, names: list, extra=None,
     """The distinct candidate partitions (up to the global flip) and their names: for Max-Cut the
     route's sides *and* their balanced versions (so that the cut is never below what the
     bisection finds), for Max-Bisection the balanced versions only (docs/privacy.md 14.5).
-    Post-processing of the release. The balancing uses the confidence of the last pass (for
-    the forward sides ``max(|f_v|, BALANCE_DEGREE_WEIGHT d^_v)``, released values only); the
-    sides after a backward pass or a sweep are also balanced by the forward confidence."""
+    Post-processing of the release. Each candidate is balanced by the confidence of the pass
+    that produced it (``rel.candidate_confidence``; for the forward sides ``max(|f_v|,
+    BALANCE_DEGREE_WEIGHT d^_v)``, released values only); the sides after a backward pass or a
+    sweep are also balanced by the forward confidence."""
     conf_fwd = np.where(np.isnan(rel.fields), np.inf,
                         np.maximum(np.abs(rel.fields),
                                    BALANCE_DEGREE_WEIGHT * np.maximum(rel.degrees, 0.0)))
     cols, out = [], []
     for j, name in enumerate(names):
         x = rel.candidates[:, j]
-        conf = conf_fwd if j == 0 else rel.confidence
+        conf = conf_fwd if j == 0 else rel.candidate_confidence[j]
         balanced = balance_sides(x, conf)
         pairs = [(balanced, f"balanced {name}")]
         if j > 0:  # also by the forward confidence (above)

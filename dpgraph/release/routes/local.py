@@ -262,6 +262,11 @@ class LocalRelease:
     confidence : ndarray
         ``|released field|`` of each node's last decision (``inf`` for core nodes): how firmly
         the release put it on its side; post-processing uses it to balance sides.
+    candidate_confidence : tuple of ndarray
+        One per column of ``candidates``: the confidence of the pass that produced it (the
+        forward pass's ``|f_v|``, the backward pass's ``|f_v + k b_v|``, the last sweep's
+        ``|g_v|``; ``inf`` for core nodes), so that each candidate is balanced by its own
+        (docs/privacy.md 14.5); the last is ``confidence``.
     plan : LocalPlan
 
     Examples
@@ -282,6 +287,7 @@ class LocalRelease:
     plan: LocalPlan
     edge_count: float
     diagnostics: dict = field(default_factory=dict)
+    candidate_confidence: tuple = ()
 
 
 def release_order(degrees, *, epsilon: float, ledger: PrivacyLedger, rng,
@@ -475,7 +481,7 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
                        "endpoint's field; inside-batch pairs never (docs/privacy.md 14.2)")
     forward_pass(weights, order, x, fields, bounds, epsilon=eps_1, ledger=ledger, rng=rng)
     confidence = np.where(np.isnan(fields), np.inf, np.abs(fields))
-    candidates = [x.copy()]
+    candidates, confidences = [x.copy()], [confidence]
     if plan.backward_share > 0:
         report("local route: backward pass")
         ledger.charge("local route: backward pass", mechanism="discrete laplace",
@@ -486,8 +492,10 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
         x, confidence = backward_pass(weights, order, x, np.nan_to_num(fields), bounds,
                                       epsilon=eps_b, ledger=ledger, rng=rng)
         candidates.append(x.copy())
+        confidences.append(confidence)
     if plan.refine_share > 0:
         all_bounds = batch_bounds(0, n, plan.first_batch, plan.batch_growth)
+        confidence = confidence.copy()  # the sweeps write a copy: the earlier ones stay
         for k, eps_k in enumerate(sweep_budgets(eps_2, plan.sweep_weights), 1):
             count = len(plan.sweep_weights)
             name = "local route: refinement sweep" + (f" {k}/{count}" if count > 1 else "")
@@ -500,12 +508,13 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
             _refine_sweep(weights, order, x, confidence, all_bounds, epsilon=eps_k,
                           ledger=ledger, rng=rng)
         candidates.append(x.copy())
+        confidences.append(confidence)
     diagnostics = {"route": "local", "core": k, "refine_share": plan.refine_share,
                    "batches": len(bounds), "released_edge_count": m_hat,
                    "released_density": 2.0 * m_hat * eps_m / max(n, 1)}
     return LocalRelease(order=order, degrees=dhat, candidates=np.stack(candidates, axis=1),
                         fields=fields, confidence=confidence, plan=plan, edge_count=m_hat,
-                        diagnostics=diagnostics)
+                        diagnostics=diagnostics, candidate_confidence=tuple(confidences))
 
 
 def label_scores(label_adjacency, rows: np.ndarray, z: np.ndarray, q: int) -> np.ndarray:
