@@ -92,3 +92,16 @@ def nx_backend_paths(tmp_path_factory) -> list:
     (info / "entry_points.txt").write_text(
         f"[networkx.backends]\ndpgraph = {_pyproject_backend_entry_point()}\n")
     return [str(root)]
+
+
+@pytest.fixture
+def quiet_seeds():
+    """ReproducibleNoiseWarning (an int seed makes the noise reproducible) silenced for a test
+    that passes seeds on purpose: ``pytestmark = pytest.mark.usefixtures("quiet_seeds")``."""
+    import warnings
+
+    import dpgraph
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dpgraph.privacy.ReproducibleNoiseWarning)
+        yield

@@ -2,7 +2,6 @@
 and alphabets, graph_statistics / synthetic_report, CSPInstance relations,
 sample_block_model's labels): each test a defect found and fixed."""
 
-import warnings
 
 import networkx as nx
 import numpy as np
@@ -15,11 +14,7 @@ from dpgraph.lab.evaluate import graph_statistics, synthetic_report
 DIFFER = {(0, 1), (1, 0)}
 
 
-@pytest.fixture(autouse=True)
-def _quiet_seeds():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dpgraph.privacy.ReproducibleNoiseWarning)
-        yield
+pytestmark = pytest.mark.usefixtures("quiet_seeds")
 
 
 def _cycle(n, q=2):

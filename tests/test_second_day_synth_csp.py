@@ -3,7 +3,6 @@ PrivateGraph.sample, max_2csp, CSPInstance, read_csp / write_csp, ``dpgraph synt
 ``dpgraph max2csp``): each test a defect found and fixed."""
 
 import json
-import warnings
 
 import networkx as nx
 import numpy as np
@@ -16,11 +15,7 @@ from dpgraph.engine import CSPInstance, max_k_cut_instance
 DIFFER = {(0, 1), (1, 0)}
 
 
-@pytest.fixture(autouse=True)
-def _quiet_seeds():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dpgraph.privacy.ReproducibleNoiseWarning)
-        yield
+pytestmark = pytest.mark.usefixtures("quiet_seeds")
 
 
 def test_max2csp_out_gives_each_node_its_own_value_when_the_file_is_not_sorted(tmp_path, capsys):
