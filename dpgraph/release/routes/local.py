@@ -100,9 +100,12 @@ BATCH_GROWTH = 0.01
 #   leading orientation, so a few cheap sweeps join the domains and a last, larger one settles
 #   the nodes that the cheap ones' noise left on the wrong side (planted-200000-50 at eps 4,
 #   the release at 0.9 eps, seeds 0-2: backward 0.81 / 0.89 / 0.76 of the reference; one sweep
-#   0.990 / 0.999 / 0.912; these sweeps 1.000 / 1.000 / 1.000). On graphs of up to ~10^4 nodes
-#   one sweep cost the passes more than it gave (facebook and ca-hepph at eps 2 and 4: up to 0.014
-#   below; benchmarks/NOTES.md, "Why "auto" misses the matrix-free route").
+#   0.990 / 0.999 / 0.912; these sweeps 1.000 / 1.000 / 1.000). The sweeps amplify an
+#   orientation the passes leave, they do not create one: max_cut as called there failed at 2
+#   of 5 seeds (0.858, 0.762), where the backward sides' overlap with the planted cut was 0.04
+#   or less (benchmarks/NOTES.md, "the failing seeds of planted-200000-50"). On graphs of up
+#   to ~10^4 nodes one sweep cost the passes more than it gave (facebook and ca-hepph at eps 2
+#   and 4: up to 0.014 below; benchmarks/NOTES.md, "Why "auto" misses the matrix-free route").
 SPREAD_RAMP, ORDER_SPREAD_MAX = (8.0, 24.0), 1.0
 BACKWARD_RAMP, BACKWARD_SHARE_MAX = (30.0, 80.0), 0.4
 # The backward pass weighs each released backward field by its signal share (window_share) over
