@@ -194,7 +194,8 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
       read as their decimal digits (``7`` becomes ``'7'``; leading zeros that were never
       stored do not come back), string columns as stored; columns of other types are refused.
     * ``"int"``: every id must be an integer: a CSV id that is not (``x``, ``1.0``) is refused
-      with its file and line, a Parquet id column that is not of an integer type with its file and column.
+      with its file and line, a Parquet id column that is not of an integer type with its file
+      and column.
 
     In CSV files only an empty field is a missing id (refused with its line): ``NA`` or
     ``null`` is a name, as in :func:`dpgraph.read_graph`.
@@ -237,7 +238,8 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
         refusal = text_edge_files_error(spec, files)
         if refusal is not None:
             raise refusal
-        sep = _csv_separator(files, spec)
+        heads = [_csv_head(f) for f in files]
+        sep = _csv_separator(files, heads, spec)
         packed = [f.lower().endswith(".gz") for f in files]
         if any(packed) and not all(packed):
             # dask decides the compression once, for every file: the others were read as
@@ -247,7 +249,6 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
                              f"not ({os.path.basename(files[packed.index(False)])}); compress "
                              f"all of them or none")
         gz = all(packed)
-        heads = [_csv_head(f, sep) for f in files]
         _check_csv_heads(files, heads, spec)
         rule, first_int = _csv_ids_rule(files, heads, ids, sep, spec)
         skips = [h.number - 1 for h in heads]
@@ -328,10 +329,13 @@ class _CsvHead(NamedTuple):
     first: tuple | None
 
 
-def _csv_head(path: str, sep: str) -> _CsvHead:
+def _csv_head(path: str, sep: str | None = None) -> _CsvHead:
     """:class:`_CsvHead` of ``path``, by :func:`dpgraph.io.text.read_csv`'s rule: blank lines
-    and lines starting with ``#`` before the header row are skipped."""
+    and lines starting with ``#`` before the header row are skipped; its columns split at
+    ``sep`` (default: the header row's own, :func:`dpgraph.io.text.csv_separator`)."""
     import csv
+
+    from dpgraph.io.text import csv_separator
 
     comments, number, header, first = [], 0, "", None
     with open_text(path) as fh:
@@ -346,20 +350,17 @@ def _csv_head(path: str, sep: str) -> _CsvHead:
                 comments.append((k, line))
                 continue
             number, header = k, line
+    sep = sep or csv_separator(header)
     columns = next(csv.reader([header], delimiter=sep)) if number else []
     return _CsvHead(comments, number, header, columns, first)
 
 
-def _header_separator(header: str) -> str:
-    """A CSV header row's separator, as :func:`dpgraph.io.text.read_csv` tells it: a tab
-    where the row has tabs and no comma, else a comma."""
-    return "\t" if "\t" in header and "," not in header else ","
+def _csv_separator(files: list, heads: list, spec: str) -> str:
+    """The one separator of the CSV ``files`` (:func:`dpgraph.io.text.csv_separator` of each
+    header row in ``heads``); files that differ are refused, naming one of each."""
+    from dpgraph.io.text import csv_separator
 
-
-def _csv_separator(files: list, spec: str) -> str:
-    """The one separator of the CSV ``files`` (:func:`_header_separator` of each header
-    row); files that differ are refused, naming one of each."""
-    seps = [_header_separator(_csv_head(f, ",").header) for f in files]
+    seps = [csv_separator(h.header) for h in heads]
     if len(set(seps)) > 1:
         tab = os.path.basename(files[seps.index("\t")])
         comma = os.path.basename(files[seps.index(",")])
@@ -385,8 +386,6 @@ def edge_file_columns(path, sep: str | None = None) -> list:
     ext = edge_file_extension(path)
     if ext in PARQUET_EXTENSIONS:
         return _file_columns(path, None)
-    if sep is None:
-        sep = _header_separator(_csv_head(os.fspath(path), ",").header)
     return _csv_head(os.fspath(path), sep).columns
 
 
@@ -394,12 +393,14 @@ def _check_csv_heads(files: list, heads: list, spec: str) -> None:
     """Refuse a CSV edge file without a header row: only comment lines, a first row of
     numbers (an edge, as :func:`dpgraph.io.text.read_csv` refuses it), or a first line
     starting with ``%`` (a comment in other edge-list formats, not in CSV files)."""
+    from dpgraph.io.text import is_number
+
     for f, head in zip(files, heads):
         if not head.number:
             raise ValueError(f"{spec}: {os.path.basename(f)} has no header row (only blank or "
                              f"'#' comment lines); CSV edge files start with their header row "
                              f"(e.g. 'u,v' or 'u,v,weight')")
-        if len(head.columns) >= 2 and all(_is_number(c) for c in head.columns[:2]):
+        if len(head.columns) >= 2 and all(is_number(c) for c in head.columns[:2]):
             # (read_graph's refusal: the first edge was read as the column names, and lost)
             raise ValueError(f"{spec}: {os.path.basename(f)}, line {head.number}: the first "
                              f"row {head.header.strip()!r} holds numbers, not column names; "
@@ -411,14 +412,6 @@ def _check_csv_heads(files: list, heads: list, spec: str) -> None:
                              f"CSV edge files only lines starting with '#' are comments (as "
                              f"dpgraph.read_graph reads CSV): start the line with '#', or remove "
                              f"it")
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _csv_ids_rule(files: list, heads: list, ids: str, sep: str, spec: str) -> tuple:
@@ -491,9 +484,11 @@ def _any_integer_id(labels: np.ndarray) -> bool:
     (:func:`dpgraph.io.text.is_integer_id`), in one vectorized pass."""
     import pandas as pd
 
+    from dpgraph.io.text import INTEGER_ID
+
     text = pd.Series(labels, dtype=object)
     text = text[text.map(type) == str]
-    return bool(text.str.fullmatch(r"\s*[+-]?[0-9]+\s*").any())
+    return bool(text.str.strip().str.fullmatch(INTEGER_ID.pattern).any())
 
 
 def _first_bad_csv_row(files: list, sep: str, heads: list, rule: str = "str") -> str | None:

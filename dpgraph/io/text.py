@@ -214,7 +214,7 @@ def read_snap(path, *, symmetrize: str | None = None, duplicates: str = "max",
     if ids == "auto":  # the writer's '# ids: str' line (write_snap) says what the ids are
         ids = declared_ids(line for _, line in comments_before) or "auto"
     header = looks_like_header(tokens)
-    if header and (ids == "int" or (ncols == 3 and not _is_number(tokens[2]))):
+    if header and (ids == "int" or (ncols == 3 and not is_number(tokens[2]))):
         raise header_row_error(path, fnum, fline)
     if ids != "str" and not directed and prefer_arrow(path):  # large simple files: streamed
         from dpgraph.io.stream import read_edge_stream
@@ -269,7 +269,7 @@ def _warn_if_counts_header(path, number, line, tokens, data: GraphData, lines) -
     lines' distinct ids, the second within 5% of the number of the other lines (``lines - 1``;
     ``lines`` the edge lines read, None when unknown) or of their distinct pairs. O(log n):
     the two ids are found in the sorted labels, their neighbours in the CSR."""
-    if len(tokens) != 2 or not all(_INTEGER_ID.fullmatch(t) for t in tokens) or not data.n:
+    if len(tokens) != 2 or not all(INTEGER_ID.fullmatch(t) for t in tokens) or not data.n:
         return
     a, b = int(tokens[0]), int(tokens[1])
     if a == b or a < 1 or b < 1:
@@ -331,7 +331,8 @@ def _arrow_table(path, ncols: int, *, skip: int, first: str) -> dict | None:
     return {c: t.column(c).to_numpy() for c in cols}
 
 
-_INTEGER_ID = re.compile(r"[+-]?[0-9]+")
+#: an integer node id (ASCII digits, a sign allowed), surrounding spaces stripped first
+INTEGER_ID = re.compile(r"[+-]?[0-9]+")
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
@@ -344,12 +345,26 @@ HEADER_NAMES = frozenset({
 _IDS_LINE = re.compile(r"^\s*[#%]\s*ids:\s*(auto|int|str)\b", re.IGNORECASE)
 
 
-def _is_number(token: str) -> bool:
+def is_number(token: str) -> bool:
+    """Whether ``token`` reads as a number (``float`` accepts it).
+
+    >>> is_number("1e3"), is_number("u")
+    (True, False)
+    """
     try:
         float(token)
     except ValueError:
         return False
     return True
+
+
+def csv_separator(header: str) -> str:
+    r"""A CSV header row's separator: a tab where the row has tabs and no comma, else a comma.
+
+    >>> csv_separator("u\tv"), csv_separator("u,v")
+    ('\t', ',')
+    """
+    return "\t" if "\t" in header and "," not in header else ","
 
 
 def looks_like_header(tokens) -> bool:
@@ -360,7 +375,7 @@ def looks_like_header(tokens) -> bool:
         return False
     a, b = (t.strip().lower() for t in tokens[:2])
     return (a != b and a in HEADER_NAMES and b in HEADER_NAMES
-            and (len(tokens) < 3 or not _is_number(tokens[2])))
+            and (len(tokens) < 3 or not is_number(tokens[2])))
 
 
 def header_row_error(path, number, line, *, edge_possible: bool = False) -> GraphFormatError:
@@ -425,7 +440,7 @@ def ids_comment(labels) -> str | None:
                 every_int = False
         else:
             every_int = False
-            if not int_like and _INTEGER_ID.fullmatch(str(x).strip()):
+            if not int_like and INTEGER_ID.fullmatch(str(x).strip()):
                 int_like = True
         if int_like and not every_int:
             return ("# ids: str (node ids are names, digits included: read_graph reads them as "
@@ -472,9 +487,9 @@ def _string_table(path, ncols: int, ids: str = "str", header=None) -> dict:
         if ids != "str":
             if first is None:
                 first = (number, line)
-                first_is_int = ids == "int" or bool(_INTEGER_ID.fullmatch(tokens[0]))
+                first_is_int = ids == "int" or bool(INTEGER_ID.fullmatch(tokens[0]))
             for token in tokens[:2]:
-                if bool(_INTEGER_ID.fullmatch(token)) != first_is_int:
+                if bool(INTEGER_ID.fullmatch(token)) != first_is_int:
                     raise _id_rule_error(path, number, token, first, first_is_int,
                                          ids == "int", header=header is not None)
         u.append(tokens[0])
@@ -614,7 +629,7 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
                                problem="'%' is not a comment in CSV files: only lines starting "
                                        "with '#' before the header row are; start the line with "
                                        "'#', or remove it")
-    delimiter = "\t" if "\t" in hline and "," not in hline else ","
+    delimiter = csv_separator(hline)
     try:
         columns = [c.strip() for c in next(csv.reader([hline], delimiter=delimiter))]
     except csv.Error as exc:
@@ -625,7 +640,7 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
                                problem=f"{len(columns)} column name(s) in the header row"
                                + other_separator_hint(hline)
                                if len(columns) < 2 else "an empty column name")
-    if all(_is_number(c) for c in columns[:2]):
+    if all(is_number(c) for c in columns[:2]):
         raise GraphFormatError(path, hnum, hline, _CSV_HEADER + "; add a header row",
                                problem="the first row holds numbers, not column names")
     if ids == "auto":
@@ -695,7 +710,7 @@ def csv_row_lines(path, rows) -> list:
     hnum, delimiter = None, ","
     for number, line in scan_lines(path):
         if line.strip() and not line.lstrip().startswith("#"):
-            hnum, delimiter = number, ("\t" if "\t" in line and "," not in line else ",")
+            hnum, delimiter = number, csv_separator(line)
             break
     if hnum is None:
         return []
@@ -748,7 +763,7 @@ def is_integer_id(token) -> bool:
     >>> is_integer_id("007"), is_integer_id(" -3 "), is_integer_id("1.0"), is_integer_id("x")
     (True, True, False, False)
     """
-    return bool(_INTEGER_ID.fullmatch(str(token).strip()))
+    return bool(INTEGER_ID.fullmatch(str(token).strip()))
 
 
 def _token_shape(token) -> str:
@@ -835,9 +850,9 @@ def _csv_rows(path, hnum, hline, delimiter, columns, wcol, ids):
             if ids != "str":
                 if first is None:
                     first = (number, line)
-                    first_is_int = ids == "int" or bool(_INTEGER_ID.fullmatch(a))
+                    first_is_int = ids == "int" or bool(INTEGER_ID.fullmatch(a))
                 for token in (a, b):
-                    if bool(_INTEGER_ID.fullmatch(token)) != first_is_int:
+                    if bool(INTEGER_ID.fullmatch(token)) != first_is_int:
                         raise _id_rule_error(path, number, token, first, first_is_int,
                                              ids == "int")
                 if first_is_int:
