@@ -1124,7 +1124,7 @@ def _merge(A: sp.coo_array, duplicates: str, *, source: str, warn: bool, pair_ke
     first[1:] = sorted_key[1:] != sorted_key[:-1]
     repeats = int(order.size - np.count_nonzero(first))
     if repeats == 0:
-        return A.tocsr()
+        return M
     starts = np.flatnonzero(first)
     pairs = int(np.count_nonzero(np.diff(np.append(starts, order.size)) > 1))
     message = duplicates_message(source, repeats, pairs, duplicates)

@@ -28,14 +28,6 @@ from dpgraph.io.text import weight_column, write_columns
 from dpgraph.memory import check_memory
 
 
-def _overflow(path, exc: WeightSumOverflowError, lines=None) -> GraphFormatError:
-    """``exc`` (weights whose sums overflow) naming ``path`` in place of the source the
-    converter knew (``networkx.Graph``, the file under another spelling), and for a node pair
-    its ``lines`` where given: a :class:`~dpgraph.io.base.WeightSumFormatError`, as every
-    reader raises it."""
-    return weight_sum_format_error(path, exc, lines)
-
-
 def _wrap(path, exc, expected) -> GraphFormatError:
     line = None
     if isinstance(exc, ET.ParseError) and getattr(exc, "position", None):
@@ -178,7 +170,7 @@ def read_mtx(path, *, symmetrize: str | None = None, duplicates: str = "max") ->
                 # mirrored entries of skew-symmetric storage, past them, have no line)
                 lines = data_line_numbers(path, [k for k in exc.entries if k < int(entries)],
                                           comments=("%",), skip=1)
-            raise _overflow(path, exc, lines) from None
+            raise weight_sum_format_error(path, exc, lines) from None
         except ValueError as exc:
             if "repeated" in str(exc):
                 raise GraphFormatError(path, None, None, "each entry once, or duplicates='max' "
@@ -212,7 +204,7 @@ def read_mtx(path, *, symmetrize: str | None = None, duplicates: str = "max") ->
     try:
         return from_matrix(A, range(1, A.shape[0] + 1), symmetrize=symmetrize, source=str(path))
     except WeightSumOverflowError as exc:
-        raise _overflow(path, exc) from None
+        raise weight_sum_format_error(path, exc) from None
     except ValueError as exc:
         raise GraphFormatError(path, 1, first.rstrip("\r\n"), "a symmetric matrix, or "
                                "symmetrize='max', 'sum' or 'mean'", problem=str(exc)) from None
@@ -277,7 +269,7 @@ def _nx_read(path, reader, expected, *, symmetrize, duplicates, weight, price,
     try:
         return _converted(G, path, weight=weight, symmetrize=symmetrize, duplicates=duplicates)
     except WeightSumOverflowError as exc:
-        raise _overflow(path, exc) from None
+        raise weight_sum_format_error(path, exc) from None
     except ValueError as exc:
         raise GraphFormatError(path, None, None, "an undirected graph, or symmetrize='max', "
                                "'sum' or 'mean'" if "directed" in str(exc) else expected,
@@ -690,7 +682,7 @@ def read_pajek(path, *, symmetrize=None, duplicates="max", weight="weight") -> G
                          symmetrize=symmetrize, source=str(path))
     except WeightSumOverflowError as exc:
         lines = None if exc.entries is None else [where[k] for k in exc.entries]
-        raise _overflow(path, exc, lines) from None
+        raise weight_sum_format_error(path, exc, lines) from None
     except ValueError as exc:
         expected = "each edge once (or duplicates='max' or 'sum')" if "repeated" in str(exc) \
             else _PAJEK
