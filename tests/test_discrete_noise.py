@@ -1,8 +1,10 @@
 """The exact discrete samplers (docs/privacy.md 13): their draws follow the exact pmfs
-(chi-square against the pmf computed independently, fixed seeds), the grid rounding keeps the
-sensitivity bound on adjacent inputs, and the mechanisms' guarantees hold as stated."""
+(chi-square against the pmf computed independently, fixed seeds), the grid rounding is exact
+(checked with fractions.Fraction) and keeps the sensitivity bound on adjacent inputs, and the
+mechanisms' guarantees hold as stated."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -82,6 +84,101 @@ def test_grid_rounding_keeps_the_sensitivity_on_adjacent_inputs():
                 worst = max(worst, np.linalg.norm(diff, ord=norm))
             assert worst <= p["sensitivity_steps"], (p, worst)
 
+
+
+# grids of the mechanisms: the default ones and coarse ones (a tiny epsilon: D / g not an integer)
+_GRIDS = {"laplace default": lambda: discrete_laplace_parameters(0.37, 1.0, 1),
+          "laplace coarse": lambda: discrete_laplace_parameters(1.0, 1e-9, 2),
+          "gaussian default": lambda: discrete_gaussian_parameters(1.0, 1.0, 1e-6, 2),
+          "gaussian coarse": lambda: discrete_gaussian_parameters(1.0, 1e-5, 1e-10, 2)}
+
+
+def _exact_distance(x, g, n) -> Fraction:
+    """``|n - x / g|`` in exact rational arithmetic."""
+    return abs(Fraction(int(n)) - Fraction(float(x)) / Fraction(float(g)))
+
+
+@pytest.mark.parametrize("grid", sorted(_GRIDS))
+def test_grid_rounding_is_exact_where_the_float_quotient_is_not(grid):
+    """Values ``fl(g (m + 1/2))`` and their floating-point neighbours, from ``2^20`` to ``2^61``
+    steps (within the clamp): for many of them ``rint(fl(x / g))`` is more than 1/2 from the
+    exact ``x / g`` (the quotient lands on the wrong side of the half-integer, or beyond
+    ``2^52`` steps tens of integers away); the grid integers are within 1/2 of it, checked with
+    ``fractions.Fraction`` (docs/privacy.md 13)."""
+    g = _GRIDS[grid]()["grid"]
+    rng = np.random.default_rng(12)
+    m = np.floor(rng.uniform(0.5, 1.0, 200) * 2.0 ** rng.integers(20, 62, 200))
+    half = (m + 0.5) * g
+    x = np.concatenate([half, np.nextafter(half, np.inf), np.nextafter(half, -np.inf)])
+    x = np.concatenate([x, -x])
+    float_far = sum(_exact_distance(v, g, np.rint(v / g)) > Fraction(1, 2) for v in x)
+    assert float_far > 100  # the inputs do defeat the floating-point rounding
+    n = noise._grid_rounded(x, g)
+    far = [(v, k) for v, k in zip(x, n) if _exact_distance(v, g, k) > Fraction(1, 2)]
+    assert not far, (grid, len(far), far[:3])
+
+
+@pytest.mark.parametrize("grid,norm", [("laplace coarse", 1), ("gaussian default", 2)])
+def test_grid_rounding_keeps_the_sensitivity_far_out(grid, norm):
+    """Adjacent values about ``2 * 10^13`` times the sensitivity out (within the clamp: ``2^62``
+    steps are over ``3 * 10^15`` times it here), two coordinates moved by an L1 / L2 distance of
+    at most the sensitivity 1 (exact moves: multiples of the values' spacing ``h = 2^-8``): the
+    floating-point rounding of ``x / g`` alone puts many pairs more than ``D_Z`` steps apart;
+    the exact rounding keeps every pair within ``D_Z`` (docs/privacy.md 13)."""
+    p = _GRIDS[grid]()
+    g, rng, n_pairs = p["grid"], np.random.default_rng(13), 500
+    x = rng.uniform(1.0, 1.98, (n_pairs, 2)) * 2.0 ** 44  # spacing h = 2^-8 on [2^44, 2^45)
+    S = 2 ** 8  # 1 / h
+    a = rng.integers(-S, S + 1, n_pairs)
+    b = [S - abs(v) if norm == 1 else math.isqrt(S * S - v * v) for v in a.tolist()]
+    moves = np.stack([a, np.array(b) * rng.choice([-1, 1], n_pairs)], axis=1) * 2.0 ** -8
+    assert np.linalg.norm(moves * S, ord=norm, axis=1).max() <= S  # integers: exact
+    y = x + moves
+    assert np.array_equal(y - x, moves)  # the values moved by exactly that
+
+    def steps(rounded_x, rounded_y):
+        return np.linalg.norm((rounded_y - rounded_x).astype(float), ord=norm, axis=1)
+
+    float_steps = steps(np.rint(x / g), np.rint(y / g))
+    assert (float_steps > p["sensitivity_steps"]).sum() > 10  # the breach the exact rounding closes
+    exact_steps = steps(noise._grid_rounded(x, g), noise._grid_rounded(y, g))
+    assert exact_steps.max() <= p["sensitivity_steps"], (grid, exact_steps.max())
+
+
+@pytest.mark.parametrize("grid", sorted(_GRIDS))
+def test_grid_rounding_keeps_the_float_rounding_wherever_that_is_exact(grid):
+    """Ordinary values (uniform, normal and integer, up to ``10^9`` steps) round to exactly
+    ``rint(fl(x / g))``: the exact check corrects nothing there. Far out (``2^50``, ``2^58``
+    steps), where that rounding often errs, the grid integer differs from it only where it is
+    more than 1/2 from the exact quotient (``fractions.Fraction``)."""
+    g = _GRIDS[grid]()["grid"]
+    rng = np.random.default_rng(14)
+    for steps in (1.0, 1e3, 1e6, 1e9):
+        top = max(int(steps * g), 1)  # integer values (counts, degrees) up to about that far
+        for x in (rng.uniform(-steps, steps, 50_000) * g, rng.standard_normal(50_000) * steps * g,
+                  rng.integers(-top, top + 1, 50_000).astype(float)):
+            assert np.array_equal(noise._grid_rounded(x, g), np.rint(x / g).astype(np.int64))
+    for steps in (2.0 ** 50, 2.0 ** 58):
+        x = rng.uniform(-steps, steps, 2_000) * g
+        old, new = np.rint(x / g).astype(np.int64), noise._grid_rounded(x, g)
+        differ = np.flatnonzero(old != new)
+        assert all(_exact_distance(x[i], g, old[i]) > Fraction(1, 2) for i in differ)
+        assert all(_exact_distance(v, g, k) <= Fraction(1, 2) for v, k in zip(x, new))
+
+
+def test_grid_rounding_breaks_exact_ties_to_even_as_rint_does():
+    """Values exactly halfway between two grid points (``(k + 1/2) 2^-10`` on the grid
+    ``2^-10`` of a sensitivity-1 Laplace release, ``k`` up to ``2^51``) round to the even
+    neighbour, as ``rint`` does: both neighbours are within 1/2, and the choice is unchanged."""
+    g = discrete_laplace_parameters(1.0, 1.0, 1)["grid"]
+    assert g == 2.0 ** -10
+    rng = np.random.default_rng(15)
+    k = np.concatenate([np.arange(-50, 50), rng.integers(-2 ** 51, 2 ** 51, 1000)])
+    x = (k.astype(float) + 0.5) * g
+    assert all(Fraction(float(v)) / Fraction(g) == Fraction(2 * int(m) + 1, 2)
+               for v, m in zip(x, k))  # exact ties
+    n = noise._grid_rounded(x, g)
+    assert np.array_equal(n % 2, np.zeros_like(n)) and np.array_equal(n, np.rint(x / g))
 
 def test_discrete_mechanisms_spend_what_they_claim():
     p = discrete_laplace_parameters(2.0, 0.5, 3)

@@ -729,20 +729,83 @@ def sample_discrete_gaussian(t: int, u: int, size: int, gen) -> np.ndarray:
 
 #: Grid values are clamped to ``[-GRID_LIMIT, GRID_LIMIT]`` steps: int64 arithmetic stays exact
 GRID_LIMIT = 2 ** 62
+#: The float quotient ``fl(x / g)`` is within ``|fl(x / g)| 2^-53`` of ``x / g``: its rounding is
+#: checked exactly where it lies within ``|fl(x / g)|`` times this of a half-integer
+_QUOTIENT_BAND = 2.0 ** -52
 
 
 def _grid_rounded(arr: np.ndarray, g: float) -> np.ndarray:
-    """``round(arr / g)`` as int64, clamped to ``+-GRID_LIMIT`` steps (docs/privacy.md 13).
+    """``round(arr / g)`` in exact arithmetic as int64: an integer ``n`` with
+    ``|n - arr / g| <= 1/2`` in each coordinate, clamped to ``+-GRID_LIMIT`` steps
+    (docs/privacy.md 13). ``n`` is ``rint(fl(arr / g))`` (ties to even) wherever that is within
+    1/2 of the exact quotient, i.e. for every value but those whose float quotient lies within
+    ``|arr / g| 2^-52`` of a half-integer and rounds across it; those are rounded exactly
+    (:func:`_exact_rounded`), ties to even.
 
     The clamp is not a refusal: a refusal would depend on the private value (it tells a value
     just under the limit from one just over it), while clamping each coordinate is
     1-Lipschitz, so the rounded values' sensitivity in steps stays ``D_Z``. Values that far
     out are astronomically beyond anything a graph of public size releases (``2^62`` steps of
     ``sensitivity / 1024`` is ``4.5e15`` times the sensitivity)."""
-    q = np.rint(arr / g)
-    if np.isnan(q).any():
+    x = np.asarray(arr, dtype=np.float64)
+    f = (x / g).reshape(-1)
+    n0 = np.rint(f)
+    if np.isnan(n0).any():
         raise ValueError("the value to release is NaN: nothing can be released for it")
-    return np.clip(q, -float(GRID_LIMIT), float(GRID_LIMIT)).astype(_I64)
+    idx = _near_half_integers(f, n0)
+    near = n0[idx]
+    out = np.clip(n0, -float(GRID_LIMIT), float(GRID_LIMIT), out=n0).astype(_I64)
+    if idx.size:
+        exact = _exact_rounded(x.reshape(-1)[idx], g, near)
+        out[idx] = np.clip(exact, -GRID_LIMIT, GRID_LIMIT)
+    return out.reshape(x.shape)[()]
+
+
+def _near_half_integers(f: np.ndarray, n0: np.ndarray) -> np.ndarray:
+    """Indices where ``n0 = rint(f)``, ``f = fl(x / g)``, may be more than 1/2 from the exact
+    ``x / g``: those with ``|f - n0| + |f| 2^-52 >= 1/2`` and ``|f| < 2^63`` (all of them have
+    ``|f| > 1/4``: below, ``n0 = 0``). Elsewhere either ``|n0 - x / g| <= |f - n0| + |f| 2^-53
+    < 1/2`` (the division is correctly rounded, ``f - n0`` is exact; a subnormal ``f`` has
+    ``n0 = 0`` and ``|x / g| < 2^-1022``), or ``|f| >= 2^63``, where ``|x / g| > 2^62 + 1`` and
+    the clamp gives ``+-GRID_LIMIT`` whatever the rounding. ``f`` is overwritten (one array
+    less at the peak)."""
+    band = np.abs(f)
+    band *= _QUOTIENT_BAND
+    with np.errstate(invalid="ignore"):  # inf - inf at infinite quotients: NaN, not selected
+        np.subtract(f, n0, out=f)
+    np.abs(f, out=f)
+    f += band
+    idx = np.flatnonzero(f >= 0.5)
+    return idx[band[idx] < 2.0 ** 63 * _QUOTIENT_BAND]  # |f| < 2^63 (the scaling is exact)
+
+
+def _exact_rounded(x: np.ndarray, g: float, n0: np.ndarray) -> np.ndarray:
+    """The integer nearest to ``x / g`` in exact arithmetic, for ``1/4 <= |x / g| < 2^63``:
+    ``n0`` where ``|n0 - x / g| <= 1/2``, else the nearest (ties to even).
+
+    With ``|x| = a 2^(e - 53)`` and ``g = b 2^(e_g - 53)`` (``a``, ``b`` integers below
+    ``2^53``, ``b >= 2^52``, from ``frexp``), ``|x / g| = a 2^s / (4 b)`` with
+    ``s = e - e_g + 2`` in ``[0, 65]``: long division in int64, eight bits of ``2^s`` at a
+    time (the remainder stays below ``4 b < 2^55``, so shifting it by 8 stays below ``2^63``),
+    gives the exact quotient and remainder."""
+    mx, ex = np.frexp(np.abs(x))
+    mg, eg = math.frexp(float(g))
+    den = 4 * int(mg * 2.0 ** 53)
+    rem = (mx * 2.0 ** 53).astype(_I64)  # below den: the quotient starts at 0
+    quot = np.zeros_like(rem)
+    shift = ex.astype(_I64) - (eg - 2)
+    while (shift > 0).any():
+        step = np.minimum(shift, 8)
+        rem = rem << step
+        quot = (quot << step) + rem // den
+        rem %= den
+        shift -= step
+    twice = 2 * rem  # |x / g| = quot + twice / (2 den)
+    m0 = np.abs(n0).astype(_I64)
+    keep = ((m0 == quot) & (twice <= den)) | ((m0 == quot + 1) & (twice >= den))
+    nearest = quot + ((twice > den) | ((twice == den) & (quot % 2 == 1)))
+    n = np.where(keep, m0, nearest)
+    return np.where(x < 0, -n, n)
 
 
 def _zcdp_rho(epsilon: float, delta: float) -> float:
@@ -791,8 +854,9 @@ def discrete_gaussian_parameters(sensitivity: float, epsilon: float, delta: floa
     """Grid and variance of the discrete Gaussian mechanism (docs/privacy.md 13.2).
 
     Grid step ``g = sensitivity / (GRID_STEPS sqrt(changed))`` (coarser if sigma would exceed
-    ``2^20`` steps); rounding to the grid changes at most ``changed`` coordinates' difference by
-    less than one step each, so the rounded values' L2 sensitivity in steps is at most
+    ``2^20`` steps); rounding to the grid (exact: :func:`_grid_rounded`) changes at most
+    ``changed`` coordinates' difference by at most one step each, so the rounded values' L2
+    sensitivity in steps is at most
     ``D_Z = (sensitivity / g)(1 + 1e-12) + sqrt(changed)``. The discrete Gaussian
     ``N_Z(0, sigma^2)`` per coordinate is ``D_Z^2 / (2 sigma^2)``-zCDP (CKS Thm 14), so sigma^2
     ``>= D_Z^2 / (2 rho)`` with ``rho = approx_dp_to_zcdp_rho(epsilon, delta)`` gives
