@@ -76,6 +76,7 @@ __all__ = [
     "summed_pair_problem",
     "label_sequence",
     "same_labels",
+    "check_own_labels",
     "in_label_order",
     "is_edge_iterable",
     "label_key",
@@ -634,6 +635,9 @@ def public_nodes(nodes, *, name: str = "nodes", first: int = 0) -> tuple | range
     if isinstance(nodes, (set, frozenset)):
         raise TypeError(f"{name} must be ordered (a list, tuple, range or array), not a "
                         f"{type(nodes).__name__}: the order is the graph's node order")
+    if not isinstance(nodes, Iterable):  # a float count (5.0, n / 2): named, not 'not iterable'
+        raise TypeError(f"{name} must be a node count (an int) or an iterable of node labels, "
+                        f"got {nodes!r} ({type(nodes).__name__})")
     labels = label_sequence(x.item() if isinstance(x, np.generic) else x for x in nodes) \
         if not isinstance(nodes, range) else nodes
     if not labels:
@@ -1413,6 +1417,29 @@ def _no_labels(labels, what: str) -> None:
         raise ValueError(f"labels= is only for matrix input; {what} carries its own node labels")
 
 
+def check_own_labels(G: GraphData, labels) -> None:
+    """Refuse ``labels=`` given with a :class:`GraphData` ``G`` unless they are ``G``'s own
+    labels in its order: a GraphData carries its labels, and other ones passed beside it
+    would otherwise be dropped without a word (as they are refused for a NetworkX or igraph
+    graph). A matrix takes ``labels=``: ``as_graph_data(G.weights, labels=...)`` relabels.
+
+    >>> g = as_graph_data([("a", "b")])
+    >>> check_own_labels(g, None); check_own_labels(g, ["a", "b"])  # its own: accepted
+    >>> check_own_labels(g, ["x", "y"])
+    Traceback (most recent call last):
+    ...
+    ValueError: labels= is only for matrix input; a GraphData carries its own node labels ('a', 'b'); to relabel it, pass as_graph_data(g.weights, labels=...)
+    """
+    if labels is None:
+        return
+    given = labels if isinstance(labels, range) else tuple(labels)
+    if not same_labels(given, G.labels):
+        shown = ", ".join(repr(x) for x in G.labels[:3]) + (", ..." if G.n > 3 else "")
+        raise ValueError(f"labels= is only for matrix input; a GraphData carries its own node "
+                         f"labels ({shown}); to relabel it, pass as_graph_data(g.weights, "
+                         f"labels=...)")
+
+
 def _is_canonical(W) -> bool:
     """Whether ``W`` is in :class:`GraphData`'s documented form: a float64 CSR array with
     sorted indices and no duplicate entries, finite, no stored zeros, zero diagonal,
@@ -1458,6 +1485,7 @@ def _checked_graph_data(G: GraphData, symmetrize) -> GraphData:
 
 def _as_graph_data(G, *, weight, symmetrize, duplicates, labels) -> GraphData:
     if isinstance(G, GraphData):
+        check_own_labels(G, labels)
         return _checked_graph_data(G, symmetrize)
     library = _library_of(G)
     if library == "networkx":

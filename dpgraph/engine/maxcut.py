@@ -53,6 +53,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -183,8 +184,9 @@ def cut_value(G, partition, *, labels=None, weight: str | None = "weight") -> fl
         NumPy weight matrix, an edge list), or a :class:`WeightOperator`.
     partition
         A mapping node label -> side (0/1, -1/+1 or bool), a ``±1`` / 0-1 array in node
-        order, a pair ``(S, T)`` of label collections covering every node once, or a result
-        object with an ``assignment`` mapping (e.g. :class:`CutResult`).
+        order, a pair ``(S, T)`` of label collections covering every node once (or a list of
+        two sets, as networkx's community functions give them), or a result object with an
+        ``assignment`` mapping (e.g. :class:`CutResult`).
     labels : sequence, optional
         Node labels of matrix input (default ``0..n-1``).
     weight : str or None
@@ -214,8 +216,16 @@ def side_vector(labels, partition) -> np.ndarray:
         if missing:
             raise ValueError(f"the partition does not place {len(missing)} node(s), e.g. {missing[0]!r}")
         a = np.array([partition[lab] for lab in labels], dtype=np.float64)
-    elif isinstance(partition, tuple) and len(partition) == 2 \
-            and not isinstance(partition[0], (int, float, np.number)):
+    elif isinstance(partition, (tuple, list)) and partition \
+            and all(isinstance(part, AbstractSet) for part in partition) and len(partition) != 2:
+        # networkx's communities (a list of sets): a cut has two of them
+        k = len(partition)
+        raise ValueError(f"the partition has {k} part{'s' if k != 1 else ''} (sets of nodes); a "
+                         f"cut has two sides, (S, T)")
+    elif (isinstance(partition, tuple) and len(partition) == 2
+          and not isinstance(partition[0], (int, float, np.number))) \
+            or (isinstance(partition, list) and len(partition) == 2
+                and all(isinstance(part, AbstractSet) for part in partition)):
         S, T = set(partition[0]), set(partition[1])
         if S & T:
             raise ValueError(f"the two sides share {len(S & T)} node(s)")

@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from dpgraph.graph import (GraphData, as_graph_data, as_undirected_data, check_matrix_memory,
-                           label_sequence, matrix_labels)
+                           check_own_labels, label_sequence, matrix_labels)
 from dpgraph.memory import check_memory
 from dpgraph.privacy.validation import InvalidParameterError
 
@@ -397,7 +397,9 @@ def as_weight_operator(G, *, labels: Sequence[Hashable] | None = None,
             if D.nnz and np.max(np.abs(D.data)) > 1e-12 * float(np.max(np.abs(W.data))):
                 raise ValueError("weight matrix is not symmetric; symmetrize it first, e.g. (W + W.T) / 2")
         return WeightOperator(W, matrix_labels(labels, W.shape[0]))
-    if labels is not None and not isinstance(G, GraphData):
+    if isinstance(G, GraphData):
+        check_own_labels(G, labels)  # its own labels, or a refusal: never dropped
+    elif labels is not None:
         raise ValueError("labels= is only for matrix input; graphs carry their own node labels")
     data = as_undirected_data(G, weight=weight)  # the solvers take no symmetrize=
     return WeightOperator(data.weights, data.labels)

@@ -659,7 +659,14 @@ def write_graph(graph, path, format: str | None = None, *,
     >>> read_graph(os.path.join(folder, "g.txt.gz")).m
     2
     """
-    path = os.fspath(path)
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        what = (f"an open file ({type(path).__name__}); pass its path, e.g. f.name"
+                if hasattr(path, "write") else type(path).__name__)
+        swapped = ("; the graph comes first: write_graph(graph, path)"
+                   if isinstance(graph, (str, os.PathLike)) else "")
+        raise TypeError(f"write_graph writes a file by its path (a str or os.PathLike), got "
+                        f"{what}{swapped}")
+    path = os.fsdecode(path)  # a bytes path as the str the messages and writers use
     if format is None:
         format = output_format(path)
     format = _check_format(format)
@@ -707,7 +714,8 @@ def atomic_output(path):
     it was. A symbolic link is written through, as :func:`open` writes it; an existing file
     keeps its permission bits, a new one gets ``0o666`` less the umask, as :func:`open`
     gives. A ``path`` that is not a regular file (a device such as ``/dev/null``, a named
-    pipe) is written in place. Every output file of dpgraph is written through it
+    pipe) is written in place; a folder that does not exist is refused naming ``path``
+    (:class:`FileNotFoundError`). Every output file of dpgraph is written through it
     (:func:`write_graph`, the command line's ``--out`` files, ``write_csp``, the benchmark
     plot).
 
@@ -734,6 +742,10 @@ def atomic_output(path):
         with open(target, "wb") as raw:
             yield raw
         return
+    if not os.path.isdir(os.path.dirname(target)):  # named as check_writable names it, not
+        # by the hidden file that could not be created in it
+        raise FileNotFoundError(f"cannot write {path!r}: no such directory "
+                                f"{os.path.dirname(os.path.abspath(path))!r}")
     tmp = os.path.join(os.path.dirname(target),
                        f".{os.path.basename(target)}.{uuid.uuid4().hex[:12]}.part")
     # mode 0o666 less the umask, as open() would create the file

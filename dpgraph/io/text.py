@@ -475,7 +475,8 @@ def _string_table(path, ncols: int, ids: str = "str", header=None) -> dict:
 
     ``ids`` (:func:`read_snap`): ``"str"`` takes every token as a name; ``"int"`` and
     ``"auto"`` refuse the first id whose kind (integer or name) differs from the rule's, with
-    its line. A file whose ids are all integers never gets here (the fast path reads it).
+    its line. A file whose ids are all integers gets here only when one of them is beyond 64
+    bits, and is refused with its line (``ids="str"`` reads such ids as names).
     ``header``: ``(number, line)`` of a first line that looks like a header row, refused as
     one (not as a name id) when a later id is an integer."""
     u, v, w = [], [], []
@@ -492,12 +493,26 @@ def _string_table(path, ncols: int, ids: str = "str", header=None) -> dict:
                 if bool(INTEGER_ID.fullmatch(token)) != first_is_int:
                     raise _id_rule_error(path, number, token, first, first_is_int,
                                          ids == "int", header=header is not None)
+        if ids != "str" and first_is_int:  # integers the fast path could not hold
+            _int64_ids(path, number, line, tokens[:2])
         u.append(tokens[0])
         v.append(tokens[1])
         if ncols == 3:
             w.append(float(tokens[2]))
     as_array = (lambda xs: np.array(xs, dtype=object)) if u else (lambda xs: np.empty(0, object))
     return {"u": as_array(u), "v": as_array(v), "w": np.asarray(w, dtype=np.float64)}
+
+
+def _int64_ids(path, number: int, line: str, tokens) -> tuple:
+    """The integer ids ``tokens`` of an edge line as Python ints, each within 64 bits (what
+    the readers store integer ids in), else a :class:`GraphFormatError` naming the line: an id
+    beyond them is not read as a name behind the caller's back (``ids='str'`` does that)."""
+    out = tuple(int(t) for t in tokens)
+    if not all(_INT64_MIN <= x <= _INT64_MAX for x in out):
+        raise GraphFormatError(path, number, line.strip(), "integer node ids of at most 64 bits",
+                               problem="an integer id too large to store; pass ids='str' to "
+                                       "read the ids as names")
+    return out
 
 
 def _relabel(ids: np.ndarray):
@@ -856,12 +871,7 @@ def _csv_rows(path, hnum, hline, delimiter, columns, wcol, ids):
                         raise _id_rule_error(path, number, token, first, first_is_int,
                                              ids == "int")
                 if first_is_int:
-                    a, b = int(a), int(b)
-                    if not (_INT64_MIN <= a <= _INT64_MAX and _INT64_MIN <= b <= _INT64_MAX):
-                        raise GraphFormatError(
-                            path, number, line, "integer node ids of at most 64 bits",
-                            problem="an integer id too large to store; pass ids='str' "
-                                    "(--ids str) to read the ids as names")
+                    a, b = _int64_ids(path, number, line, (a, b))
             u.append(a)
             v.append(b)
             if wcol is not None:

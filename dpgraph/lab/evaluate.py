@@ -362,7 +362,9 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
     ``avg_path_true`` / ``avg_path`` / ``path_rel_error`` (on pairs from ``sources`` random
     sources); with ``max_cut``, ``maxcut_transfer``: the cut, in the true graph, of the
     partition that :func:`dpgraph.solve_max_cut` finds on the synthetic graph, divided by
-    ``reference_cut`` (default: the cut it finds on the true graph). The two graphs must have
+    ``reference_cut`` (default: the cut it finds on the true graph; a given one must be > 0;
+    NaN, with a note, where the true graph's best cut is 0: a graph without edges has no
+    ratio). The two graphs must have
     the same node set; nodes are matched by label (a sample lists its nodes in sorted label
     order, the true graph in its own), so ``true_stats``, if given, must be
     :func:`graph_statistics` of the same ``true_graph``: statistics of another graph (other
@@ -437,14 +439,27 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
            "notes": [f"eigenvector centrality of the {which} graph: {st['evc_note']}"
                      for which, st in (("true", ts), ("synthetic", ss)) if st.get("evc_note")]}
     if max_cut:
-        from dpgraph.engine import solve_max_cut
-
-        opts = dict(rng=rng, tol=1e-3, certificate="auto")
-        if reference_cut is None:
-            reference_cut = solve_max_cut(tw, **opts).value
-        x = solve_max_cut(sw, **opts).x
-        out["maxcut_transfer"] = cut_value(tw, x) / reference_cut
+        out["maxcut_transfer"] = _maxcut_transfer(tw, sw, reference_cut, rng, out["notes"])
     return out
+
+
+def _maxcut_transfer(tw: GraphData, sw: GraphData, reference_cut, rng, notes: list) -> float:
+    """The cut in ``tw`` of the engine's Max-Cut of ``sw`` over ``reference_cut`` (default: the
+    engine's cut of ``tw``). A given ``reference_cut`` must be > 0; where the true graph's own
+    best cut is 0 (no edges) there is no ratio: NaN, and a note in ``notes`` says why."""
+    from dpgraph.engine import solve_max_cut
+
+    if reference_cut is not None and not reference_cut > 0:  # NaN too
+        raise ValueError(f"reference_cut must be > 0, got {reference_cut}")
+    opts = dict(rng=rng, tol=1e-3, certificate="auto")
+    if reference_cut is None:
+        reference_cut = solve_max_cut(tw, **opts).value
+        if not reference_cut > 0:
+            notes.append(f"max-cut transfer: the true graph's best cut is {reference_cut:g} "
+                         f"({tw.m:,} edges), so no cut of it has a ratio to it (NaN)")
+            return float("nan")
+    x = solve_max_cut(sw, **opts).x
+    return cut_value(tw, x) / reference_cut
 
 
 def _reusable(G):

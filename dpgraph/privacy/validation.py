@@ -237,3 +237,17 @@ def check_share(name: str, value: float) -> float:
     """``value`` if it is a share of a budget strictly between 0 and 1, else a ValueError
     naming ``name``."""
     return check_number(value, name=name, low=0.0, high=1.0, open_low=True, open_high=True)
+
+
+def check_optional_share(name: str, value: float) -> float:
+    """``value`` if it is a share of a budget in ``[0, 1)``, where 0 turns its step off, else a
+    ValueError naming ``name`` and that interval.
+
+    >>> check_optional_share("bin_share", 0), check_optional_share("bin_share", 0.05)
+    (0.0, 0.05)
+    >>> check_optional_share("bin_share", 1)
+    Traceback (most recent call last):
+    ...
+    dpgraph.privacy.validation.InvalidParameterError: bin_share must be a finite number in [0, 1), got 1
+    """
+    return check_number(value, name=name, low=0.0, high=1.0, open_high=True)

@@ -24,7 +24,8 @@ from dpgraph.io.dask import is_dask_input
 from dpgraph.memory import available_memory, check_memory
 from dpgraph.privacy import PrivacyLedger, make_rng, reproducible_tag
 from dpgraph.privacy.ledger import records_in_ledger, spent_text
-from dpgraph.privacy.validation import check_epsilon, check_flag, check_integer, check_share
+from dpgraph.privacy.validation import (check_epsilon, check_flag, check_integer,
+                                        check_optional_share, check_share)
 from dpgraph.private_input import check_private_graph_input, input_graph
 from dpgraph.progress import report
 from dpgraph.synthetic.block_model import (SPLIT_COUNT_SHARE, BlockModel, combined_estimate,
@@ -314,10 +315,8 @@ def _check_shares(community_share, init_share, count_share, bin_share,
     for name, value in (("community_share", community_share), ("init_share", init_share),
                         ("count_share", count_share)):
         check_share(name, value)
-    if bin_share != 0:
-        check_share("bin_share", bin_share)
-    if side_share != 0:
-        check_share("side_share", side_share)
+    check_optional_share("bin_share", bin_share)
+    if check_optional_share("side_share", side_share) != 0:
         if side_share >= community_share:
             raise ValueError(f"side_share must be below community_share ({community_share!r}), "
                              f"which it is taken from; got {side_share!r}")
@@ -726,8 +725,7 @@ def release_synthetic(G, *, epsilon: float, rng=None, weight: str | None = "weig
                          f"{community_method!r}")
     data = _private_input(G, weight)
     edge_share = edge_count_share(data.n)  # a function of the public n (step 0)
-    if clustering_share != 0:
-        check_share("clustering_share", clustering_share)
+    check_optional_share("clustering_share", clustering_share)
     _check_shares(community_share, init_share, count_share, bin_share,
                   edge_share + clustering_share, side_share)
     if isinstance(group_size, bool) or int(group_size) != group_size or group_size < 1:
