@@ -203,6 +203,14 @@ class GraphData:
         kept as a ``range``: ``O(1)`` memory whatever ``n``. Compare label sequences by their
         items (``tuple(a) == tuple(b)``), not with ``==`` alone: ``range(3) == (0, 1, 2)`` is
         False.
+    modes : numpy.ndarray of int8, or None
+        A two-mode network's mode of each node, as its file declares it (a Pajek
+        ``*Vertices n n1`` line: the vertices numbered ``1..n1`` are the first mode):
+        ``modes[i]`` is 0 (first mode) or 1 (second), or -1 for a node the file does not
+        declare (added by ``nodes=``); None for a one-mode graph. :func:`to_networkx` writes
+        it as the node attribute ``bipartite`` (NetworkX's convention), :func:`to_igraph` as
+        the vertex attribute ``type`` (igraph's: False for the first mode). Public (the node
+        set is), and read by no private answer.
 
     Examples
     --------
@@ -223,6 +231,7 @@ class GraphData:
     _summed: tuple = field(default=None, repr=False, compare=False)
     # True once as_graph_data has seen ``weights`` in the canonical form (checked once)
     _checked: bool = field(default=False, repr=False, compare=False)
+    modes: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         n = self.weights.shape[0]
@@ -230,6 +239,12 @@ class GraphData:
             raise ValueError(f"weights must be square, got shape {self.weights.shape}")
         if len(self.labels) != n:
             raise ValueError(f"{len(self.labels)} labels for {n} nodes")
+        if self.modes is not None:
+            modes = np.asarray(self.modes)
+            if modes.shape != (n,) or not np.isin(modes, (-1, 0, 1)).all():
+                raise ValueError(f"modes must hold 0, 1 or -1 for each of the {n} nodes, got "
+                                 f"shape {modes.shape}")
+            object.__setattr__(self, "modes", modes.astype(np.int8))
 
     @property
     def n(self) -> int:
@@ -704,7 +719,12 @@ def with_nodes(data: GraphData, nodes, *, source: str, first: int = 0) -> GraphD
     n = len(labels)
     W = sp.csr_array((C.data, (position[C.row], position[C.col])), shape=(n, n))
     W.sort_indices()
-    return GraphData(weights=W, labels=labels, _checked=True, _summed=data._summed)
+    modes = None
+    if data.modes is not None:  # a node the file does not declare has no mode (-1)
+        modes = np.full(n, -1, dtype=np.int8)
+        modes[position] = data.modes
+    return GraphData(weights=W, labels=labels, _checked=True, _summed=data._summed,
+                     modes=modes)
 
 
 def _pair_keys(W, *, zero: bool = False) -> np.ndarray:
@@ -1385,7 +1405,7 @@ def unweighted(data: GraphData) -> GraphData:
         return data
     W = data.weights.copy()
     W.data[:] = 1.0
-    return GraphData(weights=W, labels=data.labels)
+    return GraphData(weights=W, labels=data.labels, modes=data.modes)
 
 
 def _library_of(G) -> str | None:
@@ -1558,11 +1578,18 @@ def _as_graph_data(G, *, weight, symmetrize, duplicates, labels) -> GraphData:
 
 def to_networkx(data: GraphData, *, weight: str | None = "weight"):
     """Return a ``networkx.Graph`` with the original labels and a ``weight`` on every edge
-    (``weight=None``: no edge attribute, NetworkX's spelling of "unweighted")."""
+    (``weight=None``: no edge attribute, NetworkX's spelling of "unweighted"); a two-mode
+    network's nodes carry their mode (:attr:`GraphData.modes`) in the node attribute
+    ``bipartite``, 0 or 1, as NetworkX's bipartite algorithms expect (none on a node of
+    unknown mode)."""
     import networkx as nx
 
     H = nx.Graph()
-    H.add_nodes_from(data.labels)
+    if data.modes is None:
+        H.add_nodes_from(data.labels)
+    else:
+        H.add_nodes_from((x, {"bipartite": int(k)} if k >= 0 else {})
+                         for x, k in zip(data.labels, data.modes.tolist()))
     i, j, w = data.edges()
     lab = data.labels
     if weight is None:
@@ -1575,12 +1602,15 @@ def to_networkx(data: GraphData, *, weight: str | None = "weight"):
 
 def to_igraph(data: GraphData, *, weight: str | None = "weight"):
     """Return an ``igraph.Graph`` with vertex attribute ``name`` (labels) and edge ``weight``
-    (``weight=None``: no edge attribute)."""
+    (``weight=None``: no edge attribute); a two-mode network's vertices carry their mode in
+    ``type`` (False for the first mode, None where unknown: :attr:`GraphData.modes`)."""
     import igraph as ig
 
     i, j, w = data.edges()
     H = ig.Graph(n=data.n, edges=list(zip(i.tolist(), j.tolist())), directed=False)
     H.vs["name"] = list(data.labels)
+    if data.modes is not None:  # igraph's bipartite convention: False for the first mode
+        H.vs["type"] = [None if k < 0 else bool(k) for k in data.modes.tolist()]
     if weight is not None:
         H.es[weight] = w.tolist()
     return H

@@ -58,6 +58,97 @@ def test_two_mode_pajek_network_is_read_as_its_edges(tmp_path):
     assert _edge_set(read_graph(path)) == _edge_set(_quiet(read_graph, path))
 
 
+# Davis' southern women as Pajek writes it, cut to four women (vertices 1-4, the first mode)
+# and three events (5-7): quoted labels with spaces, coordinates on the vertex lines
+DAVIS = ('*Vertices 7 4\n1 "Evelyn Jefferson" 0.1 0.2 0.5\n2 "Laura Mandeville" 0.1 0.4 0.5\n'
+         '3 "Theresa Anderson" 0.1 0.6 0.5\n4 "Brenda Rogers" 0.1 0.8 0.5\n'
+         '5 "E1" 0.9 0.2 0.5\n6 "E2" 0.9 0.5 0.5\n7 "E3" 0.9 0.8 0.5\n'
+         '*Edges\n1 5\n1 6\n2 5\n2 7\n3 6\n3 7\n4 5\n')
+WOMEN = ("Evelyn Jefferson", "Laura Mandeville", "Theresa Anderson", "Brenda Rogers")
+EVENTS = ("E1", "E2", "E3")
+
+
+def test_two_mode_pajek_keeps_its_modes_as_networkx_bipartite(tmp_path):
+    """The mode split of '*Vertices n n1' was lost: the graph read had the two modes' vertices
+    as nodes and nothing saying which is which. Its NetworkX graph now carries NetworkX's
+    bipartite convention (node attribute 'bipartite': 0 for the vertices 1..n1, 1 for the
+    others); labels, nodes and edges are those NetworkX reads from the one-mode file."""
+    path = tmp_path / "davis.net"
+    path.write_text(DAVIS)
+    g = read_graph(path)
+    G = g.to_networkx(weight=None)
+    assert tuple(g.labels) == WOMEN + EVENTS
+    assert dict(G.nodes(data="bipartite")) == {**dict.fromkeys(WOMEN, 0),
+                                               **dict.fromkeys(EVENTS, 1)}
+    assert nx.bipartite.is_bipartite_node_set(G, WOMEN)
+    one_mode = tmp_path / "one.net"
+    one_mode.write_text(DAVIS.replace("*Vertices 7 4", "*Vertices 7"))
+    H = nx.Graph(nx.read_pajek(one_mode))
+    assert set(H.nodes) == set(G.nodes) and {frozenset(e) for e in H.edges} == \
+        {frozenset(e) for e in G.edges}
+    assert read_graph(one_mode).modes is None
+    assert not nx.get_node_attributes(read_graph(one_mode).to_networkx(), "bipartite")
+
+
+def test_two_mode_pajek_modes_follow_the_vertex_numbers(tmp_path):
+    """The mode is the vertex number's (1..n1 first), whatever the order of the vertex lines
+    or where they are left out, in the *Matrix form too; a node added by nodes= has none."""
+    path = tmp_path / "davis.net"
+    # vertex lines out of order, vertices 2 and 4 without one (labelled '2' and '4')
+    path.write_text('*Vertices 5 2\n5 "e3"\n1 "ann"\n3 "e1"\n*Edges\n1 3\n1 4\n2 4\n2 5\n')
+    G = _quiet(read_graph, path).to_networkx()
+    assert dict(G.nodes(data="bipartite")) == {"ann": 0, "2": 0, "e1": 1, "4": 1, "e3": 1}
+    path.write_text(TWO_MODE.split("*Edges")[0] + "*Matrix\n1 1 0\n0 1 1\n")
+    g = read_graph(path)
+    assert g.modes.tolist() == [0, 0, 1, 1, 1] and _edge_set(g) == {
+        ("ann", "e1", 1.0), ("ann", "e2", 1.0), ("bob", "e2", 1.0), ("bob", "e3", 1.0)}
+    wider = read_graph(path, nodes=["ann", "bob", "e1", "e2", "e3", "zoe"]).to_networkx()
+    assert dict(wider.nodes(data="bipartite")) == {"ann": 0, "bob": 0, "e1": 1, "e2": 1,
+                                                   "e3": 1, "zoe": None}
+
+
+@pytest.mark.parametrize("vertices", ['x "ann"\n2 "bob"', '1 "ann"\n1 "bob"',
+                                      '1 "ann"\n4 "ann"', '9 "ann"\n2 "bob"'],
+                         ids=["not-a-number", "number-twice", "label-in-both-modes",
+                              "number-above-n"])
+def test_two_mode_pajek_vertex_line_without_its_number_is_refused(tmp_path, vertices):
+    path = tmp_path / "bad.net"
+    path.write_text(f'*Vertices 5 2\n{vertices}\n3 "e1"\n4 "e2"\n5 "e3"\n*Edges\n1 3\n')
+    with pytest.raises(GraphFormatError, match=r"line [23]: .*whose id is a vertex number "
+                                               r"1\.\.5, each once"):
+        read_graph(path)
+
+
+def test_two_mode_pajek_modes_in_igraph_follow_its_convention(tmp_path):
+    """igraph marks a bipartite graph's vertices by the boolean attribute 'type' (False for
+    the first kind)."""
+    pytest.importorskip("igraph")
+    path = tmp_path / "davis.net"
+    path.write_text(DAVIS)
+    H = read_graph(path).to_igraph()
+    assert dict(zip(H.vs["name"], H.vs["type"])) == {**dict.fromkeys(WOMEN, False),
+                                                     **dict.fromkeys(EVENTS, True)}
+    assert H.is_bipartite()
+
+
+def test_two_mode_pajek_modes_are_written_back(tmp_path):
+    """Written as Pajek, a two-mode network is one again ('*vertices n n1'); GraphML and GML
+    keep the 'bipartite' node attribute; an edge list, which cannot, says so."""
+    path = tmp_path / "davis.net"
+    path.write_text(DAVIS)
+    g = read_graph(path)
+    back = tmp_path / "back.net"
+    dpgraph.write_graph(g, back)
+    assert back.read_text().startswith("*vertices 7 4\n")
+    again = read_graph(back)
+    assert tuple(again.labels) == tuple(g.labels) and again.modes.tolist() == g.modes.tolist()
+    dpgraph.write_graph(g, tmp_path / "g.graphml")
+    assert dict(nx.read_graphml(tmp_path / "g.graphml").nodes(data="bipartite")) == \
+        dict(g.to_networkx().nodes(data="bipartite"))
+    with pytest.warns(dpgraph.GraphInputWarning, match="two-mode network .* not written"):
+        dpgraph.write_graph(g, tmp_path / "g.csv")
+
+
 @pytest.mark.parametrize("line", ["*Vertices 5 6", "*Vertices 5 -1", "*Vertices 5 2 1"])
 def test_two_mode_pajek_with_an_impossible_mode_size_is_refused(tmp_path, line):
     path = tmp_path / "bad.net"

@@ -644,7 +644,10 @@ def write_graph(graph, path, format: str | None = None, *,
 
     Only the labels and the weights are written: the other node, edge and graph attributes of
     a NetworkX or igraph graph are not, and a :class:`~dpgraph.graph.GraphInputWarning` names
-    them (NetworkX's own writers keep them).
+    them (NetworkX's own writers keep them). A two-mode network read from a Pajek file keeps
+    its modes (:attr:`~dpgraph.graph.GraphData.modes`) in GraphML and GML (the node attribute
+    ``bipartite``) and Pajek (``*Vertices n n1``); the other formats hold none, and a
+    :class:`~dpgraph.graph.GraphInputWarning` says so.
 
     Examples
     --------
@@ -691,6 +694,11 @@ def write_graph(graph, path, format: str | None = None, *,
                       f"vertex k + 1 and reads back so ({data.labels[0]!r} as 1); write SNAP, "
                       f"CSV, GraphML, GML or Pajek (.txt, .csv, .graphml, .gml, .net) to keep "
                       f"the labels", GraphInputWarning, stacklevel=caller_stacklevel())
+    if data.modes is not None and format not in ("graphml", "gml", "pajek"):
+        warnings.warn(f"{path}: the graph is a two-mode network and a {format} file stores no "
+                      f"node modes: they are not written; write GraphML, GML or Pajek "
+                      f"(.graphml, .gml, .net) to keep them", GraphInputWarning,
+                      stacklevel=caller_stacklevel())
     if data.m == 0 and format in ("snap", "csv", "edgelist"):
         warnings.warn(f"{path}: the graph has no edges and an edge-list file ({format}) lists edges only: "
                       f"the file will hold none of its {data.n:,} node(s): read it back with "

@@ -5,9 +5,11 @@ written by NetworkX, is parsed here the way NetworkX reads it, in one pass (``_p
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import io
 import re
+from array import array
 import shlex
 import warnings
 import xml.etree.ElementTree as ET
@@ -456,12 +458,14 @@ def _pajek_tokens(path, number: int, line: str) -> list:
 
 def _parse_pajek(path, weight):
     """Parse a Pajek file as :func:`networkx.read_pajek` does, without building a NetworkX
-    multigraph: ``(labels, rows, cols, values, line numbers, directed)``.
+    multigraph: ``(labels, rows, cols, values, line numbers, directed, modes)``, ``modes``
+    None but for a two-mode network (each node's mode, in node order).
 
     The sections read: ``*Vertices n`` (or ``*Vertices n n1``, a two-mode network, such as
-    Davis' southern women, whose first ``n1`` vertices are the first mode: its edges are read
-    as edges, its ``*Matrix`` as ``n1`` rows over the second mode's ``n - n1`` columns, each
-    nonzero an edge; NetworkX refuses the line) then ``n`` lines
+    Davis' southern women, whose vertices numbered ``1..n1`` are the first mode: its edges are
+    read as edges, its ``*Matrix`` as ``n1`` rows over the second mode's ``n - n1`` columns,
+    each nonzero an edge, and each vertex line's id must be its number; NetworkX refuses the
+    line) then ``n`` lines
     ``id label [x y shape] [key value]...``
     (an edge names a vertex by its id or its label; an edge line naming any other token is
     refused with its line, where NetworkX adds a new vertex; a file without ``*Vertices``
@@ -496,6 +500,8 @@ def _parse_pajek(path, weight):
     rows, cols, vals, where = [], [], [], []
     declared = None            # the '*Vertices n' line, once read
     first_mode = None          # n1 of a two-mode network's '*Vertices n n1' line
+    modes = array("b")         # two-mode: each node's mode (0, 1; -1 undeclared), node order
+    by_number: list = []       # two-mode: the label of vertex number 1..n
     keys: set = set()          # the keys of the edge lines' 'key value' pairs
     directed = False
 
@@ -514,7 +520,23 @@ def _parse_pajek(path, weight):
         k = index.get(label)
         if k is None:
             k = index[label] = len(index)
+            modes.append(-1)
         return k
+
+    def set_mode(vid, label, number):
+        """Vertex number ``vid`` (its id token) of a two-mode network, labelled ``label``:
+        the first mode up to ``first_mode``, the second above (``number``: its line)."""
+        i = int(vid) if vid.isdigit() else 0
+        if not 1 <= i <= len(by_number) or by_number[i - 1] not in (None, label) \
+                or modes[index[label]] not in (-1, int(i > first_mode)):
+            raise GraphFormatError(
+                path, number, lines[number - 1],
+                f"a vertex line 'id label' whose id is a vertex number 1..{len(by_number)}, "
+                f"each once, under {declared.strip()!r} (a two-mode network: the vertices "
+                f"1..{first_mode} are the first mode, the others the second; a label names "
+                f"one vertex)")
+        by_number[i - 1] = label
+        modes[index[label]] = int(i > first_mode)
 
     k = 0
     while k < len(lines):
@@ -553,6 +575,7 @@ def _parse_pajek(path, weight):
                                        f"left") from None
             ids = {}
             declared = line
+            by_number = [None] * count if first_mode is not None else []
             for number in range(k + 1, k + listed + 1):
                 tokens = _pajek_tokens(path, number, lines[number - 1])
                 if len(tokens) < 2:
@@ -561,6 +584,8 @@ def _parse_pajek(path, weight):
                 labels.append(tokens[1])
                 node(tokens[1])
                 ids[tokens[0]] = tokens[1]
+                if first_mode is not None:
+                    set_mode(tokens[0], tokens[1], number)
             for i in range(1, count + 1) if listed < count else ():
                 vid = str(i)
                 if vid in ids:
@@ -572,6 +597,8 @@ def _parse_pajek(path, weight):
                 labels.append(vid)
                 node(vid)
                 ids[vid] = vid
+                if first_mode is not None:
+                    set_mode(vid, vid, k)
             k += listed
         elif low.startswith("*edgeslist") or low.startswith("*arcslist"):
             # 'u v1 v2 ...': an edge (arc) from u to each v, weight 1 (not 'u v w' lines)
@@ -623,8 +650,8 @@ def _parse_pajek(path, weight):
             # one-mode: a square matrix of arcs over the vertices; two-mode: the rows are the
             # first mode's n1 vertices, the columns the second mode's, each entry an edge
             directed = directed or first_mode is None
-            rows_of = labels if first_mode is None else labels[:first_mode]
-            cols_of = labels if first_mode is None else labels[first_mode:]
+            rows_of = labels if first_mode is None else by_number[:first_mode]
+            cols_of = labels if first_mode is None else by_number[first_mode:]
             over = (f"the {len(labels)} vertices" if first_mode is None else
                     f"the {len(cols_of)} vertices of the second mode (a row for each of the "
                     f"{len(rows_of)} of the first)")
@@ -647,7 +674,8 @@ def _parse_pajek(path, weight):
     if weight not in (None, "weight") and rows and weight not in keys:
         raise _no_weight_attribute(path, weight, f"the edge lines carry the keys {sorted(keys)}"
                                    if keys else "the edge lines carry no 'key value' pair")
-    return list(index), rows, cols, vals, where, directed
+    two_mode = None if first_mode is None else np.frombuffer(modes, dtype=np.int8)
+    return list(index), rows, cols, vals, where, directed, two_mode
 
 
 def read_pajek(path, *, symmetrize=None, duplicates="max", weight="weight") -> GraphData:
@@ -660,10 +688,23 @@ def read_pajek(path, *, symmetrize=None, duplicates="max", weight="weight") -> G
     vertex), and so is a ``weight`` (other than ``"weight"``) that no edge line carries as a
     ``key value`` pair (NetworkX reads every edge as weight 1). A two-mode network
     (``*Vertices n n1``, which NetworkX refuses) is read as the graph of its edges, both
-    modes' vertices its nodes."""
+    modes' vertices its nodes, each node's mode kept in :attr:`GraphData.modes` (the node
+    attribute ``bipartite``, 0 for the vertices ``1..n1`` and 1 for the others, of
+    :meth:`GraphData.to_networkx`). The vertex lines' coordinates, shapes and ``key value``
+    pairs are read past, not kept (NetworkX keeps them as node attributes).
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "davis.net")
+    >>> with open(path, "w") as f:  # two women, three events; each woman's events
+    ...     _ = f.write('*Vertices 5 2\\n1 "Evelyn"\\n2 "Laura"\\n3 "E1"\\n4 "E2"\\n5 "E3"\\n'
+    ...                 '*Edges\\n1 3\\n1 4\\n2 4\\n2 5\\n')
+    >>> G = read_pajek(path).to_networkx()
+    >>> sorted(G.nodes(data="bipartite"))
+    [('E1', 1), ('E2', 1), ('E3', 1), ('Evelyn', 0), ('Laura', 0)]
+    """
     check_duplicates(duplicates)
     check_document_read(path, "pajek")
-    labels, rows, cols, vals, where, directed = _parse_pajek(path, weight)
+    labels, rows, cols, vals, where, directed, modes = _parse_pajek(path, weight)
     vals = np.asarray(vals, dtype=np.float64)
     bad = ~np.isfinite(vals)
     if bad.any():
@@ -677,9 +718,10 @@ def read_pajek(path, *, symmetrize=None, duplicates="max", weight="weight") -> G
                                "'sum' or 'mean'", problem="*Arcs / *Matrix: the network is "
                                "directed")
     try:
-        return from_coo(np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
-                         vals, labels, duplicates=duplicates, directed=directed,
-                         symmetrize=symmetrize, source=str(path))
+        data = from_coo(np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
+                        vals, labels, duplicates=duplicates, directed=directed,
+                        symmetrize=symmetrize, source=str(path))
+        return data if modes is None else dataclasses.replace(data, modes=modes)
     except WeightSumOverflowError as exc:
         lines = None if exc.entries is None else [where[k] for k in exc.entries]
         raise weight_sum_format_error(path, exc, lines) from None
@@ -757,8 +799,31 @@ def write_gml(data, f):
 
 
 def write_pajek(data, f):
+    """NetworkX's Pajek lines of ``data``; a two-mode network (:attr:`GraphData.modes`) as one
+    again, ``*vertices n n1`` with its first mode's ``n1`` vertices numbered first, as
+    :func:`read_pajek` reads it (a node of unknown mode, added by ``nodes=``, makes it a
+    one-mode network, with a :class:`~dpgraph.graph.GraphInputWarning`)."""
     import networkx as nx
-    nx.write_pajek(to_networkx(data), f)
+
+    modes = data.modes
+    plain = to_networkx(dataclasses.replace(data, modes=None))
+    if modes is not None and (modes < 0).any():
+        warnings.warn(f"{int(np.count_nonzero(modes < 0))} node(s) have no mode (nodes= added "
+                      f"them to a two-mode network): the Pajek file is written as a one-mode "
+                      f"network", GraphInputWarning, stacklevel=caller_stacklevel())
+        modes = None
+    if modes is None:
+        nx.write_pajek(plain, f)
+        return
+    order = np.argsort(modes, kind="stable")  # the first mode first, each in its node order
+    H = nx.Graph()
+    H.add_nodes_from(data.labels[int(k)] for k in order)
+    H.add_edges_from(plain.edges(data=True))
+    lines = nx.generate_pajek(H)
+    next(lines)  # '*vertices n'
+    f.write(f"*vertices {data.n} {int(np.count_nonzero(modes == 0))}\n".encode())
+    for line in lines:
+        f.write((line + "\n").encode("utf-8"))
 
 
 def write_nx_edgelist(data, f):
