@@ -16,6 +16,13 @@ and edge counts (:func:`dpgraph.io.base.check_node_count`), a generator's ``n``,
 alphabet and the label-extended graph (:mod:`dpgraph.engine.twocsp`), a route's working set
 (``estimated_memory`` of each route module). A refusal is one line that names the limit and,
 where a smaller size would do, the largest that fits (:func:`check_memory`'s ``fit``).
+
+numba's first load in a process (its import and the first compile of a kernel: about 160 MiB
+resident, which no array estimate sees and the available memory shows only once it is spent)
+is priced by the engine checks whose solve runs a kernel, until one has run
+(:func:`dpgraph.engine.local_search.kernel_load_bytes`), and by the private cut answers before
+anything is spent (:func:`dpgraph.engine.local_search.check_kernel_load`); steps that run no
+kernel do not pay it.
 """
 
 from __future__ import annotations

@@ -41,10 +41,18 @@ def spend_spy(monkeypatch):
 def _numba_imported():
     """numba is imported on the first kernel call, not with dpgraph
     (tests/test_light_imports.py checks that in fresh processes); importing it here keeps its
-    tens of MB of Python objects out of the tests that measure a call with tracemalloc."""
-    from dpgraph.engine.local_search import numba_available
+    tens of MB of Python objects out of the tests that measure a call with tracemalloc, and
+    running one kernel keeps the memory checks from pricing numba's first load
+    (:func:`~dpgraph.engine.local_search.kernel_load_bytes`) in whichever test runs first:
+    the tests' memory limits price the steps they name (tests/test_no_blowups.py checks the
+    first load's price with the kernels' state set)."""
+    import networkx as nx
 
-    numba_available()
+    from dpgraph.engine import as_weight_operator
+    from dpgraph.engine.local_search import numba_available, tabu_search
+
+    if numba_available():
+        tabu_search(as_weight_operator(nx.cycle_graph(4)), [1.0] * 4, max_moves=1, rng=0)
 
 
 # the fuzzing helpers (tests/fuzz_inputs.py, tests/fuzz_api.py) are imported by module name

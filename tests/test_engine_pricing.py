@@ -13,6 +13,8 @@ Each check runs at a small size under a small ``DPGRAPH_MEMORY_LIMIT``.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -225,3 +227,101 @@ def test_readers_share_equal_relations(tmp_path):
     write_csp(csp, tmp_path / "c.csp")
     back = read_csp(tmp_path / "c.csp")
     assert len({id(c[2]) for c in back.constraints}) == 1 and back.constraints == csp.constraints
+
+
+# ----------------------------------------------------------------------------- numba's first load
+
+
+def _no_kernel_has_run(monkeypatch, *, compiled=()):
+    """The kernels' state of a process where no kernel has run yet: one kernel whose numba
+    dispatcher has the signatures ``compiled`` (none: not compiled)."""
+    from dpgraph.engine import local_search
+
+    if not local_search._KERNELS or local_search._numba is False:
+        pytest.skip("numba is not installed: the kernels run as Python, nothing to load")
+    dispatcher = type("Dispatcher", (), {"signatures": list(compiled)})()
+    monkeypatch.setattr(local_search, "_KERNELS", [type("Kernel", (), {"_run": dispatcher})()])
+    monkeypatch.delenv("DPGRAPH_NO_NUMBA", raising=False)
+
+
+def test_numba_first_load_is_priced_until_a_kernel_has_run(monkeypatch):
+    """numba's import and first compile (about 160 MiB of RSS, measured) were priced nowhere;
+    they are added while no kernel has run in the process, and only then."""
+    import sys
+
+    from dpgraph.engine.local_search import (NUMBA_COMPILE_BYTES, NUMBA_IMPORT_BYTES,
+                                             kernel_load_bytes)
+
+    _no_kernel_has_run(monkeypatch)
+    assert kernel_load_bytes() == NUMBA_COMPILE_BYTES  # numba imported (conftest), no kernel
+    monkeypatch.delitem(sys.modules, "numba")
+    assert kernel_load_bytes() == NUMBA_COMPILE_BYTES + NUMBA_IMPORT_BYTES
+    monkeypatch.setenv("DPGRAPH_NO_NUMBA", "1")
+    assert kernel_load_bytes() == 0  # the kernels run as Python: nothing to load
+    _no_kernel_has_run(monkeypatch, compiled=["(int64,)"])
+    assert kernel_load_bytes() == 0
+
+
+def test_engine_checks_add_numba_first_load(monkeypatch):
+    """The Max-Cut engine (its local search runs the tabu kernel) and the 2-CSP engine with
+    tabu moves are refused one byte short of their arrays plus numba's first load, and pass
+    at it; the 2-CSP engine without tabu moves (no kernel at this size) does not pay it."""
+    from dpgraph.engine.local_search import NUMBA_COMPILE_BYTES
+    from dpgraph.engine.maxcut import check_engine_memory, engine_bytes
+    from dpgraph.engine.twocsp import check_label_engine_memory, label_engine_bytes
+
+    _no_kernel_has_run(monkeypatch)
+    checks = [(lambda: check_engine_memory(100), engine_bytes(100)),
+              (lambda: check_label_engine_memory(100, 3, tabu_moves=50),
+               label_engine_bytes(100, 3))]
+    for check, arrays in checks:
+        monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", str(arrays + NUMBA_COMPILE_BYTES - 1))
+        with pytest.raises(InsufficientMemoryError, match=r"numba's first load in this "
+                           r"process, 128\.0 MiB, included.*DPGRAPH_NO_NUMBA=1"):
+            check()
+        monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", str(arrays + NUMBA_COMPILE_BYTES))
+        check()
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", str(label_engine_bytes(100, 3)))
+    check_label_engine_memory(100, 3)
+
+
+@pytest.mark.parametrize("answer", [dpgraph.max_cut, dpgraph.max_bisection])
+def test_private_cut_refuses_numba_first_load_before_spending(monkeypatch, spend_spy, answer):
+    """The engine's check (with numba's first load) runs after the release: the private cut
+    answers check the load before anything is spent."""
+    _no_kernel_has_run(monkeypatch)
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "64M")
+    with pytest.raises(InsufficientMemoryError, match=r"numba's first load in this process "
+                       r"\(the compiled kernels of max_(cut|bisection)'s solves\) needs about "
+                       r"128\.0 MiB.*DPGRAPH_NO_NUMBA=1"):
+        answer(nx.karate_club_graph(), epsilon=1.0, delta=1e-6, weight=None, rng=0)
+    assert spend_spy == {"charge": 0, "draw": 0}
+
+
+def test_a_fresh_process_refuses_before_loading_numba(tmp_path):
+    """In a fresh process under DPGRAPH_MEMORY_LIMIT=16M, solve_max_cut on 20 nodes passed
+    every check and then loaded numba (+160 MiB resident): it is refused before numba is
+    imported, and DPGRAPH_NO_NUMBA=1 (the alternative the refusal names) runs it."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("numba")
+    code = ("import sys, networkx as nx, dpgraph\n"
+            "try:\n"
+            "    dpgraph.solve_max_cut(nx.cycle_graph(20), rng=0)\n"
+            "    print('solved', 'numba' in sys.modules)\n"
+            "except MemoryError as exc:\n"
+            "    print('refused', 'numba' in sys.modules, exc)\n")
+    root = str(Path(__file__).resolve().parents[1])  # this checkout's dpgraph
+    env = {**os.environ, "DPGRAPH_MEMORY_LIMIT": "16M", "OPENBLAS_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    env.pop("DPGRAPH_NO_NUMBA", None)
+    run = lambda extra: subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                       text=True, env={**env, **extra}, cwd=tmp_path,
+                                       timeout=120)
+    done = run({})
+    assert done.stdout.startswith("refused False "), done.stdout + done.stderr
+    assert "numba's first load in this process" in done.stdout
+    done = run({"DPGRAPH_NO_NUMBA": "1"})
+    assert done.stdout.startswith("solved False"), done.stdout + done.stderr

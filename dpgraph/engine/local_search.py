@@ -47,7 +47,8 @@ from dpgraph.engine.operator import WeightOperator
 from dpgraph.engine.rounding import cut_values, rebalance
 
 __all__ = ["TabuResult", "tabu_search", "anneal", "improve_cut", "prepare", "PreparedOperator",
-           "numba_available", "jit"]
+           "numba_available", "jit", "kernel_load_bytes", "check_kernel_load",
+           "NUMBA_IMPORT_BYTES", "NUMBA_COMPILE_BYTES"]
 
 _RANDOM_POOL = 1 << 16   # pre-drawn uniforms / tenures, cycled (shared by all back ends)
 _NEG = -np.inf
@@ -76,6 +77,51 @@ def _numba_module():
                 except ImportError:
                     _numba = False
     return _numba or None
+
+
+# Resident memory numba adds to the process the first time a kernel runs, which no array
+# estimate sees (it is numba's and LLVM's own) and which the available memory shows only once
+# it is spent. Measured (VmRSS of a process that has imported dpgraph, before and after; numba
+# 0.68.1, CPython 3.11, x86-64 Linux; tabu_search on an 8-cycle, numba-csr back end, with an
+# empty then a filled NUMBA_CACHE_DIR): ``import numba`` +50.1 MiB; the first kernel call
+# +111.4 MiB when it compiles, +52.5 MiB when numba's disk cache has it; after it, the
+# annealing kernel +3.4 MiB and the sparse certificate's fill count +3.3 MiB. Priced: the
+# import rounded up to 52 MiB; the first compile (cold: a cache that is missing or not
+# writable compiles in every process) and 16 MiB for the kernels compiled after it, 128 MiB.
+NUMBA_IMPORT_BYTES = 52 * 2**20
+NUMBA_COMPILE_BYTES = 128 * 2**20
+
+
+def kernel_load_bytes() -> int:
+    """Bytes the next kernel call still adds to this process before its own arrays: 0 where
+    the kernels run without numba (not installed, ``DPGRAPH_NO_NUMBA`` set) or once a kernel
+    has been compiled or loaded in this process; else ``NUMBA_COMPILE_BYTES``, plus
+    ``NUMBA_IMPORT_BYTES`` while numba is not imported. Reads the state only: imports nothing.
+
+    >>> kernel_load_bytes() in (0, NUMBA_COMPILE_BYTES, NUMBA_COMPILE_BYTES + NUMBA_IMPORT_BYTES)
+    True
+    """
+    if not _KERNELS or _numba is False or os.environ.get("DPGRAPH_NO_NUMBA"):
+        return 0
+    if any(getattr(kernel._run, "signatures", None) for kernel in _KERNELS):
+        return 0  # a dispatcher with a compiled signature: numba and LLVM are loaded
+    return NUMBA_COMPILE_BYTES + (0 if "numba" in sys.modules else NUMBA_IMPORT_BYTES)
+
+
+def check_kernel_load(what: str) -> None:
+    """Refuse, before anything is spent, a private answer whose solves run numba kernels
+    (``what``) when numba's first load alone (:func:`kernel_load_bytes`) would not fit: the
+    engine's own check (which adds it to its arrays) runs only after the release.
+
+    >>> check_kernel_load("max_cut's solves")  # fits, or nothing left to load: returns None
+    """
+    from dpgraph.memory import check_memory
+
+    load = kernel_load_bytes()
+    if load:
+        check_memory(load, what=f"numba's first load in this process (the compiled kernels of "
+                                f"{what})",
+                     alternative="DPGRAPH_NO_NUMBA=1 runs them without numba.")
 
 
 def numba_available() -> bool:

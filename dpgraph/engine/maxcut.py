@@ -63,7 +63,8 @@ from dpgraph.privacy.noise import make_rng
 from dpgraph.privacy.validation import InvalidParameterError, check_positive
 from dpgraph.engine.operator import (WEIGHT_UNIT_INFO, WeightOperator, as_weight_operator,
                                      input_node_count, normalized_operator, unscaled)
-from dpgraph.engine.local_search import anneal, improve_cut, prepare, tabu_search
+from dpgraph.engine.local_search import (anneal, improve_cut, kernel_load_bytes, prepare,
+                                          tabu_search)
 from dpgraph.engine.rounding import (correlation_round, cut_values, flip_local_search, hyperplane_round,
                        rebalance, swap_local_search)
 from dpgraph.engine.sdp import certify_upper_bound, solve_lowrank_sdp, trivial_upper_bound
@@ -355,11 +356,16 @@ def engine_bytes(n: int, *, rank: int | None = None, samples: int = 4,
 def check_engine_memory(n: int, *, rank: int | None = None, samples: int = 4,
                         anneal_sweeps=0) -> None:
     """Refuse, before any array of the solve is allocated, engine options on ``n`` nodes that
-    would not fit (``rank=10**6`` asked for 6 GiB on G3's 800 nodes)."""
-    from dpgraph.memory import available_memory, check_memory
+    would not fit (``rank=10**6`` asked for 6 GiB on G3's 800 nodes), with numba's first load
+    (:func:`~dpgraph.engine.local_search.kernel_load_bytes`) where no kernel has run in this
+    process yet: the local search and the sparse certificate run numba kernels (a solve on an
+    operator without an explicit matrix, which runs none, is priced with it too)."""
+    from dpgraph.memory import available_memory, check_memory, format_bytes
+
+    load = kernel_load_bytes()
 
     def cost(r, k=n, s=samples):
-        return engine_bytes(k, rank=r, samples=s, anneal_sweeps=anneal_sweeps)
+        return engine_bytes(k, rank=r, samples=s, anneal_sweeps=anneal_sweeps) + load
 
     # what fits: a lower rank where rank 1 fits at these options, else fewer samples where one
     # fits at this rank, else fewer nodes at them
@@ -375,8 +381,12 @@ def check_engine_memory(n: int, *, rank: int | None = None, samples: int = 4,
     check_memory(cost(rank),
                  what=(f"the Max-Cut engine on {n:,} nodes with "
                        f"{'the default rank' if rank is None else f'rank={rank}'}, "
-                       f"samples={samples}, anneal_sweeps={anneal_sweeps!r}"),
-                 alternative="Lower rank (the default is at most 32), samples or anneal_sweeps.",
+                       f"samples={samples}, anneal_sweeps={anneal_sweeps!r}"
+                       + (f" (numba's first load in this process, {format_bytes(load)}, "
+                          f"included)" if load else "")),
+                 alternative="Lower rank (the default is at most 32), samples or anneal_sweeps."
+                             + (" DPGRAPH_NO_NUMBA=1 runs the local search without numba."
+                                if load else ""),
                  fit=fit)
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from dpgraph.engine import solve_max_bisection, solve_max_cut
 from dpgraph.engine import sdp_rank
 from dpgraph.engine.rounding import cut_values
+from dpgraph.engine.local_search import check_kernel_load
 from dpgraph.io.dask import is_dask_input
 from dpgraph.privacy import PrivacyLedger, make_rng
 from dpgraph.privacy.ledger import records_in_ledger
@@ -233,6 +234,10 @@ def _checked_call(problem, G, *, epsilon, delta, rank, kappa, estimate_share, se
                                      caller="max_cut" if problem == "maxcut" else "max_bisection")
     privatize(data, epsilon=eps_route, delta=delta, rank=rank, rng=None, _check_only=True,
               **{**opts, "route": "local" if requested == "auto" else requested})
+    # the answers' solves run numba kernels (the engine on a dense release, on the local
+    # route's core): numba's first load is refused here, not by the engine's check after the
+    # release (a call whose solves run none, e.g. a local route without a core, pays it too)
+    check_kernel_load(f"{'max_cut' if problem == 'maxcut' else 'max_bisection'}'s solves")
     return data, opts, requested, epsilon, delta
 
 
