@@ -104,6 +104,69 @@ def test_max_2csp_prices_the_solver_options_before_spending(limited, spend_spy):
     assert spend_spy == {"charge": 0, "draw": 0}
 
 
+@pytest.mark.parametrize("kw, count", [
+    ({"route": "randomized-response"}, 4),                      # relation_size q*q: no block
+    ({"route": "randomized-response", "relation_size": 6}, 5),  # the block posterior informs
+    ({"route": "randomized-response", "rank": 2}, 3),           # one low-rank posterior
+    ({"route": "pca"}, 1),
+    ({"route": "randomized-response", "relation_size": 6,
+      "candidates": ["unbiased", "posterior-block"]}, 2),
+], ids=["rr", "rr-block", "rr-rank-2", "pca", "named"])
+def test_max_2csp_prices_as_many_solves_as_it_runs(kw, count):
+    """The solver's memory was priced for five objectives whatever the route, rank and
+    relation_size: the count from public values is the number of objectives the run solves."""
+    from dpgraph.solve.csp import solved_objectives
+
+    inst = max_k_cut_instance(nx.cycle_graph(12), 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = dpgraph.max_2csp(inst, epsilon=1.0, delta=1e-6, rng=0, **kw)
+    priced = solved_objectives(kw["route"], inst.n * inst.q, kw.get("rank", 8),
+                               kw.get("candidates", "auto"),
+                               block_informative=kw.get("relation_size", 9) < 9)
+    assert priced == len(res.diagnostics["candidates"]) == count
+
+
+def _rr_samples(**kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return dpgraph.max_2csp(max_k_cut_instance(nx.cycle_graph(30), 3), epsilon=1.0,
+                                delta=1e-6, route="randomized-response",
+                                solver_options={"samples": 2000}, rng=0, **kw)
+
+
+def test_max_2csp_runs_the_solves_that_fit(monkeypatch):
+    """samples=2,000 on 30 variables x 3 values (four objectives) was refused under a 64 MiB
+    limit, priced as five whole solves (91 MiB): the solves run one after another, and each
+    finished one holds only its candidates and factor for the pooled choice. The run holds
+    less than the limit."""
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", "64M")
+    tracemalloc.start()
+    try:
+        res = _rr_samples()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(res.diagnostics["candidates"]) == 4 and peak < parse_bytes("64M")
+
+
+def test_max_2csp_refuses_solves_that_do_not_fit_before_spending(monkeypatch, spend_spy):
+    """One byte under the price of the four solves: refused before anything is spent (no
+    draw, no charge, nothing recorded in a running ledger), naming the samples that fit
+    with the four objectives."""
+    from dpgraph.engine.twocsp import label_engine_bytes
+
+    limit = label_engine_bytes(30, 3, samples=2000, objectives=4) - 1
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", str(limit))
+    total = dpgraph.PrivacyLedger(epsilon=2.0, delta=1e-5)
+    with pytest.raises(InsufficientMemoryError, match="At most samples=") as info:
+        _rr_samples(ledger=total)
+    assert spend_spy == {"charge": 0, "draw": 0} and total.entries == ()
+    fits = int(str(info.value).split("At most samples=")[1].split(" ")[0].replace(",", ""))
+    assert label_engine_bytes(30, 3, samples=fits, objectives=4) <= limit
+    assert label_engine_bytes(30, 3, samples=fits + 1, objectives=4) > limit
+
+
 @pytest.mark.parametrize("solve", [dpgraph.solve_max_cut, dpgraph.solve_max_bisection])
 def test_weights_that_overflow_the_engine_are_refused(solve):
     """Weights of 1e200 (or 1e308 read from a file) ended in NumPy's LinAlgError

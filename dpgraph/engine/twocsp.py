@@ -151,6 +151,12 @@ LABEL_FACTOR_COPIES, LABEL_GRAM_COPIES = 12, 2
 # of their values (samples=2,000 on 3,000 variables x 3 values, 6,565 candidates, held
 # 1.1 GiB); and per candidate, max_2csp's pool of them (a key and a view per row).
 LABEL_CANDIDATE_BYTES, LABEL_CANDIDATE_VALUE_BYTES, LABEL_CANDIDATE_ROW_BYTES = 40, 16, 256
+# Bytes per candidate and variable that a finished solve leaves held while max_2csp solves its
+# next objective and pools them all: its distinct candidates (``rounded``, int64), then in the
+# pool each one's key (its bytes) and its stacked row (int64); per candidate, the pool's
+# LABEL_CANDIDATE_ROW_BYTES. A finished solve also holds its n x q x rank factor (``solution``).
+# The values and the draws' copies are freed with the solve: they are priced once.
+LABEL_POOLED_BYTES = 3 * 8
 # Vector-rounding draws of the low-rank rounding (round_label_sdp's vector_samples).
 LABEL_VECTOR_SAMPLES = 64
 # Bytes per entry of the (n q + 1) x (n q + 1) moment matrix under CVXPY + SCS, its
@@ -165,12 +171,21 @@ def label_engine_bytes(n: int, q: int, *, m: int = 0, method: str = "lowrank",
     and ``m`` constraints, beyond the label-extended graph: the relaxation (``"lowrank"``: the
     ``n x q x rank`` factor and its Gram matrix, ``rank`` default
     :func:`~dpgraph.engine.twocsp_sdp.default_label_rank`; ``"scs"``: the moment matrix) and
-    the rounding's candidates (``samples`` per seed assignment, ``q**seeds`` of them), for
-    each of ``objectives`` solves whose candidates are pooled (:func:`dpgraph.max_2csp`).
+    the rounding's candidates (``samples`` per seed assignment, ``q**seeds`` of them, counted
+    before de-duplication: an upper bound).
+
+    ``objectives`` solves one after another whose candidates are pooled
+    (:func:`dpgraph.max_2csp`): the working set of one solve, plus what each of the
+    ``objectives - 1`` others leaves held for the pool (its factor, and
+    ``LABEL_POOLED_BYTES`` per candidate and variable with ``LABEL_CANDIDATE_ROW_BYTES`` per
+    candidate); the working set of a solve is freed before the next begins.
 
     >>> label_engine_bytes(3000, 3, samples=2000) > 2**30  # 1.1 GiB measured
     True
     >>> label_engine_bytes(3000, 3) < 2**27
+    True
+    >>> one, two = (label_engine_bytes(30, 3, samples=5000, objectives=k) for k in (1, 2))
+    >>> 0 < two - one < one  # a further objective holds its candidates, not a second solve
     True
     """
     n, q, samples = int(n), int(q), int(samples)
@@ -182,19 +197,23 @@ def label_engine_bytes(n: int, q: int, *, m: int = 0, method: str = "lowrank",
 
     k = default_label_rank(n, q) if rank is None else int(rank)
     cands = 1 + samples + LABEL_VECTOR_SAMPLES + assignments * max(samples // 4, 2)
-    return (8 * (LABEL_FACTOR_COPIES * n * q * k + LABEL_GRAM_COPIES * k * k)
-            + int(objectives) * cands * (n * (LABEL_CANDIDATE_BYTES
-                                              + LABEL_CANDIDATE_VALUE_BYTES * q)
-                                         + LABEL_CANDIDATE_ROW_BYTES))
+    solve = (8 * (LABEL_FACTOR_COPIES * n * q * k + LABEL_GRAM_COPIES * k * k)
+             + cands * (n * (LABEL_CANDIDATE_BYTES + LABEL_CANDIDATE_VALUE_BYTES * q)
+                        + LABEL_CANDIDATE_ROW_BYTES))
+    held = 8 * n * q * k + cands * (LABEL_POOLED_BYTES * n + LABEL_CANDIDATE_ROW_BYTES)
+    return solve + (max(int(objectives), 1) - 1) * held
 
 
 def check_label_engine_memory(n: int, q: int, *, m: int = 0, method: str = "lowrank",
                               rank: int | None = None, samples: int = 16, seeds: int = 2,
-                              objectives: int = 1) -> None:
+                              objectives: int = 1, tabu_moves: int = 0) -> None:
     """Refuse, before the relaxation is solved, 2-CSP engine options whose working set
     (:func:`label_engine_bytes`) would not fit: ``samples=50,000`` on 60 variables held 2.3 GiB,
     ``rank=10**6`` 3.7 GiB, before an unpriced MemoryError (after the release, in
-    :func:`dpgraph.max_2csp`).
+    :func:`dpgraph.max_2csp`). Where the solve runs a numba kernel (``tabu_moves``, or the
+    sparse certificate above ``LABEL_DENSE_CERTIFICATE_MAX_N``) and none has run in this
+    process yet, numba's first load (:func:`~dpgraph.engine.local_search.kernel_load_bytes`)
+    is priced with it.
 
     >>> import os
     >>> from unittest import mock
@@ -205,13 +224,18 @@ def check_label_engine_memory(n: int, q: int, *, m: int = 0, method: str = "lowr
     ...         print(str(exc).split(" with")[0], "|", "At most samples=" in str(exc))
     the 2-CSP engine on 100 variables x 3 values | True
     """
+    from dpgraph.engine.local_search import kernel_load_bytes
+    from dpgraph.engine.twocsp_sdp import LABEL_DENSE_CERTIFICATE_MAX_N
+
     samples = check_integer(samples, name="samples", low=0)
     seeds = check_integer(seeds, name="seeds", low=0)
     rank = None if rank is None else check_integer(rank, name="rank", low=2)
+    sparse_proof = method == "lowrank" and n * (q - 1) + 1 > LABEL_DENSE_CERTIFICATE_MAX_N
+    load = kernel_load_bytes() if tabu_moves or sparse_proof else 0
 
     def cost(samples=samples, rank=rank):
-        return label_engine_bytes(n, q, m=m, method=method, rank=rank, samples=samples,
-                                  seeds=seeds, objectives=objectives)
+        return load + label_engine_bytes(n, q, m=m, method=method, rank=rank, samples=samples,
+                                         seeds=seeds, objectives=objectives)
 
     have = memory_limit()[0]
     fit = None
@@ -229,6 +253,9 @@ def check_label_engine_memory(n: int, q: int, *, m: int = 0, method: str = "lowr
             f"seeds={seeds}" if method == "lowrank" else
             f"the 2-CSP engine's method='scs' on {n:,} variables x {q:,} values (a "
             f"{n * q + 1:,} x {n * q + 1:,} moment matrix)")
+    if load:
+        what += f" (numba's first load in this process, {format_bytes(load)}, included)"
+        alternative += " DPGRAPH_NO_NUMBA=1 runs the kernels without numba."
     check_memory(cost(), what=what, alternative=alternative, fit=fit)
 
 
@@ -1023,7 +1050,7 @@ def solve_max_2csp(instance: CSPInstance, *, method: str = "lowrank", rng=None, 
     if rank is not None:
         rank = check_integer(rank, name="rank", low=2)
     check_label_engine_memory(instance.n, instance.q, m=instance.m, method=method, rank=rank,
-                              samples=samples, seeds=seeds)
+                              samples=samples, seeds=seeds, tabu_moves=tabu_moves)
     weights = instance._arrays[3]
     check_weight_scale(float(np.sum(weights)), what="the constraints' weights")
     gen = make_rng(rng)

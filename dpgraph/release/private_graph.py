@@ -22,6 +22,22 @@ __all__ = ["PrivateGraph", "DEFAULT_RANK"]
 DEFAULT_RANK = 8
 
 
+def randomized_response_objectives(n: int, rank: int | None = None) -> tuple:
+    """The objectives a randomized-response release on ``n`` nodes offers
+    (:meth:`PrivateGraph.objective_names`), from the public ``n`` and ``rank`` alone (default
+    ``DEFAULT_RANK``): the de-biased release, the rank-2 and rank-``rank`` posteriors (a
+    prior's rank lies in ``[1, n - 2]``) and the degree posterior.
+
+    >>> randomized_response_objectives(90, 8)
+    ('unbiased', 'posterior-lowrank-2', 'posterior-lowrank-8', 'posterior-degree')
+    >>> randomized_response_objectives(90, 2)  # one rank-2 posterior
+    ('unbiased', 'posterior-lowrank-2', 'posterior-degree')
+    """
+    k = int(rank or DEFAULT_RANK)
+    ranks = sorted(r for r in {2, k} if r < n - 1)
+    return ("unbiased", *(f"posterior-lowrank-{r}" for r in ranks), "posterior-degree")
+
+
 @dataclass(eq=False)
 class PrivateGraph:
     """The private release of a graph: private degrees, the private low-rank normalized
@@ -128,9 +144,7 @@ class PrivateGraph:
         """
         if self.unbiased is None:
             return ("synthetic",)
-        k = int(rank or self.diagnostics.get("rank") or DEFAULT_RANK)
-        ranks = sorted(r for r in {2, k} if r < self.n - 1)  # a prior's rank lies in [1, n - 2]
-        return ("unbiased", *(f"posterior-lowrank-{r}" for r in ranks), "posterior-degree")
+        return randomized_response_objectives(self.n, rank or self.diagnostics.get("rank"))
 
     def objective(self, name: str = "synthetic") -> np.ndarray:
         """Dense symmetric weight matrix of the objective ``name`` (post-processing only).

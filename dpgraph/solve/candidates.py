@@ -55,6 +55,21 @@ def check_privatize_keys(privatize_options, *, caller: str) -> None:
                         f"(it takes {', '.join(sorted(params - set(own)))})")
 
 
+def auto_objectives(offered: tuple, n: int) -> tuple:
+    """The objectives ``candidates="auto"`` solves among those a release on ``n`` nodes
+    ``offered``: all of them, or the de-biased release alone above ``ONE_OBJECTIVE_ABOVE_N``
+    nodes (the time goal). Public ``n`` and names only.
+
+    >>> auto_objectives(("unbiased", "posterior-degree"), 100)
+    ('unbiased', 'posterior-degree')
+    >>> auto_objectives(("unbiased", "posterior-degree"), ONE_OBJECTIVE_ABOVE_N + 1)
+    ('unbiased',)
+    """
+    if n > ONE_OBJECTIVE_ABOVE_N and "unbiased" in offered:
+        return ("unbiased",)
+    return tuple(offered)
+
+
 def candidate_objectives(pg: PrivateGraph, candidates="auto", rank: int | None = None) -> tuple:
     """The objectives :func:`dpgraph.max_cut` solves on the release ``pg`` (``candidates``
     as there; validated against :meth:`PrivateGraph.objective_names`): every objective the
@@ -67,9 +82,7 @@ def candidate_objectives(pg: PrivateGraph, candidates="auto", rank: int | None =
     """
     offered = pg.objective_names(rank)
     if candidates == "auto":
-        if pg.n > ONE_OBJECTIVE_ABOVE_N and "unbiased" in offered:  # the time goal
-            return ("unbiased",)
-        return offered
+        return auto_objectives(offered, pg.n)
     try:
         names = (candidates,) if isinstance(candidates, str) else tuple(candidates)
     except TypeError:

@@ -44,9 +44,6 @@ __all__ = ["PrivateCSPResult", "max_2csp", "group_privacy_delta", "rounded_label
            "block_posterior_weights"]
 
 BLOCK_OBJECTIVE = "posterior-block"
-# Objectives ``candidates="auto"`` solves at most (the randomized-response route's four of
-# PrivateGraph.objective_names and BLOCK_OBJECTIVE), their candidates pooled for the choice
-AUTO_OBJECTIVES = 5
 
 
 def group_privacy_delta(epsilon: float, delta: float, s: int) -> float:
@@ -473,12 +470,42 @@ def _check_dense_release(N: int, rank: int, privatize_options: dict | None) -> N
                              "use fewer variables or labels.")
 
 
-def _check_solver_memory(instance, solver_options, candidates) -> None:
+def solved_objectives(route: str, N: int, rank: int, candidates, *,
+                      block_informative: bool) -> int:
+    """How many objectives :func:`max_2csp` solves on ``route``'s release of the label-extended
+    graph (``N = n q`` labels), from public values only, as :func:`_objective_names` picks them:
+    ``"auto"``: the objectives the route declares (:class:`~dpgraph.release.routes.RouteSpec`'s
+    ``objectives``; where they follow the release, randomized response's, which depend on
+    ``N`` and ``rank``), the de-biased release alone above ``ONE_OBJECTIVE_ABOVE_N`` labels,
+    plus ``"posterior-block"`` where the block posterior informs (``relation_size < q*q``) on
+    such a route; named objectives: one solve each.
+
+    >>> solved_objectives("randomized-response", 90, 8, "auto", block_informative=False)
+    4
+    >>> solved_objectives("randomized-response", 90, 8, "auto", block_informative=True)
+    5
+    >>> solved_objectives("pca", 90, 8, "auto", block_informative=True)
+    1
+    """
+    from dpgraph.release.private_graph import randomized_response_objectives
+    from dpgraph.solve.candidates import auto_objectives
+
+    asked = [candidates] if isinstance(candidates, str) else list(candidates)
+    declared = route_spec(route).objectives
+    if asked == ["auto"]:
+        offered = declared or randomized_response_objectives(N, rank)
+        return len(auto_objectives(offered, N)) + int(declared is None and block_informative)
+    return len([c for c in asked if c != BLOCK_OBJECTIVE]) + int(BLOCK_OBJECTIVE in asked)
+
+
+def _check_solver_memory(instance, route: str, rank: int, s: int, solver_options,
+                         candidates) -> None:
     """Refuse, before any draw, engine options (``rank``, ``samples``, ``seeds`` of
     :func:`~dpgraph.engine.twocsp_sdp.solve_label_csp`) whose working set would not fit, with
-    the candidates of every objective pooled (``candidates="auto"``: at most
-    ``AUTO_OBJECTIVES``), from the public ``n``, ``q`` and options (``samples=50,000`` held
-    2.3 GiB after the release, ``samples=10**7`` died there of an unpriced MemoryError)."""
+    the results of the objectives solved before the last one held for the pooled choice
+    (:func:`solved_objectives` of them), from the public ``n``, ``q``, route, release rank,
+    ``relation_size`` ``s`` and options (``samples=50,000`` held 2.3 GiB after the release,
+    ``samples=10**7`` died there of an unpriced MemoryError)."""
     import inspect
 
     from dpgraph.engine.twocsp import check_label_engine_memory
@@ -486,10 +513,10 @@ def _check_solver_memory(instance, solver_options, candidates) -> None:
 
     defaults = inspect.signature(solve_label_csp).parameters
     opts = {k: (solver_options or {}).get(k, defaults[k].default)
-            for k in ("rank", "samples", "seeds")}
-    objectives = (AUTO_OBJECTIVES if candidates == "auto" else
-                  1 if isinstance(candidates, str) else max(len(tuple(candidates)), 1))
-    check_label_engine_memory(instance.n, instance.q, objectives=objectives, **opts)
+            for k in ("rank", "samples", "seeds", "tabu_moves")}
+    objectives = solved_objectives(route, instance.n * instance.q, rank, candidates,
+                                   block_informative=s < instance.q ** 2)
+    check_label_engine_memory(instance.n, instance.q, objectives=max(objectives, 1), **opts)
 
 
 def _check_engine_options(candidates, solver_options) -> None:
@@ -657,7 +684,7 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     eps_p = left(epsilon, eps_total, eps_select, eps_estimate)
     _precheck_dense_options(route, candidates, solver_options, privatize_options,
                             group_privacy_delta(eps_p, delta, s))
-    _check_solver_memory(instance, solver_options, candidates)
+    _check_solver_memory(instance, route, rank, s, solver_options, candidates)
     _precheck_label_release(instance.n * instance.q, s, rank, eps_p, delta, privatize_options)
     total, upper = _release_total_weight(instance, epsilon=eps_total, ledger=ledger, rng=gen)
     pg, dlt_0 = _release_label_graph(instance, s, rank, eps_p, delta, privatize_options,
