@@ -690,13 +690,13 @@ def with_nodes(data: GraphData, nodes, *, source: str, first: int = 0) -> GraphD
         return data  # (tuples of equal labels may differ in type: 0.0 == 0, so they are mapped)
     where = {x: i for i, x in enumerate(labels)} if not isinstance(labels, range) else None
     position = np.empty(data.n, dtype=np.int64)
-    missing = []
+    missing = []  # the indices of the graph's nodes that nodes does not hold
     vectorized = (isinstance(labels, range) and isinstance(data.labels, range)
                   and labels.step == 1 and data.labels.step == 1)
     if vectorized:  # O(1) per node, no Python loop
         ids = np.arange(data.labels.start, data.labels.stop, data.labels.step, dtype=np.int64)
         position = ids - labels.start
-        missing = ids[(position < 0) | (position >= len(labels))].tolist()
+        missing = np.flatnonzero((position < 0) | (position >= len(labels))).tolist()
     for i, x in enumerate(() if vectorized else data.labels):
         if where is None:
             ok = isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x in labels
@@ -704,17 +704,11 @@ def with_nodes(data: GraphData, nodes, *, source: str, first: int = 0) -> GraphD
         else:
             k = where.get(x)
         if k is None:
-            missing.append(x)
+            missing.append(i)
         else:
             position[i] = k
     if missing:
-        kinds = {type(x).__name__ for x in missing} - {type(x).__name__ for x in labels[:1]}
-        hint = (f" (the graph's ids are {', '.join(sorted(kinds))}, nodes holds "
-                f"{type(labels[0]).__name__}: give nodes of the ids' type, or read the file "
-                f"with ids= to match them)" if kinds else "")
-        raise ValueError(f"{source}: {len(missing):,} node(s) with an edge are not in nodes, "
-                         f"e.g. {missing[0]!r}{hint}; nodes is the public node set and must "
-                         f"hold every node of the graph")
+        raise ValueError(_not_in_nodes(data, missing, labels, source))
     C = data.weights.tocoo()
     n = len(labels)
     W = sp.csr_array((C.data, (position[C.row], position[C.col])), shape=(n, n))
@@ -725,6 +719,25 @@ def with_nodes(data: GraphData, nodes, *, source: str, first: int = 0) -> GraphD
         modes[position] = data.modes
     return GraphData(weights=W, labels=labels, _checked=True, _summed=data._summed,
                      modes=modes)
+
+
+def _not_in_nodes(data: GraphData, missing: list, labels, source: str) -> str:
+    """The refusal of :func:`with_nodes` for the nodes of ``data`` (indices ``missing``) that
+    the public node set ``labels`` does not hold: it counts those with an edge and the
+    isolated ones (GraphML, GML, Pajek and NetworkX graphs list nodes without an edge)."""
+    names = [data.labels[i] for i in missing]
+    kinds = {type(x).__name__ for x in names} - {type(x).__name__ for x in labels[:1]}
+    hint = (f" (the graph's ids are {', '.join(sorted(kinds))}, nodes holds "
+            f"{type(labels[0]).__name__}: give nodes of the ids' type, or read the file "
+            f"with ids= to match them)" if kinds else "")
+    linked = int(np.count_nonzero(np.diff(data.weights.indptr)[missing]))
+    isolated = len(missing) - linked
+    what = (f"{len(missing):,} node(s) with an edge" if not isolated else
+            f"{isolated:,} isolated node(s) of the graph (without an edge)" if not linked else
+            f"{len(missing):,} node(s) of the graph ({linked:,} with an edge, {isolated:,} "
+            f"isolated)")
+    return (f"{source}: {what} are not in nodes, e.g. {names[0]!r}{hint}; nodes is the public "
+            f"node set and must hold every node of the graph")
 
 
 def _pair_keys(W, *, zero: bool = False) -> np.ndarray:

@@ -629,8 +629,10 @@ def write_graph(graph, path, format: str | None = None, *,
     every label as text, and :func:`read_graph` gives their labels back as strings, as
     NetworkX's readers do: integer labels ``0, 1, ...`` read back as ``'0', '1', ...`` (SNAP
     and CSV files give integer ids back as integers), other labels (tuples, floats) as their
-    text. The file is written next to ``path`` and moved onto it when complete, so a failed
-    write leaves an existing file as it was.
+    text (in GML, the text NetworkX's GML writer gives them: ``(1, 'a')`` as ``"(1,'a')"``,
+    ``1e20`` as ``"1.E+20"``; a label ``"()"`` reads back as the empty tuple). The file is
+    written next to ``path`` and moved onto it when complete, so a failed write leaves an
+    existing file as it was.
 
     Labels other than the integers ``0..n-1`` or ``1..n`` written to a format without labels
     (gset, mtx, metis, dimacs) get a :class:`~dpgraph.graph.GraphInputWarning`: they are lost.
@@ -841,8 +843,13 @@ def check_labels_storable(labels, format: str) -> None:
     line break or a double quote; GraphML (XML, also written for ``.xml``) cannot store a
     character XML 1.0 does not allow (a control character other than tab, line feed and
     carriage return, such as ``"\\x00"`` or ``"\\x1b"``; a lone surrogate; ``U+FFFE``,
-    ``U+FFFF``): the file would not parse. Formats without labels (gset, mtx, metis,
-    dimacs) write node indices and accept any labels.
+    ``U+FFFF``): the file would not parse. In GML the text compared is the one NetworkX's GML
+    writer writes (a tuple ``(1,)`` as ``"(1)"``, a float as ``repr(x).upper()``) as its
+    reader reads it back (``"()"`` as the empty tuple), so ``(1,)`` and ``"(1)"`` are refused;
+    so are a label written as non-ASCII text or with a double quote inside (a tuple
+    ``("é",)``, ``('a"b',)``: the writer fails, the file would not parse) and ``"[]"`` (read
+    back as a list). Formats without labels (gset, mtx, metis, dimacs) write node indices
+    and accept any labels.
 
     >>> check_labels_storable(["a", "b"], "snap")
     >>> check_labels_storable(range(10**12), "snap")  # a range: distinct integers, no loop
@@ -855,6 +862,10 @@ def check_labels_storable(labels, format: str) -> None:
     Traceback (most recent call last):
     ...
     ValueError: GraphML cannot store both node labels 1 and '1': they read back as the same text '1'; relabel first
+    >>> check_labels_storable([(1,), "(1)"], "gml")
+    Traceback (most recent call last):
+    ...
+    ValueError: GML cannot store both node labels (1,) and '(1)': they read back as the same text '(1)'; relabel first
     >>> check_labels_storable(["a", "b\\x00"], "graphml")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -876,9 +887,13 @@ def check_labels_storable(labels, format: str) -> None:
     # the characters XML 1.0 does not allow (networkx writes them as they are, or as character
     # references that no parser reads back): the only XML format here is GraphML
     xml_bad = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+    if format == "gml":  # labels as NetworkX's GML writer writes them and its reader reads them
+        labels = list(labels)
+        texts = iter(_gml_read_back(labels))
     seen = {}
     for label in labels:
-        s = check(label) if format in _TOKEN_LABELS else str(label)
+        s = (check(label) if format in _TOKEN_LABELS else
+             next(texts) if format == "gml" else str(label))
         if format == "graphml" and (bad := xml_bad.search(s)):
             ch = bad.group()
             raise ValueError(f"GraphML (XML) cannot store node label {label!r}: it holds the "
@@ -894,6 +909,59 @@ def check_labels_storable(labels, format: str) -> None:
             except ValueError:
                 pass
         if s in seen:
+            what = "text" if isinstance(s, str) else "value"
             raise ValueError(f"{name} cannot store both node labels {seen[s]!r} and {label!r}: "
-                             f"they read back as the same text {s!r}; relabel first")
+                             f"they read back as the same {what} {s!r}; relabel first")
         seen[s] = label
+
+
+def _gml_read_back(labels) -> list:
+    """What :func:`read_graph` gives back for each of ``labels`` (in order) from a GML file
+    that :func:`write_graph` wrote: the text ``networkx.generate_gml`` writes as the label
+    (``stringizer=str``, as :func:`~dpgraph.io.library.write_gml` calls it), read back as
+    ``networkx.parse_gml`` reads it (XML character references undone; ``"()"`` read as the
+    empty tuple). Strings read back as they are and integers as ``str(x)``; every other
+    label (tuples: ``"(1,'a')"``; floats: ``repr(x).upper()``, ``"1.E+20"``) is written by
+    NetworkX's own generator, on one graph holding those labels as nodes. Refuses a label
+    that NetworkX writes as non-ASCII text (its writer fails), or as text holding a double
+    quote (no GML parser reads it), or as ``"[]"`` (read back as a list, which cannot be a
+    node)."""
+    import networkx as nx
+    from networkx.readwrite.gml import generate_gml, unescape
+
+    others = [x for x in labels if not isinstance(x, (str, int))]
+    graph = nx.Graph()
+    graph.add_nodes_from(others)
+    if len(graph) < len(others):  # labels equal in Python (0.0, -0.0) are one node: one graph each
+        lines = [line for x in others for line in generate_gml(_one_node(x), str)]
+    else:
+        lines = generate_gml(graph, str)
+    prefix = '    label "'
+    written = iter([line[len(prefix):-1] for line in lines if line.startswith(prefix)])
+    out = []
+    for label in labels:
+        if isinstance(label, (str, int)):  # escape(str(x)) and str(x): the reader gives str(x)
+            value = str(label)
+        else:
+            text = next(written)
+            if not text.isascii() or '"' in text:
+                why = ("which is not ASCII (its writer fails)" if not text.isascii() else
+                       "whose double quote ends the quoted label (the file would not parse)")
+                raise ValueError(f"GML cannot store node label {label!r}: NetworkX's GML "
+                                 f"writer writes it as {text!r}, {why}; relabel first")
+            value = unescape(text)  # as parse_gml reads a quoted value
+        if value == "[]":
+            raise ValueError(f"GML cannot store node label {label!r}: NetworkX's GML reader "
+                             f"reads it back as an empty list, which cannot be a node; relabel "
+                             f"first")
+        out.append(() if value == "()" else value)
+    return out
+
+
+def _one_node(label):
+    """A NetworkX graph with the one node ``label``."""
+    import networkx as nx
+
+    graph = nx.Graph()
+    graph.add_node(label)
+    return graph

@@ -596,6 +596,17 @@ def other_separator_hint(header: str) -> str:
     return ""
 
 
+def _index_column_hint(columns) -> str:
+    """The hint for a CSV header row whose first column has no name: pandas' ``to_csv``
+    writes its index so (``,source,target``), and read_csv reads the first two columns as the
+    endpoints."""
+    if columns[0] or len(columns) < 3:
+        return ""
+    return (f" (pandas' DataFrame.to_csv writes its index as a first column without a name: "
+            f"write the file with to_csv(..., index=False), or remove the first column, so that "
+            f"{columns[1]!r} and {columns[2]!r} are the first two columns, the endpoints)")
+
+
 def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", ids: str = "auto",
              weight: str | None = "weight") -> GraphData:
     """Read a CSV edge file (``.csv``, ``.csv.gz``): a header row naming the columns, then one
@@ -654,7 +665,8 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
         raise GraphFormatError(path, hnum, hline, _CSV_HEADER,
                                problem=f"{len(columns)} column name(s) in the header row"
                                + other_separator_hint(hline)
-                               if len(columns) < 2 else "an empty column name")
+                               if len(columns) < 2 else "an empty column name"
+                               + _index_column_hint(columns))
     if all(is_number(c) for c in columns[:2]):
         raise GraphFormatError(path, hnum, hline, _CSV_HEADER + "; add a header row",
                                problem="the first row holds numbers, not column names")

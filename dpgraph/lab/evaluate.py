@@ -7,6 +7,9 @@ answer transfers to the true graph (e.g. the transfer ratio of BENCHMARKS.md).
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
 
 from dpgraph.engine.maxcut import cut_value, side_vector  # cut_value re-exported: the engine's objective, so scores match it
@@ -61,8 +64,9 @@ def transfer_ratio(G, partition, reference_value: float, *,
     best non-private cut the engine finds on ``G``: 1.0 means no loss). It reads the true
     graph: never publish it under a privacy claim. ``partition`` is any form
     :func:`cut_value` reads; ``weight`` as there (``None``: every edge weight 1).
-    ``reference_value`` must be a number > 0 (a ValueError otherwise). The ratio can exceed 1
-    when the reference is not the maximum.
+    ``reference_value`` must be a finite number > 0 (a ValueError otherwise: an infinite
+    reference would give the ratio 0 for every partition; a TypeError for a non-number). The
+    ratio can exceed 1 when the reference is not the maximum.
 
     Examples
     --------
@@ -73,9 +77,20 @@ def transfer_ratio(G, partition, reference_value: float, *,
     >>> round(transfer_ratio(P, ({0, 1}, {2, 3}), 3.0), 4)  # cuts the middle edge only
     0.3333
     """
-    if not reference_value > 0:  # NaN too: it would give a NaN ratio
-        raise ValueError(f"reference_value must be > 0, got {reference_value}")
+    _check_reference(reference_value, "reference_value")
     return cut_value(G, partition, weight=weight) / reference_value
+
+
+def _check_reference(value, name: str) -> None:
+    """Refuse a reference cut ``value`` (the parameter ``name``) that is not a finite number
+    > 0: NaN gives a NaN ratio, 0 none, and infinity the ratio 0 for every partition."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a finite number > 0 (a cut value), got {value!r}")
+    if not value > 0:  # NaN too
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+    if value == math.inf:
+        raise ValueError(f"{name} must be finite, got {value!r}: every cut's ratio to it "
+                         f"would be 0")
 
 
 # ----------------------------------------------------------------------------- synthetic graphs
@@ -362,9 +377,9 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
     ``avg_path_true`` / ``avg_path`` / ``path_rel_error`` (on pairs from ``sources`` random
     sources); with ``max_cut``, ``maxcut_transfer``: the cut, in the true graph, of the
     partition that :func:`dpgraph.solve_max_cut` finds on the synthetic graph, divided by
-    ``reference_cut`` (default: the cut it finds on the true graph; a given one must be > 0;
-    NaN, with a note, where the true graph's best cut is 0: a graph without edges has no
-    ratio). The two graphs must have
+    ``reference_cut`` (default: the cut it finds on the true graph; a given one must be
+    finite and > 0; NaN, with a note, where the true graph's best cut is 0: a graph without
+    edges has no ratio). The two graphs must have
     the same node set; nodes are matched by label (a sample lists its nodes in sorted label
     order, the true graph in its own), so ``true_stats``, if given, must be
     :func:`graph_statistics` of the same ``true_graph``: statistics of another graph (other
@@ -445,12 +460,13 @@ def synthetic_report(true_graph, synthetic_graph, *, rng=0, sources: int = 64,
 
 def _maxcut_transfer(tw: GraphData, sw: GraphData, reference_cut, rng, notes: list) -> float:
     """The cut in ``tw`` of the engine's Max-Cut of ``sw`` over ``reference_cut`` (default: the
-    engine's cut of ``tw``). A given ``reference_cut`` must be > 0; where the true graph's own
-    best cut is 0 (no edges) there is no ratio: NaN, and a note in ``notes`` says why."""
+    engine's cut of ``tw``). A given ``reference_cut`` must be finite and > 0; where the true
+    graph's own best cut is 0 (no edges) there is no ratio: NaN, and a note in ``notes`` says
+    why."""
     from dpgraph.engine import solve_max_cut
 
-    if reference_cut is not None and not reference_cut > 0:  # NaN too
-        raise ValueError(f"reference_cut must be > 0, got {reference_cut}")
+    if reference_cut is not None:
+        _check_reference(reference_cut, "reference_cut")
     opts = dict(rng=rng, tol=1e-3, certificate="auto")
     if reference_cut is None:
         reference_cut = solve_max_cut(tw, **opts).value

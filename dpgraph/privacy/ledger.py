@@ -394,8 +394,24 @@ class PrivacyLedger:
         return entry
 
     def extend(self, other: "PrivacyLedger") -> None:
-        """Record every charge of ``other`` here (checking this ledger's budget first; all or
-        nothing)."""
+        """Record every charge of ``other``, a :class:`PrivacyLedger` (a result's ``.ledger``),
+        here (checking this ledger's budget first; all or nothing), and its reproducible mark.
+        Anything else, a list of ledgers or of entries included, is refused with a
+        ``TypeError``: call ``extend`` once per ledger.
+
+        >>> total, part = PrivacyLedger(epsilon=1.0), PrivacyLedger()
+        >>> _ = part.charge("count", mechanism="laplace", epsilon=0.25)
+        >>> total.extend(part)
+        >>> total.remaining
+        (0.75, 0.0)
+        """
+        if not isinstance(other, PrivacyLedger):
+            items = list(other) if isinstance(other, (list, tuple)) else []
+            hint = ("; pass the ledger that holds these entries" if items and all(
+                isinstance(x, LedgerEntry) for x in items) else
+                "; call extend once per ledger" if items else "")
+            raise TypeError(f"PrivacyLedger.extend takes one PrivacyLedger (a result's "
+                            f".ledger), got {type(other).__name__}{hint}")
         with self._lock:
             self._check_entries(list(other.entries))
             self._entries.extend(other.entries)

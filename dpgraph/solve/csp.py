@@ -248,11 +248,25 @@ class PrivateCSPResult(PrivateResult):
         return f"PrivateCSPResult({', '.join(parts)}{reproducible_tag(self.ledger)})"
 
 
+def _graph_hint(instance) -> str:
+    """The hint of :func:`max_2csp`'s refusal when ``instance`` is a graph (a GraphData, a
+    NetworkX or igraph graph, a SciPy sparse matrix): its Max-k-Cut is a 2-CSP instance."""
+    from dpgraph.graph import GraphData
+
+    library = type(instance).__module__.split(".")[0]
+    if not (isinstance(instance, GraphData) or sp.issparse(instance)
+            or library in ("networkx", "igraph")):
+        return ""
+    return ("; a graph's Max-k-Cut is the instance "
+            "dpgraph.engine.max_k_cut_instance(graph, k) (its Max-Cut: dpgraph.max_cut)")
+
+
 def _check_instance(instance, relation_size, *, local: bool = False):
     from dpgraph.engine import CSPInstance
 
     if not isinstance(instance, CSPInstance):
-        raise TypeError(f"instance must be a dpgraph.engine.CSPInstance, got {type(instance).__name__}")
+        raise TypeError(f"instance must be a dpgraph.engine.CSPInstance, got "
+                        f"{type(instance).__name__}{_graph_hint(instance)}")
     n, q = instance.n, instance.q
     if n < 2:
         raise ValueError(f"max_2csp needs at least 2 variables, got {n}")

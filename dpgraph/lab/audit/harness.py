@@ -69,9 +69,7 @@ def clopper_pearson_lower(k: int, n: int, level: float) -> float:
     >>> round(clopper_pearson_lower(50, 100, 0.975), 4)
     0.3983
     """
-    k, n = int(k), int(n)
-    if not 0 <= k <= n or n < 1:
-        raise ValueError(f"need 0 <= k <= n and n >= 1, got k={k}, n={n}")
+    k, n = _check_trials(k, n, level)
     return 0.0 if k == 0 else float(stats.beta.ppf(1.0 - level, k, n - k + 1))
 
 
@@ -82,10 +80,27 @@ def clopper_pearson_upper(k: int, n: int, level: float) -> float:
     >>> round(clopper_pearson_upper(0, 100, 0.95), 4)
     0.0295
     """
-    k, n = int(k), int(n)
-    if not 0 <= k <= n or n < 1:
-        raise ValueError(f"need 0 <= k <= n and n >= 1, got k={k}, n={n}")
+    k, n = _check_trials(k, n, level)
     return 1.0 if k == n else float(stats.beta.ppf(level, k + 1, n - k))
+
+
+def _check_trials(k, n, level) -> tuple[int, int]:
+    """``(k, n)`` as Python ints, refused (a ValueError naming the parameter) unless ``n`` is
+    a whole number >= 1, ``k`` a whole number in ``[0, n]`` and ``level`` a number in
+    ``(0, 1)`` (a Beta quantile outside it is NaN; a fractional count is no count)."""
+    def whole(x):
+        return (not isinstance(x, bool) and isinstance(x, (int, float, np.integer, np.floating))
+                and math.isfinite(x) and float(x).is_integer())
+
+    if not whole(n) or n < 1:
+        raise ValueError(f"n (the number of trials) must be an integer >= 1, got {n!r}")
+    if not whole(k) or not 0 <= k <= n:
+        raise ValueError(f"k (the number of successes) must be an integer in [0, n = {int(n)}], "
+                         f"got {k!r}")
+    if isinstance(level, bool) or not isinstance(level, (int, float, np.integer, np.floating)) \
+            or not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    return int(k), int(n)
 
 
 _ORIENTATIONS = ("P1[S] / P0[S]", "P0[S] / P1[S]", "P1[not S] / P0[not S]",
