@@ -135,22 +135,30 @@ class WeightSumOverflowError(ValueError):
                                    lines=lines)
 
 
-def summed_pair_problem(pair, rule: str, peak: float, *, listed=None, lines=None) -> str:
+def summed_pair_problem(pair, rule: str, peak: float, *, listed=None, lines=None,
+                        places=None) -> str:
     """The refusal of a node ``pair`` whose weights, added by ``rule`` (``"duplicates='sum'"``
     or ``"symmetrize='sum'"``), overflow float64, without the input's name: how many times it
-    is ``listed`` and on which ``lines`` where known, and what to do.
+    is ``listed`` and on which ``lines`` (line numbers of one file) or ``places`` (where the
+    listings are spread over several files or partitions, e.g. ``"p0.csv line 2"``) where
+    known, and what to do.
 
     >>> summed_pair_problem(("a", "b"), "duplicates='sum'", 1e308, listed=2, lines=[3, 9])
     "node pair ('a', 'b'), listed 2 times (lines 3 and 9), has weights that add up past 1.8e+308, the largest float64, under duplicates='sum': the sum overflows; rescale them, e.g. divide every weight by their largest, 1e+308, or pass duplicates='max'"
+    >>> summed_pair_problem((0, 1), "duplicates='sum'", 1e308, listed=2,
+    ...                     places=["p0.csv line 2", "p1.csv line 4"]).split(", has")[0]
+    'node pair (0, 1), listed 2 times (p0.csv line 2 and p1.csv line 4)'
     """
     a, b = (x.item() if isinstance(x, np.generic) else x for x in pair)
     where = ""
-    if listed is not None or lines:
-        shown = [str(x) for x in (lines or [])[:5]]
-        more = f" and {len(lines) - 5} more" if lines and len(lines) > 5 else ""
-        on = ((f" (line {shown[0]})" if len(shown) == 1 else
-               f" (lines {', '.join(shown[:-1])} and {shown[-1]}{more})" if not more else
-               f" (lines {', '.join(shown)}{more})") if shown else "")
+    if listed is not None or lines or places:
+        found = list(places or lines or [])
+        shown = [str(x) for x in found[:5]]
+        more = f" and {len(found) - 5} more" if len(found) > 5 else ""
+        word = "" if places else "line " if len(shown) == 1 else "lines "
+        on = ((f" ({word}{shown[0]})" if len(shown) == 1 else
+               f" ({word}{', '.join(shown[:-1])} and {shown[-1]})" if not more else
+               f" ({word}{', '.join(shown)}{more})") if shown else "")
         where = f", listed {listed} times{on}," if listed is not None else f"{on},"
     other = ("duplicates='max'" if rule.startswith("duplicates") else
              "symmetrize='max' or 'mean'")

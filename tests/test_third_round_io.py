@@ -301,7 +301,8 @@ def test_dask_sum_of_repeats_that_overflows_names_the_pair(tmp_path, dask_sync):
         warnings.simplefilter("error", RuntimeWarning)
         with pytest.raises(WeightSumOverflowError) as err:
             read_edge_files(folder, duplicates="sum")
-    assert str(err.value).startswith(f"{folder}: node pair (0, 1), listed 2 times, has weights "
+    assert str(err.value).startswith(f"{folder / 'p0.csv'}, line 2: node pair (0, 1), listed 2 "
+                                     f"times (p0.csv line 2 and p1.csv line 2), has weights "
                                      f"that add up past 1.8e+308")
     assert "under duplicates='sum': the sum overflows" in str(err.value)
     assert err.value.pair == (0, 1)

@@ -202,7 +202,12 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
 
     Raises ``FileNotFoundError`` when nothing matches and ``ValueError`` naming the columns found
     when a column named by ``u`` or ``v`` is missing, or the files have fewer than two columns;
-    ``ValueError`` naming the file and line of a malformed CSV row.
+    ``ValueError`` naming the file and line of a malformed CSV row; and, under
+    ``duplicates="sum"``, a :class:`~dpgraph.io.base.WeightSumFormatError` (a
+    :class:`~dpgraph.io.GraphFormatError` and a :class:`~dpgraph.graph.WeightSumOverflowError`)
+    for a node pair whose listings' weights add up past float64, naming the file and line of
+    its first listing and every listing by file and line (a Parquet file's by row, from 1),
+    found by one more pass over the files, as :func:`dpgraph.read_graph` names them.
 
     Examples
     --------
@@ -234,6 +239,7 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
         u, v, weight = _file_columns_read(list(ddf.columns), u, v, weight, spec, sep)
         if ids != "auto":
             ddf = _parquet_ids(ddf, files, u, v, ids, spec)
+        locate = _file_locator(files, _parquet_id_reader(u, v, ids), None)
     elif exts <= set(CSV_EXTENSIONS):
         refusal = text_edge_files_error(spec, files)
         if refusal is not None:
@@ -287,6 +293,8 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
         ddf = _stripped_ids(read_csv_files(dtype=dtype or None, **options), u, v)
         if rule in ("int", "auto"):
             check = _IdKindCheck(files, sep, heads, rule, spec, first_int)
+        locate = _file_locator(files, _csv_id_reader(dict(zip(files, skips)), sep, gz, u, v,
+                                                     rule == "str"), _csv_lines)
     else:
         raise ValueError(f"edge files must all be Parquet (.parquet, .pq) or CSV (.csv), got "
                          f"extensions {sorted(exts)} in {spec!r}")
@@ -296,9 +304,11 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
         try:
             return _from_frame(ddf, u=u, v=v, weight=weight, duplicates=duplicates,
                                spill_dir=spill_dir, blocks=blocks, source=spec, nodes=nodes,
-                               check_labels=check)
+                               check_labels=check, locate=locate)
         except _BadRow as exc:  # named by file and line already
             raise ValueError(str(exc)) from None
+        except WeightSumOverflowError:  # named by file and line (or row) already
+            raise
         except ValueError as exc:
             # dask's CSV errors name neither the file nor its line (a line of a 64 MB chunk)
             where = (_first_bad_csv_row(files, sep, heads, rule if check else "str")
@@ -306,6 +316,42 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
             if where is None:
                 raise
             raise ValueError(f"{spec}: {where}") from exc
+
+
+def _csv_id_reader(skips: dict, sep: str, gz: bool, u, v, names: bool):
+    """``read_ids(path)`` of :func:`_file_locator` for CSV edge files: the ``u``, ``v``
+    columns of one file read as :func:`read_edge_files` reads them (its comment lines before
+    the header row skipped, ``skips[path]`` lines; only an empty id missing; ``names``: every
+    id a string; spaces around an id not part of it)."""
+    def read_ids(path):
+        import pandas as pd
+
+        df = pd.read_csv(path, sep=sep, skiprows=skips[path] or None, usecols=[u, v],
+                         compression="gzip" if gz else None, keep_default_na=False,
+                         na_values={u: [""], v: [""]},
+                         dtype={u: str, v: str} if names else None)
+        return pd.DataFrame({c: _strip_ids(df[c]) for c in (u, v)})
+    return read_ids
+
+
+def _csv_lines(path, rows) -> list:
+    """The line numbers of the 0-based edge rows ``rows`` of the CSV file ``path``."""
+    from dpgraph.io.text import csv_row_lines
+
+    return csv_row_lines(path, rows)
+
+
+def _parquet_id_reader(u, v, ids: str):
+    """``read_ids(path)`` of :func:`_file_locator` for Parquet edge files: the ``u``, ``v``
+    columns of one file as :func:`read_edge_files` reads them (``ids="str"``: as text)."""
+    def read_ids(path):
+        import pyarrow.parquet as pq
+
+        df = pq.read_table(path, columns=[u, v]).to_pandas()
+        if ids == "str":
+            df = df.assign(**{c: _ids_as_text(df[c]) for c in (u, v)})
+        return df[[u, v]]
+    return read_ids
 
 
 #: pandas' default missing-value strings (``pandas.read_csv``'s ``na_values``), which the
@@ -991,17 +1037,23 @@ def from_dask(ddf, *, u: str = "u", v: str = "v", weight: str | None = "weight",
     in it is refused. Edge files name only nodes with an edge, so without it a node whose only
     edge is removed vanishes from every answer (docs/privacy.md 4). The labels are kept sorted,
     as the ids are.
+
+    Under ``duplicates="sum"`` a node pair whose rows' weights add up past float64 is refused
+    with a :class:`~dpgraph.graph.WeightSumOverflowError` naming the pair and each row that
+    lists it, by partition and index label (one more pass over the partitions).
     """
     return _from_frame(ddf, u=u, v=v, weight=weight, duplicates=duplicates,
                        spill_dir=spill_dir, blocks=blocks, source=source, nodes=nodes)
 
 
 def _from_frame(ddf, *, u, v, weight, duplicates, spill_dir, blocks, source, nodes,
-                check_labels=None) -> "DaskGraph":
+                check_labels=None, locate=None) -> "DaskGraph":
     """:func:`from_dask`, with ``check_labels(labels, float_ids=...)`` called on the sorted
     ids of the scan pass before anything is written (:func:`read_edge_files`' id rule;
     ``float_ids``: some partition read its ids as floats), and ``check_labels.explain()``
-    naming the file and line where the partitions' ids are of different types."""
+    naming the file and line where the partitions' ids are of different types; ``locate``
+    names where a node pair whose summed weights overflow is listed
+    (:func:`_pair_overflow`; default: by partition and index, :func:`_frame_locator`)."""
     dask, dd = dask_modules()
 
     if duplicates not in _DUPLICATES:
@@ -1070,14 +1122,8 @@ def _from_frame(ddf, *, u, v, weight, duplicates, spill_dir, blocks, source, nod
     summaries = [(s, d) for s, d, _ in summaries]
     if overflows:  # repeats whose weights add up past float64 under duplicates="sum"
         shutil.rmtree(folder, ignore_errors=True)
-        row, col, listed, peak = overflows[0]
-        ids = _client_labels(labels)
-        pair = tuple(x.item() if isinstance(x, np.generic) else x
-                     for x in (ids[min(row, col)], ids[max(row, col)]))
-        rule = "duplicates='sum'"
-        raise WeightSumOverflowError(
-            f"{source}: {summed_pair_problem(pair, rule, peak, listed=listed)}",
-            source=source, pair=pair, rule=rule, peak=peak)
+        raise _pair_overflow(overflows[0], _client_labels(labels), source,
+                             locate or _frame_locator(parts, u, v), idmap)
     stats = np.sum([s for s, _ in summaries], axis=0) if summaries else np.zeros(7)
     entries, merged, zeros = (int(x) for x in stats[:3])
     degrees = (np.concatenate([d for _, d in summaries]) if summaries else np.zeros(0))
@@ -1119,6 +1165,83 @@ def _client_labels(labels: np.ndarray) -> tuple | range:
     if n and labels.dtype.kind in "iu" and int(labels[-1]) - int(labels[0]) == n - 1:
         return range(int(labels[0]), int(labels[0]) + n)
     return tuple(labels.tolist())
+
+
+class _Listings(NamedTuple):
+    """Where a node pair is listed: ``places`` (``"p0.csv line 2"``, ``"partition 0 index
+    3"``), and the file and line of the first (``path`` None for a Dask DataFrame; ``line``
+    None where the file has no lines, as a Parquet file)."""
+    places: list
+    path: str | None = None
+    line: int | None = None
+
+
+def _pair_overflow(overflow: tuple, labels, source: str, locate, idmap) -> ValueError:
+    """The refusal of the node pair whose listings' weights add up past float64 under
+    ``duplicates="sum"`` (``overflow``: :class:`_Block`'s), naming its listings: the file and
+    line of each in edge files (a :class:`~dpgraph.io.base.WeightSumFormatError`, as
+    :func:`dpgraph.read_graph` names them), the partition and index of each in a Dask
+    DataFrame. ``locate(i, j, idmap)`` (:func:`_frame_locator`, :func:`_file_locator`) finds
+    them in one more pass over the input, made only here."""
+    from dpgraph.io.base import WeightSumFormatError
+
+    row, col, listed, peak = overflow
+    i, j = min(row, col), max(row, col)
+    pair = tuple(x.item() if isinstance(x, np.generic) else x for x in (labels[i], labels[j]))
+    rule = "duplicates='sum'"
+    found = locate(i, j, idmap)
+    problem = summed_pair_problem(pair, rule, peak, listed=listed, places=found.places or None)
+    if found.path is None:
+        return WeightSumOverflowError(f"{source}: {problem}", source=source, pair=pair,
+                                      rule=rule, peak=peak)
+    err = WeightSumFormatError(found.path, found.line, None, None, problem=problem)
+    err.source, err.pair, err.entries, err.rule, err.peak = (found.path, pair, None, rule, peak)
+    return err
+
+
+def _listing_rows(df, u, v, idmap, i: int, j: int) -> np.ndarray:
+    """0-based positions of the rows of ``df`` (one partition or file) that list the node pair
+    of indices ``i``, ``j``, either way round (ids mapped as the graph maps them)."""
+    a, b = idmap(df[u].to_numpy()), idmap(df[v].to_numpy())
+    return np.flatnonzero(((a == i) & (b == j)) | ((a == j) & (b == i)))
+
+
+def _frame_locator(parts, u, v):
+    """``locate`` of :func:`_pair_overflow` for a Dask DataFrame: one pass over its
+    partitions ``parts``, each naming the index labels of its rows that list the pair."""
+    def locate(i, j, idmap):
+        dask, _ = dask_modules()
+
+        def index_of(df, idmap):
+            return [x.item() if isinstance(x, np.generic) else x
+                    for x in df.index[_listing_rows(df, u, v, idmap, i, j)]]
+        found = dask.compute(*[dask.delayed(index_of, pure=True)(p, idmap) for p in parts])
+        return _Listings([f"partition {k} index {x!r}" for k, xs in enumerate(found)
+                          for x in xs])
+    return locate
+
+
+def _file_locator(files: list, read_ids, lines):
+    """``locate`` of :func:`_pair_overflow` for edge files: one task per file reads its id
+    columns (``read_ids(path)``, a DataFrame of the ``u``, ``v`` ids as the reader reads
+    them) and names its rows that list the pair, by line (``lines(path, rows)``: a CSV
+    file's line numbers of its 0-based edge rows) or, where ``lines`` is None (Parquet), by
+    row (counted from 1)."""
+    def locate(i, j, idmap):
+        dask, _ = dask_modules()
+
+        def where(path, idmap):
+            df = read_ids(path)
+            rows = _listing_rows(df, df.columns[0], df.columns[1], idmap, i, j)
+            return [int(x) for x in (lines(path, rows) if lines else rows + 1)]
+        found = dask.compute(*[dask.delayed(where, pure=True)(f, idmap) for f in files])
+        word = "line" if lines else "row"
+        places = [f"{os.path.basename(f)} {word} {x}" for f, xs in zip(files, found) for x in xs]
+        first = next(((f, xs[0]) for f, xs in zip(files, found) if xs), (None, None))
+        if first[0] is None:  # (not found again: the files changed since they were read)
+            return _Listings([])
+        return _Listings(places, first[0], first[1] if lines else None)
+    return locate
 
 
 def _check_labels(values, source):
