@@ -415,3 +415,35 @@ def test_an_overflowing_sum_in_parquet_files_or_a_frame_names_the_rows(tmp_path)
     assert str(err.value).startswith("dask DataFrame: node pair ('a', 'b'), listed 2 times "
                                      "(partition 0 index 10 and partition 1 index 13), has")
     assert not isinstance(err.value, GraphFormatError) and err.value.pair == ("a", "b")
+
+
+def test_a_pandas_index_column_is_refused_not_read_as_an_endpoint(tmp_path):
+    """``DataFrame.to_csv`` writes its index as a first column without a name; read_graph
+    refuses such a file, and the Dask reader did not: it read the index as an endpoint (a
+    two-edge file came back as another graph). Named endpoint columns still read it."""
+    pd.DataFrame({"source": [1, 2], "target": [2, 3]}).to_csv(tmp_path / "e.csv")
+    with pytest.raises(ValueError, match=r"e\.csv, line 1: an empty column name.*index=False"):
+        read_edge_files(str(tmp_path / "e.csv"))
+    with pytest.raises(GraphFormatError, match="an empty column name"):
+        dpgraph.read_graph(str(tmp_path / "e.csv"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the index column is not read: said by a warning
+        g = read_edge_files(str(tmp_path / "e.csv"), u="source", v="target")
+    assert (g.n, g.m) == (3, 2)
+
+
+def test_an_explicit_core_on_dask_is_refused_before_anything_is_spent():
+    """A core's pairs are a dense block of the matrix, which edges on Dask do not give: an
+    explicit ``LocalPlan(core=...)`` failed after the degrees were charged."""
+    import dataclasses
+
+    from dpgraph.privacy import PrivacyLedger
+
+    G = nx.karate_club_graph()
+    g = from_dask(dd.from_pandas(pd.DataFrame(list(G.edges()), columns=["u", "v"]),
+                                 npartitions=2))
+    plan = dataclasses.replace(L.plan_local(34, 78, 1.0), core=5)
+    led = PrivacyLedger(epsilon=1.0, delta=0)
+    with pytest.raises(ValueError, match="needs the graph in memory"):
+        L.release_local_sides(g, epsilon=1.0, ledger=led, rng=0, plan=plan)
+    assert led.spent == (0.0, 0.0) and not led.entries

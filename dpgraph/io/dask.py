@@ -279,6 +279,8 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
 
         ddf = read_csv_files()
         _check_same_columns(files, [h.columns for h in heads], spec, ordered=True)
+        if u is None and v is None:
+            _check_named_endpoints(files, heads, spec)
         u, v, weight = _file_columns_read(list(ddf.columns), u, v, weight, spec, sep)
         # only an empty endpoint is a missing id ('NA' and 'null' are names, as read_graph
         # reads them); the other columns keep pandas' missing values
@@ -458,6 +460,22 @@ def _check_csv_heads(files: list, heads: list, spec: str) -> None:
                              f"CSV edge files only lines starting with '#' are comments (as "
                              f"dpgraph.read_graph reads CSV): start the line with '#', or remove "
                              f"it")
+
+
+def _check_named_endpoints(files: list, heads: list, spec: str) -> None:
+    """Refuse CSV edge files whose endpoints are their first two columns (no ``u`` and ``v``
+    columns, none named by the caller) where one of those has no name, as
+    :func:`dpgraph.io.text.read_csv` refuses one file: pandas' ``to_csv`` writes its index so
+    (``,source,target``), and reading that index as an endpoint would make another graph
+    without a word."""
+    from dpgraph.io.text import index_column_hint
+
+    for f, head in zip(files, heads):
+        if not {"u", "v"} <= set(head.columns) and not all(head.columns[:2]):
+            raise ValueError(f"{spec}: {os.path.basename(f)}, line {head.number}: an empty "
+                             f"column name in the header row {head.header.strip()!r}"
+                             f"{index_column_hint(head.columns)}; or name the endpoint columns "
+                             f"with u= and v=")
 
 
 def _csv_ids_rule(files: list, heads: list, ids: str, sep: str, spec: str) -> tuple:

@@ -596,10 +596,16 @@ def other_separator_hint(header: str) -> str:
     return ""
 
 
-def _index_column_hint(columns) -> str:
+def index_column_hint(columns) -> str:
     """The hint for a CSV header row whose first column has no name: pandas' ``to_csv``
     writes its index so (``,source,target``), and read_csv reads the first two columns as the
-    endpoints."""
+    endpoints; "" for any other header row.
+
+    >>> index_column_hint(["", "source", "target"])[:40]
+    " (pandas' DataFrame.to_csv writes its in"
+    >>> index_column_hint(["source", "target"])
+    ''
+    """
     if columns[0] or len(columns) < 3:
         return ""
     return (f" (pandas' DataFrame.to_csv writes its index as a first column without a name: "
@@ -666,7 +672,7 @@ def read_csv(path, *, symmetrize: str | None = None, duplicates: str = "max", id
                                problem=f"{len(columns)} column name(s) in the header row"
                                + other_separator_hint(hline)
                                if len(columns) < 2 else "an empty column name"
-                               + _index_column_hint(columns))
+                               + index_column_hint(columns))
     if all(is_number(c) for c in columns[:2]):
         raise GraphFormatError(path, hnum, hline, _CSV_HEADER + "; add a header row",
                                problem="the first row holds numbers, not column names")

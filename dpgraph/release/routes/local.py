@@ -441,6 +441,12 @@ def release_local_sides(data: GraphData, *, epsilon: float, ledger: PrivacyLedge
     if plan is not None and plan.core > 0:  # an explicit core: priced before anything is spent
         from dpgraph.memory import check_memory
 
+        if not (sp.issparse(weights) or isinstance(weights, np.ndarray)):
+            raise ValueError(f"LocalPlan(core={plan.core}) needs the graph in memory: the core's "
+                             f"pairs are read as one dense block, which edges on Dask "
+                             f"({type(weights).__name__}) do not give; pass a plan with "
+                             f"core=0 (plan_local's plans have none)")
+
         k = min(int(plan.core), n)
         check_memory(estimated_memory(k, 0, 0, core=k),
                      what=f"the local route's core of {k:,} nodes (a dense release of its pairs)",
