@@ -43,6 +43,19 @@ FULL = {
     "synthetic_degree_classes": dict(runs=20_000),
     "synthetic_edge_count": dict(runs=20_000),
     "synthetic_clustering": dict(runs=20_000),
+    "synthetic_supergraph": dict(runs=5_000),
+    "privatize_block_model": dict(runs=5_000),
+    "cut_estimate": dict(runs=20_000),
+    "candidate_choice": dict(runs=20_000),
+    "certificate": dict(runs=20_000),
+    "csp_estimates": dict(runs=5_000),
+    "local_degrees": dict(runs=20_000),
+    "local_sweep": dict(runs=5_000),
+    "local_core": dict(runs=2_000),
+    "local_labels": dict(runs=5_000),
+    "pca_gap": dict(runs=20_000),
+    "second_moment": dict(runs=20_000),
+    "perturb_and_project": dict(runs=20_000),
 }
 
 

@@ -11,12 +11,18 @@ tests (``rng`` is a seed), not private releases.
 
 Tight events (the audit can reach the claim; ``docs/audit.md``): :func:`randomized_response`,
 :func:`laplace`, :func:`gaussian`, :func:`exponential`, :func:`edge_count`,
-:func:`rr_route` (``"released"``), :func:`cosine`, :func:`marginals`, and the synthetic
-release's Laplace releases (:func:`synthetic_block_model`, :func:`synthetic_refinement`,
+:func:`rr_route` (``"released"``), :func:`cosine`, :func:`marginals`,
+:func:`second_moment`, :func:`perturb_and_project`, the synthetic releases' Laplace releases
+(:func:`synthetic_block_model`, :func:`synthetic_refinement`,
 :func:`synthetic_label_passes`, :func:`synthetic_side_pass`, :func:`synthetic_cut_lead`,
-:func:`synthetic_degree_classes`, :func:`synthetic_edge_count`) and the local route's
-decisions (:func:`local_route`, :func:`local_route_backward`). The others audit
-post-processed or composed releases and report how far they got.
+:func:`synthetic_degree_classes`, :func:`synthetic_edge_count`,
+:func:`synthetic_supergraph`, :func:`privatize_block_model`), the answers' releases
+(:func:`cut_estimate`, :func:`candidate_choice`, :func:`certificate`,
+:func:`csp_estimates`), the local route's (:func:`local_route`, :func:`local_route_backward`,
+:func:`local_degrees`, :func:`local_sweep`, :func:`local_core`, :func:`local_labels`) and the
+private PCA's gap (:func:`pca_gap`). The others audit post-processed or composed releases and
+report how far they got. :data:`COVERAGE` maps every function of dpgraph that draws noise to
+the audits of its release (``tests/test_audit_coverage.py`` keeps it complete).
 """
 
 from __future__ import annotations
@@ -33,23 +39,97 @@ from dpgraph.privacy import (PrivacyLedger, analytic_gaussian_sigma, gaussian_me
 from dpgraph.privacy import randomized_response as _rr_primitive
 from dpgraph.privacy.transcript import transcript
 from dpgraph.lab.audit.harness import (AuditResult, audit_event, audit_threshold, audit_thresholds,
-                      plan_threshold, run_mechanism)
+                      epsilon_lower_bound, plan_threshold, run_mechanism)
 
 __all__ = ["randomized_response", "laplace", "gaussian", "exponential", "edge_count",
            "rr_route", "pca_route", "matrix_free", "max_cut", "cosine", "marginals", "jl",
            "synthetic_block_model", "synthetic_refinement", "synthetic_sequential_refinement",
            "synthetic_label_passes", "synthetic_side_pass", "synthetic_cut_lead",
            "synthetic_degree_classes", "synthetic_edge_count", "synthetic_clustering",
-           "local_route",
-           "local_route_backward", "weighted_pair", "TIGHT"]
+           "synthetic_supergraph", "privatize_block_model",
+           "local_route", "local_route_backward", "local_degrees", "local_sweep", "local_core",
+           "local_labels", "cut_estimate", "candidate_choice", "certificate", "csp_estimates",
+           "pca_gap", "second_moment", "perturb_and_project", "weighted_pair", "TIGHT",
+           "COVERAGE", "UNAUDITED"]
 
 #: Audits whose event is tight for the mechanism: their bound must reach a stated fraction.
 TIGHT = ("randomized_response", "laplace", "gaussian", "exponential", "edge_count",
          "rr_route", "cosine", "marginals", "synthetic_block_model", "synthetic_refinement",
          "synthetic_sequential_refinement", "synthetic_label_passes", "synthetic_side_pass",
          "synthetic_cut_lead", "synthetic_degree_classes", "synthetic_edge_count",
-         "synthetic_clustering",
-         "local_route", "local_route_backward")
+         "synthetic_clustering", "synthetic_supergraph", "privatize_block_model",
+         "local_route", "local_route_backward", "local_degrees", "local_sweep", "local_core",
+         "local_labels", "cut_estimate", "candidate_choice", "certificate", "csp_estimates",
+         "pca_gap", "second_moment", "perturb_and_project")
+
+#: Every function of dpgraph outside ``dpgraph.privacy`` and ``dpgraph.lab`` that calls a noise
+#: primitive of :mod:`dpgraph.privacy.noise` (or the randomized-response route's
+#: ``randomized_response_matrix``), and the audits of this module whose events read its
+#: release (docs/audit.md 2). ``tests/test_audit_coverage.py`` finds the calls in the source:
+#: a new release must be listed here, with an audit or in :data:`UNAUDITED` with the reason.
+COVERAGE = {
+    "dpgraph.mechanisms.cosine.private_cosine_similarities": ("cosine",),
+    "dpgraph.mechanisms.covariance.private_second_moment": ("second_moment",),
+    "dpgraph.mechanisms.jl._jl_release": ("jl",),
+    "dpgraph.mechanisms.marginals.kway_marginals": ("marginals",),
+    "dpgraph.mechanisms.onehot.onehot_marginals": (),
+    "dpgraph.mechanisms.perturb.perturb_and_project": ("perturb_and_project",),
+    "dpgraph.release.routes.local.release_order": ("local_degrees", "local_route"),
+    "dpgraph.release.routes.local.forward_pass": ("local_route",),
+    "dpgraph.release.routes.local._solve_core": ("local_core",),
+    "dpgraph.release.routes.local.backward_pass": ("local_route_backward",),
+    "dpgraph.release.routes.local._refine_sweep": ("local_sweep",),
+    "dpgraph.release.routes.local.release_local_labels": ("local_labels",),
+    "dpgraph.release.routes.matrix_free._Releases.gaussian": ("matrix_free",),
+    "dpgraph.release.routes.matrix_free._Releases.symmetric_core": (),
+    "dpgraph.release.routes.pca.release": ("pca_route",),
+    "dpgraph.release.routes.pca.release_low_rank": ("pca_route",),
+    "dpgraph.release.routes.randomized_response.randomized_response_matrix":
+        ("randomized_response", "rr_route", "local_core"),
+    "dpgraph.release.routes.randomized_response.release": ("rr_route",),
+    "dpgraph.release.routes.randomized_response.fallback_randomized_response": (),
+    "dpgraph.release.screening.release_edge_count": ("edge_count",),
+    "dpgraph.solve.candidates.release_estimate": ("cut_estimate",),
+    "dpgraph.solve.candidates.choose_candidate": ("candidate_choice", "exponential"),
+    "dpgraph.solve.certify.release_certificate": ("certificate",),
+    "dpgraph.solve.csp._release_total_weight": ("csp_estimates",),
+    "dpgraph.solve.csp._release_value": ("csp_estimates",),
+    "dpgraph.solve.csp._choose_and_estimate": (),
+    "dpgraph.spectral.pca._run_subspace": ("pca_gap", "pca_route"),
+    "dpgraph.spectral.pca.private_low_rank": ("pca_route",),
+    "dpgraph.synthetic.block_model.release_block_model": ("privatize_block_model",),
+    "dpgraph.synthetic.block_model._release_one_block": ("synthetic_block_model",),
+    "dpgraph.synthetic.block_model.release_split_block_model": ("synthetic_block_model",),
+    "dpgraph.synthetic.block_model._release_total": ("synthetic_edge_count",),
+    "dpgraph.synthetic.clustering.release_transitivity": ("synthetic_clustering",),
+    "dpgraph.synthetic.communities.refine_partition": ("synthetic_refinement",),
+    "dpgraph.synthetic.communities._forward_labels": ("synthetic_label_passes",),
+    "dpgraph.synthetic.communities._backward_labels": ("synthetic_label_passes",),
+    "dpgraph.synthetic.communities._sequential_rounds": ("synthetic_sequential_refinement",),
+    "dpgraph.synthetic.communities.supergraph_communities": ("synthetic_supergraph",),
+    "dpgraph.synthetic.degree_classes.release_degree_mixing": ("synthetic_degree_classes",),
+    "dpgraph.synthetic.sides.side_pass": ("synthetic_side_pass",),
+    "dpgraph.synthetic.sides.release_cut_lead": ("synthetic_cut_lead",),
+}
+
+#: The draw sites of :data:`COVERAGE` that no event of this module audits, and why.
+UNAUDITED = {
+    "dpgraph.mechanisms.onehot.onehot_marginals":
+        "released only through its projection onto the one-hot marginal sets (no raw release "
+        "to read); its sensitivities are checked by brute force (docs/privacy.md 2.4)",
+    "dpgraph.release.routes.randomized_response.fallback_randomized_response":
+        "the PCA route's fallback after a halted test: randomized response at what the halted "
+        "steps leave (docs/privacy.md 4.7), the primitive of randomized_response and rr_route; "
+        "the branch's charges are checked by coupled runs on adjacent graphs",
+    "dpgraph.release.routes.matrix_free._Releases.symmetric_core":
+        "the core (2% of rho) is outside the transcript event of matrix_free; its sensitivity "
+        "is checked on the worst case (docs/privacy.md 5.3)",
+    "dpgraph.solve.csp._choose_and_estimate":
+        "the dense route's choice among candidate assignments runs only after a privatize "
+        "call and SDP solves of the label graph, whose pool no pair fixes; its value estimate "
+        "is _release_value (csp_estimates) and its scores' monotonicity and sensitivity 1 "
+        "are checked on adjacent instances (docs/privacy.md 6.4)",
+}
 
 
 def _ledger(epsilon: float, delta: float = 0.0) -> PrivacyLedger:
@@ -980,6 +1060,464 @@ def local_route_backward(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
                        pair_name="3 isolated nodes vs + edge {0, 1}, order 0, 1, 2 fixed",
                        event_name="earlier node's backward field leans >= 1 to the later "
                                   "node's new side")
+
+
+def _audit_events(mech, pair, events: dict, *, runs: int, confidence: float, rng,
+                  mechanism_name: str, pair_name: str) -> dict:
+    """Several fixed events on the same runs, each against its own claim: ``events`` maps a
+    name to ``(event, epsilon, event_name)``, ``event`` a function of one output. The
+    mechanism runs ``runs`` times per input whatever the number of events; each result's bound
+    holds at ``confidence`` on its own (:func:`~dpgraph.lab.audit.harness.epsilon_lower_bound`,
+    delta 0). Returns ``{name: AuditResult}``."""
+    gen = make_rng(rng)
+    names = list(events)
+    t0 = time.perf_counter()
+    hits = [np.asarray(run_mechanism(
+        mech, x, runs, gen, reduce=lambda out: np.array([bool(events[k][0](out)) for k in names])),
+        dtype=bool).reshape(runs, len(names)) for x in pair]
+    seconds = time.perf_counter() - t0
+    out = {}
+    for c, name in enumerate(names):
+        _, claim, event_name = events[name]
+        k0, k1 = (int(np.count_nonzero(h[:, c])) for h in hits)
+        bound = epsilon_lower_bound(k0, runs, k1, runs, confidence=confidence)
+        out[name] = AuditResult(
+            mechanism=mechanism_name, pair=pair_name, event=event_name, runs=runs,
+            counts=(k0, k1), claimed_epsilon=float(claim), claimed_delta=0.0,
+            confidence=float(confidence), epsilon_lower_bound=bound["epsilon"],
+            direction=bound["direction"], p_lower=bound["p_lower"], p_upper=bound["p_upper"],
+            seconds=seconds)
+    return out
+
+
+# ------------------------------------------------------------------------- the answers' releases
+# The private answers' own releases (docs/privacy.md 4.10, 4.11, 4.13, 6.5, 14.1-14.6), each
+# called through its public function at the epsilon it is handed, on a pair that attains its
+# sensitivity, so that a constant below the derivation shows as a bound above the claim.
+
+
+def cut_estimate(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
+                 confidence: float = 0.95) -> AuditResult:
+    """:func:`dpgraph.solve.candidates.release_estimate` (docs/privacy.md 4.10: the cut of a
+    fixed partition, Laplace, sensitivity 1) of ``x = (+, -, +, -)`` fixed in advance, its cut
+    read by :func:`~dpgraph.solve.candidates.true_cuts` on the path 0-2-1 vs + ``{0, 1}`` (the
+    pair crosses ``x``: the cut moves from 1 to 2). Event: the released value, as drawn
+    (before its clamp to ``[0, |S| |T|]``), at or above 2: ``P1 / P0 = e^epsilon`` (tight)."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.solve.candidates import partition_capacity, release_estimate, true_cuts
+
+    G0, G1 = _graph_pair([(0, 2), (2, 1)], (0, 1), 4)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+    x = np.array([[1.0], [-1.0], [1.0], [-1.0]])
+    c1 = float(true_cuts(pair[1])(x)[0])
+
+    def mech(data, gen):
+        return _observe_laplace(lambda: release_estimate(
+            float(true_cuts(data)(x)[0]), epsilon=epsilon, ledger=_ledger(epsilon), rng=gen,
+            upper=partition_capacity(x)))[0]
+
+    return audit_event(mech, pair, _all_at_least([0], [c1]), epsilon=epsilon, runs=runs,
+                       confidence=confidence, rng=rng,
+                       mechanism_name="release_estimate (the returned partition's cut)",
+                       pair_name="path 0-2-1 vs + edge {0, 1}, x = (+, -, +, -)",
+                       event_name=f"released cut, as drawn, at or above {c1:g}")
+
+
+def candidate_choice(*, epsilon: float = 2.0, candidates: int = 50, runs: int = 20_000,
+                     rng=0, confidence: float = 0.95) -> AuditResult:
+    """:func:`dpgraph.solve.candidates.choose_candidate` (docs/privacy.md 4.11: the monotone
+    exponential mechanism on the candidates' cuts, read by
+    :func:`~dpgraph.solve.candidates.true_cuts`) on 8 isolated nodes vs + edge ``{0, 1}``, over
+    ``candidates`` distinct partitions of which only the first separates 0 and 1: every cut is
+    0 without the edge, the first one's 1 with it. Event: the first chosen. ``P1 / P0 =
+    k e^eps / (e^eps + k - 1)`` as for :func:`exponential`, here through the call site's
+    sensitivity and scores."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.solve.candidates import choose_candidate, true_cuts
+
+    n, k = 8, int(candidates)
+    if not 2 <= k <= 2 ** (n - 2):
+        raise ValueError(f"candidates must lie in [2, {2 ** (n - 2)}], got {candidates!r}")
+    pool = np.ones((n, k))
+    pool[2:] = ((np.arange(k)[None, :] >> np.arange(n - 2)[:, None]) & 1) * 2.0 - 1.0
+    pool[1, 0] = -1.0  # only the first candidate separates 0 and 1
+    G0, G1 = _graph_pair([], (0, 1), n)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+
+    def mech(data, gen):
+        return choose_candidate(true_cuts(data), pool, epsilon=epsilon, ledger=_ledger(epsilon),
+                                rng=gen, note="audit")
+
+    return audit_event(mech, pair, lambda i: i == 0, epsilon=epsilon, runs=runs,
+                       confidence=confidence, rng=rng,
+                       mechanism_name="choose_candidate (choice among candidate partitions)",
+                       pair_name=f"{n} isolated nodes vs + edge {{0, 1}}, {k} candidates",
+                       event_name="the only candidate separating 0 and 1 chosen")
+
+
+def certificate(*, epsilon: float = 1.0, tau: float = 0.1, runs: int = 20_000, rng=0,
+                confidence: float = 0.95) -> AuditResult:
+    """:func:`dpgraph.solve.certify.release_certificate` (docs/privacy.md 4.13: Laplace at
+    sensitivity ``1 + tau`` on the verified bound ``f(G)`` of
+    :func:`~dpgraph.solve.certify.input_sdp_bound`) at ``eps_c = epsilon``, on the edge
+    ``{2, 3}`` (plus isolated 0, 1) vs + ``{0, 1}``: the relaxation moves by exactly 1. Each
+    graph's ``f`` is verified once (seed 0) at gap ``tau``; the event is the released value, as
+    drawn, at or above the second graph's ``f``: ``P1 / P0 = e^{eps_c (f_1 - f_0) / (1 + tau)}``,
+    so the bound reaches at most ``(f_1 - f_0) / (1 + tau)`` of the claim
+    (``details["attainable"]``): ``f - SDP`` is the same on both graphs here, and no pair
+    known to us moves ``f`` by the whole ``1 + tau``. ``tau = 0.1`` keeps that near 0.9;
+    :func:`dpgraph.max_cut` uses ``certify_gap(n) >= 0.5``."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.privacy.budget import certify_budget
+    from dpgraph.solve.certify import input_sdp_bound, release_certificate
+
+    G0, G1 = _graph_pair([(2, 3)], (0, 1), 4)
+    bounds = tuple(input_sdp_bound(as_graph_data(G), rng=0, tau=tau) for G in (G0, G1))
+    total = epsilon / certify_budget(1.0)  # the call's epsilon whose certificate share is eps_c
+
+    def mech(bound, gen):
+        return release_certificate(bound, epsilon=total, m_hat=None, ledger=_ledger(total),
+                                   rng=gen, n=4)["noisy_bound"]
+
+    f1 = bounds[1].value
+    res = audit_event(mech, bounds, lambda noisy: noisy >= f1, epsilon=epsilon, runs=runs,
+                      confidence=confidence, rng=rng,
+                      mechanism_name="release_certificate (certified bound on the maximum cut)",
+                      pair_name="edge {2, 3} vs + {0, 1} (n = 4): the relaxation moves by 1",
+                      event_name=f"released bound, as drawn, at or above f_1 = {f1:.6g}")
+    shift = bounds[1].value - bounds[0].value
+    res.details.update(f=(bounds[0].value, f1), tau=tau, attainable=shift / (1.0 + tau))
+    return res
+
+
+def local_degrees(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
+                  confidence: float = 0.95) -> AuditResult:
+    """:func:`dpgraph.release.routes.local.release_order` (docs/privacy.md 14.1: the degrees
+    that fix the local route's order, Laplace, L1 sensitivity 2) at ``epsilon``, on 3 isolated
+    nodes vs + edge ``{0, 1}``: two degrees move by 1. Event: both released at or above 1
+    (``P1 / P0 = e^epsilon``, tight)."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.release.routes.local import release_order
+
+    G0, G1 = _graph_pair([], (0, 1), 3)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+
+    def mech(data, gen):
+        return release_order(data.degrees, epsilon=epsilon, ledger=_ledger(epsilon), rng=gen)[0]
+
+    return audit_event(mech, pair, _all_at_least([0, 1], [1.0, 1.0]), epsilon=epsilon,
+                       runs=runs, confidence=confidence, rng=rng,
+                       mechanism_name="release_order (local route degrees)",
+                       pair_name="3 isolated nodes vs + edge {0, 1}",
+                       event_name="released degrees of 0 and 1 both at or above 1")
+
+
+def _sweep_reads(rel, seen, n: int, scale: float, pair=(0, 1)) -> np.ndarray:
+    """From a run of :func:`~dpgraph.release.routes.local.release_local_sides` with one node per
+    batch and one refinement sweep (its ``n`` noisy fields the last ``n`` of the transcript's
+    ``laplace`` records, node ``order[i]`` in the ``i``-th): for each endpoint ``v`` of
+    ``pair``, its sweep field times the side its partner held when ``v`` was read -- the
+    direction in which the pair moves it. The sides are replayed from the forward sides with
+    the sweep's rule (flip where ``field x_v > scale``)."""
+    x = rel.candidates[:, 0].copy()  # the forward pass's sides, where the sweep starts
+    fields = [v for name, v in seen if name == "laplace"][-n:]
+    lean = {}
+    for v, field in zip(rel.order, fields):
+        f = float(field[0])
+        if v in pair:
+            lean[v] = f * x[pair[1] if v == pair[0] else pair[0]]
+        if f * x[v] > scale:
+            x[v] = -x[v]
+    return np.array([lean[pair[0]], lean[pair[1]]])
+
+
+def local_sweep(*, epsilon: float = 1.0, runs: int = 5_000, rng=0,
+                confidence: float = 0.95) -> AuditResult:
+    """The local route's refinement sweep (docs/privacy.md 14.3: every node's field over all
+    its neighbours' current sides, Laplace ``2 / eps_2``, L1 sensitivity 2), run inside
+    :func:`dpgraph.release.routes.local.release_local_sides` with one node per batch and
+    ``refine_share = 0.5`` at the total that makes ``eps_2 = epsilon``, on 3 isolated nodes vs
+    + edge ``{0, 1}``. The pair moves both endpoints' sweep fields by 1, each towards the side
+    its partner holds when it is read (replayed from the transcript, flips included). Event:
+    both fields lean by at least 1 that way: given the transcript so far each has ratio
+    ``e^{eps_2 / 2}``, the event ``e^{eps_2}`` (tight)."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.release.routes.local import DEGREE_SHARE, LocalPlan, release_local_sides
+
+    G0, G1 = _graph_pair([], (0, 1), 3)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+    share = 0.5
+    plan = LocalPlan(first_batch=1, batch_growth=0.0, refine_share=share)
+    total = epsilon / (share * (1.0 - DEGREE_SHARE))
+
+    def mech(data, gen):
+        with transcript() as seen:
+            rel = release_local_sides(data, epsilon=total, ledger=_ledger(total), rng=gen,
+                                      plan=plan)
+        return _sweep_reads(rel, seen, 3, 2.0 / epsilon)
+
+    return audit_event(mech, pair, _all_at_least([0, 1], [1.0, 1.0]), epsilon=epsilon,
+                       runs=runs, confidence=confidence, rng=rng,
+                       mechanism_name="local route (refinement sweep)",
+                       pair_name="3 isolated nodes vs + edge {0, 1}",
+                       event_name="both endpoints' sweep fields lean >= 1 to the partner's "
+                                  "side as read")
+
+
+def local_core(*, epsilon: float = 1.0, runs: int = 2_000, rng=0,
+               confidence: float = 0.95) -> AuditResult:
+    """The local route's core (docs/privacy.md 14.2: randomized response on the core's pairs
+    at ``eps_1``, de-biased and solved by the engine) on 2 nodes, both in the core
+    (``LocalPlan(core=2)``), at the total that makes ``eps_1 = epsilon``: no edge vs the edge.
+    The de-biased core matrix holds the released bit, and its maximum cut separates the two
+    nodes exactly where the bit is 1. Event: they are separated (``P1 / P0 = e^eps_1``, tight).
+    Each run solves the core with the engine (about 10 ms)."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.release.routes.local import DEGREE_SHARE, LocalPlan, release_local_sides
+
+    G0, G1 = _graph_pair([], (0, 1), 2)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+    plan = LocalPlan(core=2)
+    total = epsilon / (1.0 - DEGREE_SHARE)
+
+    def mech(data, gen):
+        rel = release_local_sides(data, epsilon=total, ledger=_ledger(total), rng=gen, plan=plan)
+        return rel.candidates[0, 0] != rel.candidates[1, 0]
+
+    return audit_event(mech, pair, lambda split: split, epsilon=epsilon, runs=runs,
+                       confidence=confidence, rng=rng,
+                       mechanism_name="local route (core's randomized response)",
+                       pair_name="2 nodes (the core) without vs with their edge",
+                       event_name="the core's cut separates 0 and 1")
+
+
+def local_labels(*, epsilon: float = 1.0, labels: int = 20, runs: int = 5_000, rng=0,
+                 confidence: float = 0.95) -> dict:
+    """:func:`dpgraph.release.routes.local.release_local_labels` (docs/privacy.md 14.6, the
+    local route of :func:`dpgraph.max_2csp`) with ``degree_share = 0.5`` at ``2 epsilon``, so
+    that the constraint degrees and the label choices each take ``epsilon``; one variable per
+    batch. Pair: 3 variables over ``labels`` values and no constraint vs + the equality
+    constraint ``x_0 = x_1`` (weight 1). Events: ``"constraint degrees"``, both moved degrees
+    released at or above 1 (Laplace, L1 sensitivity 2: ``e^eps``, tight); ``"labels"``, 0 and 1
+    take the same label: without the constraint ``1 / q``, with it the later one's choice
+    ``e^eps / (e^eps + q - 1)``, a ratio ``q e^eps / (e^eps + q - 1)`` (the exponential
+    mechanism's, tending to ``e^eps`` as ``q`` grows). Returns ``{"constraint degrees": ...,
+    "labels": ...}``."""
+    from dpgraph.engine import CSPInstance
+    from dpgraph.release.routes.local import LocalPlan, release_local_labels
+
+    q = int(labels)
+    same = {(a, a) for a in range(q)}
+    pair = tuple(CSPInstance(3, q, cons) for cons in ([], [(0, 1, same, 1.0)]))
+    plan = LocalPlan(first_batch=1, batch_growth=0.0)
+    total = 2.0 * epsilon
+
+    def mech(inst, gen):
+        with transcript() as seen:
+            x, _ = release_local_labels(inst.label_adjacency(), inst.variable_weights(), q,
+                                        epsilon=total, ledger=_ledger(total), rng=gen,
+                                        degree_share=0.5, plan=plan)
+        return [v for name, v in seen if name == "laplace"][0], x
+
+    at_least = _all_at_least([0, 1], [1.0, 1.0])
+    return _audit_events(
+        mech, pair, {"constraint degrees": (lambda o: at_least(o[0]), epsilon,
+                                            "released degrees of 0 and 1 both at or above 1"),
+                     "labels": (lambda o: o[1][0] == o[1][1], epsilon,
+                                "variables 0 and 1 take the same label")},
+        runs=runs, confidence=confidence, rng=rng,
+        mechanism_name=f"release_local_labels ({q} labels, degree share 0.5)",
+        pair_name="3 variables, no constraint vs + x_0 = x_1")
+
+
+def csp_estimates(*, epsilon: float = 1.0, runs: int = 5_000, rng=0,
+                  confidence: float = 0.95) -> AuditResult:
+    """:func:`dpgraph.max_2csp` on its default (local) route, the two estimate releases of
+    docs/privacy.md 6.5: the total constraint weight (Laplace, sensitivity 1, ``0.5%`` of the
+    call's epsilon) and the returned assignment's value (sensitivity 1, ``1%``), at the call's
+    epsilon that makes the two sum to ``epsilon``. Pair: 2 variables, 2 values, no constraint
+    vs one constraint allowing every pair of values (weight 1): the label choices see the same
+    scores on every label (their distribution is the same on both), and the total and every
+    assignment's value move by exactly 1. Event: both, as drawn, at or above their values with
+    the constraint (``P1 / P0 = e^epsilon``, tight)."""
+    from dpgraph.engine import CSPInstance
+    from dpgraph.privacy.budget import CSP_ESTIMATE_SHARE, CSP_TOTAL_SHARE
+    from dpgraph.solve.csp import max_2csp
+
+    every = {(a, b) for a in range(2) for b in range(2)}
+    pair = tuple(CSPInstance(2, 2, cons) for cons in ([], [(0, 1, every, 1.0)]))
+    total = epsilon / (CSP_TOTAL_SHARE + CSP_ESTIMATE_SHARE)
+
+    def mech(inst, gen):
+        drawn = _observe_laplace(lambda: max_2csp(inst, epsilon=total, delta=0.0, rng=gen))
+        return np.array([drawn[0][0], drawn[-1][0]])  # the total first, the value last
+
+    return audit_event(mech, pair, _all_at_least([0, 1], [1.0, 1.0]), epsilon=epsilon,
+                       runs=runs, confidence=confidence, rng=rng,
+                       mechanism_name="max_2csp (local route): total weight and value",
+                       pair_name="2 variables, no constraint vs + one allowing every pair",
+                       event_name="released total weight and value both at or above 1")
+
+
+def pca_gap(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
+            confidence: float = 0.95) -> AuditResult:
+    """The spectral-gap release of :func:`dpgraph.spectral.private_subspace` (docs/privacy.md
+    3.2: ``sigma_r - sigma_{r+1}`` plus Laplace, sensitivity ``2 eta``) with rank 1 under
+    ``EntryAdjacency(1)``, at the total whose gap share is ``epsilon``. Pair: ``M = 10 u u^T +
+    5 v v^T`` with ``u, v = (e_1 +- e_2) / sqrt 2`` vs ``M + (e_1 e_2^T + e_2 e_1^T)``: the
+    change is ``u u^T - v v^T``, so the top singular value rises by 1 and the second falls by
+    1, the gap moves from 5 to 7 (Weyl's bound attained). Event: the released gap, as drawn, at
+    or above 7 (``P1 / P0 = e^eps_g``, tight). The later steps run as in any call."""
+    from dpgraph.spectral import EntryAdjacency, private_subspace
+    from dpgraph.spectral.pca import DEFAULT_SUBSPACE_SPLIT
+
+    M0 = np.array([[7.5, 2.5], [2.5, 7.5]])  # 10 u u^T + 5 v v^T
+    M1 = M0 + np.array([[0.0, 1.0], [1.0, 0.0]])
+    total = epsilon / DEFAULT_SUBSPACE_SPLIT.epsilon[0]
+
+    def mech(M, gen):
+        return _observe_laplace(lambda: private_subspace(
+            M, 1, epsilon=total, delta=1e-6, adjacency=EntryAdjacency(1.0), rng=gen))[0]
+
+    return audit_event(mech, (M0, M1), _all_at_least([0], [7.0]), epsilon=epsilon, runs=runs,
+                       confidence=confidence, rng=rng,
+                       mechanism_name="private_subspace: spectral gap (Alg. 5.2)",
+                       pair_name="10 u u^T + 5 v v^T vs + symmetric pair entry 1 (gap 5 -> 7)",
+                       event_name="released gap, as drawn, at or above 7")
+
+
+# ------------------------------------------------------------------------------ synthetic, more
+
+
+def privatize_block_model(*, epsilon: float = 1.0, runs: int = 5_000, rng=0,
+                          confidence: float = 0.95) -> dict:
+    """:func:`dpgraph.synthetic.block_model.release_block_model` (docs/privacy.md 7.1-7.3: the
+    block model :func:`dpgraph.privatize` exports; block edge counts at ``count_share epsilon``,
+    L1 sensitivity 1, and the inside / across degrees at the rest, L1 sensitivity 2) on blocks
+    ``[0, 0, 1, 1]`` and the graph ``{0, 2}``, with a pair inside block 0 (``{0, 1}``) and a
+    pair across (``{1, 3}``): one block count and two degrees move by 1 each. Event: every
+    moved coordinate of both releases, as drawn, at or above its ``x1`` value (``P1 / P0 =
+    e^epsilon``, tight). Returns ``{"inside": ..., "across": ...}``."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.synthetic.block_model import (block_edge_counts, degree_split,
+                                               release_block_model)
+
+    blocks = np.array([0, 0, 1, 1])
+    iu = np.triu_indices(2)
+    out = {}
+    for kind, extra in (("inside", (0, 1)), ("across", (1, 3))):
+        G0, G1 = _graph_pair([(0, 2)], extra, 4)
+        pair = (as_graph_data(G0), as_graph_data(G1))
+        v0, v1 = (np.concatenate([block_edge_counts(d.weights, blocks)[iu],
+                                  degree_split(d.weights, blocks).ravel()]) for d in pair)
+        moved = np.flatnonzero(v0 != v1)
+
+        def mech(data, gen):
+            return np.concatenate(_observe_laplace(lambda: release_block_model(
+                data, blocks, epsilon=epsilon, ledger=_ledger(epsilon), rng=gen)))
+
+        out[kind] = audit_event(
+            mech, pair, _all_at_least(moved, v1[moved]), epsilon=epsilon, runs=runs,
+            confidence=confidence, rng=rng,
+            mechanism_name="release_block_model (privatize's synthetic block model)",
+            pair_name=f"blocks [0, 0, 1, 1], edge {{0, 2}} vs + {kind} pair {set(extra)}",
+            event_name=f"the {moved.size} moved coordinates at or above their x1 values")
+    return out
+
+
+def synthetic_supergraph(*, epsilon: float = 1.0, runs: int = 5_000, rng=0,
+                         confidence: float = 0.95) -> AuditResult:
+    """:func:`dpgraph.synthetic.communities.supergraph_communities` (docs/privacy.md 7.6 step
+    1: the super-node edge counts, L1 sensitivity 1) on 4 nodes dealt into one super-node
+    (``group_size = 4``), so that the pair is inside whatever the random deal: the graph
+    ``{0, 2}`` vs + ``{1, 3}``, the count moves from 1 to 2. Event: the count, as drawn, at or
+    above 2 (``P1 / P0 = e^epsilon``, tight)."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.synthetic.communities import supergraph_communities
+
+    G0, G1 = _graph_pair([(0, 2)], (1, 3), 4)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+
+    def mech(data, gen):
+        return _observe_laplace(lambda: supergraph_communities(
+            data, epsilon=epsilon, ledger=_ledger(epsilon), rng=gen, group_size=4))[0]
+
+    return audit_event(mech, pair, _all_at_least([0], [2.0]), epsilon=epsilon, runs=runs,
+                       confidence=confidence, rng=rng,
+                       mechanism_name="supergraph_communities (super-node edge counts)",
+                       pair_name="4 nodes in one super-node: edge {0, 2} vs + {1, 3}",
+                       event_name="released count at or above 2")
+
+
+# ---------------------------------------------------------------------------- mechanisms, more
+
+
+def second_moment(*, epsilon: float = 2.0, delta: float = 1e-2, runs: int = 20_000, rng=0,
+                  confidence: float = 0.95, m: int = 20,
+                  calibration_runs: int | None = None) -> AuditResult:
+    """:func:`dpgraph.private_second_moment` (docs/privacy.md 2.6: symmetric Gaussian noise at
+    Frobenius sensitivity ``sqrt 2 r^2 / m``, the diagonal at twice the variance) on ``m``
+    unit rows, half ``e_1`` and half ``e_2``, with one ``e_1`` row replaced by ``e_2``: the
+    moment moves by ``(e_2 e_2^T - e_1 e_1^T) / m``, the whole sensitivity, on the diagonal.
+    Statistic: ``noisy[1, 1] - noisy[0, 0]`` of the raw release (the likelihood-ratio
+    direction: it moves by ``2 / m`` against noise of sd ``2 sigma``), thresholded at the
+    noise scale fitted on ``calibration_runs`` separate runs per input (default ``runs // 4``;
+    0 plans from the claimed scale), as for :func:`cosine` (docs/audit.md 1). Tight."""
+    from dpgraph.mechanisms import private_second_moment
+
+    X0 = np.eye(2)[np.arange(m) % 2]
+    X1 = X0.copy()
+    X1[0] = [0.0, 1.0]  # an e_1 row replaced by e_2
+    centers = tuple(float((X.T @ X / m)[1, 1] - (X.T @ X / m)[0, 0]) for X in (X0, X1))
+    sd = 2.0 * analytic_gaussian_sigma(epsilon, delta, 1.0 / m)  # Delta / sqrt 2, Delta = sqrt 2 / m
+
+    def mech(X, gen):
+        N = private_second_moment(X, epsilon=epsilon, delta=delta, project=False,
+                                  rng=gen).noisy
+        return float(N[1, 1] - N[0, 0])
+
+    cal = max(runs // 4, 1) if calibration_runs is None else calibration_runs
+    return _gaussian_audit(mech, (X0, X1), centers,
+                           lambda s: centers[0] + np.linspace(-2.0, 8.0, 401) * s, sigma=sd,
+                           epsilon=epsilon, delta=delta, runs=runs, calibration_runs=cal,
+                           confidence=confidence, rng=rng,
+                           mechanism_name="private_second_moment (raw release)",
+                           pair_name=f"m={m} unit rows: an e_1 row vs e_2",
+                           statistic_name="noisy[1, 1] - noisy[0, 0]")
+
+
+def perturb_and_project(*, epsilon: float = 2.0, delta: float = 1e-2, runs: int = 20_000, rng=0,
+                        confidence: float = 0.95,
+                        calibration_runs: int | None = None) -> AuditResult:
+    """:func:`dpgraph.perturb_and_project` with ``symmetric=True`` (docs/privacy.md 2.1:
+    symmetric noise calibrated to ``sensitivity / sqrt 2`` on the upper triangle, the diagonal
+    at twice the variance) at ``sensitivity = 1``, projected onto the unbounded box (the
+    identity), on the 2 x 2 zero matrix vs the one with ``1 / sqrt 2`` in both off-diagonal
+    entries: Frobenius distance 1, all of it on the one off-diagonal pair. Statistic: the
+    released entry ``[0, 1]`` (it moves by ``1 / sqrt 2``, the whole weighted sensitivity, against
+    noise of sd ``sigma``), thresholded at the noise scale fitted on ``calibration_runs``
+    separate runs per input (default ``runs // 4``; 0 plans from the claimed scale), as for
+    :func:`cosine` (docs/audit.md 1). Tight."""
+    from dpgraph.mechanisms import Box
+    from dpgraph.mechanisms import perturb_and_project as release
+
+    c1 = 1.0 / math.sqrt(2.0)
+    X0 = np.zeros((2, 2))
+    X1 = np.array([[0.0, c1], [c1, 0.0]])
+    sd = analytic_gaussian_sigma(epsilon, delta, c1)
+
+    def mech(X, gen):
+        return float(release(X, Box(), sensitivity=1.0, epsilon=epsilon, delta=delta,
+                             symmetric=True, rng=gen).release[0, 1])
+
+    cal = max(runs // 4, 1) if calibration_runs is None else calibration_runs
+    return _gaussian_audit(mech, (X0, X1), (0.0, c1),
+                           lambda s: np.linspace(-2.0, 8.0, 401) * s, sigma=sd,
+                           epsilon=epsilon, delta=delta, runs=runs, calibration_runs=cal,
+                           confidence=confidence, rng=rng,
+                           mechanism_name="perturb_and_project (symmetric noise)",
+                           pair_name="2 x 2: zero vs 1/sqrt 2 off the diagonal (Frobenius 1)",
+                           statistic_name="released entry [0, 1]")
 
 
 def weighted_pair(*, epsilon: float = 1.0, runs: int = 200, rng=0,
