@@ -14,7 +14,9 @@ inside a share of a shared machine.
 Every size a caller or a file asks for is priced before it is allocated: a file header's node
 and edge counts (:func:`dpgraph.io.base.check_node_count`), a generator's ``n``, a 2-CSP's
 alphabet and the label-extended graph (:mod:`dpgraph.engine.twocsp`), a route's working set
-(``estimated_memory`` of each route module). A refusal is one line that names the limit and,
+(``estimated_memory`` of each route module), and a private answer's whole call where its parts
+are held at once (:func:`dpgraph.solve.csp.dense_2csp_bytes`: the release, the solves and their
+certificates added, not compared with the memory one by one). A refusal is one line that names the limit and,
 where a smaller size would do, the largest that fits (:func:`check_memory`'s ``fit``).
 
 numba's first load in a process (its import and the first compile of a kernel: about 160 MiB

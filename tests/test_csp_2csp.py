@@ -135,7 +135,12 @@ def test_label_graph_memory_refusal_comes_before_any_charge_and_names_no_size(mo
     full = {(a, b) for a in range(q) for b in range(q)}
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
     inst = CSPInstance(n, q, [(*pairs[k % len(pairs)], full, 1.0) for k in range(K + 1)])
-    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", str(label_graph_bytes(n, q, 9 * K)))
+    limit = label_graph_bytes(n, q, 9 * K)
+    if route is not None:  # the rest of the dense call fits (it is priced first, in full)
+        from dpgraph.solve.csp import dense_2csp_bytes
+
+        limit = max(limit, dense_2csp_bytes(n, q, route=route, rank=2))
+    monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", str(limit))
     charged = []
     real = PrivacyLedger.charge
     monkeypatch.setattr(PrivacyLedger, "charge",

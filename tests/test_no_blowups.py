@@ -153,8 +153,14 @@ def test_max_2csp_runs_the_solves_that_fit(monkeypatch):
 def test_max_2csp_refuses_solves_that_do_not_fit_before_spending(monkeypatch, spend_spy):
     """One byte under the price of the four solves: refused before anything is spent (no
     draw, no charge, nothing recorded in a running ledger), naming the samples that fit
-    with the four objectives."""
+    with the four objectives, the release and the certificates held with them
+    (:func:`dpgraph.solve.csp.dense_2csp_bytes`)."""
     from dpgraph.engine.twocsp import label_engine_bytes
+    from dpgraph.solve.csp import dense_2csp_bytes
+
+    def price(samples):
+        return dense_2csp_bytes(30, 3, route="randomized-response",
+                                solver_options={"samples": samples})
 
     limit = label_engine_bytes(30, 3, samples=2000, objectives=4) - 1
     monkeypatch.setenv("DPGRAPH_MEMORY_LIMIT", str(limit))
@@ -163,8 +169,7 @@ def test_max_2csp_refuses_solves_that_do_not_fit_before_spending(monkeypatch, sp
         _rr_samples(ledger=total)
     assert spend_spy == {"charge": 0, "draw": 0} and total.entries == ()
     fits = int(str(info.value).split("At most samples=")[1].split(" ")[0].replace(",", ""))
-    assert label_engine_bytes(30, 3, samples=fits, objectives=4) <= limit
-    assert label_engine_bytes(30, 3, samples=fits + 1, objectives=4) > limit
+    assert price(fits) <= limit < price(fits + 1)
 
 
 @pytest.mark.parametrize("solve", [dpgraph.solve_max_cut, dpgraph.solve_max_bisection])

@@ -62,6 +62,7 @@ _ETA = 2.0 ** -1074  # the smallest subnormal
 
 __all__ = ["CSPInstance", "CSPResult", "solve_max_2csp", "instance_bytes", "label_graph_bytes",
            "check_label_graph_memory", "label_engine_bytes", "check_label_engine_memory",
+           "label_certificate_method", "label_certificate_bytes", "label_candidates",
            "csp_moment_constraints", "cvxpy_max_2csp_sdp"]
 
 
@@ -103,9 +104,11 @@ def instance_bytes(m: int, q: int, relations: int | None = None) -> int:
             + (m - relations) * (CONSTRAINT_SHARED_BYTES + 8 * q * q))
 
 
-def check_label_graph_memory(n: int, q: int, pairs: int, *, name_size: bool = True) -> None:
+def check_label_graph_memory(n: int, q: int, pairs: int, *, name_size: bool = True,
+                             alongside: int = 0) -> None:
     """Refuse a label-extended graph of ``n`` variables, ``q`` values and ``pairs`` allowed label
-    pairs that would not fit (:func:`label_graph_bytes`), before it is allocated.
+    pairs that would not fit (:func:`label_graph_bytes`), before it is allocated, together with
+    ``alongside`` bytes held while it is (a caller's other arrays, priced from public values).
     ``name_size=False`` (the private answers, where ``pairs`` follows the private constraints):
     the refusal names neither ``pairs`` nor the bytes it asks, which would tell two neighbouring
     instances either side of the limit apart by the number (docs/privacy.md 11.1).
@@ -119,18 +122,20 @@ def check_label_graph_memory(n: int, q: int, pairs: int, *, name_size: bool = Tr
     ...         print(str(exc)[:90])
     the label-extended graph of 40 variables x 3 values (one node per variable and value, an e
     """
-    need = label_graph_bytes(n, q, pairs)
+    need = label_graph_bytes(n, q, pairs) + int(alongside)
+    beside = (f" alongside {format_bytes(alongside)} of other arrays priced from public sizes"
+              if alongside else "")
     if name_size:
         check_memory(need, what=f"the label-extended graph of {n:,} variables x {q:,} values "
-                                f"({pairs:,} allowed label pairs)")
+                                f"({pairs:,} allowed label pairs){beside}")
         return
     have, where = memory_limit()
     if have is not None and need > have:
         raise InsufficientMemoryError(
             f"the label-extended graph of {n:,} variables x {q:,} values (one node per "
-            f"variable and value, an edge per allowed label pair of each constraint) does not "
-            f"fit in the {format_bytes(have)} {where}; nothing was allocated or spent. Its "
-            f"size follows the constraints, which are private, so none is printed: fewer "
+            f"variable and value, an edge per allowed label pair of each constraint){beside} "
+            f"does not fit in the {format_bytes(have)} {where}; nothing was allocated or spent. "
+            f"Its size follows the constraints, which are private, so none is printed: fewer "
             f"constraints, smaller relations, or a machine with more memory would fit.")
 
 
@@ -162,6 +167,27 @@ LABEL_VECTOR_SAMPLES = 64
 # Bytes per entry of the (n q + 1) x (n q + 1) moment matrix under CVXPY + SCS, its
 # canonicalization and factorization (680 measured at n q + 1 = 601 and 1,201); rounded up.
 SCS_BYTES_PER_MOMENT = 768
+
+
+#: Candidates a low-rank solve adds to its rounding's after it: the local search of the best few
+#: (``polish``, 4 by default), the perturbed search's and the tabu search's results.
+LABEL_POLISHED_CANDIDATES = 6
+
+
+def label_candidates(n: int, q: int, *, samples: int = 16, seeds: int = 2) -> int:
+    """Candidate assignments one low-rank solve of :func:`solve_max_2csp` (or
+    :func:`~dpgraph.engine.twocsp_sdp.solve_label_csp`) draws, counted before de-duplication
+    (an upper bound): the marginals' argmax, ``samples`` independent roundings,
+    ``LABEL_VECTOR_SAMPLES`` vector roundings, and ``max(samples // 4, 2)`` for each of the
+    ``q**seeds`` seed assignments of the global-correlation rounding. The local searches after
+    it add at most ``LABEL_POLISHED_CANDIDATES``.
+
+    >>> label_candidates(100, 3, samples=32)  # 1 + 32 + 64 + 9 * 8
+    169
+    """
+    n, q, samples = int(n), int(q), int(samples)
+    assignments = q ** min(int(seeds), n) if seeds and n > 1 and q > 1 else 0
+    return 1 + samples + LABEL_VECTOR_SAMPLES + assignments * max(samples // 4, 2)
 
 
 def label_engine_bytes(n: int, q: int, *, m: int = 0, method: str = "lowrank",
@@ -196,12 +222,113 @@ def label_engine_bytes(n: int, q: int, *, m: int = 0, method: str = "lowrank",
     from dpgraph.engine.twocsp_sdp import default_label_rank
 
     k = default_label_rank(n, q) if rank is None else int(rank)
-    cands = 1 + samples + LABEL_VECTOR_SAMPLES + assignments * max(samples // 4, 2)
+    cands = label_candidates(n, q, samples=samples, seeds=seeds)
     solve = (8 * (LABEL_FACTOR_COPIES * n * q * k + LABEL_GRAM_COPIES * k * k)
              + cands * (n * (LABEL_CANDIDATE_BYTES + LABEL_CANDIDATE_VALUE_BYTES * q)
                         + LABEL_CANDIDATE_ROW_BYTES))
     held = 8 * n * q * k + cands * (LABEL_POOLED_BYTES * n + LABEL_CANDIDATE_ROW_BYTES)
     return solve + (max(int(objectives), 1) - 1) * held
+
+
+# The certificate of a dense label objective (every one of its N^2 = (n q)^2 entries stored, as
+# the objectives of a private release are), in bytes per entry of the objective and per entry
+# of the reduced N_r x N_r dual matrix (N_r = n (q - 1) + 1). Measured with tracemalloc, the
+# certificate's peak above the objective and the factor it certifies, on dense random objectives
+# at (n, q) = (300, 2), (300, 3), (200, 4), (100, 5), (60, 10): its last phase, the rounding
+# allowance (:func:`~dpgraph.engine.twocsp_sdp._dual_allowance`: the objective as a sparse
+# matrix, its absolute value, the weight classes of its entries and their Python lists, with
+# the reduced objective and S held), peaked at 58-104 B per N^2, that is 48-72 B per N^2 beyond
+# the reduced objective and S (16 B per N_r^2 each) and the dense copy (8 B per N_r^2); priced
+# 40 B per N^2 and 88 B per N_r^2 (held and transient together), 1.04-1.13 times what was
+# measured. The reduction itself (the objective made sparse, bordered and multiplied by the
+# reduction, 56-58 B per N^2) is below that price wherever N_r >= N / 2, that is always.
+LABEL_CERTIFICATE_ENTRY_BYTES, LABEL_CERTIFICATE_DUAL_BYTES = 40, 88
+# The reduced objective and S held while a proof runs (8 B per N_r^2 more for the dense copy
+# taken before the proof starts), and while the multipliers are fitted (the reduced objective
+# only, 16 B per N_r^2).
+LABEL_CERTIFICATE_HELD_BYTES, LABEL_CERTIFICATE_FIT_HELD_BYTES = 40, 16
+# The sparse LDL^T proof of the dense dual matrix, per entry of N_r x N_r: its factors fill
+# completely (L and U, half of the entries each), and -S in CSC, its Gershgorin bound's copies
+# and SciPy's copies of L and U come with them: 110 B traced at (n, q) = (80, 8), 97 B of peak
+# RSS at (750, 3) (``SPARSE_FACTOR_ENTRY_BYTES``' 48 B per factor entry of
+# :func:`~dpgraph.engine.sdp.ldl_memory_estimate`, measured on sparse graphs, falls short here).
+LABEL_DENSE_LDL_BYTES = 120
+# Python objects of any certificate (the multipliers' index lists, the info dict): 28 KiB
+# traced beyond the arrays at n = 10, q = 3.
+LABEL_CERTIFICATE_FIXED_BYTES = 64 * 2**10
+
+
+def label_certificate_method(n: int, q: int, certificate: str = "auto") -> str:
+    """The proof :func:`~dpgraph.engine.twocsp_sdp.certify_label_sdp` is asked to run on ``n``
+    variables over ``q`` values, from public values only: ``certificate`` itself, or for
+    ``"auto"`` the dense Cholesky (``"factor"``) up to ``N_r = n(q-1) + 1 =``
+    ``LABEL_DENSE_CERTIFICATE_MAX_N`` and the sparse :math:`LDL^T` (``"ldl"``) above it. The
+    engine's ``"auto"`` also reads the memory left and the dual matrix's pattern when it runs;
+    a caller that prices the proof beforehand (:func:`dpgraph.max_2csp`) asks for this one.
+
+    >>> label_certificate_method(300, 3), label_certificate_method(5000, 3)
+    ('factor', 'ldl')
+    >>> label_certificate_method(300, 3, "lanczos")
+    'lanczos'
+    """
+    from dpgraph.engine.twocsp_sdp import LABEL_DENSE_CERTIFICATE_MAX_N
+
+    if certificate not in ("auto", "factor", "ldl", "lanczos"):
+        raise ValueError(f"certificate={certificate!r} is not one of 'auto', 'factor', 'ldl', "
+                         f"'lanczos'")
+    if certificate != "auto":
+        return certificate
+    return "factor" if int(n) * (int(q) - 1) + 1 <= LABEL_DENSE_CERTIFICATE_MAX_N else "ldl"
+
+
+def label_certificate_bytes(n: int, q: int, *, method: str = "factor",
+                            rank: int | None = None) -> int:
+    r"""Bytes :func:`~dpgraph.engine.twocsp_sdp.certify_label_sdp` works in on a dense objective
+    of ``n`` variables over ``q`` values (all :math:`N^2` entries stored, :math:`N = nq`), beyond
+    the objective and the factor it certifies, at the peak of its phases, with
+    :math:`N_r = n(q-1) + 1`, :math:`r = q - 1`, :math:`\nu = r + r(r-1)/2` multipliers per
+    variable and the factor width ``k`` (``rank``, default
+    :func:`~dpgraph.engine.twocsp_sdp.default_label_rank`):
+
+    * the reduction and the rounding allowance:
+      ``LABEL_CERTIFICATE_ENTRY_BYTES`` :math:`N^2 +` ``LABEL_CERTIFICATE_DUAL_BYTES`` :math:`N_r^2`;
+    * the multiplier fit: the reduced objective (16 B per :math:`N_r^2`) and per variable its
+      least-squares system, :math:`8(rk\nu + 4\nu^2)` bytes (the system, its normal
+      matrix, a copy and LAPACK's), which grows as :math:`q^4` and sets the peak from
+      ``q`` of about 20;
+    * the proof, with the reduced objective and S held (``LABEL_CERTIFICATE_HELD_BYTES`` per
+      :math:`N_r^2`): ``"factor"`` its three dense copies
+      (:func:`~dpgraph.engine.sdp.dense_certificate_bytes`), ``"ldl"`` a fully filled sparse
+      factor (``LABEL_DENSE_LDL_BYTES`` per :math:`N_r^2`, at least
+      :func:`~dpgraph.engine.sdp.ldl_memory_estimate` at :math:`N_r^2` entries: the dual
+      matrix of a dense objective has them all; where that fits, the count of its factor, a
+      numba kernel, does not run), ``"lanczos"`` a few vectors;
+
+    plus ``LABEL_CERTIFICATE_FIXED_BYTES``. Measured (tracemalloc, dense random objectives,
+    ``q`` from 2 to 40, ``n q`` from 300 to 1,500): 1.01-1.32 times the certificate's peak.
+
+    >>> label_certificate_bytes(300, 3) == 40 * 900 ** 2 + 88 * 601 ** 2 + 2 ** 16
+    True
+    >>> label_certificate_bytes(15, 40) > label_certificate_bytes(150, 4)  # the fit, as q^4
+    True
+    """
+    from dpgraph.engine.sdp import dense_certificate_bytes, ldl_memory_estimate
+    from dpgraph.engine.twocsp_sdp import default_label_rank
+
+    if method not in ("factor", "ldl", "lanczos"):
+        raise ValueError(f"method={method!r} is not one of 'factor', 'ldl', 'lanczos' (resolve "
+                         f"'auto' with label_certificate_method)")
+    n, q = int(n), int(q)
+    N, Nr, r = n * q, n * (q - 1) + 1, q - 1
+    k = default_label_rank(n, q) if rank is None else int(rank)
+    nu = r + r * (r - 1) // 2
+    allowance = LABEL_CERTIFICATE_ENTRY_BYTES * N * N + LABEL_CERTIFICATE_DUAL_BYTES * Nr * Nr
+    fit = LABEL_CERTIFICATE_FIT_HELD_BYTES * Nr * Nr + 8 * n * (r * k * nu + 4 * nu * nu)
+    proof = {"factor": dense_certificate_bytes(Nr),
+             "ldl": max(ldl_memory_estimate(Nr, Nr * Nr), LABEL_DENSE_LDL_BYTES * Nr * Nr),
+             "lanczos": 64 * Nr}[method]
+    return int(max(allowance, fit, LABEL_CERTIFICATE_HELD_BYTES * Nr * Nr + proof)
+               + LABEL_CERTIFICATE_FIXED_BYTES)
 
 
 def check_label_engine_memory(n: int, q: int, *, m: int = 0, method: str = "lowrank",

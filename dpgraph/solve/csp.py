@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from dpgraph.memory import format_bytes
 from dpgraph.result import PrivateResult
 from dpgraph.privacy import (PrivacyLedger, laplace_mechanism, make_rng, monotone_exponential_mechanism,
                       reproducible_tag, spent_text)
@@ -41,7 +42,7 @@ from dpgraph.release.privatize import DEFAULT_RANK, PrivateGraph, privatize
 from dpgraph.release.routes import route_names, route_spec
 
 __all__ = ["PrivateCSPResult", "max_2csp", "group_privacy_delta", "rounded_label_graph",
-           "block_posterior_weights"]
+           "block_posterior_weights", "dense_2csp_bytes"]
 
 BLOCK_OBJECTIVE = "posterior-block"
 
@@ -291,8 +292,10 @@ def _check_instance(instance, relation_size, *, local: bool = False):
 TOTAL_UPPER_LEVEL = 0.999
 
 
-def _check_label_graph_fits(instance) -> None:
-    """Refuse, before the first charge, a label-extended graph that would not fit in memory.
+def _check_label_graph_fits(instance, alongside: int = 0) -> None:
+    """Refuse, before the first charge, a label-extended graph that would not fit in memory
+    with the ``alongside`` bytes held while it is (on a dense route, the larger of the
+    release's phase and the private choice's: :func:`dense_2csp_bytes`).
 
     Its size follows the number of allowed label pairs over all constraints, which is private:
     built after the first release, its refusal came after a charge, and a refusal names no
@@ -301,7 +304,8 @@ def _check_label_graph_fits(instance) -> None:
     the caller already holds, is."""
     from dpgraph.engine.twocsp import check_label_graph_memory
 
-    check_label_graph_memory(instance.n, instance.q, instance.label_pairs, name_size=False)
+    check_label_graph_memory(instance.n, instance.q, instance.label_pairs, name_size=False,
+                             alongside=alongside)
 
 
 def _release_total_weight(instance, *, epsilon: float, ledger: PrivacyLedger, rng
@@ -512,25 +516,193 @@ def solved_objectives(route: str, N: int, rank: int, candidates, *,
     return len([c for c in asked if c != BLOCK_OBJECTIVE]) + int(BLOCK_OBJECTIVE in asked)
 
 
-def _check_solver_memory(instance, route: str, rank: int, s: int, solver_options,
-                         candidates) -> None:
-    """Refuse, before any draw, engine options (``rank``, ``samples``, ``seeds`` of
-    :func:`~dpgraph.engine.twocsp_sdp.solve_label_csp`) whose working set would not fit, with
-    the results of the objectives solved before the last one held for the pooled choice
-    (:func:`solved_objectives` of them), from the public ``n``, ``q``, route, release rank,
-    ``relation_size`` ``s`` and options (``samples=50,000`` held 2.3 GiB after the release,
-    ``samples=10**7`` died there of an unpriced MemoryError)."""
+#: N x N float64 arrays held while :func:`max_2csp`'s engine solves one objective of a dense
+#: release (N = n q): the release's own (``PrivateGraph.unbiased`` on the randomized-response
+#: route, ``projected`` on the PCA route: 8 B per N^2 held after the release, measured on both)
+#: and the objective being solved (a copy); one more, the projection, with
+#: ``privatize_options["rr_postprocess"] = "low-rank"``.
+DENSE_SOLVE_HELD_COPIES = 2
+
+
+def _engine_options(solver_options) -> dict:
+    """The options of :func:`~dpgraph.engine.twocsp_sdp.solve_label_csp` that set its memory
+    (``rank``, ``samples``, ``seeds``, ``tabu_moves``, ``certificate``), as a solve takes them."""
     import inspect
 
-    from dpgraph.engine.twocsp import check_label_engine_memory
     from dpgraph.engine.twocsp_sdp import solve_label_csp
 
     defaults = inspect.signature(solve_label_csp).parameters
-    opts = {k: (solver_options or {}).get(k, defaults[k].default)
-            for k in ("rank", "samples", "seeds", "tabu_moves")}
-    objectives = solved_objectives(route, instance.n * instance.q, rank, candidates,
-                                   block_informative=s < instance.q ** 2)
-    check_label_engine_memory(instance.n, instance.q, objectives=max(objectives, 1), **opts)
+    return {k: (solver_options or {}).get(k, defaults[k].default)
+            for k in ("rank", "samples", "seeds", "tabu_moves", "certificate")}
+
+
+def _dense_phases(n: int, q: int, route: str, rank: int, s: int, candidates,
+                  solver_options, privatize_options=None) -> dict:
+    """The terms of :func:`dense_2csp_bytes`, in bytes: ``release``, ``copies`` (the
+    ``N x N`` arrays held through a solve, ``objective`` the copy of the one solved among
+    them), ``engine`` (one solve's factors and candidates, with the dense objective's
+    absolute value taken on the way), ``finished`` (what one finished solve holds for the
+    pooled choice), ``certificate`` (with the factor it certifies), ``values`` (the values of
+    every pooled candidate at the choice) and ``load`` (numba's); and the certificate's
+    ``method`` and the ``objectives`` solved."""
+    from dpgraph.engine.local_search import kernel_load_bytes
+    from dpgraph.engine.twocsp import (LABEL_CANDIDATE_VALUE_BYTES, LABEL_POLISHED_CANDIDATES,
+                                       label_candidates, label_certificate_bytes,
+                                       label_certificate_method, label_engine_bytes)
+    from dpgraph.engine.twocsp_sdp import default_label_rank
+    from dpgraph.privacy.validation import check_integer
+    from dpgraph.release.routes import route_module
+
+    opts = _engine_options(solver_options)
+    samples = check_integer(opts["samples"], name="samples", low=0)
+    seeds = check_integer(opts["seeds"], name="seeds", low=0)
+    k = None if opts["rank"] is None else check_integer(opts["rank"], name="rank", low=2)
+    method = label_certificate_method(n, q, opts["certificate"])
+    N = n * q
+    objectives = max(solved_objectives(route, N, rank, candidates, block_informative=s < q * q),
+                     1)
+    copies = DENSE_SOLVE_HELD_COPIES + int((privatize_options or {}).get("rr_postprocess")
+                                           == "low-rank")
+
+    def engine(count):
+        return label_engine_bytes(n, q, rank=k, samples=samples, seeds=seeds, objectives=count)
+
+    width = default_label_rank(n, q) if k is None else k
+    pooled = objectives * (label_candidates(n, q, samples=samples, seeds=seeds)
+                           + LABEL_POLISHED_CANDIDATES)
+    return {"release": route_module(route).estimated_memory(N, 0, rank),
+            "copies": 8 * copies * N * N, "objective": 8 * N * N,
+            "engine": engine(1) + 8 * N * N,
+            "finished": engine(2) - engine(1),
+            # the factor V and the parameters it came from, held while it is certified
+            "certificate": label_certificate_bytes(n, q, method=method, rank=k) + 16 * N * width,
+            "values": LABEL_CANDIDATE_VALUE_BYTES * N * pooled,
+            "load": kernel_load_bytes() if opts["tabu_moves"] or method == "ldl" else 0,
+            "method": method, "objectives": objectives}
+
+
+def _dense_peaks(p: dict) -> dict:
+    """The bytes of :func:`dense_2csp_bytes`' three phases (``release``, ``solve``,
+    ``choice``) from its terms (:func:`_dense_phases`), numba's load aside."""
+    held = p["objectives"] * p["finished"]  # every solve's results, at the latest
+    return {"release": p["release"] + held,
+            "solve": p["copies"] + held - p["finished"] + max(p["engine"], p["certificate"]),
+            # the objective's copy is freed before the choice
+            "choice": p["copies"] - p["objective"] + held + p["values"]}
+
+
+def _dense_total(p: dict) -> int:
+    """:func:`dense_2csp_bytes` from its terms (:func:`_dense_phases`)."""
+    return int(p["load"] + max(_dense_peaks(p).values()))
+
+
+def dense_2csp_bytes(n: int, q: int, *, route: str, rank: int | None = None,
+                     relation_size: int | None = None, candidates="auto",
+                     solver_options: dict | None = None,
+                     privatize_options: dict | None = None) -> int:
+    r"""Bytes :func:`max_2csp` holds at its peak on the dense ``route`` (``"randomized-response"``
+    or ``"pca"``) for ``n`` variables over ``q`` values, from public values only (those of
+    :func:`max_2csp`: the release ``rank``, default 8, ``relation_size``, default ``q*q``,
+    ``candidates``, ``solver_options`` and ``privatize_options``). With ``N = n q`` labels and
+    ``H`` what the finished solves hold for the pooled choice (their factors and candidates: the
+    part of :func:`~dpgraph.engine.twocsp.label_engine_bytes` beyond one solve, for each of the
+    :func:`solved_objectives`), the largest of three phases that never overlap:
+
+    * the release and the objectives made from it: the route's ``estimated_memory(N, 0, rank)``
+      (randomized response: 56 B per :math:`N^2`, its de-biased release and the posterior
+      objectives computed from it), with ``H``;
+    * one objective's solve: ``DENSE_SOLVE_HELD_COPIES`` :math:`N \times N` arrays (the
+      release's and the objective's; one more with ``rr_postprocess="low-rank"``, whose
+      release keeps its projection too), the earlier solves' share of ``H``, and the larger of
+      the engine's working set (:func:`~dpgraph.engine.twocsp.label_engine_bytes` of one solve,
+      with the objective's absolute value, 8 B per :math:`N^2`) and the certificate of the
+      relaxation's bound with the factor it certifies
+      (:func:`~dpgraph.engine.twocsp.label_certificate_bytes`, whose proof
+      :func:`~dpgraph.engine.twocsp.label_certificate_method` picks from ``n``, ``q`` and
+      ``solver_options["certificate"]``, and which the solves are then asked for);
+    * the private choice: the release's arrays, ``H``, and the values of every pooled candidate
+      (``LABEL_CANDIDATE_VALUE_BYTES`` per label and candidate,
+      :func:`~dpgraph.engine.twocsp.label_candidates` of them per solve);
+
+    plus numba's first load where a kernel runs (``tabu_moves``, or the sparse proof:
+    :func:`~dpgraph.engine.local_search.kernel_load_bytes`). The release's arrays stay held
+    while the engine runs, and the engine's results while the next objective is made: their
+    bytes are added, not compared with the memory apart. The label-extended graph, whose size
+    is private, is priced on top where it is held (``_check_label_graph_fits``). Measured
+    against tracemalloc's peak of whole calls (benchmarks/NOTES.md, "max_2csp priced as a
+    whole"): 1.13-1.5 times it (the upper end on the sparse proof, and on the PCA route, whose
+    objective stores fewer entries than the dense one priced); with ``samples`` far above the
+    default on few variables, up to 1.9 times (the candidates are counted before
+    de-duplication, as :func:`~dpgraph.engine.twocsp.label_engine_bytes` counts them).
+
+    >>> price = dense_2csp_bytes(300, 3, route="randomized-response")
+    >>> price > 56 * 900 ** 2  # more than the release alone: the certificate
+    True
+    >>> dense_2csp_bytes(300, 3, route="randomized-response",
+    ...                  solver_options={"samples": 10**5}) > price
+    True
+    """
+    s = q * q if relation_size is None else int(relation_size)
+    rank = max(1, min(DEFAULT_RANK, n * q - 2)) if rank is None else int(rank)
+    return _dense_total(_dense_phases(int(n), int(q), route, rank, s, candidates,
+                                      solver_options, privatize_options))
+
+
+def _dense_fit_hint(cost, have, n: int, q: int, solver_options):
+    """``check_memory``'s ``fit`` for a dense-route call that does not fit: the ``samples``
+    that would (where the rest fits with none), else the engine ``rank`` (where one was
+    given), else the number of variables (the same ``q`` and options); None where nothing
+    does. ``cost(n=..., **solver_options)`` is :func:`dense_2csp_bytes` of the call."""
+    from dpgraph.memory import largest_fitting
+
+    if have is None or cost() <= have:
+        return None
+    if cost(samples=0) <= have:
+        return (lambda x: cost(samples=x), "At most samples={:,} fits with these options, the "
+                                           "release and the certificates.")
+    if _engine_options(solver_options)["rank"] is not None and cost(rank=2) <= have:
+        return (lambda x: cost(rank=max(x, 2)), "At most rank={:,} (solver_options) fits.")
+    if largest_fitting(lambda k: cost(n=max(k, 2)), have, low=2, high=n) >= 2:
+        return (lambda k: cost(n=max(k, 2)), f"At most {{:,}} variables over {q:,} values fit "
+                                             f"with these options.")
+    return None
+
+
+def _check_dense_memory(instance, route: str, rank: int, s: int, solver_options, candidates,
+                        privatize_options) -> tuple[str, int]:
+    """Refuse, before anything is spent, a dense-route call whose peak
+    (:func:`dense_2csp_bytes`: the release, the solves, their certificates, the private
+    choice and numba's first load, added where they are held at once) would not fit, naming
+    the ``samples``, the engine ``rank`` or the number of variables that would
+    (:func:`_dense_fit_hint`). The certificate is most of that peak at the default options
+    (at 300 variables x 3 values, 54 of 67 MiB traced), ``samples`` in the tens of thousands
+    gigabytes of candidates. Returns the certificate's proof the solves are to run, and the
+    bytes held beside the label-extended graph while it is (the release's phase and the
+    choice's)."""
+    from dpgraph.memory import check_memory, memory_limit
+
+    n, q = instance.n, instance.q
+
+    def cost(n=n, **options):
+        return dense_2csp_bytes(n, q, route=route, rank=rank, relation_size=s,
+                                candidates=candidates,
+                                solver_options={**(solver_options or {}), **options},
+                                privatize_options=privatize_options)
+
+    p = _dense_phases(n, q, route, rank, s, candidates, solver_options, privatize_options)
+    what = (f"max_2csp on the {route} route with {n:,} variables x {q:,} values (the release "
+            f"of the {n * q:,}-label graph, {p['objectives']} objective solve(s) and the "
+            f"'{p['method']}' certificate of each bound, N_r = {n * (q - 1) + 1:,}"
+            + (f", numba's first load in this process, {format_bytes(p['load'])}" if p["load"]
+               else "") + ")")
+    alternative = ("Nothing was spent. Leave the route unset (the local route, O(m)), or use "
+                   "fewer variables or labels."
+                   + (" DPGRAPH_NO_NUMBA=1 runs the kernels without numba." if p["load"]
+                      else ""))
+    check_memory(cost(), what=what, alternative=alternative,
+                 fit=_dense_fit_hint(cost, memory_limit()[0], n, q, solver_options))
+    peaks = _dense_peaks(p)  # the label-extended graph is held at the release and the choice
+    return p["method"], int(p["load"] + max(peaks["release"], peaks["choice"]))
 
 
 def _check_engine_options(candidates, solver_options) -> None:
@@ -621,7 +793,11 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     solver_options : dict
         Passed to :func:`dpgraph.engine.solve_label_csp`. The local route reads neither this
         nor ``candidates``: unknown names and options are refused there too, and values given
-        are named in ``diagnostics["options_note"]``.
+        are named in ``diagnostics["options_note"]``. On a dense route the whole call (the
+        release, the solves with their certificates, the private choice) is priced from
+        public values before anything is spent (:func:`dense_2csp_bytes`), and ``certificate``
+        (default ``"auto"``) is resolved then, from ``n`` and ``q``
+        (:func:`~dpgraph.engine.twocsp.label_certificate_method`): the solves run that proof.
     privatize_options : dict
         Passed to :func:`dpgraph.privatize` (e.g. ``route``, ``rr_postprocess``). Default
         ``synthetic_share=None``: like :func:`dpgraph.max_cut`, no synthetic block model is
@@ -690,7 +866,6 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
                          f"unset (the local route) or use 'randomized-response' (pure) instead "
                          f"of {route!r}, or pass delta > 0")
     _check_dense_release(instance.n * instance.q, rank, privatize_options)  # before any draw
-    _check_label_graph_fits(instance)
     eps_select, eps_estimate = answer_side_budgets(epsilon, select_share, estimate_share)
     eps_total = CSP_TOTAL_SHARE * epsilon
     if not estimate:  # the total weight only bounds the estimate's range
@@ -698,13 +873,16 @@ def max_2csp(instance, *, epsilon: float, delta: float, rank: int | None = None,
     eps_p = left(epsilon, eps_total, eps_select, eps_estimate)
     _precheck_dense_options(route, candidates, solver_options, privatize_options,
                             group_privacy_delta(eps_p, delta, s))
-    _check_solver_memory(instance, route, rank, s, solver_options, candidates)
+    certificate, beside = _check_dense_memory(instance, route, rank, s, solver_options,
+                                              candidates, privatize_options)
+    _check_label_graph_fits(instance, alongside=beside)  # private size: after the public checks
     _precheck_label_release(instance.n * instance.q, s, rank, eps_p, delta, privatize_options)
     total, upper = _release_total_weight(instance, epsilon=eps_total, ledger=ledger, rng=gen)
     pg, dlt_0 = _release_label_graph(instance, s, rank, eps_p, delta, privatize_options,
                                      ledger, gen)
     names = _objective_names(pg, candidates, rank, block_informative=s < instance.q ** 2)
-    outs = _solve_label_objectives(pg, names, instance.n, instance.q, s, solver_options, gen)
+    outs = _solve_label_objectives(pg, names, instance.n, instance.q, s,
+                                   {**(solver_options or {}), "certificate": certificate}, gen)
     pool, owner = _assignment_pool(outs)
     chosen, estimate, interval = _choose_and_estimate(instance, pool, names, eps_select,
                                                       eps_estimate, upper, ledger, gen)
