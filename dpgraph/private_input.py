@@ -82,7 +82,7 @@ def check_private_graph_input(data: GraphData, *, what: str = "the private pipel
     if data.m:
         lo, hi = (data.weight_range if hasattr(data, "weight_range")  # Dask edges: one pass
                   else (data.weights.data.min(), data.weights.data.max()))
-        if lo < 0 or hi > 1:
+        if not (lo >= 0 and hi <= 1):  # NaN fails both comparisons: refused, not accepted
             summed = summed_parallel_edges(data)
             if summed and hi > 1:  # the caller may have no weights at all: name the cause
                 count, source = summed

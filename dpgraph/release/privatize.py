@@ -68,6 +68,22 @@ def default_rank(n: int) -> tuple[int, str | None]:
                   f"for a {n}-node graph")
 
 
+def _rank_note(route: str, n: int, rank: int) -> str | None:
+    """``diagnostics["rank_note"]`` of a release made with ``rank=None``: that the default rank
+    of the route taken (:func:`default_rank`; the matrix-free route's own, ``RouteSpec.
+    default_rank``) was capped at ``n - 2``, naming the rank used; None where it was not capped,
+    and on a route that has no low-rank release (the local route, whose release is sides)."""
+    spec = route_spec(route)
+    if spec.answers == "sides":
+        return None
+    if spec.default_rank is None:
+        return default_rank(n)[1]
+    if rank >= spec.default_rank:
+        return None
+    return (f"rank {rank}: the {route} route's default rank {spec.default_rank} capped at "
+            f"n - 2 = {n - 2} for a {n}-node graph")
+
+
 def check_rank(rank, n: int) -> int:
     """``rank`` if ``1 <= rank < n - 1``, else a ValueError naming the bounds.
 
@@ -235,7 +251,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
     check_private_graph_input(data)
     route, synthetic_share = _route_for_input(route, data, delta, synthetic_share)
     rank_given = rank
-    rank, rank_note = default_rank(data.n) if rank is None else (check_rank(rank, data.n), None)
+    rank = default_rank(data.n)[0] if rank is None else check_rank(rank, data.n)
     synthetic_blocks = _checked_blocks(synthetic_blocks, data.n)
     # every refusal that public values decide, before anything is charged or drawn (11.1)
     refuse_before_drawing(route, data.n, epsilon, delta, options, synthetic_share=synthetic_share,
@@ -254,6 +270,7 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
                                      ledger=ledger, rng=gen, screening=screening,
                                      **options.for_route(route))
     pg.diagnostics.setdefault("rank", rank)
+    rank_note = _rank_note(route, data.n, rank) if rank_given is None else None
     if rank_note:
         pg.diagnostics["rank_note"] = rank_note
     if eps_synthetic > 0:
