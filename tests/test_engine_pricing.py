@@ -63,7 +63,7 @@ def _near_dense():
 def _spy_superlu(monkeypatch):
     calls = []
     real = sdp._symmetric_lu
-    monkeypatch.setattr(sdp, "_symmetric_lu", lambda M: calls.append(1) or real(M))
+    monkeypatch.setattr(sdp, "_symmetric_lu", lambda M, *a: calls.append(1) or real(M, *a))
     return calls
 
 

@@ -29,8 +29,8 @@ def _certify(op, V, method="auto"):
     calls = []
     real = sdp.sparse_shift_verified
 
-    def spy(negM, mu, shift):
-        ok, nnz = real(negM, mu, shift)
+    def spy(negM, mu, shift, **kw):
+        ok, nnz = real(negM, mu, shift, **kw)
         calls.append((mu, ok))
         return ok, nnz
 

@@ -115,7 +115,7 @@ from dpgraph.engine.operator import WeightOperator
 from dpgraph.engine.local_search import jit
 
 __all__ = ["LowRankSolution", "solve_lowrank_sdp", "certify_upper_bound", "sdp_rank", "default_rank",
-           "dense_certificate_bytes", "ldl_memory_estimate", "ldl_fill_entries",
+           "dense_certificate_bytes", "ldl_memory_estimate", "ldl_fill_entries", "ldl_fill_order",
            "check_sparse_factor_memory", "sparse_factor_note", "SPARSE_FACTOR_ENTRY_BYTES", "gershgorin_max", "sparse_ldl_lower_bound",
            "sparse_shift_verified", "rump_margin", "verified_lambda_max", "trivial_upper_bound", "gershgorin_upper_bound",
            "top_ritz_pair", "lanczos_top_pair", "rump_certified_diagonal", "upward_sum", "weight_sums", "WeightSums",
@@ -803,11 +803,18 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline, sums=
     if method == "auto" and n > SPARSE_FACTOR_MAX_N:
         sparse_ok = False  # its time grows as the fill: only where 'factor' is asked for
     unverified = ""
+    pattern = order = None
+    if sparse_ok and method in ("auto", "factor"):
+        # the pattern of every shift (W's and the diagonal's) and the sparse proof's column
+        # order (SuperLU's minimum degree on it), computed once for the count and every
+        # factorization
+        pattern = sp.csc_matrix(op.W) + sp.eye_array(n, format="csc")
+        order = ldl_fill_order(pattern)
     if method == "auto" and sparse_ok:
         # SuperLU's fill is not bounded by the mean degree: 'auto' takes the sparse proof where
-        # its factors fit, counted from the pattern (W's and the diagonal's, that of every
-        # shift; nothing is counted where even a full factor fits), as the 2-CSP certificate does
-        note = sparse_factor_note(sp.csc_matrix(op.W) + sp.eye_array(n, format="csc"))
+        # its factors fit, counted from the pattern (nothing is counted where even a full
+        # factor fits), as the 2-CSP certificate does
+        note = sparse_factor_note(pattern, order=order)
         if note:
             sparse_ok = False
             if n > CUT_DENSE_CERTIFICATE_MAX_N:
@@ -850,12 +857,12 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline, sums=
         # SuperLU's fill is not bounded by the mean degree: counted from the pattern (W's and
         # the diagonal's, that of every shift) before it allocates; 'auto' took the sparse
         # proof only where the factors fit (above)
-        pattern = sp.csc_matrix(op.W) + sp.eye_array(n, format="csc")
         check_sparse_factor_memory(
             pattern, what=f"the sparse LDL^T certificate (certificate='factor') at n = {n:,}",
             alternative="Use certificate='auto' (Lanczos, or the dense Cholesky where it fits), "
-                        "'lanczos' (not a proof) or 'none' (the sum of the positive weights).")
-        del pattern
+                        "'lanczos' (not a proof) or 'none' (the sum of the positive weights).",
+            order=order)
+    pattern = None
     if method == "factor" and sparse_ok:
         # nu >= 0: mu I - M = (mu I - Diag g + W) + nu J, and nu J is PSD, so verifying the
         # first term suffices (conservative). -M is stored exactly (W's entries, -g on the
@@ -867,7 +874,8 @@ def _certify(op: WeightOperator, V, *, nu, balance, method, rng, deadline, sums=
             mu, c, capped, stats = _sparse_inertia_bound(
                 op, g, 0.0, deadline=deadline, guess=guess,
                 target=1e-6 * max(abs(base), 1e-300) * 4.0 / n,
-                entry_budget=SPARSE_FACTOR_ENTRY_BUDGET if requested == "auto" else None)
+                entry_budget=SPARSE_FACTOR_ENTRY_BUDGET if requested == "auto" else None,
+                order=order)
         except _Deadline:
             return fallback("time cap")
         # the proof is Higham's backward error of the LDL^T below the gap 2c between mu and
@@ -1035,31 +1043,39 @@ def _symbolic_fill(indptr, indices, n, cap):
     return count
 
 
-def ldl_fill_entries(A, cap: int | None = None) -> int | None:
-    r"""Entries of L and U (diagonals included, as SuperLU stores them) of the sparse
-    :math:`LDL^T` proof (:func:`sparse_ldl_lower_bound`) of a matrix of ``A``'s pattern, from
-    the pattern alone, before anything is factorized; ``None`` once the count passes ``cap``.
+def _fill_pattern(A) -> sp.csc_matrix:
+    """The pattern of :math:`|A| + |A^T|` (every stored entry of ``A``, explicit zeros
+    included) with a dominant diagonal, as a float CSC matrix."""
+    P = sp.csc_matrix(A, dtype=np.float64, copy=True)
+    n = P.shape[0]
+    P.data[:] = 1.0  # structural: an explicit zero is an entry SuperLU stores and eliminates
+    P = (P + P.T).tocsc()
+    return (P + sp.diags_array(np.full(n, float(n) + 1.0), format="csc")).tocsc()
 
-    SuperLU orders the columns from the pattern of :math:`A + A^T` (minimum degree), before it
-    factorizes; an incomplete factorization (``spilu``, its fill capped at ``A``'s entries)
-    runs the same ordering and hands it back. With diagonal pivots, L has the pattern of the
-    Cholesky factor of the reordered :math:`A + A^T` (its diagonal added), and U that of
-    :math:`L^T`: twice the symbolic count (:func:`_symbolic_fill`; the proof checks that only
-    diagonal pivots were taken, and an off-diagonal pivot gives no proof). A diagonal absent
-    from ``A``'s pattern is counted as present, so the count is never below SuperLU's.
+
+def ldl_fill_order(A) -> np.ndarray:
+    r"""The column order SuperLU's symmetric-mode factorization of a matrix of ``A``'s pattern
+    takes (``permc_spec="MMD_AT_PLUS_A"``: multiple minimum degree on the pattern of
+    :math:`A + A^T`), as ``order`` with ``order[k]`` the row and column of ``A`` eliminated
+    k-th: ``A[order][:, order]`` factorized with ``permc_spec="NATURAL"`` is factorized in it.
+
+    An incomplete factorization (``spilu``, its fill capped at ``A``'s entries) of the pattern
+    with a dominant diagonal runs SuperLU's ordering and hands it back; the ordering is
+    nearly all of its cost (G(n, 3n) at n = 25,000: 3.6 s of CPU against 0.04 s for the
+    incomplete factorization in a given order, benchmarks/NOTES.md), and a factorization that
+    orders its columns itself spends it again. Computed once, it serves the count
+    (:func:`ldl_fill_entries`) and every factorization of the sparse proof
+    (:func:`sparse_ldl_lower_bound` with ``permc_spec="NATURAL"``), which all share the
+    off-diagonal pattern. The identity where SuperLU fails (a dominant diagonal does not).
 
     >>> import numpy as np, scipy.sparse as sp
-    >>> A = sp.csc_matrix(4 * np.eye(5) + np.diag(np.ones(4), 1) + np.diag(np.ones(4), -1))
-    >>> ldl_fill_entries(A)  # a path: no fill, L and U each 5 + 4 entries
-    18
-    >>> ldl_fill_entries(sp.csc_matrix(np.ones((40, 40)) + 40 * np.eye(40)), cap=100) is None
-    True
+    >>> star = sp.csc_matrix(np.eye(4) + np.pad(np.ones((1, 3)), ((0, 3), (1, 0)))
+    ...                      + np.pad(np.ones((3, 1)), ((1, 0), (0, 3))))
+    >>> int(ldl_fill_order(star)[-1])  # the centre last: no fill
+    0
     """
-    P = sp.csc_matrix(A, dtype=np.float64)
+    P = _fill_pattern(A)
     n = P.shape[0]
-    P = (abs(P) + abs(P).T).tocsc()
-    P.data[:] = 1.0
-    P = (P + sp.diags_array(np.full(n, float(n) + 1.0), format="csc")).tocsc()  # dominant
     try:
         ilu = spla.spilu(P, drop_tol=1e300, fill_factor=1, permc_spec="MMD_AT_PLUS_A",
                          diag_pivot_thresh=0.0, options=dict(SymmetricMode=True, Equil=False))
@@ -1069,6 +1085,36 @@ def ldl_fill_entries(A, cap: int | None = None) -> int | None:
         perm = np.arange(n)
     order = np.empty(n, dtype=np.int64)
     order[perm] = np.arange(n)  # order[new] = old
+    return order
+
+
+def ldl_fill_entries(A, cap: int | None = None, *, order=None) -> int | None:
+    r"""Entries of L and U (diagonals included, as SuperLU stores them) of the sparse
+    :math:`LDL^T` proof (:func:`sparse_ldl_lower_bound`) of a matrix of ``A``'s pattern, from
+    the pattern alone, before anything is factorized; ``None`` once the count passes ``cap``
+    (it stops there: its cost is bounded by the cap, the ordering's is not).
+
+    The columns are taken in ``order`` (:func:`ldl_fill_order`, SuperLU's minimum-degree
+    order of :math:`A + A^T`, computed here when not given). With diagonal pivots, L has the
+    pattern of the Cholesky factor of the reordered :math:`A + A^T` (its diagonal added), and
+    U that of :math:`L^T`: twice the symbolic count (:func:`_symbolic_fill`; the proof checks
+    that only diagonal pivots were taken, and an off-diagonal pivot gives no proof). A
+    diagonal absent from ``A``'s pattern is counted as present, so the count is never below
+    SuperLU's for a matrix whose pattern lies in ``A``'s, factorized in that order (or
+    ``A[order][:, order]`` with ``permc_spec="NATURAL"``).
+
+    >>> import numpy as np, scipy.sparse as sp
+    >>> A = sp.csc_matrix(4 * np.eye(5) + np.diag(np.ones(4), 1) + np.diag(np.ones(4), -1))
+    >>> ldl_fill_entries(A)  # a path: no fill, L and U each 5 + 4 entries
+    18
+    >>> ldl_fill_entries(sp.csc_matrix(np.ones((40, 40)) + 40 * np.eye(40)), cap=100) is None
+    True
+    """
+    P = _fill_pattern(A)
+    n = P.shape[0]
+    order = ldl_fill_order(A) if order is None else np.asarray(order, dtype=np.int64)
+    if order.shape != (n,):
+        raise ValueError(f"order must hold the {n} rows of A once each; got shape {order.shape}")
     lower = sp.tril(P[order][:, order], k=-1, format="csr")
     half_cap = -1 if cap is None else int(cap) // 2
     count = _symbolic_fill(lower.indptr.astype(np.int64), lower.indices.astype(np.int64), n,
@@ -1076,11 +1122,12 @@ def ldl_fill_entries(A, cap: int | None = None) -> int | None:
     return None if count < 0 else 2 * int(count)
 
 
-def _sparse_factor_fit(A) -> tuple[int | None, int, int | None, str]:
+def _sparse_factor_fit(A, order=None) -> tuple[int | None, int, int | None, str]:
     """``(entries, cap, have, where)``: the factor entries of ``A``'s sparse :math:`LDL^T`
-    proof, -1 where nothing was counted (no limit could be read, or even a full factor fits:
-    :func:`ldl_memory_estimate`) and None where they pass ``cap``, the entries that fit in
-    the ``have`` bytes ``where`` (:func:`dpgraph.memory.memory_limit`)."""
+    proof (columns in ``order``, :func:`ldl_fill_entries`), -1 where nothing was counted (no
+    limit could be read, or even a full factor fits: :func:`ldl_memory_estimate`) and None
+    where they pass ``cap``, the entries that fit in the ``have`` bytes ``where``
+    (:func:`dpgraph.memory.memory_limit`)."""
     A = sp.csc_matrix(A)
     have, where = memory_limit()
     if have is None:
@@ -1090,16 +1137,18 @@ def _sparse_factor_fit(A) -> tuple[int | None, int, int | None, str]:
     cap = max(have - fixed, 0) // SPARSE_FACTOR_ENTRY_BYTES
     if ldl_memory_estimate(n, A.nnz) <= have:
         return -1, cap, have, where
-    return ldl_fill_entries(A, cap=cap), cap, have, where
+    return ldl_fill_entries(A, cap=cap, order=order), cap, have, where
 
 
-def check_sparse_factor_memory(A, *, what: str, alternative: str = "") -> int:
+def check_sparse_factor_memory(A, *, what: str, alternative: str = "", order=None) -> int:
     """Refuse, before SuperLU allocates, a sparse :math:`LDL^T` proof whose factors
     (:func:`ldl_fill_entries`, at :data:`SPARSE_FACTOR_ENTRY_BYTES` each, plus 40 bytes per
     entry of ``A`` and 64 per row) would not fit in the available memory, naming the factor entries that would;
     returns the factor entries counted (-1 where nothing was counted: no limit could be read,
     or even a full factor fits, :func:`ldl_memory_estimate`). The count stops where the limit
-    is passed: its cost is bounded by the memory that is there.
+    is passed: its cost past the ordering is bounded by the memory that is there. ``order``:
+    the columns' order (:func:`ldl_fill_order`, computed when needed if not given), that of
+    the factorizations that follow.
 
     >>> import os, numpy as np, scipy.sparse as sp
     >>> from unittest import mock
@@ -1111,7 +1160,7 @@ def check_sparse_factor_memory(A, *, what: str, alternative: str = "") -> int:
     ...         print(str(exc)[:63])
     a proof: its L and U factors, counted from the matrix's pattern
     """
-    entries, cap, have, where = _sparse_factor_fit(A)
+    entries, cap, have, where = _sparse_factor_fit(A, order)
     if entries is not None:
         return entries
     raise InsufficientMemoryError(
@@ -1121,8 +1170,9 @@ def check_sparse_factor_memory(A, *, what: str, alternative: str = "") -> int:
         + (f" {alternative}" if alternative else ""))
 
 
-def sparse_factor_note(A) -> str:
-    """``""`` where the sparse :math:`LDL^T` proof of a matrix of ``A``'s pattern fits
+def sparse_factor_note(A, *, order=None) -> str:
+    """``""`` where the sparse :math:`LDL^T` proof of a matrix of ``A``'s pattern, its columns
+    in ``order`` (:func:`ldl_fill_order` if not given), fits
     (:func:`check_sparse_factor_memory`), else why not, for an ``"auto"`` certificate that
     takes another proof: ``"the sparse LDL^T certificate's factors hold more than the ... entries
     that fit in the ... available ..."``.
@@ -1136,7 +1186,7 @@ def sparse_factor_note(A) -> str:
     ...     print(sparse_factor_note(A)[:53])
     the sparse LDL^T certificate's factors hold more than
     """
-    entries, cap, have, where = _sparse_factor_fit(A)
+    entries, cap, have, where = _sparse_factor_fit(A, order)
     if entries is not None:
         return ""
     return (f"the sparse LDL^T certificate's factors hold more than the {cap:,} entries "
@@ -1203,11 +1253,12 @@ def verified_lambda_max(S: np.ndarray, mu: float, exact_top=None, *,
     raise RuntimeError("could not verify the upper bound on lambda_max (Cholesky kept failing)")
 
 
-def _symmetric_lu(M):
-    """SuperLU's symmetric-mode factorisation of M (diagonal pivots preferred), or None when a
-    pivot is exactly zero."""
+def _symmetric_lu(M, permc_spec: str = "MMD_AT_PLUS_A"):
+    """SuperLU's symmetric-mode factorisation of M (diagonal pivots preferred) with its columns
+    in the order ``permc_spec`` (``"NATURAL"``: M's own, for M already reordered by
+    :func:`ldl_fill_order`), or None when a pivot is exactly zero."""
     try:
-        return spla.splu(sp.csc_matrix(M), permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+        return spla.splu(sp.csc_matrix(M), permc_spec=permc_spec, diag_pivot_thresh=0.0,
                          options=dict(SymmetricMode=True, Equil=False))
     except RuntimeError:  # exactly singular pivot
         return None
@@ -1218,14 +1269,18 @@ def _gamma(k: int) -> float:
     return k * _EPS / (1 - k * _EPS)
 
 
-def sparse_ldl_lower_bound(A) -> tuple[float | None, int]:
+def sparse_ldl_lower_bound(A, *, permc_spec: str = "MMD_AT_PLUS_A") -> tuple[float | None, int]:
     r"""A proven lower bound on :math:`\lambda_{\min}(A)` for a symmetric sparse A (for one
     symmetric only up to rounding, on its symmetric part: the row sums of
     :math:`|A - A^T| / 2` are added), from SuperLU's symmetric-mode factorisation
     (minimum-degree ordering on the pattern of A + A^T, diagonal pivots only, no
     equilibration), and the factors' nonzeros; ``None``
     for the bound when a pivot is not positive, an off-diagonal pivot was taken, or a value is
-    not finite.
+    not finite. ``permc_spec="NATURAL"`` factorizes A in its own order: for an A already
+    reordered by :func:`ldl_fill_order` (:math:`\lambda_{\min}` does not change), which
+    saves SuperLU the ordering on every factorization of one pattern. The factors then agree
+    with those of the ordering inside SuperLU up to rounding (the elimination visits the rows
+    in another order), and the bound below holds for either.
 
     SuperLU computes :math:`P A P^T + \Delta A = \hat L \hat U` with a unit lower
     :math:`\hat L`. Gaussian elimination in floating point, whatever the order of its
@@ -1268,7 +1323,7 @@ def sparse_ldl_lower_bound(A) -> tuple[float | None, int]:
     n = A.shape[0]
     if not np.all(np.isfinite(A.data)):
         return None, 0
-    lu = _symmetric_lu(A)
+    lu = _symmetric_lu(A, permc_spec)
     if lu is None:
         return None, 0
     if not np.array_equal(lu.perm_r, lu.perm_c):
@@ -1358,10 +1413,12 @@ def _residual_weights(L, U, d: np.ndarray) -> np.ndarray:
     return w
 
 
-def sparse_shift_verified(negM, mu: float, shift: float) -> tuple[bool, int]:
+def sparse_shift_verified(negM, mu: float, shift: float, *,
+                          permc_spec: str = "MMD_AT_PLUS_A") -> tuple[bool, int]:
     r"""Whether :math:`\mu I - M` is proven positive definite for the sparse symmetric ``negM``
-    :math:`= -M` (exact as stored) by a factorisation of :math:`A = fl(-M + \mathrm{shift}\, I)`,
-    and the factors' nonzeros.
+    :math:`= -M` (exact as stored) by a factorisation of :math:`A = fl(-M + \mathrm{shift}\, I)`
+    (columns ordered by ``permc_spec``, as in :func:`sparse_ldl_lower_bound`), and the
+    factors' nonzeros.
 
     With a proven :math:`\lambda_{\min}(A) \ge \ell` (:func:`sparse_ldl_lower_bound`) and the
     stored diagonal's rounding :math:`|E_{ii}| \le 2u |A_{ii}|`,
@@ -1378,7 +1435,7 @@ def sparse_shift_verified(negM, mu: float, shift: float) -> tuple[bool, int]:
     negM = sp.csc_matrix(negM, dtype=np.float64)
     n = negM.shape[0]
     A = (negM + sp.diags_array(np.full(n, float(shift)), format="csc")).tocsc()
-    lower, nnz = sparse_ldl_lower_bound(A)
+    lower, nnz = sparse_ldl_lower_bound(A, permc_spec=permc_spec)
     if lower is None:
         return False, nnz
     stored = 2 * _EPS * float(np.max(np.abs(A.diagonal()), initial=0.0))
@@ -1388,7 +1445,7 @@ def sparse_shift_verified(negM, mu: float, shift: float) -> tuple[bool, int]:
 
 def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: float = 0.02,
                           deadline: float | None = None, target: float = 0.0, guess=None,
-                          entry_budget: float | None = None):
+                          entry_budget: float | None = None, order=None):
     r"""Smallest (to ``rel``, or to ``target`` absolute) mu with :math:`\mu I - M` proven
     positive definite, M sparse. Returns ``(mu, c, capped, stats)``, ``stats`` a dict with
     ``factorizations``, ``ldl_nnz_factor`` (entries of L and U of one factorization) and
@@ -1404,12 +1461,16 @@ def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: flo
     for a first verified shift may run past the deadline up to ten times its length, then
     raises :class:`_Deadline`.
 
-    ``entry_budget`` bounds the work without a clock: every shift's matrix has the pattern of
-    M (unless a diagonal entry cancels exactly), so every factorization has the same ordering
-    and the same number F of factor entries (the largest seen is used), known after the
-    first. The bisection takes another factorization only while the k done so far plus it
-    hold at most ``entry_budget`` entries, :math:`(k + 1) F \le` ``entry_budget``, and
-    otherwise returns the verified ``hi``
+    Every shift's matrix has the off-diagonal pattern of M: all are factorized in one column
+    order, ``order`` (:func:`ldl_fill_order` of M's pattern, computed here once when not
+    given; SuperLU's own), M reordered by it once and each shift factorized in its own order
+    (``permc_spec="NATURAL"``), so that SuperLU does not order it again.
+
+    ``entry_budget`` bounds the work without a clock: every factorization has the same order
+    and the same number F of factor entries (fewer where a diagonal entry cancels exactly; the
+    largest seen is used), known after the first. The bisection takes another factorization
+    only while the k done so far plus it hold at most ``entry_budget`` entries,
+    :math:`(k + 1) F \le` ``entry_budget``, and otherwise returns the verified ``hi``
     (``fill_capped``; rigorous, looser). The search for a first verified shift is not cut
     short (the proof needs one); it climbs by 32x, so it takes at most about
     :math:`\log_{32}(10\, n \max|g| / \mu_0)` factorizations.
@@ -1423,6 +1484,9 @@ def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: flo
     if op.has_diag:
         Wc = Wc - sp.diags_array(op.diag, format="csc")
     negM = sp.csc_matrix(Wc - sp.diags_array(g, format="csc"))  # -M
+    del Wc
+    order = ldl_fill_order(negM) if order is None else order
+    negM = sp.csc_matrix(negM[order][:, order])  # the same spectrum, factorized in this order
     trM = float(g.sum())
     scale = max(float(np.max(np.abs(g))), 1e-300)
 
@@ -1430,7 +1494,7 @@ def _sparse_inertia_bound(op: WeightOperator, g: np.ndarray, nu: float, rel: flo
 
     def verified(mu):
         c = _rump_margin(n, n * (abs(mu) + 1.0) - trM)
-        ok, nnz = sparse_shift_verified(negM, mu, mu - 2 * c)
+        ok, nnz = sparse_shift_verified(negM, mu, mu - 2 * c, permc_spec="NATURAL")
         stats["factorizations"] += 1
         stats["ldl_nnz_factor"] = max(stats["ldl_nnz_factor"], int(nnz))
         return ok, c

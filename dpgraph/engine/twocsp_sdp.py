@@ -72,7 +72,7 @@ from dpgraph.progress import Progress
 from dpgraph.memory import available_memory, check_memory
 from dpgraph.engine.local_search import jit, numba_available
 from dpgraph.engine.sdp import (check_sparse_factor_memory, dense_certificate_bytes, gershgorin_max,
-                                lanczos_top_pair, ldl_memory_estimate, rump_margin,
+                                lanczos_top_pair, ldl_fill_order, ldl_memory_estimate, rump_margin,
                                 sparse_factor_note, sparse_shift_verified,
                                 top_ritz_pair, upward_sum, verified_lambda_max)
 
@@ -697,7 +697,8 @@ def _upper(base: float, n: int, mu: float, extra: float) -> float:
 
 
 def ldl_verified_lambda_max(S, guess: tuple[float, float] | None = None, *, rel: float = 0.02,
-                            target: float = 0.0, max_factorizations: int = 12) -> tuple[float, dict]:
+                            target: float = 0.0, max_factorizations: int = 12,
+                            order=None) -> tuple[float, dict]:
     r"""A proven upper bound on :math:`\lambda_{\max}(S)` for a sparse symmetric S, near ``guess``.
 
     Every candidate mu is checked by a sparse :math:`LDL^T` factorisation of
@@ -715,6 +716,11 @@ def ldl_verified_lambda_max(S, guess: tuple[float, float] | None = None, *, rel:
     ever returned: after ``max_factorizations`` the last verified mu is returned, and if none
     was verified, Gershgorin's bound (rigorous, loose). Returns ``(mu, info)``.
 
+    Every shift has S's off-diagonal pattern: all are factorized in one column order,
+    ``order`` (:func:`dpgraph.engine.sdp.ldl_fill_order` of S's pattern, SuperLU's own,
+    computed here once when not given), S reordered by it once and each shift factorized in
+    its own order (``permc_spec="NATURAL"``), so that SuperLU does not order it again.
+
     Examples
     --------
     >>> import numpy as np, scipy.sparse as sp
@@ -726,7 +732,8 @@ def ldl_verified_lambda_max(S, guess: tuple[float, float] | None = None, *, rel:
     S = sp.csr_array(S, dtype=np.float64)
     N = S.shape[0]
     trS = float(S.diagonal().sum())
-    negS = sp.csc_matrix(-S)
+    order = ldl_fill_order(S) if order is None else order
+    negS = sp.csc_matrix(-S[order][:, order])  # the same spectrum, factorized in this order
     gersh = _gershgorin_top(S)
     scale = max(abs(gersh), float(np.max(np.abs(S.diagonal()), initial=0.0)), 1e-300)
     info = {"factorizations": 0, "ldl_nnz_factor": 0}
@@ -736,7 +743,8 @@ def ldl_verified_lambda_max(S, guess: tuple[float, float] | None = None, *, rel:
         c = rump_margin(N, N * (abs(mu) + slack) - trS)
         c = rump_margin(N, N * (abs(mu) + slack + 2 * c) - trS)
         mu_try = mu + slack + 2 * c
-        ok, nnz = sparse_shift_verified(negS, mu_try, mu + slack)  # a gap of 2c
+        ok, nnz = sparse_shift_verified(negS, mu_try, mu + slack,  # a gap of 2c
+                                        permc_spec="NATURAL")
         info["factorizations"] += 1
         info["ldl_nnz_factor"] = max(info["ldl_nnz_factor"], nnz)
         return ok, mu_try, c
@@ -851,15 +859,19 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
         theta, resid, _ = lanczos_top_pair(lambda x: S @ x, N, gen, tol=1e-9 * gersh)
     info = {"lanczos_theta": theta, "lanczos_residual": resid, "dual_base": base, "N_reduced": N}
     unverified = ""
+    order = None  # the sparse proof's column order, computed once for its count and factors
+    priced = False
     if method == "auto":
         have = available_memory()
         if N <= LABEL_DENSE_CERTIFICATE_MAX_N and (have is None
                                                    or dense_certificate_bytes(N) <= have):
             method = "factor"
         else:  # also where the dense copies would not fit: the sparse factors where they fit
-            note = sparse_factor_note(S)
+            order = ldl_fill_order(S)
+            note = sparse_factor_note(S, order=order)
             method = "lanczos" if note else "ldl"
             unverified = f" (unverified: {note})" if note else ""
+            priced = not note
     if method == "lanczos":
         mu = theta + resid
         extra = _dual_allowance(op, S, lower_triangle=False)
@@ -867,15 +879,19 @@ def certify_label_sdp(A, V: np.ndarray, *, method: str = "auto", rng=None) -> tu
                     matrix_allowance=extra)
         return _upper(base, n, mu, extra), info
     if method == "ldl":
-        check_sparse_factor_memory(
-            S, what=f"the sparse LDL^T certificate of the 2-CSP bound (N = {N})",
-            alternative="Use certificate='lanczos' for an unverified bound, or raise "
-                        "DPGRAPH_MEMORY_LIMIT.")
         t = time.perf_counter()
+        if order is None:
+            order = ldl_fill_order(S)
+        if not priced:  # 'auto' priced it above
+            check_sparse_factor_memory(
+                S, what=f"the sparse LDL^T certificate of the 2-CSP bound (N = {N})",
+                alternative="Use certificate='lanczos' for an unverified bound, or raise "
+                            "DPGRAPH_MEMORY_LIMIT.", order=order)
         # bisect below theta + r only while it moves the bound by more than 5e-5 of it (one
         # factorization at n = 10,000 is ~25-40 s; the goal is a gap of 1e-3)
         mu, linfo = ldl_verified_lambda_max(S, (theta, resid),
-                                            target=5e-5 * max(abs(base), 1e-300) / (n + 1))
+                                            target=5e-5 * max(abs(base), 1e-300) / (n + 1),
+                                            order=order)
         # the LDL^T proof (and Gershgorin's) is about S's symmetric part: no triangle term
         extra = _dual_allowance(op, S, lower_triangle=False)
         info.update(linfo, ldl_seconds=time.perf_counter() - t, matrix_allowance=extra)
