@@ -11,8 +11,11 @@ tests (``rng`` is a seed), not private releases.
 
 Tight events (the audit can reach the claim; ``docs/audit.md``): :func:`randomized_response`,
 :func:`laplace`, :func:`gaussian`, :func:`exponential`, :func:`edge_count`,
-:func:`rr_route` (``"released"``), :func:`cosine`, :func:`marginals`,
-:func:`second_moment`, :func:`perturb_and_project`, the synthetic releases' Laplace releases
+:func:`rr_route` (``"released"``), :func:`pca_fallback`, :func:`cosine`, :func:`marginals`,
+:func:`onehot`, :func:`second_moment`, :func:`perturb_and_project`; nearly tight, up to a
+stated factor (``details["gaussian_optimum"]``): :func:`jl` (Gordon's factor at a large JL
+dimension) and :func:`matrix_free_core` (the core's share of the route's budget); the
+synthetic releases' Laplace releases
 (:func:`synthetic_block_model`, :func:`synthetic_refinement`,
 :func:`synthetic_label_passes`, :func:`synthetic_side_pass`, :func:`synthetic_cut_lead`,
 :func:`synthetic_degree_classes`, :func:`synthetic_edge_count`,
@@ -42,7 +45,8 @@ from dpgraph.lab.audit.harness import (AuditResult, audit_event, audit_threshold
                       epsilon_lower_bound, plan_threshold, run_mechanism)
 
 __all__ = ["randomized_response", "laplace", "gaussian", "exponential", "edge_count",
-           "rr_route", "pca_route", "matrix_free", "max_cut", "cosine", "marginals", "jl",
+           "rr_route", "pca_fallback", "pca_route", "matrix_free", "matrix_free_core", "max_cut",
+           "cosine", "marginals", "onehot", "jl",
            "synthetic_block_model", "synthetic_refinement", "synthetic_sequential_refinement",
            "synthetic_label_passes", "synthetic_side_pass", "synthetic_cut_lead",
            "synthetic_degree_classes", "synthetic_edge_count", "synthetic_clustering",
@@ -54,7 +58,8 @@ __all__ = ["randomized_response", "laplace", "gaussian", "exponential", "edge_co
 
 #: Audits whose event is tight for the mechanism: their bound must reach a stated fraction.
 TIGHT = ("randomized_response", "laplace", "gaussian", "exponential", "edge_count",
-         "rr_route", "cosine", "marginals", "synthetic_block_model", "synthetic_refinement",
+         "rr_route", "pca_fallback", "matrix_free_core", "cosine", "marginals", "onehot", "jl",
+         "synthetic_block_model", "synthetic_refinement",
          "synthetic_sequential_refinement", "synthetic_label_passes", "synthetic_side_pass",
          "synthetic_cut_lead", "synthetic_degree_classes", "synthetic_edge_count",
          "synthetic_clustering", "synthetic_supergraph", "privatize_block_model",
@@ -72,7 +77,7 @@ COVERAGE = {
     "dpgraph.mechanisms.covariance.private_second_moment": ("second_moment",),
     "dpgraph.mechanisms.jl._jl_release": ("jl",),
     "dpgraph.mechanisms.marginals.kway_marginals": ("marginals",),
-    "dpgraph.mechanisms.onehot.onehot_marginals": (),
+    "dpgraph.mechanisms.onehot.onehot_marginals": ("onehot",),
     "dpgraph.mechanisms.perturb.perturb_and_project": ("perturb_and_project",),
     "dpgraph.release.routes.local.release_order": ("local_degrees", "local_route"),
     "dpgraph.release.routes.local.forward_pass": ("local_route",),
@@ -81,13 +86,14 @@ COVERAGE = {
     "dpgraph.release.routes.local._refine_sweep": ("local_sweep",),
     "dpgraph.release.routes.local.release_local_labels": ("local_labels",),
     "dpgraph.release.routes.matrix_free._Releases.gaussian": ("matrix_free",),
-    "dpgraph.release.routes.matrix_free._Releases.symmetric_core": (),
+    "dpgraph.release.routes.matrix_free._Releases.symmetric_core": ("matrix_free_core",),
     "dpgraph.release.routes.pca.release": ("pca_route",),
     "dpgraph.release.routes.pca.release_low_rank": ("pca_route",),
     "dpgraph.release.routes.randomized_response.randomized_response_matrix":
         ("randomized_response", "rr_route", "local_core"),
     "dpgraph.release.routes.randomized_response.release": ("rr_route",),
-    "dpgraph.release.routes.randomized_response.fallback_randomized_response": (),
+    "dpgraph.release.routes.randomized_response.fallback_randomized_response":
+        ("pca_fallback",),
     "dpgraph.release.screening.release_edge_count": ("edge_count",),
     "dpgraph.solve.candidates.release_estimate": ("cut_estimate",),
     "dpgraph.solve.candidates.choose_candidate": ("candidate_choice", "exponential"),
@@ -114,21 +120,16 @@ COVERAGE = {
 
 #: The draw sites of :data:`COVERAGE` that no event of this module audits, and why.
 UNAUDITED = {
-    "dpgraph.mechanisms.onehot.onehot_marginals":
-        "released only through its projection onto the one-hot marginal sets (no raw release "
-        "to read); its sensitivities are checked by brute force (docs/privacy.md 2.4)",
-    "dpgraph.release.routes.randomized_response.fallback_randomized_response":
-        "the PCA route's fallback after a halted test: randomized response at what the halted "
-        "steps leave (docs/privacy.md 4.7), the primitive of randomized_response and rr_route; "
-        "the branch's charges are checked by coupled runs on adjacent graphs",
-    "dpgraph.release.routes.matrix_free._Releases.symmetric_core":
-        "the core (2% of rho) is outside the transcript event of matrix_free; its sensitivity "
-        "is checked on the worst case (docs/privacy.md 5.3)",
     "dpgraph.solve.csp._choose_and_estimate":
         "the dense route's choice among candidate assignments runs only after a privatize "
-        "call and SDP solves of the label graph, whose pool no pair fixes; its value estimate "
-        "is _release_value (csp_estimates) and its scores' monotonicity and sensitivity 1 "
-        "are checked on adjacent instances (docs/privacy.md 6.4)",
+        "call and SDP solves of the label graph; on 2 variables the pool held every one of "
+        "the q^2 assignments in most runs (the event 'the one assignment a constraint allows "
+        "is chosen' would be the exponential mechanism's pair), but each run costs a "
+        "privatize call and five SDP solves (0.13-0.15 s at q = 3, 4) and flagging twice the "
+        "choice's epsilon needs about 1,000 runs per input (expected counts of that pair at "
+        "epsilon 1, q = 4); its value estimate is "
+        "_release_value (csp_estimates) and its scores' monotonicity and sensitivity 1 are "
+        "checked on adjacent instances (docs/privacy.md 6.4)",
 }
 
 
@@ -344,6 +345,35 @@ def rr_route(*, epsilon: float = 1.0, runs: int = 20_000, rng=0, confidence: flo
     return out
 
 
+def pca_fallback(*, epsilon: float = 1.0, runs: int = 20_000, rng=0,
+                 confidence: float = 0.95) -> AuditResult:
+    """:func:`dpgraph.release.routes.randomized_response.fallback_randomized_response` (the PCA
+    route's branch after a halted test, docs/privacy.md 4.7: randomized response on every pair
+    indicator at what the halted steps leave, de-biased, truncated to the top ``rank``
+    eigenpairs and expressed as basis and core in the normalized frame) at ``epsilon``, on 2
+    nodes without vs with their edge, ``rank = 2`` and ``d~ = (1, 1)``: the release ``B C B^T``
+    is then the de-biased matrix itself, whose entry ``[0, 1]`` is positive exactly where the
+    released bit is 1. Event: it is positive (``P1 / P0 = e^epsilon``, tight). The branch's
+    charges (which steps halted, what they leave) are checked by coupled runs on adjacent
+    graphs (``tests/test_pca_privacy_review.py``)."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.release.routes.randomized_response import fallback_randomized_response
+
+    G0, G1 = _graph_pair([], (0, 1), 2)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+
+    def mech(data, gen):
+        B, C = fallback_randomized_response(data.weights, np.ones(2), 2, epsilon=epsilon,
+                                            ledger=_ledger(epsilon), rng=gen)
+        return float((B @ C @ B.T)[0, 1])
+
+    return audit_event(mech, pair, lambda w: w > 0, epsilon=epsilon, runs=runs,
+                       confidence=confidence, rng=rng,
+                       mechanism_name="fallback_randomized_response (PCA route after a halt)",
+                       pair_name="2 nodes without vs with their edge (rank 2, d~ = 1)",
+                       event_name="released entry [0, 1] > 0 (the released pair bit)")
+
+
 def pca_route(*, epsilon: float = 60.0, runs: int = 2_000, rng=0, confidence: float = 0.95,
               calibration_runs: int | None = None, n: int = 40, mean_degree: float = 18.0) -> dict:
     """:func:`dpgraph.privatize` with ``route="pca"`` on a dense planted cut (n = 40, mean degree
@@ -513,6 +543,112 @@ def matrix_free(*, epsilon: float = 4.0, delta: float = 1e-3, runs: int = 10_000
     return out
 
 
+def matrix_free_core(*, epsilon: float = 2.0, delta: float = 1e-2, runs: int = 5_000, rng=0,
+                     confidence: float = 0.95, calibration_runs: int | None = None, n: int = 10,
+                     core_share: float = 0.9, core_kappa: float = 0.25) -> AuditResult:
+    r"""The core of the matrix-free route (docs/privacy.md 5.3: ``C = Q^T M Q`` plus symmetric
+    Gaussian noise at the core's share of ``rho``, sensitivity ``sqrt 2 (1 + kappa_c^2 r) /
+    S``), through :func:`dpgraph.release.routes.matrix_free.release_matrix_free` at rank 1 with
+    ``core_share`` (default 0.9) of ``rho`` on the core, ``0.05`` on the degrees and the rest
+    on the power steps, and the public option ``core_kappa`` (default 0.25), on the path
+    ``0 - 1 - ... - (n-1)`` vs + the edge ``{0, n-1}``.
+
+    The change is ``E = Q^T (M_1 - M_0) Q = (q_i q_j^T + q_j q_i^T) / sqrt(d~_i d~_j)``,
+    ``q_a = (u0_a, clip(P X)_a)`` with ``u0_a = sqrt(d~_a / S)``. The bound is attained when
+    ``q_i, q_j`` are parallel at full norm; with a small ``kappa_c`` they are nearly parallel
+    whatever ``P X`` is (the public direction ``u0`` dominates both, and the rows are at their
+    level but where ``P X`` is near 0), so every run attains at least 0.88 of the squared
+    sensitivity (``details["mean_V"]`` against ``details["V_at_sensitivity"]``). The audit
+    rebuilds the noisy core from the release and the transcript: ``Q = [u0, clip(P X)]``
+    (``u0`` from the released normalizer ``d~``, ``clip(P X)`` the last ``matrix-free clip``
+    record), ``R = B^T Q`` and ``C = R^T K R`` (``B``, ``K`` the released basis and core). Its
+    event is the core's privacy loss given the earlier transcript, ``l = <C - C_0, E>_w /
+    sigma_c^2 - ||E||_w^2 / (2 sigma_c^2)`` (``C_0 = Q^T M_0 Q``; ``w``: the upper triangle at
+    variance ``sigma_c^2``, the diagonal at ``2 sigma_c^2``; ``sigma_c`` the route's reported
+    ``core_sigma``), ``l > t``. At full sensitivity ``l`` is ``N(-V/2, V)`` without the edge and
+    ``N(V/2, V)`` with it, ``V = 2 core_share rho``; ``t`` is planned from normal densities
+    with the means and the pooled variance of ``l`` fitted on ``calibration_runs`` separate
+    runs per input (default ``runs // 4``; 0 plans from ``V`` as stated), so that a core drawn
+    with less noise than it reports, or reporting less than it claims, gets the event suited to
+    it (docs/audit.md 1). The claim is the route's
+    ``(epsilon, delta)``: the event reads the whole release, of which the core is
+    ``core_share`` of ``rho``, so the most it can show is the Gaussian epsilon of shift
+    ``sqrt V`` (``details["gaussian_optimum"]``); a core drawn with half its noise shows
+    ``2 sqrt V``, above the claim."""
+    from dpgraph.graph import as_graph_data
+    from dpgraph.release.routes import matrix_free as mf
+
+    if n < 4:
+        raise ValueError(f"n must be >= 4 (rank 1 < n - 1 and a path with a chord), got {n!r}")
+    G0, G1 = _graph_pair([(a, a + 1) for a in range(n - 1)], (0, n - 1), n)
+    pair = (as_graph_data(G0), as_graph_data(G1))
+    A0, A1 = (nx.to_numpy_array(G, nodelist=range(n)) for G in (G0, G1))
+    degree_share = 0.05
+    iu = np.triu_indices(2)
+    w = np.where(iu[0] == iu[1], 0.5, 1.0)  # upper triangle at sigma_c^2, diagonal 2 sigma_c^2
+    V_full, losses = [], {False: [], True: []}
+
+    def mech(data, gen):
+        with transcript() as record:
+            pg = mf.release_matrix_free(data, epsilon=epsilon, delta=delta, rank=1,
+                                        ledger=_ledger(epsilon, delta), rng=gen,
+                                        degree_share=degree_share, core_share=core_share,
+                                        core_kappa=core_kappa)
+        clip = [v for name, v in record if name == "matrix-free clip"][-1]  # the core's basis
+        order = [pg.labels.index(v) for v in range(n)]  # node v -> its row
+        d_tilde = np.asarray(pg.normalizer, dtype=np.float64)[order]
+        u0 = np.sqrt(d_tilde / d_tilde.sum())
+        Q = np.column_stack([u0, clip[order]])
+        R = np.asarray(pg.basis)[order].T @ Q
+        C = R.T @ np.asarray(pg.core) @ R
+        inv = 1.0 / np.sqrt(d_tilde)
+        C0 = Q.T @ (inv[:, None] * A0 * inv[None, :]) @ Q
+        E = Q.T @ (inv[:, None] * (A1 - A0) * inv[None, :]) @ Q
+        sig = pg.diagnostics["core_sigma"]
+        V = float(np.sum(w * E[iu] ** 2)) / sig ** 2
+        loss = float(np.sum(w * (C - C0)[iu] * E[iu])) / sig ** 2 - V / 2.0
+        V_full.append(V)
+        losses[data.m > n - 1].append(loss)
+        return loss
+
+    rho = mf.composition_rho(epsilon, delta)
+    v_attained = 2.0 * rho * core_share
+    v_sd = math.sqrt(v_attained)
+    gen = make_rng(rng)
+    cal = max(runs // 4, 1) if calibration_runs is None else int(calibration_runs)
+    if cal < 0:
+        raise ValueError(f"calibration_runs must be >= 0, got {calibration_runs!r}")
+    means, sd = (-v_attained / 2, v_attained / 2), v_sd
+    if cal:
+        s0, s1 = (np.asarray(run_mechanism(mech, x, cal, gen), dtype=np.float64) for x in pair)
+        means = (float(np.mean(s0)), float(np.mean(s1)))
+        sd = max(math.sqrt(0.5 * (np.var(s0) + np.var(s1))), 1e-9)
+        V_full.clear()
+        losses[False].clear()
+        losses[True].clear()
+    t, predicted = plan_threshold(stats.norm(means[0], sd).sf, stats.norm(means[1], sd).sf,
+                                  means[0] + np.linspace(-4.0, 12.0, 1601) * sd, runs=runs,
+                                  delta=delta, confidence=confidence)
+    res = audit_threshold(mech, pair, epsilon=epsilon, delta=delta, runs=runs, threshold=t,
+                          confidence=confidence, rng=gen,
+                          mechanism_name=f"matrix-free route: the core ({core_share:g} of rho, "
+                                         f"core_kappa {core_kappa:g}, rank 1)",
+                          pair_name=f"path on {n} nodes vs + edge {{0, {n - 1}}}",
+                          statistic_name="the core's privacy loss l")
+    how = (f"planned from the moments fitted on {cal} calibration runs" if cal else
+           "planned at the core's full sensitivity")
+    res.event = f"the core's privacy loss l > {t:.6g} ({how})"
+    res.details.update(calibration_runs=cal, predicted_bound=predicted,
+                       gaussian_optimum=_gaussian_epsilon(v_sd, delta),
+                       mean_V=float(np.mean(V_full)), V_at_sensitivity=v_attained,
+                       loss_moments={
+                           "x0 (mean, var)": (float(np.mean(losses[False])),
+                                              float(np.var(losses[False]))),
+                           "x1 (mean, var)": (float(np.mean(losses[True])),
+                                              float(np.var(losses[True])))})
+    return res
+
+
 def max_cut(*, epsilon: float = 4.0, runs: int = 2_000, rng=0,
             confidence: float = 0.95) -> AuditResult:
     """:func:`dpgraph.max_cut` end to end on a graph where one edge flips the optimum: the path
@@ -605,33 +741,98 @@ def marginals(*, epsilon: float = 2.0, delta: float = 1e-2, runs: int = 20_000, 
                            statistic_name="sum of released counts")
 
 
-def jl(*, epsilon: float = 1.0, delta: float = 1e-3, runs: int = 2_000, rng=0,
-       confidence: float = 0.95, calibration_runs: int | None = None, m: int = 30,
-       features: int = 3) -> AuditResult:
-    """:func:`dpgraph.jl_two_way_marginals` (Gaussian JL matrix, Gordon sensitivity bound,
-    projection lift) on one-hot rows (sparsity 1), with one row ``e_1`` replaced by ``e_2``:
-    ``||x x^T - y y^T||_F = sqrt 2 = sqrt 2 r^2`` attains the second-moment sensitivity.
-    Statistic: ``S^_11 - S^_22`` of the lifted estimate (moves by ``2/m``); threshold
-    calibrated. Not tight: the noise is calibrated to Gordon's bound on the JL matrix's
-    stretch over all rank-2 directions, above the stretch of this one direction."""
-    from dpgraph.mechanisms import jl_two_way_marginals
+def onehot(*, epsilon: float = 2.0, delta: float = 1e-2, runs: int = 5_000, rng=0,
+           confidence: float = 0.95, m: int = 40,
+           calibration_runs: int | None = None) -> AuditResult:
+    r""":func:`dpgraph.onehot_marginals` on its default path (``k = 2``, replace-one, noise off
+    the diagonal, the augmented projection; docs/privacy.md 2.4) on two attributes of 2 values,
+    ``m`` rows spread evenly over the 4 cells, vs one ``(0, 0)`` row replaced by ``(1, 1)``:
+    cells ``T[0, 0]`` and ``T[1, 1]`` of the one 2-way table move by 1 each, the L2 change
+    ``sqrt 2`` of the off-diagonal release, its whole sensitivity ``sqrt(2 C(2, 2))``
+    (attained). Statistic: ``T[1, 1] - T[0, 0]`` of the released (projected) table, moving by
+    2 against noise of sd ``sqrt 2 sigma``: the likelihood-ratio direction of the raw
+    release. The projection leaves it unchanged where no inequality binds: the direction is
+    orthogonal to the all-ones direction of the fixed total and to the null space of the
+    augmented moment matrix (on whose boundary every data matrix lies), and the cells (about
+    ``m / 4``) sit far from 0 and ``m``. Threshold planned at the noise scale fitted on
+    ``calibration_runs`` separate runs per input (default ``runs // 4``; 0 plans from the
+    claimed scale), as for :func:`cosine` (docs/audit.md 1). Tight."""
+    from dpgraph.mechanisms import onehot_marginals
 
-    X0 = np.zeros((m, features))
-    X0[np.arange(m), np.arange(m) % features] = 1.0
+    if m < 4 or m % 4:
+        raise ValueError(f"m must be a multiple of 4 (rows spread over 4 cells), got {m!r}")
+    T0 = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])[np.arange(m) % 4]
+    T1 = T0.copy()
+    T1[0] = [1, 1]  # a (0, 0) row replaced by (1, 1)
+    sd = math.sqrt(2.0) * analytic_gaussian_sigma(epsilon, delta, math.sqrt(2.0))
+
+    def mech(T, gen):
+        tab = onehot_marginals(T, [2, 2], 2, epsilon=epsilon, delta=delta,
+                               rng=gen).tables[(0, 1)]
+        return float(tab[1, 1] - tab[0, 0])
+
+    cal = max(runs // 4, 1) if calibration_runs is None else calibration_runs
+    return _gaussian_audit(mech, (T0, T1), (0.0, 2.0),
+                           lambda s: np.linspace(-2.0, 8.0, 401) * s, sigma=sd,
+                           epsilon=epsilon, delta=delta, runs=runs, calibration_runs=cal,
+                           confidence=confidence, rng=rng,
+                           mechanism_name="onehot_marginals (k = 2, off the diagonal, augmented)",
+                           pair_name=f"m={m} rows over sizes [2, 2]: a (0, 0) row vs (1, 1)",
+                           statistic_name="released T[1, 1] - T[0, 0] of table (0, 1)")
+
+
+def jl(*, epsilon: float = 2.0, delta: float = 1e-2, runs: int = 2_000, rng=0,
+       confidence: float = 0.95, calibration_runs: int | None = None, m: int = 20,
+       jl_dim: int = 4096) -> AuditResult:
+    r""":func:`dpgraph.jl_two_way_marginals` on its default path (Gaussian noise, Gaussian JL
+    matrix, Gordon's sensitivity bound, projection lift; docs/privacy.md 2.5) on ``m`` one-hot
+    rows over 2 features, half ``e_1`` and half ``e_2``, vs one ``e_2`` row replaced by
+    ``e_1``: ``S`` moves by ``diag(1, -1) / m``, Frobenius ``sqrt 2 / m``, the exact 0/1 bound
+    ``Delta_2(1, 2) / m`` (attained). The noise is calibrated to that times Gordon's factor
+    ``L = 1 + (2 sqrt(2 d) + sqrt(2 ln(1/beta))) / sqrt l``, a bound on the JL matrix's stretch
+    over every rank-2 direction; at a large ``jl_dim`` (``l = 4096`` against ``D = 3``
+    coordinates) ``Pi`` is nearly an isometry, every direction is stretched by about 1, and
+    ``L = 1.12``: the pair moves ``Pi svec S`` by ``1 / L`` of the calibrated sensitivity
+    (with a small ``l``, ``L`` is several times the stretch of any one direction and no
+    event can approach the claim). The lift is then least squares in nearly orthonormal
+    coordinates, and ``S`` sits at ``diag(1/2, 1/2)``, where the projection onto ``{A PSD,
+    tr A <= 1}`` only shifts the trace: the statistic ``S^[0, 0] - S^[1, 1]`` is the
+    likelihood-ratio direction, moving by ``2 / m`` against noise of sd about ``sqrt 2
+    sigma``. Threshold planned at the noise scale fitted on ``calibration_runs`` separate runs
+    per input (default ``runs // 4``; 0 plans from the claimed scale), as for :func:`cosine`
+    (docs/audit.md 1). ``details["gaussian_optimum"]``: the exact Gaussian epsilon of the
+    pair's shift over the claimed noise, the most any event can show (1.69, 0.84 of the claim,
+    at the defaults)."""
+    from dpgraph.mechanisms import jl_two_way_marginals
+    from dpgraph.mechanisms.jl import gordon_factor
+
+    if m < 2 or m % 2:
+        raise ValueError(f"m must be an even number >= 2 (half the rows e_1), got {m!r}")
+    X0 = np.eye(2)[np.arange(m) % 2]
     X1 = X0.copy()
-    X1[0] = 0.0
-    X1[0, 1] = 1.0  # row 0 was e_1
+    X1[1] = [1.0, 0.0]  # an e_2 row replaced by e_1
+    beta = delta / 10.0  # jl_two_way_marginals' default: Gordon's failure probability
+    sens = math.sqrt(2.0) / m * gordon_factor(2, jl_dim, beta)
+    sd = math.sqrt(2.0) * analytic_gaussian_sigma(epsilon, delta - beta, sens)
 
     def mech(X, gen):
-        S = jl_two_way_marginals(X, epsilon=epsilon, delta=delta, sparsity=1, jl_dim=6,
+        S = jl_two_way_marginals(X, epsilon=epsilon, delta=delta, sparsity=1, jl_dim=jl_dim,
                                  rng=gen).estimate
         return float(S[0, 0] - S[1, 1])
 
-    return audit_threshold(mech, (X1, X0), epsilon=epsilon, delta=delta, runs=runs,
-                           calibration_runs=calibration_runs, confidence=confidence, rng=rng,
-                           mechanism_name="jl_two_way_marginals (Gaussian, Gordon bound)",
-                           pair_name=f"m={m} one-hot rows: a row e_2 vs e_1",
-                           statistic_name="S[0,0] - S[1,1]")
+    cal = max(runs // 4, 1) if calibration_runs is None else calibration_runs
+    shift = 2.0 / m
+    res = _gaussian_audit(mech, (X0, X1), (0.0, shift),
+                          lambda s: np.linspace(-2.0, 8.0, 401) * s, sigma=sd, epsilon=epsilon,
+                          delta=delta, runs=runs, calibration_runs=cal, confidence=confidence,
+                          rng=rng,
+                          mechanism_name=f"jl_two_way_marginals (Gaussian, Gordon bound, "
+                                         f"jl_dim {jl_dim})",
+                          pair_name=f"m={m} one-hot rows over 2 features: an e_2 row vs e_1",
+                          statistic_name="S^[0, 0] - S^[1, 1]")
+    res.details.update(gordon_factor=gordon_factor(2, jl_dim, beta),
+                       gaussian_optimum=_gaussian_epsilon(shift / sd, delta))
+    return res
 
 
 # ----------------------------------------------------------------------------- synthetic release
