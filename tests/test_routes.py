@@ -51,9 +51,10 @@ def test_scale_rule_uses_public_sizes(monkeypatch):
 
 
 def test_dense_estimates_grow_quadratically():
+    # at a small rank: the pca route's rank-r arrays (n r) are 0.2 % of its n x n ones here
     for name in ("randomized-response", "pca"):
         est = route_module(name).estimated_memory
-        assert est(20000, 0, 8) == pytest.approx(4 * est(10000, 0, 8))
+        assert est(20000, 0, 8) == pytest.approx(4 * est(10000, 0, 8), rel=1e-2)
 
 
 def test_unknown_route():

@@ -44,6 +44,7 @@ import numpy as np
 from scipy import linalg as sla
 from scipy.sparse import linalg as spla
 
+from dpgraph.memory import check_memory
 from dpgraph.privacy import PrivacyLedger
 from dpgraph.privacy.validation import (check_choice, check_delta, check_epsilon, check_integer,
                                         check_number, check_positive, dense_array)
@@ -52,10 +53,40 @@ from dpgraph.mechanisms.marginals import check_binary_rows, tensor_sensitivity
 from dpgraph.mechanisms.sets import PSDTraceBall
 
 __all__ = ["JLResult", "jl_second_moment", "jl_two_way_marginals", "svec", "smat",
-           "gordon_factor", "second_moment_sensitivity"]
+           "gordon_factor", "second_moment_sensitivity", "jl_release_bytes", "JL_MOMENT_COPIES"]
 
 
 _MAX_JL_ENTRIES = 2**24
+# Copies of the d x d matrix a JL release holds at once beside its JL matrix (X^T X, its svec,
+# the lift's iterate, momentum, gradient and step, the projection's eigendecomposition): traced
+# peaks 8.1-8.8 x 8 d^2 bytes beyond the JL matrix at d = 1,000 and 2,000, both lifts (30,000
+# columns died of a bare MemoryError at X^T X); rounded up.
+JL_MOMENT_COPIES = 10
+
+
+def jl_release_bytes(d: int, jl_dim: int) -> int:
+    """Bytes a JL release of a ``d x d`` second moment holds at once: ``JL_MOMENT_COPIES``
+    ``d x d`` matrices and the ``jl_dim x d (d + 1) / 2`` JL matrix (public sizes only).
+
+    >>> jl_release_bytes(1000, 8) == 8 * (10 * 1000**2 + 8 * 500500)
+    True
+    """
+    d = int(d)
+    return 8 * (JL_MOMENT_COPIES * d * d + int(jl_dim) * (d * (d + 1) // 2))
+
+
+def _check_jl_size(d: int, jl_dim, name: str) -> int:
+    """``jl_dim`` checked (at most ``_MAX_JL_ENTRIES`` JL matrix entries, or one row) and
+    the release's memory (:func:`jl_release_bytes`) refused where it would not fit, both before
+    ``X^T X`` is formed and before anything is spent; returns ``jl_dim``."""
+    D = d * (d + 1) // 2
+    jl_dim = check_integer(jl_dim, name=f"jl_dim (the JL matrix has jl_dim x {D} entries)",
+                           low=1, high=max(1, _MAX_JL_ENTRIES // D))
+    check_memory(jl_release_bytes(d, jl_dim),
+                 what=f"{name}: the second moment of {d:,} columns (d x d matrices and a "
+                      f"{jl_dim:,} x {D:,} JL matrix)",
+                 fit=(lambda k: jl_release_bytes(k, 1), "At most {:,} columns fit."))
+    return jl_dim
 
 
 def svec(A: np.ndarray) -> np.ndarray:
@@ -318,6 +349,7 @@ def jl_second_moment(data, *, epsilon: float, delta: float = 0.0, radius: float 
     """
     X, r = rows_in_ball(data, radius)
     m, d = X.shape
+    jl_dim = _check_jl_size(d, jl_dim, name)
     S = X.T @ X / m
     return _jl_release(S, m=m, radius_sq=r * r, d=d, epsilon=epsilon, delta=delta,
                        jl_dim=jl_dim, jl=jl, noise=noise, sensitivity_bound=sensitivity_bound,
@@ -351,6 +383,7 @@ def jl_two_way_marginals(data, *, epsilon: float, delta: float = 0.0,
     t = n if sparsity is None else check_integer(sparsity, name="sparsity", low=1, high=n)
     if X.sum(axis=1).max() > t:
         raise ValueError(f"sparsity={t} is violated by a row with {int(X.sum(axis=1).max())} ones")
+    jl_dim = _check_jl_size(n, jl_dim, name)
     S = X.T @ X / m
     # 0/1 rows with at most t ones: sup ||x x^T - y y^T||_F is tensor_sensitivity(2, n, t), up
     # to sqrt 2 below the sqrt(2) t of rows of norm sqrt t (at t = n: n against sqrt(2) n)

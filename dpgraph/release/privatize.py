@@ -42,7 +42,8 @@ from dpgraph.release.routes import route_module, route_names, route_spec
 from dpgraph.release.screening import (MATRIX_FREE_MIN_N, choose_scale_route,
                                        default_synthetic_share, pure_route, refuse_if_too_large,
                                        release_edge_count, screen, screens, streamed_route)
-from dpgraph.synthetic.block_model import (COUNT_SHARE, combined_estimate, degrees_summing_to,
+from dpgraph.synthetic.block_model import (COUNT_SHARE, check_block_model_memory,
+                                           combined_estimate, degrees_summing_to,
                                            match_edge_count, release_block_model)
 from dpgraph.synthetic.communities import DEFAULT_BLOCKS
 
@@ -225,7 +226,8 @@ def privatize(G, *, epsilon: float, delta: float, rank: int | None = None, rng=N
     Raises
     ------
     InsufficientMemoryError
-        Before any allocation, when the chosen route would not fit in the available memory
+        Before any allocation, when the chosen route (at ``rank``) or the synthetic block
+        model (up to ``2 synthetic_blocks`` blocks) would not fit in the available memory
         (:mod:`dpgraph.memory`); the message names the memory needed and what to use.
 
     Examples
@@ -429,6 +431,10 @@ def refuse_before_drawing(route: str, n: int, epsilon: float, delta: float,
       (``screened``: ``route="auto"`` with no ``edge_count`` given) and the synthetic block
       model of ``synthetic_share`` (its up to ``2 synthetic_blocks`` blocks' pair counts and
       its ``2 n`` inside / across degrees, :func:`release_block_model`);
+    * the synthetic block model's ``k x k`` arrays (``k`` up to ``2 synthetic_blocks``) where
+      they would not fit in memory (:func:`~dpgraph.synthetic.block_model.check_block_model_memory`:
+      ``synthetic_blocks`` may be up to ``n / 4``, and the arrays were allocated after the
+      route's release);
     * on the matrix-free route, a ``delta`` too large for the itemized accounting of its
       releases at the route's ``epsilon`` (its ``_check_itemization``), with the route's
       options (``matrix_free_options``);
@@ -475,6 +481,10 @@ def refuse_before_drawing(route: str, n: int, epsilon: float, delta: float,
         share = max(least_in_range(changed, part * epsilon) for _, part, changed in model)
         advice = (f", or synthetic_share >= {share:.3g}" if share < 0.5 else "") + ", or synthetic_share=None (no block model)"
     check_laplace_shares(epsilon, releases, caller=caller, advice=advice)
+    if model:
+        check_block_model_memory(n, synthetic_blocks, name="synthetic_blocks",
+                                 what=f"{caller}'s synthetic block model",
+                                 alternative="Or synthetic_share=None (no block model).")
     left = 1.0 - options.screen_share if screened and screens(route, options.fallback) else 1.0
     # "auto" without screening takes the PCA route below MATRIX_FREE_MIN_N nodes (with it, only
     # where the screening count predicts a passing gap test, never at an epsilon this check

@@ -131,7 +131,8 @@ def refuse_if_too_large(route: str, n: int, m: int | None, rank: int, *,
     the route's n-sized arrays alone).
 
     The message names the limit and what would fit, in the parameters the route has: the other
-    routes for a dense one; the largest rank that fits for a route whose memory grows with the
+    routes for a dense one (and the largest rank that fits, where its memory grows with the
+    rank: the pca route); the largest rank that fits for a route whose memory grows with the
     rank (the matrix-free route); the largest node count at this edge count otherwise (the
     local route has no rank, and no core).
 
@@ -150,11 +151,14 @@ def refuse_if_too_large(route: str, n: int, m: int | None, rank: int, *,
     size = (f"{n:,} nodes (its n-sized arrays alone: no edge count was released)" if m is None
             else f"{n:,} nodes and ~{m:,} released edges")
     fit = None
+    smaller_rank = rank > 1 and estimate(n, edges, 1) <= (available_memory() or 0)
     if route_spec(route).dense:
         hint = ("Use route='local' (memory O(m)) or route='matrix-free' (memory O(m + n r)), or "
                 "route='auto'.")
-    elif rank > 1 and estimate(n, edges, 1) <= (available_memory() or 0):
-        # the rank matters to this route, and a smaller one fits
+        if smaller_rank:  # its rank-r arrays are what does not fit (the pca route's)
+            fit = (lambda r: estimate(n, edges, max(r, 1)),
+                   f"A smaller rank would fit: at most rank={{}} (asked: {rank}).")
+    elif smaller_rank:  # the rank matters to this route, and a smaller one fits
         hint = "Or use a machine with more memory."
         fit = (lambda r: estimate(n, edges, max(r, 1)),
                f"A smaller rank would fit: at most rank={{}} (asked: {rank}).")

@@ -122,6 +122,12 @@ def certificate_seconds(n: int) -> float:
     return 3.0 * (float(n) ** 3 / 3.0) / CHOLESKY_FLOPS
 
 
+def _certifiable_bytes(n: int) -> float:
+    """:func:`certificate_bytes` where the predicted time is allowed, else infinity: the
+    memory refusal's "what fits" names a size the time refusal accepts too."""
+    return certificate_bytes(n) if certificate_seconds(n) <= CERTIFY_MAX_SECONDS else math.inf
+
+
 def check_certify(data) -> None:
     """Refuse ``certify=True`` before anything is spent, from public facts only: the input's
     kind (edges on Dask are not held in memory), ``n`` (at least 2), and the verification's
@@ -148,7 +154,8 @@ def check_certify(data) -> None:
     check_memory(certificate_bytes(n),
                  what=f"the certified relaxation of the input (certify=True) at n = {n:,}",
                  alternative="Call without certify, or on a machine with more memory "
-                             "(DPGRAPH_MEMORY_LIMIT caps what dpgraph may use).")
+                             "(DPGRAPH_MEMORY_LIMIT caps what dpgraph may use).",
+                 fit=(_certifiable_bytes, "At most {:,} nodes fit."))
     secs = certificate_seconds(n)
     if secs > CERTIFY_MAX_SECONDS:
         largest = int((CERTIFY_MAX_SECONDS * CHOLESKY_FLOPS) ** (1.0 / 3.0))

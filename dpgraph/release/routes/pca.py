@@ -42,7 +42,7 @@ from dpgraph.release.routes.randomized_response import fallback_randomized_respo
 
 __all__ = ["release", "estimated_memory", "regularizer", "normalized_adjacency",
            "tail_singular_value", "project", "release_low_rank", "DYKSTRA_MAX_N",
-           "BYTES_PER_PAIR", "PCAHaltedWarning"]
+           "BYTES_PER_PAIR", "BYTES_PER_RANK_COLUMN", "PCAHaltedWarning"]
 
 # Above this many nodes the dense n x n projection is replaced by its first step (entrywise
 # clipping), unless projection="dykstra" is asked for; see PrivateGraph.diagnostics.
@@ -52,6 +52,12 @@ DYKSTRA_MAX_N = 5000
 # BENCHMARKS.md "Route memory"): privatize alone 22.0, privatize + max_cut 40.8 (the
 # projection's dense arrays, then the export and the engine's operator).
 BYTES_PER_PAIR = 48.0
+# Peak bytes per node and unit of rank beyond that: the rank-r eigensolves (ARPACK's Lanczos
+# basis of 2 r + 1 vectors, the eigenvectors; the tail value's r + 1 of them), the basis, its
+# products and the fallback's truncation. Peak RSS of privatize(route="pca") above its input
+# at rank 8 / 375 / 750 / 1,490 on 1,500 nodes and 8 / 500 / 2,990 on 3,000 nodes: 22 B per
+# n^2 plus 96, 65, 75, 72 and 71 B per node and unit of rank; rounded up.
+BYTES_PER_RANK_COLUMN = 96
 
 
 class PCAHaltedWarning(DPGraphWarning):
@@ -65,12 +71,16 @@ class PCAHaltedWarning(DPGraphWarning):
 
 
 def estimated_memory(n: int, m: int, rank: int) -> int:
-    """Peak bytes of this route plus the dense solve downstream (``BYTES_PER_PAIR * n^2``).
+    """Peak bytes of this route plus the dense solve downstream: ``BYTES_PER_PAIR * n^2`` and
+    ``BYTES_PER_RANK_COLUMN * n * rank`` (its rank-``r`` eigensolves and bases, which reach
+    the ``n^2`` part's size as the rank nears ``n``).
 
-    >>> estimated_memory(1000, 5000, 8) == 48 * 1000 ** 2, estimated_memory(100, 0, 2)
-    (True, 480000)
+    >>> estimated_memory(1000, 5000, 8) == 48 * 1000 ** 2 + 96 * 1000 * 8
+    True
+    >>> estimated_memory(3000, 0, 2990) > 2 * estimated_memory(3000, 0, 8)
+    True
     """
-    return int(BYTES_PER_PAIR * float(n) ** 2)
+    return int(BYTES_PER_PAIR * float(n) ** 2 + BYTES_PER_RANK_COLUMN * float(n) * int(rank))
 
 
 def regularizer(d_hat: np.ndarray, regularization) -> float:
