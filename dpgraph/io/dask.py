@@ -295,8 +295,10 @@ def read_edge_files(path, *, u: str | None = None, v: str | None = None,
         ddf = _stripped_ids(read_csv_files(dtype=dtype or None, **options), u, v)
         if rule in ("int", "auto"):
             check = _IdKindCheck(files, sep, heads, rule, spec, first_int)
+        from dpgraph.io.text import csv_row_lines
+
         locate = _file_locator(files, _csv_id_reader(dict(zip(files, skips)), sep, gz, u, v,
-                                                     rule == "str"), _csv_lines)
+                                                     rule == "str"), csv_row_lines)
     else:
         raise ValueError(f"edge files must all be Parquet (.parquet, .pq) or CSV (.csv), got "
                          f"extensions {sorted(exts)} in {spec!r}")
@@ -334,13 +336,6 @@ def _csv_id_reader(skips: dict, sep: str, gz: bool, u, v, names: bool):
                          dtype={u: str, v: str} if names else None)
         return pd.DataFrame({c: _strip_ids(df[c]) for c in (u, v)})
     return read_ids
-
-
-def _csv_lines(path, rows) -> list:
-    """The line numbers of the 0-based edge rows ``rows`` of the CSV file ``path``."""
-    from dpgraph.io.text import csv_row_lines
-
-    return csv_row_lines(path, rows)
 
 
 def _parquet_id_reader(u, v, ids: str):
@@ -1243,8 +1238,8 @@ def _file_locator(files: list, read_ids, lines):
     """``locate`` of :func:`_pair_overflow` for edge files: one task per file reads its id
     columns (``read_ids(path)``, a DataFrame of the ``u``, ``v`` ids as the reader reads
     them) and names its rows that list the pair, by line (``lines(path, rows)``: a CSV
-    file's line numbers of its 0-based edge rows) or, where ``lines`` is None (Parquet), by
-    row (counted from 1)."""
+    file's line numbers of its 0-based edge rows, :func:`dpgraph.io.text.csv_row_lines`) or,
+    where ``lines`` is None (Parquet), by row (counted from 1)."""
     def locate(i, j, idmap):
         dask, _ = dask_modules()
 
